@@ -1,0 +1,67 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Tally",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TallyLog", targets: ["TallyLog"]),
+        .library(name: "Tally", targets: ["Tally"]),
+        .executable(name: "tally", targets: ["TallyCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
+        ),
+        .target(
+            name: "TallyLog",
+            dependencies: [
+                "CLZ4",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Tally",
+            dependencies: ["TallyLog"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "TallyCLI",
+            dependencies: [
+                "Tally",
+                "TallyLog",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TallyLogTests",
+            dependencies: ["TallyLog"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TallyTests",
+            dependencies: ["Tally", "TallyLog"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TallyCLITests",
+            dependencies: ["TallyCLI"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,4 @@
+import Testing
+@testable import TallyLog
+
+@Test func formatVersionIsOne() { #expect(LogFormat.version == 1) }
