@@ -1,0 +1,80 @@
+/// Reads what ``BinaryWriter`` wrote, throwing ``EventCodingError`` on short or invalid
+/// input instead of trapping.
+public struct BinaryReader {
+    @usableFromInline let bytes: [UInt8]
+    @usableFromInline var position: Int
+
+    /// The field being read, named in errors.
+    public var context: String = ""
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        self.position = 0
+    }
+
+    /// Whether every byte has been read.
+    public var isAtEnd: Bool { position == bytes.count }
+
+    /// Throws unless every byte was consumed.
+    public func expectEnd() throws {
+        guard isAtEnd else {
+            throw EventCodingError(.trailingBytes, "\(bytes.count - position) unexpected bytes after the last field\(self.where)")
+        }
+    }
+
+    @usableFromInline var `where`: String { context.isEmpty ? "" : " of \(context)" }
+
+    @inlinable
+    public mutating func readByte() throws -> UInt8 {
+        guard position < bytes.count else {
+            throw EventCodingError(.truncated, "payload ends at byte \(position)\(self.where)")
+        }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    @inlinable
+    public mutating func readVarint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try readByte()
+            if shift == 63 && byte > 1 {
+                throw EventCodingError(.invalidValue, "varint longer than 64 bits at byte \(position - 1)\(self.where)")
+            }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    @inlinable
+    public mutating func readZigZag() throws -> Int64 {
+        let raw = try readVarint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    /// Reads a length-prefixed UTF-8 string of at most `limit` bytes.
+    @inlinable
+    public mutating func readString(limit: Int = 1 << 20) throws -> String {
+        let length = try readVarint()
+        guard length <= UInt64(limit) else {
+            throw EventCodingError(.limitExceeded, "string of \(length) bytes exceeds the limit of \(limit)\(self.where)")
+        }
+        let count = Int(length)
+        guard bytes.count - position >= count else {
+            throw EventCodingError(.truncated, "string of \(count) bytes runs past the end of the payload\(self.where)")
+        }
+        let slice = bytes[position..<(position + count)]
+        position += count
+        guard let string = String(validating: slice, as: UTF8.self) else {
+            throw EventCodingError(.invalidValue, "string is not valid UTF-8\(self.where)")
+        }
+        return string
+    }
+
+    @inlinable
+    public mutating func read<Value: BinaryCodable>(_ type: Value.Type = Value.self) throws -> Value {
+        try Value(from: &self)
+    }
+}

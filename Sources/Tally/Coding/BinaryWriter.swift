@@ -1,0 +1,56 @@
+/// Appends the compact binary form of event payloads: LEB128 varints, zigzag for signed
+/// integers, length-prefixed UTF-8 strings. Byte layout: `Schemas/log-format.md`.
+public struct BinaryWriter: Sendable {
+    /// The bytes written so far.
+    public var bytes: [UInt8]
+
+    public init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inlinable
+    public mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
+
+    /// Writes an unsigned LEB128 varint (1 to 10 bytes).
+    @inlinable
+    public mutating func writeVarint(_ value: UInt64) {
+        var remaining = value
+        while remaining >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: remaining) | 0x80)
+            remaining >>= 7
+        }
+        bytes.append(UInt8(remaining))
+    }
+
+    /// Writes a signed integer as a zigzag varint, so small magnitudes take one byte.
+    @inlinable
+    public mutating func writeZigZag(_ value: Int64) {
+        writeVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    /// Writes a varint byte count followed by the string's UTF-8 bytes.
+    @inlinable
+    public mutating func writeString(_ value: String) {
+        var copy = value
+        copy.withUTF8 { utf8 in
+            writeVarint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// Writes any value with a binary form.
+    @inlinable
+    public mutating func write<Value: BinaryCodable>(_ value: Value) {
+        value.encode(to: &self)
+    }
+}
+
+/// A value with a compact binary form in the log. Field order is the contract:
+/// a payload writes its fields in the order its JSON Schema lists them.
+public protocol BinaryCodable {
+    /// Appends this value's binary form.
+    func encode(to writer: inout BinaryWriter)
+    /// Reads a value, throwing ``EventCodingError`` on short or invalid input.
+    init(from reader: inout BinaryReader) throws
+}

@@ -1,0 +1,65 @@
+public import TallyLog
+
+/// One recorded fact: the envelope the log keeps for every event, and its payload.
+///
+/// ```swift
+/// for event in try ledgerEvents { print(event.sequence, event.type.name, event.entity) }
+/// ```
+public struct Event: Hashable, Sendable {
+    /// Gapless from 1, in log order.
+    public let sequence: UInt64
+    /// When the ledger learned the fact; non-decreasing in log order.
+    public let recordedAt: Instant
+    /// When it happened in the world; may be in the past (backdated).
+    public let effectiveAt: Instant
+    /// The entity the event is about, e.g. `pot:holiday`.
+    public let entity: String
+    /// The event that caused this one (a split names its deposit).
+    public let cause: UInt64?
+    /// The caller's key for this fact (a bank transaction id, a recurring item's month).
+    public let idempotencyKey: String?
+    /// The schema version the event was written in; ``body`` is always the current version.
+    public let storedVersion: UInt16
+    /// The payload, upcast to the current version of its type.
+    public let body: EventBody
+
+    public init(
+        sequence: UInt64, recordedAt: Instant, effectiveAt: Instant, cause: UInt64?,
+        idempotencyKey: String?, storedVersion: UInt16? = nil, body: EventBody
+    ) {
+        self.sequence = sequence
+        self.recordedAt = recordedAt
+        self.effectiveAt = effectiveAt
+        self.entity = body.payload.entity
+        self.cause = cause
+        self.idempotencyKey = idempotencyKey
+        self.storedVersion = storedVersion ?? body.type.version
+        self.body = body
+    }
+
+    /// The event's type.
+    public var type: EventType { body.type }
+}
+
+/// An event about to be appended: the log assigns its sequence number and recorded time.
+public struct NewEvent: Hashable, Sendable {
+    public var effectiveAt: Instant
+    public var cause: CauseReference?
+    public var idempotencyKey: String?
+    public var body: EventBody
+
+    public init(effectiveAt: Instant, cause: CauseReference? = nil, idempotencyKey: String? = nil, body: EventBody) {
+        self.effectiveAt = effectiveAt
+        self.cause = cause
+        self.idempotencyKey = idempotencyKey
+        self.body = body
+    }
+
+    public var type: EventType { body.type }
+    public var entity: String { body.payload.entity }
+}
+
+extension EventBody {
+    /// The type of the payload.
+    public var type: EventType { Swift.type(of: payload).eventType }
+}

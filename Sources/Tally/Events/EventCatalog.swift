@@ -1,0 +1,114 @@
+public import TallyLog
+
+/// The registry of every event type and version: the one place that maps log codes and
+/// names to payload types, and turns log records into events and back.
+///
+/// ```swift
+/// let record = try EventCatalog.record(for: newEvent)
+/// let event = try EventCatalog.decode(loggedEvent)
+/// ```
+public enum EventCatalog {
+    typealias BinaryDecoder = @Sendable (inout BinaryReader) throws -> EventBody
+
+    struct Entry: Sendable {
+        let type: EventType
+        let binaryDecoders: [UInt16: BinaryDecoder]
+        let jsonDecoders: [UInt16: JSONPayloadDecoder]
+    }
+
+    static let entriesByCode: [UInt32: Entry] = {
+        var entries: [UInt32: Entry] = [:]
+        for payloadType in EventBody.payloadTypes {
+            let entry = makeEntry(payloadType)
+            precondition(entries[entry.type.code] == nil, "duplicate event code \(entry.type.code)")
+            entries[entry.type.code] = entry
+        }
+        return entries
+    }()
+
+    static let entriesByName: [String: Entry] = {
+        var entries: [String: Entry] = [:]
+        for entry in entriesByCode.values {
+            precondition(entries[entry.type.name] == nil, "duplicate event name \(entry.type.name)")
+            entries[entry.type.name] = entry
+        }
+        return entries
+    }()
+
+    private static func makeEntry<Payload: EventPayload>(_ payloadType: Payload.Type) -> Entry {
+        let current = Payload.eventType.version
+        var binary: [UInt16: BinaryDecoder] = [current: { reader in try Payload(from: &reader).body }]
+        var json: [UInt16: JSONPayloadDecoder] = [current: JSONPayloadDecoder(Payload.self)]
+        for legacy in Payload.legacyVersions {
+            precondition(legacy.version < current, "\(Payload.eventType.name): legacy version must be older")
+            binary[legacy.version] = legacyBinaryDecoder(legacy)
+            json[legacy.version] = JSONPayloadDecoder(legacy)
+        }
+        return Entry(type: Payload.eventType, binaryDecoders: binary, jsonDecoders: json)
+    }
+
+    private static func legacyBinaryDecoder<Legacy: LegacyEventPayload>(_ type: Legacy.Type) -> BinaryDecoder {
+        { reader in try Legacy(from: &reader).upcastBody() }
+    }
+
+    /// Every event type, ordered by log code.
+    public static var types: [EventType] { entriesByCode.values.map(\.type).sorted { $0.code < $1.code } }
+
+    /// The type with this `snake_case` name.
+    public static func type(named name: String) -> EventType? { entriesByName[name]?.type }
+
+    /// The type with this log code.
+    public static func type(code: UInt32) -> EventType? { entriesByCode[code]?.type }
+
+    /// Every version of a type that can be read, oldest first.
+    public static func versions(of type: EventType) -> [UInt16] {
+        (entriesByCode[type.code]?.binaryDecoders.keys).map { $0.sorted() } ?? []
+    }
+
+    /// The log record of a new event: the payload in the current version's binary form.
+    public static func record(for event: NewEvent) -> LogRecord {
+        var writer = BinaryWriter()
+        event.body.payload.encode(to: &writer)
+        let type = event.type
+        return LogRecord(
+            kind: type.code, version: type.version,
+            effectiveAt: event.effectiveAt.microsecondsSinceEpoch,
+            entity: event.entity, cause: event.cause, idempotencyKey: event.idempotencyKey,
+            payload: writer.bytes
+        )
+    }
+
+    /// Decodes a logged event, upcasting an old version to the current one.
+    ///
+    /// - Throws: ``EventCodingError`` naming the sequence number, type and version when the
+    ///   type or version is unknown or the payload does not decode.
+    public static func decode(_ logged: LoggedEvent) throws -> Event {
+        let body = try decodeBody(code: logged.kind, version: logged.version, payload: logged.payload, sequence: logged.sequence)
+        return Event(
+            sequence: logged.sequence,
+            recordedAt: Instant(microsecondsSinceEpoch: logged.recordedAt),
+            effectiveAt: Instant(microsecondsSinceEpoch: logged.effectiveAt),
+            cause: logged.cause, idempotencyKey: logged.idempotencyKey,
+            storedVersion: logged.version, body: body
+        )
+    }
+
+    /// Decodes a binary payload of the given type code and version.
+    public static func decodeBody(code: UInt32, version: UInt16, payload: [UInt8], sequence: UInt64? = nil) throws -> EventBody {
+        let at = sequence.map { "event \($0): " } ?? ""
+        guard let entry = entriesByCode[code] else {
+            throw EventCodingError(.unknownType, "\(at)type code \(code) is not in this build's catalog")
+        }
+        guard let decoder = entry.binaryDecoders[version] else {
+            throw EventCodingError(
+                .unsupportedVersion,
+                "\(at)\(entry.type.name) version \(version) is not readable (known: \(versions(of: entry.type).map(String.init).joined(separator: ", ")))"
+            )
+        }
+        var reader = BinaryReader(payload)
+        reader.context = "\(at)\(entry.type.name) v\(version)"
+        let body = try decoder(&reader)
+        try reader.expectEnd()
+        return body
+    }
+}

@@ -1,0 +1,46 @@
+/// The name, stable log code and current schema version of one kind of event.
+///
+/// The code is what the log stores; the name is what JSON, schemas and the CLI show.
+/// Neither ever changes meaning once released: a new shape is a new version of the same
+/// type, and old versions stay decodable (see ``EventCatalog``).
+public struct EventType: Hashable, Sendable, CustomStringConvertible {
+    /// `snake_case` name, e.g. `deposit_received`.
+    public let name: String
+    /// The number stored in the log for this type.
+    public let code: UInt32
+    /// The version written by this build; older versions are upcast on read.
+    public let version: UInt16
+
+    init(_ name: String, code: UInt32, version: UInt16 = 1) {
+        self.name = name
+        self.code = code
+        self.version = version
+    }
+
+    public var description: String { "\(name) v\(version)" }
+}
+
+/// The payload of one event type: its fields, the entity it is about, its binary and JSON forms.
+public protocol EventPayload: BinaryCodable, Codable, Hashable, Sendable {
+    /// The type this payload belongs to.
+    static var eventType: EventType { get }
+    /// Older versions of this payload, decodable and upcast to this one.
+    static var legacyVersions: [any LegacyEventPayload.Type] { get }
+    /// The entity the event is about, e.g. `pot:holiday` or `account:Assets:Bank`.
+    var entity: String { get }
+    /// The payload wrapped as a catalog case.
+    var body: EventBody { get }
+}
+
+extension EventPayload {
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [] }
+}
+
+/// An old version of a payload, still readable from logs and JSON written back then.
+/// Reading it yields the current version through ``upcastBody()``, in every read path alike.
+public protocol LegacyEventPayload: BinaryCodable, Codable, Sendable {
+    /// The schema version this type decodes.
+    static var version: UInt16 { get }
+    /// The equivalent current payload.
+    func upcastBody() -> EventBody
+}
