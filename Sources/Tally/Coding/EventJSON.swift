@@ -166,7 +166,8 @@ public enum EventJSON {
         }
     }
 
-    static func quoted(_ text: String) -> String {
+    /// A JSON string literal for `text`.
+    public static func quoted(_ text: String) -> String {
         let data = try! JSONEncoder().encode(text)  // encoding a String cannot fail
         return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
     }

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import Tally
+import TallyLog
+
+struct AppendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "append",
+        abstract: "Append events in their JSON form from an NDJSON file.",
+        discussion: """
+            One event object per line (see Schemas/). Every line is checked before anything \
+            is written: a bad line stops the command with its line number and the store \
+            stays as it was. By default the whole file is one atomic commit; with \
+            --batch-size N each N events are one atomic, durable commit. `seq` and \
+            `recorded_at` in the input are ignored: the log assigns them.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: ArgumentHelp("The NDJSON file, or - for standard input.", valueName: "file"))
+    var file: String
+
+    @Option(name: .customLong("batch-size"), help: "Events per commit (0: the whole file in one commit).")
+    var batchSize = 0
+
+    func validate() throws {
+        guard batchSize >= 0 else { throw ValidationError("--batch-size must be 0 or more") }
+    }
+
+    func run() throws {
+        let events = try NDJSONInput.readEvents(from: file)
+        guard !events.isEmpty else {
+            print("\(file): no events; nothing appended")
+            return
+        }
+        let store = try EventStore.open(at: storeOptions.path)
+        defer { try? store.close() }
+        let size = batchSize == 0 ? events.count : batchSize
+        var first: UInt64?
+        var last: UInt64 = 0
+        var commits = 0
+        var start = 0
+        while start < events.count {
+            let batch = Array(events[start..<min(start + size, events.count)])
+            let result: AppendResult
+            do {
+                result = try store.append(batch)
+            } catch {
+                if commits > 0 {
+                    Output.error("\(file): events 1-\(start) were appended (seq \(first!)-\(last)); the rest were not")
+                }
+                throw error
+            }
+            first = first ?? result.first
+            last = result.last
+            commits += 1
+            start += size
+        }
+        print("Appended \(events.count) events from \(file) in \(commits) commit\(commits == 1 ? "" : "s"): seq \(first!)-\(last)")
+        print("head \(store.head)")
+    }
+}
+
+/// Reads an NDJSON file of events, naming the line of the first bad one.
+enum NDJSONInput {
+    static func readEvents(from path: String) throws -> [NewEvent] {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("cannot read '\(path)': no such file or not readable")
+            }
+            data = contents
+        }
+        var events: [NewEvent] = []
+        var lineNumber = 0
+        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var bytes = line
+            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+            do {
+                events.append(try EventJSON.decode(bytes).event)
+            } catch {
+                throw InputError("\(path):\(lineNumber): \(error)")
+            }
+        }
+        return events
+    }
+}
+
+/// Bad input from a file, reported as `tally: FILE:LINE: message` with exit status 65.
+struct InputError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

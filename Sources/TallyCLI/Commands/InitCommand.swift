@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create a store and record the ledger's first event.",
+        discussion: "Refuses a directory that already holds a store or any other file."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The ledger's display name.")
+    var name = "My ledger"
+
+    @Option(name: .customLong("base-currency"), help: "The base currency answers are given in (ISO 4217 code).")
+    var baseCurrency = "USD"
+
+    @Option(name: .customLong("time-zone"), help: "The IANA time zone whose days 'as of DATE' means, e.g. Europe/London.")
+    var timeZone = "UTC"
+
+    func run() throws {
+        let currency = try Commodity.named(baseCurrency)
+        guard currency.isISOCurrency else {
+            throw ValidationError("--base-currency '\(baseCurrency)' is not an ISO 4217 currency")
+        }
+        guard TimeZone(identifier: timeZone) != nil else {
+            throw ValidationError("--time-zone '\(timeZone)' is not an IANA time zone (e.g. Europe/London, America/New_York, UTC)")
+        }
+        let now = Instant.now
+        let store = try EventStore.create(
+            at: storeOptions.path,
+            ledger: LedgerCreated(name: name, baseCurrency: currency, timeZone: timeZone),
+            effectiveAt: now
+        )
+        let head = store.head
+        try store.close()
+        print("Created store \(storeOptions.path): ledger '\(name)', base currency \(currency.code), time zone \(timeZone)")
+        print("head \(head)")
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Tally
+import TallyLog
+
+/// Printing helpers shared by the commands: standard error, tables, sizes, ratios.
+enum Output {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("tally: \(message)\n".utf8))
+    }
+
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data(message.utf8))
+    }
+
+    /// A table with left-aligned text columns and right-aligned numeric ones.
+    static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        var widths = header.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let padding = String(repeating: " ", count: max(0, widths[index] - cell.count))
+                return rightAligned.contains(index) ? padding + cell : cell + padding
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    /// Bytes in a readable unit, computed with integers.
+    static func bytes(_ count: Int64) -> String {
+        if count < 1024 { return "\(count) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = count
+        var unit = -1
+        while value >= 1024 * 1024, unit < units.count - 2 {
+            value /= 1024
+            unit += 1
+        }
+        // value is now in units[unit + 1] * 1024; print one decimal.
+        let tenths = value * 10 / 1024
+        return "\(tenths / 10).\(tenths % 10) \(units[unit + 1])"
+    }
+
+    /// An exact ratio printed with two decimals, rounded half up: "3.42x".
+    static func ratio(_ numerator: Int64, _ denominator: Int64) -> String {
+        guard denominator > 0 else { return "n/a" }
+        let hundredths = (numerator * 200 / denominator + 1) / 2
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)x"
+    }
+
+    /// One line of JSON from string keys and already-encoded JSON values, in the given order.
+    static func jsonObject(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { "\(EventJSON.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    }
+}
+
