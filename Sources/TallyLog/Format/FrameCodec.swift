@@ -1,0 +1,143 @@
+import CLZ4
+
+func lz4CompressBound(_ length: Int) -> Int {
+    Int(LZ4_compressBound(Int32(clamping: length)))
+}
+
+/// Encodes events into a frame and decodes a frame back; pure, no I/O.
+///
+/// Records inside the uncompressed body, one after another:
+///
+/// ```
+/// varint kind ‖ varint version
+/// ‖ zigzag varint (recordedAt − previous recordedAt; the first record's previous is the header's minimum)
+/// ‖ zigzag varint (effectiveAt − recordedAt)
+/// ‖ varint cause distance (0 = none, else sequence − cause)
+/// ‖ varint entity length ‖ entity ‖ varint key length (0 = none) ‖ key ‖ varint payload length ‖ payload
+/// ```
+enum FrameCodec {
+    /// The most bytes one record can take in a frame body (used to admit calls before sequence numbers exist).
+    static func recordBytesBound(entityBytes: Int, keyBytes: Int, payloadBytes: Int) -> Int {
+        5 + 3 + 10 + 10 + 10 + (2 + entityBytes) + (2 + keyBytes) + (3 + payloadBytes)
+    }
+
+    /// Builds a complete frame (header and body) for `events`, which carry their final sequence numbers and times.
+    /// - Returns: the frame bytes and the chain hash after the last event.
+    static func encode(_ events: [LoggedEvent], previousHash: [UInt8]) -> (frame: [UInt8], lastHash: [UInt8]) {
+        precondition(!events.isEmpty)
+        var body = ByteWriter(capacity: events.reduce(0) { $0 + 48 + $1.payload.count + $1.entity.utf8.count })
+        var hash = previousHash
+        var previousRecordedAt = events[0].recordedAt
+        var recordedAtMax = events[0].recordedAt
+        for (index, event) in events.enumerated() {
+            precondition(event.sequence == events[0].sequence + UInt64(index), "sequence numbers in a frame are consecutive")
+            precondition(event.recordedAt >= previousRecordedAt, "recorded times in a frame are non-decreasing")
+            body.appendVarint(UInt64(event.kind))
+            body.appendVarint(UInt64(event.version))
+            body.appendZigzag(event.recordedAt &- previousRecordedAt)
+            body.appendZigzag(event.effectiveAt &- event.recordedAt)
+            body.appendVarint(event.cause.map { event.sequence - $0 } ?? 0)
+            var entity = event.entity
+            entity.withUTF8 { body.appendVarint(UInt64($0.count)); body.bytes.append(contentsOf: $0) }
+            if var key = event.idempotencyKey {
+                key.withUTF8 { body.appendVarint(UInt64($0.count)); body.bytes.append(contentsOf: $0) }
+            } else {
+                body.appendVarint(0)
+            }
+            body.appendVarint(UInt64(event.payload.count))
+            body.bytes.append(contentsOf: event.payload)
+            previousRecordedAt = event.recordedAt
+            recordedAtMax = max(recordedAtMax, event.recordedAt)
+            hash = ChainHash.next(after: hash, event)
+        }
+        let uncompressed = body.bytes
+        let headerBytes = LogFormat.frameHeaderBytes
+        let bound = lz4CompressBound(uncompressed.count)
+        var frame = [UInt8](repeating: 0, count: headerBytes + bound)
+        let compressedLength: Int32 = uncompressed.withUnsafeBytes { source in
+            frame.withUnsafeMutableBytes { target in
+                LZ4_compress_default(
+                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    (target.baseAddress! + headerBytes).assumingMemoryBound(to: CChar.self),
+                    Int32(uncompressed.count), Int32(bound))
+            }
+        }
+        var flags: UInt16 = 0
+        if compressedLength > 0 && Int(compressedLength) < uncompressed.count {
+            flags = LogFormat.frameFlagLZ4
+            frame.removeLast(bound - Int(compressedLength))
+        } else {
+            frame.removeLast(frame.count - headerBytes)
+            frame.append(contentsOf: uncompressed)
+        }
+        FrameHeader.write(
+            into: &frame, flags: flags, firstSequence: events[0].sequence, count: UInt32(events.count),
+            uncompressedLength: UInt32(uncompressed.count), recordedAtMin: events[0].recordedAt,
+            recordedAtMax: recordedAtMax, lastHash: hash)
+        return (frame, hash)
+    }
+
+    /// Turns a checked stored body into the uncompressed records.
+    static func uncompressedBody(_ header: FrameHeader, stored: UnsafeRawBufferPointer, path: String, offset: Int64) throws -> [UInt8] {
+        guard header.isCompressed else { return Array(stored) }
+        let length = Int(header.uncompressedLength)
+        var output = [UInt8](repeating: 0, count: length)
+        let produced: Int32 = output.withUnsafeMutableBytes { target in
+            guard let source = stored.baseAddress, let destination = target.baseAddress else { return length == 0 ? 0 : -1 }
+            return LZ4_decompress_safe(
+                source.assumingMemoryBound(to: CChar.self), destination.assumingMemoryBound(to: CChar.self),
+                Int32(stored.count), Int32(length))
+        }
+        guard produced == Int32(length) else {
+            throw LogError(.corrupt, "frame body for events \(header.firstSequence)…\(header.lastSequence) does not decompress to its declared \(length) bytes", path: path, offset: offset)
+        }
+        return output
+    }
+
+    /// Decodes the records of an uncompressed body, checking every field against the header.
+    static func decodeBody(
+        _ body: [UInt8], header: FrameHeader, path: String, offset: Int64,
+        _ visit: (LoggedEvent) throws -> Void
+    ) throws {
+        func damaged(_ what: String) -> LogError {
+            LogError(.corrupt, "frame for events \(header.firstSequence)…\(header.lastSequence): \(what)", path: path, offset: offset)
+        }
+        try body.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            var previousRecordedAt = header.recordedAtMin
+            for index in 0..<UInt64(header.count) {
+                let sequence = header.firstSequence + index
+                guard let kind = reader.readVarint(), kind <= UInt64(UInt32.max),
+                      let version = reader.readVarint(), version <= UInt64(UInt16.max),
+                      let recordedDelta = reader.readZigzag(),
+                      let effectiveDelta = reader.readZigzag(),
+                      let causeDistance = reader.readVarint()
+                else { throw damaged("record \(sequence) has a malformed envelope") }
+                let recordedAt = previousRecordedAt &+ recordedDelta
+                guard recordedDelta >= 0, recordedAt <= header.recordedAtMax else {
+                    throw damaged("record \(sequence) has a recorded time outside the frame's range")
+                }
+                guard causeDistance < sequence else { throw damaged("record \(sequence) names a cause before sequence 1") }
+                guard let entityLength = reader.readVarint(), entityLength <= UInt64(LogFormat.entityBytesMax),
+                      let entityBytes = reader.readBytes(Int(entityLength)),
+                      let entity = String(validating: entityBytes, as: UTF8.self)
+                else { throw damaged("record \(sequence) has a malformed entity") }
+                guard let keyLength = reader.readVarint(), keyLength <= UInt64(LogFormat.idempotencyKeyBytesMax),
+                      let keyBytes = reader.readBytes(Int(keyLength)),
+                      let key = keyLength == 0 ? Optional("") : String(validating: keyBytes, as: UTF8.self)
+                else { throw damaged("record \(sequence) has a malformed idempotency key") }
+                guard let payloadLength = reader.readVarint(), payloadLength <= UInt64(LogFormat.payloadBytesMax),
+                      let payload = reader.readBytes(Int(payloadLength))
+                else { throw damaged("record \(sequence) has a malformed payload") }
+                previousRecordedAt = recordedAt
+                try visit(LoggedEvent(
+                    sequence: sequence, recordedAt: recordedAt, kind: UInt32(kind), version: UInt16(version),
+                    effectiveAt: recordedAt &+ effectiveDelta, entity: entity,
+                    cause: causeDistance == 0 ? nil : sequence - causeDistance,
+                    idempotencyKey: keyLength == 0 ? nil : key, payload: Array(payload)))
+            }
+            guard reader.remaining == 0 else { throw damaged("\(reader.remaining) bytes follow the last record") }
+            guard previousRecordedAt == header.recordedAtMax else { throw damaged("the last recorded time differs from the header's") }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Glibc
+
+/// A read-only view of a log as of ``open(directory:)`` or the last ``refresh()``.
+///
+/// Any number of readers may run, in any process, while one writer appends: a reader takes no lock.
+/// A frame still being written at the very end of the log (while a writer holds the lock) is
+/// "not yet committed" and simply ends the view. Every frame read is checked against its CRC32C;
+/// damage throws ``LogError`` `.corrupt`, it is never returned.
+///
+/// ```swift
+/// let reader = try LogReader.open(directory: path)
+/// try reader.forEach(from: 1) { event in apply(event) }
+/// let start = try reader.firstSequence(recordedAtOrAfter: midnight)
+/// ```
+public struct LogReader: Sendable {
+    var snapshot: StoreSnapshot
+
+    /// Opens a view of the log in `directory`, walking frame headers (nothing is decompressed).
+    /// - Throws: ``LogError`` `.notFound`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
+    public static func open(directory: String) throws -> LogReader {
+        let active = DirectoryLock.isHeld(directory: directory)
+        return LogReader(snapshot: try StoreScanner.scan(directory: directory, role: .reader(writerActive: active)))
+    }
+
+    /// Moves the view to the current end of the log; sealed segments already seen are not re-read.
+    public mutating func refresh() throws {
+        let active = DirectoryLock.isHeld(directory: snapshot.directory)
+        snapshot = try StoreScanner.scan(directory: snapshot.directory, role: .reader(writerActive: active), reuse: snapshot)
+    }
+
+    /// The digest of the last event in view.
+    public var head: LogDigest { snapshot.head }
+
+    /// Calls `body` with every event from `sequence` through `last` (default: the head), in order.
+    ///
+    /// Streams one frame at a time, so memory stays bounded by the largest frame.
+    /// - Throws: ``LogError`` `.corrupt` when a frame fails its checksum or decoding, and whatever `body` throws.
+    public func forEach(from sequence: UInt64 = 1, through last: UInt64? = nil, _ body: (LoggedEvent) throws -> Void) throws {
+        let first = max(sequence, 1)
+        let end = min(last ?? snapshot.head.sequence, snapshot.head.sequence)
+        guard first <= end, let entry = entryIndex(containing: first) else { return }
+        try walkFrames(from: entry) { frame in
+            if frame.header.lastSequence < first { return true }
+            if frame.header.firstSequence > end { return false }
+            try frame.decode { event in
+                if event.sequence >= first && event.sequence <= end { try body(event) }
+            }
+            return frame.header.lastSequence < end
+        }
+    }
+
+    /// Up to `limit` events starting at `from`.
+    public func events(from: UInt64, limit: Int) throws -> [LoggedEvent] {
+        guard limit > 0 else { return [] }
+        var events: [LoggedEvent] = []
+        let through = from.addingReportingOverflow(UInt64(limit) - 1)
+        try forEach(from: from, through: through.overflow ? .max : through.partialValue) { events.append($0) }
+        return events
+    }
+
+    /// The first event recorded at or after `instant` (µs since the epoch), or `nil` when every event is earlier.
+    ///
+    /// Binary search over the sparse frame index, then a walk over frame headers; decompresses at most one frame.
+    public func firstSequence(recordedAtOrAfter instant: Int64) throws -> UInt64? {
+        let entries = snapshot.entries
+        guard !entries.isEmpty else { return nil }
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].recordedAtMin >= instant { high = middle } else { low = middle + 1 }
+        }
+        if low == 0 { return entries[0].firstSequence }
+        var answer: UInt64? = nil
+        try walkFrames(from: low - 1) { frame in
+            if frame.header.recordedAtMax < instant { return true }
+            if frame.header.recordedAtMin >= instant {
+                answer = frame.header.firstSequence
+                return false
+            }
+            try frame.decode { event in
+                if answer == nil && event.recordedAt >= instant { answer = event.sequence }
+            }
+            return false
+        }
+        return answer
+    }
+
+    /// The chain hash after event `sequence`, recomputed from the hash stored before its frame;
+    /// ``LogFormat/genesisHash`` for 0, `nil` past the head.
+    public func hash(of sequence: UInt64) throws -> [UInt8]? {
+        if sequence == 0 { return LogFormat.genesisHash }
+        guard sequence <= snapshot.head.sequence, let entry = entryIndex(containing: sequence) else { return nil }
+        var result: [UInt8]? = nil
+        try walkFrames(from: entry) { frame in
+            if frame.header.lastSequence < sequence { return true }
+            var hash = frame.hashBefore
+            try frame.decode { event in
+                guard event.sequence <= sequence else { return }
+                hash = ChainHash.next(after: hash, event)
+            }
+            result = hash
+            return false
+        }
+        return result
+    }
+
+    /// Counts and sizes, from the frame headers walked at open (no I/O).
+    public func statistics() throws -> LogStatistics {
+        let segments = snapshot.segments
+        return LogStatistics(
+            events: snapshot.head.sequence,
+            frames: segments.reduce(0) { $0 + $1.frames },
+            segments: segments.count,
+            bytesOnDisk: segments.reduce(0) { $0 + $1.validLength },
+            uncompressedBytes: segments.reduce(0) { $0 + $1.uncompressedBytes },
+            storedBytes: segments.reduce(0) { $0 + $1.storedBytes })
+    }
+
+    // MARK: Walking frames
+
+    /// The index entry whose frames contain `sequence` (the last entry starting at or before it).
+    func entryIndex(containing sequence: UInt64) -> Int? {
+        let entries = snapshot.entries
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].firstSequence <= sequence { low = middle + 1 } else { high = middle }
+        }
+        return low == 0 ? nil : low - 1
+    }
+
+    /// Visits frames in log order from index entry `entry` to the end of the view, while `visit` returns true.
+    func walkFrames(from entry: Int, _ visit: (FrameCursor) throws -> Bool) throws {
+        let start = snapshot.entries[entry]
+        var offset = start.offset
+        var hashBefore = start.hashBefore
+        for segmentIndex in start.segment..<snapshot.segments.count {
+            let segment = snapshot.segments[segmentIndex]
+            if segmentIndex != start.segment {
+                offset = Int64(LogFormat.segmentHeaderBytes)
+                hashBefore = segment.header.startHash
+            }
+            guard offset < segment.validLength else { continue }
+            let file = try FileDescriptor.open(segment.path, flags: O_RDONLY)
+            defer { file.close() }
+            while offset < segment.validLength {
+                let headerBytes = try file.read(count: LogFormat.frameHeaderBytes, at: offset)
+                guard headerBytes.count == LogFormat.frameHeaderBytes else {
+                    throw LogError(.corrupt, "segment is shorter than when the reader opened it", path: segment.path, offset: offset)
+                }
+                let header = try headerBytes.withUnsafeBytes { try FrameHeader.decode($0, path: segment.path, offset: offset) }
+                let cursor = FrameCursor(file: file, path: segment.path, offset: offset, header: header, headerBytes: headerBytes, hashBefore: hashBefore)
+                guard try visit(cursor) else { return }
+                hashBefore = header.lastHash
+                offset += header.frameBytes
+            }
+        }
+    }
+}
+
+/// One frame found by a walk: its header, and a way to read, check and decode its body on demand.
+struct FrameCursor {
+    let file: FileDescriptor
+    let path: String
+    let offset: Int64
+    let header: FrameHeader
+    let headerBytes: [UInt8]
+    let hashBefore: [UInt8]
+
+    /// Reads the body, checks the frame checksum, decompresses and decodes every event.
+    func decode(_ visit: (LoggedEvent) throws -> Void) throws {
+        let stored = try file.read(count: Int(header.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
+        guard stored.count == Int(header.storedLength) else {
+            throw LogError(.corrupt, "segment ends inside the frame for events \(header.firstSequence)…\(header.lastSequence)", path: path, offset: offset)
+        }
+        let records = try stored.withUnsafeBytes { body in
+            try headerBytes.withUnsafeBytes { try header.checkBody(header: $0, body: body, path: path, offset: offset) }
+            return try FrameCodec.uncompressedBody(header, stored: body, path: path, offset: offset)
+        }
+        try FrameCodec.decodeBody(records, header: header, path: path, offset: offset, visit)
+    }
+}

@@ -1,0 +1,102 @@
+import Glibc
+
+/// The files of a log directory: `LOCK`, segment files `NNNNNNNNNNNNNNNNNNNN.tlog`, and `quarantine/`.
+enum StoreDirectory {
+    static let lockName = "LOCK"
+    static let quarantineName = "quarantine"
+
+    static func segmentName(firstSequence: UInt64) -> String {
+        let digits = String(firstSequence)
+        return String(repeating: "0", count: LogFormat.segmentNameDigits - digits.count) + digits + LogFormat.segmentSuffix
+    }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// The segment files of `directory`, sorted by first sequence number.
+    /// - Throws: `.notFound` when the directory does not exist; `.corrupt` for a `.tlog` file with a malformed name.
+    static func segments(in directory: String) throws -> [(firstSequence: UInt64, path: String)] {
+        guard let handle = opendir(directory) else {
+            let code = errno
+            if code == ENOENT { throw LogError(.notFound, "the log directory does not exist", path: directory) }
+            throw ioError("opendir", path: directory, errno: code)
+        }
+        defer { closedir(handle) }
+        var found: [(UInt64, String)] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasSuffix(LogFormat.segmentSuffix) else { continue }
+            let stem = name.dropLast(LogFormat.segmentSuffix.count)
+            guard stem.utf8.count == LogFormat.segmentNameDigits, stem.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  let first = UInt64(stem), first >= 1
+            else {
+                throw LogError(.corrupt, "a segment file name must be 20 decimal digits (a first sequence number ≥ 1) and .tlog; move the stray file away", path: join(directory, name))
+            }
+            found.append((first, join(directory, name)))
+        }
+        return found.sorted { $0.0 < $1.0 }.map { (firstSequence: $0.0, path: $0.1) }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw ioError("mkdir", path: path, errno: errno) }
+    }
+}
+
+/// The writer's exclusive hold on a log directory: `flock(LOCK_EX | LOCK_NB)` on `LOCK`, plus an
+/// open-file-description write lock on its first byte so readers can ask, without taking anything,
+/// whether a writer is active (`F_OFD_GETLK`).
+struct DirectoryLock: Sendable {
+    let file: FileDescriptor
+
+    /// `F_OFD_GETLK` and `F_OFD_SETLK` on Linux (all architectures); Glibc's module does not export them.
+    private static let getLockCommand: Int32 = 36
+    private static let setLockCommand: Int32 = 37
+
+    static func acquire(directory: String) throws -> DirectoryLock {
+        let path = StoreDirectory.join(directory, StoreDirectory.lockName)
+        let file = try FileDescriptor.open(path, flags: O_RDWR | O_CREAT)
+        if flock(file.raw, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            file.close()
+            if code == EWOULDBLOCK {
+                throw LogError(.locked, "another writer holds the log at \(directory); close it first (one writer per log)", path: path)
+            }
+            throw ioError("flock", path: path, errno: code)
+        }
+        var region = flock()
+        region.l_type = Int16(F_WRLCK)
+        region.l_whence = Int16(SEEK_SET)
+        region.l_start = 0
+        region.l_len = 1
+        _ = fcntl(file.raw, setLockCommand, &region)   // advisory for readers only; flock is the real exclusion
+        return DirectoryLock(file: file)
+    }
+
+    func release() {
+        _ = flock(file.raw, LOCK_UN)
+        file.close()   // also drops the OFD lock
+    }
+
+    /// Whether some writer currently holds `directory`. Takes no lock.
+    static func isHeld(directory: String) -> Bool {
+        let path = StoreDirectory.join(directory, StoreDirectory.lockName)
+        let raw = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard raw >= 0 else { return false }
+        defer { _ = Glibc.close(raw) }
+        var region = flock()
+        region.l_type = Int16(F_WRLCK)
+        region.l_whence = Int16(SEEK_SET)
+        region.l_start = 0
+        region.l_len = 1
+        guard fcntl(raw, getLockCommand, &region) == 0 else { return false }
+        return region.l_type != Int16(F_UNLCK)
+    }
+}

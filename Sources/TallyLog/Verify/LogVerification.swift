@@ -1,0 +1,221 @@
+import Glibc
+
+/// The outcome of ``verifyLog(directory:expect:progress:)``.
+public struct LogVerification: Sendable {
+    /// How the log compared with an expected digest.
+    public enum Expectation: Hashable, Sendable {
+        /// The recomputed hash at the expected sequence number equals the expected hash.
+        case matched
+        /// The recomputed hash at the expected sequence number differs.
+        case mismatched(recomputed: [UInt8])
+        /// The log ends before the expected sequence number.
+        case logShorter(head: UInt64)
+    }
+
+    /// The last event's sequence number and the chain hash recomputed through it.
+    public let head: LogDigest
+    /// Events read.
+    public let events: UInt64
+    /// Frames read.
+    public let frames: UInt64
+    /// Segment files read.
+    public let segments: Int
+    /// Every problem found, in log order, each naming its segment file and byte offset.
+    public let problems: [LogError]
+    /// A torn last frame that the next `LogWriter.open` will cut (not a problem: a crash mid-write).
+    public let tornTail: LogError?
+    /// The comparison with `expect`, when one was given.
+    public let expectation: Expectation?
+
+    /// No problems, and the expected digest (if any) matched.
+    public var isValid: Bool { problems.isEmpty && (expectation == nil || expectation == .matched) }
+}
+
+/// Reads the whole log and checks everything: segment headers, every frame header and CRC32C,
+/// decompression and decoding, sequence continuity, recorded-time order, and every hash link.
+///
+/// Problems are collected with their segment file and offset rather than stopping at the first one:
+/// after a bad frame body the walk resumes at the next frame; after a bad header, at the next segment.
+///
+/// ```swift
+/// let report = try verifyLog(directory: path, expect: try LogDigest(parsing: saved))
+/// print(report.head)          // keep it somewhere else
+/// ```
+/// - Parameters:
+///   - directory: the log directory.
+///   - expect: a digest kept from earlier; its sequence number's recomputed hash must equal its hash.
+///   - progress: called after each frame with the last sequence number checked.
+/// - Throws: ``LogError`` only when the directory cannot be read at all.
+public func verifyLog(directory: String, expect: LogDigest? = nil, progress: ((UInt64) -> Void)? = nil) throws -> LogVerification {
+    var verifier = Verifier(directory: directory, expect: expect, writerActive: DirectoryLock.isHeld(directory: directory))
+    try verifier.run(progress: progress)
+    return verifier.result()
+}
+
+struct Verifier {
+    let directory: String
+    let expect: LogDigest?
+    let writerActive: Bool
+    var problems: [LogError] = []
+    var tornTail: LogError? = nil
+    var nextSequence: UInt64 = 1
+    var hash = LogFormat.genesisHash
+    var lastRecordedAt = Int64.min
+    var events: UInt64 = 0
+    var frames: UInt64 = 0
+    var segments = 0
+    var expectedHash: [UInt8]? = nil
+    /// After damage that hides where the log continues, the next segment's header is taken as given.
+    var resynchronise = false
+    /// The first problem's location, for repair: segment index in the file list and offset.
+    var firstDamage: (segment: Int, offset: Int64, sequence: UInt64)? = nil
+
+    init(directory: String, expect: LogDigest?, writerActive: Bool) {
+        self.directory = directory
+        self.expect = expect
+        self.writerActive = writerActive
+        if expect?.sequence == 0 { expectedHash = LogFormat.genesisHash }
+    }
+
+    mutating func report(_ problem: LogError, segment: Int) {
+        problems.append(problem)
+        if firstDamage == nil { firstDamage = (segment, problem.offset ?? 0, nextSequence) }
+    }
+
+    mutating func run(progress: ((UInt64) -> Void)?) throws {
+        let files = try StoreDirectory.segments(in: directory)
+        guard !files.isEmpty else {
+            throw LogError(.notFound, "no log here (no .tlog segment files)", path: directory)
+        }
+        segments = files.count
+        for (index, file) in files.enumerated() {
+            let descriptor: FileDescriptor
+            do { descriptor = try FileDescriptor.open(file.path, flags: O_RDONLY) } catch let error as LogError {
+                report(error, segment: index)
+                resynchronise = true
+                continue
+            }
+            defer { descriptor.close() }
+            try verifySegment(index: index, file: file, descriptor: descriptor, isLast: index == files.count - 1, progress: progress)
+        }
+    }
+
+    mutating func verifySegment(index: Int, file: (firstSequence: UInt64, path: String), descriptor: FileDescriptor, isLast: Bool, progress: ((UInt64) -> Void)?) throws {
+        let path = file.path
+        let fileLength = try descriptor.size()
+        let headerBytes = try descriptor.read(count: LogFormat.segmentHeaderBytes, at: 0)
+        if try headerBytes.count < LogFormat.segmentHeaderBytes || (headerBytes.allSatisfy { $0 == 0 } && StoreScanner.isZero(descriptor, from: 0, to: fileLength)) {
+            if isLast && !resynchronise && file.firstSequence == nextSequence {
+                tornTail = LogError(.tornFrame, "the last segment's header is incomplete (a crash while rolling); LogWriter.open will rewrite it", path: path, offset: 0)
+            } else {
+                report(LogError(.corrupt, "segment header is truncated or zeroed", path: path, offset: 0), segment: index)
+                resynchronise = true
+            }
+            return
+        }
+        let header: SegmentHeader
+        do { header = try SegmentHeader.decode(headerBytes, path: path) } catch let error as LogError {
+            report(error, segment: index)
+            resynchronise = true
+            return
+        }
+        if header.firstSequence != file.firstSequence {
+            report(LogError(.corrupt, "segment header says first sequence \(header.firstSequence) but the file is named for \(file.firstSequence)", path: path, offset: 16), segment: index)
+        }
+        if resynchronise {
+            nextSequence = header.firstSequence
+            hash = header.startHash
+            resynchronise = false
+        } else {
+            if header.firstSequence != nextSequence {
+                report(LogError(.corrupt, "segment starts at sequence \(header.firstSequence) but \(nextSequence) comes next (a segment is missing or overlaps)", path: path, offset: 16), segment: index)
+                nextSequence = header.firstSequence
+            }
+            if header.startHash != hash {
+                report(LogError(.chainMismatch, "segment's starting chain hash differs from the hash recomputed through event \(nextSequence - 1)", path: path, offset: 24), segment: index)
+                hash = header.startHash
+            }
+        }
+        var offset = Int64(LogFormat.segmentHeaderBytes)
+        while offset < fileLength {
+            let remaining = fileLength - offset
+            let headerBytes = try descriptor.read(count: LogFormat.frameHeaderBytes, at: offset)
+            if try headerBytes.count < LogFormat.frameHeaderBytes || (headerBytes[0] == 0 && StoreScanner.isZero(descriptor, from: offset, to: fileLength)) {
+                let problem = LogError(.tornFrame, "\(remaining) bytes at the end are not a complete frame", path: path, offset: offset)
+                if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index) }
+                return
+            }
+            let frame: FrameHeader
+            do { frame = try headerBytes.withUnsafeBytes { try FrameHeader.decode($0, path: path, offset: offset) } } catch let error as LogError {
+                report(error, segment: index)
+                resynchronise = true
+                return
+            }
+            let frameEnd = offset + frame.frameBytes
+            if frameEnd > fileLength {
+                let problem = LogError(.tornFrame, "the frame for events \(frame.firstSequence)…\(frame.lastSequence) runs past the end of the file", path: path, offset: offset)
+                if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index) }
+                return
+            }
+            if frame.firstSequence != nextSequence {
+                report(LogError(.corrupt, "frame starts at sequence \(frame.firstSequence) but \(nextSequence) comes next", path: path, offset: offset), segment: index)
+                nextSequence = frame.firstSequence
+            }
+            if frame.recordedAtMin < lastRecordedAt {
+                report(LogError(.corrupt, "frame's recorded time goes back before the previous frame's", path: path, offset: offset), segment: index)
+            }
+            let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
+            do {
+                try headerBytes.withUnsafeBytes { headerRaw in
+                    try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
+                }
+                let records = try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, stored: $0, path: path, offset: offset) }
+                var running = hash
+                var captured: [UInt8]? = nil
+                let target = expect?.sequence
+                try FrameCodec.decodeBody(records, header: frame, path: path, offset: offset) { event in
+                    running = ChainHash.next(after: running, event)
+                    if event.sequence == target { captured = running }
+                }
+                if let captured { expectedHash = captured }
+                if running != frame.lastHash {
+                    report(LogError(.chainMismatch, "the chain recomputed through event \(frame.lastSequence) differs from the hash stored in its frame: an event in \(frame.firstSequence)…\(frame.lastSequence) or before was rewritten", path: path, offset: offset), segment: index)
+                }
+            } catch let error as LogError {
+                if isLast && writerActive && frameEnd == fileLength {
+                    return   // the writer is still writing this frame
+                }
+                report(error, segment: index)
+            }
+            // Continue from what the header says, so one damaged frame does not hide the rest.
+            hash = frame.lastHash
+            nextSequence = frame.lastSequence + 1
+            lastRecordedAt = max(lastRecordedAt, frame.recordedAtMax)
+            events += UInt64(frame.count)
+            frames += 1
+            offset = frameEnd
+            progress?(frame.lastSequence)
+        }
+    }
+
+    func result() -> LogVerification {
+        let head = LogDigest(sequence: nextSequence - 1, hash: hash)
+        var problems = self.problems
+        var expectation: LogVerification.Expectation? = nil
+        if let expect {
+            if expect.sequence > head.sequence {
+                expectation = .logShorter(head: head.sequence)
+                problems.append(LogError(.notFound, "the log ends at sequence \(head.sequence), before the expected digest's sequence \(expect.sequence): events were removed", path: directory))
+            } else if let expectedHash, expectedHash == expect.hash {
+                expectation = .matched
+            } else {
+                let recomputed = expectedHash ?? []
+                expectation = .mismatched(recomputed: recomputed)
+                problems.append(LogError(.chainMismatch, "the hash recomputed at sequence \(expect.sequence) is \(hexString(recomputed)), not the expected \(hexString(expect.hash)): history was rewritten", path: directory))
+            }
+        }
+        return LogVerification(
+            head: head, events: events, frames: frames, segments: segments, problems: problems,
+            tornTail: tornTail, expectation: expectation)
+    }
+}

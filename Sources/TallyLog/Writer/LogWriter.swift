@@ -1,0 +1,483 @@
+import Foundation
+import Glibc
+
+/// The single writer of a log directory: appends frames with group commit, rolls segments, recovers on open.
+///
+/// Many threads (and tasks) may call ``append(_:)-1h1bz`` at once: calls that arrive while a commit is in
+/// flight are packed into the next frame and share its one write and one `fdatasync` (leader/follower
+/// group commit). Each call's records stay together, in one frame, with contiguous sequence numbers.
+///
+/// ```swift
+/// let writer = try LogWriter.create(directory: "/var/lib/tally/log")
+/// let result = try writer.append([record])
+/// print(result.first, writer.head)      // 1  1:5f3a…
+/// try writer.close()
+/// ```
+public final class LogWriter: Sendable {
+    private let core: WriterCore
+
+    private init(core: WriterCore) {
+        self.core = core
+    }
+
+    deinit {
+        try? core.close()
+    }
+
+    /// Creates an empty log in `directory` (made if missing; its parent must exist) and opens it for writing.
+    /// - Throws: ``LogError`` `.alreadyExists` when the directory already holds segments, `.locked` when
+    ///   another writer holds it, `.io` on a failed system call.
+    public static func create(directory: String, options: LogOptions = .init()) throws -> LogWriter {
+        let options = try options.validated()
+        try StoreDirectory.makeDirectory(directory)
+        let lock = try DirectoryLock.acquire(directory: directory)
+        do {
+            guard try StoreDirectory.segments(in: directory).isEmpty else {
+                throw LogError(.alreadyExists, "a log already exists here; open it with LogWriter.open", path: directory)
+            }
+            let path = StoreDirectory.join(directory, StoreDirectory.segmentName(firstSequence: 1))
+            let file = try createSegment(path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory)
+            let state = WriterState(
+                directory: directory, active: file, activeLength: Int64(LogFormat.segmentHeaderBytes), activeFrames: 0,
+                nextSequence: 1, lastHash: LogFormat.genesisHash, lastRecordedAt: .min)
+            return LogWriter(core: WriterCore(lock: lock, state: state, options: options))
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// Opens an existing log for writing, after recovery.
+    ///
+    /// Recovery walks the last segment frame by frame, checking every checksum and the chain of its last
+    /// frame, and validates every sealed segment's header and the continuity between segments. A torn
+    /// last frame (one that runs past the end of the file, or a zero tail) is cut off and the cut synced.
+    /// Any other damage refuses to open, naming the segment file and byte offset; nothing is rewritten.
+    /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:)``.
+    /// - Throws: ``LogError`` `.notFound`, `.locked`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
+    public static func open(directory: String, options: LogOptions = .init()) throws -> LogWriter {
+        let options = try options.validated()
+        guard StoreDirectory.exists(directory) else {
+            throw LogError(.notFound, "the log directory does not exist; create a log with LogWriter.create", path: directory)
+        }
+        let lock = try DirectoryLock.acquire(directory: directory)
+        do {
+            let snapshot = try StoreScanner.scan(directory: directory, role: .writer)
+            let state = try recover(snapshot)
+            return LogWriter(core: WriterCore(lock: lock, state: state, options: options))
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// Appends `records` as one atomic commit and returns once it is durable.
+    ///
+    /// The records get contiguous sequence numbers and one recorded time, `max(clock(), previous)`.
+    /// With ``LogOptions/SyncMode/everyCommit`` the frame is written and `fdatasync`ed before this returns.
+    /// A failed write is cut back off the file; every call in that commit throws and the log is as before.
+    /// - Throws: ``LogError`` `.invalidRecord` or `.limitExceeded` (nothing appended), `.io`, `.closed`.
+    public func append(_ records: [LogRecord]) throws -> AppendResult {
+        let request = try core.makeRequest(records, continuation: nil)
+        return try core.appendBlocking(request)
+    }
+
+    /// Appends `records` like the blocking overload, without blocking the cooperative thread pool:
+    /// the commit runs on the writer's own thread (or a blocking caller leading the group).
+    public func append(_ records: [LogRecord]) async throws -> AppendResult {
+        let bound = try validateBatch(records, options: core.options)
+        return try await withCheckedThrowingContinuation { continuation in
+            core.enqueueAsync(AppendRequest(records: records, boundBytes: bound, continuation: continuation))
+        }
+    }
+
+    /// The digest of the last committed event (``LogDigest/genesis`` for an empty log).
+    public var head: LogDigest {
+        core.lock.withLock { core.head }
+    }
+
+    /// Syncs everything written so far (for ``LogOptions/SyncMode/none``).
+    public func sync() throws {
+        try core.sync()
+    }
+
+    /// Waits for the commit in flight, fails queued appends with `.closed`, syncs, and releases the lock.
+    public func close() throws {
+        try core.close()
+    }
+
+    // MARK: Open helpers
+
+    static func createSegment(path: String, header: SegmentHeader, directory: String) throws -> FileDescriptor {
+        let file = try FileDescriptor.open(path, flags: O_RDWR | O_CREAT | O_EXCL)
+        do {
+            let bytes = header.encoded()
+            try file.write(bytes, at: 0)
+            try file.fullSync()
+            try syncDirectory(directory)
+            return file
+        } catch {
+            file.close()
+            unlink(path)
+            throw error
+        }
+    }
+
+    private static func recover(_ snapshot: StoreSnapshot) throws -> WriterState {
+        let directory = snapshot.directory
+        switch snapshot.tail {
+        case .tornSegmentHeader(let path, let firstSequence):
+            let file = try FileDescriptor.open(path, flags: O_RDWR)
+            do {
+                try file.truncate(to: 0)
+                try file.write(SegmentHeader(firstSequence: firstSequence, startHash: snapshot.head.hash).encoded(), at: 0)
+                try file.fullSync()
+                try syncDirectory(directory)
+            } catch {
+                file.close()
+                throw error
+            }
+            return WriterState(
+                directory: directory, active: file, activeLength: Int64(LogFormat.segmentHeaderBytes), activeFrames: 0,
+                nextSequence: snapshot.head.sequence + 1, lastHash: snapshot.head.hash, lastRecordedAt: snapshot.lastRecordedAt)
+        case .clean, .tornFrame, .zeroTail, .uncommitted:
+            let last = snapshot.segments[snapshot.segments.count - 1]
+            let file = try FileDescriptor.open(last.path, flags: O_RDWR)
+            do {
+                if last.fileLength != last.validLength {
+                    assert(snapshot.tail != .clean)
+                    try file.truncate(to: last.validLength)
+                    try file.fullSync()
+                }
+            } catch {
+                file.close()
+                throw error
+            }
+            return WriterState(
+                directory: directory, active: file, activeLength: last.validLength, activeFrames: Int(last.frames),
+                nextSequence: snapshot.head.sequence + 1, lastHash: snapshot.head.hash, lastRecordedAt: snapshot.lastRecordedAt)
+        }
+    }
+}
+
+/// What the leader owns while it commits: the active segment and the chain's end.
+struct WriterState: Sendable {
+    var directory: String
+    var active: FileDescriptor
+    var activeLength: Int64
+    var activeFrames: Int
+    var nextSequence: UInt64
+    var lastHash: [UInt8]
+    var lastRecordedAt: Int64
+}
+
+/// One `append` call waiting for its commit.
+final class AppendRequest: @unchecked Sendable {
+    let records: [LogRecord]
+    let boundBytes: Int
+    let continuation: CheckedContinuation<AppendResult, any Error>?
+    /// Set by the leader under the lock.
+    var outcome: Result<AppendResult, LogError>?
+
+    init(records: [LogRecord], boundBytes: Int, continuation: CheckedContinuation<AppendResult, any Error>?) {
+        self.records = records
+        self.boundBytes = boundBytes
+        self.continuation = continuation
+    }
+}
+
+/// The writer's shared state: a queue of requests and a leader flag under one lock. Whoever finds no
+/// leader becomes it, takes every queued request that fits one frame, and commits them with one write and
+/// one sync while the others wait. `state` is touched only by the current leader.
+final class WriterCore: @unchecked Sendable {
+    let lock = ConditionLock()
+    let options: LogOptions
+    private let directoryLock: DirectoryLock
+    private var state: WriterState
+    private var pending: [AppendRequest] = []
+    private var leaderActive = false
+    private var closed = false
+    private var stopped: LogError?
+    private var helperStarted = false
+    private(set) var head: LogDigest
+
+    init(lock directoryLock: DirectoryLock, state: WriterState, options: LogOptions) {
+        self.directoryLock = directoryLock
+        self.state = state
+        self.options = options
+        self.head = LogDigest(sequence: state.nextSequence - 1, hash: state.lastHash)
+    }
+
+    func makeRequest(_ records: [LogRecord], continuation: CheckedContinuation<AppendResult, any Error>?) throws -> AppendRequest {
+        AppendRequest(records: records, boundBytes: try validateBatch(records, options: options), continuation: continuation)
+    }
+
+    private func unavailable() -> LogError? {
+        if let stopped { return stopped }
+        if closed { return LogError(.closed, "the writer is closed", path: state.directory) }
+        return nil
+    }
+
+    func appendBlocking(_ request: AppendRequest) throws -> AppendResult {
+        lock.lock()
+        if let error = unavailable() {
+            lock.unlock()
+            throw error
+        }
+        pending.append(request)
+        while request.outcome == nil {
+            if !leaderActive {
+                leaderActive = true
+                lock.unlock()
+                leadOnce()
+                lock.lock()
+                leaderActive = false
+                lock.broadcast()
+            } else {
+                lock.wait()
+            }
+        }
+        let outcome = request.outcome!
+        lock.unlock()
+        return try outcome.get()
+    }
+
+    func enqueueAsync(_ request: AppendRequest) {
+        lock.lock()
+        if let error = unavailable() {
+            lock.unlock()
+            request.continuation?.resume(throwing: error)
+            return
+        }
+        pending.append(request)
+        if !helperStarted {
+            helperStarted = true
+            let thread = Thread { [self] in helperLoop() }
+            thread.name = "TallyLog.commit"
+            thread.start()
+        }
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// The commit thread for async callers: leads whenever requests wait and nobody leads.
+    private func helperLoop() {
+        lock.lock()
+        while true {
+            while !closed && (pending.isEmpty || leaderActive) { lock.wait() }
+            if closed { break }
+            leaderActive = true
+            lock.unlock()
+            leadOnce()
+            lock.lock()
+            leaderActive = false
+            lock.broadcast()
+        }
+        lock.unlock()
+    }
+
+    /// Takes a batch, commits it outside the lock, publishes the outcomes.
+    private func leadOnce() {
+        lock.lock()
+        var batch: [AppendRequest] = []
+        var events = 0
+        var bytes = 0
+        while let next = pending.first {
+            if !batch.isEmpty && (events + next.records.count > options.frameEventsLimit || bytes + next.boundBytes > options.frameBytesLimit) {
+                break
+            }
+            batch.append(next)
+            events += next.records.count
+            bytes += next.boundBytes
+            pending.removeFirst()
+        }
+        let refusal = unavailable()
+        lock.unlock()
+        guard !batch.isEmpty else { return }
+
+        var outcomes: [Result<AppendResult, LogError>]
+        var stop: LogError? = nil
+        if let refusal {
+            outcomes = Array(repeating: .failure(refusal), count: batch.count)
+        } else {
+            (outcomes, stop) = commit(batch)
+        }
+
+        lock.lock()
+        for (request, outcome) in zip(batch, outcomes) { request.outcome = outcome }
+        if let stop, stopped == nil { stopped = stop }
+        head = LogDigest(sequence: state.nextSequence - 1, hash: state.lastHash)
+        lock.broadcast()
+        lock.unlock()
+        for (request, outcome) in zip(batch, outcomes) {
+            guard let continuation = request.continuation else { continue }
+            switch outcome {
+            case .success(let result): continuation.resume(returning: result)
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Assigns sequence numbers, encodes one frame, writes and syncs it. Runs on the leader only.
+    /// - Returns: one outcome per request, and an error that stops the writer if the file state is unknown.
+    private func commit(_ batch: [AppendRequest]) -> ([Result<AppendResult, LogError>], LogError?) {
+        let recordedAt = max(options.clock(), state.lastRecordedAt)
+        var outcomes: [Result<AppendResult, LogError>?] = Array(repeating: nil, count: batch.count)
+        var events: [LoggedEvent] = []
+        events.reserveCapacity(batch.reduce(0) { $0 + $1.records.count })
+        var ranges: [(index: Int, first: UInt64, last: UInt64)] = []
+        var next = state.nextSequence
+        for (index, request) in batch.enumerated() {
+            let first = next
+            var resolved: [LoggedEvent] = []
+            resolved.reserveCapacity(request.records.count)
+            var failure: LogError? = nil
+            for (position, record) in request.records.enumerated() {
+                let sequence = first + UInt64(position)
+                var cause: UInt64? = nil
+                switch record.cause {
+                case .none: break
+                case .sequence(let earlier):
+                    guard earlier < sequence else {
+                        failure = LogError(.invalidRecord, "record \(position): cause names sequence \(earlier), which is not an earlier event (this record would be \(sequence))")
+                        break
+                    }
+                    cause = earlier
+                case .earlierInBatch(let earlier):
+                    cause = first + UInt64(earlier)
+                }
+                if failure != nil { break }
+                resolved.append(LoggedEvent(
+                    sequence: sequence, recordedAt: recordedAt, kind: record.kind, version: record.version,
+                    effectiveAt: record.effectiveAt, entity: record.entity, cause: cause,
+                    idempotencyKey: record.idempotencyKey, payload: record.payload))
+            }
+            if let failure {
+                outcomes[index] = .failure(failure)
+                continue
+            }
+            events.append(contentsOf: resolved)
+            next += UInt64(resolved.count)
+            ranges.append((index, first, next - 1))
+        }
+        guard !events.isEmpty else { return (outcomes.map { $0! }, nil) }
+
+        let (frame, lastHash) = FrameCodec.encode(events, previousHash: state.lastHash)
+        var stop: LogError? = nil
+        do {
+            try write(frame, firstSequence: events[0].sequence, stop: &stop)
+        } catch let error as LogError {
+            for range in ranges { outcomes[range.index] = .failure(error) }
+            return (outcomes.map { $0! }, stop)
+        } catch {
+            let wrapped = LogError(.io, "\(error)", path: state.directory)
+            for range in ranges { outcomes[range.index] = .failure(wrapped) }
+            return (outcomes.map { $0! }, stop)
+        }
+        state.nextSequence = next
+        state.lastHash = lastHash
+        state.lastRecordedAt = recordedAt
+        let head = LogDigest(sequence: next - 1, hash: lastHash)
+        for range in ranges {
+            outcomes[range.index] = .success(AppendResult(first: range.first, last: range.last, recordedAt: recordedAt, head: head))
+        }
+        return (outcomes.map { $0! }, nil)
+    }
+
+    /// Rolls if needed, writes the frame at the end of the active segment, syncs; on failure cuts it back off.
+    private func write(_ frame: [UInt8], firstSequence: UInt64, stop: inout LogError?) throws {
+        if state.activeFrames > 0 && state.activeLength + Int64(frame.count) > options.segmentBytesLimit {
+            try roll(firstSequence: firstSequence)
+        }
+        let start = state.activeLength
+        var written = false
+        do {
+            try options.faultInjection?(firstSequence)
+            try state.active.write(frame, at: start)
+            written = true
+            if options.syncMode == .everyCommit { try state.active.dataSync() }
+        } catch {
+            // Leave the file as before. After a failed fdatasync the page cache cannot be trusted
+            // (a later sync may report success for lost pages), so the writer stops: reopen to recover.
+            if written {
+                stop = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path, offset: start)
+            }
+            do {
+                try state.active.truncate(to: start)
+                try state.active.dataSync()
+            } catch let truncation as LogError {
+                stop = LogError(.io, "the writer stopped: cutting back a failed write also failed (\(truncation.message)); reopen the log to recover", path: state.active.path, offset: start)
+            }
+            throw error
+        }
+        state.activeLength = start + Int64(frame.count)
+        state.activeFrames += 1
+    }
+
+    /// Seals the active segment (synced) and starts the next, named by `firstSequence`.
+    private func roll(firstSequence: UInt64) throws {
+        if options.syncMode != .everyCommit { try state.active.dataSync() }
+        let path = StoreDirectory.join(state.directory, StoreDirectory.segmentName(firstSequence: firstSequence))
+        let file = try LogWriter.createSegment(
+            path: path, header: SegmentHeader(firstSequence: firstSequence, startHash: state.lastHash), directory: state.directory)
+        state.active.close()
+        state.active = file
+        state.activeLength = Int64(LogFormat.segmentHeaderBytes)
+        state.activeFrames = 0
+    }
+
+    private func takeLeadership() {
+        while leaderActive { lock.wait() }
+        leaderActive = true
+    }
+
+    func sync() throws {
+        lock.lock()
+        if let error = unavailable() {
+            lock.unlock()
+            throw error
+        }
+        takeLeadership()
+        lock.unlock()
+        defer {
+            lock.lock()
+            leaderActive = false
+            lock.broadcast()
+            lock.unlock()
+        }
+        do {
+            try state.active.dataSync()
+        } catch let error as LogError {
+            lock.withLock { if stopped == nil { stopped = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path) } }
+            throw error
+        }
+    }
+
+    func close() throws {
+        lock.lock()
+        if closed {
+            lock.unlock()
+            return
+        }
+        takeLeadership()
+        closed = true
+        let abandoned = pending
+        pending.removeAll()
+        let error = LogError(.closed, "the writer was closed before this append was committed", path: state.directory)
+        for request in abandoned { request.outcome = .failure(error) }
+        lock.broadcast()
+        lock.unlock()
+        for request in abandoned { request.continuation?.resume(throwing: error) }
+        var syncError: (any Error)? = nil
+        if options.syncMode != .everyCommit && stopped == nil {
+            do { try state.active.dataSync() } catch { syncError = error }
+        }
+        state.active.close()
+        directoryLock.release()
+        lock.withLock {
+            leaderActive = false
+            lock.broadcast()
+        }
+        if let syncError { throw syncError }
+    }
+}
