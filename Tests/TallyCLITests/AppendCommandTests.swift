@@ -52,7 +52,7 @@ import Testing
         (#"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","name":"A","target":{"amount":"1,000.00","currency":"USD"}}}"#, "data.target"),
         (#"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","name":"A","target":{"amount":"1.00","currency":"USD"},"colour":"red"}}"#, "data.colour"),
         (#"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","target":{"amount":"1.00","currency":"USD"}}}"#, "data.name"),
-        (#"{"type":"deposit_split","version":1,"effective_at":"2026-05-01T09:00:00Z","cause":99,"data":{"account":"main","spend":{"amount":"0.70","currency":"USD"},"invest":{"amount":"0.30","currency":"USD"},"spend_weight":70,"invest_weight":30}}"#, "cause 99"),
+        (#"{"type":"deposit_split","version":1,"effective_at":"2026-05-01T09:00:00Z","cause":99,"data":{"account":"main","spend":{"amount":"0.70","currency":"USD"},"invest":{"amount":"0.30","currency":"USD"},"spend_weight":70,"invest_weight":30}}"#, "sequence 99"),
     ])
     func aBadLineStopsTheFileNamingItsLineAndChangesNothing(line: String, message: String) throws {
         let directory = try TemporaryDirectory()
@@ -62,7 +62,7 @@ import Testing
         let result = try TallyProcess.run(["append", file, "--store", store])
         #expect(result.status != 0)
         #expect(result.standardError.contains(message), "\(result.standardError)")
-        if !message.hasPrefix("cause") {
+        if !message.hasPrefix("sequence") {
             #expect(result.standardError.contains("events.ndjson:2:"), "\(result.standardError)")
         }
         #expect(try directory.snapshot("store") == before)

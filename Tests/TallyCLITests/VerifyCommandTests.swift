@@ -70,6 +70,6 @@ import Testing
         let result = try TallyProcess.run(["verify", "--store", store])
         #expect(result.status != 0)
         #expect(result.standardError.contains(segment), "\(result.standardError)")
-        #expect(result.standardError.contains("offset"), "\(result.standardError)")
+        #expect(result.standardError.contains("at byte"), "\(result.standardError)")
     }
 }

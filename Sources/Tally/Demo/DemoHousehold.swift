@@ -1,3 +1,5 @@
+internal import TallyLog
+
 /// A deterministic synthetic household: a few months of realistic activity across the
 /// products, as batches of events with the instant the ledger learned each batch.
 ///

@@ -63,40 +63,21 @@ public final class EventStore: Sendable {
 
     /// Appends events as one atomic, durable commit.
     ///
-    /// - Throws: ``StoreError`` (`invalidEvent`) when a cause does not name an earlier event;
-    ///   `LogError` when a limit is exceeded or the write fails. Either way nothing is appended.
+    /// - Throws: `LogError` (`invalidRecord`) when a cause does not name an earlier event,
+    ///   (`limitExceeded`) past a limit, or an I/O error. Either way nothing is appended.
     @discardableResult
     public func append(_ events: [NewEvent]) throws -> AppendResult {
-        try Self.validateEnvelopes(events, head: head.sequence)
         return try writer.append(events.map(EventCatalog.record(for:)))
     }
 
     /// The same, without blocking a task's thread while the commit is synced.
     @discardableResult
     public func append(_ events: [NewEvent]) async throws -> AppendResult {
-        try Self.validateEnvelopes(events, head: head.sequence)
         return try await writer.append(events.map(EventCatalog.record(for:)))
     }
 
     /// Releases the writer lock.
     public func close() throws { try writer.close() }
-
-    /// Checks what the log cannot know: a cause names an event that exists before this one.
-    static func validateEnvelopes(_ events: [NewEvent], head: UInt64) throws {
-        for (index, event) in events.enumerated() {
-            switch event.cause {
-            case .sequence(let sequence)? where sequence < 1 || sequence > head:
-                throw StoreError(.invalidEvent, "event \(index + 1) of the batch (\(event.type.name)): cause \(sequence) is not an earlier event (the log ends at \(head))")
-            case .earlierInBatch(let position)? where position < 0 || position >= index:
-                throw StoreError(.invalidEvent, "event \(index + 1) of the batch (\(event.type.name)): cause refers to batch position \(position), which is not earlier")
-            default:
-                break
-            }
-            if let key = event.idempotencyKey, key.isEmpty || key.utf8.count > LogFormat.idempotencyKeyBytesMax {
-                throw StoreError(.invalidEvent, "event \(index + 1) of the batch (\(event.type.name)): an idempotency key holds 1 to \(LogFormat.idempotencyKeyBytesMax) bytes")
-            }
-        }
-    }
 }
 
 /// A store's event log opened for reading: any number at once, while a writer appends.

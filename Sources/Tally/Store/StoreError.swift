@@ -3,7 +3,7 @@
 /// ``EventCodingError``.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case notFound, alreadyExists, invalidEvent, notAStore }
+        private enum Value: Hashable, Sendable { case notFound, alreadyExists, notAStore }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -11,8 +11,6 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let notFound = Code(.notFound)
         /// A store already exists where one was to be created.
         public static let alreadyExists = Code(.alreadyExists)
-        /// An event breaks an envelope rule (its cause is not an earlier event, its key is empty).
-        public static let invalidEvent = Code(.invalidEvent)
         /// The directory exists but is not a Tally store.
         public static let notAStore = Code(.notAStore)
 
@@ -20,7 +18,6 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             switch value {
             case .notFound: "store not found"
             case .alreadyExists: "store exists"
-            case .invalidEvent: "invalid event"
             case .notAStore: "not a store"
             }
         }

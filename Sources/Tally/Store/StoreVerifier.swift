@@ -9,7 +9,7 @@ public struct StoreVerification: Sendable {
     public let undecodableEvents: [String]
 
     /// True when nothing is wrong.
-    public var isIntact: Bool { log.problems.isEmpty && undecodableEvents.isEmpty && log.expectationMet != false }
+    public var isIntact: Bool { log.isValid && undecodableEvents.isEmpty }
 }
 
 /// Checks a store end to end: `tally verify`.

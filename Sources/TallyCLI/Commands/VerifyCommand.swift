@@ -31,8 +31,15 @@ struct VerifyCommand: ParsableCommand {
         }
         let result = try StoreVerifier.verify(at: storeOptions.path, expect: expected)
         let log = result.log
-        let problems = log.problems.map(\.description) + result.undecodableEvents
-            + (log.expectationMet == false ? [log.expectationMessage ?? "the expected digest does not match"] : [])
+        var problems = log.problems.map(\.description) + result.undecodableEvents
+        switch (log.expectation, expected) {
+        case (.mismatched(let recomputed)?, let expected?):
+            problems.append("event \(expected.sequence) does not hash to the expected digest: the log holds \(LogDigest(sequence: expected.sequence, hash: recomputed)), expected \(expected); history up to \(expected.sequence) was altered")
+        case (.logShorter(let head)?, let expected?):
+            problems.append("the log ends at \(head), before the expected digest's event \(expected.sequence): events were removed")
+        default:
+            break
+        }
         if json {
             print(Output.jsonObject([
                 ("ok", result.isIntact ? "true" : "false"),
@@ -40,7 +47,7 @@ struct VerifyCommand: ParsableCommand {
                 ("segments", String(log.segments)),
                 ("frames", String(log.frames)),
                 ("head", EventJSON.quoted(log.head.description)),
-                ("expectation_met", log.expectationMet.map { $0 ? "true" : "false" } ?? "null"),
+                ("expectation_met", log.expectation.map { $0 == .matched ? "true" : "false" } ?? "null"),
                 ("problems", "[" + problems.map(EventJSON.quoted).joined(separator: ",") + "]"),
             ]))
         } else {
