@@ -12,7 +12,8 @@ struct GroupCommitTests {
             let failures = Mutex<[String]>([])
             let threads = 8
             let appends = 200
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            // Real threads: concurrentPerform would run only as many as there are cores.
+            runOnThreads(threads) { thread in
                 var rng = SplitMix64(seed: UInt64(thread))
                 for index in 0..<appends {
                     let size = Int(rng.next() % 3) + 1
@@ -95,7 +96,7 @@ struct GroupCommitTests {
             let before = try fileBytes(try segmentPaths(directory)[0])
             armed.store(true, ordering: .relaxed)
             let failures = Atomic<Int>(0)
-            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            runOnThreads(8) { _ in
                 for _ in 0..<20 {
                     do { _ = try writer.append([LogRecord(kind: 1, version: 1, effectiveAt: 0, entity: "", payload: [2])]) }
                     catch { failures.add(1, ordering: .relaxed) }
@@ -120,4 +121,18 @@ struct GroupCommitTests {
             }
         }
     }
+}
+
+/// Runs `body(index)` on `count` dedicated threads and waits for all of them.
+func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
 }
