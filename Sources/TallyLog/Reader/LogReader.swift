@@ -49,9 +49,10 @@ public struct LogReader: Sendable {
         }
     }
 
-    /// Up to `limit` events starting at `from`.
+    /// Up to `limit` events starting at `from` (0 reads as 1).
     public func events(from: UInt64, limit: Int) throws -> [LoggedEvent] {
         guard limit > 0 else { return [] }
+        let from = max(from, 1)
         var events: [LoggedEvent] = []
         let through = from.addingReportingOverflow(UInt64(limit) - 1)
         try forEach(from: from, through: through.overflow ? .max : through.partialValue) { events.append($0) }
