@@ -43,7 +43,10 @@ public enum DemoRunner {
         options.clock = { clock.now }
         options.syncMode = .none
         let store = try EventStore.create(at: root, ledger: household.ledger, effectiveAt: household.createdAt, options: options)
-        FileManager.default.createFile(atPath: store.layout.demoMarkerPath, contents: Data("made by tally demo\n".utf8))
+        guard FileManager.default.createFile(atPath: store.layout.demoMarkerPath, contents: Data("made by tally demo\n".utf8)) else {
+            try? store.close()
+            throw StoreError(.notAStore, "cannot write '\(store.layout.demoMarkerPath)'")
+        }
         var counts: [String: Int] = ["ledger_created": 1]
         do {
             for batch in batches {

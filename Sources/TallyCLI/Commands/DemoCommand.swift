@@ -55,7 +55,9 @@ struct DemoCommand: ParsableCommand {
         print("head digest \(log.head)  (keep it; `tally verify --expect \(log.head)` checks it later)")
         print("log on disk: \(Output.bytes(statistics.bytesOnDisk)); events encoded \(Output.bytes(statistics.uncompressedBytes)), LZ4 \(Output.ratio(statistics.uncompressedBytes, statistics.storedBytes))")
         print("")
-        print("Next: tally log --store \(path) --type deposit_split --limit 5 · tally stats --store \(path) --ndjson")
+        let program = CommandLine.arguments.first ?? "tally"
+        print("Next: \(program) log --store \(path) --type deposit_split --limit 5")
+        print("      \(program) stats --store \(path) --ndjson")
         if !summary.verification.isIntact { throw ExitCode.failure }
     }
 }
