@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -35,7 +36,10 @@ let package = Package(
         ),
         .target(
             name: "Tally",
-            dependencies: ["TallyLog"],
+            dependencies: [
+                "TallyLog",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -49,7 +53,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyLogTests",
-            dependencies: ["TallyLog"],
+            dependencies: [
+                "TallyLog",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

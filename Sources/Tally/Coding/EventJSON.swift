@@ -1,5 +1,5 @@
 internal import Foundation
-public import TallyLog
+import TallyLog
 
 /// The JSON form of events, for import, export and HTTP: one object per event, one line
 /// per object in NDJSON files. Schemas: `Schemas/events/<type>.v<version>.schema.json`

@@ -1,0 +1,162 @@
+public import GRDB
+
+/// The double-entry read model: accounts, every posting (indexed for point-in-time sums),
+/// balances per account and commodity, and the version of each budget transaction in force.
+public struct BalancesProjector: Projector {
+    public init() {}
+
+    public let name = "balances"
+    public let version = 1
+    public let tables = ["accounts", "postings", "balances", "transaction_versions"]
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE accounts (
+                name TEXT PRIMARY KEY NOT NULL,
+                kind TEXT NOT NULL,
+                opened_sequence INTEGER NOT NULL,
+                closed_sequence INTEGER
+            ) STRICT;
+            CREATE TABLE postings (
+                sequence INTEGER NOT NULL,
+                leg INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                PRIMARY KEY (sequence, leg)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX postings_by_account ON postings (account, commodity, effective_at);
+            CREATE TABLE balances (
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                PRIMARY KEY (account, commodity)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE transaction_versions (
+                transaction_id TEXT PRIMARY KEY NOT NULL,
+                sequence INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                category TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                source TEXT NOT NULL,
+                deleted INTEGER NOT NULL DEFAULT 0
+            ) STRICT, WITHOUT ROWID;
+            """)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        let context = DatabasePostingContext(db: db)
+        let postings = try PostingRules.postings(for: event, context: context)
+        for (leg, posting) in postings.enumerated() {
+            try ensureAccount(posting.account, sequence: event.sequence, db)
+            try db.execute(
+                sql: "INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [Int64(event.sequence), leg, posting.account, posting.amount.commodity.code, posting.amount.minorUnits,
+                            posting.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
+                    ON CONFLICT (account, commodity) DO UPDATE SET amount = amount + excluded.amount
+                    """,
+                arguments: [posting.account, posting.amount.commodity.code, posting.amount.minorUnits]
+            )
+        }
+        try recordTransactionVersion(event, db)
+        switch event.body {
+        case .accountOpened(let opened):
+            try db.execute(
+                sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind",
+                arguments: [opened.account, opened.kind.rawValue, Int64(event.sequence)]
+            )
+        case .accountClosed(let closed):
+            try db.execute(sql: "UPDATE accounts SET closed_sequence = ? WHERE name = ?", arguments: [Int64(event.sequence), closed.account])
+        default:
+            break
+        }
+    }
+
+    private func ensureAccount(_ name: String, sequence: UInt64, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+            arguments: [name, (LedgerAccounts.kind(of: name) ?? .asset).rawValue, Int64(sequence)]
+        )
+    }
+
+    private func recordTransactionVersion(_ event: Event, _ db: Database) throws {
+        func upsert(_ version: TransactionVersion) throws {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO transaction_versions
+                        (transaction_id, sequence, account, category, commodity, amount, effective_at, source, deleted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
+                    """,
+                arguments: [version.transactionId, Int64(event.sequence), version.account, version.category.rawValue,
+                            version.amount.commodity.code, version.amount.minorUnits,
+                            version.effectiveAt.microsecondsSinceEpoch, version.source.rawValue]
+            )
+        }
+        let context = DatabasePostingContext(db: db)
+        switch event.body {
+        case .transactionRecorded(let transaction):
+            try upsert(TransactionVersion(
+                transactionId: transaction.transactionId, account: transaction.account ?? LedgerAccounts.current,
+                category: transaction.category, amount: transaction.amount, effectiveAt: event.effectiveAt, source: transaction.source))
+        case .recurringOccurrenceGenerated(let occurrence):
+            try upsert(TransactionVersion(
+                transactionId: occurrence.transactionId, account: LedgerAccounts.current,
+                category: occurrence.category, amount: occurrence.amount, effectiveAt: event.effectiveAt, source: .manual))
+        case .transactionAmended(let amended):
+            if let previous = try context.currentVersion(of: amended.transactionId) {
+                try upsert(TransactionVersion(
+                    transactionId: previous.transactionId, account: previous.account, category: amended.category,
+                    amount: amended.amount, effectiveAt: event.effectiveAt, source: previous.source))
+            }
+        case .transactionRecategorised(let change):
+            if let previous = try context.currentVersion(of: change.transactionId) {
+                try upsert(TransactionVersion(
+                    transactionId: previous.transactionId, account: previous.account, category: change.category,
+                    amount: previous.amount, effectiveAt: previous.effectiveAt, source: previous.source))
+            }
+        case .transactionDeleted(let deleted):
+            try db.execute(sql: "UPDATE transaction_versions SET deleted = 1 WHERE transaction_id = ?", arguments: [deleted.transactionId])
+        default:
+            break
+        }
+    }
+}
+
+/// Posting lookups answered from the balances read model, as of the events folded so far.
+struct DatabasePostingContext: PostingContext {
+    let db: Database
+
+    func currentVersion(of transactionId: String) throws -> TransactionVersion? {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM transaction_versions WHERE transaction_id = ? AND deleted = 0", arguments: [transactionId]
+        ) else { return nil }
+        return TransactionVersion(
+            transactionId: row["transaction_id"], account: row["account"],
+            category: BudgetCategory(rawValue: row["category"]) ?? .general,
+            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
+            source: TransactionSource(rawValue: row["source"]) ?? .manual
+        )
+    }
+
+    func balance(of account: String, in commodity: Commodity) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT amount FROM balances WHERE account = ? AND commodity = ?", arguments: [account, commodity.code]) ?? 0
+    }
+
+    func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {
+        try Row.fetchAll(
+            db, sql: "SELECT account, commodity, amount FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
+            arguments: [prefix, prefix + "\u{10FFFF}"]
+        ).map { row in
+            (row["account"], Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])))
+        }
+    }
+}

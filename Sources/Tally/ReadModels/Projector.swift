@@ -1,0 +1,27 @@
+public import GRDB
+
+/// A fold of events into SQLite tables: one read model.
+///
+/// `apply` is called for every event in log order, inside the transaction that also
+/// advances the projector's checkpoint, so a crash never applies an event twice or skips
+/// one. Projectors never validate: they fold what the log says, deterministically.
+///
+/// ```swift
+/// struct PotsProjector: Projector {
+///     let name = "pots"; let version = 1
+///     func createTables(_ db: Database) throws { try db.execute(sql: "CREATE TABLE pots (…)") }
+///     func apply(_ event: Event, _ db: Database) throws { if case .potCreated(let p) = event.body { … } }
+/// }
+/// ```
+public protocol Projector: Sendable {
+    /// A stable name: the checkpoint key.
+    var name: String { get }
+    /// The version of the projector's tables and fold; a change rebuilds it from the log.
+    var version: Int { get }
+    /// The tables this projector owns (dropped and recreated on rebuild).
+    var tables: [String] { get }
+    /// Creates the tables and indexes.
+    func createTables(_ db: Database) throws
+    /// Folds one event.
+    func apply(_ event: Event, _ db: Database) throws
+}
