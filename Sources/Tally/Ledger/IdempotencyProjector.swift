@@ -1,0 +1,45 @@
+public import GRDB
+
+/// Which commands have run, by idempotency key: the keyed event's sequence number and the
+/// last event it caused, so a repeated command can return its first result.
+public struct IdempotencyProjector: Projector {
+    public init() {}
+
+    public let name = "idempotency"
+    public let version = 1
+    public let tables = ["idempotency_keys"]
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE idempotency_keys (
+                key TEXT PRIMARY KEY NOT NULL,
+                first_sequence INTEGER NOT NULL,
+                last_sequence INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX idempotency_by_first ON idempotency_keys (first_sequence);
+            """)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        if let key = event.idempotencyKey {
+            try db.execute(
+                sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                arguments: [key, Int64(event.sequence), Int64(event.sequence)]
+            )
+        }
+        if let cause = event.cause {
+            try db.execute(
+                sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?",
+                arguments: [Int64(event.sequence), Int64(cause)]
+            )
+        }
+    }
+
+    /// The sequence range of the command that used `key`, if one did.
+    static func range(of key: String, _ db: Database) throws -> ClosedRange<UInt64>? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT first_sequence, last_sequence FROM idempotency_keys WHERE key = ?", arguments: [key]) else {
+            return nil
+        }
+        return UInt64(row["first_sequence"] as Int64)...UInt64(row["last_sequence"] as Int64)
+    }
+}
