@@ -43,6 +43,10 @@ enum JSON: Equatable, CustomStringConvertible {
         if case .object(let members) = self { members } else { nil }
     }
 
+    var items: [JSON]? {
+        if case .array(let items) = self { items } else { nil }
+    }
+
     var stringValue: String? {
         if case .string(let text) = self { text } else { nil }
     }
