@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+@testable import Tally
 
 // Test-only helpers for the published schemas: a JSON model that keeps key order and the
 // exact text of numbers (so schema files can be written and compared byte for byte, and
@@ -293,7 +295,7 @@ enum JSON: Equatable, CustomStringConvertible {
 
 /// A JSON Schema (draft 2020-12) validator for the subset `Schemas/` uses: `type`,
 /// `properties`, `required`, `additionalProperties` (false or a schema), `enum`, `const`,
-/// `pattern`, `minimum`/`maximum` (integers), `minLength`/`maxLength`, `items`, and `$ref`
+/// `pattern`, `minimum`/`maximum`, `minLength`/`maxLength`, `items`, and `$ref`
 /// to the document's own `$defs`. Annotations (`$schema`, `$id`, `title`, `description`,
 /// `$comment`, `x-…`) are ignored; any other keyword is reported, so a schema cannot lean
 /// on something this validator would silently skip.
@@ -393,11 +395,17 @@ struct SchemaValidator {
                 }
             case "minimum", "maximum":
                 guard case .number(let text) = value, case .number(let limitText) = argument else { continue }
-                guard let number = Int128(text), let limit = Int128(limitText) else {
-                    errors.append("\(path): \(keyword) is only supported between integers")
+                let beyond: Bool
+                if let number = Int128(text), let limit = Int128(limitText) {
+                    beyond = keyword == "minimum" ? number < limit : number > limit
+                } else if let number = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                          let limit = Decimal(string: limitText, locale: Locale(identifier: "en_US_POSIX")) {
+                    beyond = keyword == "minimum" ? number < limit : number > limit
+                } else {
+                    errors.append("\(path): cannot compare \(text) with \(limitText)")
                     continue
                 }
-                if keyword == "minimum" ? number < limit : number > limit {
+                if beyond {
                     errors.append("\(path): \(text) is beyond the \(keyword) \(limitText)")
                 }
             case "minLength", "maxLength":
@@ -452,5 +460,138 @@ struct SchemaValidator {
         }
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
         return expression.firstMatch(in: text, range: range) != nil
+    }
+}
+
+// MARK: - Tests
+
+@Suite struct SchemaValidationTests {
+    static func validator(_ name: String, version: UInt16) throws -> SchemaValidator {
+        SchemaValidator(root: try Repository.eventSchema(name, version: version))
+    }
+
+    /// The sample event of a type as a JSON line, parsed.
+    static func sampleLine(_ body: EventBody) throws -> JSON {
+        try JSON.parse(EventJSON.encode(EventJSONCodecTests.recorded(EventSamples.newEvent(body))))
+    }
+
+    @Test(arguments: EventSamples.bodies.map(\.type.name))
+    func sampleValidates(_ name: String) throws {
+        let body = try #require(EventSamples.byTypeName[name])
+        let line = try Self.sampleLine(body)
+        let data = try #require(line["data"])
+        #expect(try Self.validator(name, version: body.type.version).errors(data) == [], "\(data)")
+        #expect(SchemaValidator(root: try Repository.envelopeSchema()).errors(line) == [], "\(line)")
+    }
+
+    @Test func randomEventsValidate() throws {
+        let seed = testSeed()
+        let values = RandomValues(seed: seed)
+        let envelope = SchemaValidator(root: try Repository.envelopeSchema())
+        var validators: [String: SchemaValidator] = [:]
+        for index in 0..<1_100 {
+            let event = EventJSONCodecTests.recorded(values.event(index: index), sequence: UInt64(index + 1))
+            let line = try JSON.parse(EventJSON.encode(event))
+            let name = event.type.name
+            if validators[name] == nil { validators[name] = try Self.validator(name, version: event.type.version) }
+            let errors = validators[name]!.errors(line["data"] ?? .null) + envelope.errors(line)
+            #expect(errors == [], replay(seed, "event \(index): \(line)"))
+        }
+    }
+
+    @Test func legacyFixtureValidatesAgainstItsVersionOnly() throws {
+        let line = try JSON.parse(String(decoding: try EventUpcastingTests.fixture("deposit_received.v1.json"), as: UTF8.self))
+        let data = try #require(line["data"])
+        #expect(try Self.validator("deposit_received", version: 1).errors(data) == [])
+        #expect(try Self.validator("deposit_received", version: 2).errors(data) == ["$: required property 'source' is missing"])
+        #expect(SchemaValidator(root: try Repository.envelopeSchema()).errors(line) == [])
+    }
+
+    /// Damaged `data` objects the schema refuses, each with the error expected; the JSON
+    /// codec refuses every one of them too, so the schema is never looser than Tally.
+    @Test(arguments: [
+        ("missing required", "transaction_recorded", "$: required property 'payee' is missing"),
+        ("extra field", "transaction_recorded", "$: property 'memo' is not allowed"),
+        ("bad enum", "transaction_recorded", "$.category: \"food\" is not one of"),
+        ("money as a number", "transaction_recorded", "$.amount: expected object, found number"),
+        ("money with grouping", "transaction_recorded", "$.amount.amount: \"1,000.00\" does not match"),
+        ("money with exponent", "transaction_recorded", "$.amount.amount: \"1e3\" does not match"),
+        ("money without currency", "transaction_recorded", "$.amount: required property 'currency' is missing"),
+        ("lowercase currency", "transaction_recorded", "$.amount.currency: \"gbp\" does not match"),
+        ("extra money field", "transaction_recorded", "$.amount: property 'scale' is not allowed"),
+        ("boolean as a string", "transaction_recorded", "$.recurring: expected boolean, found string"),
+        ("decimal as a number", "transaction_recorded", "$.rate_to_base: expected string, found number"),
+        ("null optional", "transaction_recorded", "$.bank_id: expected string, found null"),
+        ("integer as a string", "challenge_started", "$.step_count: expected integer, found string"),
+        ("integer with a fraction", "challenge_started", "$.step_count: expected integer, found number"),
+        ("integer past Int64", "challenge_started", "$.step_count: 9223372036854775808 is beyond the maximum"),
+        ("bad date", "envelope_created", "$.start_date: \"2026-4-6\" does not match"),
+        ("bad month", "budget_set", "$.month: \"2026-13\" does not match"),
+    ])
+    func damagedDataIsRefused(_ damage: String, _ name: String, _ expected: String) throws {
+        let body = try #require(EventSamples.byTypeName[name])
+        let line = try Self.sampleLine(body)
+        let data = try #require(line["data"])
+        let damaged: JSON = switch damage {
+        case "missing required": data.removing("payee")
+        case "extra field": data.setting("memo", to: .string("x"))
+        case "bad enum": data.setting("category", to: .string("food"))
+        case "money as a number": data.setting("amount", to: .number("-23.45"))
+        case "money with grouping": data.setting("amount", to: data["amount"]!.setting("amount", to: .string("1,000.00")))
+        case "money with exponent": data.setting("amount", to: data["amount"]!.setting("amount", to: .string("1e3")))
+        case "money without currency": data.setting("amount", to: data["amount"]!.removing("currency"))
+        case "lowercase currency": data.setting("amount", to: data["amount"]!.setting("currency", to: .string("gbp")))
+        case "extra money field": data.setting("amount", to: data["amount"]!.setting("scale", to: .integer(2)))
+        case "boolean as a string": data.setting("recurring", to: .string("true"))
+        case "decimal as a number": data.setting("rate_to_base", to: .number("1.2703"))
+        case "null optional": data.setting("bank_id", to: .null)
+        case "integer as a string": data.setting("step_count", to: .string("52"))
+        case "integer with a fraction": data.setting("step_count", to: .number("52.5"))
+        case "integer past Int64": data.setting("step_count", to: .number("9223372036854775808"))
+        case "bad date": data.setting("start_date", to: .string("2026-4-6"))
+        case "bad month": data.setting("month", to: .string("2026-13"))
+        default: data
+        }
+        let errors = try Self.validator(name, version: body.type.version).errors(damaged)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.hasPrefix(expected) == true, "\(errors)")
+        if damage != "null optional" {  // Tally reads a null optional as absent; the schema asks writers to omit it
+            #expect(throws: EventCodingError.self, "\(damage)") {
+                try EventJSON.decode(Array(line.setting("data", to: damaged).compact.utf8))
+            }
+        }
+    }
+
+    @Test func damagedEnvelopesAreRefused() throws {
+        let line = try Self.sampleLine(EventSamples.bodies[0])
+        let envelope = SchemaValidator(root: try Repository.envelopeSchema())
+        let cases: [(JSON, String)] = [
+            (line.setting("type", to: .string("pot_painted")), "$.type: \"pot_painted\" is not one of"),
+            (line.removing("data"), "$: required property 'data' is missing"),
+            (line.setting("colour", to: .string("red")), "$: property 'colour' is not allowed"),
+            (line.setting("version", to: .integer(0)), "$.version: 0 is beyond the minimum 1"),
+            (line.setting("cause", to: .integer(0)), "$.cause: 0 is beyond the minimum 1"),
+            (line.setting("effective_at", to: .string("2026-05-01 09:00")), "$.effective_at: \"2026-05-01 09:00\" does not match"),
+            (line.setting("idempotency_key", to: .string("")), "$.idempotency_key: length 0 is beyond the minLength 1"),
+        ]
+        for (damaged, expected) in cases {
+            let errors = envelope.errors(damaged)
+            #expect(errors.count == 1 && errors[0].hasPrefix(expected), "\(errors)")
+        }
+    }
+
+    @Test func validatorRefusesKeywordsItDoesNotImplement() {
+        let validator = SchemaValidator(root: .object([("type", .string("object")), ("oneOf", .array([]))]))
+        #expect(validator.errors(.object([])) == ["$: unsupported schema keyword 'oneOf'"])
+    }
+
+    @Test func jsonModelRoundTripsText() throws {
+        let text = #"{"a":[1,-2.5e3,true,null],"b":{"c":"\"q\" \\ \u00e9 \ud83d\ude42 \n"}}"#
+        let value = try JSON.parse(text)
+        #expect(value["b"]?["c"] == .string("\"q\" \\ é 🙂 \n"))
+        #expect(try JSON.parse(value.compact) == value)
+        #expect(try JSON.parse(value.rendered) == value)
+        #expect(throws: JSON.ParseError.self) { try JSON.parse("{\"a\":1,\"a\":2}") }
+        #expect(throws: JSON.ParseError.self) { try JSON.parse("[01]") }
     }
 }
