@@ -246,4 +246,20 @@ import TallyLog
             #expect(throws: Never.self) { try EventCatalog.decode(loggedEvent(record)) }
         }
     }
+
+    /// Known issue: the log keeps a commodity's code but not its scale, and reads the scale
+    /// back from `Commodity.named`. A commodity made with `Commodity(code:scale:)` at another
+    /// scale (the money module suggests it for withdrawn codes such as HRK) changes value on
+    /// the way through the log: 100.00 HRK is read back as 0.00010000 HRK.
+    @Test func customScaleCommoditySurvivesTheLog() throws {
+        let kuna = try Commodity(code: "HRK", scale: 2)
+        let body = EventBody.potFunded(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: kuna)))
+        let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body)
+        let decoded = try EventCatalog.decode(loggedEvent(EventCatalog.record(for: event)))
+        withKnownIssue("binary Money/Commodity drop the scale; decode assumes Commodity.named's") {
+            guard case .potFunded(let funded) = decoded.body else { Issue.record("not pot_funded"); return }
+            #expect(funded.amount.decimalString == "100.00")
+            #expect(decoded.body == body)
+        }
+    }
 }
