@@ -454,7 +454,10 @@ struct SchemaValidator {
         if let cached = expressions[pattern] {
             expression = cached
         } else {
-            guard let compiled = try? NSRegularExpression(pattern: pattern) else { return false }
+            // ECMA-262's `$` (no multiline) matches only at the end; ICU's also before a final
+            // line break, so "USD\n" would pass. `\z` is the end in both senses.
+            let ecma = pattern.hasSuffix("$") && !pattern.hasSuffix("\\$") ? pattern.dropLast() + "\\z" : pattern
+            guard let compiled = try? NSRegularExpression(pattern: String(ecma)) else { return false }
             expressions[pattern] = compiled
             expression = compiled
         }
@@ -583,6 +586,14 @@ struct SchemaValidator {
     @Test func validatorRefusesKeywordsItDoesNotImplement() {
         let validator = SchemaValidator(root: .object([("type", .string("object")), ("oneOf", .array([]))]))
         #expect(validator.errors(.object([])) == ["$: unsupported schema keyword 'oneOf'"])
+    }
+
+    @Test func patternsAnchorAsInECMAScript() {
+        #expect(SchemaValidator.matches("USD", pattern: SchemaGenerator.commodityPattern))
+        #expect(!SchemaValidator.matches("USD\n", pattern: SchemaGenerator.commodityPattern))
+        #expect(!SchemaValidator.matches("xUSD", pattern: SchemaGenerator.commodityPattern))
+        #expect(SchemaValidator.matches("-0.05", pattern: SchemaGenerator.decimalPattern))
+        #expect(!SchemaValidator.matches("007", pattern: SchemaGenerator.decimalPattern))
     }
 
     @Test func jsonModelRoundTripsText() throws {
