@@ -122,7 +122,7 @@ enum EventSamples {
     )
 
     /// A sample of an old version of a type, still readable.
-    struct LegacySample: @unchecked Sendable {
+    struct LegacySample: Sendable {
         let typeName: String
         let version: UInt16
         let payload: any LegacyEventPayload
@@ -174,11 +174,7 @@ enum EventSamples {
 
 /// What the log would hand back for a record: sequence and recorded time added.
 func loggedEvent(_ record: LogRecord, sequence: UInt64 = 1, recordedAt: Int64 = 1_777_626_060_000_000) -> LoggedEvent {
-    let cause: UInt64? = switch record.cause {
-    case .sequence(let number)?: number
-    case .earlierInBatch(let offset)?: sequence - UInt64(offset)
-    case nil: nil
-    }
+    let cause: UInt64? = if case .sequence(let number)? = record.cause { number } else { nil }
     return LoggedEvent(
         sequence: sequence, recordedAt: recordedAt, kind: record.kind, version: record.version,
         effectiveAt: record.effectiveAt, entity: record.entity, cause: cause,
