@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+@testable import Tally
+import TallyLog
+
+/// The log form of every event type: `EventCatalog.record(for:)` and `EventCatalog.decode`.
+@Suite struct EventBinaryCodecTests {
+    /// Encodes to a record, hands it back as the log would, decodes, and compares every field.
+    private func roundTrip(_ event: NewEvent, sequence: UInt64 = 1, recordedAt: Int64 = 1_777_626_060_000_000) throws -> Event {
+        let record = EventCatalog.record(for: event)
+        #expect(record.kind == event.type.code)
+        #expect(record.version == event.type.version)
+        #expect(record.entity == event.entity)
+        #expect(record.effectiveAt == event.effectiveAt.microsecondsSinceEpoch)
+        return try EventCatalog.decode(loggedEvent(record, sequence: sequence, recordedAt: recordedAt))
+    }
+
+    private func expectSame(_ decoded: Event, _ event: NewEvent, sequence: UInt64, recordedAt: Int64, _ comment: Comment? = nil) {
+        let causeNumber: UInt64? = if case .sequence(let number)? = event.cause { number } else { nil }
+        let expected = Event(
+            sequence: sequence, recordedAt: Instant(microsecondsSinceEpoch: recordedAt), effectiveAt: event.effectiveAt,
+            cause: causeNumber, idempotencyKey: event.idempotencyKey, body: event.body
+        )
+        #expect(decoded == expected, comment)
+        #expect(decoded.storedVersion == event.type.version, comment)
+        #expect(decoded.entity == event.entity, comment)
+    }
+
+    @Test(arguments: EventSamples.bodies.map(\.type.name))
+    func sampleRoundTrips(_ name: String) throws {
+        let event = EventSamples.newEvent(try #require(EventSamples.byTypeName[name]))
+        let decoded = try roundTrip(event, sequence: 42, recordedAt: 1_777_626_061_000_000)
+        expectSame(decoded, event, sequence: 42, recordedAt: 1_777_626_061_000_000)
+    }
+
+    @Test func sampleWithoutEnvelopeOptionsRoundTrips() throws {
+        let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: -1), body: EventSamples.bodies[0])
+        expectSame(try roundTrip(event), event, sequence: 1, recordedAt: 1_777_626_060_000_000)
+    }
+
+    @Test func randomPayloadsRoundTrip() throws {
+        let seed = testSeed()
+        let values = RandomValues(seed: seed)
+        for index in 0..<2_200 {
+            let event = values.event(index: index)
+            let sequence = UInt64(index + 1)
+            let recordedAt = values.int64()
+            do {
+                let decoded = try roundTrip(event, sequence: sequence, recordedAt: recordedAt)
+                expectSame(decoded, event, sequence: sequence, recordedAt: recordedAt, replay(seed, "event \(index): \(event.type)"))
+            } catch {
+                Issue.record(error, replay(seed, "event \(index): \(event.body)"))
+            }
+        }
+    }
+
+    /// Every prefix of every sample's payload is refused as truncated, never trapping.
+    @Test(arguments: EventSamples.bodies.map(\.type.name))
+    func truncatedPayloadThrowsAtEveryOffset(_ name: String) throws {
+        let record = EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        for length in 0..<record.payload.count {
+            let prefix = Array(record.payload.prefix(length))
+            let error = #expect(throws: EventCodingError.self, "\(name) cut to \(length) bytes") {
+                try EventCatalog.decodeBody(code: record.kind, version: record.version, payload: prefix)
+            }
+            #expect(error?.code == .truncated, "\(name) cut to \(length) bytes: \(String(describing: error))")
+            #expect(error?.message.contains(name) == true)
+        }
+    }
+
+    @Test func truncatedRandomPayloadsThrow() {
+        let seed = testSeed()
+        let values = RandomValues(seed: seed)
+        for index in 0..<550 {
+            let record = EventCatalog.record(for: values.event(index: index))
+            let length = values.int(in: 0...(record.payload.count - 1))
+            #expect(throws: EventCodingError.self, replay(seed, "event \(index) cut to \(length) bytes")) {
+                try EventCatalog.decodeBody(code: record.kind, version: record.version, payload: Array(record.payload.prefix(length)))
+            }
+        }
+    }
+
+    @Test(arguments: EventSamples.bodies.map(\.type.name))
+    func trailingBytesThrow(_ name: String) throws {
+        let record = EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        for extra in [[0x00], [0x01, 0x02, 0x03]] as [[UInt8]] {
+            let error = #expect(throws: EventCodingError.self) {
+                try EventCatalog.decode(loggedEvent(LogRecord(
+                    kind: record.kind, version: record.version, effectiveAt: record.effectiveAt, entity: record.entity,
+                    cause: nil, idempotencyKey: nil, payload: record.payload + extra
+                ), sequence: 9))
+            }
+            #expect(error?.code == .trailingBytes)
+            #expect(error?.message.contains("\(extra.count) unexpected bytes") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("event 9") == true)
+            #expect(error?.message.contains("\(name) v") == true)
+        }
+    }
+
+    /// Damaged payloads (bytes flipped, dropped, duplicated) decode or throw; they never trap.
+    @Test func damagedPayloadsNeverTrap() {
+        let seed = testSeed()
+        let values = RandomValues(seed: seed)
+        for index in 0..<3_000 {
+            let record = EventCatalog.record(for: index < 550 ? EventSamples.newEvent(EventSamples.bodies[index % 55]) : values.event(index: index))
+            var payload = record.payload
+            for _ in 0..<values.int(in: 1...3) where !payload.isEmpty {
+                let position = values.int(in: 0...(payload.count - 1))
+                switch values.int(in: 0...3) {
+                case 0: payload[position] = UInt8.random(in: 0...255, using: &values.generator)
+                case 1: payload[position] ^= 0x80
+                case 2: payload.remove(at: position)
+                default: payload.insert(payload[position], at: position)
+                }
+            }
+            do {
+                _ = try EventCatalog.decodeBody(code: record.kind, version: record.version, payload: payload)
+            } catch is EventCodingError {
+                // expected for most damage
+            } catch {
+                Issue.record(replay(seed, "event \(index) threw \(error), not an EventCodingError"))
+            }
+        }
+    }
+
+    @Test func unknownTypeCodeThrowsNamingIt() {
+        let error = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decode(LoggedEvent(
+                sequence: 7, recordedAt: 0, kind: 9_999, version: 1, effectiveAt: 0, entity: "x",
+                cause: nil, idempotencyKey: nil, payload: []
+            ))
+        }
+        #expect(error?.code == .unknownType)
+        #expect(error?.message.contains("9999") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("event 7") == true)
+    }
+
+    @Test(arguments: [0, 3, 999] as [UInt16])
+    func unknownVersionThrowsNamingTypeVersionAndKnownVersions(_ version: UInt16) {
+        let record = EventCatalog.record(for: EventSamples.newEvent(EventSamples.byTypeName["deposit_received"]!))
+        let error = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decodeBody(code: record.kind, version: version, payload: record.payload)
+        }
+        #expect(error?.code == .unsupportedVersion)
+        #expect(error?.message.contains("deposit_received version \(version)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("known: 1, 2") == true)
+    }
+
+    @Test func catalogCodesNamesAndVersionsAreConsistent() {
+        let types = EventCatalog.types
+        #expect(types.count == EventBody.payloadTypes.count)
+        #expect(Set(types.map(\.code)).count == types.count)
+        #expect(Set(types.map(\.name)).count == types.count)
+        for type in types {
+            #expect(EventCatalog.type(named: type.name) == type)
+            #expect(EventCatalog.type(code: type.code) == type)
+            #expect(EventCatalog.versions(of: type).last == type.version)
+        }
+    }
+
+    // MARK: Values outside their domain
+
+    /// The sample `budget_set` (category, month, money) with one field's bytes replaced.
+    private func decodeBudgetSet(_ build: (inout BinaryWriter) -> Void) throws -> EventBody {
+        var writer = BinaryWriter()
+        build(&writer)
+        return try EventCatalog.decodeBody(code: BudgetSet.eventType.code, version: 1, payload: writer.bytes)
+    }
+
+    @Test func invalidValuesThrowInvalidValue() {
+        let cases: [(String, (inout BinaryWriter) -> Void, String)] = [
+            ("bad enum", { w in w.writeString("food"); w.writeZigZag(24_315); w.writeString("GBP"); w.writeZigZag(40_000) }, "'food' is not one of"),
+            ("month 0000-12", { w in w.writeString("bills"); w.writeZigZag(11); w.writeString("GBP"); w.writeZigZag(1) }, "month number 11"),
+            ("month 10000-01", { w in w.writeString("bills"); w.writeZigZag(120_000); w.writeString("GBP"); w.writeZigZag(1) }, "month number 120000"),
+            ("bad commodity", { w in w.writeString("bills"); w.writeZigZag(24_315); w.writeString("gbp"); w.writeZigZag(1) }, "'gbp' is not a commodity code"),
+            ("invalid UTF-8", { w in w.writeVarint(2); w.writeByte(0xC3); w.writeByte(0x28) }, "not valid UTF-8"),
+        ]
+        for (name, build, fragment) in cases {
+            let error = #expect(throws: EventCodingError.self, "\(name)") { try decodeBudgetSet(build) }
+            #expect(error?.code == .invalidValue, "\(name)")
+            #expect(error?.message.contains(fragment) == true, "\(name): \(String(describing: error))")
+        }
+    }
+
+    @Test func invalidMarkersAndScalesThrow() {
+        // round_ups_switched: account, enabled (bool byte 2).
+        var writer = BinaryWriter()
+        writer.writeString("main"); writer.writeByte(2)
+        let bool = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decodeBody(code: RoundUpsSwitched.eventType.code, version: 1, payload: writer.bytes)
+        }
+        #expect(bool?.message.contains("boolean byte 2") == true)
+        // withdrawal_made: account, amount, destination (optional marker 7).
+        writer = BinaryWriter()
+        writer.writeString("main"); writer.writeString("USD"); writer.writeZigZag(100); writer.writeByte(7)
+        let marker = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decodeBody(code: WithdrawalMade.eventType.code, version: 1, payload: writer.bytes)
+        }
+        #expect(marker?.message.contains("optional marker 7") == true)
+        // fx_rate_set: base, quote, rate (scale 19).
+        writer = BinaryWriter()
+        writer.writeString("GBP"); writer.writeString("USD"); writer.writeZigZag(12_703); writer.writeByte(19)
+        let scale = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decodeBody(code: FXRateSet.eventType.code, version: 1, payload: writer.bytes)
+        }
+        #expect(scale?.message.contains("decimal scale 19") == true)
+        // reminder_set: due date before 0001-01-01.
+        writer = BinaryWriter()
+        writer.writeString("r"); writer.writeString("a"); writer.writeZigZag(-719_163); writer.writeByte(0)
+        let date = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decodeBody(code: ReminderSet.eventType.code, version: 1, payload: writer.bytes)
+        }
+        #expect(date?.message.contains("day number -719163") == true)
+        // An 11-byte varint.
+        let varint = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decodeBody(code: PriceStalenessSet.eventType.code, version: 1, payload: Array(repeating: 0xFF, count: 9) + [0x7F])
+        }
+        #expect(varint?.message.contains("varint longer than 64 bits") == true)
+    }
+
+    @Test func stringsPastTheLimitThrowLimitExceeded() {
+        var writer = BinaryWriter()
+        writer.writeString(String(repeating: "x", count: eventStringBytesLimit + 1))
+        let error = #expect(throws: EventCodingError.self) {
+            try EventCatalog.decodeBody(code: AccountClosed.eventType.code, version: 1, payload: writer.bytes)
+        }
+        #expect(error?.code == .limitExceeded)
+        #expect(error?.message.contains("exceeds the limit of \(eventStringBytesLimit)") == true)
+        // Exactly at the limit is fine.
+        writer = BinaryWriter()
+        writer.writeString(String(repeating: "é", count: eventStringBytesLimit / 2))
+        #expect(throws: Never.self) {
+            try EventCatalog.decodeBody(code: AccountClosed.eventType.code, version: 1, payload: writer.bytes)
+        }
+    }
+
+    /// Known issue: the writer enforces no limit, so the Swift API can append a record that
+    /// no reader will ever accept. `record(for:)` should refuse it (throw) instead.
+    @Test func writerRefusesWhatTheReaderRefuses() {
+        let event = NewEvent(
+            effectiveAt: Instant(microsecondsSinceEpoch: 0),
+            body: .accountClosed(AccountClosed(account: String(repeating: "x", count: eventStringBytesLimit + 1)))
+        )
+        let record = EventCatalog.record(for: event)
+        withKnownIssue("record(for:) writes strings past eventStringBytesLimit that decode refuses") {
+            #expect(throws: Never.self) { try EventCatalog.decode(loggedEvent(record)) }
+        }
+    }
+
+    /// Known issue: the log keeps a commodity's code but not its scale, and reads the scale
+    /// back from `Commodity.named`. A commodity made with `Commodity(code:scale:)` at another
+    /// scale (the money module suggests it for withdrawn codes such as HRK) changes value on
+    /// the way through the log: 100.00 HRK is read back as 0.00010000 HRK.
+    @Test func customScaleCommoditySurvivesTheLog() throws {
+        let kuna = try Commodity(code: "HRK", scale: 2)
+        let body = EventBody.potFunded(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: kuna)))
+        let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body)
+        let decoded = try EventCatalog.decode(loggedEvent(EventCatalog.record(for: event)))
+        withKnownIssue("binary Money/Commodity drop the scale; decode assumes Commodity.named's") {
+            guard case .potFunded(let funded) = decoded.body else { Issue.record("not pot_funded"); return }
+            #expect(funded.amount.decimalString == "100.00")
+            #expect(decoded.body == body)
+        }
+    }
+}

@@ -1,0 +1,535 @@
+import Foundation
+import Testing
+@testable import Tally
+import TallyLog
+
+// One fully populated, realistic sample per event type and version (every optional set),
+// and a seeded generator of random payloads of any type. The codec, upcasting, schema and
+// drift tests all draw from here, so a new event type needs exactly one new sample.
+
+enum EventSamples {
+    /// One sample per current payload type, in log-code order.
+    static let bodies: [EventBody] = [
+        // Ledger
+        .ledgerCreated(LedgerCreated(name: "Household ledger", baseCurrency: .usd, timeZone: "Europe/London")),
+        .baseCurrencySet(BaseCurrencySet(currency: .gbp)),
+        .accountOpened(AccountOpened(
+            account: "Assets:Bank:Checking", kind: .asset, commodity: .usd, openingBalance: usd("2500.00")
+        )),
+        .accountClosed(AccountClosed(account: "Assets:Bank:Old Savings")),
+        .journalEntryPosted(JournalEntryPosted(
+            account: "Expenses:Groceries", counterAccount: "Assets:Bank:Checking", amount: usd("84.17"),
+            payee: "Trader Joe's #552", category: "Food:Groceries", externalId: "chk-2026-04-0193"
+        )),
+        .transferMade(TransferMade(
+            transferId: "trf_7d1c2a90", source: "Assets:Bank:Checking", target: "Assets:Bank:UK Current",
+            amount: usd("1000.00"), received: gbp("787.40"), envelope: "env_travel"
+        )),
+        .balanceAsserted(BalanceAsserted(account: "Assets:Bank:Checking", amount: usd("1415.83"))),
+        // Wealth account
+        .depositReceived(DepositReceived(
+            account: "main", amount: money("250.000000", "USDC"), source: .chain,
+            externalId: "0x9f2c4be1d7a3e5f60b8c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708"
+        )),
+        .depositSplit(DepositSplit(
+            account: "main", spend: usd("70.00"), invest: usd("30.00"), spendWeight: 70, investWeight: 30
+        )),
+        .splitRuleSet(SplitRuleSet(account: "main", spendWeight: 60, investWeight: 40)),
+        .roundUpsSwitched(RoundUpsSwitched(account: "main", enabled: true)),
+        .automationPaused(AutomationPaused(account: "main")),
+        .automationResumed(AutomationResumed(account: "main")),
+        .cardFrozen(CardFrozen(account: "main")),
+        .cardUnfrozen(CardUnfrozen(account: "main")),
+        .purchaseMade(PurchaseMade(
+            account: "main", amount: usd("3.40"), merchant: "Blue Bottle Coffee, Oakland", externalId: "card-auth-55102"
+        )),
+        .roundUpApplied(RoundUpApplied(account: "main", amount: usd("0.60"))),
+        .roundUpSkipped(RoundUpSkipped(account: "main", amount: gbp("0.25"))),
+        .withdrawalMade(WithdrawalMade(account: "main", amount: gbp("120.00"), destination: "GB29 NWBK 6016 1331 9268 19")),
+        // Budgeting and pots
+        .transactionRecorded(TransactionRecorded(
+            transactionId: "txn_01J8ZQ4M2K", payee: "Tesco Express", category: .groceries, amount: gbp("-23.45"),
+            recurring: true, source: .bank, externalId: "bank-tx-4471902", bankId: "monzo",
+            account: "Cash", envelope: "env_groceries", rateToBase: decimal("1.2703")
+        )),
+        .transactionAmended(TransactionAmended(
+            transactionId: "txn_01J8ZQ6B7P", payee: "Pizza Express", category: .diningOut, amount: gbp("-31.90"),
+            recurring: false
+        )),
+        .transactionDeleted(TransactionDeleted(transactionId: "txn_01J8ZQ9TXD")),
+        .transactionRecategorised(TransactionRecategorised(transactionId: "txn_01J8ZQ4M2K", category: .bills)),
+        .bankConnected(BankConnected(bankId: "monzo", name: "Monzo Bank")),
+        .bankDisconnected(BankDisconnected(bankId: "starling")),
+        .referenceBalanceSet(ReferenceBalanceSet(amount: gbp("3120.55"))),
+        .budgetSet(BudgetSet(category: .groceries, month: month("2026-04"), maximum: gbp("400.00"))),
+        .budgetDeleted(BudgetDeleted(category: .entertainment, month: month("2026-03"))),
+        .potCreated(PotCreated(potId: "holiday", name: "Holiday in Lisbon ☀️", target: gbp("1500.00"))),
+        .potFunded(PotFunded(potId: "holiday", amount: gbp("200.00"))),
+        .potWithdrawn(PotWithdrawn(potId: "holiday", amount: gbp("50.00"))),
+        .potDeleted(PotDeleted(potId: "emergency", returned: gbp("725.10"))),
+        .recurringDefined(RecurringDefined(
+            recurringId: "rent", payee: "Foxtons Lettings", category: .bills, amount: gbp("-1450.00"),
+            frequency: .monthly, dayOfMonth: 28, startMonth: month("2026-01"), endMonth: month("2027-12")
+        )),
+        .recurringRemoved(RecurringRemoved(recurringId: "gym")),
+        .recurringOccurrenceGenerated(RecurringOccurrenceGenerated(
+            recurringId: "rent", month: month("2026-04"), transactionId: "txn_rent_2026_04",
+            payee: "Foxtons Lettings", category: .bills, amount: gbp("-1450.00")
+        )),
+        // Envelopes and challenges
+        .envelopeCreated(EnvelopeCreated(
+            envelopeId: "env_groceries", name: "Groceries", interval: .biweekly, budgeted: usd("250.00"),
+            startDate: date("2026-04-06")
+        )),
+        .envelopeBudgetChanged(EnvelopeBudgetChanged(envelopeId: "env_groceries", budgeted: usd("275.00"), interval: .weekly)),
+        .envelopeFunded(EnvelopeFunded(envelopeId: "env_travel", amount: money("15000", "JPY"))),
+        .envelopeRolloverSet(EnvelopeRolloverSet(envelopeId: "env_groceries", policy: .carryForward)),
+        .envelopeDeleted(EnvelopeDeleted(envelopeId: "env_old_car")),
+        .challengeStarted(ChallengeStarted(
+            challengeId: "ch_52w_2026", template: "52_week", name: "52-week challenge", unit: usd("1.00"),
+            stepCount: 52, account: "Savings"
+        )),
+        .challengeStepCompleted(ChallengeStepCompleted(challengeId: "ch_52w_2026", step: 17, amount: usd("17.00"))),
+        // Net worth and X-ray
+        .assetAdded(AssetAdded(
+            assetId: "vea", name: "Vanguard FTSE Developed Markets ETF", category: .investments, type: .stockOrETF,
+            currency: .usd, country: "US", sector: "Diversified equity", symbol: "VEA"
+        )),
+        .assetTagged(AssetTagged(assetId: "vea", country: "IE", sector: "Equity", symbol: "VEA.L")),
+        .assetRemoved(AssetRemoved(assetId: "old_car")),
+        .liabilityAdded(LiabilityAdded(
+            liabilityId: "mortgage", name: "Nationwide mortgage", category: .mortgage, currency: .gbp,
+            linkedAssetId: "flat_e8"
+        )),
+        .liabilityRemoved(LiabilityRemoved(liabilityId: "car_loan")),
+        .valuationRecorded(ValuationRecorded(
+            itemKind: .asset, itemId: "flat_e8", value: gbp("485000.00"), source: .override
+        )),
+        .valuationOverrideCleared(ValuationOverrideCleared(assetId: "flat_e8")),
+        .positionSet(PositionSet(assetId: "vea", quantity: money("12.5", "VEA"), costBasis: usd("612.40"))),
+        .priceQuoted(PriceQuoted(symbol: commodity("VEA"), price: usd("49.87"), source: .live)),
+        .fxRateSet(FXRateSet(base: .gbp, quote: .usd, rate: decimal("1.2703"))),
+        .reminderSet(ReminderSet(
+            reminderId: "rem_flat_q2", assetId: "flat_e8", dueDate: date("2026-06-30"), note: "Check the \"Zoopla\" estimate"
+        )),
+        .reminderCompleted(ReminderCompleted(reminderId: "rem_flat_q1")),
+        .priceStalenessSet(PriceStalenessSet(thresholdSeconds: 900)),
+    ]
+
+    /// The sample of each type, by type name.
+    static let byTypeName: [String: EventBody] = Dictionary(
+        bodies.map { ($0.type.name, $0) }, uniquingKeysWith: { first, _ in first }
+    )
+
+    /// A sample of an old version of a type, still readable.
+    struct LegacySample: Sendable {
+        let typeName: String
+        let version: UInt16
+        let payload: any LegacyEventPayload
+    }
+
+    /// One sample per legacy version, fully populated.
+    static let legacy: [LegacySample] = [
+        LegacySample(
+            typeName: "deposit_received", version: 1,
+            payload: DepositReceivedV1(account: "main", amount: usd("100.00"), externalId: "bank:tx-88")
+        ),
+    ]
+
+    /// A new event around a body, with every envelope field set.
+    static func newEvent(_ body: EventBody) -> NewEvent {
+        NewEvent(
+            effectiveAt: Instant(microsecondsSinceEpoch: 1_777_626_000_123_456),  // 2026-05-01T09:00:00.123456Z
+            cause: .sequence(41), idempotencyKey: "sample:\(body.type.name)", body: body
+        )
+    }
+
+    // MARK: Value helpers (trap on a typo in a literal: these are fixed test data)
+
+    static func commodity(_ code: String) -> Commodity {
+        do { return try Commodity.named(code) } catch { fatalError("sample commodity \(code): \(error)") }
+    }
+
+    static func money(_ text: String, _ code: String) -> Money {
+        do { return try Money(parsing: text, commodity: commodity(code)) } catch { fatalError("sample amount \(text): \(error)") }
+    }
+
+    static func usd(_ text: String) -> Money { money(text, "USD") }
+    static func gbp(_ text: String) -> Money { money(text, "GBP") }
+
+    static func decimal(_ text: String) -> ExactDecimal {
+        do { return try ExactDecimal(parsing: text) } catch { fatalError("sample decimal \(text): \(error)") }
+    }
+
+    static func date(_ text: String) -> LocalDate {
+        do { return try LocalDate(parsing: text) } catch { fatalError("sample date \(text): \(error)") }
+    }
+
+    static func month(_ text: String) -> Month {
+        do { return try Month(parsing: text) } catch { fatalError("sample month \(text): \(error)") }
+    }
+}
+
+// MARK: - Logged events by hand
+
+/// What the log would hand back for a record: sequence and recorded time added.
+func loggedEvent(_ record: LogRecord, sequence: UInt64 = 1, recordedAt: Int64 = 1_777_626_060_000_000) -> LoggedEvent {
+    let cause: UInt64? = if case .sequence(let number)? = record.cause { number } else { nil }
+    return LoggedEvent(
+        sequence: sequence, recordedAt: recordedAt, kind: record.kind, version: record.version,
+        effectiveAt: record.effectiveAt, entity: record.entity, cause: cause,
+        idempotencyKey: record.idempotencyKey, payload: record.payload
+    )
+}
+
+// MARK: - Seeded randomness
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on every platform.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The seed of a randomized test: `TALLY_TEST_SEED` when set (to replay a failure), else fresh.
+func testSeed() -> UInt64 {
+    if let text = ProcessInfo.processInfo.environment["TALLY_TEST_SEED"], let seed = UInt64(text) { return seed }
+    return UInt64.random(in: 0...UInt64.max)
+}
+
+/// How to replay a randomized failure.
+func replay(_ seed: UInt64, _ detail: String = "") -> Comment {
+    Comment(rawValue: "seed \(seed)\(detail.isEmpty ? "" : ", \(detail)"); replay with TALLY_TEST_SEED=\(seed)")
+}
+
+/// Random payload values: strings with unicode, quotes, commas and control characters up to
+/// the byte limit; amounts across the whole Int64 range; every case of every enum in turn;
+/// optionals absent or present at random.
+final class RandomValues {
+    let seed: UInt64
+    var generator: SplitMix64
+    /// Per enum field, the next case to hand out, so every field sees every case.
+    private var enumCursors: [String: Int] = [:]
+    /// Whether optionals are always present (`true`) or present at random.
+    var fillOptionals = false
+
+    init(seed: UInt64) {
+        self.seed = seed
+        generator = SplitMix64(seed: seed)
+    }
+
+    func int(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+    func chance(_ numerator: Int, in denominator: Int) -> Bool { int(in: 1...denominator) <= numerator }
+    func bool() -> Bool { chance(1, in: 2) }
+
+    func int64() -> Int64 {
+        switch int(in: 0...9) {
+        case 0: [Int64.min, Int64.max, 0, 1, -1, Int64.min + 1, Int64.max - 1].randomElement(using: &generator)!
+        case 1...4: Int64.random(in: -100_000...100_000, using: &generator)
+        case 5...7: Int64.random(in: -1_000_000_000_000...1_000_000_000_000, using: &generator)
+        default: Int64(bitPattern: generator.next())
+        }
+    }
+
+    private static let pieces: [String] = [
+        "a", "b", "Z", "q", "0", "7", " ", ",", ";", "\"", "'", "\\", "/", ":", "-", "_", ".", "{", "}", "[",
+        "é", "ß", "ø", "Ω", "€", "£", "¥", "日本", "中文", "한국어", "مرحبا", "שלום", "🙂", "💷", "👩‍👩‍👧", "🇬🇧",
+        "e\u{301}", "\u{200B}", "\u{FEFF}", "\n", "\t", "\r", "\u{1}", "\u{0}", "\u{7F}", "\u{2028}",
+    ]
+
+    /// 0 to 40 pieces, or now and then exactly `limit` bytes (the event string limit).
+    func string(limit: Int = eventStringBytesLimit) -> String {
+        if chance(1, in: 40) {
+            var text = ""
+            while text.utf8.count < limit {
+                let piece = Self.pieces.randomElement(using: &generator)!
+                if text.utf8.count + piece.utf8.count > limit { text += String(repeating: "x", count: limit - text.utf8.count) } else { text += piece }
+            }
+            return text
+        }
+        var text = ""
+        for _ in 0..<int(in: 0...40) {
+            let piece = Self.pieces.randomElement(using: &generator)!
+            guard text.utf8.count + piece.utf8.count <= limit else { break }
+            text += piece
+        }
+        return text
+    }
+
+    private static let knownCodes = ["USD", "GBP", "EUR", "JPY", "BHD", "CLF", "USDC", "BTC", "ETH", "VEA", "VWRL.L", "BRK-B"]
+
+    func commodity() -> Commodity {
+        let code: String
+        if chance(3, in: 4) {
+            code = Self.knownCodes.randomElement(using: &generator)!
+        } else {
+            let first = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            let rest = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+            code = String(first.randomElement(using: &generator)!)
+                + String((0..<int(in: 0...15)).map { _ in rest.randomElement(using: &generator)! })
+        }
+        return try! Commodity.named(code)  // every generated code is valid by construction
+    }
+
+    func money() -> Money { Money(minorUnits: int64(), commodity: commodity()) }
+
+    func decimal() -> ExactDecimal {
+        try! ExactDecimal(significand: int64(), scale: int(in: 0...18))  // scale in range by construction
+    }
+
+    /// Years 0001 to 9999, the range dates and months are defined on.
+    func date() -> LocalDate {
+        if chance(1, in: 10) { return LocalDate(daysSinceEpoch: [-719_162, 2_932_896, 0, -1].randomElement(using: &generator)!) }
+        return LocalDate(daysSinceEpoch: int(in: -719_162...2_932_896))
+    }
+
+    func month() -> Month {
+        if chance(1, in: 10) { return Month(ordinal: [12, 119_999, 24_240].randomElement(using: &generator)!) }
+        return Month(ordinal: int(in: 12...119_999))
+    }
+
+    /// Years 0001 to 9999, to the microsecond.
+    func instant() -> Instant {
+        Instant(microsecondsSinceEpoch: Int64.random(in: -62_135_596_800_000_000...253_402_300_799_999_999, using: &generator))
+    }
+
+    func enumCase<E: EventEnumeration>(_ type: E.Type, field: String) -> E {
+        let cases = Array(E.allCases)
+        let key = "\(field)/\(E.self)"
+        let index = enumCursors[key, default: int(in: 0...(cases.count - 1))]
+        enumCursors[key] = (index + 1) % cases.count
+        return cases[index]
+    }
+
+    /// A random payload of a current type.
+    func payload<Payload: EventPayload>(_ type: Payload.Type) -> Payload {
+        do {
+            return try Payload(from: RandomPayloadDecoder(values: self, owner: Payload.eventType.name))
+        } catch {
+            fatalError("cannot generate a random \(Payload.self): \(error); teach RandomPayloadDecoder the new field type")
+        }
+    }
+
+    func body(of type: any EventPayload.Type) -> EventBody { payload(type).body }
+
+    /// A random payload of a legacy type.
+    func legacyPayload<Legacy: LegacyEventPayload>(_ type: Legacy.Type) -> Legacy {
+        do {
+            return try Legacy(from: RandomPayloadDecoder(values: self, owner: "\(Legacy.self)"))
+        } catch {
+            fatalError("cannot generate a random \(Legacy.self): \(error)")
+        }
+    }
+
+    /// A random event of the given body with random envelope fields (within what JSON carries:
+    /// instants in years 0001-9999, causes up to Int64.max, keys of 1 to 255 bytes).
+    func newEvent(_ body: EventBody) -> NewEvent {
+        let cause: CauseReference? = bool() ? nil : .sequence(UInt64(int64().magnitude % UInt64(Int64.max)) + 1)
+        var key: String? = nil
+        if bool() {
+            let text = string(limit: 255)
+            key = text.isEmpty ? "k" : text
+        }
+        return NewEvent(effectiveAt: instant(), cause: cause, idempotencyKey: key, body: body)
+    }
+
+    /// A random event of the `index`-th payload type (cycling), so every type gets its share.
+    func event(index: Int) -> NewEvent {
+        let types = EventBody.payloadTypes
+        return newEvent(body(of: types[index % types.count]))
+    }
+}
+
+/// Builds any payload through its `Decodable` conformance, answering every field with a
+/// random value of its type: no per-type code, so a new event type is covered at once.
+struct RandomPayloadDecoder: Decoder {
+    let values: RandomValues
+    let owner: String
+    var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    struct Unsupported: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(Keyed<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw Unsupported(description: "lists are not generated yet (at \(codingPath.map(\.stringValue)))")
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw Unsupported(description: "unknown single-value type at \(codingPath.map(\.stringValue))")
+    }
+
+    func value<T: Decodable>(_ type: T.Type, field: String) throws -> T {
+        let result: Any
+        switch type {
+        case is String.Type: result = values.string()
+        case is Bool.Type: result = values.bool()
+        case is Int.Type: result = Int(values.int64())
+        case is Int64.Type: result = values.int64()
+        case is Money.Type: result = values.money()
+        case is Commodity.Type: result = values.commodity()
+        case is ExactDecimal.Type: result = values.decimal()
+        case is LocalDate.Type: result = values.date()
+        case is Month.Type: result = values.month()
+        case is Instant.Type: result = values.instant()
+        case let enumeration as any EventEnumeration.Type:
+            result = values.enumCase(enumeration, field: "\(owner).\(field)")
+        default:
+            result = try T(from: self)  // a nested payload value: its own fields, at random
+        }
+        return result as! T  // the switch matched T exactly
+    }
+
+    struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let decoder: RandomPayloadDecoder
+        var codingPath: [any CodingKey] { decoder.codingPath }
+        var allKeys: [Key] { [] }
+
+        func contains(_ key: Key) -> Bool { true }
+        func decodeNil(forKey key: Key) throws -> Bool { decoder.values.fillOptionals ? false : decoder.values.bool() }
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            try decoder.value(type, field: key.stringValue)
+        }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.value(type, field: key.stringValue) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.value(type, field: key.stringValue) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.value(type, field: key.stringValue) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.value(type, field: key.stringValue) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { throw unsupported(type, key) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw unsupported(type, key) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { throw unsupported(type, key) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { throw unsupported(type, key) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { throw unsupported(type, key) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { throw unsupported(type, key) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { throw unsupported(type, key) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { throw unsupported(type, key) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { throw unsupported(type, key) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { throw unsupported(type, key) }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            throw Unsupported(description: "nested containers are not generated (\(key.stringValue))")
+        }
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            throw Unsupported(description: "lists are not generated yet (\(key.stringValue))")
+        }
+        func superDecoder() throws -> any Decoder { decoder }
+        func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
+
+        private func unsupported(_ type: Any.Type, _ key: Key) -> Unsupported {
+            Unsupported(description: "no random \(type) for field \(key.stringValue)")
+        }
+    }
+}
+
+// MARK: - The samples themselves
+
+@Suite struct EventSampleTests {
+    @Test func everyPayloadTypeHasExactlyOneSample() {
+        let names = EventSamples.bodies.map(\.type.name)
+        for payloadType in EventBody.payloadTypes {
+            let name = payloadType.eventType.name
+            #expect(names.filter { $0 == name }.count == 1, "\(name) needs exactly one sample in EventSamples.bodies")
+        }
+        #expect(EventSamples.bodies.count == EventBody.payloadTypes.count)
+        #expect(Set(names) == Set(EventBody.payloadTypes.map { $0.eventType.name }))
+    }
+
+    @Test func everyLegacyVersionHasExactlyOneSample() {
+        var expected: [String] = []
+        for payloadType in EventBody.payloadTypes {
+            for legacy in payloadType.legacyVersions {
+                expected.append("\(payloadType.eventType.name).v\(legacy.version)")
+            }
+        }
+        let sampled = EventSamples.legacy.map { "\($0.typeName).v\($0.version)" }
+        #expect(sampled.sorted() == expected.sorted())
+        for sample in EventSamples.legacy {
+            let payloadType = EventBody.payloadTypes.first { $0.eventType.name == sample.typeName }
+            let legacyType = payloadType?.legacyVersions.first { $0.version == sample.version }
+            #expect(legacyType.map { type(of: sample.payload) == $0 } == true, "\(sample.typeName).v\(sample.version) sample has the wrong type")
+        }
+    }
+
+    /// The schemas are derived from the samples by reflection, so an unset optional would hide
+    /// its field's type; equal values in two fields of one type would hide a swapped order.
+    @Test(arguments: EventSamples.bodies.map(\.type.name))
+    func sampleIsFullyPopulatedWithDistinctValues(_ name: String) throws {
+        let payload = try #require(EventSamples.byTypeName[name]).payload
+        checkPopulated(payload, name: name)
+    }
+
+    @Test func legacySamplesAreFullyPopulated() {
+        for sample in EventSamples.legacy {
+            checkPopulated(sample.payload, name: "\(sample.typeName).v\(sample.version)")
+        }
+    }
+
+    private func checkPopulated(_ payload: Any, name: String) {
+        var seen: [String: String] = [:]
+        for child in Mirror(reflecting: payload).children {
+            let label = child.label ?? "?"
+            var value = child.value
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                guard let wrapped = mirror.children.first?.value else {
+                    Issue.record("\(name).\(label) is nil in the sample; set every optional")
+                    continue
+                }
+                value = wrapped
+            }
+            let key = "\(type(of: value))=\(value)"
+            if let other = seen[key], !(value is Bool) {
+                Issue.record("\(name).\(label) has the same value as .\(other); make them differ so a swap shows")
+            }
+            seen[key] = label
+        }
+    }
+
+    @Test func randomPayloadsCoverEveryEnumCaseAndBothOptionalStates() {
+        let seed = testSeed()
+        let values = RandomValues(seed: seed)
+        var seenEnum: [String: Set<String>] = [:]
+        var allEnum: [String: Set<String>] = [:]
+        var seenOptional: [String: Set<Bool>] = [:]
+        for index in 0..<(EventBody.payloadTypes.count * 40) {
+            let payload = values.event(index: index).body.payload
+            for child in Mirror(reflecting: payload).children {
+                let field = "\(type(of: payload)).\(child.label ?? "?")"
+                let mirror = Mirror(reflecting: child.value)
+                var value = child.value
+                if mirror.displayStyle == .optional {
+                    seenOptional[field, default: []].insert(mirror.children.isEmpty)
+                    guard let wrapped = mirror.children.first?.value else { continue }
+                    value = wrapped
+                }
+                if let enumeration = value as? any EventEnumeration {
+                    seenEnum[field, default: []].insert(enumeration.rawValue)
+                    allEnum[field] = Self.allRawValues(of: enumeration)
+                }
+            }
+        }
+        #expect(!seenEnum.isEmpty)
+        for (field, cases) in seenEnum {
+            #expect(cases == allEnum[field], replay(seed, "\(field) never got \(allEnum[field, default: []].subtracting(cases))"))
+        }
+        for (field, states) in seenOptional {
+            #expect(states.count == 2, replay(seed, "\(field) was only ever \(states.first == true ? "absent" : "present")"))
+        }
+    }
+
+    private static func allRawValues<E: EventEnumeration>(of value: E) -> Set<String> {
+        Set(E.allCases.map(\.rawValue))
+    }
+}
