@@ -7,7 +7,7 @@ import TallyLog
 @Suite struct EventBinaryCodecTests {
     /// Encodes to a record, hands it back as the log would, decodes, and compares every field.
     private func roundTrip(_ event: NewEvent, sequence: UInt64 = 1, recordedAt: Int64 = 1_777_626_060_000_000) throws -> Event {
-        let record = EventCatalog.record(for: event)
+        let record = try EventCatalog.record(for: event)
         #expect(record.kind == event.type.code)
         #expect(record.version == event.type.version)
         #expect(record.entity == event.entity)
@@ -44,7 +44,7 @@ import TallyLog
         for index in 0..<2_200 {
             let event = values.event(index: index)
             let sequence = UInt64(index + 1)
-            let recordedAt = values.int64()
+            let recordedAt = values.instantMicroseconds()
             do {
                 let decoded = try roundTrip(event, sequence: sequence, recordedAt: recordedAt)
                 expectSame(decoded, event, sequence: sequence, recordedAt: recordedAt, replay(seed, "event \(index): \(event.type)"))
@@ -57,7 +57,7 @@ import TallyLog
     /// Every prefix of every sample's payload is refused as truncated, never trapping.
     @Test(arguments: EventSamples.bodies.map(\.type.name))
     func truncatedPayloadThrowsAtEveryOffset(_ name: String) throws {
-        let record = EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        let record = try EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
         for length in 0..<record.payload.count {
             let prefix = Array(record.payload.prefix(length))
             let error = #expect(throws: EventCodingError.self, "\(name) cut to \(length) bytes") {
@@ -68,11 +68,11 @@ import TallyLog
         }
     }
 
-    @Test func truncatedRandomPayloadsThrow() {
+    @Test func truncatedRandomPayloadsThrow() throws {
         let seed = testSeed()
         let values = RandomValues(seed: seed)
         for index in 0..<550 {
-            let record = EventCatalog.record(for: values.event(index: index))
+            let record = try EventCatalog.record(for: values.event(index: index))
             let length = values.int(in: 0...(record.payload.count - 1))
             #expect(throws: EventCodingError.self, replay(seed, "event \(index) cut to \(length) bytes")) {
                 try EventCatalog.decodeBody(code: record.kind, version: record.version, payload: Array(record.payload.prefix(length)))
@@ -82,7 +82,7 @@ import TallyLog
 
     @Test(arguments: EventSamples.bodies.map(\.type.name))
     func trailingBytesThrow(_ name: String) throws {
-        let record = EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        let record = try EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
         for extra in [[0x00], [0x01, 0x02, 0x03]] as [[UInt8]] {
             let error = #expect(throws: EventCodingError.self) {
                 try EventCatalog.decode(loggedEvent(LogRecord(
@@ -98,11 +98,11 @@ import TallyLog
     }
 
     /// Damaged payloads (bytes flipped, dropped, duplicated) decode or throw; they never trap.
-    @Test func damagedPayloadsNeverTrap() {
+    @Test func damagedPayloadsNeverTrap() throws {
         let seed = testSeed()
         let values = RandomValues(seed: seed)
         for index in 0..<3_000 {
-            let record = EventCatalog.record(for: index < 550 ? EventSamples.newEvent(EventSamples.bodies[index % 55]) : values.event(index: index))
+            let record = try EventCatalog.record(for: index < 550 ? EventSamples.newEvent(EventSamples.bodies[index % 55]) : values.event(index: index))
             var payload = record.payload
             for _ in 0..<values.int(in: 1...3) where !payload.isEmpty {
                 let position = values.int(in: 0...(payload.count - 1))
@@ -136,8 +136,8 @@ import TallyLog
     }
 
     @Test(arguments: [0, 3, 999] as [UInt16])
-    func unknownVersionThrowsNamingTypeVersionAndKnownVersions(_ version: UInt16) {
-        let record = EventCatalog.record(for: EventSamples.newEvent(EventSamples.byTypeName["deposit_received"]!))
+    func unknownVersionThrowsNamingTypeVersionAndKnownVersions(_ version: UInt16) throws {
+        let record = try EventCatalog.record(for: EventSamples.newEvent(EventSamples.byTypeName["deposit_received"]!))
         let error = #expect(throws: EventCodingError.self) {
             try EventCatalog.decodeBody(code: record.kind, version: version, payload: record.payload)
         }
@@ -234,32 +234,40 @@ import TallyLog
         }
     }
 
-    /// Known issue: the writer enforces no limit, so the Swift API can append a record that
-    /// no reader will ever accept. `record(for:)` should refuse it (throw) instead.
+    /// What no reader would accept is refused when the record is made, not stored.
     @Test func writerRefusesWhatTheReaderRefuses() {
         let event = NewEvent(
             effectiveAt: Instant(microsecondsSinceEpoch: 0),
             body: .accountClosed(AccountClosed(account: String(repeating: "x", count: eventStringBytesLimit + 1)))
         )
-        let record = EventCatalog.record(for: event)
-        withKnownIssue("record(for:) writes strings past eventStringBytesLimit that decode refuses") {
-            #expect(throws: Never.self) { try EventCatalog.decode(loggedEvent(record)) }
+        #expect { try EventCatalog.record(for: event) } throws: { error in
+            (error as? EventCodingError)?.code == .limitExceeded && "\(error)".contains("account_closed")
         }
     }
 
-    /// Known issue: the log keeps a commodity's code but not its scale, and reads the scale
-    /// back from `Commodity.named`. A commodity made with `Commodity(code:scale:)` at another
-    /// scale (the money module suggests it for withdrawn codes such as HRK) changes value on
-    /// the way through the log: 100.00 HRK is read back as 0.00010000 HRK.
-    @Test func customScaleCommoditySurvivesTheLog() throws {
+    /// A commodity's scale is its code's registered scale: the log keeps the code, so an
+    /// amount in a commodity made at another scale would change value on the way through.
+    /// It is refused instead (100.00 HRK must never read back as 0.00010000 HRK).
+    @Test func customScaleCommodityIsRefusedNotMisread() throws {
         let kuna = try Commodity(code: "HRK", scale: 2)
         let body = EventBody.potFunded(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: kuna)))
         let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body)
-        let decoded = try EventCatalog.decode(loggedEvent(EventCatalog.record(for: event)))
-        withKnownIssue("binary Money/Commodity drop the scale; decode assumes Commodity.named's") {
-            guard case .potFunded(let funded) = decoded.body else { Issue.record("not pot_funded"); return }
-            #expect(funded.amount.decimalString == "100.00")
-            #expect(decoded.body == body)
+        #expect { try EventCatalog.record(for: event) } throws: { error in
+            (error as? EventCodingError)?.code == .invalidValue && "\(error)".contains("scale")
         }
+        // At its registered scale the same code round-trips exactly.
+        let registered = NewEvent(effectiveAt: event.effectiveAt, body: .potFunded(PotFunded(
+            potId: "holiday", amount: Money(minorUnits: 10_000, commodity: try Commodity.named("HRK")))))
+        #expect(try EventCatalog.decode(loggedEvent(try EventCatalog.record(for: registered))).body == registered.body)
+    }
+
+    /// Effective times outside years 0001-9999 cannot be written as RFC 3339: refused.
+    @Test(arguments: [Int64.min, -62_135_596_800_000_001, 253_402_300_800_000_000, Int64.max])
+    func instantsOutsideTheCalendarRangeAreRefused(_ microseconds: Int64) {
+        let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: microseconds), body: EventSamples.bodies[0])
+        #expect(throws: EventCodingError.self) { try EventCatalog.record(for: event) }
+        let record = LogRecord(kind: event.type.code, version: event.type.version, effectiveAt: microseconds,
+                               entity: event.entity, cause: nil, idempotencyKey: nil, payload: [])
+        #expect(throws: EventCodingError.self) { try EventCatalog.decode(loggedEvent(record)) }
     }
 }

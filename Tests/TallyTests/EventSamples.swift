@@ -184,21 +184,6 @@ func loggedEvent(_ record: LogRecord, sequence: UInt64 = 1, recordedAt: Int64 = 
 
 // MARK: - Seeded randomness
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on every platform.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The seed of a randomized test: `TALLY_TEST_SEED` when set (to replay a failure), else fresh.
 func testSeed() -> UInt64 {
     if let text = ProcessInfo.processInfo.environment["TALLY_TEST_SEED"], let seed = UInt64(text) { return seed }
@@ -229,6 +214,15 @@ final class RandomValues {
     func int(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
     func chance(_ numerator: Int, in denominator: Int) -> Bool { int(in: 1...denominator) <= numerator }
     func bool() -> Bool { chance(1, in: 2) }
+
+    /// Microseconds of an instant events may carry (years 0001-9999), ends included.
+    func instantMicroseconds() -> Int64 {
+        let earliest = Instant.earliest.microsecondsSinceEpoch, latest = Instant.latest.microsecondsSinceEpoch
+        switch int(in: 0...9) {
+        case 0: return [earliest, latest, 0, -1].randomElement(using: &generator)!
+        default: return Int64.random(in: earliest...latest, using: &generator)
+        }
+    }
 
     func int64() -> Int64 {
         switch int(in: 0...9) {

@@ -69,7 +69,7 @@ import TallyLog
     /// Written back, an upcast event is the current version in both forms.
     @Test func upcastEventIsWrittenAsCurrentVersion() throws {
         let decoded = try EventJSON.decode(try Self.fixture("deposit_received.v1.json"))
-        let record = EventCatalog.record(for: decoded.event)
+        let record = try EventCatalog.record(for: decoded.event)
         #expect(record.version == 2)
         let event = try EventCatalog.decode(loggedEvent(record, sequence: 7))
         #expect(event.storedVersion == 2)

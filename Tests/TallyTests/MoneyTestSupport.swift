@@ -1,22 +1,10 @@
 // Shared helpers for the money-layer tests.
 
-/// A tiny deterministic PRNG (SplitMix64). Every random test states its seed,
-/// and prints it with the failing value, so a failure reproduces exactly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+import Tally
 
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Money-test helpers on the engine's seeded generator (SplitMix64): every random test
+/// states its seed and prints it with the failing value, so a failure reproduces exactly.
+extension SplitMix64 {
     /// An Int64 biased toward interesting values: small numbers, numbers near
     /// the limits, and anything in between.
     mutating func interestingInt64() -> Int64 {

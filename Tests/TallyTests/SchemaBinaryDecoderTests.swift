@@ -245,7 +245,7 @@ struct SchemaBinaryDecoder {
     /// The decoder is strict too: a truncated or over-long payload is not silently accepted.
     @Test(arguments: EventSamples.bodies.map(\.type.name))
     func truncatedOrPaddedPayloadIsRefused(_ name: String) throws {
-        let record = EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        let record = try EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
         let schema = try #require(Self.schemasByRecordKey["\(record.kind)/\(record.version)"])
         #expect(throws: SchemaBinaryDecoder.Failure.self) { try SchemaBinaryDecoder.decode(Array(record.payload.dropLast()), schema: schema) }
         #expect(throws: SchemaBinaryDecoder.Failure.self) { try SchemaBinaryDecoder.decode(record.payload + [0], schema: schema) }

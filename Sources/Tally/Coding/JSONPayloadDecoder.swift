@@ -27,6 +27,11 @@ struct JSONPayloadDecoder: Sendable {
         guard case .object = data else {
             throw EventCodingError(.invalidJSON, "\(context): 'data' must be an object, not \(data.kindName)")
         }
+        do {
+            try data.checkIntegers(path: "data")
+        } catch let error as EventCodingError {
+            throw EventCodingError(error.code, "\(context): \(error.message)")
+        }
         let value: Value
         do {
             let bytes = try JSONEncoder().encode(data)

@@ -50,6 +50,21 @@ enum JSONValue: Codable, Hashable, Sendable {
         }
     }
 
+    /// Throws for the first non-integer number: no event field holds one (money, rates and
+    /// prices are decimal strings), and Foundation's own error would not name the field.
+    func checkIntegers(path: String) throws {
+        switch self {
+        case .decimal:
+            throw EventCodingError(.invalidValue, "field '\(path)' must be an integer; money, rates and prices are decimal strings")
+        case .object(let fields):
+            for key in fields.keys.sorted() { try fields[key]!.checkIntegers(path: "\(path).\(key)") }
+        case .array(let values):
+            for (index, value) in values.enumerated() { try value.checkIntegers(path: "\(path)[\(index)]") }
+        default:
+            break
+        }
+    }
+
     /// Throws for the first field of `self` (the input) that `known` (the same value decoded
     /// and encoded again) does not have, and for strings past the event string limit. Nulls
     /// in the input stand for absent optional fields.

@@ -66,10 +66,27 @@ public enum EventCatalog {
     }
 
     /// The log record of a new event: the payload in the current version's binary form.
-    public static func record(for event: NewEvent) -> LogRecord {
+    ///
+    /// The record is read back before it is handed over (an assertion after the write
+    /// paired with the one before the read): what cannot be read back exactly — a string
+    /// past its limit, a commodity whose scale is not its code's registered scale — is
+    /// refused here rather than stored and refused by every reader forever.
+    ///
+    /// - Throws: ``EventCodingError`` naming the type and the field or rule.
+    public static func record(for event: NewEvent) throws -> LogRecord {
         var writer = BinaryWriter()
         event.body.payload.encode(to: &writer)
         let type = event.type
+        guard event.effectiveAt.isInCalendarRange else {
+            throw EventCodingError(.invalidValue, "\(type.name): effective time lies outside years 0001-9999")
+        }
+        let readBack = try decodeBody(code: type.code, version: type.version, payload: writer.bytes)
+        guard readBack == event.body else {
+            throw EventCodingError(
+                .invalidValue,
+                "\(type.name): the payload does not read back as written; a commodity's scale must be the one its code is registered with (Commodity.named)"
+            )
+        }
         return LogRecord(
             kind: type.code, version: type.version,
             effectiveAt: event.effectiveAt.microsecondsSinceEpoch,
@@ -83,11 +100,16 @@ public enum EventCatalog {
     /// - Throws: ``EventCodingError`` naming the sequence number, type and version when the
     ///   type or version is unknown or the payload does not decode.
     public static func decode(_ logged: LoggedEvent) throws -> Event {
+        let recordedAt = Instant(microsecondsSinceEpoch: logged.recordedAt)
+        let effectiveAt = Instant(microsecondsSinceEpoch: logged.effectiveAt)
+        guard recordedAt.isInCalendarRange, effectiveAt.isInCalendarRange else {
+            throw EventCodingError(.invalidValue, "event \(logged.sequence): a time lies outside years 0001-9999")
+        }
         let body = try decodeBody(code: logged.kind, version: logged.version, payload: logged.payload, sequence: logged.sequence)
         return Event(
             sequence: logged.sequence,
-            recordedAt: Instant(microsecondsSinceEpoch: logged.recordedAt),
-            effectiveAt: Instant(microsecondsSinceEpoch: logged.effectiveAt),
+            recordedAt: recordedAt,
+            effectiveAt: effectiveAt,
             cause: logged.cause, idempotencyKey: logged.idempotencyKey,
             storedVersion: logged.version, body: body
         )

@@ -63,17 +63,18 @@ public final class EventStore: Sendable {
 
     /// Appends events as one atomic, durable commit.
     ///
-    /// - Throws: `LogError` (`invalidRecord`) when a cause does not name an earlier event,
+    /// - Throws: ``EventCodingError`` for a payload that would not read back exactly;
+    ///   `LogError` (`invalidRecord`) when a cause does not name an earlier event,
     ///   (`limitExceeded`) past a limit, or an I/O error. Either way nothing is appended.
     @discardableResult
     public func append(_ events: [NewEvent]) throws -> AppendResult {
-        return try writer.append(events.map(EventCatalog.record(for:)))
+        return try writer.append(events.map { try EventCatalog.record(for: $0) })
     }
 
     /// The same, without blocking a task's thread while the commit is synced.
     @discardableResult
     public func append(_ events: [NewEvent]) async throws -> AppendResult {
-        return try await writer.append(events.map(EventCatalog.record(for:)))
+        return try await writer.append(events.map { try EventCatalog.record(for: $0) })
     }
 
     /// Releases the writer lock.

@@ -15,6 +15,14 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         microsecondsSinceEpoch = Int64(date.daysSinceEpoch) * Self.microsecondsPerDay
     }
 
+    /// The earliest instant events may carry: 0001-01-01T00:00:00Z.
+    public static let earliest = Instant(microsecondsSinceEpoch: -62_135_596_800_000_000)
+    /// The latest instant events may carry: 9999-12-31T23:59:59.999999Z.
+    public static let latest = Instant(microsecondsSinceEpoch: 253_402_300_799_999_999)
+
+    /// Whether the instant lies in years 0001 to 9999, the range RFC 3339 can write.
+    public var isInCalendarRange: Bool { self >= Self.earliest && self <= Self.latest }
+
     static let microsecondsPerSecond: Int64 = 1_000_000
     static let microsecondsPerDay: Int64 = 86_400 * 1_000_000
 
@@ -24,10 +32,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The UTC civil date this instant falls on.
     public var utcDate: LocalDate {
-        let days = microsecondsSinceEpoch >= 0
-            ? microsecondsSinceEpoch / Self.microsecondsPerDay
-            : (microsecondsSinceEpoch - Self.microsecondsPerDay + 1) / Self.microsecondsPerDay
-        return LocalDate(daysSinceEpoch: Int(days))
+        let (quotient, remainder) = microsecondsSinceEpoch.quotientAndRemainder(dividingBy: Self.microsecondsPerDay)
+        return LocalDate(daysSinceEpoch: Int(remainder < 0 ? quotient - 1 : quotient))
     }
 
     /// RFC 3339 in UTC with six fraction digits.
@@ -100,7 +106,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 extension Instant: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        self = try Instant(parsing: try container.decode(String.self))
+        do {
+            self = try Instant(parsing: try container.decode(String.self))
+        } catch let error as EventCodingError {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.message)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

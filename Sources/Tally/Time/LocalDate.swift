@@ -57,7 +57,12 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
 extension LocalDate: Codable {
     public init(from decoder: any Decoder) throws {
-        self = try LocalDate(parsing: try decoder.singleValueContainer().decode(String.self))
+        let container = try decoder.singleValueContainer()
+        do {
+            self = try LocalDate(parsing: try container.decode(String.self))
+        } catch let error as EventCodingError {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.message)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -127,7 +132,12 @@ public struct Month: Hashable, Comparable, Sendable, CustomStringConvertible {
 
 extension Month: Codable {
     public init(from decoder: any Decoder) throws {
-        self = try Month(parsing: try decoder.singleValueContainer().decode(String.self))
+        let container = try decoder.singleValueContainer()
+        do {
+            self = try Month(parsing: try container.decode(String.self))
+        } catch let error as EventCodingError {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.message)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
