@@ -111,3 +111,22 @@ public final class ReadModelStore: Sendable {
         try catchUp(from: reader, batchSize: batchSize, progress: progress)
     }
 }
+
+extension ReadModelStore {
+    /// Every row of every projector table, as text, sorted: two stores that folded the same
+    /// log must dump the same (tests compare incremental folding with a rebuild).
+    func dump() throws -> [String: [String]] {
+        try database.read { db in
+            var result: [String: [String]] = [:]
+            for projector in projectors {
+                for table in projector.tables {
+                    let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+                    result[table] = rows.map { row in
+                        row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: "|")
+                    }.sorted()
+                }
+            }
+            return result
+        }
+    }
+}

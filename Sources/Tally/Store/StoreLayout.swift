@@ -10,6 +10,8 @@ public struct StoreLayout: Hashable, Sendable {
 
     /// The event log's directory.
     public var logDirectory: String { root + "/log" }
+    /// The SQLite database of the read models (rebuildable from the log at any time).
+    public var readModelPath: String { root + "/readmodels.sqlite" }
     /// The marker file that says "this directory is a Tally store".
     public var markerPath: String { root + "/STORE" }
 

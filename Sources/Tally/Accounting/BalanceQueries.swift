@@ -1,0 +1,59 @@
+import GRDB
+
+/// One account's balance in one commodity.
+public struct AccountBalance: Hashable, Sendable {
+    public let account: String
+    public let kind: AccountKind
+    public let amount: Money
+}
+
+extension Ledger {
+    /// Every non-zero balance, by account then commodity.
+    ///
+    /// - Parameters:
+    ///   - asOf: count only postings effective at or before this instant.
+    ///   - knownAt: count only postings the ledger had recorded at this instant.
+    public func balances(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
+        try read { db in try BalanceQueries.balances(db, asOf: asOf, knownAt: knownAt) }
+    }
+
+    /// The sum of all balances per commodity that is not zero: empty when the books balance,
+    /// as double entry guarantees.
+    public func trialBalance() throws -> [Money] {
+        try read { db in try BalanceQueries.trialBalance(db) }
+    }
+}
+
+enum BalanceQueries {
+    static func balances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
+        let rows: [Row]
+        if asOf == nil && knownAt == nil {
+            rows = try Row.fetchAll(db, sql: """
+                SELECT b.account, b.commodity, b.amount, a.kind FROM balances b JOIN accounts a ON a.name = b.account
+                WHERE b.amount != 0 ORDER BY b.account, b.commodity
+                """)
+        } else {
+            rows = try Row.fetchAll(db, sql: """
+                SELECT p.account, p.commodity, SUM(p.amount) AS amount, a.kind FROM postings p JOIN accounts a ON a.name = p.account
+                WHERE p.effective_at <= ? AND p.recorded_at <= ?
+                GROUP BY p.account, p.commodity HAVING SUM(p.amount) != 0 ORDER BY p.account, p.commodity
+                """, arguments: [asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt?.microsecondsSinceEpoch ?? Int64.max])
+        }
+        return try rows.map { row in
+            AccountBalance(
+                account: row["account"],
+                kind: AccountKind(rawValue: row["kind"]) ?? .asset,
+                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"]))
+            )
+        }
+    }
+
+    static func balance(_ db: Database, account: String, commodity: Commodity) throws -> Money {
+        Money(minorUnits: try DatabasePostingContext(db: db).balance(of: account, in: commodity), commodity: commodity)
+    }
+
+    static func trialBalance(_ db: Database) throws -> [Money] {
+        try Row.fetchAll(db, sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity")
+            .map { row in Money(minorUnits: row["total"], commodity: try Commodity.named(row["commodity"])) }
+    }
+}
