@@ -42,6 +42,39 @@ extension Money {
         return Money(minorUnits: result, commodity: target)
     }
 
+    /// Converts at a rate quoted the other way round: 1 `target` = `rate` units of this
+    /// money's commodity (a GBP/USD rate of 1.25 turns 125.00 USD into 100.00 GBP), dividing
+    /// exactly and rounding once.
+    ///
+    /// ```swift
+    /// let pounds = try usd.converted(to: .gbp, inverseOf: try ExactDecimal(parsing: "1.25"))
+    /// ```
+    /// - Throws: ``MoneyError`` `.divisionByZero` for a rate that is not positive,
+    ///   `.overflow` when the result does not fit.
+    public func converted(
+        to target: Commodity,
+        inverseOf rate: ExactDecimal,
+        rounding: RoundingRule = .halfEven
+    ) throws -> Money {
+        guard rate.significand > 0 else {
+            throw MoneyError(.divisionByZero, "a conversion to \(target.code) needs a positive rate")
+        }
+        // target minor = minorUnits * 10^(target.scale + rate.scale - scale) / significand
+        let operation = "a conversion to \(target.code)"
+        let exponent = target.scale + rate.scale - commodity.scale   // -18...36
+        var numerator = Int128(minorUnits)
+        var denominator = Int128(rate.significand)
+        if exponent >= 0 {
+            let (scaled, overflow) = numerator.multipliedReportingOverflow(by: PowerOfTen.int128(exponent))
+            guard !overflow else { throw Self.overflowError(commodity: target, operation: operation) }
+            numerator = scaled
+        } else {
+            denominator *= PowerOfTen.int128(-exponent)   // ≤ 2^63 · 10^18 < 2^127
+        }
+        let rounded = RationalRounding.rounded(numerator, dividedBy: denominator, rule: rounding)
+        return Money(minorUnits: try Self.checkedMinorUnits(rounded, commodity: target, operation: operation), commodity: target)
+    }
+
     /// The value of a quantity at a unit price, in the price's commodity,
     /// rounded once to its scale.
     ///

@@ -1,0 +1,169 @@
+import GRDB
+
+/// Commands of the net worth tracker and the X-ray: each checks the ledger's state and
+/// appends one event, or throws ``LedgerError`` and appends nothing.
+extension Ledger {
+    private func item(_ kind: ItemKind, _ id: String, _ db: Database) throws -> Row? {
+        try Row.fetchOne(db, sql: "SELECT * FROM nw_items WHERE kind = ? AND item_id = ? AND removed_at IS NULL", arguments: [kind.rawValue, id])
+    }
+
+    private func requireItem(_ kind: ItemKind, _ id: String, _ db: Database) throws -> Row {
+        guard let row = try item(kind, id, db) else {
+            throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'; add it first")
+        }
+        return row
+    }
+
+    private static func requireIdentifier(_ id: String, _ what: String) throws {
+        guard !id.isEmpty, id.utf8.count <= 200, !id.contains(where: \.isWhitespace) else {
+            throw LedgerError(.invalidArgument, "\(what) must be 1 to 200 bytes without spaces")
+        }
+    }
+
+    private static func requirePositive(_ money: Money, _ what: String) throws {
+        guard money.isPositive else { throw LedgerError(.invalidArgument, "\(what) must be positive") }
+    }
+
+    /// Adds an asset in its own currency, with optional tags.
+    @discardableResult
+    public func addAsset(_ asset: AssetAdded, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try Self.requireIdentifier(asset.assetId, "an asset id")
+        return try perform { db in
+            if try item(.asset, asset.assetId, db) != nil || item(.liability, asset.assetId, db) != nil {
+                throw LedgerError(.alreadyExists, "an asset or liability '\(asset.assetId)' exists already")
+            }
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .assetAdded(asset))]
+        }
+    }
+
+    /// Replaces an asset's tags (country, sector, symbol).
+    @discardableResult
+    public func tagAsset(_ tags: AssetTagged, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try perform { db in
+            _ = try requireItem(.asset, tags.assetId, db)
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .assetTagged(tags))]
+        }
+    }
+
+    /// Removes an asset from the effective date on; its history stays.
+    @discardableResult
+    public func removeAsset(_ assetId: String, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try perform { db in
+            _ = try requireItem(.asset, assetId, db)
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .assetRemoved(AssetRemoved(assetId: assetId)))]
+        }
+    }
+
+    /// Adds a liability, optionally linked to the asset it finances.
+    @discardableResult
+    public func addLiability(_ liability: LiabilityAdded, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try Self.requireIdentifier(liability.liabilityId, "a liability id")
+        return try perform { db in
+            if try item(.asset, liability.liabilityId, db) != nil || item(.liability, liability.liabilityId, db) != nil {
+                throw LedgerError(.alreadyExists, "an asset or liability '\(liability.liabilityId)' exists already")
+            }
+            if let linked = liability.linkedAssetId { _ = try requireItem(.asset, linked, db) }
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .liabilityAdded(liability))]
+        }
+    }
+
+    /// Removes a liability (paid off or closed) from the effective date on.
+    @discardableResult
+    public func removeLiability(_ liabilityId: String, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try perform { db in
+            _ = try requireItem(.liability, liabilityId, db)
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .liabilityRemoved(LiabilityRemoved(liabilityId: liabilityId)))]
+        }
+    }
+
+    /// Records an asset's value or a liability's amount, positive, in the item's currency.
+    @discardableResult
+    public func recordValuation(_ valuation: ValuationRecorded, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try Self.requirePositive(valuation.value, "a valuation")
+        return try perform(idempotencyKey: idempotencyKey) { db in
+            let row = try requireItem(valuation.itemKind, valuation.itemId, db)
+            guard valuation.value.commodity.code == row["currency"] as String else {
+                throw LedgerError(.currencyMismatch, "\(valuation.itemKind.rawValue) '\(valuation.itemId)' is valued in \(row["currency"] as String), not \(valuation.value.commodity.code)")
+            }
+            if valuation.itemKind == .liability && valuation.source == .override {
+                throw LedgerError(.invalidArgument, "overrides apply to assets only")
+            }
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .valuationRecorded(valuation))]
+        }
+    }
+
+    /// Clears an asset's manual override: its live or manual value applies again.
+    @discardableResult
+    public func clearValuationOverride(_ assetId: String, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try perform { db in
+            _ = try requireItem(.asset, assetId, db)
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .valuationOverrideCleared(ValuationOverrideCleared(assetId: assetId)))]
+        }
+    }
+
+    /// Sets an asset's position: a quantity of a symbol (fractional allowed), valued at that
+    /// symbol's quoted price.
+    @discardableResult
+    public func setPosition(_ position: PositionSet, effectiveAt: Instant? = nil) throws -> CommandResult {
+        guard !position.quantity.isNegative else { throw LedgerError(.invalidArgument, "a position's quantity cannot be negative") }
+        return try perform { db in
+            _ = try requireItem(.asset, position.assetId, db)
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .positionSet(position))]
+        }
+    }
+
+    /// Records a price for one whole unit of a symbol at the effective time.
+    @discardableResult
+    public func quotePrice(_ quote: PriceQuoted, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try Self.requirePositive(quote.price, "a price")
+        guard quote.symbol != quote.price.commodity else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
+        return try perform(idempotencyKey: idempotencyKey) { _ in
+            [NewEvent(effectiveAt: effectiveAt ?? now, body: .priceQuoted(quote))]
+        }
+    }
+
+    /// Records an exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
+    @discardableResult
+    public func setFXRate(_ rate: FXRateSet, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        guard rate.rate.significand > 0 else { throw LedgerError(.invalidArgument, "an FX rate must be positive") }
+        guard rate.base != rate.quote else { throw LedgerError(.invalidArgument, "an FX rate needs two different currencies") }
+        return try perform(idempotencyKey: idempotencyKey) { _ in
+            [NewEvent(effectiveAt: effectiveAt ?? now, body: .fxRateSet(rate))]
+        }
+    }
+
+    /// Changes the base currency answers are given in; original amounts stay as recorded.
+    @discardableResult
+    public func setBaseCurrency(_ currency: Commodity, effectiveAt: Instant? = nil) throws -> CommandResult {
+        guard currency.isISOCurrency else { throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(currency.code)") }
+        return try perform { _ in [NewEvent(effectiveAt: effectiveAt ?? now, body: .baseCurrencySet(BaseCurrencySet(currency: currency)))] }
+    }
+
+    /// Sets how old a price may be before answers flag it stale.
+    @discardableResult
+    public func setPriceStaleness(seconds: Int64) throws -> CommandResult {
+        guard seconds > 0 else { throw LedgerError(.invalidArgument, "the staleness threshold must be positive") }
+        return try perform { _ in [NewEvent(effectiveAt: now, body: .priceStalenessSet(PriceStalenessSet(thresholdSeconds: seconds)))] }
+    }
+
+    /// Sets a reminder to update an asset's value.
+    @discardableResult
+    public func setReminder(_ reminder: ReminderSet, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try Self.requireIdentifier(reminder.reminderId, "a reminder id")
+        return try perform { db in
+            _ = try requireItem(.asset, reminder.assetId, db)
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .reminderSet(reminder))]
+        }
+    }
+
+    /// Marks a reminder done.
+    @discardableResult
+    public func completeReminder(_ reminderId: String, effectiveAt: Instant? = nil) throws -> CommandResult {
+        try perform { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM nw_reminders WHERE reminder_id = ? AND completed_at IS NULL", arguments: [reminderId]) != nil else {
+                throw LedgerError(.notFound, "no open reminder '\(reminderId)'")
+            }
+            return [NewEvent(effectiveAt: effectiveAt ?? now, body: .reminderCompleted(ReminderCompleted(reminderId: reminderId)))]
+        }
+    }
+}

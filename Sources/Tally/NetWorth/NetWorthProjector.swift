@@ -1,0 +1,130 @@
+public import GRDB
+
+/// The history behind net worth and the X-ray: assets and liabilities with their tags,
+/// every valuation, position, price and FX rate, and reminders — each with its effective
+/// and recorded time, so that "the latest value at a date, as known at an instant" is one
+/// indexed lookup.
+public struct NetWorthProjector: Projector {
+    public init() {}
+
+    public let name = "net_worth"
+    public let version = 1
+    public let tables = [
+        "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
+        "nw_base_currencies", "nw_reminders",
+    ]
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE nw_items (
+                kind TEXT NOT NULL, item_id TEXT NOT NULL, name TEXT NOT NULL, category TEXT NOT NULL,
+                type TEXT, currency TEXT NOT NULL, linked_asset_id TEXT,
+                added_at INTEGER NOT NULL, added_recorded_at INTEGER NOT NULL,
+                removed_at INTEGER, removed_recorded_at INTEGER,
+                PRIMARY KEY (kind, item_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_item_tags (
+                asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                country TEXT, sector TEXT, symbol TEXT,
+                PRIMARY KEY (asset_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_valuations (
+                kind TEXT NOT NULL, item_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                sequence INTEGER NOT NULL, commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
+                PRIMARY KEY (kind, item_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_valuations_at ON nw_valuations (kind, item_id, source, effective_at);
+            CREATE TABLE nw_override_clears (
+                asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                PRIMARY KEY (asset_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_positions (
+                asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                symbol TEXT NOT NULL, quantity INTEGER NOT NULL, cost_commodity TEXT, cost_amount INTEGER,
+                PRIMARY KEY (asset_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_prices (
+                symbol TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
+                PRIMARY KEY (symbol, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_prices_at ON nw_prices (symbol, effective_at);
+            CREATE TABLE nw_fx_rates (
+                base TEXT NOT NULL, quote TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                sequence INTEGER NOT NULL, significand INTEGER NOT NULL, scale INTEGER NOT NULL,
+                PRIMARY KEY (base, quote, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_fx_rates_at ON nw_fx_rates (base, quote, effective_at);
+            CREATE TABLE nw_base_currencies (
+                sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                currency TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE nw_reminders (
+                reminder_id TEXT PRIMARY KEY NOT NULL, asset_id TEXT NOT NULL, due_date INTEGER NOT NULL, note TEXT,
+                set_at INTEGER NOT NULL, set_recorded_at INTEGER NOT NULL,
+                completed_at INTEGER, completed_recorded_at INTEGER
+            ) STRICT;
+            """)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        let effective = event.effectiveAt.microsecondsSinceEpoch
+        let recorded = event.recordedAt.microsecondsSinceEpoch
+        let sequence = Int64(event.sequence)
+        switch event.body {
+        case .ledgerCreated(let created):
+            try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, created.baseCurrency.code])
+        case .baseCurrencySet(let change):
+            try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.currency.code])
+        case .assetAdded(let asset):
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
+                VALUES ('asset', ?, ?, ?, ?, ?, NULL, ?, ?)
+                """, arguments: [asset.assetId, asset.name, asset.category.rawValue, asset.type.rawValue, asset.currency.code, effective, recorded])
+            try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [asset.assetId, effective, recorded, sequence, asset.country, asset.sector, asset.symbol])
+        case .assetTagged(let tags):
+            try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [tags.assetId, effective, recorded, sequence, tags.country, tags.sector, tags.symbol])
+        case .assetRemoved(let removed):
+            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ? WHERE kind = 'asset' AND item_id = ?",
+                           arguments: [effective, recorded, removed.assetId])
+        case .liabilityAdded(let liability):
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
+                VALUES ('liability', ?, ?, ?, NULL, ?, ?, ?, ?)
+                """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
+                                 liability.linkedAssetId, effective, recorded])
+        case .liabilityRemoved(let removed):
+            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ? WHERE kind = 'liability' AND item_id = ?",
+                           arguments: [effective, recorded, removed.liabilityId])
+        case .valuationRecorded(let valuation):
+            try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [valuation.itemKind.rawValue, valuation.itemId, effective, recorded, sequence,
+                                       valuation.value.commodity.code, valuation.value.minorUnits, valuation.source.rawValue])
+        case .valuationOverrideCleared(let cleared):
+            try db.execute(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)", arguments: [cleared.assetId, effective, recorded, sequence])
+        case .positionSet(let position):
+            try db.execute(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [position.assetId, effective, recorded, sequence, position.quantity.commodity.code,
+                                       position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
+        case .priceQuoted(let quote):
+            try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [quote.symbol.code, effective, recorded, sequence, quote.price.commodity.code,
+                                       quote.price.minorUnits, quote.source.rawValue])
+        case .fxRateSet(let rate):
+            try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
+        case .reminderSet(let reminder):
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO nw_reminders (reminder_id, asset_id, due_date, note, set_at, set_recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [reminder.reminderId, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, effective, recorded])
+        case .reminderCompleted(let done):
+            try db.execute(sql: "UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ? WHERE reminder_id = ?",
+                           arguments: [effective, recorded, done.reminderId])
+        default:
+            break
+        }
+    }
+}
