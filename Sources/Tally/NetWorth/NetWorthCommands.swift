@@ -167,3 +167,13 @@ extension Ledger {
         }
     }
 }
+
+extension Ledger {
+    /// The currency an asset or liability is valued in, if it exists.
+    public func currency(of kind: ItemKind, _ id: String) throws -> Commodity? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT currency FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
+                .map { try Commodity.named($0) }
+        }
+    }
+}

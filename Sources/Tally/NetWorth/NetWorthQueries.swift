@@ -144,12 +144,4 @@ enum Shares {
         guard whole > 0 else { return 0 }
         return Int64(RationalRounding.rounded(Int128(part) * 10_000, dividedBy: Int128(whole), rule: .halfEven))
     }
-
-    /// "12.34%" from basis points.
-    static func percentText(_ basisPoints: Int64) -> String {
-        let sign = basisPoints < 0 ? "-" : ""
-        let magnitude = basisPoints.magnitude
-        let fraction = magnitude % 100
-        return "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)%"
-    }
 }

@@ -52,6 +52,17 @@ enum Output {
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)x"
     }
 
+    /// Basis points as a percentage with two decimals: 1234 → "12.34%".
+    static func percent(_ basisPoints: Int64) -> String { hundredths(basisPoints) + "%" }
+
+    /// Hundredths as a decimal with two places: 2500 → "25.00".
+    static func hundredths(_ value: Int64) -> String {
+        let sign = value < 0 ? "-" : ""
+        let magnitude = value.magnitude
+        let fraction = magnitude % 100
+        return "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
     /// One line of JSON from string keys and already-encoded JSON values, in the given order.
     static func jsonObject(_ fields: [(String, String)]) -> String {
         "{" + fields.map { "\(EventJSON.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"

@@ -1,0 +1,278 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+/// `tally asset …`: assets of the net worth tracker and the X-ray.
+struct AssetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "asset", abstract: "Add, value, tag and remove assets.",
+        subcommands: [Add.self, Value.self, Position.self, Tag.self, ClearOverride.self, Remove.self]
+    )
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an asset.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The asset's id (no spaces).") var id: String
+        @Option(help: "Display name.") var name: String
+        @Option(help: "cash, property, investments or other.") var category: String
+        @Option(help: "cash, stock_etf, fund, gold, fixed_income, real_estate or custom.") var type: String
+        @Option(help: "The currency it is valued in.") var currency: String
+        @Option(help: "Country of exposure (ISO 3166-1 alpha-2).") var country: String?
+        @Option(help: "Sector.") var sector: String?
+        @Option(help: "Ticker symbol.") var symbol: String?
+        @Option(help: "Effective date (YYYY-MM-DD); today when absent.") var date: String?
+
+        func run() throws {
+            guard let category = AssetCategory(rawValue: category) else {
+                throw ValidationError("--category must be one of \(AssetCategory.allRawValues)")
+            }
+            guard let type = AssetType(rawValue: type) else { throw ValidationError("--type must be one of \(AssetType.allRawValues)") }
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            let result = try ledger.addAsset(
+                AssetAdded(assetId: id, name: name, category: category, type: type, currency: try CLIParse.commodity(currency),
+                           country: country, sector: sector, symbol: symbol),
+                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger))
+            CommandOutput.printRecorded(result)
+        }
+    }
+
+    struct Value: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Record an asset's value (manual, bank_refresh, live or override).")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The asset's id.") var id: String
+        @Argument(help: "The value, a decimal in the asset's currency.") var amount: String
+        @Option(help: "manual, bank_refresh, live or override.") var source = "manual"
+        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+
+        func run() throws {
+            try ValueRecording.record(.asset, id: id, amount: amount, source: source, date: date, storeOptions: storeOptions)
+        }
+    }
+
+    struct Position: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set an asset's position: a quantity of a symbol, valued at its quoted price.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The asset's id.") var id: String
+        @Argument(help: "The quantity (fractional allowed).") var quantity: String
+        @Option(help: "The symbol held, e.g. VEA.") var symbol: String
+        @Option(help: "Cost basis, a decimal in --cost-currency.") var cost: String?
+        @Option(name: .customLong("cost-currency"), help: "Currency of the cost basis.") var costCurrency = "USD"
+        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            let result = try ledger.setPosition(
+                PositionSet(assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
+                            costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, option: "--cost") }),
+                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger))
+            CommandOutput.printRecorded(result)
+        }
+    }
+
+    struct Tag: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Replace an asset's tags (absent means unknown).")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The asset's id.") var id: String
+        @Option(help: "Country of exposure.") var country: String?
+        @Option(help: "Sector.") var sector: String?
+        @Option(help: "Ticker symbol.") var symbol: String?
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            CommandOutput.printRecorded(try ledger.tagAsset(AssetTagged(assetId: id, country: country, sector: sector, symbol: symbol)))
+        }
+    }
+
+    struct ClearOverride: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "clear-override", abstract: "Clear an asset's manual override.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The asset's id.") var id: String
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            CommandOutput.printRecorded(try ledger.clearValuationOverride(id))
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an asset from the effective date on (history stays).")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The asset's id.") var id: String
+        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            CommandOutput.printRecorded(try ledger.removeAsset(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+        }
+    }
+}
+
+/// `tally liability …`.
+struct LiabilityCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "liability", abstract: "Add, value and remove liabilities.",
+        subcommands: [Add.self, Value.self, Remove.self]
+    )
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a liability.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The liability's id (no spaces).") var id: String
+        @Option(help: "Display name.") var name: String
+        @Option(help: "mortgage, loan, credit_card or other.") var category: String
+        @Option(help: "The currency it is owed in.") var currency: String
+        @Option(name: .customLong("linked-asset"), help: "The asset it finances.") var linkedAsset: String?
+        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+
+        func run() throws {
+            guard let category = LiabilityCategory(rawValue: category) else {
+                throw ValidationError("--category must be one of \(LiabilityCategory.allRawValues)")
+            }
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            CommandOutput.printRecorded(try ledger.addLiability(
+                LiabilityAdded(liabilityId: id, name: name, category: category, currency: try CLIParse.commodity(currency), linkedAssetId: linkedAsset),
+                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+        }
+    }
+
+    struct Value: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Record what a liability amounts to.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The liability's id.") var id: String
+        @Argument(help: "The amount owed, a positive decimal in its currency.") var amount: String
+        @Option(help: "manual or bank_refresh.") var source = "manual"
+        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+
+        func run() throws {
+            try ValueRecording.record(.liability, id: id, amount: amount, source: source, date: date, storeOptions: storeOptions)
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a liability from the effective date on.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The liability's id.") var id: String
+        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            CommandOutput.printRecorded(try ledger.removeLiability(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+        }
+    }
+}
+
+enum ValueRecording {
+    static func record(_ kind: ItemKind, id: String, amount: String, source: String, date: String?, storeOptions: StoreOptions) throws {
+        guard let source = ValuationSource(rawValue: source) else { throw ValidationError("--source must be one of \(ValuationSource.allRawValues)") }
+        let ledger = try storeOptions.openLedger()
+        defer { try? ledger.close() }
+        guard let currency = try ledger.currency(of: kind, id) else { throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'; add it first") }
+        CommandOutput.printRecorded(try ledger.recordValuation(
+            ValuationRecorded(itemKind: kind, itemId: id, value: try CLIParse.money(amount, currency: currency.code), source: source),
+            effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+    }
+}
+
+/// `tally price SYMBOL AMOUNT`.
+struct PriceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "price", abstract: "Record a quoted price for one unit of a symbol.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The symbol, e.g. VEA.") var symbol: String
+    @Argument(help: "The price of one whole unit.") var amount: String
+    @Option(help: "The price's currency.") var currency = "USD"
+    @Option(help: "live or manual.") var source = "live"
+    @Option(help: "When quoted (RFC 3339); now when absent.") var at: String?
+
+    func run() throws {
+        guard let source = PriceSource(rawValue: source) else { throw ValidationError("--source must be one of \(PriceSource.allRawValues)") }
+        let ledger = try storeOptions.openLedger()
+        defer { try? ledger.close() }
+        CommandOutput.printRecorded(try ledger.quotePrice(
+            PriceQuoted(symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency), source: source),
+            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }))
+    }
+}
+
+/// `tally fx BASE QUOTE RATE`.
+struct FXCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "fx", abstract: "Record an exchange rate: 1 BASE = RATE QUOTE.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The base currency.") var base: String
+    @Argument(help: "The quote currency.") var quote: String
+    @Argument(help: "Units of QUOTE for one BASE, an exact decimal.") var rate: String
+    @Option(help: "In force from (RFC 3339 or YYYY-MM-DD); now when absent.") var at: String?
+
+    func run() throws {
+        let ledger = try storeOptions.openLedger()
+        defer { try? ledger.close() }
+        CommandOutput.printRecorded(try ledger.setFXRate(
+            FXRateSet(base: try CLIParse.commodity(base, option: "base"), quote: try CLIParse.commodity(quote, option: "quote"),
+                      rate: try CLIParse.decimal(rate, option: "rate")),
+            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }))
+    }
+}
+
+/// `tally base-currency CODE`.
+struct BaseCurrencyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "base-currency", abstract: "Change the currency answers are given in.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "An ISO 4217 currency.") var currency: String
+
+    func run() throws {
+        let ledger = try storeOptions.openLedger()
+        defer { try? ledger.close() }
+        CommandOutput.printRecorded(try ledger.setBaseCurrency(try CLIParse.commodity(currency, option: "currency")))
+    }
+}
+
+/// `tally reminder set|done`.
+struct ReminderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reminder", abstract: "Reminders to update an asset's value.", subcommands: [Set.self, Done.self])
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set a reminder.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The reminder's id.") var id: String
+        @Option(help: "The asset to update.") var asset: String
+        @Option(help: "Due date (YYYY-MM-DD).") var due: String
+        @Option(help: "A note.") var note: String?
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            CommandOutput.printRecorded(try ledger.setReminder(ReminderSet(reminderId: id, assetId: asset, dueDate: try CLIParse.date(due, option: "--due"), note: note)))
+        }
+    }
+
+    struct Done: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark a reminder done.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The reminder's id.") var id: String
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            CommandOutput.printRecorded(try ledger.completeReminder(id))
+        }
+    }
+}
+
+/// What a command appended, for the user.
+enum CommandOutput {
+    static func printRecorded(_ result: Ledger.CommandResult) {
+        if result.wasAlreadyApplied {
+            print("already recorded (seq \(result.events.first.map { String($0.sequence) } ?? "?")); nothing appended")
+            return
+        }
+        for event in result.events {
+            print("recorded seq \(event.sequence): \(event.type.name) \(event.entity)")
+        }
+    }
+}

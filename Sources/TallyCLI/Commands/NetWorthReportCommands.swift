@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+/// `tally networth [series|change]`.
+struct NetWorthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "networth", abstract: "Net worth at a date, its change, and a monthly series.",
+        subcommands: [Show.self, Change.self, Series.self], defaultSubcommand: Show.self
+    )
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Net worth with its lines, breakdown and exclusions.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var time: TimeTravelOptions
+        @Flag(help: "Print one JSON object.") var json = false
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            let report = try ledger.netWorth(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+            if json {
+                print(NetWorthJSON.report(report))
+                return
+            }
+            print("Net worth \(report.netWorth.decimalString) \(report.baseCurrency.code) at \(report.point.asOf)\(report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)")")
+            print("assets \(report.assets.decimalString) · liabilities \(report.liabilities.decimalString)")
+            print("")
+            print(Output.table(
+                ["KIND", "ITEM", "CATEGORY", "VALUE", "CUR", report.baseCurrency.code, "SOURCE", ""],
+                report.lines.map { line in
+                    [line.kind.rawValue, line.itemId, line.category, line.value.value.decimalString, line.value.value.commodity.code,
+                     line.converted.decimalString, line.value.source.rawValue, line.isStale ? "stale price" : ""]
+                }, rightAligned: [3, 5]))
+            if !report.categories.isEmpty {
+                print("")
+                print(Output.table(["KIND", "CATEGORY", report.baseCurrency.code, "SHARE"],
+                                   report.categories.map { [$0.kind.rawValue, $0.category, $0.total.decimalString, Output.percent($0.basisPoints)] },
+                                   rightAligned: [2, 3]))
+            }
+            for item in report.excluded {
+                print("excluded: \(item.kind.rawValue) \(item.itemId): \(item.reason)")
+            }
+        }
+    }
+
+    struct Change: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change in net worth over the last days (30 by default).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var time: TimeTravelOptions
+        @Option(help: "Days to look back.") var days = 30
+        @Flag(help: "Print one JSON object.") var json = false
+
+        func run() throws {
+            guard days > 0 else { throw ValidationError("--days must be positive") }
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            let change = try ledger.netWorthChange(asOf: try time.asOfInstant(ledger), days: days, knownAt: try time.knownAtInstant())
+            if json {
+                print(Output.jsonObject([("start", JSONText.money(change.start.netWorth)), ("end", JSONText.money(change.end.netWorth)),
+                                         ("change", JSONText.money(change.change)), ("days", String(days))]))
+            } else {
+                print("\(change.start.netWorth.decimalString) → \(change.end.netWorth.decimalString) \(change.end.baseCurrency.code): \(change.change.decimalString) over \(days) days")
+            }
+        }
+    }
+
+    struct Series: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Net worth at the end of each month of a range.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(help: "First month (YYYY-MM).") var from: String
+        @Option(help: "Last month (YYYY-MM).") var to: String
+        @Option(name: .customLong("known-at"), help: "As the ledger knew it at this instant.") var knownAt: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let first = try CLIParse.month(from, option: "--from")
+            let last = try CLIParse.month(to, option: "--to")
+            guard first <= last else { throw ValidationError("--from \(from) is after --to \(to)") }
+            guard last.ordinal - first.ordinal < 1_200 else { throw ValidationError("a series covers at most 100 years") }
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            let series = try ledger.netWorthSeries(from: first, through: last, knownAt: try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) })
+            if json {
+                print(JSONText.array(series.map { Output.jsonObject([("month", EventJSON.quoted($0.month.description)), ("net_worth", JSONText.money($0.report.netWorth)),
+                                                                     ("complete", $0.report.isComplete ? "true" : "false")]) }))
+            } else {
+                print(Output.table(["MONTH", "NET WORTH", ""], series.map { [$0.month.description, "\($0.report.netWorth.decimalString) \($0.report.baseCurrency.code)", $0.report.isComplete ? "" : "incomplete"] }, rightAligned: [1]))
+            }
+        }
+    }
+}
+
+/// `tally xray`.
+struct XRayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "xray", abstract: "Portfolio X-ray: allocation, exposure, concentration and risks at a date.")
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var time: TimeTravelOptions
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+        let ledger = try storeOptions.openLedger()
+        defer { try? ledger.close() }
+        let xray = try ledger.xray(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+        if json {
+            print(NetWorthJSON.xray(xray))
+            return
+        }
+        print("X-ray at \(xray.point.asOf): \(xray.total.decimalString) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
+        print(Output.table(["ASSET", "TYPE", "COUNTRY", "SECTOR", xray.baseCurrency.code, "WEIGHT", "SOURCE", ""],
+                           xray.holdings.map { [$0.assetId, $0.type.rawValue, $0.country ?? "?", $0.sector ?? "?", $0.converted.decimalString,
+                                                Output.percent($0.weightBasisPoints), $0.value.source.rawValue, $0.isStale ? "stale price" : ""] },
+                           rightAligned: [4, 5]))
+        for (title, groups) in [("By type", xray.allocationByType), ("By country", xray.exposureByCountry), ("By sector", xray.exposureBySector)] {
+            print("\n\(title): " + groups.map { "\($0.group) \(Output.percent($0.basisPoints))" }.joined(separator: " · "))
+        }
+        print("")
+        print(Output.table(["METRIC", "VALUE", "SEVERITY"], [
+            ["concentration (100×Σw²)", Output.hundredths(xray.concentration.value), xray.concentration.severity.rawValue],
+            ["home bias", Output.percent(xray.homeBias.value), xray.homeBias.severity.rawValue],
+            ["illiquidity", Output.percent(xray.illiquidity.value), xray.illiquidity.severity.rawValue],
+            ["data confidence", Output.percent(xray.dataConfidence.value), xray.dataConfidence.severity.rawValue],
+        ], rightAligned: [1]))
+        for item in xray.excluded { print("excluded: \(item.itemId): \(item.reason)") }
+        for reminder in xray.remindersDue { print("reminder due \(reminder.dueDate): update \(reminder.assetId)\(reminder.note.map { " (\($0))" } ?? "")") }
+    }
+}
+
+enum NetWorthJSON {
+    static func report(_ report: NetWorthReport) -> String {
+        Output.jsonObject([
+            ("as_of", EventJSON.quoted(report.point.asOf.description)),
+            ("base_currency", EventJSON.quoted(report.baseCurrency.code)),
+            ("assets", JSONText.money(report.assets)), ("liabilities", JSONText.money(report.liabilities)),
+            ("net_worth", JSONText.money(report.netWorth)), ("complete", report.isComplete ? "true" : "false"),
+            ("lines", JSONText.array(report.lines.map { line in
+                Output.jsonObject([("kind", EventJSON.quoted(line.kind.rawValue)), ("id", EventJSON.quoted(line.itemId)),
+                                   ("category", EventJSON.quoted(line.category)), ("value", JSONText.money(line.value.value)),
+                                   ("converted", JSONText.money(line.converted)), ("source", EventJSON.quoted(line.value.source.rawValue)),
+                                   ("stale", line.isStale ? "true" : "false")])
+            })),
+            ("categories", JSONText.array(report.categories.map { share in
+                Output.jsonObject([("kind", EventJSON.quoted(share.kind.rawValue)), ("category", EventJSON.quoted(share.category)),
+                                   ("total", JSONText.money(share.total)), ("basis_points", String(share.basisPoints))])
+            })),
+            ("excluded", JSONText.array(report.excluded.map { item in
+                Output.jsonObject([("kind", EventJSON.quoted(item.kind.rawValue)), ("id", EventJSON.quoted(item.itemId)), ("reason", EventJSON.quoted(item.reason))])
+            })),
+        ])
+    }
+
+    static func xray(_ xray: XRaySnapshot) -> String {
+        func groups(_ shares: [GroupShare]) -> String {
+            JSONText.array(shares.map { Output.jsonObject([("group", EventJSON.quoted($0.group)), ("total", JSONText.money($0.total)), ("basis_points", String($0.basisPoints))]) })
+        }
+        func metric(_ metric: XRayMetric) -> String {
+            Output.jsonObject([("value", String(metric.value)), ("severity", EventJSON.quoted(metric.severity.rawValue))])
+        }
+        return Output.jsonObject([
+            ("as_of", EventJSON.quoted(xray.point.asOf.description)), ("base_currency", EventJSON.quoted(xray.baseCurrency.code)),
+            ("total", JSONText.money(xray.total)), ("coverage_basis_points", String(xray.coverageBasisPoints)),
+            ("holdings", JSONText.array(xray.holdings.map { holding in
+                Output.jsonObject([("id", EventJSON.quoted(holding.assetId)), ("type", EventJSON.quoted(holding.type.rawValue)),
+                                   ("country", JSONText.string(holding.country)), ("sector", JSONText.string(holding.sector)),
+                                   ("converted", JSONText.money(holding.converted)), ("weight_basis_points", String(holding.weightBasisPoints)),
+                                   ("source", EventJSON.quoted(holding.value.source.rawValue)), ("stale", holding.isStale ? "true" : "false")])
+            })),
+            ("by_type", groups(xray.allocationByType)), ("by_country", groups(xray.exposureByCountry)), ("by_sector", groups(xray.exposureBySector)),
+            ("concentration_hundredths", metric(xray.concentration)), ("home_bias_basis_points", metric(xray.homeBias)),
+            ("illiquidity_basis_points", metric(xray.illiquidity)), ("data_confidence_basis_points", metric(xray.dataConfidence)),
+            ("excluded", JSONText.array(xray.excluded.map { Output.jsonObject([("id", EventJSON.quoted($0.itemId)), ("reason", EventJSON.quoted($0.reason))]) })),
+            ("reminders_due", JSONText.array(xray.remindersDue.map { Output.jsonObject([("id", EventJSON.quoted($0.reminderId)), ("asset", EventJSON.quoted($0.assetId)), ("due", EventJSON.quoted($0.dueDate.description))]) })),
+        ])
+    }
+}

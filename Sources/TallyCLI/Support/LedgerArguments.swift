@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+extension StoreOptions {
+    /// Opens the store's ledger for commands and queries (the writer lock is held until closed).
+    func openLedger() throws -> Ledger { try Ledger.open(at: path) }
+}
+
+/// The point in time a read command answers for: `--as-of DATE` (inclusive of that whole
+/// day in the ledger's time zone) and `--known-at INSTANT` (what the ledger knew then).
+struct TimeTravelOptions: ParsableArguments {
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer for the end of this day in the ledger's time zone (YYYY-MM-DD).", valueName: "date"))
+    var asOf: String?
+
+    @Option(name: .customLong("known-at"), help: ArgumentHelp("Answer as the ledger knew it at this instant (RFC 3339 or YYYY-MM-DD).", valueName: "instant"))
+    var knownAt: String?
+
+    func asOfInstant(_ ledger: Ledger) throws -> Instant? {
+        guard let asOf else { return nil }
+        return ledger.calendar.endOfDay(try CLIParse.date(asOf, option: "--as-of"))
+    }
+
+    func knownAtInstant() throws -> Instant? {
+        try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
+    }
+}
+
+/// Parsing of amounts, currencies and dates typed on the command line.
+enum CLIParse {
+    static func commodity(_ code: String, option: String = "--currency") throws -> Commodity {
+        do { return try Commodity.named(code) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    static func money(_ text: String, currency: String, option: String = "amount") throws -> Money {
+        let commodity = try commodity(currency)
+        do { return try Money(parsing: text, commodity: commodity) } catch { throw ValidationError("\(option) '\(text)': \(error)") }
+    }
+
+    static func decimal(_ text: String, option: String) throws -> ExactDecimal {
+        do { return try ExactDecimal(parsing: text) } catch { throw ValidationError("\(option) '\(text)': \(error)") }
+    }
+
+    static func date(_ text: String, option: String) throws -> LocalDate {
+        do { return try LocalDate(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    static func month(_ text: String, option: String) throws -> Month {
+        do { return try Month(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    /// The instant of a `--date` option: the start of that day in the ledger's time zone
+    /// plus the current time of day's offset is not wanted — events dated by day take
+    /// effect at noon there, so they sort inside their day whatever the zone.
+    static func effectiveInstant(_ text: String?, ledger: Ledger, option: String = "--date") throws -> Instant? {
+        guard let text else { return nil }
+        let date = try date(text, option: option)
+        return Instant(microsecondsSinceEpoch: ledger.calendar.startOfDay(date).microsecondsSinceEpoch + 12 * 3_600_000_000)
+    }
+}
+
+/// JSON fragments for CLI output.
+enum JSONText {
+    static func money(_ money: Money) -> String {
+        Output.jsonObject([("amount", EventJSON.quoted(money.decimalString)), ("currency", EventJSON.quoted(money.commodity.code))])
+    }
+
+    static func string(_ text: String?) -> String { text.map(EventJSON.quoted) ?? "null" }
+
+    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+}

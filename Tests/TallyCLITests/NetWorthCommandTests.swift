@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@Suite struct NetWorthCommandTests {
+    private func run(_ store: String, _ arguments: [String]) throws -> TallyRun {
+        try TallyProcess.run(arguments + ["--store", store])
+    }
+
+    @Test func aHouseholdsNetWorthAndXRayFromTheCommandLine() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        for command in [
+            ["init", "--base-currency", "GBP"],
+            ["asset", "add", "home", "--name", "Home", "--category", "property", "--type", "real_estate", "--currency", "USD", "--country", "US"],
+            ["asset", "value", "home", "400000.00"],
+            ["fx", "GBP", "USD", "1.25"],
+            ["liability", "add", "mortgage", "--name", "Mortgage", "--category", "mortgage", "--currency", "USD", "--linked-asset", "home"],
+            ["liability", "value", "mortgage", "250000.00"],
+        ] {
+            let result = try run(store, command)
+            try #require(result.status == 0, "\(command): \(result.standardError)")
+        }
+        let report = try run(store, ["networth", "--json"])
+        #expect(report.standardOutput.contains(#""net_worth":{"amount":"120000.00","currency":"GBP"}"#), "\(report.standardOutput)")
+        let xray = try run(store, ["xray", "--json"])
+        #expect(xray.standardOutput.contains(#""concentration_hundredths":{"value":10000,"severity":"high"}"#), "\(xray.standardOutput)")
+        let table = try run(store, ["networth"])
+        #expect(table.standardOutput.contains("Net worth 120000.00 GBP"))
+    }
+
+    @Test func refusalsExitNonZeroAndChangeNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        #expect(try run(store, ["init"]).status == 0)
+        #expect(try run(store, ["asset", "add", "cash", "--name", "Cash", "--category", "cash", "--type", "cash", "--currency", "USD"]).status == 0)
+        let before = try directory.snapshot("s/log")
+        for (command, message) in [
+            (["asset", "value", "boat", "10.00"], "no asset 'boat'"),
+            (["asset", "value", "cash", "0.00"], "positive"),
+            (["asset", "value", "cash", "1.234"], "decimal"),
+            (["asset", "add", "cash", "--name", "Again", "--category", "cash", "--type", "cash", "--currency", "USD"], "exists already"),
+            (["asset", "add", "x", "--name", "X", "--category", "yacht", "--type", "cash", "--currency", "USD"], "--category"),
+            (["fx", "GBP", "USD", "1,25"], "rate"),
+            (["networth", "--as-of", "31/03/2026"], "--as-of"),
+        ] {
+            let result = try run(store, command)
+            #expect(result.status != 0, "\(command)")
+            #expect(result.standardError.contains(message), "\(command): \(result.standardError)")
+        }
+        #expect(try directory.snapshot("s/log") == before)
+    }
+}
