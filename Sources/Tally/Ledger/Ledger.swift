@@ -59,7 +59,14 @@ public final class Ledger: Sendable {
 
     /// Every projector a ledger keeps, in the order they fold.
     public static var projectors: [any Projector] {
-        [BalancesProjector(), IdempotencyProjector(), SettingsProjector()]
+        [
+            BalancesProjector(), IdempotencyProjector(), SettingsProjector(),
+            BudgetSettingsProjector(),
+            TransactionsProjector(),
+            PotsProjector(),
+            BudgetsProjector(),
+            RecurringProjector(),
+        ]
     }
 
     private init(store: EventStore, readModels: ReadModelStore, calendar: LedgerCalendar, options: Options) {
