@@ -14,6 +14,13 @@ struct TallyCommand: ParsableCommand {
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, VerifyCommand.self,
             StatsCommand.self, DemoCommand.self,
+            TransactionCommand.self,
+            BankCommand.self,
+            ReferenceCommand.self,
+            PotCommand.self,
+            BudgetCommand.self,
+            RecurringCommand.self,
+            OverviewCommand.self,
         ]
     )
 }
