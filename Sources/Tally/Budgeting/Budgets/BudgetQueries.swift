@@ -2,8 +2,11 @@ import GRDB
 
 /// A category's budget for one month: its maximum, what was spent, what remains.
 public struct BudgetStatus: Hashable, Sendable {
+    /// The budget's category.
     public let category: BudgetCategory
+    /// The month it covers.
     public let month: Month
+    /// The most the user means to spend, positive.
     public let maximum: Money
     /// The month's expenses in the category (current versions, deleted ones excluded), as
     /// a positive amount.
@@ -19,6 +22,7 @@ public struct BudgetStatus: Hashable, Sendable {
 
 /// The budget's balances and flows for one month.
 public struct BudgetOverview: Hashable, Sendable {
+    /// The month it covers.
     public let month: Month
     /// The current balance (reference balance plus transactions, less pots) at the end of
     /// the month, or now for the month in progress.

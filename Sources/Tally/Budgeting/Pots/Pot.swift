@@ -2,7 +2,9 @@ import GRDB
 
 /// A savings pot (a goal): its target, what it holds, and how far along it is.
 public struct Pot: Hashable, Sendable {
+    /// The pot's id, chosen when created.
     public let id: String
+    /// What the user calls it.
     public let name: String
     /// Positive.
     public let target: Money

@@ -2,14 +2,19 @@ import GRDB
 
 /// A recurring income or expense: what it is, when it falls due, and over which months.
 public struct RecurringItem: Hashable, Sendable {
+    /// The item's id, chosen when defined.
     public let id: String
+    /// Who is paid, or who pays.
     public let payee: String
+    /// The category its occurrences are recorded in.
     public let category: BudgetCategory
     /// Signed: positive income, negative expense.
     public let amount: Money
+    /// Monthly, quarterly or yearly, counted from the start month.
     public let frequency: RecurringFrequency
     /// 1 to 31; in shorter months the last day.
     public let dayOfMonth: Int
+    /// The first month it falls due in.
     public let startMonth: Month
     /// The last month it falls due in; nil for no end.
     public let endMonth: Month?

@@ -12,8 +12,11 @@ public enum RecurringState: String, Hashable, Sendable {
 
 /// One recurring item's state in a month.
 public struct RecurringItemStatus: Hashable, Sendable {
+    /// The recurring item.
     public let item: RecurringItem
+    /// The day it falls due in the month.
     public let dueDate: LocalDate
+    /// Paid, due soon or upcoming.
     public let state: RecurringState
     /// The transaction that paid it, when one matches: the generated occurrence, or a
     /// transaction of that month with the same payee (ignoring case) and amount.
@@ -22,12 +25,17 @@ public struct RecurringItemStatus: Hashable, Sendable {
 
 /// Every recurring item due in a month, with totals per state.
 public struct RecurringStatusReport: Hashable, Sendable {
+    /// The month reported on.
     public let month: Month
+    /// The day the states are judged from.
     public let today: LocalDate
+    /// Every item due in the month, by due date then id.
     public let items: [RecurringItemStatus]
     /// Signed sums of the items' amounts per state (bills negative, income positive).
     public let paid: Money
+    /// The sum of the due-soon items.
     public let dueSoon: Money
+    /// The sum of the upcoming items.
     public let upcoming: Money
 }
 

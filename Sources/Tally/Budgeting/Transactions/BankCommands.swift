@@ -5,8 +5,11 @@ import GRDB
 
 /// A bank connection.
 public struct BankConnection: Hashable, Sendable {
+    /// The bank's id, chosen when connected.
     public let bankId: String
+    /// Its display name.
     public let name: String
+    /// False once disconnected; its transactions stay.
     public let isConnected: Bool
 }
 

@@ -5,7 +5,9 @@ public struct BudgetTransaction: Hashable, Sendable {
     /// `manual:<sequence>` or the caller's id for manual ones, `bank:<bank>:<external id>`
     /// for imported ones, `recurring:<id>:<month>` for generated occurrences.
     public let id: String
+    /// Who was paid, or who paid.
     public let payee: String
+    /// The category, after any re-categorisation.
     public let category: BudgetCategory
     /// Signed: positive income, negative expense.
     public let amount: Money
@@ -13,9 +15,11 @@ public struct BudgetTransaction: Hashable, Sendable {
     public let date: LocalDate
     /// Whether the user marked it recurring (generated occurrences always are).
     public let recurring: Bool
+    /// Typed by the user (`manual`, also generated occurrences) or imported (`bank`).
     public let source: TransactionSource
     /// The bank and its transaction id, for imported ones.
     public let bankId: String?
+    /// The bank's transaction id, for imported ones.
     public let externalId: String?
     /// The recurring item that generated it, if one did.
     public let recurringId: String?
@@ -55,10 +59,15 @@ public struct TransactionChange: Hashable, Sendable {
 
     /// The event that made this version.
     public let sequence: UInt64
+    /// What the event did.
     public let kind: Kind
+    /// Who was paid, or who paid.
     public let payee: String
+    /// The category, after any re-categorisation.
     public let category: BudgetCategory
+    /// The signed amount of this version.
     public let amount: Money
+    /// The day of this version, in the ledger's time zone.
     public let date: LocalDate
     /// When the ledger learned it.
     public let recordedAt: Instant

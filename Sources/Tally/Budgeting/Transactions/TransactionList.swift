@@ -19,13 +19,15 @@ public struct TransactionQuery: Hashable, Sendable {
         case amount
     }
 
-    /// The first and last day listed, inclusive; nil for no bound.
+    /// The first day listed, inclusive; nil for no bound.
     public var from: LocalDate?
+    /// The last day listed, inclusive; nil for no bound.
     public var through: LocalDate?
     /// Only payees that contain this text, ignoring case.
     public var search: String?
     /// Only this category.
     public var category: BudgetCategory?
+    /// The order; date unless told.
     public var sort: Sort = .date
     /// Newest, largest or Z first (the default: newest first).
     public var descending = true
@@ -52,9 +54,11 @@ public struct TransactionQuery: Hashable, Sendable {
 
 /// One page of a transaction list.
 public struct TransactionPage: Hashable, Sendable {
+    /// The page's transactions, in the query's order.
     public let transactions: [BudgetTransaction]
     /// 1-based.
     public let page: Int
+    /// The most transactions a page holds.
     public let pageSize: Int
     /// How many transactions match, over every page.
     public let totalCount: Int
