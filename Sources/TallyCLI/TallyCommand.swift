@@ -16,6 +16,13 @@ struct TallyCommand: ParsableCommand {
             StatsCommand.self, DemoCommand.self,
             AssetCommand.self, LiabilityCommand.self, PriceCommand.self, FXCommand.self, BaseCurrencyCommand.self,
             ReminderCommand.self, NetWorthCommand.self, XRayCommand.self,
+            TransactionCommand.self,
+            BankCommand.self,
+            ReferenceCommand.self,
+            PotCommand.self,
+            BudgetCommand.self,
+            RecurringCommand.self,
+            OverviewCommand.self,
         ]
     )
 }

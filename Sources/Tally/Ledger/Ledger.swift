@@ -59,7 +59,15 @@ public final class Ledger: Sendable {
 
     /// Every projector a ledger keeps, in the order they fold.
     public static var projectors: [any Projector] {
-        [BalancesProjector(), IdempotencyProjector(), SettingsProjector(), NetWorthProjector()]
+        [
+            BalancesProjector(), IdempotencyProjector(), SettingsProjector(),
+            BudgetSettingsProjector(),
+            TransactionsProjector(),
+            PotsProjector(),
+            BudgetsProjector(),
+            RecurringProjector(),
+            NetWorthProjector(),
+        ]
     }
 
     private init(store: EventStore, readModels: ReadModelStore, calendar: LedgerCalendar, options: Options) {

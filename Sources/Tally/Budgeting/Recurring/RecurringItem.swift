@@ -1,0 +1,62 @@
+import GRDB
+
+/// A recurring income or expense: what it is, when it falls due, and over which months.
+public struct RecurringItem: Hashable, Sendable {
+    /// The item's id, chosen when defined.
+    public let id: String
+    /// Who is paid, or who pays.
+    public let payee: String
+    /// The category its occurrences are recorded in.
+    public let category: BudgetCategory
+    /// Signed: positive income, negative expense.
+    public let amount: Money
+    /// Monthly, quarterly or yearly, counted from the start month.
+    public let frequency: RecurringFrequency
+    /// 1 to 31; in shorter months the last day.
+    public let dayOfMonth: Int
+    /// The first month it falls due in.
+    public let startMonth: Month
+    /// The last month it falls due in; nil for no end.
+    public let endMonth: Month?
+
+    /// Whether it falls due in `month`: within its months, and for quarterly and yearly
+    /// items, every third or twelfth month from the start.
+    public func isDue(in month: Month) -> Bool {
+        guard month >= startMonth, endMonth.map({ month <= $0 }) ?? true else { return false }
+        let elapsed = month.ordinal - startMonth.ordinal
+        switch frequency {
+        case .monthly, .weekly: return true
+        case .quarterly: return elapsed % 3 == 0
+        case .yearly: return elapsed % 12 == 0
+        }
+    }
+
+    /// The day it falls due in `month`: its day of month, or the month's last day when the
+    /// month is shorter.
+    public func dueDate(in month: Month) -> LocalDate {
+        month.firstDay.adding(days: min(dayOfMonth, month.dayCount) - 1)
+    }
+
+    static func from(_ row: Row) throws -> RecurringItem {
+        RecurringItem(
+            id: row["recurring_id"], payee: row["payee"], category: BudgetCategory(rawValue: row["category"]) ?? .general,
+            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+            frequency: RecurringFrequency(rawValue: row["frequency"]) ?? .monthly, dayOfMonth: row["day_of_month"],
+            startMonth: Month(ordinal: row["start_month"]), endMonth: (row["end_month"] as Int?).map(Month.init(ordinal:))
+        )
+    }
+
+    /// Every item not removed, by id.
+    static func all(_ db: Database) throws -> [RecurringItem] {
+        try Row.fetchAll(db, sql: "SELECT * FROM recurring_items WHERE removed = 0 ORDER BY recurring_id").map(from)
+    }
+}
+
+extension Ledger {
+    /// Every recurring item defined and not removed, by id.
+    ///
+    /// ```swift
+    /// for item in try ledger.recurringItems() { print(item.payee, item.amount, item.dayOfMonth) }
+    /// ```
+    public func recurringItems() throws -> [RecurringItem] { try read(RecurringItem.all) }
+}

@@ -1,0 +1,148 @@
+public import GRDB
+
+/// The budget's transactions as they stand now (current version, deleted flag), every
+/// version of each for the audit, and the bank connections.
+///
+/// Only transactions on the budget's current account are kept: a `transaction_recorded`
+/// that names another account belongs to the envelope product. Dates are kept as the
+/// effective instant; queries turn months and days into instants with the ledger calendar.
+public struct TransactionsProjector: Projector {
+    public init() {}
+
+    public let name = "budget_transactions"
+    public let version = 1
+    public let tables = ["budget_transactions", "budget_transaction_history", "budget_banks"]
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE budget_transactions (
+                transaction_id TEXT PRIMARY KEY NOT NULL,
+                source TEXT NOT NULL,
+                bank_id TEXT,
+                external_id TEXT,
+                recurring_id TEXT,
+                recurring_month INTEGER,
+                payee TEXT NOT NULL,
+                payee_key TEXT NOT NULL,
+                category TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recurring INTEGER NOT NULL,
+                recorded_sequence INTEGER NOT NULL,
+                version_sequence INTEGER NOT NULL,
+                deleted INTEGER NOT NULL DEFAULT 0
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX budget_transactions_by_date ON budget_transactions (deleted, effective_at, recorded_sequence);
+            CREATE INDEX budget_transactions_by_category ON budget_transactions (category, deleted, effective_at);
+            CREATE INDEX budget_transactions_by_recurring ON budget_transactions (recurring_id, recurring_month);
+            CREATE TABLE budget_transaction_history (
+                transaction_id TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                change TEXT NOT NULL,
+                payee TEXT NOT NULL,
+                category TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                deleted INTEGER NOT NULL,
+                PRIMARY KEY (transaction_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE budget_banks (
+                bank_id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                connected INTEGER NOT NULL,
+                changed_sequence INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        let sequence = Int64(event.sequence)
+        switch event.body {
+        case .transactionRecorded(let transaction):
+            guard transaction.account == nil || transaction.account == LedgerAccounts.current else { return }
+            try insert(
+                id: transaction.transactionId, source: transaction.source, bankId: transaction.bankId,
+                externalId: transaction.externalId, recurringId: nil, recurringMonth: nil, payee: transaction.payee,
+                category: transaction.category, amount: transaction.amount, recurring: transaction.recurring, event, db
+            )
+        case .recurringOccurrenceGenerated(let occurrence):
+            try insert(
+                id: occurrence.transactionId, source: .manual, bankId: nil, externalId: nil,
+                recurringId: occurrence.recurringId, recurringMonth: occurrence.month.ordinal, payee: occurrence.payee,
+                category: occurrence.category, amount: occurrence.amount, recurring: true, event, db
+            )
+        case .transactionAmended(let amended):
+            try db.execute(
+                sql: """
+                    UPDATE budget_transactions SET payee = ?, payee_key = ?, category = ?, commodity = ?, amount = ?,
+                        effective_at = ?, recurring = ?, version_sequence = ?
+                    WHERE transaction_id = ? AND deleted = 0
+                    """,
+                arguments: [amended.payee, amended.payee.lowercased(), amended.category.rawValue, amended.amount.commodity.code,
+                            amended.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, amended.recurring, sequence,
+                            amended.transactionId]
+            )
+            try recordHistory(amended.transactionId, change: "amended", event, db)
+        case .transactionRecategorised(let change):
+            try db.execute(
+                sql: "UPDATE budget_transactions SET category = ?, version_sequence = ? WHERE transaction_id = ? AND deleted = 0",
+                arguments: [change.category.rawValue, sequence, change.transactionId]
+            )
+            try recordHistory(change.transactionId, change: "recategorised", event, db)
+        case .transactionDeleted(let deleted):
+            try db.execute(
+                sql: "UPDATE budget_transactions SET deleted = 1, version_sequence = ? WHERE transaction_id = ? AND deleted = 0",
+                arguments: [sequence, deleted.transactionId]
+            )
+            try recordHistory(deleted.transactionId, change: "deleted", event, db)
+        case .bankConnected(let bank):
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO budget_banks (bank_id, name, connected, changed_sequence) VALUES (?, ?, 1, ?)",
+                arguments: [bank.bankId, bank.name, sequence]
+            )
+        case .bankDisconnected(let bank):
+            try db.execute(
+                sql: "UPDATE budget_banks SET connected = 0, changed_sequence = ? WHERE bank_id = ?",
+                arguments: [sequence, bank.bankId]
+            )
+        default:
+            break
+        }
+    }
+
+    private func insert(
+        id: String, source: TransactionSource, bankId: String?, externalId: String?, recurringId: String?,
+        recurringMonth: Int?, payee: String, category: BudgetCategory, amount: Money, recurring: Bool,
+        _ event: Event, _ db: Database
+    ) throws {
+        let sequence = Int64(event.sequence)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO budget_transactions
+                    (transaction_id, source, bank_id, external_id, recurring_id, recurring_month, payee, payee_key, category,
+                     commodity, amount, effective_at, recurring, recorded_sequence, version_sequence, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                """,
+            arguments: [id, source.rawValue, bankId, externalId, recurringId, recurringMonth, payee, payee.lowercased(),
+                        category.rawValue, amount.commodity.code, amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch,
+                        recurring, sequence, sequence]
+        )
+        try recordHistory(id, change: recurringId == nil ? "recorded" : "generated", event, db)
+    }
+
+    /// Copies the transaction's row as it now stands into the audit history.
+    private func recordHistory(_ id: String, change: String, _ event: Event, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO budget_transaction_history
+                    (transaction_id, sequence, change, payee, category, commodity, amount, effective_at, recorded_at, deleted)
+                SELECT transaction_id, ?, ?, payee, category, commodity, amount, effective_at, ?, deleted
+                FROM budget_transactions WHERE transaction_id = ? AND version_sequence = ?
+                """,
+            arguments: [Int64(event.sequence), change, event.recordedAt.microsecondsSinceEpoch, id, Int64(event.sequence)]
+        )
+    }
+}

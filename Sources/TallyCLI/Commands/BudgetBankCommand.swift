@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct BankCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bank",
+        abstract: "Connect and disconnect banks; disconnecting keeps every imported transaction.",
+        subcommands: [BankConnectCommand.self, BankDisconnectCommand.self, BankListCommand.self]
+    )
+}
+
+struct BankConnectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "connect", abstract: "Connect a bank so its transactions can be imported.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The bank's id, e.g. chase.") var id: String
+    @Option(help: "Its display name (default: the id).") var name: String?
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            BudgetCLI.report(try ledger.connectBank(id: id, name: name), json: json, "Connected bank \(id)")
+        }
+    }
+}
+
+struct BankDisconnectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "disconnect", abstract: "Disconnect a bank; its transactions stay.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The bank's id.") var id: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            BudgetCLI.report(try ledger.disconnectBank(id: id), json: json, "Disconnected bank \(id)")
+        }
+    }
+}
+
+struct BankListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every bank ever connected.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Flag(help: "One JSON object per bank.") var json = false
+
+    func run() throws {
+        let banks = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.banks() }
+        if json {
+            for bank in banks {
+                print(Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),
+                                         ("connected", String(bank.isConnected))]))
+            }
+            return
+        }
+        print(Output.table(["BANK", "NAME", "STATUS"], banks.map { [$0.bankId, $0.name, $0.isConnected ? "connected" : "disconnected"] }))
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+/// What the budget product's commands share: opening the ledger, reading arguments in the
+/// budget's terms, printing results as tables or JSON.
+enum BudgetCLI {
+    /// Opens the store's ledger, runs `body`, closes it; a failure to close is an error
+    /// too (after a command, its commit is durable already).
+    static func withLedger<T>(_ options: StoreOptions, _ body: (Ledger) throws -> T) throws -> T {
+        let ledger = try Ledger.open(at: options.path)
+        let result: T
+        do {
+            result = try body(ledger)
+        } catch {
+            try? ledger.close()
+            throw error
+        }
+        try ledger.close()
+        return result
+    }
+
+    static func amount(_ text: String, _ option: String, _ ledger: Ledger) throws -> Money {
+        do {
+            return try Money(parsing: text, commodity: try ledger.budgetCurrency())
+        } catch {
+            throw ValidationError("\(option): \(error)")
+        }
+    }
+
+    static func date(_ text: String, _ option: String) throws -> LocalDate {
+        do { return try LocalDate(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    static func month(_ text: String, _ option: String) throws -> Month {
+        do { return try Month(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    static func category(_ text: String, _ option: String) throws -> BudgetCategory {
+        do { return try BudgetCategory(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    /// Prints what a command appended: one line, or with `json` the events' JSON form.
+    static func report(_ result: Ledger.CommandResult, json: Bool, _ summary: @autoclosure () -> String) {
+        if json {
+            print(Output.jsonObject([
+                ("already_applied", String(result.wasAlreadyApplied)),
+                ("events", "[" + result.events.map(EventJSON.encode).joined(separator: ",") + "]"),
+            ]))
+            return
+        }
+        let sequences = result.events.map(\.sequence)
+        let where_ = sequences.isEmpty ? "nothing appended" : "seq \(sequences.first!)\(sequences.count > 1 ? "-\(sequences.last!)" : "")"
+        print("\(summary()) (\(result.wasAlreadyApplied ? "already recorded; nothing appended" : where_))")
+    }
+
+    /// A money amount as a JSON string, exact: `"-12.40"`.
+    static func json(_ money: Money) -> String { EventJSON.quoted(money.decimalString) }
+
+    static func json(_ transaction: BudgetTransaction) -> String {
+        var fields: [(String, String)] = [
+            ("id", EventJSON.quoted(transaction.id)),
+            ("date", EventJSON.quoted(transaction.date.description)),
+            ("payee", EventJSON.quoted(transaction.payee)),
+            ("category", EventJSON.quoted(transaction.category.rawValue)),
+            ("amount", json(transaction.amount)),
+            ("currency", EventJSON.quoted(transaction.amount.commodity.code)),
+            ("source", EventJSON.quoted(transaction.source.rawValue)),
+            ("recurring", String(transaction.recurring)),
+            ("changed", String(transaction.isChanged)),
+        ]
+        if let bankId = transaction.bankId { fields.append(("bank_id", EventJSON.quoted(bankId))) }
+        if let externalId = transaction.externalId { fields.append(("external_id", EventJSON.quoted(externalId))) }
+        if let recurringId = transaction.recurringId { fields.append(("recurring_id", EventJSON.quoted(recurringId))) }
+        return Output.jsonObject(fields)
+    }
+
+    static func row(_ transaction: BudgetTransaction) -> [String] {
+        [transaction.date.description, transaction.id, transaction.payee, transaction.category.displayName,
+         transaction.amount.decimalString, transaction.source.rawValue + (transaction.isChanged ? " (changed)" : "")]
+    }
+
+    static let transactionHeader = ["DATE", "ID", "PAYEE", "CATEGORY", "AMOUNT", "SOURCE"]
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct PotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pot",
+        abstract: "Savings pots: create, add to, withdraw from, delete, list.",
+        subcommands: [PotCreateCommand.self, PotAddCommand.self, PotWithdrawCommand.self, PotDeleteCommand.self, PotListCommand.self]
+    )
+}
+
+struct PotCreateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a pot with a target.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The pot's id, e.g. holiday.") var id: String
+    @Option(help: "Its display name (default: the id).") var name: String?
+    @Option(help: "The target, e.g. 500.00.") var target: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let target = try BudgetCLI.amount(target, "--target", ledger)
+            BudgetCLI.report(try ledger.createPot(id: id, name: name, target: target), json: json, "Created pot \(id)")
+        }
+    }
+}
+
+struct PotAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Move money from the current balance into a pot.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The pot's id.") var id: String
+    @Argument(help: "The amount, e.g. 50.00.") var amount: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let amount = try BudgetCLI.amount(amount, "amount", ledger)
+            BudgetCLI.report(try ledger.addToPot(id: id, amount: amount), json: json, "Added \(amount) to pot \(id)")
+        }
+    }
+}
+
+struct PotWithdrawCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "withdraw", abstract: "Move money from a pot back to the current balance.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The pot's id.") var id: String
+    @Argument(help: "The amount, e.g. 20.00.") var amount: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let amount = try BudgetCLI.amount(amount, "amount", ledger)
+            BudgetCLI.report(try ledger.withdrawFromPot(id: id, amount: amount), json: json, "Withdrew \(amount) from pot \(id)")
+        }
+    }
+}
+
+struct PotDeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a pot; its total returns to the current balance.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The pot's id.") var id: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            BudgetCLI.report(try ledger.deletePot(id: id), json: json, "Deleted pot \(id)")
+        }
+    }
+}
+
+struct PotListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every pot with its total, target and progress.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Flag(help: "One JSON object per pot.") var json = false
+
+    /// Basis points as a percentage with two decimals, rounded down: 3333 → "33.33%".
+    static func percent(_ basisPoints: Int64) -> String {
+        let fraction = basisPoints % 100
+        return "\(basisPoints / 100).\(fraction < 10 ? "0" : "")\(fraction)%"
+    }
+
+    func run() throws {
+        let pots = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.pots() }
+        if json {
+            for pot in pots {
+                print(Output.jsonObject([
+                    ("id", EventJSON.quoted(pot.id)), ("name", EventJSON.quoted(pot.name)),
+                    ("total", BudgetCLI.json(pot.total)), ("target", BudgetCLI.json(pot.target)),
+                    ("currency", EventJSON.quoted(pot.target.commodity.code)),
+                    ("progress_basis_points", String(pot.progressBasisPoints)),
+                ]))
+            }
+            return
+        }
+        print(Output.table(
+            ["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"],
+            pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, Self.percent($0.progressBasisPoints)] },
+            rightAligned: [2, 3, 4]
+        ))
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct RecurringCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recurring",
+        abstract: "Recurring income and bills: define, remove, generate a month, status.",
+        subcommands: [
+            RecurringDefineCommand.self, RecurringRemoveCommand.self, RecurringGenerateCommand.self,
+            RecurringStatusCommand.self,
+        ]
+    )
+}
+
+struct RecurringDefineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "define", abstract: "Define a recurring income (positive) or bill (negative).")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The item's id, e.g. rent.") var id: String
+    @Option(help: "Who is paid, or who pays.") var payee: String
+    @Option(help: "The category.") var category: String
+    @Option(parsing: .unconditional, help: "Signed amount, e.g. -1200.00.") var amount: String
+    @Option(help: "Day of the month it falls due, 1-31 (shorter months: their last day).") var day: Int
+    @Option(help: "First month, YYYY-MM.") var start: String
+    @Option(help: "Last month, YYYY-MM (default: no end).") var end: String?
+    @Option(help: "monthly (default), quarterly or yearly.") var frequency = "monthly"
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        guard let frequency = RecurringFrequency(rawValue: frequency) else {
+            throw ValidationError("--frequency must be monthly, quarterly or yearly")
+        }
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let result = try ledger.defineRecurring(
+                id: id, payee: payee, category: try BudgetCLI.category(category, "--category"),
+                amount: try BudgetCLI.amount(amount, "--amount", ledger), dayOfMonth: day,
+                startMonth: try BudgetCLI.month(start, "--start"), endMonth: try end.map { try BudgetCLI.month($0, "--end") },
+                frequency: frequency
+            )
+            BudgetCLI.report(result, json: json, "Defined recurring item \(id)")
+        }
+    }
+}
+
+struct RecurringRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a recurring item; generated transactions stay.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The item's id.") var id: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            BudgetCLI.report(try ledger.removeRecurring(id: id), json: json, "Removed recurring item \(id)")
+        }
+    }
+}
+
+struct RecurringGenerateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Create a month's transactions for every recurring item; asking twice generates nothing."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "The month, YYYY-MM.") var month: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        let month = try BudgetCLI.month(month, "--month")
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let result = try ledger.generateRecurring(month: month)
+            BudgetCLI.report(result, json: json, "Generated \(result.events.count) transaction\(result.events.count == 1 ? "" : "s") for \(month)")
+        }
+    }
+}
+
+struct RecurringStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Each recurring item in a month: paid, due soon (within 5 days, or past due) or upcoming."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "The month, YYYY-MM.") var month: String
+    @Option(help: "Today, YYYY-MM-DD.") var today: String
+    @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days.") var dueSoonDays = BudgetSettings.dueSoonDaysDefault
+    @Flag(help: "One JSON object.") var json = false
+
+    func run() throws {
+        let month = try BudgetCLI.month(month, "--month")
+        let today = try BudgetCLI.date(today, "--today")
+        let report = try BudgetCLI.withLedger(storeOptions) { ledger in
+            try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays)
+        }
+        if json {
+            let items = report.items.map { status in
+                Output.jsonObject([
+                    ("id", EventJSON.quoted(status.item.id)), ("payee", EventJSON.quoted(status.item.payee)),
+                    ("amount", BudgetCLI.json(status.item.amount)), ("due", EventJSON.quoted(status.dueDate.description)),
+                    ("state", EventJSON.quoted(status.state.rawValue)),
+                    ("transaction_id", status.matchingTransactionId.map(EventJSON.quoted) ?? "null"),
+                ])
+            }
+            print(Output.jsonObject([
+                ("month", EventJSON.quoted(month.description)), ("today", EventJSON.quoted(today.description)),
+                ("items", "[" + items.joined(separator: ",") + "]"),
+                ("paid", BudgetCLI.json(report.paid)), ("due_soon", BudgetCLI.json(report.dueSoon)),
+                ("upcoming", BudgetCLI.json(report.upcoming)), ("currency", EventJSON.quoted(report.paid.commodity.code)),
+            ]))
+            return
+        }
+        print(Output.table(
+            ["DUE", "ID", "PAYEE", "AMOUNT", "STATE"],
+            report.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, $0.item.amount.decimalString, $0.state.rawValue] },
+            rightAligned: [3]
+        ))
+        print("paid \(report.paid.decimalString)  due soon \(report.dueSoon.decimalString)  upcoming \(report.upcoming.decimalString)")
+    }
+}

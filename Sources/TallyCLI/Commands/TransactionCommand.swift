@@ -1,0 +1,215 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct TransactionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tx",
+        abstract: "Budget transactions: record, import from a bank, amend, delete, re-categorise, list.",
+        discussion: """
+            Amounts are signed in the budget currency (positive income, negative expense); dates \
+            are YYYY-MM-DD in the ledger's time zone. Categories: \
+            \(BudgetCategory.allCases.map(\.displayName).joined(separator: ", ")).
+            """,
+        subcommands: [
+            TransactionAddCommand.self, TransactionImportCommand.self, TransactionAmendCommand.self,
+            TransactionDeleteCommand.self, TransactionRecategoriseCommand.self, TransactionListCommand.self,
+            TransactionHistoryCommand.self,
+        ]
+    )
+}
+
+struct TransactionAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Record a transaction by hand.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "Who was paid, or who paid.") var payee: String
+    @Option(help: "The category.") var category: String
+    @Option(parsing: .unconditional, help: "Signed amount, e.g. -12.40.") var amount: String
+    @Option(help: "The day, YYYY-MM-DD.") var date: String
+    @Flag(help: "Mark it as recurring.") var recurring = false
+    @Option(help: "An id of your choosing (default: manual:<sequence>).") var id: String?
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let result = try ledger.recordTransaction(
+                payee: payee, category: try BudgetCLI.category(category, "--category"),
+                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try BudgetCLI.date(date, "--date"),
+                recurring: recurring, id: id
+            )
+            BudgetCLI.report(result, json: json, "Recorded \(result.transactionId ?? "")")
+        }
+    }
+}
+
+struct TransactionImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-bank",
+        abstract: "Import one bank transaction; the same bank id twice records it once."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "The connected bank's id.") var bank: String
+    @Option(name: .customLong("external-id"), help: "The bank's transaction id.") var externalId: String
+    @Option(help: "Who was paid, or who paid.") var payee: String
+    @Option(help: "The category.") var category: String
+    @Option(parsing: .unconditional, help: "Signed amount, e.g. -12.40.") var amount: String
+    @Option(help: "The day, YYYY-MM-DD.") var date: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let result = try ledger.importBankTransaction(
+                bankId: bank, externalId: externalId, payee: payee, category: try BudgetCLI.category(category, "--category"),
+                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try BudgetCLI.date(date, "--date")
+            )
+            BudgetCLI.report(result, json: json, "Imported \(result.transactionId ?? "")")
+        }
+    }
+}
+
+struct TransactionAmendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "amend",
+        abstract: "Amend a manual transaction (a new version; the log keeps the old one)."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The transaction id.") var id: String
+    @Option(help: "New payee.") var payee: String?
+    @Option(help: "New category.") var category: String?
+    @Option(parsing: .unconditional, help: "New signed amount.") var amount: String?
+    @Option(help: "New day, YYYY-MM-DD.") var date: String?
+    @Option(help: "Whether it is recurring: true or false.") var recurring: Bool?
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let result = try ledger.amendTransaction(
+                id: id, payee: payee, category: try category.map { try BudgetCLI.category($0, "--category") },
+                amount: try amount.map { try BudgetCLI.amount($0, "--amount", ledger) },
+                date: try date.map { try BudgetCLI.date($0, "--date") }, recurring: recurring
+            )
+            BudgetCLI.report(result, json: json, "Amended \(id)")
+        }
+    }
+}
+
+struct TransactionDeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete a manual transaction (it stays in the log and the audit)."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The transaction id.") var id: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            BudgetCLI.report(try ledger.deleteTransaction(id: id), json: json, "Deleted \(id)")
+        }
+    }
+}
+
+struct TransactionRecategoriseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recategorise",
+        abstract: "Move any transaction, manual or imported, to another category."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The transaction id.") var id: String
+    @Option(help: "The new category.") var category: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+
+    func run() throws {
+        try BudgetCLI.withLedger(storeOptions) { ledger in
+            let category = try BudgetCLI.category(category, "--category")
+            BudgetCLI.report(try ledger.recategorise(id: id, category: category), json: json, "Moved \(id) to \(category.displayName)")
+        }
+    }
+}
+
+struct TransactionListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List transactions in their current version; deleted ones are hidden.",
+        discussion: "Newest first unless --ascending. --month or --from/--to choose the days (default: all)."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "A month, YYYY-MM.") var month: String?
+    @Option(help: "The first day, YYYY-MM-DD.") var from: String?
+    @Option(help: "The last day, YYYY-MM-DD.") var to: String?
+    @Option(help: "Only payees containing this text, ignoring case.") var search: String?
+    @Option(help: "Only this category.") var category: String?
+    @Option(help: "date, name or amount.") var sort = "date"
+    @Flag(help: "Oldest, smallest or A first.") var ascending = false
+    @Option(help: "The page, from 1.") var page = 1
+    @Option(name: .customLong("page-size"), help: "Transactions per page (1-500).") var pageSize = 50
+    @Flag(help: "One JSON object.") var json = false
+
+    func validate() throws {
+        if month != nil && (from != nil || to != nil) { throw ValidationError("give either --month or --from/--to, not both") }
+        guard TransactionQuery.Sort(rawValue: sort) != nil else { throw ValidationError("--sort must be date, name or amount") }
+    }
+
+    func run() throws {
+        var query = TransactionQuery()
+        if let month { query = TransactionQuery(month: try BudgetCLI.month(month, "--month")) }
+        query.from = try from.map { try BudgetCLI.date($0, "--from") } ?? query.from
+        query.through = try to.map { try BudgetCLI.date($0, "--to") } ?? query.through
+        query.search = search
+        query.category = try category.map { try BudgetCLI.category($0, "--category") }
+        query.sort = TransactionQuery.Sort(rawValue: sort) ?? .date
+        query.descending = !ascending
+        query.page = page
+        query.pageSize = pageSize
+        let result = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.transactions(query) }
+        if json {
+            print(Output.jsonObject([
+                ("page", String(result.page)), ("page_size", String(result.pageSize)),
+                ("page_count", String(result.pageCount)), ("total_count", String(result.totalCount)),
+                ("transactions", "[" + result.transactions.map(BudgetCLI.json).joined(separator: ",") + "]"),
+            ]))
+            return
+        }
+        print(Output.table(BudgetCLI.transactionHeader, result.transactions.map(BudgetCLI.row), rightAligned: [4]))
+        print("page \(result.page) of \(result.pageCount), \(result.totalCount) transaction\(result.totalCount == 1 ? "" : "s")")
+    }
+}
+
+struct TransactionHistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Every version of a transaction, with the event that made it (the audit trail)."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The transaction id.") var id: String
+    @Flag(help: "One JSON object per version.") var json = false
+
+    func run() throws {
+        let versions = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.transactionHistory(id: id) }
+        guard !versions.isEmpty else { throw LedgerError(.notFound, "there is no budget transaction '\(id)'; list them with `tally tx list`") }
+        if json {
+            for version in versions {
+                print(Output.jsonObject([
+                    ("seq", String(version.sequence)), ("change", EventJSON.quoted(version.kind.rawValue)),
+                    ("date", EventJSON.quoted(version.date.description)), ("payee", EventJSON.quoted(version.payee)),
+                    ("category", EventJSON.quoted(version.category.rawValue)), ("amount", BudgetCLI.json(version.amount)),
+                    ("recorded_at", EventJSON.quoted(version.recordedAt.description)),
+                ]))
+            }
+            return
+        }
+        print(Output.table(
+            ["SEQ", "CHANGE", "DATE", "PAYEE", "CATEGORY", "AMOUNT", "RECORDED"],
+            versions.map { [String($0.sequence), $0.kind.rawValue, $0.date.description, $0.payee, $0.category.displayName,
+                            $0.amount.decimalString, $0.recordedAt.description] },
+            rightAligned: [0, 5]
+        ))
+    }
+}

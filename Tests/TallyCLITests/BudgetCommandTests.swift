@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@Suite struct BudgetCommandTests {
+    @Test func aBudgetShowsSpentAndRemaining() throws {
+        let store = try BudgetStore()
+        try store.run(["budget", "set", "--category", "Groceries", "--month", "2026-05", "--maximum", "400.00"])
+        try store.run(["tx", "add", "--payee", "Market", "--category", "groceries", "--amount", "-50.00", "--date", "2026-05-02"])
+        try store.run(["tx", "add", "--payee", "Market", "--category", "groceries", "--amount", "-70.00", "--date", "2026-06-02"])
+        let shown = try store.run(["budget", "show", "--month", "2026-05", "--json"])
+        #expect(shown.contains("\"spent\":\"50.00\""))
+        #expect(shown.contains("\"remaining\":\"350.00\""))
+        #expect(try store.run(["budget", "show", "--month", "2026-05"]).contains("Groceries"))
+        try store.run(["budget", "delete", "--category", "groceries", "--month", "2026-05"])
+        #expect(try store.run(["budget", "show", "--month", "2026-05", "--json"]).isEmpty)
+        #expect(try store.run(["tx", "list", "--json"]).contains("\"total_count\":2"))
+        try store.expectRefused(["budget", "delete", "--category", "groceries", "--month", "2026-05"], "no Groceries budget for 2026-05")
+        try store.expectRefused(["budget", "set", "--category", "groceries", "--month", "2026-13", "--maximum", "1.00"], "not a month")
+    }
+
+    @Test func theOverviewGivesTheMonthsFlows() throws {
+        let store = try BudgetStore()
+        try store.run(["tx", "add", "--payee", "Employer", "--category", "general", "--amount", "2000.00", "--date", "2026-05-01"])
+        try store.run(["tx", "add", "--payee", "Landlord", "--category", "bills", "--amount", "-900.00", "--date", "2026-05-02"])
+        let overview = try store.run(["overview", "--month", "2026-05", "--json"])
+        #expect(overview.contains("\"income\":\"2000.00\""))
+        #expect(overview.contains("\"expenses\":\"900.00\""))
+        #expect(overview.contains("\"net\":\"1100.00\""))
+        #expect(try store.run(["overview", "--month", "2026-05"]).contains("current balance"))
+    }
+}

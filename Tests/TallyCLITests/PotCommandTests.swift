@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@Suite struct PotCommandTests {
+    @Test func potsFillEmptyAndReturnTheirMoney() throws {
+        let store = try BudgetStore()
+        try store.run(["reference", "set", "1000.00"])
+        try store.run(["pot", "create", "holiday", "--name", "Summer holiday", "--target", "500.00"])
+        try store.run(["pot", "add", "holiday", "125.00"])
+        let listed = try store.run(["pot", "list"])
+        #expect(listed.contains("Summer holiday"))
+        #expect(listed.contains("25.00%"))
+        let json = try store.run(["pot", "list", "--json"])
+        #expect(json.contains("\"total\":\"125.00\"") && json.contains("\"progress_basis_points\":2500"))
+        try store.run(["pot", "withdraw", "holiday", "25.00"])
+        let deleted = try store.run(["pot", "delete", "holiday", "--json"])
+        #expect(deleted.contains("\"returned\":{\"amount\":\"100.00\""))
+        #expect(try store.run(["pot", "list", "--json"]).isEmpty)
+    }
+
+    @Test func movesThatBalancesCannotCoverAreRefused() throws {
+        let store = try BudgetStore()
+        try store.run(["reference", "set", "100.00"])
+        try store.run(["pot", "create", "car", "--target", "5000.00"])
+        try store.expectRefused(["pot", "add", "car", "100.01"], "the current balance cannot cover")
+        try store.run(["pot", "add", "car", "60.00"])
+        try store.expectRefused(["pot", "withdraw", "car", "60.01"], "holds less than this amount")
+        try store.expectRefused(["pot", "add", "boat", "1.00"], "no pot 'boat'")
+        try store.expectRefused(["pot", "create", "car", "--target", "1.00"], "exists already")
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+
+@Suite struct RecurringCommandTests {
+    @Test func generatingAMonthTwiceGeneratesOnceAndStatusFollowsToday() throws {
+        let store = try BudgetStore()
+        try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "bills", "--amount", "-1200.00",
+                       "--day", "1", "--start", "2026-01"])
+        try store.run(["recurring", "define", "phone", "--payee", "Phone Co", "--category", "bills", "--amount", "-35.00",
+                       "--day", "23", "--start", "2026-01"])
+        #expect(try store.run(["recurring", "generate", "--month", "2026-05"]).hasPrefix("Generated 2 transactions"))
+        #expect(try store.run(["recurring", "generate", "--month", "2026-05"]).hasPrefix("Generated 0 transactions"))
+        let status = try store.run(["recurring", "status", "--month", "2026-05", "--today", "2026-05-20", "--json"])
+        #expect(status.contains("{\"id\":\"rent\",\"payee\":\"Landlord\",\"amount\":\"-1200.00\",\"due\":\"2026-05-01\",\"state\":\"paid\""))
+        #expect(status.contains("\"id\":\"phone\",\"payee\":\"Phone Co\",\"amount\":\"-35.00\",\"due\":\"2026-05-23\",\"state\":\"due_soon\""))
+        #expect(status.contains("\"paid\":\"-1200.00\",\"due_soon\":\"-35.00\",\"upcoming\":\"0.00\""))
+        try store.run(["recurring", "remove", "phone"])
+        try store.expectRefused(["recurring", "remove", "phone"], "no recurring item 'phone'")
+        try store.expectRefused(["recurring", "define", "gym", "--payee", "Gym", "--category", "bills", "--amount", "-10.00",
+                                 "--day", "32", "--start", "2026-01"], "1 to 31")
+    }
+}
