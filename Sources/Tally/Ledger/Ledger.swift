@@ -59,7 +59,11 @@ public final class Ledger: Sendable {
 
     /// Every projector a ledger keeps, in the order they fold.
     public static var projectors: [any Projector] {
-        [BalancesProjector(), IdempotencyProjector(), SettingsProjector()]
+        [
+            BalancesProjector(), IdempotencyProjector(), SettingsProjector(),
+            EnvelopesProjector(),
+            ChallengesProjector(),
+        ]
     }
 
     private init(store: EventStore, readModels: ReadModelStore, calendar: LedgerCalendar, options: Options) {
