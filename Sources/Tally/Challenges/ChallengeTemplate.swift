@@ -11,11 +11,15 @@
 public struct ChallengeTemplate: Hashable, Sendable {
     /// The id recorded in `challenge_started`, e.g. `52_week`.
     public let id: String
+    /// A name for people.
     public let name: String
     /// What one step is, for people: `week`, `month`, `day`.
     public let cadence: String
+    /// How many steps the challenge has.
     public let stepCount: Int
+    /// How many units step 1 saves.
     public let firstMultiple: Int64
+    /// How many units each step adds to the one before (negative counts down).
     public let increment: Int64
 
     /// The table of templates.

@@ -3,7 +3,9 @@
 /// `available = budgeted + funded + carriedIn`; `remaining = available - spent`; the
 /// envelope is over budget when `remaining` is below zero.
 public struct EnvelopeStatus: Hashable, Sendable {
+    /// The envelope's id.
     public let envelopeId: String
+    /// The envelope's display name.
     public let name: String
     /// The interval in force on the date.
     public let interval: EnvelopeInterval
@@ -20,10 +22,13 @@ public struct EnvelopeStatus: Hashable, Sendable {
     public let carriedIn: Money
     /// The previous interval's overspending that what is left to assign covered.
     public let takenFromToAssign: Money
+    /// `budgeted + funded + carriedIn`: what the interval may spend.
     public let available: Money
     /// Expenses less refunds (income) and transfers out, in the envelope's currency.
     public let spent: Money
+    /// `available - spent`; negative when over budget.
     public let remaining: Money
+    /// Whether more was spent than was available.
     public var isOverBudget: Bool { remaining.isNegative }
     /// Transactions in the interval in a currency with no known rate: left out, not dropped silently.
     public let unconvertedCount: Int
@@ -31,11 +36,15 @@ public struct EnvelopeStatus: Hashable, Sendable {
 
 /// What went through one envelope in a period.
 public struct EnvelopeSpending: Hashable, Sendable {
+    /// The envelope's id.
     public let envelopeId: String
+    /// The envelope's display name.
     public let name: String
     /// Expenses less refunds and transfers out, in the envelope's currency.
     public let spent: Money
+    /// How many transactions and transfers went through it in the period.
     public let transactionCount: Int
+    /// How many of them had no known rate and are left out of `spent`.
     public let unconvertedCount: Int
 }
 
@@ -43,13 +52,17 @@ public struct EnvelopeSpending: Hashable, Sendable {
 public struct EnvelopeAccountsTotal: Hashable, Sendable {
     /// One account's balance in one currency and its value in the base currency.
     public struct Line: Hashable, Sendable {
+        /// The account's name.
         public let account: String
+        /// Its balance in one currency.
         public let amount: Money
         /// Nil when no rate between the two currencies is known at the date.
         public let inBase: Money?
     }
 
+    /// The sum of the converted lines, in the base currency.
     public let total: Money
+    /// Every account's non-zero balance per currency, by account.
     public let lines: [Line]
     /// Lines left out of the total for want of a rate.
     public var unconverted: [Line] { lines.filter { $0.inBase == nil } }

@@ -2,27 +2,41 @@
 public struct EnvelopeRecord: Hashable, Sendable {
     /// A budgeted amount and interval in force from an instant on.
     public struct Setting: Hashable, Sendable {
+        /// When it takes effect.
         public let effectiveAt: Instant
+        /// The sequence number of the event that set it.
         public let sequence: UInt64
+        /// The interval from then on.
         public let interval: EnvelopeInterval
+        /// The budgeted amount per interval from then on.
         public let budgeted: Money
     }
 
     /// A dated change: a rollover policy or a funding.
     public struct Dated<Value: Hashable & Sendable>: Hashable, Sendable {
+        /// When it takes effect.
         public let effectiveAt: Instant
+        /// The sequence number of the event that set it.
         public let sequence: UInt64
+        /// What was set.
         public let value: Value
     }
 
+    /// The envelope's id.
     public let envelopeId: String
+    /// Its display name.
     public let name: String
+    /// The first day of its first interval.
     public let startDate: LocalDate
+    /// When it was created (effective time).
     public let createdAt: Instant
     /// The creation's interval and budget first, then every change.
     public internal(set) var settings: [Setting]
+    /// Rollover policies set, each from its effective time on.
     public internal(set) var policies: [Dated<RolloverPolicy>] = []
+    /// Extra amounts assigned (`envelope_funded`).
     public internal(set) var fundings: [Dated<Money>] = []
+    /// When it was deleted, if it was.
     public internal(set) var deletedAt: Instant?
 
     init(_ created: EnvelopeCreated, effectiveAt: Instant, sequence: UInt64) {
@@ -48,8 +62,11 @@ public struct EnvelopeRecord: Hashable, Sendable {
 /// Money that moved through an envelope: a transaction (signed, income positive) or a
 /// transfer (its amount leaves the budget, so it counts negative).
 public struct EnvelopeActivity: Hashable, Sendable {
+    /// The envelope it is assigned to.
     public let envelopeId: String
+    /// The sequence number of its event.
     public let sequence: UInt64
+    /// When it happened.
     public let effectiveAt: Instant
     /// Signed, in the transaction's own currency.
     public let amount: Money
@@ -63,9 +80,13 @@ public struct EnvelopeActivity: Hashable, Sendable {
 
 /// A user account of the envelope product: one `account_opened` of kind asset or liability.
 public struct EnvelopeAccount: Hashable, Sendable {
+    /// The account's name.
     public let account: String
+    /// Asset or liability.
     public let kind: AccountKind
+    /// The account's currency.
     public let commodity: Commodity
+    /// When it opened (effective time).
     public let openedAt: Instant
 }
 
@@ -77,15 +98,20 @@ public struct EnvelopeAccount: Hashable, Sendable {
 /// to a date computes the same answers. Both feed the same calculations
 /// (``status(of:on:calendar:)``, ``spending(from:through:calendar:)``, ``total(balances:at:)``).
 public struct EnvelopeBook: Sendable {
+    /// Envelopes by id.
     public internal(set) var envelopes: [String: EnvelopeRecord] = [:]
+    /// Money assigned to envelopes.
     public internal(set) var activity: [EnvelopeActivity] = []
+    /// Exchange rates: `fx_rate_set` events and transactions' own rates.
     public internal(set) var quotes: [ExchangeQuote] = []
     /// Base currencies with the instant each came into force, in log order.
     public internal(set) var baseCurrencies: [EnvelopeRecord.Dated<Commodity>] = []
+    /// User accounts by name.
     public internal(set) var accounts: [String: EnvelopeAccount] = [:]
     /// Balances of the user accounts, per commodity (kept by ``apply(_:)`` only).
     public internal(set) var balances: [String: [Commodity: Int64]] = [:]
 
+    /// An empty book.
     public init() {}
 
     /// The base currency most recently set (USD before any event).

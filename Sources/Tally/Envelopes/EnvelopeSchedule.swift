@@ -10,6 +10,7 @@ public struct EnvelopePeriod: Hashable, Sendable, CustomStringConvertible {
     /// The last day of the interval; nil for a one-time envelope, which runs forever.
     public let last: LocalDate?
 
+    /// An interval from `first` through `last` (nil: forever).
     public init(first: LocalDate, last: LocalDate?) {
         self.first = first
         self.last = last

@@ -4,6 +4,7 @@ public import GRDB
 /// exchange rates, base currencies and the user accounts, each row with its effective and
 /// recorded times, so that an answer for any date reads only rows up to it.
 public struct EnvelopesProjector: Projector {
+    /// The projector; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "envelopes"

@@ -8,14 +8,20 @@ public struct ExchangeQuote: Hashable, Sendable {
         case transaction
     }
 
+    /// The currency one unit of which the rate prices.
     public let base: Commodity
+    /// The currency the rate is in.
     public let quote: Commodity
+    /// How many `quote` units one `base` unit is worth.
     public let rate: ExactDecimal
+    /// When the rate came into force.
     public let effectiveAt: Instant
     /// The event's sequence number: the later of two rates at one instant wins.
     public let sequence: UInt64
+    /// An `fx_rate_set` or a transaction's rate.
     public let source: Source
 
+    /// A rate, as an event set it.
     public init(base: Commodity, quote: Commodity, rate: ExactDecimal, effectiveAt: Instant, sequence: UInt64, source: Source) {
         self.base = base
         self.quote = quote

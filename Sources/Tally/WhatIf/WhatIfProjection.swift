@@ -15,6 +15,7 @@ public struct WhatIfPlan: Hashable, Sendable {
     /// How many months to look ahead (1 to ``WhatIf/horizonMonthsLimit``).
     public var horizonMonths: Int
 
+    /// A plan; see the properties for each input.
     public init(startDate: LocalDate, startBalance: Money, monthlySaving: Money, extraMonthly: Money, oneTime: Money, goal: Money, horizonMonths: Int) {
         self.startDate = startDate
         self.startBalance = startBalance
@@ -30,11 +31,15 @@ public struct WhatIfPlan: Hashable, Sendable {
 public struct WhatIfProjection: Hashable, Sendable {
     /// The balance at the end of month `month` (0 is the start date, after the one-time contribution).
     public struct Point: Hashable, Sendable {
+        /// Months after the start date (0 is the start).
         public let month: Int
+        /// The day the month ends on.
         public let date: LocalDate
+        /// The balance then.
         public let balance: Money
     }
 
+    /// The plan projected.
     public let plan: WhatIfPlan
     /// Month 0 through the month the goal is reached, or through the horizon.
     public let series: [Point]
