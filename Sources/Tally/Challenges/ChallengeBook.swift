@@ -1,4 +1,4 @@
-public import GRDB
+import GRDB
 
 /// A challenge's progress at a date, derived from its completed steps.
 public struct ChallengeProgress: Hashable, Sendable {
