@@ -23,6 +23,9 @@ struct TallyCommand: ParsableCommand {
             BudgetCommand.self,
             RecurringCommand.self,
             OverviewCommand.self,
+            EnvelopeCommand.self,
+            ChallengeCommand.self,
+            WhatIfCommand.self,
         ]
     )
 }

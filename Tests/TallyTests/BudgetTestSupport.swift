@@ -2,10 +2,6 @@ import Foundation
 import Testing
 @testable import Tally
 
-/// A day in a budget story: `day("2026-05-03")`.
-func day(_ text: String) -> LocalDate { try! LocalDate(parsing: text) }
-/// A month in a budget story: `month("2026-05")`.
-func month(_ text: String) -> Month { try! Month(parsing: text) }
 
 /// A ledger (USD, New York) on a manual clock, for a budget story; closed at the end.
 func withBudgetLedger<T>(at start: String = "2026-05-20T16:00:00Z", _ body: (Ledger, ManualClock) throws -> T) throws -> T {

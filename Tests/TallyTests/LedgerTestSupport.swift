@@ -46,3 +46,8 @@ extension Ledger {
 /// Money in a test's own words: `usd("70.00")`.
 func usd(_ text: String) -> Money { try! Money(parsing: text, commodity: .usd) }
 func gbp(_ text: String) -> Money { try! Money(parsing: text, commodity: .gbp) }
+
+/// A day in a story: `day("2026-05-03")`.
+func day(_ text: String) -> LocalDate { try! LocalDate(parsing: text) }
+/// A month in a story: `month("2026-05")`.
+func month(_ text: String) -> Month { try! Month(parsing: text) }

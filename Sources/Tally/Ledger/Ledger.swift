@@ -67,6 +67,8 @@ public final class Ledger: Sendable {
             BudgetsProjector(),
             RecurringProjector(),
             NetWorthProjector(),
+            EnvelopesProjector(),
+            ChallengesProjector(),
         ]
     }
 

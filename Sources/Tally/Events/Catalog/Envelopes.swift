@@ -15,7 +15,8 @@ public enum RolloverPolicy: String, EventEnumeration {
     case reset
     /// Unspent adds to, overspent takes from, the next interval.
     case carryForward = "carry_forward"
-    /// Unspent returns to the pool; overspending is taken from what is left to assign.
+    /// Unspent adds to the next interval; overspending is taken from what is left to assign
+    /// (YNAB's handling), so the envelope starts the next interval from its budget.
     case takeFromToAssign = "take_from_to_assign"
 }
 

@@ -1,0 +1,117 @@
+import GRDB
+
+// Savings challenges (DOMAIN.md §3): started from a template; each completed step is a
+// saving transaction; progress is derived from the completed steps.
+
+extension Ledger {
+    /// Starts a savings challenge from a template (``ChallengeTemplate/all``).
+    ///
+    /// ```swift
+    /// try ledger.startChallenge("save-2026", template: "52_week", unit: usd("1.00"), account: "Assets:Savings")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - unit: what one template unit is worth (step n of `52_week` saves n units).
+    ///   - account: where the savings go; each step then moves its amount there from the
+    ///     account named when completing it. Without one, steps are only counted.
+    /// - Throws: ``LedgerError`` `invalidArgument` (unknown template, unit not above zero,
+    ///   empty id), `alreadyExists`, `notFound` (account), `currencyMismatch`.
+    @discardableResult
+    public func startChallenge(
+        _ challengeId: String, template templateId: String, name: String? = nil, unit: Money, account: String? = nil,
+        on date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        try perform(idempotencyKey: idempotencyKey) { db in
+            guard !challengeId.isEmpty, challengeId.count <= 100, (name ?? "").count <= 200 else {
+                throw LedgerError(.invalidArgument, "a challenge needs an id of up to 100 characters and a name of up to 200")
+            }
+            guard let template = ChallengeTemplate.named(templateId) else {
+                let known = ChallengeTemplate.all.map(\.id).joined(separator: ", ")
+                throw LedgerError(.invalidArgument, "there is no challenge template '\(templateId)'; use one of \(known)")
+            }
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM challenges WHERE challenge_id = ?", arguments: [challengeId]) == nil else {
+                throw LedgerError(.alreadyExists, "a challenge with id '\(challengeId)' exists; choose another id")
+            }
+            guard unit.isPositive else { throw LedgerError(.invalidArgument, "a challenge's unit must be above zero") }
+            _ = try template.total(unit: unit)
+            if let account {
+                let commodity = try EnvelopeRules.openAccount(account, db)
+                guard commodity == unit.commodity else {
+                    throw LedgerError(.currencyMismatch, "'\(account)' holds \(commodity.code); give the unit in \(commodity.code)")
+                }
+            }
+            let started = ChallengeStarted(challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
+                                           stepCount: template.stepCount, account: account)
+            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .challengeStarted(started))]
+        }
+    }
+
+    /// Completes a step of a challenge: a saving of the template's amount for that step.
+    /// For a challenge with an account, the amount moves there from `source` (a
+    /// `transfer_made` caused by the step, in the same commit).
+    ///
+    /// - Parameters:
+    ///   - step: 1-based; the lowest step not completed by default.
+    ///   - source: the account the saving comes from (required when the challenge has an account).
+    /// - Throws: ``LedgerError`` `notFound` (challenge, account), `invalidArgument` (step out
+    ///   of range, missing source), `alreadyExists` (step done), `insufficientFunds` (the
+    ///   source cannot cover the step), `currencyMismatch`.
+    @discardableResult
+    public func completeChallengeStep(
+        _ challengeId: String, step: Int? = nil, from source: String? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        try perform(idempotencyKey: idempotencyKey) { db in
+            guard let progress = try ChallengeBook.load(db, effectiveThrough: .latest).progress(of: challengeId) else {
+                throw LedgerError(.notFound, "there is no challenge '\(challengeId)'; start it first (tally challenge start)")
+            }
+            guard let template = ChallengeTemplate.named(progress.template) else {
+                throw LedgerError(.notAllowed, "challenge '\(challengeId)' uses template '\(progress.template)', which this version does not know")
+            }
+            guard let number = step ?? progress.nextStep else {
+                throw LedgerError(.notAllowed, "challenge '\(challengeId)' is complete: every step is done")
+            }
+            guard (1...progress.stepCount).contains(number) else {
+                throw LedgerError(.invalidArgument, "challenge '\(challengeId)' has steps 1 to \(progress.stepCount), not \(number)")
+            }
+            guard !progress.completedSteps.contains(number) else {
+                throw LedgerError(.alreadyExists, "step \(number) of challenge '\(challengeId)' is done already")
+            }
+            let amount = try template.amount(ofStep: number, unit: progress.unit)
+            let at = calendar.startOfDay(date ?? today)
+            var events = [NewEvent(effectiveAt: at, body: .challengeStepCompleted(ChallengeStepCompleted(challengeId: challengeId, step: number, amount: amount)))]
+            guard let target = progress.account else { return events }
+            guard let source, source != target else {
+                throw LedgerError(.invalidArgument, "challenge '\(challengeId)' saves into '\(target)'; name the account the saving comes from")
+            }
+            let commodity = try EnvelopeRules.openAccount(source, db)
+            guard commodity == amount.commodity else {
+                throw LedgerError(.currencyMismatch, "'\(source)' holds \(commodity.code); the challenge saves \(amount.commodity.code)")
+            }
+            guard try !BalanceQueries.balance(db, account: source, commodity: commodity).isLess(than: amount) else {
+                throw LedgerError(.insufficientFunds, "'\(source)' cannot cover step \(number) of challenge '\(challengeId)'")
+            }
+            let transfer = TransferMade(transferId: "challenge:\(challengeId):\(number)", source: source, target: target, amount: amount)
+            events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: .transferMade(transfer)))
+            return events
+        }
+    }
+
+    /// A challenge's progress at the end of `date` (today by default).
+    ///
+    /// - Throws: ``LedgerError`` `notFound` when it had not started by then.
+    public func challengeProgress(_ challengeId: String, on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> ChallengeProgress {
+        let day = date ?? today
+        return try read { db in
+            guard let progress = try ChallengeBook.load(db, effectiveThrough: calendar.endOfDay(day), knownAt: knownAt).progress(of: challengeId) else {
+                throw LedgerError(.notFound, "challenge '\(challengeId)' had not started by \(day)")
+            }
+            return progress
+        }
+    }
+
+    /// Every challenge started by the end of `date`, by id.
+    public func challengeProgresses(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> [ChallengeProgress] {
+        let day = date ?? today
+        return try read { db in try ChallengeBook.load(db, effectiveThrough: calendar.endOfDay(day), knownAt: knownAt).progresses() }
+    }
+}

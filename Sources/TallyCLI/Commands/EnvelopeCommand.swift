@@ -1,0 +1,259 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct EnvelopeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "envelope",
+        abstract: "Envelope budgeting: accounts, envelopes, transactions, and what is left in each envelope.",
+        discussion: """
+            Dates are YYYY-MM-DD in the ledger's time zone; commands default to today. Unspent and \
+            overspent amounts carry into an envelope's next interval unless `envelope rollover` says \
+            otherwise (reset, carry_forward, take_from_to_assign).
+            """,
+        subcommands: [
+            EnvelopeAccountOpenCommand.self, EnvelopeCreateCommand.self, EnvelopeBudgetCommand.self, EnvelopeFundCommand.self,
+            EnvelopeRolloverCommand.self, EnvelopeDeleteCommand.self, EnvelopeRecordCommand.self, EnvelopeTransferCommand.self,
+            EnvelopeStatusCommand.self, EnvelopeSpendingCommand.self, EnvelopeTotalCommand.self,
+        ]
+    )
+}
+
+struct EnvelopeAccountOpenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "account-open", abstract: "Open an account (Assets:… or Liabilities:…) with an opening balance.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The account, e.g. Assets:Cash.") var account: String
+    @Option(help: "The account's currency (default: the base currency).") var currency: String?
+    @Option(help: "The opening balance, in the account's currency.") var opening: String?
+    @Option(help: "The day it opens (default: today).") var date: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") } ?? ledger.settings().baseCurrency
+            let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
+                                                        on: try EnvelopeCLI.date(date, "--date"))
+            EnvelopeCLI.report(result, "Opened \(account) in \(commodity.code)")
+        }
+    }
+}
+
+struct EnvelopeCreateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create an envelope with a budgeted amount per interval.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The envelope's id, e.g. groceries.") var id: String
+    @Option(help: "Its display name (default: the id).") var name: String?
+    @Option(help: "weekly, biweekly, monthly or one_time.") var interval = "monthly"
+    @Option(help: "The budgeted amount per interval, in the base currency.") var budget: String
+    @Option(help: "The first day of the first interval (default: today).") var start: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
+            let interval = try EnvelopeCLI.interval(interval)
+            let result = try ledger.createEnvelope(id, name: name ?? id, interval: interval, budgeted: amount, startDate: try EnvelopeCLI.date(start, "--start"))
+            EnvelopeCLI.report(result, "Created envelope \(id): \(EnvelopeCLI.text(amount)) \(interval.rawValue)")
+        }
+    }
+}
+
+struct EnvelopeBudgetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "budget", abstract: "Change an envelope's budgeted amount (and interval) from a day on.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The envelope's id.") var id: String
+    @Option(help: "The new budgeted amount per interval.") var budget: String
+    @Option(help: "A new interval; it re-anchors the intervals on the day of the change.") var interval: String?
+    @Option(help: "The first day it applies (default: today).") var from: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
+            EnvelopeCLI.report(try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval), from: try EnvelopeCLI.date(from, "--from")),
+                               "Envelope \(id) budgets \(EnvelopeCLI.text(amount))")
+        }
+    }
+}
+
+struct EnvelopeFundCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "fund", abstract: "Assign money to an envelope beyond its budget (negative takes it back).")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The envelope's id.") var id: String
+    @Option(help: "The amount, in the base currency.") var amount: String
+    @Option(help: "The day (default: today).") var date: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let money = try EnvelopeCLI.money(amount, try ledger.settings().baseCurrency, "--amount")
+            EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, on: try EnvelopeCLI.date(date, "--date")), "Funded \(id) with \(EnvelopeCLI.text(money))")
+        }
+    }
+}
+
+struct EnvelopeRolloverCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollover", abstract: "Choose what an envelope's unspent and overspent amounts do next interval.",
+        discussion: "reset: nothing carries; carry_forward (the default): both carry; take_from_to_assign: unspent carries, overspending is taken from what is left to assign."
+    )
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The envelope's id.") var id: String
+    @Option(help: "reset, carry_forward or take_from_to_assign.") var policy: String
+    @Option(help: "The first day it applies (default: today).") var from: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let policy = try EnvelopeCLI.policy(policy)
+            EnvelopeCLI.report(try ledger.setEnvelopeRollover(id, policy: policy, from: try EnvelopeCLI.date(from, "--from")), "Envelope \(id) rolls over: \(policy.rawValue)")
+        }
+    }
+}
+
+struct EnvelopeDeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an envelope from a day on; its transactions stay.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The envelope's id.") var id: String
+    @Option(help: "The day (default: today).") var date: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            EnvelopeCLI.report(try ledger.deleteEnvelope(id, on: try EnvelopeCLI.date(date, "--date")), "Deleted envelope \(id)")
+        }
+    }
+}
+
+struct EnvelopeRecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record", abstract: "Record income (positive) or an expense (negative) on an account, assigned to an envelope.",
+        discussion: "In a currency other than the base, --rate gives 1 unit of it in the base currency, e.g. --rate 0.0067 for JPY in a USD ledger."
+    )
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The transaction's id.") var id: String
+    @Option(help: "The account it moves.") var account: String
+    @Option(help: "Signed amount in the account's currency: -12.50 is an expense.") var amount: String
+    @Option(help: "1 unit of the amount's currency in the base currency.") var rate: String?
+    @Option(help: "The envelope it is assigned to.") var envelope: String?
+    @Option(help: "The payee or a name.") var payee = ""
+    @Option(help: "The day (default: today).") var date: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let money = try EnvelopeCLI.money(amount, try EnvelopeCLI.currency(of: account, ledger), "--amount")
+            let rateToBase = try rate.map { text in
+                do { return try ExactDecimal(parsing: text) } catch { throw ValidationError("--rate '\(text)' is not a decimal number, e.g. 0.0067") }
+            }
+            let result = try ledger.recordEnvelopeTransaction(id, account: account, amount: money, rateToBase: rateToBase, envelope: envelope,
+                                                              payee: payee, on: try EnvelopeCLI.date(date, "--date"))
+            EnvelopeCLI.report(result, "Recorded \(id): \(EnvelopeCLI.text(money)) on \(account)\(envelope.map { " from envelope \($0)" } ?? "")")
+        }
+    }
+}
+
+struct EnvelopeTransferCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "transfer", abstract: "Move money between two accounts, optionally assigned to an envelope.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The transfer's id.") var id: String
+    @Option(help: "The account the money leaves.") var from: String
+    @Option(help: "The account it reaches.") var to: String
+    @Option(help: "The amount, in the source account's currency.") var amount: String
+    @Option(help: "Across currencies: what the target received, in its currency.") var received: String?
+    @Option(help: "The envelope it is spent from.") var envelope: String?
+    @Option(help: "The day (default: today).") var date: String?
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let money = try EnvelopeCLI.money(amount, try EnvelopeCLI.currency(of: from, ledger), "--amount")
+            let got = try received.map { try EnvelopeCLI.money($0, try EnvelopeCLI.currency(of: to, ledger), "--received") }
+            let result = try ledger.transferBetweenAccounts(id, from: from, to: to, amount: money, received: got, envelope: envelope,
+                                                            on: try EnvelopeCLI.date(date, "--date"))
+            EnvelopeCLI.report(result, "Transferred \(EnvelopeCLI.text(money)) from \(from) to \(to)")
+        }
+    }
+}
+
+struct EnvelopeStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Budgeted, spent and remaining per envelope in the interval containing a date.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "One envelope's id (default: every envelope).") var id: String?
+    @Option(name: .customLong("as-of"), help: "The day asked about (default: today).") var asOf: String?
+    @Flag(help: "Print one JSON object per envelope.") var json = false
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let date = try EnvelopeCLI.date(asOf, "--as-of")
+            let statuses = try id.map { [try ledger.envelopeStatus($0, on: date)] } ?? ledger.envelopeStatuses(on: date)
+            if json {
+                for status in statuses {
+                    print(Output.jsonObject([
+                        ("envelope", EnvelopeCLI.json(status.envelopeId)), ("name", EnvelopeCLI.json(status.name)),
+                        ("interval", EnvelopeCLI.json(status.interval.rawValue)), ("rollover", EnvelopeCLI.json(status.policy.rawValue)),
+                        ("first_day", EnvelopeCLI.json(status.period.first)), ("last_day", EnvelopeCLI.json(status.period.last)),
+                        ("budgeted", EnvelopeCLI.json(status.budgeted)), ("funded", EnvelopeCLI.json(status.funded)),
+                        ("carried_in", EnvelopeCLI.json(status.carriedIn)), ("taken_from_to_assign", EnvelopeCLI.json(status.takenFromToAssign)),
+                        ("available", EnvelopeCLI.json(status.available)), ("spent", EnvelopeCLI.json(status.spent)),
+                        ("remaining", EnvelopeCLI.json(status.remaining)), ("over_budget", String(status.isOverBudget)),
+                        ("unconverted", String(status.unconvertedCount)),
+                    ]))
+                }
+                return
+            }
+            guard !statuses.isEmpty else { return print("No envelopes on \(date ?? ledger.calendar.date(of: ledger.now)).") }
+            let rows = statuses.map { status in
+                [status.name, status.period.description, EnvelopeCLI.text(status.budgeted), EnvelopeCLI.text(status.carriedIn),
+                 EnvelopeCLI.text(status.spent), EnvelopeCLI.text(status.remaining), status.isOverBudget ? "OVER" : ""]
+            }
+            print(Output.table(["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", ""], rows, rightAligned: [2, 3, 4, 5]))
+        }
+    }
+}
+
+struct EnvelopeSpendingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "spending", abstract: "Spending by envelope for a period.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "The first day.") var from: String
+    @Option(help: "The last day (default: today).") var to: String?
+    @Flag(help: "Print one JSON object per envelope.") var json = false
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let first = try EnvelopeCLI.date(from, "--from")!
+            let last = try EnvelopeCLI.date(to, "--to") ?? ledger.calendar.date(of: ledger.now)
+            let spending = try ledger.envelopeSpending(from: first, through: last)
+            if json {
+                for line in spending {
+                    print(Output.jsonObject([
+                        ("envelope", EnvelopeCLI.json(line.envelopeId)), ("name", EnvelopeCLI.json(line.name)), ("spent", EnvelopeCLI.json(line.spent)),
+                        ("transactions", String(line.transactionCount)), ("unconverted", String(line.unconvertedCount)),
+                    ]))
+                }
+                return
+            }
+            print(Output.table(["ENVELOPE \(first)..\(last)", "SPENT", "TRANSACTIONS"],
+                               spending.map { [$0.name, EnvelopeCLI.text($0.spent), String($0.transactionCount)] }, rightAligned: [1, 2]))
+        }
+    }
+}
+
+struct EnvelopeTotalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "total", abstract: "The total balance across accounts in the base currency.",
+        discussion: "Each balance converts at the latest fx_rate_set at the date, else the latest rate a transaction in that currency carried; a balance with no rate is listed and left out of the total."
+    )
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(name: .customLong("as-of"), help: "The day asked about (default: today).") var asOf: String?
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let total = try ledger.envelopeAccountsTotal(on: try EnvelopeCLI.date(asOf, "--as-of"))
+            if json {
+                let lines = total.lines.map { line in
+                    Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("balance", EnvelopeCLI.json(line.amount)), ("in_base", EnvelopeCLI.json(line.inBase))])
+                }
+                print(Output.jsonObject([("total", EnvelopeCLI.json(total.total)), ("accounts", "[" + lines.joined(separator: ",") + "]")]))
+                return
+            }
+            var rows = total.lines.map { [$0.account, EnvelopeCLI.text($0.amount), $0.inBase.map(EnvelopeCLI.text) ?? "no rate"] }
+            rows.append(["TOTAL", "", EnvelopeCLI.text(total.total)])
+            print(Output.table(["ACCOUNT", "BALANCE", "IN \(total.total.commodity.code)"], rows, rightAligned: [1, 2]))
+        }
+    }
+}
+

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+/// Parsing and printing shared by the envelope, challenge and what-if commands.
+enum EnvelopeCLI {
+    /// Opens the store's ledger, runs `body`, closes it.
+    static func withLedger<T>(_ store: StoreOptions, _ body: (Ledger) throws -> T) throws -> T {
+        let ledger = try Ledger.open(at: store.path)
+        defer { try? ledger.close() }
+        return try body(ledger)
+    }
+
+    static func date(_ text: String?, _ option: String) throws -> LocalDate? {
+        guard let text else { return nil }
+        do { return try LocalDate(parsing: text) } catch {
+            throw ValidationError("\(option) '\(text)' is not a date (YYYY-MM-DD)")
+        }
+    }
+
+    static func money(_ text: String, _ commodity: Commodity, _ option: String) throws -> Money {
+        do { return try Money(parsing: text, commodity: commodity) } catch {
+            throw ValidationError("\(option) '\(text)' is not an amount in \(commodity.code) (e.g. \(commodity.scale == 0 ? "1500" : "12.50")): \(error)")
+        }
+    }
+
+    static func commodity(_ code: String, _ option: String) throws -> Commodity {
+        do { return try Commodity.named(code) } catch { throw ValidationError("\(option) '\(code)': \(error)") }
+    }
+
+    /// The currency of a user account, for reading amounts given for it.
+    static func currency(of account: String, _ ledger: Ledger) throws -> Commodity {
+        guard let found = try ledger.envelopeAccounts().first(where: { $0.account == account }) else {
+            throw LedgerError(.notFound, "there is no account '\(account)'; open it first (tally envelope account-open)")
+        }
+        return found.commodity
+    }
+
+    static func interval(_ text: String) throws -> EnvelopeInterval {
+        guard let interval = EnvelopeInterval(rawValue: text) else {
+            throw ValidationError("--interval '\(text)' is not weekly, biweekly, monthly or one_time")
+        }
+        return interval
+    }
+
+    static func policy(_ text: String) throws -> RolloverPolicy {
+        guard let policy = RolloverPolicy(rawValue: text) else {
+            throw ValidationError("--policy '\(text)' is not reset, carry_forward or take_from_to_assign")
+        }
+        return policy
+    }
+
+    /// `12.50 USD`: the amount with its currency's scale.
+    static func text(_ money: Money?) -> String { money.map { "\($0.decimalString) \($0.commodity.code)" } ?? "-" }
+
+    /// `{"amount":"12.50","currency":"USD"}`, or `null`.
+    static func json(_ money: Money?) -> String {
+        guard let money else { return "null" }
+        return Output.jsonObject([("amount", EventJSON.quoted(money.decimalString)), ("currency", EventJSON.quoted(money.commodity.code))])
+    }
+
+    static func json(_ text: String?) -> String { text.map(EventJSON.quoted) ?? "null" }
+
+    static func json(_ date: LocalDate?) -> String { date.map { EventJSON.quoted($0.description) } ?? "null" }
+
+    /// What a command appended, for people.
+    static func report(_ result: Ledger.CommandResult, _ what: String) {
+        guard let first = result.events.first, let last = result.events.last else { return print("\(what): nothing to record") }
+        let range = first.sequence == last.sequence ? "seq \(first.sequence)" : "seq \(first.sequence)-\(last.sequence)"
+        print("\(what) (\(range))")
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct WhatIfCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "what-if",
+        abstract: "Project savings forward month by month and give the date a goal is reached. Records nothing.",
+        discussion: """
+            Starts from the balance at --as-of (an account's, or every account's) in the base currency. \
+            The monthly saving is the average monthly change over the three full months before, \
+            unless --monthly gives it; --extra-monthly adds to it and --one-time is added at the start.
+            """
+    )
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "The balance to reach, in the base currency.") var goal: String
+    @Option(help: "The savings account (default: every account).") var account: String?
+    @Option(name: .customLong("extra-monthly"), help: "Saved each month on top.") var extraMonthly: String?
+    @Option(name: .customLong("one-time"), help: "A contribution at the start.") var oneTime: String?
+    @Option(help: "The monthly saving (default: from history).") var monthly: String?
+    @Option(help: "Months to look ahead, 1 to 1200.") var horizon = 120
+    @Option(name: .customLong("as-of"), help: "The day to start from (default: today).") var asOf: String?
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+            let base = try ledger.settings().baseCurrency
+            let projection = try ledger.whatIf(
+                goal: try EnvelopeCLI.money(goal, base, "--goal"), account: account,
+                extraMonthly: try extraMonthly.map { try EnvelopeCLI.money($0, base, "--extra-monthly") },
+                oneTime: try oneTime.map { try EnvelopeCLI.money($0, base, "--one-time") },
+                monthlySaving: try monthly.map { try EnvelopeCLI.money($0, base, "--monthly") },
+                horizonMonths: horizon, on: try EnvelopeCLI.date(asOf, "--as-of")
+            )
+            let plan = projection.plan
+            if json {
+                let series = projection.series.map { point in
+                    Output.jsonObject([("month", String(point.month)), ("date", EnvelopeCLI.json(point.date)), ("balance", EnvelopeCLI.json(point.balance))])
+                }
+                print(Output.jsonObject([
+                    ("start_date", EnvelopeCLI.json(plan.startDate)), ("start_balance", EnvelopeCLI.json(plan.startBalance)),
+                    ("monthly_saving", EnvelopeCLI.json(plan.monthlySaving)), ("extra_monthly", EnvelopeCLI.json(plan.extraMonthly)),
+                    ("one_time", EnvelopeCLI.json(plan.oneTime)), ("goal", EnvelopeCLI.json(plan.goal)), ("horizon_months", String(plan.horizonMonths)),
+                    ("reached_month", projection.reachedMonth.map(String.init) ?? "null"), ("reached_date", EnvelopeCLI.json(projection.reachedDate)),
+                    ("series", "[" + series.joined(separator: ",") + "]"),
+                ]))
+                return
+            }
+            print("From \(EnvelopeCLI.text(plan.startBalance)) on \(plan.startDate), saving \(EnvelopeCLI.text(plan.monthlySaving)) + \(EnvelopeCLI.text(plan.extraMonthly)) a month, one-time \(EnvelopeCLI.text(plan.oneTime)):")
+            if let month = projection.reachedMonth, let date = projection.reachedDate {
+                print("goal \(EnvelopeCLI.text(plan.goal)) reached in month \(month), on \(date)")
+            } else {
+                print("goal \(EnvelopeCLI.text(plan.goal)) not reached within \(plan.horizonMonths) months")
+            }
+            print(Output.table(["MONTH", "DATE", "BALANCE"], projection.series.map { [String($0.month), $0.date.description, EnvelopeCLI.text($0.balance)] }, rightAligned: [0, 2]))
+        }
+    }
+}
