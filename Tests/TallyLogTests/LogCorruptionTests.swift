@@ -40,7 +40,9 @@ struct LogCorruptionTests {
                     }
                     #expect(try fileBytes(target) == damaged, "\(context): bytes changed")
                     let verification = try verifyLog(directory: directory)
-                    #expect(!verification.problems.isEmpty, "\(context): verify found nothing")
+                    #expect(
+                        !verification.problems.isEmpty,
+                        "\(context): verify found nothing (tornTail: \(verification.tornTail.map { "\($0)" } ?? "none"), writerActive: \(verification.writerActive), lock held now: \(DirectoryLock.isHeld(directory: directory)))")
                     if let problem = verification.problems.first {
                         #expect(located(problem), "\(context): \(problem)")
                         detected = true

@@ -16,8 +16,14 @@ struct FileDescriptor: Sendable {
         return FileDescriptor(raw: raw, path: path)
     }
 
+    /// Closes the descriptor; call once per ``open(_:flags:mode:)``. Not retried on `EINTR` (Linux has
+    /// released the descriptor by then, and a retry could close another thread's newly opened file).
+    /// `EBADF` means a double close, which is a bug: a second close can hit a descriptor number
+    /// that another thread has reused. Debug builds trap on it.
     func close() {
-        _ = Glibc.close(raw)
+        let result = Glibc.close(raw)
+        let code = errno
+        assert(result == 0 || code != EBADF, "double close of descriptor \(raw) for \(path)")
     }
 
     func size() throws -> Int64 {

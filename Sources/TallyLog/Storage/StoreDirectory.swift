@@ -53,6 +53,11 @@ enum StoreDirectory {
 /// The writer's exclusive hold on a log directory: `flock(LOCK_EX | LOCK_NB)` on `LOCK`, plus an
 /// open-file-description write lock on its first byte so readers can ask, without taking anything,
 /// whether a writer is active (`F_OFD_GETLK`).
+///
+/// Both locks belong to the open file description, not to the descriptor, and a description lives as long
+/// as any descriptor refers to it. A process spawned by another thread holds a copy of every descriptor
+/// between its `fork`/`clone` and its `exec` (`O_CLOEXEC` only closes them at the `exec`), so closing ours
+/// does not, by itself, drop the locks then. ``release()`` therefore unlocks both explicitly before closing.
 struct DirectoryLock: Sendable {
     let file: FileDescriptor
 
@@ -71,21 +76,36 @@ struct DirectoryLock: Sendable {
             }
             throw ioError("flock", path: path, errno: code)
         }
-        var region = flock()
-        region.l_type = Int16(F_WRLCK)
-        region.l_whence = Int16(SEEK_SET)
-        region.l_start = 0
-        region.l_len = 1
-        _ = fcntl(file.raw, setLockCommand, &region)   // advisory for readers only; flock is the real exclusion
+        // Advisory, for readers only; flock is the real exclusion. It cannot conflict once flock is ours,
+        // since every writer drops it explicitly before its flock.
+        _ = setMarker(file.raw, type: F_WRLCK)
         return DirectoryLock(file: file)
     }
 
+    /// Sets or clears (`F_UNLCK`) the OFD lock on the first byte of `LOCK`.
+    private static func setMarker(_ raw: Int32, type: Int32) -> Int32 {
+        var region = flock()
+        region.l_type = Int16(type)
+        region.l_whence = Int16(SEEK_SET)
+        region.l_start = 0
+        region.l_len = 1
+        return fcntl(raw, setLockCommand, &region)
+    }
+
+    /// Drops the readers' marker, then the flock, then closes. Both unlocks act on the open file description,
+    /// so they take effect at once even while a just-spawned child still shares it; a bare `close` would leave
+    /// both locks in place until that child's `exec`, and readers would see a writer that has gone.
     func release() {
+        _ = Self.setMarker(file.raw, type: F_UNLCK)
         _ = flock(file.raw, LOCK_UN)
-        file.close()   // also drops the OFD lock
+        file.close()
     }
 
     /// Whether some writer currently holds `directory`. Takes no lock.
+    ///
+    /// A hint, not proof that a frame is being written: it is true for an idle writer too, and for the locks
+    /// of a writer that crashed after one of its children forked without `exec` (the child keeps them).
+    /// Readers take its word for a bad last frame; `verifyLog` does not (see `Verifier.lastFrameIsInFlight`).
     static func isHeld(directory: String) -> Bool {
         let path = StoreDirectory.join(directory, StoreDirectory.lockName)
         let raw = Glibc.open(path, O_RDONLY | O_CLOEXEC)

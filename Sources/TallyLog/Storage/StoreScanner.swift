@@ -58,6 +58,14 @@ enum StoreScanner {
         /// Checks every frame checksum of the last segment and the chain of its last frame.
         case writer
         /// Checks the last frame's checksum only; a bad last frame is "not yet committed" when a writer is active.
+        ///
+        /// This trusts the lock probe alone, deliberately: a reader never returns a frame that fails its
+        /// checks, so the cost of a wrong "active" (an idle writer whose last frame was damaged on disk) is
+        /// only that the view ends one frame early and the damage surfaces later, when `forEach` decodes that
+        /// frame once it is no longer last, when the writer closes, or at once through `verifyLog`, which does
+        /// not take the probe's word (see `Verifier.lastFrameIsInFlight`). ``DirectoryLock/release()`` unlocks
+        /// explicitly, so the probe does not outlive a writer that closed, even while a process spawned at that
+        /// moment still shares the lock's file description.
         case reader(writerActive: Bool)
     }
 

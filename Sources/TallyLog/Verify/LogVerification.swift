@@ -22,8 +22,12 @@ public struct LogVerification: Sendable {
     public let segments: Int
     /// Every problem found, in log order, each naming its segment file and byte offset.
     public let problems: [LogError]
-    /// A torn last frame that the next `LogWriter.open` will cut (not a problem: a crash mid-write).
+    /// A torn last frame that the next `LogWriter.open` will cut (a crash mid-write), or a last frame the
+    /// active writer was seen still writing. Neither is a problem.
     public let tornTail: LogError?
+    /// Whether a writer held the log's lock when verification started. A bad last frame is still reported
+    /// as a problem then, unless the frame was seen changing (being written) while it was checked.
+    public let writerActive: Bool
     /// The comparison with `expect`, when one was given.
     public let expectation: Expectation?
 
@@ -182,8 +186,10 @@ struct Verifier {
                     report(LogError(.chainMismatch, "the chain recomputed through event \(frame.lastSequence) differs from the hash stored in its frame: an event in \(frame.firstSequence)…\(frame.lastSequence) or before was rewritten", path: path, offset: offset), segment: index)
                 }
             } catch let error as LogError {
-                if isLast && writerActive && frameEnd == fileLength {
-                    return   // the writer is still writing this frame
+                if isLast && writerActive && frameEnd == fileLength,
+                   try Verifier.lastFrameIsInFlight(checked: headerBytes + body, at: offset, frameEnd: frameEnd, in: descriptor, directory: directory) {
+                    tornTail = LogError(.tornFrame, "the writer was still writing the last frame, for events \(frame.firstSequence)…\(frame.lastSequence)", path: path, offset: offset)
+                    return
                 }
                 report(error, segment: index)
             }
@@ -195,6 +201,37 @@ struct Verifier {
             frames += 1
             offset = frameEnd
             progress?(frame.lastSequence)
+        }
+    }
+
+    /// How long a bad last frame is watched for a write in progress before it counts as damage.
+    static let inFlightGraceMicroseconds: Int = 50_000
+
+    /// Whether a last frame that failed its checks is being written right now, rather than damaged.
+    ///
+    /// The lock probe (``DirectoryLock/isHeld(directory:)``) cannot decide this alone: it says some open file
+    /// description holds the writer's lock, which is also true of an idle writer (whose last frame may have
+    /// been damaged on disk), and of a crashed writer's lock kept by a child it forked without `exec`.
+    /// Taking its word would hide damage from `verifyLog`, whose job is to find it. So a frame counts as in flight
+    /// only if, while a writer still holds the lock, it is seen changing within
+    /// ``inFlightGraceMicroseconds``: its bytes differ from `checked` (what was read and failed), or the
+    /// file no longer reaches `frameEnd` (a failed write cut back). A writer writes a frame with one `pwrite`
+    /// and never rewrites one in place, so bytes that stay the same are damage. Costs nothing on sound logs;
+    /// at most the grace period once, for a bad last frame while a writer is open.
+    /// - Parameters:
+    ///   - checked: the frame header and body as read (the body possibly short).
+    ///   - offset: where the frame starts; `frameEnd`: where its header says it ends.
+    static func lastFrameIsInFlight(checked: [UInt8], at offset: Int64, frameEnd: Int64, in descriptor: FileDescriptor, directory: String) throws -> Bool {
+        var waited = 0
+        var pause = 1_000
+        while true {
+            guard DirectoryLock.isHeld(directory: directory) else { return false }
+            if try descriptor.size() < frameEnd { return true }
+            if try descriptor.read(count: checked.count, at: offset) != checked { return true }
+            if waited >= inFlightGraceMicroseconds { return false }
+            usleep(useconds_t(pause))
+            waited += pause
+            pause = min(pause * 2, 16_000)
         }
     }
 
@@ -216,6 +253,6 @@ struct Verifier {
         }
         return LogVerification(
             head: head, events: events, frames: frames, segments: segments, problems: problems,
-            tornTail: tornTail, expectation: expectation)
+            tornTail: tornTail, writerActive: writerActive, expectation: expectation)
     }
 }
