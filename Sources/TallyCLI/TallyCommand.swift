@@ -26,6 +26,7 @@ struct TallyCommand: ParsableCommand {
             EnvelopeCommand.self,
             ChallengeCommand.self,
             WhatIfCommand.self,
+            SuggestCommand.self,
         ]
     )
 }

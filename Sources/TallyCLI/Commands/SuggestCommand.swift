@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+/// `tally suggest budgets|recurring`: proposals that record nothing.
+struct SuggestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggest", abstract: "Suggested budget maxima and recurring items proposed from history (nothing is recorded).",
+        subcommands: [Budgets.self, Recurring.self]
+    )
+
+    struct Budgets: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Budget maxima from the average spend of the last 3 to 6 complete months plus 10%.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(help: "The month to budget (YYYY-MM).") var month: String
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let target = try CLIParse.month(month, option: "--month")
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            let suggestions = try ledger.suggestedBudgets(for: target)
+            if json {
+                print(JSONText.array(suggestions.map {
+                    Output.jsonObject([("category", EventJSON.quoted($0.category.rawValue)), ("average_spend", JSONText.money($0.averageSpend)),
+                                       ("suggested_maximum", JSONText.money($0.suggestedMaximum)), ("months", String($0.months.count))])
+                }))
+            } else if suggestions.isEmpty {
+                print("no suggestions for \(target): fewer than 3 complete months of history, or no spending")
+            } else {
+                print(Output.table(["CATEGORY", "AVERAGE", "SUGGESTED", "MONTHS"],
+                                   suggestions.map { [$0.category.displayName, $0.averageSpend.decimalString, $0.suggestedMaximum.decimalString, String($0.months.count)] },
+                                   rightAligned: [1, 2, 3]))
+            }
+        }
+    }
+
+    struct Recurring: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Recurring items seen in history (same payee, similar amount, monthly); accept one with `tally recurring define`.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(help: "Look at history up to this day (YYYY-MM-DD); today when absent.") var through: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let ledger = try storeOptions.openLedger()
+            defer { try? ledger.close() }
+            let date = try through.map { try CLIParse.date($0, option: "--through") } ?? ledger.calendar.date(of: ledger.now)
+            let proposals = try ledger.proposedRecurringItems(through: date)
+            if json {
+                print(JSONText.array(proposals.map {
+                    Output.jsonObject([("payee", EventJSON.quoted($0.payee)), ("category", EventJSON.quoted($0.category.rawValue)),
+                                       ("amount", JSONText.money($0.amount)), ("day_of_month", String($0.dayOfMonth)),
+                                       ("months", JSONText.array($0.months.map { EventJSON.quoted($0.description) }))])
+                }))
+            } else {
+                print(Output.table(["PAYEE", "CATEGORY", "AMOUNT", "DAY", "SEEN"],
+                                   proposals.map { [$0.payee, $0.category.displayName, $0.amount.decimalString, String($0.dayOfMonth), $0.months.map(\.description).joined(separator: " ")] },
+                                   rightAligned: [2, 3]))
+            }
+        }
+    }
+}
