@@ -60,6 +60,7 @@ public final class Ledger: Sendable {
     /// Every projector a ledger keeps, in the order they fold.
     public static var projectors: [any Projector] {
         [BalancesProjector(), IdempotencyProjector(), SettingsProjector()]
+            + [WealthProjector()]
     }
 
     private init(store: EventStore, readModels: ReadModelStore, calendar: LedgerCalendar, options: Options) {
