@@ -14,6 +14,7 @@ struct TallyCommand: ParsableCommand {
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, VerifyCommand.self,
             StatsCommand.self, DemoCommand.self,
+            WealthCommand.self,
         ]
     )
 }
