@@ -1,4 +1,5 @@
 public import GRDB
+import Synchronization
 
 /// The wealth accounts' read model (DOMAIN.md §1): per account the settings in force, the
 /// deposits waiting to be split, a history row per money event, the changes of each
@@ -19,6 +20,8 @@ public import GRDB
 /// - `wealth_calendar`: the ledger's time zone, from `ledger_created`.
 public struct WealthProjector: Projector {
     public init() {}
+
+    private let calendars = CalendarCache()
 
     public let name = "wealth"
     public let version = 1
@@ -90,12 +93,13 @@ public struct WealthProjector: Projector {
     public func apply(_ event: Event, _ db: Database) throws {
         switch event.body {
         case .ledgerCreated(let created):
-            try db.execute(sql: "DELETE FROM wealth_calendar")
-            try db.execute(sql: "INSERT INTO wealth_calendar (time_zone) VALUES (?)", arguments: [created.timeZone])
+            try Self.run(db, sql: "DELETE FROM wealth_calendar", arguments: [])
+            try Self.run(db, sql: "INSERT INTO wealth_calendar (time_zone) VALUES (?)", arguments: [created.timeZone])
 
         case .depositReceived(let deposit):
             let rule = try openAccount(deposit.account, event, db)
-            try db.execute(
+            try Self.run(
+                db,
                 sql: """
                     INSERT OR REPLACE INTO wealth_unsplit_deposits
                         (account, sequence, commodity, amount, spend_weight, invest_weight, effective_at)
@@ -108,8 +112,8 @@ public struct WealthProjector: Projector {
         case .depositSplit(let split):
             try openAccount(split.account, event, db)
             if let cause = event.cause {
-                try db.execute(sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?",
-                               arguments: [split.account, Int64(cause)])
+                try Self.run(db, sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?",
+                             arguments: [split.account, Int64(cause)])
             }
             // The split's amount is the deposit's; parts in two commodities (an import) show Spend's.
             try history(split.account, .split, (try? split.spend.adding(split.invest)) ?? split.spend,
@@ -124,7 +128,8 @@ public struct WealthProjector: Projector {
             try history(roundUp.account, .roundUp, roundUp.amount, spend: try roundUp.amount.negated().minorUnits,
                         invest: roundUp.amount.minorUnits, event, db)
             let month = try calendar(db).month(of: event.effectiveAt)
-            try db.execute(
+            try Self.run(
+                db,
                 sql: """
                     INSERT INTO wealth_round_up_totals (account, month, commodity, amount) VALUES (?, ?, ?, ?)
                     ON CONFLICT (account, month, commodity) DO UPDATE SET amount = amount + excluded.amount
@@ -141,8 +146,8 @@ public struct WealthProjector: Projector {
 
         case .splitRuleSet(let change):
             try openAccount(change.account, event, db)
-            try db.execute(sql: "UPDATE wealth_accounts SET spend_weight = ?, invest_weight = ? WHERE account = ?",
-                           arguments: [change.spendWeight, change.investWeight, change.account])
+            try Self.run(db, sql: "UPDATE wealth_accounts SET spend_weight = ?, invest_weight = ? WHERE account = ?",
+                         arguments: [change.spendWeight, change.investWeight, change.account])
             try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
         case .roundUpsSwitched(let change):
             try flag(change.account, .roundUps, change.enabled, event, db)
@@ -171,28 +176,30 @@ public struct WealthProjector: Projector {
     @discardableResult
     private func openAccount(_ account: String, _ event: Event, _ db: Database) throws -> SplitRule {
         let rule = WealthRules.defaultSplitRule
-        try db.execute(
+        try Self.run(
+                db,
             sql: """
                 INSERT INTO wealth_accounts (account, spend_weight, invest_weight, round_ups, paused, card_frozen, opened_sequence)
                 VALUES (?, ?, ?, ?, 0, 0, ?) ON CONFLICT (account) DO NOTHING
                 """,
             arguments: [account, rule.spendWeight, rule.investWeight, WealthRules.defaultRoundUpsEnabled, Int64(event.sequence)]
         )
-        let row = try Row.fetchOne(db, sql: "SELECT spend_weight, invest_weight FROM wealth_accounts WHERE account = ?", arguments: [account])
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT spend_weight, invest_weight FROM wealth_accounts WHERE account = ?"), arguments: [account])
         return SplitRule(spendWeight: row?["spend_weight"] ?? rule.spendWeight, investWeight: row?["invest_weight"] ?? rule.investWeight)
     }
 
     private func flag(_ account: String, _ setting: Setting, _ enabled: Bool, _ event: Event, _ db: Database) throws {
         try openAccount(account, event, db)
         // The column name comes from the closed set above, never from input.
-        try db.execute(sql: "UPDATE wealth_accounts SET \(setting.rawValue) = ? WHERE account = ?", arguments: [enabled, account])
+        try Self.run(db, sql: "UPDATE wealth_accounts SET \(setting.rawValue) = ? WHERE account = ?", arguments: [enabled, account])
         try settingChanged(account, setting, enabled: enabled, event, db)
     }
 
     private func settingChanged(
         _ account: String, _ setting: Setting, enabled: Bool? = nil, rule: SplitRule? = nil, _ event: Event, _ db: Database
     ) throws {
-        try db.execute(
+        try Self.run(
+                db,
             sql: """
                 INSERT OR REPLACE INTO wealth_setting_changes
                     (sequence, account, setting, effective_at, recorded_at, enabled, spend_weight, invest_weight)
@@ -207,7 +214,8 @@ public struct WealthProjector: Projector {
         _ account: String, _ kind: WealthHistoryEntry.Kind, _ amount: Money, spend: Int64 = 0, invest: Int64 = 0,
         detail: String? = nil, _ event: Event, _ db: Database
     ) throws {
-        try db.execute(
+        try Self.run(
+                db,
             sql: """
                 INSERT OR REPLACE INTO wealth_history
                     (sequence, account, effective_at, recorded_at, kind, commodity, amount, spend_delta, invest_delta, cause, detail)
@@ -220,7 +228,27 @@ public struct WealthProjector: Projector {
 
     /// The ledger's calendar, from the time zone `ledger_created` recorded (UTC before it).
     private func calendar(_ db: Database) throws -> LedgerCalendar {
-        guard let zone = try String.fetchOne(db, sql: "SELECT time_zone FROM wealth_calendar") else { return .utc }
-        return (try? LedgerCalendar(timeZoneIdentifier: zone)) ?? .utc
+        guard let zone = try String.fetchOne(db.cachedStatement(sql: "SELECT time_zone FROM wealth_calendar")) else { return .utc }
+        return calendars.calendar(for: zone)
+    }
+
+    /// Runs one of the fold's statements, compiled once per connection.
+    private static func run(_ db: Database, sql: String, arguments: StatementArguments) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+}
+
+/// The last calendar the wealth fold built, so a rebuild does not look the time zone up
+/// for every round-up.
+private final class CalendarCache: Sendable {
+    private let last = Mutex<LedgerCalendar?>(nil)
+
+    func calendar(for zone: String) -> LedgerCalendar {
+        last.withLock { cached in
+            if let cached, cached.timeZoneIdentifier == zone { return cached }
+            let calendar = (try? LedgerCalendar(timeZoneIdentifier: zone)) ?? .utc
+            cached = calendar
+            return calendar
+        }
     }
 }
