@@ -19,17 +19,22 @@ import Synchronization
 /// - `wealth_round_up_totals`: round-ups applied per account, month (ledger time zone) and currency.
 /// - `wealth_calendar`: the ledger's time zone, from `ledger_created`.
 public struct WealthProjector: Projector {
+    /// A projector with empty caches; ``Ledger/projectors`` lists one.
     public init() {}
 
     private let calendars = CalendarCache()
 
+    /// The checkpoint key, `wealth`.
     public let name = "wealth"
+    /// The version of the tables and the fold; a change rebuilds them from the log.
     public let version = 1
+    /// The tables listed above, dropped and recreated on rebuild.
     public let tables = [
         "wealth_accounts", "wealth_unsplit_deposits", "wealth_history", "wealth_setting_changes",
         "wealth_round_up_totals", "wealth_calendar",
     ]
 
+    /// Creates the tables and the indexes the queries use (history by account and time, by cause).
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE wealth_accounts (
@@ -90,6 +95,8 @@ public struct WealthProjector: Projector {
             """)
     }
 
+    /// Folds one event: wealth events update their account's rows; `ledger_created` records
+    /// the time zone that round-up months are counted in; every other event is ignored.
     public func apply(_ event: Event, _ db: Database) throws {
         switch event.body {
         case .ledgerCreated(let created):
