@@ -27,6 +27,7 @@ struct TallyCommand: ParsableCommand {
             ChallengeCommand.self,
             WhatIfCommand.self,
             SuggestCommand.self,
+            WealthCommand.self,
         ]
     )
 }

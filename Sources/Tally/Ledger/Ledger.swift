@@ -69,6 +69,7 @@ public final class Ledger: Sendable {
             NetWorthProjector(),
             EnvelopesProjector(),
             ChallengesProjector(),
+            WealthProjector(),
         ]
     }
 

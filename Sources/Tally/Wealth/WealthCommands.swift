@@ -1,0 +1,294 @@
+import GRDB
+import TallyLog
+
+// The commands of the automated wealth account (DOMAIN.md §1). Each validates against the
+// current read models, applies the rules of `WealthRules`, and returns the events that
+// `perform` appends in one commit; a refusal throws `LedgerError` and appends nothing.
+
+extension Ledger {
+    /// Records a deposit and, unless automation is paused, its split by the rule in force,
+    /// in one commit: `deposit_received`, then `deposit_split` caused by it.
+    ///
+    /// ```swift
+    /// try ledger.deposit(account: "main", amount: try Money(parsing: "100.00", commodity: .usd),
+    ///                    source: .bankTransfer, externalId: "tx-1", idempotencyKey: "bank:tx-1")
+    /// // Spend 70.00 USD, Invest 30.00 USD
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account, e.g. `main`; its first event creates it.
+    ///   - amount: positive, in any currency (USD, GBP, USDC …); balances are per currency.
+    ///   - source: a bank transfer or a chain.
+    ///   - externalId: the bank's or the chain's transaction id.
+    ///   - effectiveAt: when the money arrived (default: now).
+    ///   - idempotencyKey: a key (e.g. the bank's id); a repeat returns the first result.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name, a non-positive
+    ///   amount, text past its limit, or a deposit no balance could hold.
+    @discardableResult
+    public func deposit(
+        account: String, amount: Money, source: DepositSource = .bankTransfer, externalId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        try WealthRules.requirePositive(amount, "the deposit amount")
+        if let externalId { try WealthRules.validate(text: externalId, "the external id") }
+        return try perform(idempotencyKey: idempotencyKey) { db in
+            try Self.requireBalancesCanHold(deposit: amount, db)
+            let settings = try WealthQueries.settings(account, db)
+            var events = [NewEvent(effectiveAt: at, body: .depositReceived(
+                DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))]
+            if !settings.isPaused {
+                events.append(try Self.split(amount, of: .earlierInBatch(0), account: account, rule: settings.splitRule, at: at))
+            }
+            return events
+        }
+    }
+
+    /// Sets the split rule for deposits that arrive from now on; earlier deposits keep
+    /// theirs, including those waiting while automation is paused. Nothing is recorded when
+    /// the rule is already in force.
+    ///
+    /// ```swift
+    /// try ledger.setSplitRule(account: "main", spendWeight: 50, investWeight: 50)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - spendWeight: Spend's weight, 0 to ``WealthRules/splitWeightLimit``.
+    ///   - investWeight: Invest's weight, 0 to ``WealthRules/splitWeightLimit``; not both zero.
+    ///   - effectiveAt: when the rule takes effect (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a negative weight, a weight past the
+    ///   limit, or both weights zero.
+    @discardableResult
+    public func setSplitRule(
+        account: String, spendWeight: Int64, investWeight: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        let rule = SplitRule(spendWeight: spendWeight, investWeight: investWeight)
+        try WealthRules.validate(rule)
+        return try perform(idempotencyKey: idempotencyKey) { db in
+            guard try WealthQueries.settings(account, db).splitRule != rule else { return [] }
+            return [NewEvent(effectiveAt: at, body: .splitRuleSet(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))]
+        }
+    }
+
+    /// Switches round-ups on or off. Nothing is recorded when they are already so.
+    ///
+    /// ```swift
+    /// try ledger.setRoundUps(account: "main", enabled: true)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - enabled: on or off.
+    ///   - effectiveAt: when the switch takes effect (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    @discardableResult
+    public func setRoundUps(account: String, enabled: Bool, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.roundUpsEnabled == enabled }) {
+            .roundUpsSwitched(RoundUpsSwitched(account: account, enabled: enabled))
+        }
+    }
+
+    /// Pauses automation: deposits from now on stay unsplit in the wallet (status `paused`).
+    /// Nothing is recorded when automation is already paused.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when the pause takes effect (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    @discardableResult
+    public func pauseAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.isPaused }) {
+            .automationPaused(AutomationPaused(account: account))
+        }
+    }
+
+    /// Resumes automation and, in the same commit, splits every deposit that waited, each
+    /// caused by its deposit and split by the rule in force when that deposit arrived.
+    /// When automation is not paused it only splits deposits that wait (if any); otherwise
+    /// nothing is recorded.
+    ///
+    /// ```swift
+    /// try ledger.resumeAutomation(account: "main")   // automation_resumed, deposit_split …
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when automation resumes and the waiting deposits split (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    @discardableResult
+    public func resumeAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        return try perform(idempotencyKey: idempotencyKey) { db in
+            var events: [NewEvent] = []
+            if try WealthQueries.settings(account, db).isPaused {
+                events.append(NewEvent(effectiveAt: at, body: .automationResumed(AutomationResumed(account: account))))
+            }
+            for deposit in try WealthQueries.unsplitDeposits(account, db) {
+                events.append(try Self.split(deposit.amount, of: .sequence(deposit.sequence), account: account, rule: deposit.rule, at: at))
+            }
+            return events
+        }
+    }
+
+    /// Freezes the card: purchases are refused until it is unfrozen. Nothing is recorded
+    /// when the card is already frozen.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when the freeze takes effect (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    @discardableResult
+    public func freezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.cardFrozen }) {
+            .cardFrozen(CardFrozen(account: account))
+        }
+    }
+
+    /// Unfreezes the card. Nothing is recorded when the card is not frozen.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when the card works again (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    @discardableResult
+    public func unfreezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { !$0.cardFrozen }) {
+            .cardUnfrozen(CardUnfrozen(account: account))
+        }
+    }
+
+    /// Pays a card purchase from Spend and, with round-ups on, moves its round-up from Spend
+    /// to Invest in the same commit (`round_up_applied`, caused by the purchase) — or, when
+    /// Spend after the purchase cannot cover the round-up whole, records `round_up_skipped`
+    /// and moves nothing. A whole amount rounds up by zero: no round-up event.
+    ///
+    /// ```swift
+    /// try ledger.purchase(account: "main", amount: try Money(parsing: "3.40", commodity: .usd), merchant: "Coffee")
+    /// // Spend -3.40, and with round-ups on -0.60 more; Invest +0.60
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - amount: positive, in the currency of a Spend balance that covers it.
+    ///   - merchant: who was paid (not empty).
+    ///   - externalId: the card network's transaction id.
+    ///   - effectiveAt: when the purchase was made (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError``: `cardFrozen` when the card is frozen; `insufficientFunds`
+    ///   when the amount is more than Spend in its currency; `invalidArgument` for a
+    ///   non-positive amount, an empty merchant or text past its limit. Nothing is appended.
+    @discardableResult
+    public func purchase(
+        account: String, amount: Money, merchant: String, externalId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        try WealthRules.requirePositive(amount, "the purchase amount")
+        try WealthRules.validate(text: merchant, "the merchant", isRequired: true)
+        if let externalId { try WealthRules.validate(text: externalId, "the external id") }
+        return try perform(idempotencyKey: idempotencyKey) { db in
+            let settings = try WealthQueries.settings(account, db)
+            guard !settings.cardFrozen else {
+                throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen; unfreeze it to make purchases")
+            }
+            let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
+            try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the purchase")
+            var events = [NewEvent(effectiveAt: at, body: .purchaseMade(
+                PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))]
+            guard settings.roundUpsEnabled else { return events }
+            let roundUp = try WealthRules.roundUp(for: amount)
+            switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.subtracting(amount)) {
+            case .applied:
+                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: .roundUpApplied(RoundUpApplied(account: account, amount: roundUp))))
+            case .skipped:
+                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: .roundUpSkipped(RoundUpSkipped(account: account, amount: roundUp))))
+            case nil:
+                break
+            }
+            return events
+        }
+    }
+
+    /// Withdraws money from Spend (to a bank account, a wallet address …).
+    ///
+    /// ```swift
+    /// try ledger.withdraw(account: "main", amount: try Money(parsing: "20.00", commodity: .usd), destination: "checking")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - amount: positive, at most Spend in its currency.
+    ///   - destination: where the money went, optional.
+    ///   - effectiveAt: when the withdrawal was made (default: now).
+    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    /// - Throws: ``LedgerError``: `insufficientFunds` when the amount is more than Spend in its
+    ///   currency; `invalidArgument` for a non-positive amount or text past its limit.
+    @discardableResult
+    public func withdraw(
+        account: String, amount: Money, destination: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        try WealthRules.requirePositive(amount, "the withdrawal amount")
+        if let destination { try WealthRules.validate(text: destination, "the destination") }
+        return try perform(idempotencyKey: idempotencyKey) { db in
+            let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
+            try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the withdrawal")
+            return [NewEvent(effectiveAt: at, body: .withdrawalMade(WithdrawalMade(account: account, amount: amount, destination: destination)))]
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The effective time of a wealth command: `now` by default; refused outside years 0001-9999.
+    private func wealthInstant(_ effectiveAt: Instant?) throws -> Instant {
+        let at = effectiveAt ?? now
+        guard at.isInCalendarRange else {
+            throw LedgerError(.invalidArgument, "the effective time must lie in years 0001 to 9999")
+        }
+        return at
+    }
+
+    /// A command that records one event unless the setting it asks for is already in force.
+    private func wealthSwitch(
+        _ account: String, _ effectiveAt: Instant?, _ idempotencyKey: String?,
+        isInForce: (WealthQueries.Settings) -> Bool, _ body: () -> EventBody
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        let event = NewEvent(effectiveAt: at, body: body())
+        return try perform(idempotencyKey: idempotencyKey) { db in
+            try isInForce(WealthQueries.settings(account, db)) ? [] : [event]
+        }
+    }
+
+    /// The split of one deposit, caused by it.
+    private static func split(_ amount: Money, of deposit: CauseReference, account: String, rule: SplitRule, at: Instant) throws -> NewEvent {
+        let parts = try WealthRules.split(amount, by: rule)
+        return NewEvent(effectiveAt: at, cause: deposit, body: .depositSplit(DepositSplit(
+            account: account, spend: parts.spend, invest: parts.invest, spendWeight: rule.spendWeight, investWeight: rule.investWeight)))
+    }
+
+    /// Refuses a deposit that would take the sum of all deposits in its currency (and so the
+    /// wallet, Spend or Invest) past what 64-bit minor units hold.
+    private static func requireBalancesCanHold(deposit amount: Money, _ db: Database) throws {
+        let deposited = try BalanceQueries.balance(db, account: LedgerAccounts.deposits, commodity: amount.commodity)
+        do {
+            _ = try deposited.subtracting(amount).negated()
+        } catch {
+            throw LedgerError(.invalidArgument, "the deposit would take the \(amount.commodity.code) balance past the largest amount an account can hold")
+        }
+    }
+}

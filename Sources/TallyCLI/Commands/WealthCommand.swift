@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+/// `tally wealth …`: the automated wealth account (deposits split between Spend and
+/// Invest, purchases with round-ups, withdrawals, pause, freeze).
+struct WealthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wealth",
+        abstract: "The automated wealth account: deposits split into Spend and Invest, purchases, round-ups.",
+        discussion: """
+            Every deposit is split at once by the rule in force (70/30 unless set), unless \
+            automation is paused. Purchases and withdrawals come out of Spend only; a refused \
+            command exits non-zero and records nothing. Amounts are exact decimals in the \
+            currency given (--currency, default the ledger's base currency).
+            """,
+        subcommands: [
+            WealthDepositCommand.self, WealthPurchaseCommand.self, WealthWithdrawCommand.self,
+            WealthSplitRuleCommand.self, WealthRoundUpsCommand.self, WealthPauseCommand.self, WealthResumeCommand.self,
+            WealthFreezeCommand.self, WealthUnfreezeCommand.self,
+            WealthSummaryCommand.self, WealthHistoryCommand.self, WealthRoundUpsTotalCommand.self,
+        ]
+    )
+}
+
+/// Options every wealth subcommand takes: the store, the account, JSON output.
+struct WealthOptions: ParsableArguments {
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The wealth account.")
+    var account = "main"
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    /// Opens the store's ledger, runs `body`, and closes it.
+    func withLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
+        let ledger = try Ledger.open(at: storeOptions.path)
+        defer { try? ledger.close() }
+        return try body(ledger)
+    }
+}
+
+/// Options of the subcommands that record events: when, and the caller's key.
+struct WealthRecordingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The day it happened (YYYY-MM-DD, the ledger's time zone; default: now).", valueName: "date"))
+    var date: String?
+
+    @Option(name: .customLong("idempotency-key"), help: "A key for this fact; running the command again with it records nothing.")
+    var idempotencyKey: String?
+
+    /// The effective time: now for today or no date, else the start of that day in the
+    /// ledger's time zone; a future day is refused.
+    func effectiveAt(_ ledger: Ledger) throws -> Instant? {
+        guard let date else { return nil }
+        guard date.count == 10, let day = try? LocalDate(parsing: date) else {
+            throw ValidationError("--date '\(date)' is not a date; write YYYY-MM-DD, e.g. 2026-05-01")
+        }
+        let today = ledger.calendar.date(of: ledger.now)
+        guard day <= today else { throw ValidationError("--date \(date) is in the future; the ledger records what happened") }
+        return day == today ? nil : ledger.calendar.startOfDay(day)
+    }
+}
+
+/// Parsing and printing shared by the wealth subcommands.
+enum WealthCLI {
+    /// An amount typed on the command line in `currency`, or the ledger's base currency.
+    static func money(_ text: String, currency: String?, _ ledger: Ledger) throws -> Money {
+        let commodity: Commodity
+        if let currency {
+            do { commodity = try Commodity.named(currency) } catch {
+                throw ValidationError("--currency '\(currency)' is not a currency or token code (e.g. USD, GBP, USDC)")
+            }
+        } else {
+            commodity = try ledger.settings().baseCurrency
+        }
+        return try Money(parsing: text, commodity: commodity)
+    }
+
+    /// `{"amount":"12.34","currency":"USD"}`.
+    static func json(_ money: Money) -> String {
+        Output.jsonObject([("amount", EventJSON.quoted(money.decimalString)), ("currency", EventJSON.quoted(money.commodity.code))])
+    }
+
+    /// What a recording command did: each event on a line, or one JSON object.
+    static func report(_ result: Ledger.CommandResult, nothingToDo: String, json: Bool) {
+        if json {
+            let events = "[" + result.events.map(EventJSON.encode).joined(separator: ",") + "]"
+            print(Output.jsonObject([("already_applied", String(result.wasAlreadyApplied)), ("events", events)]))
+            return
+        }
+        if result.wasAlreadyApplied {
+            print("Already recorded with this idempotency key; nothing appended. It recorded:")
+        } else if result.events.isEmpty {
+            print("Nothing to record: \(nothingToDo)")
+        }
+        for event in result.events { print("seq \(event.sequence)  \(describe(event))") }
+    }
+
+    /// One event in words.
+    static func describe(_ event: Event) -> String {
+        switch event.body {
+        case .depositReceived(let deposit):
+            return "deposit of \(deposit.amount) received (\(deposit.source.rawValue))"
+        case .depositSplit(let split):
+            let cause = event.cause.map { " of deposit seq \($0)" } ?? ""
+            return "split \(split.spendWeight)/\(split.investWeight)\(cause): Spend +\(split.spend), Invest +\(split.invest)"
+        case .purchaseMade(let purchase):
+            return "purchase of \(purchase.amount) at \(purchase.merchant)"
+        case .roundUpApplied(let roundUp):
+            return "round-up of \(roundUp.amount) moved from Spend to Invest"
+        case .roundUpSkipped(let skipped):
+            return "round-up of \(skipped.amount) skipped: Spend cannot cover it"
+        case .withdrawalMade(let withdrawal):
+            return "withdrawal of \(withdrawal.amount)" + (withdrawal.destination.map { " to \($0)" } ?? "")
+        case .splitRuleSet(let rule):
+            return "split rule set to \(rule.spendWeight)/\(rule.investWeight) (Spend/Invest) for later deposits"
+        case .roundUpsSwitched(let change):
+            return "round-ups \(change.enabled ? "on" : "off")"
+        case .automationPaused:
+            return "automation paused: deposits wait unsplit in the wallet"
+        case .automationResumed:
+            return "automation resumed"
+        case .cardFrozen:
+            return "card frozen"
+        case .cardUnfrozen:
+            return "card unfrozen"
+        default:
+            return event.type.name
+        }
+    }
+
+    /// After a money command: Spend and Invest now in the amount's currency.
+    static func printBalance(_ ledger: Ledger, account: String, commodity: Commodity) throws {
+        let balance = try ledger.wealthSummary(account: account).balance(in: commodity)
+        print("Spend \(balance.spend), Invest \(balance.invest)" + (balance.wallet.isZero ? "" : ", waiting in the wallet \(balance.wallet)"))
+    }
+}

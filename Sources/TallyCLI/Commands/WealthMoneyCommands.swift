@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct WealthDepositCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deposit",
+        abstract: "Record a deposit and split it between Spend and Invest (unless automation is paused).",
+        discussion: """
+            With --external-id and no --idempotency-key, the key is the account and the \
+            external id, so the same bank or chain transaction is recorded once.
+            """
+    )
+
+    @OptionGroup var options: WealthOptions
+    @OptionGroup var recording: WealthRecordingOptions
+
+    @Argument(help: "The amount, e.g. 100.00.")
+    var amount: String
+
+    @Option(help: "The currency or token (USD, GBP, USDC …); default: the ledger's base currency.")
+    var currency: String?
+
+    @Option(help: "Where the money came from: bank_transfer or chain.")
+    var source = "bank_transfer"
+
+    @Option(name: .customLong("external-id"), help: "The bank's or the chain's transaction id.")
+    var externalId: String?
+
+    func validate() throws {
+        guard DepositSource(rawValue: source) != nil else {
+            throw ValidationError("--source '\(source)' is not a deposit source; use bank_transfer or chain")
+        }
+    }
+
+    func run() throws {
+        try options.withLedger { ledger in
+            let money = try WealthCLI.money(amount, currency: currency, ledger)
+            let key = recording.idempotencyKey ?? externalId.map { "wealth:\(options.account):deposit:\($0)" }
+            let result = try ledger.deposit(
+                account: options.account, amount: money, source: DepositSource(rawValue: source) ?? .bankTransfer,
+                externalId: externalId, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: key
+            )
+            WealthCLI.report(result, nothingToDo: "", json: options.json)
+            if !options.json {
+                if result.events.count == 1 && !result.wasAlreadyApplied {
+                    print("Automation is paused: the deposit waits in the wallet until `tally wealth resume`.")
+                }
+                try WealthCLI.printBalance(ledger, account: options.account, commodity: money.commodity)
+            }
+        }
+    }
+}
+
+struct WealthPurchaseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purchase",
+        abstract: "Record a card purchase paid from Spend, with its round-up when round-ups are on.",
+        discussion: "Refused when the card is frozen or Spend in that currency is less than the amount."
+    )
+
+    @OptionGroup var options: WealthOptions
+    @OptionGroup var recording: WealthRecordingOptions
+
+    @Argument(help: "The amount, e.g. 3.40.")
+    var amount: String
+
+    @Option(help: "The currency or token; default: the ledger's base currency.")
+    var currency: String?
+
+    @Option(help: "Who was paid.")
+    var merchant: String
+
+    @Option(name: .customLong("external-id"), help: "The card network's transaction id.")
+    var externalId: String?
+
+    func run() throws {
+        try options.withLedger { ledger in
+            let money = try WealthCLI.money(amount, currency: currency, ledger)
+            let key = recording.idempotencyKey ?? externalId.map { "wealth:\(options.account):purchase:\($0)" }
+            let result = try ledger.purchase(
+                account: options.account, amount: money, merchant: merchant, externalId: externalId,
+                effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: key
+            )
+            WealthCLI.report(result, nothingToDo: "", json: options.json)
+            if !options.json { try WealthCLI.printBalance(ledger, account: options.account, commodity: money.commodity) }
+        }
+    }
+}
+
+struct WealthWithdrawCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "withdraw",
+        abstract: "Withdraw money from Spend.",
+        discussion: "Refused when Spend in that currency is less than the amount."
+    )
+
+    @OptionGroup var options: WealthOptions
+    @OptionGroup var recording: WealthRecordingOptions
+
+    @Argument(help: "The amount, e.g. 20.00.")
+    var amount: String
+
+    @Option(help: "The currency or token; default: the ledger's base currency.")
+    var currency: String?
+
+    @Option(help: "Where the money went (a bank account, an address).")
+    var destination: String?
+
+    func run() throws {
+        try options.withLedger { ledger in
+            let money = try WealthCLI.money(amount, currency: currency, ledger)
+            let result = try ledger.withdraw(
+                account: options.account, amount: money, destination: destination,
+                effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey
+            )
+            WealthCLI.report(result, nothingToDo: "", json: options.json)
+            if !options.json { try WealthCLI.printBalance(ledger, account: options.account, commodity: money.commodity) }
+        }
+    }
+}

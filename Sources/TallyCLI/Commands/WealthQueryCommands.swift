@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct WealthSummaryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "summary",
+        abstract: "Spend, Invest and total per currency, the status and the settings, now or as of a day."
+    )
+
+    @OptionGroup var options: WealthOptions
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("The answer at the end of this day (YYYY-MM-DD, the ledger's time zone).", valueName: "date"))
+    var asOf: String?
+
+    func run() throws {
+        try options.withLedger { ledger in
+            var instant: Instant?
+            if let asOf {
+                guard asOf.count == 10, let day = try? LocalDate(parsing: asOf) else {
+                    throw ValidationError("--as-of '\(asOf)' is not a date; write YYYY-MM-DD, e.g. 2026-03-31")
+                }
+                instant = ledger.calendar.endOfDay(day)
+            }
+            let summary = try ledger.wealthSummary(account: options.account, asOf: instant)
+            if options.json {
+                let balances = summary.balances.map { balance in
+                    Output.jsonObject([
+                        ("currency", EventJSON.quoted(balance.commodity.code)),
+                        ("wallet", EventJSON.quoted(balance.wallet.decimalString)),
+                        ("spend", EventJSON.quoted(balance.spend.decimalString)),
+                        ("invest", EventJSON.quoted(balance.invest.decimalString)),
+                        ("total", EventJSON.quoted(balance.total.decimalString)),
+                    ])
+                }
+                print(Output.jsonObject([
+                    ("account", EventJSON.quoted(summary.account)),
+                    ("status", EventJSON.quoted(summary.status.rawValue)),
+                    ("split_rule", Output.jsonObject([
+                        ("spend_weight", String(summary.splitRule.spendWeight)), ("invest_weight", String(summary.splitRule.investWeight)),
+                    ])),
+                    ("round_ups", String(summary.roundUpsEnabled)),
+                    ("card_frozen", String(summary.cardFrozen)),
+                    ("unsplit_deposits", String(summary.unsplitDepositCount)),
+                    ("balances", "[" + balances.joined(separator: ",") + "]"),
+                ]))
+                return
+            }
+            print("Wealth account \(summary.account)\(asOf.map { " as of \($0)" } ?? ""): \(summary.status.rawValue)")
+            print("split \(summary.splitRule) (Spend/Invest), round-ups \(summary.roundUpsEnabled ? "on" : "off"), card \(summary.cardFrozen ? "frozen" : "active")"
+                  + (summary.unsplitDepositCount > 0 ? ", \(summary.unsplitDepositCount) deposit(s) waiting to be split" : ""))
+            guard !summary.balances.isEmpty else { return }
+            let rows = summary.balances.map { balance in
+                [balance.commodity.code, balance.spend.decimalString, balance.invest.decimalString,
+                 balance.wallet.decimalString, balance.total.decimalString]
+            }
+            print(Output.table(["CURRENCY", "SPEND", "INVEST", "WALLET", "TOTAL"], rows, rightAligned: [1, 2, 3, 4]))
+        }
+    }
+}
+
+struct WealthHistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "The account's money events, newest first: all, or those touching Spend, Invest, or deposits."
+    )
+
+    enum Filter: String, ExpressibleByArgument, CaseIterable {
+        case all, spend, invest, deposits
+    }
+
+    @OptionGroup var options: WealthOptions
+
+    @Option(help: "all, spend, invest or deposits.")
+    var filter: Filter = .all
+
+    @Option(help: "The page, from 1.")
+    var page = 1
+
+    @Option(name: .customLong("page-size"), help: "Rows per page (1-500).")
+    var pageSize = 20
+
+    func run() throws {
+        try options.withLedger { ledger in
+            let result = try ledger.wealthHistory(
+                account: options.account, filter: WealthHistoryFilter(rawValue: filter.rawValue) ?? .all, page: page, pageSize: pageSize)
+            if options.json {
+                let entries = result.entries.map { entry in
+                    var fields: [(String, String)] = [
+                        ("seq", String(entry.sequence)),
+                        ("effective_at", EventJSON.quoted(entry.effectiveAt.description)),
+                        ("recorded_at", EventJSON.quoted(entry.recordedAt.description)),
+                        ("kind", EventJSON.quoted(entry.kind.rawValue)),
+                        ("amount", WealthCLI.json(entry.amount)),
+                        ("spend_change", WealthCLI.json(entry.spendChange)),
+                        ("invest_change", WealthCLI.json(entry.investChange)),
+                    ]
+                    if let cause = entry.cause { fields.append(("cause", String(cause))) }
+                    if let detail = entry.detail { fields.append(("detail", EventJSON.quoted(detail))) }
+                    return Output.jsonObject(fields)
+                }
+                print(Output.jsonObject([
+                    ("page", String(result.page)), ("page_size", String(result.pageSize)), ("total_count", String(result.totalCount)),
+                    ("entries", "[" + entries.joined(separator: ",") + "]"),
+                ]))
+                return
+            }
+            func signed(_ money: Money) -> String {
+                money.isZero ? "" : (money.isPositive ? "+" : "") + money.decimalString
+            }
+            let rows = result.entries.map { entry in
+                [String(entry.sequence), ledger.calendar.date(of: entry.effectiveAt).description, entry.kind.rawValue,
+                 entry.amount.decimalString, entry.amount.commodity.code, signed(entry.spendChange), signed(entry.investChange),
+                 entry.cause.map(String.init) ?? "", entry.detail ?? ""]
+            }
+            if !rows.isEmpty {
+                print(Output.table(["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"], rows, rightAligned: [0, 3, 5, 6, 7]))
+            }
+            let pages = max(1, (result.totalCount + pageSize - 1) / pageSize)
+            print("page \(result.page) of \(pages), \(result.totalCount) row\(result.totalCount == 1 ? "" : "s") (\(filter.rawValue))")
+        }
+    }
+}
+
+struct WealthRoundUpsTotalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "round-ups-total",
+        abstract: "The round-ups moved to Invest in a month (the ledger's time zone), per currency."
+    )
+
+    @OptionGroup var options: WealthOptions
+
+    @Option(help: ArgumentHelp("The month, YYYY-MM (default: this month).", valueName: "month"))
+    var month: String?
+
+    func run() throws {
+        try options.withLedger { ledger in
+            let chosen: Month
+            if let month {
+                guard let parsed = try? Month(parsing: month) else {
+                    throw ValidationError("--month '\(month)' is not a month; write YYYY-MM, e.g. 2026-05")
+                }
+                chosen = parsed
+            } else {
+                chosen = ledger.calendar.month(of: ledger.now)
+            }
+            let totals = try ledger.roundUpTotal(account: options.account, month: chosen)
+            if options.json {
+                print(Output.jsonObject([
+                    ("account", EventJSON.quoted(options.account)), ("month", EventJSON.quoted(chosen.description)),
+                    ("totals", "[" + totals.map(WealthCLI.json).joined(separator: ",") + "]"),
+                ]))
+                return
+            }
+            print("Round-ups in \(chosen): " + (totals.isEmpty ? "none" : totals.map(\.description).joined(separator: ", ")))
+        }
+    }
+}
