@@ -29,10 +29,10 @@ public enum EventImport {
     /// - Parameters:
     ///   - path: the NDJSON file.
     ///   - head: the store's last sequence number, to check `cause` references.
-    ///   - progress: called now and then with bytes read.
+    ///   - progress: called now and then with bytes read; throwing from it stops the import.
     /// - Throws: ``ImportError`` naming the line of the first bad event.
     public static func validate(
-        ndjsonAt path: String, head: UInt64, progress: ((ImportProgress) -> Void)? = nil
+        ndjsonAt path: String, head: UInt64, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ValidatedEvents {
         let lines = try LineReader(path: path)
         var count = 0
@@ -45,10 +45,10 @@ public enum EventImport {
             }
             count += 1
             if count % 16_384 == 0 {
-                progress?(ImportProgress(phase: .validating, completed: lines.bytesRead, total: lines.fileBytes, committedSequence: nil))
+                try progress?(ImportProgress(phase: .validating, completed: lines.bytesRead, total: lines.fileBytes, committedSequence: nil))
             }
         }
-        progress?(ImportProgress(phase: .validating, completed: lines.bytesRead, total: lines.fileBytes, committedSequence: nil))
+        try progress?(ImportProgress(phase: .validating, completed: lines.bytesRead, total: lines.fileBytes, committedSequence: nil))
         return ValidatedEvents(path: path, events: count, sha256: lines.hexDigest())
     }
 
@@ -110,7 +110,7 @@ extension Ledger {
     /// - Throws: ``ImportError`` (`changedDuringImport`) when the file no longer matches what
     ///   was validated; `LogError` when the log refuses a batch (the message says which).
     public func importEvents(
-        _ file: ValidatedEvents, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) -> Void)? = nil
+        _ file: ValidatedEvents, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
         try ImportBatch.check(batchSize)
         let path = file.path
@@ -124,7 +124,7 @@ extension Ledger {
             summary.imported += outcome.result.events.count
             summary.record(outcome.result)
             batch.removeAll(keepingCapacity: true)
-            progress?(ImportProgress(
+            try progress?(ImportProgress(
                 phase: .appending, completed: Int64(summary.rows), total: Int64(file.events),
                 committedSequence: outcome.result.events.last?.sequence))
         }
@@ -150,7 +150,7 @@ extension Ledger {
 
     /// Validates and imports an NDJSON file of events.
     public func importEvents(
-        ndjsonAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) -> Void)? = nil
+        ndjsonAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
         try importEvents(try EventImport.validate(ndjsonAt: path, head: head.sequence, progress: progress), batchSize: batchSize, progress: progress)
     }

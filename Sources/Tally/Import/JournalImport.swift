@@ -31,10 +31,10 @@ public enum JournalImport {
     /// - Parameters:
     ///   - path: the CSV file.
     ///   - calendar: the ledger's calendar (dates become the start of that day in it).
-    ///   - progress: called now and then with bytes read.
+    ///   - progress: called now and then with bytes read; throwing from it stops the import.
     /// - Throws: ``ImportError`` naming the line (and column or field) of the first problem.
     public static func validate(
-        csvAt path: String, calendar: LedgerCalendar, progress: ((ImportProgress) -> Void)? = nil
+        csvAt path: String, calendar: LedgerCalendar, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ValidatedJournal {
         let reader = try CSVReader(path: path)
         try JournalCSV.checkHeader(try reader.next(), file: path)
@@ -47,10 +47,10 @@ public enum JournalImport {
             }
             rows += 1
             if rows % 65_536 == 0 {
-                progress?(ImportProgress(phase: .validating, completed: reader.bytesRead, total: reader.fileBytes, committedSequence: nil))
+                try progress?(ImportProgress(phase: .validating, completed: reader.bytesRead, total: reader.fileBytes, committedSequence: nil))
             }
         }
-        progress?(ImportProgress(phase: .validating, completed: reader.bytesRead, total: reader.fileBytes, committedSequence: nil))
+        try progress?(ImportProgress(phase: .validating, completed: reader.bytesRead, total: reader.fileBytes, committedSequence: nil))
         return ValidatedJournal(path: path, rows: rows, sha256: reader.hexDigest())
     }
 }
@@ -78,7 +78,7 @@ extension Ledger {
     ///
     /// - Throws: ``ImportError`` for a bad file (nothing appended); `LogError` for I/O failures.
     public func importJournal(
-        csvAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) -> Void)? = nil
+        csvAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
         try importJournal(try JournalImport.validate(csvAt: path, calendar: calendar, progress: progress), batchSize: batchSize, progress: progress)
     }
@@ -91,11 +91,12 @@ extension Ledger {
     /// - Parameters:
     ///   - journal: the result of the validating pass.
     ///   - batchSize: rows per commit, `1...100_000`.
-    ///   - progress: called after every commit with the rows handled and the last sequence.
+    ///   - progress: called after every commit with the rows handled and the last sequence;
+    ///     throwing from it stops the import (what was committed stays; re-running resumes).
     /// - Throws: ``ImportError`` (`changedDuringImport`) when the file no longer matches what
     ///   was validated (the message says how much was appended); `LogError` for I/O failures.
     public func importJournal(
-        _ journal: ValidatedJournal, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) -> Void)? = nil
+        _ journal: ValidatedJournal, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
         try ImportBatch.check(batchSize)
         let path = journal.path
@@ -114,7 +115,7 @@ extension Ledger {
             summary.imported += outcome.result.events.count
             summary.record(outcome.result)
             batch.removeAll(keepingCapacity: true)
-            progress?(ImportProgress(
+            try progress?(ImportProgress(
                 phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
                 committedSequence: outcome.result.events.last?.sequence))
         }
