@@ -55,6 +55,35 @@ import TallyLog
         }
     }
 
+    /// Balances summed in memory during a batch are written before a posting rule reads them:
+    /// a reference balance reset folded in the same batch as the moves before it sees them.
+    @Test func rulesThatReadBalancesSeeEarlierEventsOfTheSameBatch() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-03-01T00:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            var events: [NewEvent] = []
+            for index in 0..<30 {
+                let body: EventBody = switch index % 3 {
+                case 0: .referenceBalanceSet(ReferenceBalanceSet(amount: Money(minorUnits: Int64(1_000 * (index + 1)), commodity: .usd)))
+                case 1: .potFunded(PotFunded(potId: "trip", amount: usd("1.00")))
+                default: .transactionRecorded(TransactionRecorded(
+                    transactionId: "t-\(index)", payee: "Shop", category: .general, amount: usd("-2.50"), source: .manual))
+                }
+                events.append(NewEvent(effectiveAt: clock.now, body: body))
+            }
+            // One event per commit: each fold sees only its own event.
+            for event in events { try ledger.appendEvents([event]) }
+            let incremental = try ledger.readModels.dump()
+            // The rebuild folds all thirty in one batch.
+            try ledger.rebuild()
+            #expect(try ledger.readModels.dump() == incremental)
+            let current = try ledger.balances().first { $0.account == LedgerAccounts.current }?.amount
+            #expect(current == usd("267.50"), "reference 280.00 less 9.00 in the pot, then 1.00 more to the pot and a 2.50 expense")
+            try ledger.expectConsistent()
+            try ledger.close()
+        }
+    }
+
     @Test func deletedReadModelsAreRebuiltWhenTheLedgerOpens() throws {
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 5)
