@@ -64,9 +64,23 @@ public enum JournalCSV {
         }
     }
 
+    /// Account names and currency codes already found valid in a file (they repeat on
+    /// almost every row), so each is checked once; bounded, emptied when full.
+    struct Cache {
+        static let entriesMax = 4096
+        var accounts: Set<String> = []
+        var commodities: [String: Commodity] = [:]
+    }
+
     /// Validates one data record.
     /// - Throws: ``ImportError`` (`invalidRow`) naming the line and field.
     static func row(_ record: CSVRecord, file: String) throws -> Row {
+        var cache = Cache()
+        return try row(record, file: file, cache: &cache)
+    }
+
+    /// Validates one data record, remembering valid names in `cache`.
+    static func row(_ record: CSVRecord, file: String, cache: inout Cache) throws -> Row {
         let line = record.line
         func fail(_ field: String?, _ message: String) -> ImportError {
             ImportError(.invalidRow, file: file, line: line, field: field, message)
@@ -81,14 +95,27 @@ public enum JournalCSV {
         } catch {
             throw fail("date", fields[0].isEmpty ? "is empty; write the date as YYYY-MM-DD" : "is not a calendar date in the form YYYY-MM-DD")
         }
-        let account = try accountName(fields[1], field: "account", fail: fail)
-        let counterAccount = try accountName(fields[2], field: "counter_account", fail: fail)
+        func checkedAccount(_ name: String, field: String) throws -> String {
+            if cache.accounts.contains(name) { return name }
+            let valid = try accountName(name, field: field, fail: fail)
+            if cache.accounts.count >= Cache.entriesMax { cache.accounts.removeAll(keepingCapacity: true) }
+            cache.accounts.insert(valid)
+            return valid
+        }
+        let account = try checkedAccount(fields[1], field: "account")
+        let counterAccount = try checkedAccount(fields[2], field: "counter_account")
         guard account != counterAccount else {
             throw fail("counter_account", "is the same account as 'account'; a row moves money between two accounts")
         }
         let commodity: Commodity
         do {
-            commodity = try Commodity.named(fields[4])
+            if let known = cache.commodities[fields[4]] {
+                commodity = known
+            } else {
+                commodity = try Commodity.named(fields[4])
+                if cache.commodities.count >= Cache.entriesMax { cache.commodities.removeAll(keepingCapacity: true) }
+                cache.commodities[fields[4]] = commodity
+            }
         } catch {
             throw fail("currency", fields[4].isEmpty
                 ? "is empty; name an ISO currency (USD) or a commodity symbol (VEA)"

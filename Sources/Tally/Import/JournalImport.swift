@@ -40,8 +40,9 @@ public enum JournalImport {
         try JournalCSV.checkHeader(try reader.next(), file: path)
         var rows = 0
         var days = DayStarts(calendar: calendar)
+        var cache = JournalCSV.Cache()
         while let record = try reader.next() {
-            let row = try JournalCSV.row(record, file: path)
+            let row = try JournalCSV.row(record, file: path, cache: &cache)
             guard days.start(of: row.date).isInCalendarRange else {
                 throw ImportError(.invalidRow, file: path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
             }
@@ -119,10 +120,11 @@ extension Ledger {
                 phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
                 committedSequence: outcome.result.events.last?.sequence))
         }
+        var cache = JournalCSV.Cache()
         do {
             try JournalCSV.checkHeader(try reader.next(), file: path)
             while let record = try reader.next() {
-                let row = try JournalCSV.row(record, file: path)
+                let row = try JournalCSV.row(record, file: path, cache: &cache)
                 summary.rows += 1
                 batch.append(NewEvent(
                     effectiveAt: days.start(of: row.date), idempotencyKey: row.idempotencyKey(fileDigest: journal.sha256),
