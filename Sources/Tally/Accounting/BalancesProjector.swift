@@ -125,7 +125,7 @@ final class BalancesFold {
     }
 
     let db: Database
-    private let insertPosting: Statement
+    private let insertPosting: RawStatement
     private let upsertBalance: Statement
     private let insertAccount: Statement
     private var knownAccounts: Set<String> = []
@@ -133,9 +133,9 @@ final class BalancesFold {
 
     init(_ db: Database) throws {
         self.db = db
-        insertPosting = try db.cachedStatement(sql: """
+        insertPosting = RawStatement(try db.cachedStatement(sql: """
             INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
+            """))
         upsertBalance = try db.cachedStatement(sql: """
             INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
             ON CONFLICT (account, commodity) DO UPDATE SET amount = amount + excluded.amount
@@ -155,8 +155,14 @@ final class BalancesFold {
                 insertAccount.setUncheckedArguments([account, (LedgerAccounts.kind(of: account) ?? .asset).rawValue, sequence])
                 try insertAccount.execute()
             }
-            insertPosting.setUncheckedArguments([sequence, leg, account, commodity, amount, posting.effectiveAt.microsecondsSinceEpoch, recordedAt])
-            try insertPosting.execute()
+            insertPosting.bind(1, sequence)
+            insertPosting.bind(2, Int64(leg))
+            insertPosting.bind(3, account)
+            insertPosting.bind(4, commodity)
+            insertPosting.bind(5, amount)
+            insertPosting.bind(6, posting.effectiveAt.microsecondsSinceEpoch)
+            insertPosting.bind(7, recordedAt)
+            try insertPosting.step(db)
             try add(amount, to: BalanceKey(account: account, commodity: commodity))
         }
         switch event.body {

@@ -33,6 +33,25 @@ public struct IdempotencyProjector: Projector {
         }
     }
 
+    /// Folds a run of events with the insert prepared once for the run.
+    public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        let insert = RawStatement(try db.cachedStatement(
+            sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"))
+        for event in events {
+            if let key = event.idempotencyKey {
+                insert.bind(1, key)
+                insert.bind(2, Int64(event.sequence))
+                insert.bind(3, Int64(event.sequence))
+                try insert.step(db)
+            }
+            if let cause = event.cause {
+                try db.cachedStatement(
+                    sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
+                ).execute(arguments: [Int64(event.sequence), Int64(cause)])
+            }
+        }
+    }
+
     /// The sequence range of the command that used `key`, if one did.
     static func range(of key: String, _ db: Database) throws -> ClosedRange<UInt64>? {
         guard let row = try Row.fetchOne(db, sql: "SELECT first_sequence, last_sequence FROM idempotency_keys WHERE key = ?", arguments: [key]) else {

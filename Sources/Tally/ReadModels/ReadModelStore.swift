@@ -101,7 +101,7 @@ public final class ReadModelStore: Sendable {
     /// are created once at the end, and SQLite does not sync while it folds (the read models
     /// are derived data; the log is the truth). Afterwards the usual durability is restored
     /// and the WAL is checkpointed into the database.
-    public func rebuild(from reader: EventStoreReader, batchSize: Int = 50_000, progress: ((UInt64) -> Void)? = nil) throws {
+    public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
         var deferredIndexes: [String] = []
         try database.write { db in
             for projector in projectors {
@@ -117,7 +117,7 @@ public final class ReadModelStore: Sendable {
             (try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2, try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000)
         }
         try database.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
         }
         var folded: Result<Void, any Error> = .success(())
         do {
