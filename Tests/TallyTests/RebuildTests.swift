@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TallyLog
 @testable import Tally
@@ -81,6 +82,25 @@ import TallyLog
             #expect(current == usd("267.50"), "reference 280.00 less 9.00 in the pot, then 1.00 more to the pot and a 2.50 expense")
             try ledger.expectConsistent()
             try ledger.close()
+        }
+    }
+
+    /// A rebuild drops the postings index while it folds; if the process stops before the
+    /// index is back, the next open folds that projector again, index included.
+    @Test func aRebuildStoppedBeforeItsIndexesCameBackIsRedoneOnOpen() throws {
+        try withTemporaryStore { root in
+            let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 11)
+            let before = try ledger.readModels.dump()
+            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX postings_by_account") }
+            try ledger.close()
+            let reopened = try Ledger.open(at: root)
+            let index = try reopened.read { db in
+                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'postings_by_account'")
+            }
+            #expect(index == "postings_by_account")
+            #expect(try reopened.readModels.dump() == before)
+            try reopened.expectConsistent()
+            try reopened.close()
         }
     }
 
