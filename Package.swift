@@ -38,6 +38,7 @@ let package = Package(
             name: "Tally",
             dependencies: [
                 "TallyLog",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -55,6 +56,7 @@ let package = Package(
             name: "TallyLogTests",
             dependencies: [
                 "TallyLog",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -14,6 +14,9 @@ struct TallyCommand: ParsableCommand {
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, VerifyCommand.self,
             StatsCommand.self, DemoCommand.self,
+            ImportCommand.self,
+            BalancesCommand.self,
+            RebuildCommand.self,
             AssetCommand.self, LiabilityCommand.self, PriceCommand.self, FXCommand.self, BaseCurrencyCommand.self,
             ReminderCommand.self, NetWorthCommand.self, XRayCommand.self,
             TransactionCommand.self,

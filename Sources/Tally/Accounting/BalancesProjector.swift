@@ -49,43 +49,23 @@ public struct BalancesProjector: Projector {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        let context = DatabasePostingContext(db: db)
-        let postings = try PostingRules.postings(for: event, context: context)
-        for (leg, posting) in postings.enumerated() {
-            try ensureAccount(posting.account, sequence: event.sequence, db)
-            try db.execute(
-                sql: "INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [Int64(event.sequence), leg, posting.account, posting.amount.commodity.code, posting.amount.minorUnits,
-                            posting.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
-            )
-            try db.execute(
-                sql: """
-                    INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
-                    ON CONFLICT (account, commodity) DO UPDATE SET amount = amount + excluded.amount
-                    """,
-                arguments: [posting.account, posting.amount.commodity.code, posting.amount.minorUnits]
-            )
-        }
-        try recordTransactionVersion(event, db)
-        switch event.body {
-        case .accountOpened(let opened):
-            try db.execute(
-                sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind",
-                arguments: [opened.account, opened.kind.rawValue, Int64(event.sequence)]
-            )
-        case .accountClosed(let closed):
-            try db.execute(sql: "UPDATE accounts SET closed_sequence = ? WHERE name = ?", arguments: [Int64(event.sequence), closed.account])
-        default:
-            break
-        }
+        try apply([event][...], db)
     }
 
-    private func ensureAccount(_ name: String, sequence: UInt64, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-            arguments: [name, (LedgerAccounts.kind(of: name) ?? .asset).rawValue, Int64(sequence)]
-        )
+    /// Folds a run of events with prepared statements kept for the run, accounts opened
+    /// once, and balance changes summed in memory and written once per account and commodity
+    /// (before any posting rule reads a balance, so rules see every earlier event).
+    public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        let fold = try BalancesFold(db)
+        for event in events {
+            try fold.apply(event)
+            try recordTransactionVersion(event, db)
+        }
+        try fold.flushBalances()
     }
+
+    /// `apply` never reads postings by account: a rebuild builds that index once at the end.
+    public var indexesDeferredOnRebuild: [String] { ["postings_by_account"] }
 
     private func recordTransactionVersion(_ event: Event, _ db: Database) throws {
         func upsert(_ version: TransactionVersion) throws {
@@ -101,6 +81,12 @@ public struct BalancesProjector: Projector {
             )
         }
         let context = DatabasePostingContext(db: db)
+        switch event.body {
+        case .transactionRecorded, .recurringOccurrenceGenerated, .transactionAmended, .transactionRecategorised, .transactionDeleted:
+            break
+        default:
+            return
+        }
         switch event.body {
         case .transactionRecorded(let transaction):
             try upsert(TransactionVersion(
@@ -127,6 +113,113 @@ public struct BalancesProjector: Projector {
         default:
             break
         }
+    }
+}
+
+/// The state of one run of ``BalancesProjector`` folding: its prepared statements, the
+/// accounts it has opened, and balance changes not yet written.
+final class BalancesFold {
+    private struct BalanceKey: Hashable {
+        let account: String
+        let commodity: String
+    }
+
+    let db: Database
+    private let insertPosting: RawStatement
+    private let upsertBalance: Statement
+    private let insertAccount: Statement
+    private var knownAccounts: Set<String> = []
+    private var pending: [BalanceKey: Int64] = [:]
+
+    init(_ db: Database) throws {
+        self.db = db
+        insertPosting = RawStatement(try db.cachedStatement(sql: """
+            INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """))
+        upsertBalance = try db.cachedStatement(sql: """
+            INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
+            ON CONFLICT (account, commodity) DO UPDATE SET amount = amount + excluded.amount
+            """)
+        insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
+    }
+
+    func apply(_ event: Event) throws {
+        let postings = try PostingRules.postings(for: event, context: BufferedPostingContext(fold: self))
+        let sequence = Int64(event.sequence)
+        let recordedAt = event.recordedAt.microsecondsSinceEpoch
+        for (leg, posting) in postings.enumerated() {
+            let account = posting.account
+            let commodity = posting.amount.commodity.code
+            let amount = posting.amount.minorUnits
+            if knownAccounts.insert(account).inserted {
+                insertAccount.setUncheckedArguments([account, (LedgerAccounts.kind(of: account) ?? .asset).rawValue, sequence])
+                try insertAccount.execute()
+            }
+            insertPosting.bind(1, sequence)
+            insertPosting.bind(2, Int64(leg))
+            insertPosting.bind(3, account)
+            insertPosting.bind(4, commodity)
+            insertPosting.bind(5, amount)
+            insertPosting.bind(6, posting.effectiveAt.microsecondsSinceEpoch)
+            insertPosting.bind(7, recordedAt)
+            try insertPosting.step(db)
+            try add(amount, to: BalanceKey(account: account, commodity: commodity))
+        }
+        switch event.body {
+        case .accountOpened(let opened):
+            knownAccounts.insert(opened.account)
+            try db.execute(
+                sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind",
+                arguments: [opened.account, opened.kind.rawValue, sequence]
+            )
+        case .accountClosed(let closed):
+            try db.execute(sql: "UPDATE accounts SET closed_sequence = ? WHERE name = ?", arguments: [sequence, closed.account])
+        default:
+            break
+        }
+    }
+
+    private func add(_ amount: Int64, to key: BalanceKey) throws {
+        let current = pending[key] ?? 0
+        let (sum, overflow) = current.addingReportingOverflow(amount)
+        if overflow {
+            // Let SQLite see the two amounts separately, exactly as the one-by-one fold does.
+            try write(current, to: key)
+            pending[key] = amount
+        } else {
+            pending[key] = sum
+        }
+    }
+
+    private func write(_ amount: Int64, to key: BalanceKey) throws {
+        upsertBalance.setUncheckedArguments([key.account, key.commodity, amount])
+        try upsertBalance.execute()
+    }
+
+    /// Writes the summed balance changes.
+    func flushBalances() throws {
+        for (key, amount) in pending { try write(amount, to: key) }
+        pending.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Posting lookups during a run: balances are read after the run's pending changes are
+/// written, so a rule sees every earlier event.
+struct BufferedPostingContext: PostingContext {
+    let fold: BalancesFold
+
+    func currentVersion(of transactionId: String) throws -> TransactionVersion? {
+        try DatabasePostingContext(db: fold.db).currentVersion(of: transactionId)
+    }
+
+    func balance(of account: String, in commodity: Commodity) throws -> Int64 {
+        try fold.flushBalances()
+        return try DatabasePostingContext(db: fold.db).balance(of: account, in: commodity)
+    }
+
+    func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {
+        try fold.flushBalances()
+        return try DatabasePostingContext(db: fold.db).balances(withPrefix: prefix)
     }
 }
 

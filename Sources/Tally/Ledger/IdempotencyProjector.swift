@@ -22,16 +22,33 @@ public struct IdempotencyProjector: Projector {
 
     public func apply(_ event: Event, _ db: Database) throws {
         if let key = event.idempotencyKey {
-            try db.execute(
-                sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                arguments: [key, Int64(event.sequence), Int64(event.sequence)]
-            )
+            try db.cachedStatement(
+                sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"
+            ).execute(arguments: [key, Int64(event.sequence), Int64(event.sequence)])
         }
         if let cause = event.cause {
-            try db.execute(
-                sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?",
-                arguments: [Int64(event.sequence), Int64(cause)]
-            )
+            try db.cachedStatement(
+                sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
+            ).execute(arguments: [Int64(event.sequence), Int64(cause)])
+        }
+    }
+
+    /// Folds a run of events with the insert prepared once for the run.
+    public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        let insert = RawStatement(try db.cachedStatement(
+            sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"))
+        for event in events {
+            if let key = event.idempotencyKey {
+                insert.bind(1, key)
+                insert.bind(2, Int64(event.sequence))
+                insert.bind(3, Int64(event.sequence))
+                try insert.step(db)
+            }
+            if let cause = event.cause {
+                try db.cachedStatement(
+                    sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
+                ).execute(arguments: [Int64(event.sequence), Int64(cause)])
+            }
         }
     }
 

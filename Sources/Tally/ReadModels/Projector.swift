@@ -24,4 +24,22 @@ public protocol Projector: Sendable {
     func createTables(_ db: Database) throws
     /// Folds one event.
     func apply(_ event: Event, _ db: Database) throws
+    /// Folds a run of consecutive events, in log order, in one transaction. The default
+    /// folds them one by one; a projector overrides it to batch its writes (prepared
+    /// statements kept for the run, sums kept in memory and written once), provided the rows
+    /// are exactly those the one-by-one fold gives.
+    func apply(_ events: ArraySlice<Event>, _ db: Database) throws
+    /// Indexes that `apply` never reads: a rebuild drops them while it folds and creates them
+    /// again at the end, which is faster than keeping them current row by row. Default: none.
+    var indexesDeferredOnRebuild: [String] { get }
+}
+
+extension Projector {
+    /// Folds the events one by one.
+    public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        for event in events { try apply(event, db) }
+    }
+
+    /// No index is deferred.
+    public var indexesDeferredOnRebuild: [String] { [] }
 }

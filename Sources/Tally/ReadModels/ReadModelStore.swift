@@ -27,7 +27,9 @@ public final class ReadModelStore: Sendable {
                 """)
             for projector in projectors {
                 let row = try Row.fetchOne(db, sql: "SELECT version FROM projection_checkpoints WHERE projector = ?", arguments: [projector.name])
-                if row?["version"] as Int? != projector.version {
+                // A rebuild that stopped before it created its deferred indexes again leaves
+                // the projector to be folded afresh.
+                if try row?["version"] as Int? != projector.version || !Self.hasIndexes(projector.indexesDeferredOnRebuild, db) {
                     try Self.reset(projector, db)
                 }
             }
@@ -58,57 +60,80 @@ public final class ReadModelStore: Sendable {
         return result
     }
 
+    private static func hasIndexes(_ names: [String], _ db: Database) throws -> Bool {
+        for name in names where try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) == nil {
+            return false
+        }
+        return true
+    }
+
     /// Folds events (in log order, contiguous) into every projector that has not seen them,
     /// in one transaction with the checkpoints.
     public func apply(_ events: [Event]) throws {
-        guard !events.isEmpty else { return }
+        guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
+        precondition(last - first == UInt64(events.count - 1), "events \(first)-\(last) handed over are not contiguous")
         try database.write { db in
             let checkpoints = try Self.checkpoints(db)
+            let checkpointUpdate = try db.cachedStatement(sql: "UPDATE projection_checkpoints SET sequence = ? WHERE projector = ?")
             for projector in projectors {
                 let checkpoint = checkpoints[projector.name] ?? 0
-                var last = checkpoint
-                for event in events where event.sequence > checkpoint {
-                    precondition(event.sequence == last + 1, "projector \(projector.name) at \(last) was handed event \(event.sequence)")
-                    try projector.apply(event, db)
-                    last = event.sequence
-                }
-                if last != checkpoint {
-                    try db.execute(
-                        sql: "UPDATE projection_checkpoints SET sequence = ? WHERE projector = ?",
-                        arguments: [Int64(last), projector.name]
-                    )
-                }
+                guard last > checkpoint else { continue }
+                precondition(checkpoint + 1 >= first, "projector \(projector.name) at \(checkpoint) was handed events from \(first)")
+                try projector.apply(events[Int(checkpoint + 1 - first)...], db)
+                try checkpointUpdate.execute(arguments: [Int64(last), projector.name])
             }
         }
     }
 
     /// Folds every event after the lowest checkpoint, in batches of `batchSize` events per
-    /// transaction; `progress` gets the last sequence folded.
+    /// transaction; `progress` gets the last sequence folded. The log is read and decoded on
+    /// a second thread while the previous batch is folded.
     public func catchUp(from reader: EventStoreReader, batchSize: Int = 10_000, progress: ((UInt64) -> Void)? = nil) throws {
         let start = try checkpoint()
         guard reader.head.sequence > start else { return }
-        var batch: [Event] = []
-        batch.reserveCapacity(batchSize)
-        try reader.forEach(from: start + 1) { event in
-            batch.append(event)
-            if batch.count == batchSize {
-                try apply(batch)
-                progress?(event.sequence)
-                batch.removeAll(keepingCapacity: true)
-            }
-        }
-        if let last = batch.last?.sequence {
+        try EventBatches.read(from: reader, first: start + 1, batchSize: batchSize) { batch in
             try apply(batch)
-            progress?(last)
+            if let last = batch.last?.sequence { progress?(last) }
         }
     }
 
-    /// Drops every read model and folds the whole log again.
-    public func rebuild(from reader: EventStoreReader, batchSize: Int = 50_000, progress: ((UInt64) -> Void)? = nil) throws {
+    /// Drops every read model and folds the whole log again, in bulk mode: deferred indexes
+    /// are created once at the end, and SQLite does not sync while it folds (the read models
+    /// are derived data; the log is the truth). Afterwards the usual durability is restored
+    /// and the WAL is checkpointed into the database.
+    public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
+        var deferredIndexes: [String] = []
         try database.write { db in
-            for projector in projectors { try Self.reset(projector, db) }
+            for projector in projectors {
+                try Self.reset(projector, db)
+                for name in projector.indexesDeferredOnRebuild {
+                    guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) else { continue }
+                    deferredIndexes.append(sql)
+                    try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+                }
+            }
         }
-        try catchUp(from: reader, batchSize: batchSize, progress: progress)
+        let (synchronous, cacheSize) = try database.writeWithoutTransaction { db in
+            (try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2, try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000)
+        }
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
+        }
+        var folded: Result<Void, any Error> = .success(())
+        do {
+            try catchUp(from: reader, batchSize: batchSize, progress: progress)
+        } catch {
+            folded = .failure(error)
+        }
+        // The indexes come back even when the fold failed, so the tables stay usable.
+        try database.write { db in
+            for sql in deferredIndexes { try db.execute(sql: sql) }
+        }
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(cacheSize)")
+            try db.checkpoint(.truncate)
+        }
+        try folded.get()
     }
 }
 

@@ -1,0 +1,93 @@
+internal import Foundation
+
+/// Reads and decodes the log in batches on a second thread while the caller folds the
+/// previous batch: decoding (CPU) and folding (SQLite) overlap. At most two batches are in
+/// memory besides the one being folded.
+enum EventBatches {
+    /// Batches waiting to be folded, at most.
+    static let queuedBatchesMax = 2
+
+    /// Hands `body` the events from `first` to the reader's head in order, `batchSize` at a
+    /// time. An error from the reader or from `body` stops both threads and is rethrown.
+    static func read(
+        from reader: EventStoreReader, first: UInt64, batchSize: Int, _ body: ([Event]) throws -> Void
+    ) throws {
+        precondition(batchSize > 0, "batchSize must be positive")
+        let channel = Channel()
+        let producer = Thread {
+            do {
+                var batch: [Event] = []
+                batch.reserveCapacity(batchSize)
+                try reader.forEach(from: first) { event in
+                    batch.append(event)
+                    if batch.count == batchSize {
+                        guard channel.put(batch) else { throw CancellationError() }
+                        batch = []
+                        batch.reserveCapacity(batchSize)
+                    }
+                }
+                if !batch.isEmpty { _ = channel.put(batch) }
+                channel.finish(nil)
+            } catch {
+                channel.finish(error)
+            }
+        }
+        producer.stackSize = 1 << 20
+        producer.start()
+        do {
+            while let batch = try channel.take() { try body(batch) }
+        } catch {
+            channel.cancel()
+            throw error
+        }
+    }
+
+    /// A bounded queue between the reading thread and the folding one.
+    private final class Channel: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var queue: [[Event]] = []
+        private var isFinished = false
+        private var isCancelled = false
+        private var failure: (any Error)?
+
+        /// Waits for room; false when the consumer gave up.
+        func put(_ batch: [Event]) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while queue.count >= EventBatches.queuedBatchesMax && !isCancelled { condition.wait() }
+            guard !isCancelled else { return false }
+            queue.append(batch)
+            condition.broadcast()
+            return true
+        }
+
+        func finish(_ error: (any Error)?) {
+            condition.lock()
+            defer { condition.unlock() }
+            isFinished = true
+            failure = error
+            condition.broadcast()
+        }
+
+        func cancel() {
+            condition.lock()
+            defer { condition.unlock() }
+            isCancelled = true
+            condition.broadcast()
+        }
+
+        /// The next batch; nil after the last; throws the producer's error.
+        func take() throws -> [Event]? {
+            condition.lock()
+            defer { condition.unlock() }
+            while queue.isEmpty && !isFinished { condition.wait() }
+            if !queue.isEmpty {
+                let batch = queue.removeFirst()
+                condition.broadcast()
+                return batch
+            }
+            if let failure, !(failure is CancellationError) { throw failure }
+            return nil
+        }
+    }
+}

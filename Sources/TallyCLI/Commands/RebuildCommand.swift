@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct RebuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rebuild",
+        abstract: "Drop every read model and fold the whole log again.",
+        discussion: "Read models are derived data: a rebuild reproduces them exactly from the log."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "bar (on a terminal), json (one {\"folded_seq\": N} line per batch on standard output) or none.")
+    var progress: ProgressMode = .bar
+
+    func run() throws {
+        let ledger = try Ledger.open(at: storeOptions.path)
+        defer { try? ledger.close() }
+        let total = ledger.head.sequence
+        let bar = ProgressBar(label: "rebuild", enabled: progress == .bar)
+        let stopwatch = Stopwatch()
+        try ledger.rebuild { sequence in
+            bar.update(completed: Int64(sequence), total: Int64(total), detail: "\(sequence)/\(total) events")
+            if progress == .json {
+                print("{\"folded_seq\": \(sequence)}")
+                fflush(nil)
+            }
+        }
+        bar.finish()
+        let elapsed = stopwatch.elapsedMicroseconds
+        let summary = "Rebuilt read models: \(total) events in \(Stopwatch.seconds(elapsed)) (\(Stopwatch.rate(Int64(total), elapsed)) events/s)"
+        if progress == .json { Output.note(summary + "\n") } else { print(summary) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import Tally
+
+@Suite struct BalancesCommandTests {
+    static let header = "date,account,counter_account,amount,currency,payee,category,external_id"
+
+    private func storeWithJournal(_ directory: TemporaryDirectory, timeZone: String, rows: [String]) throws -> String {
+        let store = directory.path + "/store"
+        try #require(try TallyProcess.run(["init", "--store", store, "--time-zone", timeZone]).status == 0)
+        let file = try directory.file("journal.csv", ([Self.header] + rows).joined(separator: "\n") + "\n")
+        let imported = try TallyProcess.run(["import", file, "--store", store])
+        try #require(imported.status == 0, "\(imported.standardError)")
+        return store
+    }
+
+    @Test func csvIsTheExactHeaderThenSortedRowsWithQuotingWhereNeeded() throws {
+        let directory = try TemporaryDirectory()
+        let store = try storeWithJournal(directory, timeZone: "UTC", rows: [
+            "2026-05-01,\"Assets:Bank, \"\"Main\"\"\",Income:Salary,1000,USD,,,",
+            "2026-05-01,Assets:Bank:Yen,Income:Salary,1000,JPY,,,",
+            "2026-05-01,Assets:Bank:Yen,Equity:Opening,0.5,BHD,,,",
+            "2026-05-02,Assets:Cash,Assets:Bank:Yen,0.5,BHD,,,",
+        ])
+        let result = try TallyProcess.run(["balances", "--store", store, "--format", "csv"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == #"""
+            account,currency,balance
+            "Assets:Bank, ""Main""",USD,1000.00
+            Assets:Bank:Yen,JPY,1000
+            Assets:Cash,BHD,0.500
+            Equity:Opening,BHD,-0.500
+            Income:Salary,JPY,-1000
+            Income:Salary,USD,-1000.00
+
+            """#)
+    }
+
+    @Test func csvBalancesEqualTheSumOfTheImportedRowsPerAccount() throws {
+        let seed: UInt64 = 1234
+        var random = SplitMix64(seed: seed)
+        let accounts = ["Assets:A", "Assets:B", "Expenses:C", "Income:D", "Liabilities:E"]
+        let currencies: [Commodity] = [.usd, .jpy, .bhd, try Commodity.named("VEA")]
+        var rows: [String] = []
+        var expected: [String: Int64] = [:]
+        for index in 0..<400 {
+            let target = accounts[Int(random.next() % 5)]
+            let source = accounts[(accounts.firstIndex(of: target)! + 1 + Int(random.next() % 4)) % 5]
+            let commodity = currencies[Int(random.next() % 4)]
+            let amount = Money(minorUnits: Int64(random.next() % 1_000_000) - 500_000, commodity: commodity)
+            rows.append("2026-05-\(10 + index % 20),\(target),\(source),\(amount.decimalString),\(commodity.code),,,")
+            expected["\(target),\(commodity.code)", default: 0] += amount.minorUnits
+            expected["\(source),\(commodity.code)", default: 0] -= amount.minorUnits
+        }
+        let directory = try TemporaryDirectory()
+        let store = try storeWithJournal(directory, timeZone: "UTC", rows: rows)
+        let lines = expected.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { key, minorUnits in
+            let commodity = try! Commodity.named(String(key.split(separator: ",")[1]))
+            return "\(key),\(Money(minorUnits: minorUnits, commodity: commodity).decimalString)"
+        }
+        let result = try TallyProcess.run(["balances", "--store", store, "--format", "csv"])
+        #expect(result.standardOutput == (["account,currency,balance"] + lines).joined(separator: "\n") + "\n", "seed \(seed)")
+    }
+
+    @Test func asOfADateIncludesThatWholeDayInTheLedgersTimeZone() throws {
+        let directory = try TemporaryDirectory()
+        // New York is UTC-4 in May: 2026-05-01 runs from 04:00Z on the 1st to 03:59:59Z on the 2nd.
+        let store = try storeWithJournal(directory, timeZone: "America/New_York", rows: [
+            "2026-05-01,Assets:Cash,Income:Gift,10.00,USD,,,",
+            "2026-05-02,Assets:Cash,Income:Gift,5.00,USD,,,",
+        ])
+        let first = try TallyProcess.run(["balances", "--store", store, "--format", "csv", "--as-of", "2026-05-01"])
+        #expect(first.standardOutput == "account,currency,balance\nAssets:Cash,USD,10.00\nIncome:Gift,USD,-10.00\n")
+        let before = try TallyProcess.run(["balances", "--store", store, "--format", "csv", "--as-of", "2026-04-30"])
+        #expect(before.standardOutput == "account,currency,balance\n")
+        let second = try TallyProcess.run(["balances", "--store", store, "--format", "json", "--as-of", "2026-05-02"])
+        #expect(second.standardOutput == #"[{"account":"Assets:Cash","currency":"USD","balance":"15.00"},{"account":"Income:Gift","currency":"USD","balance":"-15.00"}]"# + "\n")
+    }
+
+    @Test func knownAtBeforeTheImportShowsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try storeWithJournal(directory, timeZone: "UTC", rows: ["2026-05-01,Assets:Cash,Income:Gift,10.00,USD,,,"])
+        let result = try TallyProcess.run(["balances", "--store", store, "--known-at", "2000-01-01T00:00:00Z"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "no non-zero balances\n")
+        let table = try TallyProcess.run(["balances", "--store", store])
+        #expect(table.standardOutput == "ACCOUNT      CURRENCY  BALANCE\nAssets:Cash  USD         10.00\nIncome:Gift  USD        -10.00\n")
+    }
+
+    @Test(arguments: [["--as-of", "2026-5-1"], ["--known-at", "yesterday"], ["--format", "xml"]])
+    func badArgumentsAreRefused(arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let store = try storeWithJournal(directory, timeZone: "UTC", rows: [])
+        let result = try TallyProcess.run(["balances", "--store", store] + arguments)
+        #expect(result.status != 0)
+        #expect(result.standardError.contains(arguments[0]), "\(result.standardError)")
+    }
+}

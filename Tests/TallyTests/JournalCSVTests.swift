@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import Tally
+
+/// The journal CSV format and the strict RFC 4180 reader under it: what a row means and
+/// how every malformed file is refused, naming its line.
+@Suite struct JournalCSVTests {
+    static let header = "date,account,counter_account,amount,currency,payee,category,external_id"
+
+    /// Writes `text` to a temporary file and hands its path to `body`.
+    private func withFile<T>(_ text: String, _ body: (String) throws -> T) throws -> T {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString).csv").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try body(path)
+    }
+
+    private func records(_ text: String) throws -> [CSVRecord] {
+        try withFile(text) { path in
+            let reader = try CSVReader(path: path)
+            var result: [CSVRecord] = []
+            while let record = try reader.next() { result.append(record) }
+            return result
+        }
+    }
+
+    private func validationError(_ text: String) throws -> ImportError? {
+        try withFile(text) { path in
+            do {
+                _ = try JournalImport.validate(csvAt: path, calendar: .utc)
+                return nil
+            } catch let error as ImportError {
+                return error
+            }
+        }
+    }
+
+    @Test func theHeaderIsExactlyTheContract() {
+        #expect(JournalCSV.header == Self.header)
+    }
+
+    @Test func quotedFieldsHoldCommasDoubledQuotesAndNewlines() throws {
+        let text = "a,\"Joe's \"\"Diner\"\", NYC\",c\r\n\"line one\nline two\",,\"\"\nlast,row,no newline"
+        let parsed = try records(text)
+        #expect(parsed.map(\.fields) == [
+            ["a", "Joe's \"Diner\", NYC", "c"],
+            ["line one\nline two", "", ""],
+            ["last", "row", "no newline"],
+        ])
+        // A record that spans lines is reported at the line it starts on.
+        #expect(parsed.map(\.line) == [1, 2, 4])
+    }
+
+    @Test func aByteOrderMarkAndEmptyLinesAreSkipped() throws {
+        let parsed = try records("\u{FEFF}x,y\n\n\r\nz,w\n\n")
+        #expect(parsed.map(\.fields) == [["x", "y"], ["z", "w"]])
+        #expect(parsed.map(\.line) == [1, 4])
+    }
+
+    @Test(arguments: [
+        ("x,a\"b,c\n", 1, 4, "double quote inside an unquoted field"),
+        ("x,y\n\"ab\"c,d\n", 2, 5, "after a closing quote"),
+        ("x,y\nz,\"open\n\nstill open", 2, 3, "never closed"),
+        ("x,y\rz\n", 1, 4, "carriage return"),
+    ])
+    func syntaxErrorsNameLineAndColumn(text: String, line: Int, column: Int, message: String) throws {
+        #expect { try records(text) } throws: { error in
+            guard let error = error as? ImportError else { return false }
+            return error.code == .syntax && error.line == line && error.column == column && error.message.contains(message)
+        }
+    }
+
+    @Test func bytesThatAreNotUTF8AreASyntaxError() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).csv").path
+        try Data([0x61, 0x2C, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try CSVReader(path: path)
+        #expect { try reader.next() } throws: { ($0 as? ImportError)?.message.contains("UTF-8") == true }
+    }
+
+    @Test func aRowBecomesOneJournalEntryAtTheStartOfItsDay() throws {
+        let text = Self.header + "\n2026-05-01,Assets:Checking,Income:Salary,-12.5,USD,\"ACME, \"\"Inc.\"\"\",Salary,bank-1\n"
+        try withFile(text) { path in
+            let reader = try CSVReader(path: path)
+            try JournalCSV.checkHeader(try reader.next(), file: path)
+            let row = try JournalCSV.row(try #require(try reader.next()), file: path)
+            #expect(row.line == 2)
+            #expect(row.date == (try LocalDate(parsing: "2026-05-01")))
+            #expect(row.entry == JournalEntryPosted(
+                account: "Assets:Checking", counterAccount: "Income:Salary", amount: usd("-12.50"),
+                payee: "ACME, \"Inc.\"", category: "Salary", externalId: "bank-1"))
+            #expect(row.idempotencyKey(fileDigest: "abc") == "journal:bank-1")
+        }
+    }
+
+    @Test func aRowWithoutExternalIdIsKeyedByFileAndLine() throws {
+        let text = Self.header + "\n2026-05-01,Assets:Cash,Equity:Opening,1,IRAUSD,,,\n"
+        try withFile(text) { path in
+            let reader = try CSVReader(path: path)
+            _ = try reader.next()
+            let row = try JournalCSV.row(try #require(try reader.next()), file: path)
+            #expect(row.entry.amount == Money(minorUnits: 100_000_000, commodity: try Commodity.named("IRAUSD")))
+            #expect(row.entry.payee == nil && row.entry.category == nil && row.entry.externalId == nil)
+            #expect(row.idempotencyKey(fileDigest: "f00d") == "journal:f00d:2")
+        }
+    }
+
+    @Test func extraZeroDecimalsAreAcceptedAndEightDecimalsFitCommodities() throws {
+        let text = Self.header + "\n2026-05-01,Assets:Cash,Income:Gift,10.2500,USD,,,\n2026-05-01,Assets:Funds,Assets:Cash,0.12345678,VEA,,,\n"
+        let journal = try withFile(text) { try JournalImport.validate(csvAt: $0, calendar: .utc) }
+        #expect(journal.rows == 2)
+        #expect(journal.sha256.count == 64)
+    }
+
+    /// Every kind of malformed row, on line 3 of an otherwise good file.
+    @Test(arguments: [
+        ("2026-02-30,Assets:Cash,Income:Gift,1.00,USD,,,", "date", "calendar date"),
+        ("01/05/2026,Assets:Cash,Income:Gift,1.00,USD,,,", "date", "YYYY-MM-DD"),
+        ("2026-05-01,Assets:Cash,Income:Gift,1.0.0,USD,,,", "amount", "not a decimal"),
+        ("2026-05-01,Assets:Cash,Income:Gift,\"1,000.00\",USD,,,", "amount", "not a decimal"),
+        ("2026-05-01,Assets:Cash,Income:Gift,,USD,,,", "amount", "empty"),
+        ("2026-05-01,Assets:Cash,Income:Gift,1.001,USD,,,", "amount", "decimal places"),
+        ("2026-05-01,Assets:Cash,Income:Gift,0.123456789,VEA,,,", "amount", "decimal places"),
+        ("2026-05-01,Assets:Cash,Income:Gift,1.00,usd,,,", "currency", "not a currency"),
+        ("2026-05-01,Assets:Cash,Income:Gift,1.00,$,,,", "currency", "not a currency"),
+        ("2026-05-01,Cash,Income:Gift,1.00,USD,,,", "account", "account kind"),
+        ("2026-05-01,Assets:Cash,Wealth:main:Spend,1.00,USD,,,", "counter_account", "account kind"),
+        ("2026-05-01,Assets::Cash,Income:Gift,1.00,USD,,,", "account", "empty segment"),
+        ("2026-05-01,Assets:Cash,Assets:Cash,1.00,USD,,,", "counter_account", "same account"),
+    ])
+    func aMalformedFieldNamesItsLineAndField(row: String, field: String, message: String) throws {
+        let text = Self.header + "\n2026-05-01,Assets:Cash,Income:Gift,1.00,USD,,,\n" + row + "\n"
+        let error = try #require(try validationError(text))
+        #expect(error.code == .invalidRow)
+        #expect(error.line == 3)
+        #expect(error.field == field, "\(error)")
+        #expect(error.message.contains(message), "\(error)")
+        #expect(error.description.hasPrefix(error.file + ":3: field '\(field)': "))
+    }
+
+    @Test(arguments: [
+        "2026-05-01,Assets:Cash,Income:Gift,1.00,USD,,",
+        "2026-05-01,Assets:Cash,Income:Gift,1.00,USD,Shop, Inc.,,",
+    ])
+    func aWrongNumberOfFieldsNamesItsLine(row: String) throws {
+        let error = try #require(try validationError(Self.header + "\n" + row + "\n"))
+        #expect(error.code == .invalidRow && error.line == 2 && error.message.contains("a journal row has 8"), "\(error)")
+    }
+
+    @Test(arguments: [
+        ("", "empty"),
+        ("2026-05-01,Assets:Cash,Income:Gift,1.00,USD,,,\n", "exactly the header"),
+        ("date,account,counter_account,amount,currency,payee,category\n", "exactly the header"),
+        ("Date,Account,Counter_Account,Amount,Currency,Payee,Category,External_Id\n", "exactly the header"),
+        ("date,counter_account,account,amount,currency,payee,category,external_id\n", "exactly the header"),
+    ])
+    func aMissingOrWrongHeaderIsRefused(text: String, message: String) throws {
+        let error = try #require(try validationError(text))
+        #expect(error.code == .header && error.line == 1 && error.message.contains(message), "\(error)")
+    }
+}
