@@ -19,7 +19,7 @@ struct BankConnectCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             BudgetCLI.report(try ledger.connectBank(id: id, name: name), json: json, "Connected bank \(id)")
         }
     }
@@ -33,7 +33,7 @@ struct BankDisconnectCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             BudgetCLI.report(try ledger.disconnectBank(id: id), json: json, "Disconnected bank \(id)")
         }
     }
@@ -46,7 +46,7 @@ struct BankListCommand: ParsableCommand {
     @Flag(help: "One JSON object per bank.") var json = false
 
     func run() throws {
-        let banks = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.banks() }
+        let banks = try storeOptions.withLedger { ledger in try ledger.banks() }
         if json {
             for bank in banks {
                 print(Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),

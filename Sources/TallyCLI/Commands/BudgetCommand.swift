@@ -20,9 +20,9 @@ struct BudgetSetCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
-            let month = try BudgetCLI.month(month, "--month")
+            let month = try CLIParse.month(month, option: "--month")
             let result = try ledger.setBudget(category: category, month: month, maximum: try BudgetCLI.amount(maximum, "--maximum", ledger))
             BudgetCLI.report(result, json: json, "Set the \(category.displayName) budget for \(month)")
         }
@@ -38,9 +38,9 @@ struct BudgetDeleteCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
-            let month = try BudgetCLI.month(month, "--month")
+            let month = try CLIParse.month(month, option: "--month")
             BudgetCLI.report(try ledger.deleteBudget(category: category, month: month), json: json,
                              "Deleted the \(category.displayName) budget for \(month)")
         }
@@ -58,8 +58,8 @@ struct BudgetShowCommand: ParsableCommand {
     @Flag(help: "One JSON object per budget.") var json = false
 
     func run() throws {
-        let month = try BudgetCLI.month(month, "--month")
-        let budgets = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.budgets(month: month) }
+        let month = try CLIParse.month(month, option: "--month")
+        let budgets = try storeOptions.withLedger { ledger in try ledger.budgets(month: month) }
         if json {
             for budget in budgets {
                 print(Output.jsonObject([

@@ -14,8 +14,8 @@ struct OverviewCommand: ParsableCommand {
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let month = try BudgetCLI.month(month, "--month")
-        let overview = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.budgetOverview(month: month) }
+        let month = try CLIParse.month(month, option: "--month")
+        let overview = try storeOptions.withLedger { ledger in try ledger.budgetOverview(month: month) }
         let net = try overview.net()
         if json {
             print(Output.jsonObject([

@@ -21,7 +21,7 @@ struct ReferenceSetCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
             BudgetCLI.report(try ledger.setReferenceBalance(amount: amount), json: json, "Reference balance set to \(amount)")
         }

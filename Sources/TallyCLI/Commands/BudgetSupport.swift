@@ -5,35 +5,12 @@ import Tally
 /// What the budget product's commands share: opening the ledger, reading arguments in the
 /// budget's terms, printing results as tables or JSON.
 enum BudgetCLI {
-    /// Opens the store's ledger, runs `body`, closes it; a failure to close is an error
-    /// too (after a command, its commit is durable already).
-    static func withLedger<T>(_ options: StoreOptions, _ body: (Ledger) throws -> T) throws -> T {
-        let ledger = try Ledger.open(at: options.path)
-        let result: T
-        do {
-            result = try body(ledger)
-        } catch {
-            try? ledger.close()
-            throw error
-        }
-        try ledger.close()
-        return result
-    }
-
     static func amount(_ text: String, _ option: String, _ ledger: Ledger) throws -> Money {
         do {
             return try Money(parsing: text, commodity: try ledger.budgetCurrency())
         } catch {
             throw ValidationError("\(option): \(error)")
         }
-    }
-
-    static func date(_ text: String, _ option: String) throws -> LocalDate {
-        do { return try LocalDate(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
-    }
-
-    static func month(_ text: String, _ option: String) throws -> Month {
-        do { return try Month(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
     }
 
     static func category(_ text: String, _ option: String) throws -> BudgetCategory {

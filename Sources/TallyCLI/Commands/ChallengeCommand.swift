@@ -45,7 +45,7 @@ struct ChallengeStartCommand: ParsableCommand {
     @Option(help: "The day it starts (default: today).") var date: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") }
                 ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.settings().baseCurrency
             let money = try EnvelopeCLI.money(unit, commodity, "--unit")
@@ -64,7 +64,7 @@ struct ChallengeStepCommand: ParsableCommand {
     @Option(help: "The day (default: today).") var date: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let result = try ledger.completeChallengeStep(id, step: step, from: from, on: try EnvelopeCLI.date(date, "--date"))
             if case .challengeStepCompleted(let completed)? = result.events.first?.body {
                 EnvelopeCLI.report(result, "Completed step \(completed.step) of \(id): saved \(EnvelopeCLI.text(completed.amount))")
@@ -81,7 +81,7 @@ struct ChallengeProgressCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per challenge.") var json = false
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let date = try EnvelopeCLI.date(asOf, "--as-of")
             let progresses = try id.map { [try ledger.challengeProgress($0, on: date)] } ?? ledger.challengeProgresses(on: date)
             if json {

@@ -28,7 +28,7 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
     @Option(help: "The day it opens (default: today).") var date: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") } ?? ledger.settings().baseCurrency
             let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
                                                         on: try EnvelopeCLI.date(date, "--date"))
@@ -47,7 +47,7 @@ struct EnvelopeCreateCommand: ParsableCommand {
     @Option(help: "The first day of the first interval (default: today).") var start: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
             let interval = try EnvelopeCLI.interval(interval)
             let result = try ledger.createEnvelope(id, name: name ?? id, interval: interval, budgeted: amount, startDate: try EnvelopeCLI.date(start, "--start"))
@@ -65,7 +65,7 @@ struct EnvelopeBudgetCommand: ParsableCommand {
     @Option(help: "The first day it applies (default: today).") var from: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
             EnvelopeCLI.report(try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval), from: try EnvelopeCLI.date(from, "--from")),
                                "Envelope \(id) budgets \(EnvelopeCLI.text(amount))")
@@ -81,7 +81,7 @@ struct EnvelopeFundCommand: ParsableCommand {
     @Option(help: "The day (default: today).") var date: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let money = try EnvelopeCLI.money(amount, try ledger.settings().baseCurrency, "--amount")
             EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, on: try EnvelopeCLI.date(date, "--date")), "Funded \(id) with \(EnvelopeCLI.text(money))")
         }
@@ -99,7 +99,7 @@ struct EnvelopeRolloverCommand: ParsableCommand {
     @Option(help: "The first day it applies (default: today).") var from: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let policy = try EnvelopeCLI.policy(policy)
             EnvelopeCLI.report(try ledger.setEnvelopeRollover(id, policy: policy, from: try EnvelopeCLI.date(from, "--from")), "Envelope \(id) rolls over: \(policy.rawValue)")
         }
@@ -113,7 +113,7 @@ struct EnvelopeDeleteCommand: ParsableCommand {
     @Option(help: "The day (default: today).") var date: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             EnvelopeCLI.report(try ledger.deleteEnvelope(id, on: try EnvelopeCLI.date(date, "--date")), "Deleted envelope \(id)")
         }
     }
@@ -134,7 +134,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
     @Option(help: "The day (default: today).") var date: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let money = try EnvelopeCLI.money(amount, try EnvelopeCLI.currency(of: account, ledger), "--amount")
             let rateToBase = try rate.map { text in
                 do { return try ExactDecimal(parsing: text) } catch { throw ValidationError("--rate '\(text)' is not a decimal number, e.g. 0.0067") }
@@ -158,7 +158,7 @@ struct EnvelopeTransferCommand: ParsableCommand {
     @Option(help: "The day (default: today).") var date: String?
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let money = try EnvelopeCLI.money(amount, try EnvelopeCLI.currency(of: from, ledger), "--amount")
             let got = try received.map { try EnvelopeCLI.money($0, try EnvelopeCLI.currency(of: to, ledger), "--received") }
             let result = try ledger.transferBetweenAccounts(id, from: from, to: to, amount: money, received: got, envelope: envelope,
@@ -176,7 +176,7 @@ struct EnvelopeStatusCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per envelope.") var json = false
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let date = try EnvelopeCLI.date(asOf, "--as-of")
             let statuses = try id.map { [try ledger.envelopeStatus($0, on: date)] } ?? ledger.envelopeStatuses(on: date)
             if json {
@@ -212,7 +212,7 @@ struct EnvelopeSpendingCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per envelope.") var json = false
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let first = try EnvelopeCLI.date(from, "--from")!
             let last = try EnvelopeCLI.date(to, "--to") ?? ledger.calendar.date(of: ledger.now)
             let spending = try ledger.envelopeSpending(from: first, through: last)
@@ -241,7 +241,7 @@ struct EnvelopeTotalCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
-        try EnvelopeCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let total = try ledger.envelopeAccountsTotal(on: try EnvelopeCLI.date(asOf, "--as-of"))
             if json {
                 let lines = total.lines.map { line in

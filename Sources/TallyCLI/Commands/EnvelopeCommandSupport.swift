@@ -4,13 +4,6 @@ import Tally
 
 /// Parsing and printing shared by the envelope, challenge and what-if commands.
 enum EnvelopeCLI {
-    /// Opens the store's ledger, runs `body`, closes it.
-    static func withLedger<T>(_ store: StoreOptions, _ body: (Ledger) throws -> T) throws -> T {
-        let ledger = try Ledger.open(at: store.path)
-        defer { try? ledger.close() }
-        return try body(ledger)
-    }
-
     static func date(_ text: String?, _ option: String) throws -> LocalDate? {
         guard let text else { return nil }
         do { return try LocalDate(parsing: text) } catch {

@@ -20,7 +20,7 @@ struct PotCreateCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let target = try BudgetCLI.amount(target, "--target", ledger)
             BudgetCLI.report(try ledger.createPot(id: id, name: name, target: target), json: json, "Created pot \(id)")
         }
@@ -36,7 +36,7 @@ struct PotAddCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
             BudgetCLI.report(try ledger.addToPot(id: id, amount: amount), json: json, "Added \(amount) to pot \(id)")
         }
@@ -52,7 +52,7 @@ struct PotWithdrawCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
             BudgetCLI.report(try ledger.withdrawFromPot(id: id, amount: amount), json: json, "Withdrew \(amount) from pot \(id)")
         }
@@ -67,7 +67,7 @@ struct PotDeleteCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             BudgetCLI.report(try ledger.deletePot(id: id), json: json, "Deleted pot \(id)")
         }
     }
@@ -86,7 +86,7 @@ struct PotListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let pots = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.pots() }
+        let pots = try storeOptions.withLedger { ledger in try ledger.pots() }
         if json {
             for pot in pots {
                 print(Output.jsonObject([

@@ -31,11 +31,11 @@ struct RecurringDefineCommand: ParsableCommand {
         guard let frequency = RecurringFrequency(rawValue: frequency) else {
             throw ValidationError("--frequency must be monthly, quarterly or yearly")
         }
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let result = try ledger.defineRecurring(
                 id: id, payee: payee, category: try BudgetCLI.category(category, "--category"),
                 amount: try BudgetCLI.amount(amount, "--amount", ledger), dayOfMonth: day,
-                startMonth: try BudgetCLI.month(start, "--start"), endMonth: try end.map { try BudgetCLI.month($0, "--end") },
+                startMonth: try CLIParse.month(start, option: "--start"), endMonth: try end.map { try CLIParse.month($0, option: "--end") },
                 frequency: frequency
             )
             BudgetCLI.report(result, json: json, "Defined recurring item \(id)")
@@ -51,7 +51,7 @@ struct RecurringRemoveCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             BudgetCLI.report(try ledger.removeRecurring(id: id), json: json, "Removed recurring item \(id)")
         }
     }
@@ -68,8 +68,8 @@ struct RecurringGenerateCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        let month = try BudgetCLI.month(month, "--month")
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        let month = try CLIParse.month(month, option: "--month")
+        try storeOptions.withLedger { ledger in
             let result = try ledger.generateRecurring(month: month)
             BudgetCLI.report(result, json: json, "Generated \(result.events.count) transaction\(result.events.count == 1 ? "" : "s") for \(month)")
         }
@@ -89,9 +89,9 @@ struct RecurringStatusCommand: ParsableCommand {
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let month = try BudgetCLI.month(month, "--month")
-        let today = try BudgetCLI.date(today, "--today")
-        let report = try BudgetCLI.withLedger(storeOptions) { ledger in
+        let month = try CLIParse.month(month, option: "--month")
+        let today = try CLIParse.date(today, option: "--today")
+        let report = try storeOptions.withLedger { ledger in
             try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays)
         }
         if json {

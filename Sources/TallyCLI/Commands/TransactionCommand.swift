@@ -32,10 +32,10 @@ struct TransactionAddCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let result = try ledger.recordTransaction(
                 payee: payee, category: try BudgetCLI.category(category, "--category"),
-                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try BudgetCLI.date(date, "--date"),
+                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try CLIParse.date(date, option: "--date"),
                 recurring: recurring, id: id
             )
             BudgetCLI.report(result, json: json, "Recorded \(result.transactionId ?? "")")
@@ -59,10 +59,10 @@ struct TransactionImportCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let result = try ledger.importBankTransaction(
                 bankId: bank, externalId: externalId, payee: payee, category: try BudgetCLI.category(category, "--category"),
-                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try BudgetCLI.date(date, "--date")
+                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try CLIParse.date(date, option: "--date")
             )
             BudgetCLI.report(result, json: json, "Imported \(result.transactionId ?? "")")
         }
@@ -85,11 +85,11 @@ struct TransactionAmendCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let result = try ledger.amendTransaction(
                 id: id, payee: payee, category: try category.map { try BudgetCLI.category($0, "--category") },
                 amount: try amount.map { try BudgetCLI.amount($0, "--amount", ledger) },
-                date: try date.map { try BudgetCLI.date($0, "--date") }, recurring: recurring
+                date: try date.map { try CLIParse.date($0, option: "--date") }, recurring: recurring
             )
             BudgetCLI.report(result, json: json, "Amended \(id)")
         }
@@ -107,7 +107,7 @@ struct TransactionDeleteCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             BudgetCLI.report(try ledger.deleteTransaction(id: id), json: json, "Deleted \(id)")
         }
     }
@@ -125,7 +125,7 @@ struct TransactionRecategoriseCommand: ParsableCommand {
     @Flag(help: "Print the appended events as JSON.") var json = false
 
     func run() throws {
-        try BudgetCLI.withLedger(storeOptions) { ledger in
+        try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
             BudgetCLI.report(try ledger.recategorise(id: id, category: category), json: json, "Moved \(id) to \(category.displayName)")
         }
@@ -158,16 +158,16 @@ struct TransactionListCommand: ParsableCommand {
 
     func run() throws {
         var query = TransactionQuery()
-        if let month { query = TransactionQuery(month: try BudgetCLI.month(month, "--month")) }
-        query.from = try from.map { try BudgetCLI.date($0, "--from") } ?? query.from
-        query.through = try to.map { try BudgetCLI.date($0, "--to") } ?? query.through
+        if let month { query = TransactionQuery(month: try CLIParse.month(month, option: "--month")) }
+        query.from = try from.map { try CLIParse.date($0, option: "--from") } ?? query.from
+        query.through = try to.map { try CLIParse.date($0, option: "--to") } ?? query.through
         query.search = search
         query.category = try category.map { try BudgetCLI.category($0, "--category") }
         query.sort = TransactionQuery.Sort(rawValue: sort) ?? .date
         query.descending = !ascending
         query.page = page
         query.pageSize = pageSize
-        let result = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.transactions(query) }
+        let result = try storeOptions.withLedger { ledger in try ledger.transactions(query) }
         if json {
             print(Output.jsonObject([
                 ("page", String(result.page)), ("page_size", String(result.pageSize)),
@@ -192,7 +192,7 @@ struct TransactionHistoryCommand: ParsableCommand {
     @Flag(help: "One JSON object per version.") var json = false
 
     func run() throws {
-        let versions = try BudgetCLI.withLedger(storeOptions) { ledger in try ledger.transactionHistory(id: id) }
+        let versions = try storeOptions.withLedger { ledger in try ledger.transactionHistory(id: id) }
         guard !versions.isEmpty else { throw LedgerError(.notFound, "there is no budget transaction '\(id)'; list them with `tally tx list`") }
         if json {
             for version in versions {

@@ -77,11 +77,6 @@ enum WealthCLI {
         return try Money(parsing: text, commodity: commodity)
     }
 
-    /// `{"amount":"12.34","currency":"USD"}`.
-    static func json(_ money: Money) -> String {
-        Output.jsonObject([("amount", EventJSON.quoted(money.decimalString)), ("currency", EventJSON.quoted(money.commodity.code))])
-    }
-
     /// What a recording command did: each event on a line, or one JSON object.
     static func report(_ result: Ledger.CommandResult, nothingToDo: String, json: Bool) {
         if json {

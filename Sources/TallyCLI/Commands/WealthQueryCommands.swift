@@ -91,9 +91,9 @@ struct WealthHistoryCommand: ParsableCommand {
                         ("effective_at", EventJSON.quoted(entry.effectiveAt.description)),
                         ("recorded_at", EventJSON.quoted(entry.recordedAt.description)),
                         ("kind", EventJSON.quoted(entry.kind.rawValue)),
-                        ("amount", WealthCLI.json(entry.amount)),
-                        ("spend_change", WealthCLI.json(entry.spendChange)),
-                        ("invest_change", WealthCLI.json(entry.investChange)),
+                        ("amount", JSONText.money(entry.amount)),
+                        ("spend_change", JSONText.money(entry.spendChange)),
+                        ("invest_change", JSONText.money(entry.investChange)),
                     ]
                     if let cause = entry.cause { fields.append(("cause", String(cause))) }
                     if let detail = entry.detail { fields.append(("detail", EventJSON.quoted(detail))) }
@@ -148,7 +148,7 @@ struct WealthRoundUpsTotalCommand: ParsableCommand {
             if options.json {
                 print(Output.jsonObject([
                     ("account", EventJSON.quoted(options.account)), ("month", EventJSON.quoted(chosen.description)),
-                    ("totals", "[" + totals.map(WealthCLI.json).joined(separator: ",") + "]"),
+                    ("totals", "[" + totals.map(JSONText.money).joined(separator: ",") + "]"),
                 ]))
                 return
             }

@@ -5,6 +5,21 @@ import Tally
 extension StoreOptions {
     /// Opens the store's ledger for commands and queries (the writer lock is held until closed).
     func openLedger() throws -> Ledger { try Ledger.open(at: path) }
+
+    /// Opens the store's ledger, runs `body`, closes it; a failure to close is an error too
+    /// (a command's commit is durable already by then).
+    func withLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
+        let ledger = try openLedger()
+        let result: T
+        do {
+            result = try body(ledger)
+        } catch {
+            try? ledger.close()
+            throw error
+        }
+        try ledger.close()
+        return result
+    }
 }
 
 /// The point in time a read command answers for: `--as-of DATE` (inclusive of that whole
