@@ -17,6 +17,7 @@ struct TallyCommand: ParsableCommand {
             ImportCommand.self,
             BalancesCommand.self,
             RebuildCommand.self,
+            AuditCommand.self,
             AssetCommand.self, LiabilityCommand.self, PriceCommand.self, FXCommand.self, BaseCurrencyCommand.self,
             ReminderCommand.self, NetWorthCommand.self, XRayCommand.self,
             TransactionCommand.self,

@@ -6,7 +6,7 @@ public struct BalancesProjector: Projector {
     public init() {}
 
     public let name = "balances"
-    public let version = 1
+    public let version = 2
     public let tables = ["accounts", "postings", "balances", "transaction_versions"]
 
     public func createTables(_ db: Database) throws {
@@ -25,6 +25,8 @@ public struct BalancesProjector: Projector {
                 amount INTEGER NOT NULL,
                 effective_at INTEGER NOT NULL,
                 recorded_at INTEGER NOT NULL,
+                event_code INTEGER NOT NULL,
+                cause INTEGER,
                 PRIMARY KEY (sequence, leg)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX postings_by_account ON postings (account, commodity, effective_at);
@@ -134,7 +136,8 @@ final class BalancesFold {
     init(_ db: Database) throws {
         self.db = db
         insertPosting = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at, event_code, cause)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
         upsertBalance = try db.cachedStatement(sql: """
             INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
@@ -162,6 +165,8 @@ final class BalancesFold {
             insertPosting.bind(5, amount)
             insertPosting.bind(6, posting.effectiveAt.microsecondsSinceEpoch)
             insertPosting.bind(7, recordedAt)
+            insertPosting.bind(8, Int64(event.type.code))
+            insertPosting.bind(9, event.cause.map(Int64.init))
             try insertPosting.step(db)
             try add(amount, to: BalanceKey(account: account, commodity: commodity))
         }

@@ -14,6 +14,15 @@ struct RawStatement {
     }
 
     @inline(__always)
+    /// Binds an integer, or NULL when absent.
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value {
+            sqlite3_bind_int64(statement.sqliteStatement, index, value)
+        } else {
+            sqlite3_bind_null(statement.sqliteStatement, index)
+        }
+    }
+
     func bind(_ index: Int32, _ value: String) {
         var value = value
         value.withUTF8 { utf8 in

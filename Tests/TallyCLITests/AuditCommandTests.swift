@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+@Suite struct AuditCommandTests {
+    @Test func csvHasTheExactHeaderAndEndsAtTheBalance() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        #expect(try TallyProcess.run(["init", "--store", store, "--time-zone", "Europe/London"]).status == 0)
+        let journal = try directory.file("j.csv", #"""
+            date,account,counter_account,amount,currency,payee,category,external_id
+            2026-03-01,Assets:Bank,Income:Salary,2500.00,GBP,"Acme, Ltd",Salary,t1
+            2026-03-02,Expenses:Food,Assets:Bank,42.10,GBP,Grocer,Food,t2
+            2026-03-31,Expenses:Rent,Assets:Bank,1200.00,GBP,"The ""Landlord""",Rent,t3
+
+            """#)
+        let imported = try TallyProcess.run(["import", journal, "--store", store, "--progress", "none"])
+        try #require(imported.status == 0, "\(imported.standardError)")
+        let audit = try TallyProcess.run(["audit", "Assets:Bank", "--format", "csv", "--store", store])
+        #expect(audit.status == 0, "\(audit.standardError)")
+        let lines = audit.standardOutput.split(separator: "\n")
+        #expect(lines.first == "seq,recorded_at,effective_date,event,amount,currency,balance")
+        #expect(lines.count == 4)
+        #expect(lines.last?.hasSuffix(",2026-03-31,journal_entry_posted,-1200.00,GBP,1257.90") == true, "\(audit.standardOutput)")
+        let balances = try TallyProcess.run(["balances", "--format", "csv", "--store", store])
+        #expect(balances.standardOutput.contains("Assets:Bank,GBP,1257.90"))
+        let missing = try TallyProcess.run(["audit", "Assets:Nowhere", "--store", store])
+        #expect(missing.status != 0)
+        #expect(missing.standardError.contains("Assets:Nowhere"))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import Tally
+
+@Suite struct AuditTests {
+    @Test func anAmendedTransactionShowsBothVersionsAndTheBalanceItEndsAt() throws {
+        try withBudgetLedger(at: "2026-05-20T16:00:00Z") { ledger, clock in
+            try ledger.setReferenceBalance(amount: usd("1000.00"))
+            let groceries = try ledger.recordTransaction(payee: "Green Grocer", category: .groceries, amount: usd("-40.00"), date: day("2026-05-03"))
+            let id = try #require(groceries.transactionId)
+            try ledger.recordTransaction(payee: "Acme", category: .general, amount: usd("200.00"), date: day("2026-05-10"))
+            clock.advance(seconds: 3_600)
+            // The user corrects the groceries: it was 45.00.
+            try ledger.amendTransaction(id: id, amount: usd("-45.00"))
+            let entries = try ledger.audit(account: LedgerAccounts.current)
+            #expect(entries.map(\.eventType) == [
+                "transaction_recorded", "transaction_amended", "transaction_amended", "transaction_recorded", "reference_balance_set",
+            ], "changes in effective-time order: the reference balance was set on the 20th")
+            let groceryRows = entries.filter { $0.effectiveDate == day("2026-05-03") }
+            #expect(groceryRows.map(\.amount) == [usd("-40.00"), usd("40.00"), usd("-45.00")], "original, its reversal, the new version")
+            #expect(groceryRows.map(\.eventType) == ["transaction_recorded", "transaction_amended", "transaction_amended"])
+            // The running balance ends where the balances say.
+            let balance = try #require(try ledger.balances().first { $0.account == LedgerAccounts.current })
+            #expect(entries.last?.balance == balance.amount)
+            // As known before the correction, only the first version.
+            let before = try ledger.audit(account: LedgerAccounts.current, knownAt: Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch - 1_800_000_000))
+            #expect(before.filter { $0.effectiveDate == day("2026-05-03") }.map(\.amount) == [usd("-40.00")])
+            try ledger.expectConsistent()
+        }
+    }
+
+    @Test func aSplitNamesItsDepositAndARangeStartsFromTheOpeningBalance() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-05-01T14:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let deposit = try ledger.deposit(account: "main", amount: usd("100.00"))
+            clock.set("2026-05-12T14:00:00Z")
+            try ledger.purchase(account: "main", amount: usd("20.00"), merchant: "Bakery")
+            clock.set("2026-05-20T14:00:00Z")
+            try ledger.deposit(account: "main", amount: usd("10.00"))
+            let spend = LedgerAccounts.spend("main")
+            let all = try ledger.audit(account: spend)
+            #expect(all.map(\.balance) == [usd("70.00"), usd("50.00"), usd("57.00")])
+            #expect(all.first?.eventType == "deposit_split")
+            #expect(all.first?.cause == deposit.events.first?.sequence)
+            let later = try ledger.audit(account: spend, from: day("2026-05-10"), through: day("2026-05-15"))
+            #expect(later.map(\.amount) == [usd("-20.00")])
+            #expect(later.map(\.balance) == [usd("50.00")], "the range starts from the opening balance")
+            #expect { try ledger.audit(account: "Assets:Nowhere") } throws: { ($0 as? LedgerError)?.code == .notFound }
+            #expect(AuditCSV.render(later) == "seq,recorded_at,effective_date,event,amount,currency,balance\n4,2026-05-12T14:00:00.000000Z,2026-05-12,purchase_made,-20.00,USD,50.00\n")
+            try ledger.expectConsistent()
+        }
+    }
+}
