@@ -18,6 +18,7 @@ struct TallyCommand: ParsableCommand {
             BalancesCommand.self,
             RebuildCommand.self,
             AuditCommand.self,
+            AssertCommand.self,
             AssetCommand.self, LiabilityCommand.self, PriceCommand.self, FXCommand.self, BaseCurrencyCommand.self,
             ReminderCommand.self, NetWorthCommand.self, XRayCommand.self,
             TransactionCommand.self,

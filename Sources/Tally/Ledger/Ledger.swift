@@ -111,12 +111,7 @@ public final class Ledger: Sendable {
     public static func open(at root: String, options: Options = Options()) throws -> Ledger {
         let store = try EventStore.open(at: root, options: options.logOptions)
         do {
-            let reader = try EventStoreReader.open(at: root)
-            var timeZone = "UTC"
-            try reader.forEach(from: 1, through: 1) { event in
-                if case .ledgerCreated(let created) = event.body { timeZone = created.timeZone }
-            }
-            return try attach(store, calendar: try LedgerCalendar(timeZoneIdentifier: timeZone), options: options)
+            return try attach(store, calendar: try EventStoreReader.open(at: root).ledgerCalendar(), options: options)
         } catch {
             try? store.close()
             throw error

@@ -31,7 +31,7 @@ struct VerifyCommand: ParsableCommand {
         }
         let result = try StoreVerifier.verify(at: storeOptions.path, expect: expected)
         let log = result.log
-        var problems = log.problems.map(\.description) + result.undecodableEvents
+        var problems = log.problems.map(\.description) + result.undecodableEvents + (result.readModels?.problems ?? [])
         switch (log.expectation, expected) {
         case (.mismatched(let recomputed)?, let expected?):
             problems.append("event \(expected.sequence) does not hash to the expected digest: the log holds \(LogDigest(sequence: expected.sequence, hash: recomputed)), expected \(expected); history up to \(expected.sequence) was altered")
@@ -54,6 +54,9 @@ struct VerifyCommand: ParsableCommand {
             if problems.isEmpty {
                 print("ok: \(log.events) events in \(log.segments) segment\(log.segments == 1 ? "" : "s") (\(log.frames) frames): checksums, hash chain and payloads intact")
                 if let expected { print("expected digest \(expected) matches") }
+                if let readModels = result.readModels {
+                    print("read models at the log head; books balance; \(readModels.assertionsChecked) balance assertion(s) hold")
+                }
             } else {
                 for problem in problems { Output.error(problem) }
             }

@@ -1,0 +1,22 @@
+extension Ledger {
+    /// Records that an account's balance at the end of `date` (in the ledger's time zone)
+    /// is `amount`, as beancount's `balance` directive does; `tally verify` reports the
+    /// assertion, with the expected and the actual amount, whenever it stops holding.
+    ///
+    /// ```swift
+    /// try ledger.assertBalance(account: "Assets:Bank", amount: try Money(parsing: "1257.90", commodity: .gbp),
+    ///                          on: try LocalDate(parsing: "2026-03-31"))
+    /// ```
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for an empty account name.
+    @discardableResult
+    public func assertBalance(account: String, amount: Money, on date: LocalDate) throws -> CommandResult {
+        guard !account.isEmpty, account.utf8.count <= 200 else {
+            throw LedgerError(.invalidArgument, "an account name holds 1 to 200 bytes")
+        }
+        // Effective at noon of that day, so it sorts inside the day it is about.
+        let noon = Instant(microsecondsSinceEpoch: calendar.startOfDay(date).microsecondsSinceEpoch + 12 * 3_600_000_000)
+        return try perform { _ in
+            [NewEvent(effectiveAt: noon, body: .balanceAsserted(BalanceAsserted(account: account, amount: amount)))]
+        }
+    }
+}

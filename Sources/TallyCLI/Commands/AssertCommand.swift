@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+struct AssertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "assert",
+        abstract: "Record that an account's balance at the end of a day is an amount; `tally verify` checks it from then on."
+    )
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The account, e.g. Assets:Bank.") var account: String
+    @Argument(help: "The expected balance.") var amount: String
+    @Option(help: "The currency.") var currency: String
+    @Option(help: "The day (YYYY-MM-DD) whose end the balance is about.") var date: String
+
+    func run() throws {
+        let money = try CLIParse.money(amount, currency: currency)
+        let day = try CLIParse.date(date, option: "--date")
+        try storeOptions.withLedger { ledger in CommandOutput.printRecorded(try ledger.assertBalance(account: account, amount: money, on: day)) }
+    }
+}

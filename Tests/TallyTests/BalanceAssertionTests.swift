@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import Tally
+
+@Suite struct BalanceAssertionTests {
+    private func ledgerWithSalary(_ root: String, clock: ManualClock) throws -> Ledger {
+        let ledger = try Ledger.forTesting(at: root, clock: clock, baseCurrency: .gbp, timeZone: "Europe/London")
+        try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-03-01T09:00:00Z"), body: .journalEntryPosted(
+            JournalEntryPosted(account: "Assets:Bank", counterAccount: "Income:Salary", amount: gbp("2500.00"))))])
+        return ledger
+    }
+
+    @Test func aHoldingAssertionPassesVerify() throws {
+        try withTemporaryStore { root in
+            let ledger = try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z"))
+            try ledger.assertBalance(account: "Assets:Bank", amount: gbp("2500.00"), on: day("2026-03-31"))
+            try ledger.close()
+            let verification = try StoreVerifier.verify(at: root)
+            #expect(verification.isIntact, "\(verification.readModels?.problems ?? [])")
+            #expect(verification.readModels?.assertionsChecked == 1)
+        }
+    }
+
+    @Test func aBackdatedEntryThatBreaksAnAssertionIsReportedWithBothAmounts() throws {
+        try withTemporaryStore { root in
+            let ledger = try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z"))
+            try ledger.assertBalance(account: "Assets:Bank", amount: gbp("2500.00"), on: day("2026-03-31"))
+            // Recorded later, dated 31 March 23:30 in London (BST): inside the asserted day.
+            try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-03-31T22:30:00Z"), body: .journalEntryPosted(
+                JournalEntryPosted(account: "Expenses:Food", counterAccount: "Assets:Bank", amount: gbp("12.00"))))])
+            try ledger.close()
+            let verification = try StoreVerifier.verify(at: root)
+            #expect(!verification.isIntact)
+            let failure = try #require(verification.readModels?.failedAssertions.first)
+            #expect(failure.account == "Assets:Bank")
+            #expect(failure.expected == gbp("2500.00"))
+            #expect(failure.actual == gbp("2488.00"))
+            #expect(verification.readModels?.problems.first?.contains("2488.00 GBP, expected 2500.00 GBP") == true)
+        }
+    }
+
+    @Test func readModelsBehindTheLogAreReported() throws {
+        try withTemporaryStore { root in
+            try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z")).close()
+            let store = try EventStore.open(at: root)
+            try store.append([NewEvent(effectiveAt: try Instant(parsing: "2026-03-02T09:00:00Z"), body: .journalEntryPosted(
+                JournalEntryPosted(account: "Expenses:Food", counterAccount: "Assets:Bank", amount: gbp("1.00"))))])
+            try store.close()
+            let verification = try StoreVerifier.verify(at: root)
+            #expect(!verification.isIntact)
+            #expect(verification.readModels?.laggingProjectors.isEmpty == false)
+            // Opening the ledger catches up; then verify is clean.
+            try Ledger.open(at: root).close()
+            #expect(try StoreVerifier.verify(at: root).isIntact)
+        }
+    }
+}
