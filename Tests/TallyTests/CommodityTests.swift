@@ -77,5 +77,12 @@ import Testing
         for code in ["XAU", "XAG", "XPT", "XPD", "XDR", "XTS", "XXX", "HRK"] {
             #expect(table[code] == nil, "\(code) has no minor unit or is withdrawn")
         }
+        // Withdrawn codes stay readable at their former exponents, as ISO currencies.
+        for code in ["HRK", "BGN", "SLL"] {
+            #expect(ISOCurrencyTable.withdrawnMinorUnits[code] == 2)
+            #expect((try? Commodity.named(code))?.scale == 2, "\(code)")
+            #expect((try? Commodity.named(code))?.isISOCurrency == true, "\(code)")
+        }
+        #expect((try? Commodity.named("XAD"))?.scale == 2, "the Arab Accounting Dinar, added in 2025")
     }
 }

@@ -247,17 +247,17 @@ import TallyLog
 
     /// A commodity's scale is its code's registered scale: the log keeps the code, so an
     /// amount in a commodity made at another scale would change value on the way through.
-    /// It is refused instead (100.00 HRK must never read back as 0.00010000 HRK).
+    /// It is refused instead (100.00 VEA at scale 2 must never read back as 0.00010000 VEA).
     @Test func customScaleCommodityIsRefusedNotMisread() throws {
-        let kuna = try Commodity(code: "HRK", scale: 2)
-        let body = EventBody.potFunded(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: kuna)))
+        let shares = try Commodity(code: "VEA", scale: 2)
+        let body = EventBody.potFunded(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: shares)))
         let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body)
         #expect { try EventCatalog.record(for: event) } throws: { error in
             (error as? EventCodingError)?.code == .invalidValue && "\(error)".contains("scale")
         }
         // At its registered scale the same code round-trips exactly.
         let registered = NewEvent(effectiveAt: event.effectiveAt, body: .potFunded(PotFunded(
-            potId: "holiday", amount: Money(minorUnits: 10_000, commodity: try Commodity.named("HRK")))))
+            potId: "holiday", amount: Money(minorUnits: 10_000, commodity: try Commodity.named("VEA")))))
         #expect(try EventCatalog.decode(loggedEvent(try EventCatalog.record(for: registered))).body == registered.body)
     }
 

@@ -81,7 +81,7 @@ public struct Commodity: Hashable, Sendable, CustomStringConvertible {
     ///   converted).
     public static func named(_ code: String) throws -> Commodity {
         try validate(code: code)
-        if let scale = ISOCurrencyTable.minorUnits[code] ?? cryptoScales[code] {
+        if let scale = ISOCurrencyTable.exponent(of: code) ?? cryptoScales[code] {
             return Commodity(uncheckedCode: code, scale: scale)
         }
         return Commodity(uncheckedCode: code, scale: defaultScale)
@@ -120,7 +120,7 @@ public struct Commodity: Hashable, Sendable, CustomStringConvertible {
     /// Commodity.usdc.isISOCurrency   // false
     /// ```
     public var isISOCurrency: Bool {
-        ISOCurrencyTable.minorUnits[code] != nil
+        ISOCurrencyTable.exponent(of: code) != nil
     }
 
     /// The code, e.g. `"USD"`.

@@ -1,19 +1,29 @@
-/// Active ISO 4217 currency codes with their minor-unit exponents.
+/// ISO 4217 currency codes with their minor-unit exponents.
 ///
-/// Source: the ISO 4217 maintenance agency's list one (current funds and
-/// currencies), including fund codes (BOV, CHE, CHW, CLF, COU, MXV, USN,
-/// UYI, UYW), ANG alongside its successor XCG, and ZWG. Codes whose minor
-/// unit is "N.A." (XAU, XAG, XPT, XPD, XDR, XBA–XBD, XSU, XUA, XTS, XXX) are
-/// left out on purpose: ``Commodity/named(_:)`` treats them as commodities at
-/// scale 8. Withdrawn codes (HRK, SLL, ZWL …) are left out too; record them
-/// with ``Commodity/init(code:scale:)`` if old data needs them.
+/// `minorUnits` is the maintenance agency's list one (current funds and
+/// currencies) as of 2026-01-01, including fund codes (BOV, CHE, CHW, CLF, COU,
+/// MXV, USN, UYI, UYW), XCG, XAD and ZWG; checked against the `iso4217` package
+/// (data 2026-01-01), with which it agrees on every code and exponent. Codes
+/// whose minor unit is "N.A." (XAU, XAG, XPT, XPD, XDR, XBA–XBD, XSU, XUA, XTS,
+/// XXX) are left out on purpose: ``Commodity/named(_:)`` treats them as
+/// commodities at scale 8. `withdrawnMinorUnits` keeps codes withdrawn recently
+/// enough for old records to hold them, at their former exponents, so that
+/// history keeps its meaning.
 enum ISOCurrencyTable {
+    /// Recently withdrawn codes, still readable at their former exponents.
+    static let withdrawnMinorUnits: [String: Int] = [
+        "ANG": 2, "BGN": 2, "CUC": 2, "EEK": 2, "HRK": 2, "LTL": 2, "LVL": 2, "SLL": 2, "ZWL": 2,
+    ]
+
+    /// The exponent of a current or recently withdrawn ISO 4217 code.
+    static func exponent(of code: String) -> Int? { minorUnits[code] ?? withdrawnMinorUnits[code] }
+
     static let minorUnits: [String: Int] = [
-        "AED": 2, "AFN": 2, "ALL": 2, "AMD": 2, "ANG": 2, "AOA": 2, "ARS": 2, "AUD": 2,
-        "AWG": 2, "AZN": 2, "BAM": 2, "BBD": 2, "BDT": 2, "BGN": 2, "BHD": 3, "BIF": 0,
+        "AED": 2, "AFN": 2, "ALL": 2, "AMD": 2, "AOA": 2, "ARS": 2, "AUD": 2,
+        "AWG": 2, "AZN": 2, "BAM": 2, "BBD": 2, "BDT": 2, "BHD": 3, "BIF": 0,
         "BMD": 2, "BND": 2, "BOB": 2, "BOV": 2, "BRL": 2, "BSD": 2, "BTN": 2, "BWP": 2,
         "BYN": 2, "BZD": 2, "CAD": 2, "CDF": 2, "CHE": 2, "CHF": 2, "CHW": 2, "CLF": 4,
-        "CLP": 0, "CNY": 2, "COP": 2, "COU": 2, "CRC": 2, "CUC": 2, "CUP": 2, "CVE": 2,
+        "CLP": 0, "CNY": 2, "COP": 2, "COU": 2, "CRC": 2, "CUP": 2, "CVE": 2,
         "CZK": 2, "DJF": 0, "DKK": 2, "DOP": 2, "DZD": 2, "EGP": 2, "ERN": 2, "ETB": 2,
         "EUR": 2, "FJD": 2, "FKP": 2, "GBP": 2, "GEL": 2, "GHS": 2, "GIP": 2, "GMD": 2,
         "GNF": 0, "GTQ": 2, "GYD": 2, "HKD": 2, "HNL": 2, "HTG": 2, "HUF": 2, "IDR": 2,
@@ -29,6 +39,6 @@ enum ISOCurrencyTable {
         "THB": 2, "TJS": 2, "TMT": 2, "TND": 3, "TOP": 2, "TRY": 2, "TTD": 2, "TWD": 2,
         "TZS": 2, "UAH": 2, "UGX": 0, "USD": 2, "USN": 2, "UYI": 0, "UYU": 2, "UYW": 4,
         "UZS": 2, "VED": 2, "VES": 2, "VND": 0, "VUV": 0, "WST": 2, "XAF": 0, "XCD": 2,
-        "XCG": 2, "XOF": 0, "XPF": 0, "YER": 2, "ZAR": 2, "ZMW": 2, "ZWG": 2,
+        "XAD": 2, "XCG": 2, "XOF": 0, "XPF": 0, "YER": 2, "ZAR": 2, "ZMW": 2, "ZWG": 2,
     ]
 }
