@@ -16,7 +16,8 @@ import GRDB
 //   recorded before K's block ─┬─ effective before D's block        → block cells
 //                              ├─ effective in D's block, before D's day → day cells
 //                              └─ effective on D's day, up to D      → postings (effective index)
-//   recorded in K's block, up to K, effective up to D              → postings (sequence run)
+//   recorded in K's block, up to K, effective up to D              → postings (the shorter run:
+//                                         those up to K, or the block's cells less those after K)
 //
 // Without K, the recorded conditions fall away: block cells, day cells, one day of postings.
 // The scan over every posting (`BalanceQueries.scannedBalances`) stays as the test oracle.
@@ -160,25 +161,38 @@ struct BalanceRollups {
         var arguments: StatementArguments = []
         if let knownAt {
             let recordedBlock = RollupBuckets.block(knownAt)
-            let recordedStart = RollupBuckets.start(ofBlock: recordedBlock)
-            parts.append("SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?")
-            arguments += [block, recordedBlock]
-            parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?")
-            arguments += [blockFirstDay, day, recordedBlock]
-            parts.append("SELECT account, commodity, amount FROM postings WHERE effective_at >= ? AND effective_at <= ? AND recorded_at < ?")
-            arguments += [dayStart, asOf, recordedStart]
-            // The postings recorded in K's block: one run of sequence numbers.
+            // The postings recorded in K's block are one run of sequence numbers [first, end),
+            // split at the first one recorded after K. Sum the shorter side: the run up to K
+            // on top of the older blocks' cells, or the cells up to K's block less the run
+            // after K (a bulk load recorded in one block costs nothing when K follows it).
+            var run: (first: Int64, split: Int64, end: Int64)?
             let marks = try Row.fetchAll(db, sql: """
                 SELECT recorded_block, first_sequence FROM balance_rollup_recorded
                 WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
                 """, arguments: [recordedBlock])
-            if let first = marks.first, first["recorded_block"] as Int64 == recordedBlock {
-                let end: Int64 = marks.count > 1 ? marks[1]["first_sequence"] : Int64.max
-                parts.append("""
-                    SELECT account, commodity, amount FROM postings
-                    WHERE sequence >= ? AND sequence < ? AND recorded_at <= ? AND effective_at <= ?
-                    """)
-                arguments += [first["first_sequence"] as Int64, end, knownAt, asOf]
+            if let mark = marks.first, mark["recorded_block"] as Int64 == recordedBlock {
+                let first: Int64 = mark["first_sequence"]
+                let end: Int64 = marks.count > 1
+                    ? marks[1]["first_sequence"]
+                    : (try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM postings") ?? first) + 1
+                run = (first, try firstSequence(db, recordedAfter: knownAt, from: first, to: end), end)
+            }
+            let countsWholeBlock = run.map { $0.end - $0.split < $0.split - $0.first } ?? false
+            let cellBound = countsWholeBlock ? recordedBlock + 1 : recordedBlock
+            parts.append("SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?")
+            arguments += [block, cellBound]
+            parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?")
+            arguments += [blockFirstDay, day, cellBound]
+            parts.append("SELECT account, commodity, amount FROM postings WHERE effective_at >= ? AND effective_at <= ? AND recorded_at < ?")
+            arguments += [dayStart, asOf, RollupBuckets.start(ofBlock: cellBound)]
+            if let run {
+                if countsWholeBlock {
+                    parts.append("SELECT account, commodity, -amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    arguments += [run.split, run.end, asOf]
+                } else {
+                    parts.append("SELECT account, commodity, amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    arguments += [run.first, run.split, asOf]
+                }
             }
         } else {
             parts.append("SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ?")
@@ -195,5 +209,19 @@ struct BalanceRollups {
             ) s JOIN accounts a ON a.name = s.account
             ORDER BY s.account, s.commodity
             """, arguments: arguments)
+    }
+
+    /// The first sequence number in `[from, to)` whose postings were recorded after
+    /// `instant` (`to` when none): a binary search, as recorded times never decrease.
+    private static func firstSequence(_ db: Database, recordedAfter instant: Int64, from: Int64, to: Int64) throws -> Int64 {
+        let probe = try db.cachedStatement(sql: "SELECT recorded_at FROM postings WHERE sequence >= ? AND sequence < ? ORDER BY sequence LIMIT 1")
+        var low = from
+        var high = to
+        while low < high {
+            let middle = low + (high - low) / 2
+            let recordedAt = try Int64.fetchOne(probe, arguments: [middle, to])
+            if let recordedAt, recordedAt <= instant { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
