@@ -50,6 +50,14 @@ public enum Replay {
     /// - Throws: ``StoreError`` or a log error when the store cannot be read; SQLite errors
     ///   from the temporary database.
     public static func run(at root: String, until: Instant, knownAt: Instant? = nil) throws -> ReplayResult {
+        try run(at: root, untilEach: [until], knownAt: knownAt)[0]
+    }
+
+    /// One fold up to `knownAt`, answered for each effective instant in `untilEach` (in
+    /// that order): a series of dates costs one replay.
+    ///
+    /// - Throws: as ``run(at:until:knownAt:)``.
+    public static func run(at root: String, untilEach instants: [Instant], knownAt: Instant? = nil) throws -> [ReplayResult] {
         let reader = try EventStoreReader.open(at: root)
         let calendar = try reader.ledgerCalendar()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-replay-\(UUID().uuidString)").path
@@ -76,19 +84,20 @@ public enum Replay {
             // The rest of the log was recorded after `knownAt`.
         }
 
-        let point = PointInTime(asOf: until, knownAt: knownAt)
-        let month = calendar.month(of: until)
         return try state.database.read { db in
-            let balances = try BalanceQueries.scannedBalances(db, asOf: until)
             let staleness = try LedgerSettings.read(db).priceStalenessSeconds
-            var report = try NetWorthQueries.report(db, point: PointInTime(asOf: until), stalenessSeconds: staleness)
-            report = report.answering(for: point)
-            return ReplayResult(
-                point: point, month: month, eventsFolded: folded, balances: balances,
-                pots: pots.existing(at: until, balances: balances),
-                budgets: try BudgetQueries.statuses(db, month: month, calendar: calendar),
-                netWorth: report
-            )
+            return try instants.map { until in
+                let point = PointInTime(asOf: until, knownAt: knownAt)
+                let month = calendar.month(of: until)
+                let balances = try BalanceQueries.scannedBalances(db, asOf: until)
+                let report = try NetWorthQueries.report(db, point: PointInTime(asOf: until), stalenessSeconds: staleness)
+                return ReplayResult(
+                    point: point, month: month, eventsFolded: folded, balances: balances,
+                    pots: pots.existing(at: until, balances: balances),
+                    budgets: try BudgetQueries.statuses(db, month: month, calendar: calendar),
+                    netWorth: report.answering(for: point)
+                )
+            }
         }
     }
 }
