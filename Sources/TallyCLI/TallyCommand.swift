@@ -17,6 +17,7 @@ struct TallyCommand: ParsableCommand {
             ImportCommand.self,
             BalancesCommand.self,
             RebuildCommand.self,
+            ReplayCommand.self,
             AuditCommand.self,
             AssertCommand.self,
             AssetCommand.self, LiabilityCommand.self, PriceCommand.self, FXCommand.self, BaseCurrencyCommand.self,

@@ -10,6 +10,14 @@ public struct AccountBalance: Hashable, Sendable {
 extension Ledger {
     /// Every non-zero balance, by account then commodity.
     ///
+    /// A point-in-time answer reads roll-up cells (32-day and one-day sums per account,
+    /// commodity and recorded block) and at most one day and one recorded block of postings:
+    /// it never sums the whole log.
+    ///
+    /// ```swift
+    /// let march = try ledger.balances(asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
+    /// ```
+    ///
     /// - Parameters:
     ///   - asOf: count only postings effective at or before this instant.
     ///   - knownAt: count only postings the ledger had recorded at this instant.
@@ -25,21 +33,31 @@ extension Ledger {
 }
 
 enum BalanceQueries {
+    /// Every non-zero balance: the balances table now, the roll-up cells (sub-linear) at a
+    /// point in time.
     static func balances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
-        let rows: [Row]
         if asOf == nil && knownAt == nil {
-            rows = try Row.fetchAll(db, sql: """
+            return try accountBalances(Row.fetchAll(db, sql: """
                 SELECT b.account, b.commodity, b.amount, a.kind FROM balances b JOIN accounts a ON a.name = b.account
                 WHERE b.amount != 0 ORDER BY b.account, b.commodity
-                """)
-        } else {
-            rows = try Row.fetchAll(db, sql: """
-                SELECT p.account, p.commodity, SUM(p.amount) AS amount, a.kind FROM postings p JOIN accounts a ON a.name = p.account
-                WHERE p.effective_at <= ? AND p.recorded_at <= ?
-                GROUP BY p.account, p.commodity HAVING SUM(p.amount) != 0 ORDER BY p.account, p.commodity
-                """, arguments: [asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt?.microsecondsSinceEpoch ?? Int64.max])
+                """))
         }
-        return try rows.map { row in
+        return try accountBalances(BalanceRollups.balances(
+            db, asOf: asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt: knownAt?.microsecondsSinceEpoch))
+    }
+
+    /// The same answer as ``balances(_:asOf:knownAt:)`` by summing every posting: linear in
+    /// the log, kept as the oracle the roll-ups are tested against.
+    static func scannedBalances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
+        try accountBalances(Row.fetchAll(db, sql: """
+            SELECT p.account, p.commodity, SUM(p.amount) AS amount, a.kind FROM postings p JOIN accounts a ON a.name = p.account
+            WHERE p.effective_at <= ? AND p.recorded_at <= ?
+            GROUP BY p.account, p.commodity HAVING SUM(p.amount) != 0 ORDER BY p.account, p.commodity
+            """, arguments: [asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt?.microsecondsSinceEpoch ?? Int64.max]))
+    }
+
+    private static func accountBalances(_ rows: [Row]) throws -> [AccountBalance] {
+        try rows.map { row in
             AccountBalance(
                 account: row["account"],
                 kind: AccountKind(rawValue: row["kind"]) ?? .asset,

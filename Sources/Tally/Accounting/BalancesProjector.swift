@@ -1,13 +1,14 @@
 public import GRDB
 
 /// The double-entry read model: accounts, every posting (indexed for point-in-time sums),
-/// balances per account and commodity, and the version of each budget transaction in force.
+/// balances per account and commodity, bitemporal roll-up cells for point-in-time sums
+/// (the `balance_rollup_*` tables), and the version of each budget transaction in force.
 public struct BalancesProjector: Projector {
     public init() {}
 
     public let name = "balances"
-    public let version = 2
-    public let tables = ["accounts", "postings", "balances", "transaction_versions"]
+    public let version = 3
+    public let tables = ["accounts", "postings", "balances", "transaction_versions"] + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -48,6 +49,7 @@ public struct BalancesProjector: Projector {
                 deleted INTEGER NOT NULL DEFAULT 0
             ) STRICT, WITHOUT ROWID;
             """)
+        try BalanceRollups.createTables(db)
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
@@ -64,10 +66,12 @@ public struct BalancesProjector: Projector {
             try recordTransactionVersion(event, db)
         }
         try fold.flushBalances()
+        try fold.flushRollups()
     }
 
-    /// `apply` never reads postings by account: a rebuild builds that index once at the end.
-    public var indexesDeferredOnRebuild: [String] { ["postings_by_account"] }
+    /// `apply` never reads postings by account or by effective time: a rebuild builds those
+    /// indexes once at the end.
+    public var indexesDeferredOnRebuild: [String] { ["postings_by_account", "postings_by_effective"] }
 
     private func recordTransactionVersion(_ event: Event, _ db: Database) throws {
         func upsert(_ version: TransactionVersion) throws {
@@ -132,9 +136,11 @@ final class BalancesFold {
     private let insertAccount: Statement
     private var knownAccounts: Set<String> = []
     private var pending: [BalanceKey: Int64] = [:]
+    private var rollups: BalanceRollups
 
     init(_ db: Database) throws {
         self.db = db
+        rollups = try BalanceRollups(db)
         insertPosting = RawStatement(try db.cachedStatement(sql: """
             INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at, event_code, cause)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -150,6 +156,7 @@ final class BalancesFold {
         let postings = try PostingRules.postings(for: event, context: BufferedPostingContext(fold: self))
         let sequence = Int64(event.sequence)
         let recordedAt = event.recordedAt.microsecondsSinceEpoch
+        try rollups.note(sequence: sequence, recordedAt: recordedAt)
         for (leg, posting) in postings.enumerated() {
             let account = posting.account
             let commodity = posting.amount.commodity.code
@@ -163,12 +170,14 @@ final class BalancesFold {
             insertPosting.bind(3, account)
             insertPosting.bind(4, commodity)
             insertPosting.bind(5, amount)
-            insertPosting.bind(6, posting.effectiveAt.microsecondsSinceEpoch)
+            let effectiveAt = posting.effectiveAt.microsecondsSinceEpoch
+            insertPosting.bind(6, effectiveAt)
             insertPosting.bind(7, recordedAt)
             insertPosting.bind(8, Int64(event.type.code))
             insertPosting.bind(9, event.cause.map(Int64.init))
             try insertPosting.step(db)
             try add(amount, to: BalanceKey(account: account, commodity: commodity))
+            try rollups.add(amount, account: account, commodity: commodity, effectiveAt: effectiveAt, recordedAt: recordedAt)
         }
         switch event.body {
         case .accountOpened(let opened):
@@ -199,6 +208,11 @@ final class BalancesFold {
     private func write(_ amount: Int64, to key: BalanceKey) throws {
         upsertBalance.setUncheckedArguments([key.account, key.commodity, amount])
         try upsertBalance.execute()
+    }
+
+    /// Writes the summed roll-up cells (at the end of a run: no rule reads them).
+    func flushRollups() throws {
+        try rollups.flush()
     }
 
     /// Writes the summed balance changes.

@@ -49,29 +49,7 @@ extension Ledger {
     /// for budget in try ledger.budgets(month: try Month(parsing: "2026-05")) { print(budget.category, budget.remaining) }
     /// ```
     public func budgets(month: Month) throws -> [BudgetStatus] {
-        try read { db in
-            let rows = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM budgets WHERE month = ? ORDER BY category"), arguments: [month.ordinal]
-            )
-            let range = BudgetQueries.range(of: month, calendar)
-            return try rows.map { row in
-                let category = BudgetCategory(rawValue: row["category"]) ?? .general
-                let maximum = Money(minorUnits: row["maximum"], commodity: try Commodity.named(row["commodity"]))
-                let spent = try BudgetQueries.expenses(db, category: category, range: range, commodity: maximum.commodity)
-                let latest = try Row.fetchAll(
-                    db.cachedStatement(sql: """
-                        SELECT * FROM budget_transactions
-                        WHERE category = ? AND deleted = 0 AND effective_at >= ? AND effective_at <= ?
-                        ORDER BY effective_at DESC, recorded_sequence DESC LIMIT 3
-                        """),
-                    arguments: [category.rawValue, range.lowerBound, range.upperBound]
-                ).map { try BudgetTransaction.from($0, calendar: calendar) }
-                return BudgetStatus(
-                    category: category, month: month, maximum: maximum, spent: spent,
-                    remaining: try maximum.subtracting(spent), latestTransactions: latest
-                )
-            }
-        }
+        try read { db in try BudgetQueries.statuses(db, month: month, calendar: calendar) }
     }
 
     /// The month at a glance: current balance and money in pots at the end of the month (now,
@@ -111,6 +89,31 @@ enum BudgetQueries {
     /// The first and last microsecond of a month in the ledger's time zone.
     static func range(of month: Month, _ calendar: LedgerCalendar) -> ClosedRange<Int64> {
         calendar.startOfDay(month.firstDay).microsecondsSinceEpoch...calendar.endOfDay(month.lastDay).microsecondsSinceEpoch
+    }
+
+    /// The month's budgets from the read models in `db` (the ledger's, or a replay's).
+    static func statuses(_ db: Database, month: Month, calendar: LedgerCalendar) throws -> [BudgetStatus] {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM budgets WHERE month = ? ORDER BY category"), arguments: [month.ordinal]
+        )
+        let range = BudgetQueries.range(of: month, calendar)
+        return try rows.map { row in
+            let category = BudgetCategory(rawValue: row["category"]) ?? .general
+            let maximum = Money(minorUnits: row["maximum"], commodity: try Commodity.named(row["commodity"]))
+            let spent = try BudgetQueries.expenses(db, category: category, range: range, commodity: maximum.commodity)
+            let latest = try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT * FROM budget_transactions
+                    WHERE category = ? AND deleted = 0 AND effective_at >= ? AND effective_at <= ?
+                    ORDER BY effective_at DESC, recorded_sequence DESC LIMIT 3
+                    """),
+                arguments: [category.rawValue, range.lowerBound, range.upperBound]
+            ).map { try BudgetTransaction.from($0, calendar: calendar) }
+            return BudgetStatus(
+                category: category, month: month, maximum: maximum, spent: spent,
+                remaining: try maximum.subtracting(spent), latestTransactions: latest
+            )
+        }
     }
 
     /// `Budget:Current` from postings effective at or before `asOf`.

@@ -1,0 +1,227 @@
+import GRDB
+
+// Sub-linear point-in-time balances (DESIGN.md "Time travel and audit"): bitemporal
+// roll-up cells that the balances fold keeps beside the postings, and the query that
+// answers "every balance as of D, as known at K" from a bounded number of rows.
+//
+// Every posting lands in two cells, keyed by its effective bucket and its recorded block:
+//
+//   balance_rollup_blocks  (effective block of 32 UTC days, account, commodity, recorded block)
+//   balance_rollup_days    (effective UTC day,             account, commodity, recorded block)
+//
+// and the first event of every recorded block is marked (balance_rollup_recorded), so the
+// postings recorded in one block are a contiguous run of sequence numbers (recorded times
+// never decrease in log order). A question (D, K) is cut into disjoint parts:
+//
+//   recorded before K's block ─┬─ effective before D's block        → block cells
+//                              ├─ effective in D's block, before D's day → day cells
+//                              └─ effective on D's day, up to D      → postings (effective index)
+//   recorded in K's block, up to K, effective up to D              → postings (the shorter run:
+//                                         those up to K, or the block's cells less those after K)
+//
+// Without K, the recorded conditions fall away: block cells, day cells, one day of postings.
+// The scan over every posting (`BalanceQueries.scannedBalances`) stays as the test oracle.
+
+/// The buckets of the roll-ups: UTC days and blocks of 32 of them, for effective and
+/// recorded time alike. Fixed widths, not calendar months, so the fold needs no time zone;
+/// a question at any instant in any zone is answered exactly, because the partial day
+/// (or recorded block) around it is summed from the postings themselves.
+enum RollupBuckets {
+    /// One UTC day in microseconds.
+    static let dayMicroseconds: Int64 = 86_400_000_000
+    /// Days in one block.
+    static let daysPerBlock: Int64 = 32
+
+    /// The UTC day of an instant (days since the epoch, rounded down).
+    static func day(_ microseconds: Int64) -> Int64 { floorDivision(microseconds, dayMicroseconds) }
+    /// The block of a day.
+    static func block(ofDay day: Int64) -> Int64 { floorDivision(day, daysPerBlock) }
+    /// The block of an instant.
+    static func block(_ microseconds: Int64) -> Int64 { block(ofDay: day(microseconds)) }
+    /// The first microsecond of a block.
+    static func start(ofBlock block: Int64) -> Int64 { block * daysPerBlock * dayMicroseconds }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> Int64 {
+        let quotient = value / divisor
+        return (value % divisor != 0 && value < 0) ? quotient - 1 : quotient
+    }
+}
+
+/// The roll-up tables' schema and the cells a fold has summed but not yet written.
+struct BalanceRollups {
+    /// The tables, owned by ``BalancesProjector``.
+    static let tables = ["balance_rollup_blocks", "balance_rollup_days", "balance_rollup_recorded"]
+
+    static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE balance_rollup_blocks (
+                block INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                recorded_block INTEGER NOT NULL,
+                amount INTEGER NOT NULL,
+                PRIMARY KEY (block, account, commodity, recorded_block)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE balance_rollup_days (
+                day INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                recorded_block INTEGER NOT NULL,
+                amount INTEGER NOT NULL,
+                PRIMARY KEY (day, account, commodity, recorded_block)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE balance_rollup_recorded (
+                recorded_block INTEGER PRIMARY KEY NOT NULL,
+                first_sequence INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX postings_by_effective ON postings (effective_at);
+            """)
+    }
+
+    private struct Cell: Hashable {
+        /// False: a block cell; true: a day cell.
+        let isDay: Bool
+        let bucket: Int64
+        let account: String
+        let commodity: String
+        let recordedBlock: Int64
+    }
+
+    private let db: Database
+    private let upsertBlock: Statement
+    private let upsertDay: Statement
+    private let markRecorded: Statement
+    private var pending: [Cell: Int64] = [:]
+    private var lastRecordedBlock: Int64?
+
+    init(_ db: Database) throws {
+        self.db = db
+        upsertBlock = try db.cachedStatement(sql: """
+            INSERT INTO balance_rollup_blocks (block, account, commodity, recorded_block, amount) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (block, account, commodity, recorded_block) DO UPDATE SET amount = amount + excluded.amount
+            """)
+        upsertDay = try db.cachedStatement(sql: """
+            INSERT INTO balance_rollup_days (day, account, commodity, recorded_block, amount) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (day, account, commodity, recorded_block) DO UPDATE SET amount = amount + excluded.amount
+            """)
+        markRecorded = try db.cachedStatement(sql: "INSERT OR IGNORE INTO balance_rollup_recorded (recorded_block, first_sequence) VALUES (?, ?)")
+    }
+
+    /// Marks the first event of each recorded block (every event, with postings or not).
+    mutating func note(sequence: Int64, recordedAt: Int64) throws {
+        let block = RollupBuckets.block(recordedAt)
+        guard block != lastRecordedBlock else { return }
+        lastRecordedBlock = block
+        markRecorded.setUncheckedArguments([block, sequence])
+        try markRecorded.execute()
+    }
+
+    /// Adds one posting to its block cell and its day cell.
+    mutating func add(_ amount: Int64, account: String, commodity: String, effectiveAt: Int64, recordedAt: Int64) throws {
+        let day = RollupBuckets.day(effectiveAt)
+        let recordedBlock = RollupBuckets.block(recordedAt)
+        try add(amount, to: Cell(isDay: false, bucket: RollupBuckets.block(ofDay: day), account: account, commodity: commodity, recordedBlock: recordedBlock))
+        try add(amount, to: Cell(isDay: true, bucket: day, account: account, commodity: commodity, recordedBlock: recordedBlock))
+    }
+
+    private mutating func add(_ amount: Int64, to cell: Cell) throws {
+        let current = pending[cell] ?? 0
+        let (sum, overflow) = current.addingReportingOverflow(amount)
+        if overflow {
+            try write(current, to: cell)
+            pending[cell] = amount
+        } else {
+            pending[cell] = sum
+        }
+    }
+
+    private func write(_ amount: Int64, to cell: Cell) throws {
+        let statement = cell.isDay ? upsertDay : upsertBlock
+        statement.setUncheckedArguments([cell.bucket, cell.account, cell.commodity, cell.recordedBlock, amount])
+        try statement.execute()
+    }
+
+    /// Writes the summed cells.
+    mutating func flush() throws {
+        // Zero sums are written too: a cell exists once any posting touched it, whatever the batches.
+        for (cell, amount) in pending { try write(amount, to: cell) }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Every account's balance per commodity from postings effective at or before `asOf`
+    /// and recorded at or before `knownAt` (either absent: no bound), not zero, by account
+    /// then commodity: a bounded number of cells plus at most one day and one recorded block
+    /// of postings.
+    static func balances(_ db: Database, asOf: Int64, knownAt: Int64?) throws -> [Row] {
+        let day = RollupBuckets.day(asOf)
+        let block = RollupBuckets.block(ofDay: day)
+        let blockFirstDay = block * RollupBuckets.daysPerBlock
+        let dayStart = day * RollupBuckets.dayMicroseconds
+        var parts: [String] = []
+        var arguments: StatementArguments = []
+        if let knownAt {
+            let recordedBlock = RollupBuckets.block(knownAt)
+            // The postings recorded in K's block are one run of sequence numbers [first, end),
+            // split at the first one recorded after K. Sum the shorter side: the run up to K
+            // on top of the older blocks' cells, or the cells up to K's block less the run
+            // after K (a bulk load recorded in one block costs nothing when K follows it).
+            var run: (first: Int64, split: Int64, end: Int64)?
+            let marks = try Row.fetchAll(db, sql: """
+                SELECT recorded_block, first_sequence FROM balance_rollup_recorded
+                WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
+                """, arguments: [recordedBlock])
+            if let mark = marks.first, mark["recorded_block"] as Int64 == recordedBlock {
+                let first: Int64 = mark["first_sequence"]
+                let end: Int64 = marks.count > 1
+                    ? marks[1]["first_sequence"]
+                    : (try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM postings") ?? first) + 1
+                run = (first, try firstSequence(db, recordedAfter: knownAt, from: first, to: end), end)
+            }
+            let countsWholeBlock = run.map { $0.end - $0.split < $0.split - $0.first } ?? false
+            let cellBound = countsWholeBlock ? recordedBlock + 1 : recordedBlock
+            parts.append("SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?")
+            arguments += [block, cellBound]
+            parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?")
+            arguments += [blockFirstDay, day, cellBound]
+            parts.append("SELECT account, commodity, amount FROM postings WHERE effective_at >= ? AND effective_at <= ? AND recorded_at < ?")
+            arguments += [dayStart, asOf, RollupBuckets.start(ofBlock: cellBound)]
+            if let run {
+                if countsWholeBlock {
+                    parts.append("SELECT account, commodity, -amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    arguments += [run.split, run.end, asOf]
+                } else {
+                    parts.append("SELECT account, commodity, amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    arguments += [run.first, run.split, asOf]
+                }
+            }
+        } else {
+            parts.append("SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ?")
+            arguments += [block]
+            parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ?")
+            arguments += [blockFirstDay, day]
+            parts.append("SELECT account, commodity, amount FROM postings WHERE effective_at >= ? AND effective_at <= ?")
+            arguments += [dayStart, asOf]
+        }
+        return try Row.fetchAll(db, sql: """
+            SELECT s.account, s.commodity, s.amount, a.kind FROM (
+                SELECT account, commodity, SUM(amount) AS amount FROM (\(parts.joined(separator: " UNION ALL ")))
+                GROUP BY account, commodity HAVING SUM(amount) != 0
+            ) s JOIN accounts a ON a.name = s.account
+            ORDER BY s.account, s.commodity
+            """, arguments: arguments)
+    }
+
+    /// The first sequence number in `[from, to)` whose postings were recorded after
+    /// `instant` (`to` when none): a binary search, as recorded times never decrease.
+    private static func firstSequence(_ db: Database, recordedAfter instant: Int64, from: Int64, to: Int64) throws -> Int64 {
+        let probe = try db.cachedStatement(sql: "SELECT recorded_at FROM postings WHERE sequence >= ? AND sequence < ? ORDER BY sequence LIMIT 1")
+        var low = from
+        var high = to
+        while low < high {
+            let middle = low + (high - low) / 2
+            let recordedAt = try Int64.fetchOne(probe, arguments: [middle, to])
+            if let recordedAt, recordedAt <= instant { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

@@ -1,0 +1,170 @@
+internal import Foundation
+import GRDB
+
+/// The reference answer for a point in time: the log folded from its first event into
+/// fresh state, never the store's read models or their roll-ups.
+///
+/// "As known at K" keeps only the events recorded at or before K (a prefix of the log, as
+/// recorded times never decrease); "as of D" then applies each answer's own effective-time
+/// rule to that state: balances count the postings effective at or before D (postings are
+/// dated one by one — the reversal of an amended transaction carries the original's date),
+/// pots are those created and not deleted by D, the budgets are D's month's, net worth is
+/// the values and rates in force at D.
+///
+/// ```swift
+/// let march = try Replay.run(at: "/data/home.tally", until: calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
+/// print(march.eventsFolded, march.balances.count, march.netWorth.netWorth)
+/// ```
+public struct ReplayResult: Sendable {
+    /// The point answered for.
+    public let point: PointInTime
+    /// The month of `point.asOf` in the ledger's time zone: the month of ``budgets``.
+    public let month: Month
+    /// How many events were folded (those recorded by `point.knownAt`).
+    public let eventsFolded: UInt64
+    /// Every non-zero balance, by account then commodity.
+    public let balances: [AccountBalance]
+    /// The savings pots that exist at the point, by id, with their totals then.
+    public let pots: [Pot]
+    /// The budgets of ``month`` as known at the point.
+    public let budgets: [BudgetStatus]
+    /// Net worth at the point.
+    public let netWorth: NetWorthReport
+}
+
+/// Full replays of a store's log into fresh, throw-away state (the test oracle of every
+/// indexed point-in-time answer, and `tally replay`).
+public enum Replay {
+    /// Events per SQLite transaction while folding.
+    static let batchSize = 10_000
+
+    /// Folds the log of the store at `root` up to `knownAt` into a temporary read-model
+    /// database with every projector, answers for `until`, and deletes the database. Reads
+    /// the log only: the store's read models are not opened, and another process may hold
+    /// the store open.
+    ///
+    /// - Parameters:
+    ///   - root: the store directory.
+    ///   - until: the effective instant answered for (the end of a day, usually).
+    ///   - knownAt: fold only events recorded at or before this instant; nil for all.
+    /// - Throws: ``StoreError`` or a log error when the store cannot be read; SQLite errors
+    ///   from the temporary database.
+    public static func run(at root: String, until: Instant, knownAt: Instant? = nil) throws -> ReplayResult {
+        try run(at: root, untilEach: [until], knownAt: knownAt)[0]
+    }
+
+    /// One fold up to `knownAt`, answered for each effective instant in `untilEach` (in
+    /// that order): a series of dates costs one replay.
+    ///
+    /// - Throws: as ``run(at:until:knownAt:)``.
+    public static func run(at root: String, untilEach instants: [Instant], knownAt: Instant? = nil) throws -> [ReplayResult] {
+        let reader = try EventStoreReader.open(at: root)
+        let calendar = try reader.ledgerCalendar()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-replay-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let state = try ReadModelStore(path: directory + "/replay.sqlite", projectors: Ledger.projectors)
+        defer { try? state.database.close() }
+        try state.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+
+        var pots = PotLifecycles()
+        var folded: UInt64 = 0
+        let bound = knownAt?.microsecondsSinceEpoch ?? Int64.max
+        do {
+            try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch in
+                let known = batch.prefix { $0.recordedAt.microsecondsSinceEpoch <= bound }
+                if !known.isEmpty {
+                    try state.apply(Array(known))
+                    for event in known { pots.apply(event) }
+                    folded += UInt64(known.count)
+                }
+                if known.count < batch.count { throw ReplayStop() }
+            }
+        } catch is ReplayStop {
+            // The rest of the log was recorded after `knownAt`.
+        }
+
+        return try state.database.read { db in
+            let staleness = try LedgerSettings.read(db).priceStalenessSeconds
+            return try instants.map { until in
+                let point = PointInTime(asOf: until, knownAt: knownAt)
+                let month = calendar.month(of: until)
+                let balances = try BalanceQueries.scannedBalances(db, asOf: until)
+                let report = try NetWorthQueries.report(db, point: PointInTime(asOf: until), stalenessSeconds: staleness)
+                return ReplayResult(
+                    point: point, month: month, eventsFolded: folded, balances: balances,
+                    pots: pots.existing(at: until, balances: balances),
+                    budgets: try BudgetQueries.statuses(db, month: month, calendar: calendar),
+                    netWorth: report.answering(for: point)
+                )
+            }
+        }
+    }
+}
+
+extension Ledger {
+    /// A full replay of this ledger's log to a point in time, into fresh state: the
+    /// reference that indexed answers such as ``balances(asOf:knownAt:)`` and
+    /// ``netWorth(asOf:knownAt:)`` must equal. Linear in the log: for checks and audits,
+    /// not for everyday queries.
+    ///
+    /// ```swift
+    /// let replayed = try ledger.replay(until: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
+    /// assert(replayed.balances == (try ledger.balances(asOf: replayed.point.asOf)))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - until: the effective instant answered for.
+    ///   - knownAt: as the ledger knew it at this instant; nil for everything recorded.
+    public func replay(until: Instant, knownAt: Instant? = nil) throws -> ReplayResult {
+        try Replay.run(at: layout.root, until: until, knownAt: knownAt)
+    }
+}
+
+/// Stops the fold at the first event recorded after the replay's bound.
+private struct ReplayStop: Error {}
+
+/// Pots as the replay folds them: when each was created and deleted (effective times), so
+/// that "as of D" lists the pots that existed at D.
+struct PotLifecycles {
+    private struct Lifecycle {
+        let name: String
+        let target: Money
+        let createdAt: Instant
+        var deletedAt: Instant?
+    }
+
+    private var pots: [String: Lifecycle] = [:]
+
+    mutating func apply(_ event: Event) {
+        switch event.body {
+        case .potCreated(let created):
+            pots[created.potId] = Lifecycle(name: created.name, target: created.target, createdAt: event.effectiveAt)
+        case .potDeleted(let deleted):
+            pots[deleted.potId]?.deletedAt = event.effectiveAt
+        default:
+            break
+        }
+    }
+
+    /// The pots created by `instant` and not deleted by then, by id, each with its
+    /// account's balance from `balances`.
+    func existing(at instant: Instant, balances: [AccountBalance]) -> [Pot] {
+        pots.filter { _, pot in pot.createdAt <= instant && !(pot.deletedAt.map { $0 <= instant } ?? false) }
+            .sorted { $0.key < $1.key }
+            .map { id, pot in
+                let account = LedgerAccounts.pot(id)
+                let total = balances.first { $0.account == account && $0.amount.commodity == pot.target.commodity }?.amount
+                return Pot(id: id, name: pot.name, target: pot.target, total: total ?? Money.zero(pot.target.commodity))
+            }
+    }
+}
+
+extension NetWorthReport {
+    /// The same report, labelled with another point (a replay answers "as of D" on state
+    /// already cut at K).
+    func answering(for point: PointInTime) -> NetWorthReport {
+        NetWorthReport(point: point, baseCurrency: baseCurrency, assets: assets, liabilities: liabilities, netWorth: netWorth,
+                       lines: lines, excluded: excluded, categories: categories)
+    }
+}
