@@ -52,3 +52,37 @@ import Testing
         }
     }
 }
+
+@Suite struct AssetAuditTests {
+    @Test func everyChangeOfAnAssetsValueIsListedAndEndsAtItsNetWorthLine() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-05-01T12:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let vea = try Commodity.named("VEA")
+            try ledger.addAsset(AssetAdded(assetId: "vea", name: "VEA", category: .investments, type: .stockOrETF, currency: .usd, symbol: "VEA"))
+            try ledger.setPosition(PositionSet(assetId: "vea", quantity: try Money(parsing: "10", commodity: vea)))
+            clock.advance(seconds: 60)
+            try ledger.quotePrice(PriceQuoted(symbol: vea, price: usd("50.00"), source: .live))
+            clock.advance(seconds: 86_400)
+            try ledger.quotePrice(PriceQuoted(symbol: vea, price: usd("50.00"), source: .live))  // no change: not listed
+            clock.advance(seconds: 86_400)
+            try ledger.quotePrice(PriceQuoted(symbol: vea, price: usd("52.50"), source: .live))
+            clock.advance(seconds: 86_400)
+            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "vea", value: usd("400.00"), source: .override))
+            clock.advance(seconds: 86_400)
+            try ledger.clearValuationOverride("vea")
+            let entries = try ledger.auditValue(of: .asset, "vea")
+            #expect(entries.map(\.eventType) == ["price_quoted", "price_quoted", "valuation_recorded", "valuation_override_cleared"])
+            #expect(entries.map(\.amount) == [usd("500.00"), usd("25.00"), usd("-125.00"), usd("125.00")])
+            #expect(entries.last?.balance == usd("525.00"))
+            #expect(try ledger.netWorth().lines.first?.converted == entries.last?.balance)
+            clock.advance(seconds: 86_400)
+            try ledger.removeAsset("vea")
+            let removed = try ledger.auditValue(of: .asset, "vea")
+            #expect(removed.last?.eventType == "asset_removed")
+            #expect(removed.last?.balance == usd("0.00"))
+            #expect(removed.last?.sequence ?? 0 > 0)
+            try ledger.expectConsistent()
+        }
+    }
+}

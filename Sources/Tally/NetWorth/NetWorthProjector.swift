@@ -8,7 +8,7 @@ public struct NetWorthProjector: Projector {
     public init() {}
 
     public let name = "net_worth"
-    public let version = 1
+    public let version = 2
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
         "nw_base_currencies", "nw_reminders",
@@ -20,7 +20,7 @@ public struct NetWorthProjector: Projector {
                 kind TEXT NOT NULL, item_id TEXT NOT NULL, name TEXT NOT NULL, category TEXT NOT NULL,
                 type TEXT, currency TEXT NOT NULL, linked_asset_id TEXT,
                 added_at INTEGER NOT NULL, added_recorded_at INTEGER NOT NULL,
-                removed_at INTEGER, removed_recorded_at INTEGER,
+                removed_at INTEGER, removed_recorded_at INTEGER, removed_sequence INTEGER,
                 PRIMARY KEY (kind, item_id)
             ) STRICT, WITHOUT ROWID;
             CREATE TABLE nw_item_tags (
@@ -87,8 +87,8 @@ public struct NetWorthProjector: Projector {
             try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [tags.assetId, effective, recorded, sequence, tags.country, tags.sector, tags.symbol])
         case .assetRemoved(let removed):
-            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ? WHERE kind = 'asset' AND item_id = ?",
-                           arguments: [effective, recorded, removed.assetId])
+            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'asset' AND item_id = ?",
+                           arguments: [effective, recorded, sequence, removed.assetId])
         case .liabilityAdded(let liability):
             try db.execute(sql: """
                 INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
@@ -96,8 +96,8 @@ public struct NetWorthProjector: Projector {
                 """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
                                  liability.linkedAssetId, effective, recorded])
         case .liabilityRemoved(let removed):
-            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ? WHERE kind = 'liability' AND item_id = ?",
-                           arguments: [effective, recorded, removed.liabilityId])
+            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'liability' AND item_id = ?",
+                           arguments: [effective, recorded, sequence, removed.liabilityId])
         case .valuationRecorded(let valuation):
             try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                            arguments: [valuation.itemKind.rawValue, valuation.itemId, effective, recorded, sequence,

@@ -5,10 +5,10 @@ import Tally
 struct AuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
-        abstract: "Every change to an account or pot, with the event that caused it and the running balance.",
+        abstract: "Every change to an account, pot, asset or liability, with the event that caused it and the running balance.",
         discussion: """
             TARGET is an account name (Assets:Bank:Checking, Wealth:main:Spend, Budget:Current) \
-            or pot:ID for a savings pot. Changes are in effective-time order; --from and --to \
+            pot:ID for a savings pot, asset:ID or liability:ID for an item's value. Changes are in effective-time order; --from and --to \
             are days in the ledger's time zone (earlier changes make up the opening balance). \
             --format csv prints exactly the header seq,recorded_at,effective_date,event,amount,currency,balance.
             """
@@ -17,19 +17,27 @@ struct AuditCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, csv, json }
 
     @OptionGroup var storeOptions: StoreOptions
-    @Argument(help: "An account name, or pot:ID.") var target: String
+    @Argument(help: "An account name, pot:ID, asset:ID or liability:ID.") var target: String
     @Option(help: "First day (YYYY-MM-DD).") var from: String?
     @Option(help: "Last day (YYYY-MM-DD).") var to: String?
     @Option(name: .customLong("known-at"), help: ArgumentHelp("As the ledger knew it at this instant.", valueName: "instant")) var knownAt: String?
     @Option(help: "table, csv or json.") var format: Format = .table
 
     func run() throws {
-        let account = target.hasPrefix("pot:") ? LedgerAccounts.pot(String(target.dropFirst(4))) : target
         let first = try from.map { try CLIParse.date($0, option: "--from") }
         let last = try to.map { try CLIParse.date($0, option: "--to") }
         if let first, let last, first > last { throw ValidationError("--from \(first) is after --to \(last)") }
         let known = try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
-        let entries = try storeOptions.withLedger { ledger in try ledger.audit(account: account, from: first, through: last, knownAt: known) }
+        let entries = try storeOptions.withLedger { ledger in
+            if target.hasPrefix("asset:") {
+                return try ledger.auditValue(of: .asset, String(target.dropFirst(6)), from: first, through: last, knownAt: known)
+            }
+            if target.hasPrefix("liability:") {
+                return try ledger.auditValue(of: .liability, String(target.dropFirst(10)), from: first, through: last, knownAt: known)
+            }
+            let account = target.hasPrefix("pot:") ? LedgerAccounts.pot(String(target.dropFirst(4))) : target
+            return try ledger.audit(account: account, from: first, through: last, knownAt: known)
+        }
         switch format {
         case .csv:
             print(AuditCSV.render(entries), terminator: "")
