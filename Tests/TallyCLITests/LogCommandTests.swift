@@ -5,7 +5,7 @@ import Testing
     /// A demo store shared by the read-only tests of this suite.
     private func demoStore(_ directory: TemporaryDirectory) throws -> String {
         let store = directory.path + "/demo"
-        let result = try TallyProcess.run(["demo", "--store", store, "--months", "2"])
+        let result = try TallyProcess.run(["demo", "--store", store, "--first-month", "2026-07", "--months", "2"])
         try #require(result.status == 0, "\(result.standardError)")
         return store
     }

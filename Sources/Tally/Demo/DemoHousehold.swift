@@ -1,170 +1,156 @@
-internal import TallyLog
+internal import Synchronization
 
-/// A deterministic synthetic household: a few months of realistic activity across the
-/// products, as batches of events with the instant the ledger learned each batch.
+/// A deterministic synthetic household that lives a few years through the ``Ledger``'s
+/// commands: every rule (the split, round-ups, pots, recurring generation, envelope and
+/// challenge checks …) runs where it lives, exactly as for a real user.
 ///
-/// The same seed yields the same events, recorded times and so the same log digest.
-/// Until the `Ledger` commands exist, the wealth rules (70/30 split, round-ups) are
-/// applied here with the money primitives.
+/// Every product takes part: an automated wealth account (deposits split 70/30 and later
+/// 60/40, round-ups, a pause and a resume, a lost card frozen and unfrozen), a monthly budget
+/// (bank imports, manual transactions, budgets, pots, recurring bills generated each month,
+/// an amended, a deleted and a re-categorised transaction, a reference reset), envelopes
+/// (USD and EUR accounts, a trip abroad, a 52-week challenge), and a net worth with a
+/// portfolio (a home and its mortgage, ETFs and gold with quoted prices, GBP and JPY holdings
+/// with weekly FX rates, quarterly appraisals with reminders, balance assertions).
+///
+/// ```swift
+/// let household = DemoHousehold(seed: 42, firstMonth: try Month(parsing: "2024-01"), monthCount: 34)
+/// let clock = DemoClock(household.createdAt(try LedgerCalendar(timeZoneIdentifier: DemoHousehold.timeZone)))
+/// let ledger = try Ledger.create(at: path, name: DemoHousehold.ledgerName, baseCurrency: DemoHousehold.baseCurrency,
+///                                timeZone: DemoHousehold.timeZone, options: .init(clock: clock.function, syncMode: .none))
+/// let activity = try household.live(in: ledger, clock: clock)
+/// ```
+///
+/// The same seed, first month and month count give the same commands at the same simulated
+/// instants, so the same log, head digest and answers.
 public struct DemoHousehold: Sendable {
-    /// One commit: the events of one user action and when it was recorded.
-    public struct Batch: Sendable {
-        public let recordedAt: Instant
-        public let events: [NewEvent]
-    }
-
+    /// The seed of every random choice (amounts, payees, prices, rates).
     public let seed: UInt64
+    /// The month the ledger is created in.
     public let firstMonth: Month
+    /// How many months the tour covers; the last one stops on ``lastDay``.
     public let monthCount: Int
 
+    /// The ledger's name.
+    public static let ledgerName = "Demo household"
+    /// The ledger's time zone.
+    public static let timeZone = "America/New_York"
+    /// The ledger's base currency.
+    public static let baseCurrency = Commodity.usd
+    /// The wealth account the household uses.
+    public static let wealthAccount = "main"
+    /// The day of the last month on which the tour stops (its "today").
+    public static let lastDayOfMonth = 20
+    /// The fewest months a tour covers: a correction is recorded in the month after the
+    /// month it corrects.
+    public static let monthCountMinimum = 2
+
+    /// A household over `monthCount` months from `firstMonth`.
+    ///
+    /// - Precondition: `monthCount` is at least ``monthCountMinimum``.
     public init(seed: UInt64 = 42, firstMonth: Month, monthCount: Int) {
+        precondition(monthCount >= Self.monthCountMinimum, "a demo tour covers at least \(Self.monthCountMinimum) months")
         self.seed = seed
         self.firstMonth = firstMonth
         self.monthCount = monthCount
     }
 
-    /// The ledger's opening event.
-    public var ledger: LedgerCreated {
-        LedgerCreated(name: "Demo household", baseCurrency: .usd, timeZone: "America/New_York")
+    /// The last month of the tour.
+    public var lastMonth: Month { firstMonth.adding(months: monthCount - 1) }
+    /// The tour's last day: the dashboard's "today".
+    public var lastDay: LocalDate { lastMonth.firstDay.adding(days: min(Self.lastDayOfMonth, lastMonth.dayCount) - 1) }
+
+    /// The month whose end the point-in-time answer looks at; a backdated correction about
+    /// it is recorded on day 8 of the next month.
+    public var correctedMonth: Month { storyMonth(14) }
+    /// The instant the backdated correction was recorded (day 8 after the corrected month, 10:00).
+    public func correctionRecordedAt(_ calendar: LedgerCalendar) -> Instant {
+        Self.at(correctedMonth.adding(months: 1).firstDay.adding(days: 7), 10, 0, calendar)
     }
 
-    /// When the ledger was created: the first day of the first month, 09:00 UTC.
-    public var createdAt: Instant { at(firstMonth.firstDay, hour: 9) }
+    /// When the ledger is created: the first day, 08:00 in the ledger's time zone.
+    public func createdAt(_ calendar: LedgerCalendar) -> Instant { Self.at(firstMonth.firstDay, 8, 0, calendar) }
 
-    private func at(_ date: LocalDate, hour: Int, minute: Int = 0) -> Instant {
-        Instant(microsecondsSinceEpoch: Instant(utcDate: date).microsecondsSinceEpoch
-            + Int64(hour * 3600 + minute * 60) * 1_000_000)
+    /// The month at `twentieth`/33 of the tour (on the default 34-month tour, month `twentieth`
+    /// after the first): where the stories happen on shorter or longer tours.
+    func storyMonth(_ twentieth: Int) -> Month { firstMonth.adding(months: (monthCount - 1) * twentieth / 33) }
+
+    /// An instant at a local time of a day.
+    static func at(_ date: LocalDate, _ hour: Int, _ minute: Int, _ calendar: LedgerCalendar) -> Instant {
+        Instant(microsecondsSinceEpoch: calendar.startOfDay(date).microsecondsSinceEpoch + Int64(hour * 3_600 + minute * 60) * 1_000_000)
     }
 
-    private static func money(_ minorUnits: Int64, _ commodity: Commodity = .usd) -> Money {
-        Money(minorUnits: minorUnits, commodity: commodity)
+    /// Lives the whole tour in `ledger`, moving `clock` through the simulated days, and says
+    /// what happened.
+    ///
+    /// - Parameters:
+    ///   - ledger: a new ledger created by ``createdAt(_:)`` in USD and ``timeZone``, on `clock`.
+    ///   - clock: the ledger's clock; only this method moves it, and only forward.
+    /// - Throws: whatever a command throws that the household did not expect (an expected
+    ///   refusal, such as a purchase on a frozen card, is counted in the activity instead).
+    public func live(in ledger: Ledger, clock: DemoClock) throws -> DemoActivity {
+        var life = DemoLife(household: self, ledger: ledger, clock: clock)
+        try life.live()
+        return life.activity
+    }
+}
+
+/// What a household's tour did: the commands it ran and what they appended or refused.
+public struct DemoActivity: Hashable, Sendable {
+    /// Commands run (refused ones included).
+    public internal(set) var commands = 0
+    /// Events appended, by event type name.
+    public internal(set) var eventsByType: [String: Int] = [:]
+    /// Commands that appended nothing because their idempotency key had been used (a bank
+    /// sending a transaction twice).
+    public internal(set) var repeatsIgnored = 0
+    /// Commands that found nothing to do (recurring items asked for twice in a month, a rule
+    /// already in force).
+    public internal(set) var nothingToDo = 0
+    /// Commands the ledger refused, by what the refusal said (its error code), e.g.
+    /// `card frozen`.
+    public internal(set) var refusals: [String: Int] = [:]
+    /// The amended transaction's id.
+    public internal(set) var amendedTransactionId: String?
+    /// The events of the amended transaction: its first version and its amendment.
+    public internal(set) var amendmentSequences: [UInt64] = []
+
+    /// Events appended in all.
+    public var eventCount: Int { eventsByType.values.reduce(0, +) }
+
+    /// Event types by count, largest first (then by name): a stable order for printing.
+    public var countsByType: [(type: String, count: Int)] {
+        eventsByType.map { (type: $0.key, count: $0.value) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
     }
 
-    /// Every batch after the ledger's creation, in recorded order.
-    public func batches() throws -> [Batch] {
-        var random = SplitMix64(seed: seed)
-        var batches: [Batch] = []
-        func add(_ date: LocalDate, hour: Int, minute: Int = 0, _ events: [NewEvent]) {
-            batches.append(Batch(recordedAt: at(date, hour: hour, minute: minute), events: events))
-        }
-        func event(_ date: LocalDate, hour: Int, key: String? = nil, cause: CauseReference? = nil, _ body: EventBody) -> NewEvent {
-            NewEvent(effectiveAt: at(date, hour: hour), cause: cause, idempotencyKey: key, body: body)
-        }
-        let start = firstMonth.firstDay
-        let vea = try Commodity.named("VEA")
-        add(start, hour: 9, minute: 5, [
-            event(start, hour: 9, .accountOpened(AccountOpened(account: "Assets:Bank:Checking", kind: .asset, commodity: .usd, openingBalance: Self.money(2_500_00)))),
-            event(start, hour: 9, .accountOpened(AccountOpened(account: "Liabilities:CreditCard", kind: .liability, commodity: .usd))),
-            event(start, hour: 9, .splitRuleSet(SplitRuleSet(account: "main", spendWeight: 70, investWeight: 30))),
-            event(start, hour: 9, .roundUpsSwitched(RoundUpsSwitched(account: "main", enabled: true))),
-            event(start, hour: 9, .bankConnected(BankConnected(bankId: "first-national", name: "First National"))),
-            event(start, hour: 9, .referenceBalanceSet(ReferenceBalanceSet(amount: Self.money(2_500_00)))),
-            event(start, hour: 9, .potCreated(PotCreated(potId: "holiday", name: "Summer holiday", target: Self.money(1_500_00)))),
-            event(start, hour: 9, .potCreated(PotCreated(potId: "emergency", name: "Emergency fund", target: Self.money(5_000_00)))),
-            event(start, hour: 9, .recurringDefined(RecurringDefined(recurringId: "rent", payee: "Maple Street Rentals", category: .bills, amount: Self.money(-1_450_00), dayOfMonth: 1, startMonth: firstMonth))),
-            event(start, hour: 9, .recurringDefined(RecurringDefined(recurringId: "salary", payee: "Acme Corp", category: .general, amount: Self.money(3_200_00), dayOfMonth: 25, startMonth: firstMonth))),
-            event(start, hour: 9, .recurringDefined(RecurringDefined(recurringId: "streaming", payee: "StreamFlix", category: .entertainment, amount: Self.money(-15_49), dayOfMonth: 12, startMonth: firstMonth))),
-            event(start, hour: 9, .envelopeCreated(EnvelopeCreated(envelopeId: "groceries", name: "Groceries", interval: .monthly, budgeted: Self.money(600_00), startDate: start))),
-            event(start, hour: 9, .assetAdded(AssetAdded(assetId: "home", name: "Home", category: .property, type: .realEstate, currency: .usd, country: "US"))),
-            event(start, hour: 9, .assetAdded(AssetAdded(assetId: "vea", name: "Vanguard FTSE Developed Markets", category: .investments, type: .stockOrETF, currency: .usd, country: "XD", sector: "Diversified", symbol: "VEA"))),
-            event(start, hour: 9, .assetAdded(AssetAdded(assetId: "uk-savings", name: "UK savings", category: .cash, type: .cash, currency: .gbp, country: "GB"))),
-            event(start, hour: 9, .liabilityAdded(LiabilityAdded(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd, linkedAssetId: "home"))),
-            event(start, hour: 9, .positionSet(PositionSet(assetId: "vea", quantity: Money(minorUnits: 42_5000_0000, commodity: vea), costBasis: Self.money(1_980_00)))),
-            event(start, hour: 9, .valuationRecorded(ValuationRecorded(itemKind: .asset, itemId: "home", value: Self.money(420_000_00), source: .manual))),
-            event(start, hour: 9, .valuationRecorded(ValuationRecorded(itemKind: .asset, itemId: "uk-savings", value: Self.money(8_000_00, .gbp), source: .bankRefresh))),
-            event(start, hour: 9, .reminderSet(ReminderSet(reminderId: "home-value", assetId: "home", dueDate: start.adding(days: 90), note: "Check comparable sales"))),
-        ])
+    /// Refusals by reason, in a stable order.
+    public var refusalsByReason: [(reason: String, count: Int)] {
+        refusals.map { (reason: $0.key, count: $0.value) }.sorted { $0.reason < $1.reason }
+    }
+}
 
-        let payees: [(String, BudgetCategory, ClosedRange<Int64>)] = [
-            ("Green Grocer", .groceries, 25_00...140_00), ("City Market", .groceries, 15_00...90_00),
-            ("Luigi's Trattoria", .diningOut, 30_00...95_00), ("Bean There Cafe", .diningOut, 4_00...14_00),
-            ("Metro Transit", .transportation, 2_75...40_00), ("QuickFuel", .transportation, 30_00...70_00),
-            ("Bookworm", .education, 12_00...60_00), ("Style Hub", .shopping, 20_00...160_00),
-            ("Cinema 8", .entertainment, 12_00...38_00), ("Pharma Plus", .personalCare, 6_00...45_00),
-        ]
-        var mortgage: Int64 = 310_000_00
-        var veaPrice: Int64 = 48_20
-        var gbpRate: Int64 = 1_2650  // USD per GBP, scale 4
-        var transactionNumber = 0
-        var purchaseNumber = 0
-        var depositNumber = 0
+/// A clock the demo moves by hand, so that recorded times are the household's simulated
+/// moments and the same seed records the same log.
+///
+/// ```swift
+/// let clock = DemoClock(start)
+/// let options = Ledger.Options(clock: clock.function, syncMode: .none)
+/// clock.move(to: later)
+/// ```
+public final class DemoClock: Sendable {
+    private let value: Mutex<Instant>
 
-        for offset in 0..<monthCount {
-            let month = firstMonth.adding(months: offset)
-            let first = month.firstDay
-            // Budgets for the month.
-            add(first, hour: 8, [
-                event(first, hour: 8, .budgetSet(BudgetSet(category: .groceries, month: month, maximum: Self.money(550_00)))),
-                event(first, hour: 8, .budgetSet(BudgetSet(category: .diningOut, month: month, maximum: Self.money(250_00)))),
-                event(first, hour: 8, .budgetSet(BudgetSet(category: .transportation, month: month, maximum: Self.money(180_00)))),
-            ])
-            // Recurring occurrences.
-            for (id, payee, category, amount, day) in [
-                ("rent", "Maple Street Rentals", BudgetCategory.bills, Int64(-1_450_00), 1),
-                ("streaming", "StreamFlix", .entertainment, -15_49, 12),
-                ("salary", "Acme Corp", .general, 3_200_00, 25),
-            ] {
-                let date = first.adding(days: day - 1)
-                add(date, hour: 7, [event(date, hour: 7, key: "recurring:\(id):\(month)", .recurringOccurrenceGenerated(RecurringOccurrenceGenerated(
-                    recurringId: id, month: month, transactionId: "rec-\(id)-\(month)", payee: payee, category: category, amount: Self.money(amount))))])
-            }
-            for day in 0..<month.dayCount {
-                let date = first.adding(days: day)
-                // Bank card spending: 0 to 2 transactions a day.
-                for _ in 0..<Int(random.next() % 3) {
-                    let (payee, category, range) = payees[Int(random.next() % UInt64(payees.count))]
-                    let amount = range.lowerBound + Int64(random.next() % UInt64(range.upperBound - range.lowerBound + 1))
-                    transactionNumber += 1
-                    let external = "fn-\(String(transactionNumber + 100_000))"
-                    add(date, hour: 20, minute: transactionNumber % 60, [event(date, hour: 18, key: "bank:\(external)", .transactionRecorded(TransactionRecorded(
-                        transactionId: "t\(transactionNumber)", payee: payee, category: category, amount: Self.money(-amount),
-                        source: .bank, externalId: external, bankId: "first-national", account: "Assets:Bank:Checking",
-                        envelope: category == .groceries ? "groceries" : nil)))])
-                }
-                // Wealth account: deposits on the 1st and 15th, split 70/30.
-                if day == 0 || day == 14 {
-                    depositNumber += 1
-                    let usdc = depositNumber % 3 == 0
-                    let amount = usdc ? Money(minorUnits: 150_000000, commodity: .usdc) : Self.money(500_00)
-                    let parts = try amount.allocated(byRatios: [70, 30])
-                    add(date, hour: 10, [
-                        event(date, hour: 10, key: "deposit:d\(depositNumber)", .depositReceived(DepositReceived(
-                            account: "main", amount: amount, source: usdc ? .chain : .bankTransfer, externalId: "d\(depositNumber)"))),
-                        event(date, hour: 10, cause: .earlierInBatch(0), .depositSplit(DepositSplit(
-                            account: "main", spend: parts[0], invest: parts[1], spendWeight: 70, investWeight: 30))),
-                    ])
-                }
-                // Card purchases from Spend with round-ups, about every third day.
-                if random.next() % 3 == 0 {
-                    purchaseNumber += 1
-                    let amount = Self.money(1_00 + Int64(random.next() % 4_000))
-                    let roundUp = try amount.remainderToNextWholeUnit()
-                    var events = [event(date, hour: 13, .purchaseMade(PurchaseMade(account: "main", amount: amount, merchant: ["Corner Deli", "Bike Shop", "Bakery", "Hardware Co"][purchaseNumber % 4], externalId: "card-\(purchaseNumber)")))]
-                    if roundUp.isPositive {
-                        events.append(event(date, hour: 13, cause: .earlierInBatch(0), .roundUpApplied(RoundUpApplied(account: "main", amount: roundUp))))
-                    }
-                    add(date, hour: 13, minute: 1, events)
-                }
-                // Prices on weekdays, FX weekly.
-                let weekday = (date.daysSinceEpoch + 4) % 7  // 0 = Sunday
-                if weekday >= 1 && weekday <= 5 {
-                    veaPrice = max(30_00, veaPrice + Int64(random.next() % 101) - 49)
-                    add(date, hour: 21, [event(date, hour: 21, .priceQuoted(PriceQuoted(symbol: vea, price: Self.money(veaPrice), source: .live)))])
-                }
-                if weekday == 1 {
-                    gbpRate = gbpRate + Int64(random.next() % 41) - 20
-                    add(date, hour: 21, minute: 5, [event(date, hour: 21, .fxRateSet(FXRateSet(base: .gbp, quote: .usd, rate: try ExactDecimal(significand: gbpRate, scale: 4))))])
-                }
-            }
-            // Month end: pot savings, mortgage statement, a balance assertion.
-            let last = month.lastDay
-            mortgage -= 780_00
-            add(last, hour: 19, [
-                event(last, hour: 19, .potFunded(PotFunded(potId: "holiday", amount: Self.money(150_00)))),
-                event(last, hour: 19, .potFunded(PotFunded(potId: "emergency", amount: Self.money(250_00)))),
-                event(last, hour: 19, .valuationRecorded(ValuationRecorded(itemKind: .liability, itemId: "mortgage", value: Self.money(mortgage), source: .bankRefresh))),
-            ])
-        }
-        return batches
+    /// A clock showing `start`.
+    public init(_ start: Instant) { value = Mutex(start) }
+
+    /// The instant it shows.
+    public var now: Instant { value.withLock { $0 } }
+
+    /// The clock as the function ``Ledger/Options`` takes.
+    public var function: @Sendable () -> Instant { { self.now } }
+
+    /// Moves the clock to `instant`, never backwards (recorded times do not decrease).
+    public func move(to instant: Instant) {
+        value.withLock { $0 = max($0, instant) }
     }
 }

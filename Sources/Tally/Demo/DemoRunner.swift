@@ -1,21 +1,40 @@
 internal import Foundation
-internal import Synchronization
 public import TallyLog
 
-/// Records a ``DemoHousehold`` into a store, as the `tally demo` command does.
+/// Runs the demo tour, as the `tally demo` command does: creates a ledger on a simulated
+/// clock, lets a ``DemoHousehold`` live in it through the ``Ledger``'s commands, reads the
+/// dashboards, then verifies the store and measures its log.
 ///
-/// Recorded times come from a simulated clock (each batch is recorded when the household
-/// would have entered it), so the same seed gives the same log and the same head digest.
+/// ```swift
+/// let summary = try DemoRunner.run(at: ".tally", household: DemoHousehold(firstMonth: try Month(parsing: "2024-01"), monthCount: 34))
+/// print(summary.verification.log.head)
+/// ```
+///
+/// Recorded times come from the simulated clock, so the same household gives the same log,
+/// the same head digest and the same answers on every machine.
 public enum DemoRunner {
-    /// What a demo run did.
+    /// What a demo run did and found.
     public struct Summary: Sendable {
-        public let events: UInt64
-        public let commits: Int
-        public let firstMonth: Month
-        public let lastMonth: Month
-        public let countsByType: [(type: String, count: Int)]
+        /// The household that lived the tour.
+        public let household: DemoHousehold
+        /// The commands it ran and what they appended or refused.
+        public let activity: DemoActivity
+        /// What each product shows at the end, and the point-in-time and audit answers.
+        public let dashboard: DemoDashboard
+        /// The verification of the closed store: log, read models, trial balance, assertions.
         public let verification: StoreVerification
+        /// The log's size on disk and its compression.
         public let statistics: LogStatistics
+        /// The size of the same events as NDJSON (one JSON object a line).
+        public let ndjsonBytes: Int64
+
+        /// Event types by count, the ledger's creation included, largest first.
+        public var countsByType: [(type: String, count: Int)] {
+            var counts = activity.eventsByType
+            counts[LedgerCreated.eventType.name, default: 0] += 1
+            return counts.map { (type: $0.key, count: $0.value) }
+                .sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
+        }
     }
 
     /// Whether the store at `root` was made by the demo (so `--replace` may remove it).
@@ -35,48 +54,41 @@ public enum DemoRunner {
         try manager.removeItem(atPath: root)
     }
 
-    /// Creates the store, records every batch, syncs, verifies.
+    /// Creates the store at `root`, lives the household's tour in it, reads the dashboards,
+    /// syncs, closes, verifies and measures the log.
+    ///
+    /// Commits are synced once at the end (a bulk load), not one by one.
+    ///
+    /// - Throws: ``StoreError`` when `root` holds a store already; whatever a command or a
+    ///   query throws that the household did not expect.
     public static func run(at root: String, household: DemoHousehold) throws -> Summary {
-        let batches = try household.batches()
-        let clock = SimulatedClock(household.createdAt.microsecondsSinceEpoch)
-        var options = LogOptions()
-        options.clock = { clock.now }
-        options.syncMode = .none
-        let store = try EventStore.create(at: root, ledger: household.ledger, effectiveAt: household.createdAt, options: options)
-        guard FileManager.default.createFile(atPath: store.layout.demoMarkerPath, contents: Data("made by tally demo\n".utf8)) else {
-            try? store.close()
-            throw StoreError(.notAStore, "cannot write '\(store.layout.demoMarkerPath)'")
-        }
-        var counts: [String: Int] = ["ledger_created": 1]
+        let calendar = try LedgerCalendar(timeZoneIdentifier: DemoHousehold.timeZone)
+        let clock = DemoClock(household.createdAt(calendar))
+        let ledger = try Ledger.create(
+            at: root, name: DemoHousehold.ledgerName, baseCurrency: DemoHousehold.baseCurrency, timeZone: DemoHousehold.timeZone,
+            options: Ledger.Options(clock: clock.function, syncMode: .none)
+        )
+        let activity: DemoActivity
+        let dashboard: DemoDashboard
         do {
-            for batch in batches {
-                clock.now = batch.recordedAt.microsecondsSinceEpoch
-                try store.append(batch.events)
-                for event in batch.events { counts[event.type.name, default: 0] += 1 }
+            guard FileManager.default.createFile(atPath: ledger.layout.demoMarkerPath, contents: Data("made by tally demo\n".utf8)) else {
+                throw StoreError(.notAStore, "cannot write '\(ledger.layout.demoMarkerPath)'")
             }
-            try store.writer.sync()
-            try store.close()
+            activity = try household.live(in: ledger, clock: clock)
+            try ledger.sync()
+            dashboard = try DemoDashboard(ledger: ledger, household: household, activity: activity)
+            try ledger.close()
         } catch {
-            try? store.close()
+            try? ledger.close()
             throw error
         }
         let verification = try StoreVerifier.verify(at: root)
         let reader = try EventStoreReader.open(at: root)
+        var ndjsonBytes: Int64 = 0
+        try reader.forEach { event in ndjsonBytes += Int64(EventJSON.encode(event).utf8.count + 1) }
         return Summary(
-            events: reader.head.sequence, commits: batches.count + 1,
-            firstMonth: household.firstMonth, lastMonth: household.firstMonth.adding(months: household.monthCount - 1),
-            countsByType: counts.map { ($0.key, $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type },
-            verification: verification, statistics: try reader.statistics()
+            household: household, activity: activity, dashboard: dashboard,
+            verification: verification, statistics: try reader.statistics(), ndjsonBytes: ndjsonBytes
         )
-    }
-}
-
-/// A clock the demo advances by hand.
-private final class SimulatedClock: Sendable {
-    private let value: Mutex<Int64>
-    init(_ start: Int64) { value = Mutex(start) }
-    var now: Int64 {
-        get { value.withLock { $0 } }
-        set { value.withLock { $0 = newValue } }
     }
 }

@@ -6,11 +6,12 @@ import TallyLog
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Record a few months of a synthetic household into a new store, verify it, and say what was done.",
+        abstract: "A tour: a household lives a few years through the ledger's commands; then every product's dashboard, time travel, audit and verify.",
         discussion: """
-            The household is deterministic: the same --seed gives the same events and the \
-            same head digest. --replace removes a store that an earlier `tally demo` made \
-            (never any other).
+            The household (wealth account, budget, envelopes, net worth and portfolio) runs \
+            every act as a Ledger command on a simulated clock, so the same --seed gives the \
+            same events, head digest and output. --replace removes a store that an earlier \
+            `tally demo` made (never any other).
             """
     )
 
@@ -19,45 +20,286 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Seed of the synthetic household.")
     var seed: UInt64 = 42
 
-    @Option(help: "Months of activity to record.")
-    var months = 5
+    @Option(help: "Months of activity to record (the last one stops on its 20th).")
+    var months = 34
 
     @Option(name: .customLong("first-month"), help: "The first month recorded (YYYY-MM).")
-    var firstMonth = "2026-06"
+    var firstMonth = "2024-01"
 
     @Flag(help: "Replace a store made by an earlier demo.")
     var replace = false
 
     func validate() throws {
-        guard (1...120).contains(months) else { throw ValidationError("--months must be 1 to 120") }
+        guard (DemoHousehold.monthCountMinimum...120).contains(months) else {
+            throw ValidationError("--months must be \(DemoHousehold.monthCountMinimum) to 120")
+        }
     }
 
     func run() throws {
         let path = storeOptions.path
-        let first: Month
-        do { first = try Month(parsing: firstMonth) } catch { throw ValidationError("--first-month: \(error)") }
+        let first = try CLIParse.month(firstMonth, option: "--first-month")
         if replace {
             try DemoRunner.removeDemoStore(at: path)
         }
         let household = DemoHousehold(seed: seed, firstMonth: first, monthCount: months)
+        let started = ContinuousClock.now
         let summary = try DemoRunner.run(at: path, household: household)
-        let statistics = summary.statistics
-        print("Tally demo: store \(path), seed \(seed)")
-        print("Recorded \(summary.events) events in \(summary.commits) commits, \(summary.firstMonth) to \(summary.lastMonth):")
-        print(Output.table(
-            ["EVENT TYPE", "COUNT"],
-            summary.countsByType.map { [$0.type, String($0.count)] },
-            rightAligned: [1]
-        ))
-        print("")
-        let log = summary.verification.log
-        print("verify: \(summary.verification.isIntact ? "ok" : "FAILED"): \(log.events) events, \(log.segments) segment(s), \(log.frames) frames; checksums, hash chain and payloads checked")
-        print("head digest \(log.head)  (keep it; `tally verify --expect \(log.head)` checks it later)")
-        print("log on disk: \(Output.bytes(statistics.bytesOnDisk)); events encoded \(Output.bytes(statistics.uncompressedBytes)), LZ4 \(Output.ratio(statistics.uncompressedBytes, statistics.storedBytes))")
-        print("")
-        let program = CommandLine.arguments.first ?? "tally"
-        print("Next: \(program) log --store \(path) --type deposit_split --limit 5")
-        print("      \(program) stats --store \(path) --ndjson")
+        let elapsed = ContinuousClock.now - started
+        DemoReport(summary: summary, path: path).print()
+        // Timing varies from run to run: standard error, so the output stays deterministic.
+        Output.note("tally demo: lived, read, verified and measured in \(elapsed.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2))))\n")
         if !summary.verification.isIntact { throw ExitCode.failure }
+    }
+}
+
+/// The demo's printout: what the household did, each product's dashboard, a past date now
+/// and as known before a correction, an audit excerpt, verify's digest and the log's size.
+struct DemoReport {
+    let summary: DemoRunner.Summary
+    let path: String
+    var dashboard: DemoDashboard { summary.dashboard }
+
+    func print() {
+        overview()
+        wealth()
+        budget()
+        envelopes()
+        netWorth()
+        xray()
+        pastDate()
+        audit()
+        verify()
+    }
+
+    private func heading(_ title: String) {
+        Swift.print("")
+        Swift.print("== \(title)")
+    }
+
+    private func signed(_ money: Money) -> String {
+        (money.isPositive ? "+" : "") + money.decimalString
+    }
+
+    private func overview() {
+        let household = summary.household
+        let activity = summary.activity
+        Swift.print("Tally demo: a household from \(household.firstMonth) to \(household.lastDay), seed \(household.seed), store \(path)")
+        Swift.print("Every act ran as a Ledger command on a simulated clock; today is \(dashboard.today) (\(DemoHousehold.timeZone)).")
+        let refused = activity.refusalsByReason.map { "\($0.count) \($0.reason)" }.joined(separator: ", ")
+        Swift.print("\(activity.commands) commands appended \(summary.verification.log.events) events in \(summary.verification.log.frames) commits; "
+                    + "refused \(activity.refusals.values.reduce(0, +))\(refused.isEmpty ? "" : " (\(refused))"), "
+                    + "repeats ignored \(activity.repeatsIgnored), nothing to do \(activity.nothingToDo).")
+        let counts = summary.countsByType
+        let shown = counts.prefix(12)
+        Swift.print(Output.table(["EVENT TYPE", "COUNT"], shown.map { [$0.type, String($0.count)] }, rightAligned: [1]))
+        if counts.count > shown.count {
+            let rest = counts.dropFirst(shown.count)
+            Swift.print("… and \(rest.count) more types (\(rest.map(\.count).reduce(0, +)) events)")
+        }
+    }
+
+    private func wealth() {
+        let wealth = dashboard.wealth
+        heading("Wealth account \(wealth.account): \(wealth.status.rawValue)")
+        Swift.print("split \(wealth.splitRule) (Spend/Invest), round-ups \(wealth.roundUpsEnabled ? "on" : "off"), card \(wealth.cardFrozen ? "frozen" : "active")")
+        Swift.print(Output.table(
+            ["CURRENCY", "SPEND", "INVEST", "WALLET", "TOTAL"],
+            wealth.balances.map { [$0.commodity.code, $0.spend.decimalString, $0.invest.decimalString, $0.wallet.decimalString, $0.total.decimalString] },
+            rightAligned: [1, 2, 3, 4]))
+        func total(_ amounts: [Money]) -> String { amounts.isEmpty ? "none" : amounts.map(\.description).joined(separator: ", ") }
+        Swift.print("round-ups this month \(total(dashboard.roundUpsThisMonth)); last month \(total(dashboard.roundUpsLastMonth))")
+        Swift.print(Output.table(
+            ["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"],
+            dashboard.wealthHistory.map { entry in
+                [String(entry.sequence), DemoDates.date(entry.effectiveAt), entry.kind.rawValue, entry.amount.decimalString, entry.amount.commodity.code,
+                 entry.spendChange.isZero ? "" : signed(entry.spendChange), entry.investChange.isZero ? "" : signed(entry.investChange),
+                 entry.cause.map(String.init) ?? "", entry.detail ?? ""]
+            }, rightAligned: [0, 3, 5, 6, 7]))
+    }
+
+    private func budget() {
+        heading("Budget")
+        let overviews = dashboard.budgetOverviews
+        Swift.print(Output.table(
+            [overviews.first?.income.commodity.code ?? ""] + overviews.enumerated().map { index, overview in
+                "\(overview.month)" + (index == overviews.count - 1 ? " (to \(dashboard.today.day))" : "")
+            },
+            [("current balance", \BudgetOverview.currentBalance), ("held in pots", \.heldInPots), ("income", \.income), ("expenses", \.expenses)]
+                .map { label, path in [label] + overviews.map { $0[keyPath: path].decimalString } }
+                + [["net"] + overviews.map { (try? $0.net().decimalString) ?? "" }],
+            rightAligned: Set(1...overviews.count)))
+        if let month = dashboard.budgets.first?.month {
+            Swift.print("")
+            Swift.print("Budgets of \(month):")
+            Swift.print(Output.table(
+                ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING", ""],
+                dashboard.budgets.map { [$0.category.displayName, $0.maximum.decimalString, $0.spent.decimalString, $0.remaining.decimalString, $0.isOverBudget ? "OVER" : ""] },
+                rightAligned: [1, 2, 3]))
+        }
+        let recurring = dashboard.recurring
+        Swift.print("")
+        Swift.print("Recurring in \(recurring.month), today \(recurring.today):")
+        Swift.print(Output.table(
+            ["DUE", "ID", "PAYEE", "AMOUNT", "STATE"],
+            recurring.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, $0.item.amount.decimalString, $0.state.rawValue] },
+            rightAligned: [3]))
+        Swift.print("paid \(recurring.paid.decimalString)  due soon \(recurring.dueSoon.decimalString)  upcoming \(recurring.upcoming.decimalString)")
+        Swift.print("")
+        Swift.print(Output.table(
+            ["POT", "TARGET", "TOTAL", "PROGRESS"],
+            dashboard.pots.map { [$0.name, $0.target.decimalString, $0.total.decimalString, Output.percent($0.progressBasisPoints)] },
+            rightAligned: [1, 2, 3]))
+    }
+
+    private func envelopes() {
+        heading("Envelopes on \(dashboard.today)")
+        func text(_ money: Money) -> String { "\(money.decimalString) \(money.commodity.code)" }
+        Swift.print(Output.table(
+            ["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", ""],
+            dashboard.envelopes.map { [$0.name, $0.period.description, text($0.budgeted), text($0.carriedIn), text($0.spent), text($0.remaining), $0.isOverBudget ? "OVER" : ""] },
+            rightAligned: [2, 3, 4, 5]))
+        let accounts = dashboard.envelopeAccounts
+        Swift.print("")
+        Swift.print(Output.table(
+            ["ACCOUNT", "BALANCE", "IN \(accounts.total.commodity.code)"],
+            accounts.lines.map { [$0.account, text($0.amount), $0.inBase.map(\.decimalString) ?? "no rate"] }
+                + [["total", "", accounts.total.decimalString]],
+            rightAligned: [1, 2]))
+        Swift.print("")
+        Swift.print(Output.table(
+            ["CHALLENGE", "STEPS DONE", "SAVED", "TARGET"],
+            dashboard.challenges.map { ["\($0.name) (\($0.challengeId))", "\($0.completedSteps.count)/\($0.stepCount)", text($0.saved), $0.target.map(text) ?? ""] },
+            rightAligned: [1, 2, 3]))
+    }
+
+    private func netWorth() {
+        let report = dashboard.netWorth
+        let base = report.baseCurrency.code
+        heading("Net worth on \(dashboard.today)")
+        Swift.print("\(report.netWorth.decimalString) \(base) = assets \(report.assets.decimalString) − liabilities \(report.liabilities.decimalString)"
+                    + (report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)"))
+        Swift.print("30-day change \(signed(dashboard.netWorthChange)) \(base) (from \(dashboard.netWorthMonthAgo.netWorth.decimalString))")
+        Swift.print(Output.table(
+            ["KIND", "ITEM", "CATEGORY", "VALUE", "CUR", base, "SOURCE", ""],
+            report.lines.map { line in
+                [line.kind.rawValue, line.itemId, line.category, line.value.value.decimalString, line.value.value.commodity.code,
+                 line.converted.decimalString, line.value.source.rawValue, line.isStale ? "stale price" : ""]
+            }, rightAligned: [3, 5]))
+        Swift.print("")
+        Swift.print(Output.table(
+            ["KIND", "CATEGORY", base, "SHARE"],
+            report.categories.map { [$0.kind.rawValue, $0.category, $0.total.decimalString, Output.percent($0.basisPoints)] },
+            rightAligned: [2, 3]))
+        for item in report.excluded { Swift.print("excluded: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
+        Swift.print("")
+        Swift.print(Output.table(["MONTH END", "NET WORTH"], dashboard.netWorthSeries.map { [$0.month.description, $0.value.description] }, rightAligned: [1]))
+    }
+
+    private func xray() {
+        let xray = dashboard.xray
+        heading("Portfolio X-ray on \(dashboard.today)")
+        Swift.print("\(xray.total.decimalString) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
+        for (title, groups) in [("by type", xray.allocationByType), ("by country", xray.exposureByCountry), ("by sector", xray.exposureBySector)] {
+            Swift.print("\(title): " + groups.map { "\($0.group) \(Output.percent($0.basisPoints))" }.joined(separator: " · "))
+        }
+        Swift.print(Output.table(["METRIC", "VALUE", "SEVERITY"], [
+            ["concentration (100×Σw²)", Output.hundredths(xray.concentration.value), xray.concentration.severity.rawValue],
+            ["home bias", Output.percent(xray.homeBias.value), xray.homeBias.severity.rawValue],
+            ["illiquidity", Output.percent(xray.illiquidity.value), xray.illiquidity.severity.rawValue],
+            ["data confidence", Output.percent(xray.dataConfidence.value), xray.dataConfidence.severity.rawValue],
+        ], rightAligned: [1]))
+        for item in xray.excluded { Swift.print("excluded: \(item.itemId): \(item.reason)") }
+        for reminder in xray.remindersDue { Swift.print("reminder due \(reminder.dueDate): update \(reminder.assetId)\(reminder.note.map { " (\($0))" } ?? "")") }
+    }
+
+    private func pastDate() {
+        let known = DemoDates.local(dashboard.knownBefore)
+        heading("As of \(dashboard.pastDate): now, and as known at \(known)")
+        Swift.print("On \(DemoDates.local(dashboard.correctionRecordedAt)) the household recorded backdated corrections: the anniversary dinner "
+                    + "of \(dashboard.amendmentAudit.first?.effectiveDate.description ?? "last month") amended (184.00 → 148.00), "
+                    + "a late home appraisal effective \(dashboard.pastDate), and a Style Hub purchase re-categorised.")
+        let now = dashboard.pastNetWorth
+        let before = dashboard.pastNetWorthKnownBefore
+        Swift.print(Output.table(
+            ["", "AS KNOWN NOW", "AS KNOWN AT \(known)"],
+            [
+                ["net worth (\(now.baseCurrency.code))", now.netWorth.decimalString, before.netWorth.decimalString],
+                ["assets", now.assets.decimalString, before.assets.decimalString],
+                ["liabilities", now.liabilities.decimalString, before.liabilities.decimalString],
+            ] + now.lines.filter { line in before.lines.first { $0.itemId == line.itemId }?.converted != line.converted }.map { line in
+                ["  \(line.itemId)", line.converted.decimalString, before.lines.first { $0.itemId == line.itemId }?.converted.decimalString ?? "-"]
+            }, rightAligned: [1, 2]))
+        for item in now.excluded { Swift.print("excluded then: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
+        Swift.print("")
+        let keys = ["Budget:Current", LedgerAccounts.spend(DemoHousehold.wealthAccount), LedgerAccounts.invest(DemoHousehold.wealthAccount)]
+        func key(_ balance: AccountBalance) -> String { "\(balance.account) \(balance.amount.commodity.code)" }
+        let earlier = Dictionary(dashboard.pastBalancesKnownBefore.map { (key($0), $0.amount) }, uniquingKeysWith: { first, _ in first })
+        let later = Dictionary(dashboard.pastBalances.map { (key($0), $0.amount) }, uniquingKeysWith: { first, _ in first })
+        let shown = dashboard.pastBalances.filter { balance in
+            (keys.contains(balance.account) && balance.amount.commodity == .usd) || earlier[key(balance)] != balance.amount
+        }.map(key) + dashboard.pastBalancesKnownBefore.map(key).filter { later[$0] == nil }
+        Swift.print("Balances at the end of \(dashboard.pastDate) (\(dashboard.pastBalances.count) non-zero): those the corrections changed, and Budget:Current, Spend and Invest:")
+        Swift.print(Output.table(
+            ["ACCOUNT", "AS KNOWN NOW", "AS KNOWN BEFORE"],
+            shown.map { [$0, later[$0]?.decimalString ?? "0", earlier[$0]?.decimalString ?? "0"] },
+            rightAligned: [1, 2]))
+        let wealth = dashboard.pastWealth.balance(in: .usd)
+        Swift.print("Wealth account then: Spend \(wealth.spend.decimalString), Invest \(wealth.invest.decimalString) USD (split \(dashboard.pastWealth.splitRule))")
+    }
+
+    private func audit() {
+        heading("Audit")
+        func table(_ entries: [AuditEntry]) -> String {
+            Output.table(
+                ["SEQ", "RECORDED", "EFFECTIVE", "EVENT", "CAUSE", "AMOUNT", "BALANCE"],
+                entries.map { [String($0.sequence), DemoDates.local($0.recordedAt), $0.effectiveDate.description, $0.eventType,
+                               $0.cause.map(String.init) ?? "", $0.amount.decimalString, $0.balance.description] },
+                rightAligned: [0, 4, 5, 6])
+        }
+        Swift.print("\(dashboard.amendmentAccount), the amended dinner: the first version, its reversal and the new version, all dated when it happened")
+        Swift.print(table(dashboard.amendmentAudit))
+        Swift.print("")
+        Swift.print("\(dashboard.investAccount), the last 7 days: each split names its deposit, each round-up its purchase")
+        Swift.print(table(dashboard.investAudit))
+    }
+
+    private func verify() {
+        let verification = summary.verification
+        let log = verification.log
+        let statistics = summary.statistics
+        heading("Verify and log")
+        Swift.print("verify: \(verification.isIntact ? "ok" : "FAILED"): \(log.events) events, \(log.segments) segment(s), \(log.frames) frames; checksums, hash chain and payloads checked")
+        if let readModels = verification.readModels {
+            Swift.print("read models at the log head; trial balance \(readModels.trialBalance.isEmpty ? "empty (books balance)" : "NOT empty"); \(readModels.assertionsChecked) balance assertion(s) hold")
+        }
+        for problem in log.problems.map(\.description) + verification.undecodableEvents + (verification.readModels?.problems ?? []) {
+            Swift.print("problem: \(problem)")
+        }
+        Swift.print("head digest \(log.head)  (keep it; `tally verify --expect \(log.head)` checks it later)")
+        Swift.print("log on disk \(Output.bytes(statistics.bytesOnDisk)) (\(statistics.events > 0 ? statistics.bytesOnDisk / Int64(statistics.events) : 0) bytes/event); "
+                    + "events encoded \(Output.bytes(statistics.uncompressedBytes)), LZ4 \(Output.ratio(statistics.uncompressedBytes, statistics.storedBytes)); "
+                    + "as NDJSON \(Output.bytes(summary.ndjsonBytes)), \(Output.ratio(summary.ndjsonBytes, statistics.bytesOnDisk)) the log")
+        Swift.print("")
+        let program = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "tally"
+        Swift.print("Next: \(program) wealth summary --store \(path)")
+        Swift.print("      \(program) networth show --store \(path) --as-of \(dashboard.pastDate)")
+        Swift.print("      \(program) audit \(dashboard.amendmentAccount.contains(" ") ? "'\(dashboard.amendmentAccount)'" : dashboard.amendmentAccount) --store \(path)")
+        Swift.print("      \(program) log --store \(path) --type deposit_split --limit 5")
+    }
+}
+
+/// Instants in the demo's time zone, for reading.
+enum DemoDates {
+    static let calendar = try? LedgerCalendar(timeZoneIdentifier: DemoHousehold.timeZone)
+
+    /// The local day of an instant.
+    static func date(_ instant: Instant) -> String { calendar.map { $0.date(of: instant).description } ?? instant.description }
+
+    /// The local day, hour and minute of an instant: `2025-04-08 10:00`.
+    static func local(_ instant: Instant) -> String {
+        guard let calendar else { return instant.description }
+        let day = calendar.date(of: instant)
+        let minutes = (instant.microsecondsSinceEpoch - calendar.startOfDay(day).microsecondsSinceEpoch) / 60_000_000
+        return "\(day) \(minutes / 60 < 10 ? "0" : "")\(minutes / 60):\(minutes % 60 < 10 ? "0" : "")\(minutes % 60)"
     }
 }
