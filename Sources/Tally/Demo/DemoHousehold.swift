@@ -88,7 +88,7 @@ public struct DemoHousehold: Sendable {
     /// - Throws: whatever a command throws that the household did not expect (an expected
     ///   refusal, such as a purchase on a frozen card, is counted in the activity instead).
     public func live(in ledger: Ledger, clock: DemoClock) throws -> DemoActivity {
-        var life = DemoLife(household: self, ledger: ledger, clock: clock)
+        let life = DemoLife(household: self, ledger: ledger, clock: clock)
         try life.live()
         return life.activity
     }
