@@ -103,7 +103,7 @@ tally_median="$(column_of tally 1 | median)"
 version_of() {
     case "$1" in
     tally|tally-import) echo "tally ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown))" ;;
-    ledger) ledger --version | head -n 1 | awk '{ print "ledger " $2 }' ;;
+    ledger) ledger --version | head -n 1 | awk '{ print "ledger " $2 }' | tr -d , ;;
     hledger) hledger --version | awk '{ print $1 " " $2 }' | tr -d , ;;
     beancount) echo "beancount $(bean-query --version 2>&1 | awk '{ print $2 }')" ;;
     esac

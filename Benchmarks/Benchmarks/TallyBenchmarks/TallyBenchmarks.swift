@@ -98,6 +98,32 @@ func appendBenchmarks() {
         batched = nil
     }
 
+    // 10,000 events is not a scaling factor: this one reports events/s as its own metric.
+    let eventsPerSecond = BenchmarkMetric.custom("events / s", polarity: .prefersLarger, useScalingFactor: false)
+    var large: AppendFixture?
+    Benchmark(
+        "Log append: 10,000-event batches, fdatasync per batch",
+        configuration: .init(metrics: [.wallClock, eventsPerSecond], maxDuration: .seconds(5))
+    ) { benchmark in
+        guard let fixture = large else { return benchmark.error("no fixture") }
+        do {
+            let batch = fixture.nextBatch()
+            let start = ContinuousClock.now
+            _ = try fixture.writer.append(batch)
+            try fixture.writer.sync()
+            let elapsed = ContinuousClock.now - start
+            let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+            benchmark.measurement(eventsPerSecond, Int(Int64(batch.count) * 1_000_000_000 / max(nanoseconds, 1)))
+        } catch {
+            benchmark.error("append failed: \(error)")
+        }
+    } setup: {
+        large = try AppendFixture(label: "append-large", syncMode: .none, batchSize: 10_000, batchCount: 10)
+    } teardown: {
+        large?.close()
+        large = nil
+    }
+
     var single: AppendFixture?
     Benchmark(
         "Log append: 1 event, durable (fdatasync per commit)",
