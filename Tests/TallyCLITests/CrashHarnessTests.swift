@@ -36,4 +36,25 @@ import Testing
         #expect(summary["verify_failures_after_catch_up"] as? Int == 0, "seed \(seed): \(printed)")
         #expect(summary["failures"] as? Int == 0, "seed \(seed): \(printed)")
     }
+
+    /// Found by the crash harness (seed 6006, round 276): a deposit killed while it first opened
+    /// the ledger left a read-model file without tables, and `verify` failed with an SQLite error
+    /// ("no such table: projection_checkpoints") instead of naming the read models as behind.
+    @Test func verifyNamesReadModelsWithoutTablesAsBehindAndTheNextCommandCatchesThemUp() throws {
+        let directory = try TemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory.url) }
+        let store = directory.url.appendingPathComponent("store").path
+        #expect(try TallyProcess.run(["init", "--store", store]).status == 0)
+        FileManager.default.createFile(atPath: store + "/readmodels.sqlite", contents: Data())
+
+        let behind = try TallyProcess.run(["verify", "--json", "--store", store])
+        #expect(behind.status == 1)
+        #expect(!behind.standardError.contains("SQLite"), "\(behind.standardError)")
+        #expect(behind.standardOutput.contains("read model balances has folded events up to 0, not the log head"), "\(behind.standardOutput)")
+
+        #expect(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        let caughtUp = try TallyProcess.run(["verify", "--json", "--store", store])
+        #expect(caughtUp.status == 0, "\(caughtUp.standardOutput)\(caughtUp.standardError)")
+        #expect(caughtUp.standardOutput.hasPrefix("{\"ok\":true"))
+    }
 }
