@@ -20,15 +20,11 @@ enum BudgetCLI {
     /// Prints what a command appended: one line, or with `json` the events' JSON form.
     static func report(_ result: Ledger.CommandResult, json: Bool, _ summary: @autoclosure () -> String) {
         if json {
-            print(Output.jsonObject([
-                ("already_applied", String(result.wasAlreadyApplied)),
-                ("events", "[" + result.events.map(EventJSON.encode).joined(separator: ",") + "]"),
-            ]))
+            print(CommandOutput.json(result))
             return
         }
-        let sequences = result.events.map(\.sequence)
-        let where_ = sequences.isEmpty ? "nothing appended" : "seq \(sequences.first!)\(sequences.count > 1 ? "-\(sequences.last!)" : "")"
-        print("\(summary()) (\(result.wasAlreadyApplied ? "already recorded; nothing appended" : where_))")
+        let appended = CommandOutput.sequenceRange(result) ?? "nothing appended"
+        print("\(summary()) (\(result.wasAlreadyApplied ? "already recorded; nothing appended" : appended))")
     }
 
     /// A money amount as a JSON string, exact: `"-12.40"`.

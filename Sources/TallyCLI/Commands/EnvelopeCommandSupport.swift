@@ -47,19 +47,15 @@ enum EnvelopeCLI {
     static func text(_ money: Money?) -> String { money.map { "\($0.decimalString) \($0.commodity.code)" } ?? "-" }
 
     /// `{"amount":"12.50","currency":"USD"}`, or `null`.
-    static func json(_ money: Money?) -> String {
-        guard let money else { return "null" }
-        return Output.jsonObject([("amount", EventJSON.quoted(money.decimalString)), ("currency", EventJSON.quoted(money.commodity.code))])
-    }
+    static func json(_ money: Money?) -> String { money.map(JSONText.money) ?? "null" }
 
-    static func json(_ text: String?) -> String { text.map(EventJSON.quoted) ?? "null" }
+    static func json(_ text: String?) -> String { JSONText.string(text) }
 
     static func json(_ date: LocalDate?) -> String { date.map { EventJSON.quoted($0.description) } ?? "null" }
 
     /// What a command appended, for people.
     static func report(_ result: Ledger.CommandResult, _ what: String) {
-        guard let first = result.events.first, let last = result.events.last else { return print("\(what): nothing to record") }
-        let range = first.sequence == last.sequence ? "seq \(first.sequence)" : "seq \(first.sequence)-\(last.sequence)"
+        guard let range = CommandOutput.sequenceRange(result) else { return print("\(what): nothing to record") }
         print("\(what) (\(range))")
     }
 }

@@ -263,16 +263,3 @@ struct ReminderCommand: ParsableCommand {
         }
     }
 }
-
-/// What a command appended, for the user.
-enum CommandOutput {
-    static func printRecorded(_ result: Ledger.CommandResult) {
-        if result.wasAlreadyApplied {
-            print("already recorded (seq \(result.events.first.map { String($0.sequence) } ?? "?")); nothing appended")
-            return
-        }
-        for event in result.events {
-            print("recorded seq \(event.sequence): \(event.type.name) \(event.entity)")
-        }
-    }
-}

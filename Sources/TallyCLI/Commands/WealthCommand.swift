@@ -80,8 +80,7 @@ enum WealthCLI {
     /// What a recording command did: each event on a line, or one JSON object.
     static func report(_ result: Ledger.CommandResult, nothingToDo: String, json: Bool) {
         if json {
-            let events = "[" + result.events.map(EventJSON.encode).joined(separator: ",") + "]"
-            print(Output.jsonObject([("already_applied", String(result.wasAlreadyApplied)), ("events", events)]))
+            print(CommandOutput.json(result))
             return
         }
         if result.wasAlreadyApplied {

@@ -69,3 +69,29 @@ enum Output {
     }
 }
 
+/// What a command appended, for the user.
+enum CommandOutput {
+    /// `{"already_applied": …, "events": [...]}`: what a command did, in the events' JSON form.
+    static func json(_ result: Ledger.CommandResult) -> String {
+        Output.jsonObject([
+            ("already_applied", String(result.wasAlreadyApplied)),
+            ("events", "[" + result.events.map(EventJSON.encode).joined(separator: ",") + "]"),
+        ])
+    }
+
+    /// `seq 12` or `seq 12-14` for the events a command appended; nil when there are none.
+    static func sequenceRange(_ result: Ledger.CommandResult) -> String? {
+        guard let first = result.events.first, let last = result.events.last else { return nil }
+        return first.sequence == last.sequence ? "seq \(first.sequence)" : "seq \(first.sequence)-\(last.sequence)"
+    }
+
+    static func printRecorded(_ result: Ledger.CommandResult) {
+        if result.wasAlreadyApplied {
+            print("already recorded (seq \(result.events.first.map { String($0.sequence) } ?? "?")); nothing appended")
+            return
+        }
+        for event in result.events {
+            print("recorded seq \(event.sequence): \(event.type.name) \(event.entity)")
+        }
+    }
+}
