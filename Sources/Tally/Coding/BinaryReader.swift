@@ -4,8 +4,17 @@ public struct BinaryReader {
     @usableFromInline let bytes: [UInt8]
     @usableFromInline var position: Int
 
-    /// The field being read, named in errors.
-    public var context: String = ""
+    /// The event type, version and sequence number being read, named in errors. Kept as
+    /// parts and composed only when an error is thrown: decoding is a hot path.
+    public var typeName: String?
+    public var version: UInt16 = 0
+    public var sequence: UInt64?
+
+    /// What is being read, e.g. `event 12: deposit_received v2` (empty when unnamed).
+    public var context: String {
+        guard let typeName else { return "" }
+        return "\(sequence.map { "event \($0): " } ?? "")\(typeName) v\(version)"
+    }
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes

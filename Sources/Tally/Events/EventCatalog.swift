@@ -117,7 +117,7 @@ public enum EventCatalog {
 
     /// Decodes a binary payload of the given type code and version.
     public static func decodeBody(code: UInt32, version: UInt16, payload: [UInt8], sequence: UInt64? = nil) throws -> EventBody {
-        let at = sequence.map { "event \($0): " } ?? ""
+        var at: String { sequence.map { "event \($0): " } ?? "" }
         guard let entry = entriesByCode[code] else {
             throw EventCodingError(.unknownType, "\(at)type code \(code) is not in this build's catalog")
         }
@@ -128,7 +128,9 @@ public enum EventCatalog {
             )
         }
         var reader = BinaryReader(payload)
-        reader.context = "\(at)\(entry.type.name) v\(version)"
+        reader.typeName = entry.type.name
+        reader.version = version
+        reader.sequence = sequence
         let body = try decoder(&reader)
         try reader.expectEnd()
         return body
