@@ -76,9 +76,43 @@ extension EnvelopeBook {
     ///   `date` is before its start date.
     /// - Throws: ``MoneyError`` on overflow.
     public func status(of envelopeId: String, on date: LocalDate, calendar: LedgerCalendar) throws -> EnvelopeStatus? {
-        guard let envelope = envelopes[envelopeId], envelope.deletedAt == nil, date >= envelope.startDate else { return nil }
+        guard let envelope = envelopes[envelopeId], envelope.deletedAt == nil else { return nil }
+        return try fold(of: envelope, through: date, resuming: nil, calendar: calendar)?.status
+    }
+
+    /// Every envelope that exists on `date`, by name.
+    public func statuses(on date: LocalDate, calendar: LedgerCalendar) throws -> [EnvelopeStatus] {
+        try statuses(on: date, resuming: nil, calendar: calendar)
+    }
+
+    /// Every envelope that exists on `date`, by name, each folded on from its progress in
+    /// `snapshot` when given (the book then holds only money effective after the snapshot's
+    /// day).
+    ///
+    /// - Throws: ``EnvelopeSnapshotMismatch`` when the snapshot does not fit the book.
+    func statuses(on date: LocalDate, resuming snapshot: EnvelopeSnapshot?, calendar: LedgerCalendar) throws -> [EnvelopeStatus] {
+        try envelopes.keys.sorted().compactMap { id in
+            guard let envelope = envelopes[id], envelope.deletedAt == nil else { return nil }
+            return try fold(of: envelope, through: date, resuming: try snapshot?.progress(of: envelope), calendar: calendar)?.status
+        }
+        .sorted { ($0.name, $0.envelopeId) < ($1.name, $1.envelopeId) }
+    }
+
+    /// Folds an envelope's intervals through the end of `date`: from its start date, or on
+    /// from `resume`, its progress at the end of an earlier day (then only money effective
+    /// after that day is counted). Gives the status on `date` and the progress then.
+    ///
+    /// Each interval's budget is the one in force on its last day (or on `date`, for the one
+    /// still running); its remainder moves into the next by the policy in force on its last
+    /// day (``EnvelopeRollover``).
+    ///
+    /// - Returns: nil when `date` is before the envelope's start date.
+    /// - Throws: ``MoneyError`` on overflow; ``EnvelopeSnapshotMismatch`` when `resume`
+    ///   does not fit the envelope's intervals.
+    func fold(of envelope: EnvelopeRecord, through date: LocalDate, resuming resume: EnvelopeProgress?,
+              calendar: LedgerCalendar) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
+        guard date >= envelope.startDate else { return nil }
         let commodity = envelope.commodity
-        let zero = Money.zero(commodity)
         // A change in another currency than the creation's is ignored (commands refuse it).
         let settings = [envelope.settings[0]] + envelope.settings.dropFirst().filter { $0.budgeted.commodity == commodity }
             .sorted { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
@@ -92,43 +126,69 @@ extension EnvelopeBook {
         func policy(on day: LocalDate) -> RolloverPolicy {
             policies.last { calendar.date(of: $0.effectiveAt) <= day }?.value ?? .default
         }
+        let after = resume?.through
         let entries = try convertedActivity(of: envelope, calendar: calendar)
-        var carriedIn = zero
-        var takenFromToAssign = zero
-        let periods = schedule.periods(through: date)
-        for (index, period) in periods.enumerated() {
-            let lastDay = min(period.last ?? date, date)
-            let budgeted = setting(on: lastDay).budgeted
-            var funded = zero
-            for funding in envelope.fundings where period.contains(calendar.date(of: funding.effectiveAt)) && funding.value.commodity == commodity {
-                funded = try funded.adding(funding.value)
+            .filter { entry in after.map { entry.date > $0 } ?? true }
+            .sorted { $0.date < $1.date }
+        let fundings = envelope.fundings
+            .map { (date: calendar.date(of: $0.effectiveAt), amount: $0.value) }
+            .filter { funding in funding.amount.commodity == commodity && (after.map { funding.date > $0 } ?? true) }
+            .sorted { $0.date < $1.date }
+
+        var period: EnvelopePeriod
+        var progress: EnvelopeProgress
+        if let resume {
+            guard resume.creation == envelope.settings[0].sequence, let running = schedule.period(containing: resume.through),
+                  running.first == resume.periodFirst, resume.through <= date else {
+                throw EnvelopeSnapshotMismatch(envelopeId: envelope.envelopeId, day: resume.through)
             }
-            var spent = zero
-            var unconverted = 0
-            for entry in entries where period.contains(entry.date) {
-                if let amount = entry.amount { spent = try spent.subtracting(amount) } else { unconverted += 1 }
-            }
-            let available = try budgeted.adding(funded).adding(carriedIn)
-            let remaining = try available.subtracting(spent)
-            if index == periods.count - 1 {
-                return EnvelopeStatus(
-                    envelopeId: envelope.envelopeId, name: envelope.name, interval: setting(on: date).interval,
-                    policy: policy(on: date), period: period, budgeted: budgeted, funded: funded, carriedIn: carriedIn,
-                    takenFromToAssign: takenFromToAssign, available: available, spent: spent, remaining: remaining,
-                    unconvertedCount: unconverted
-                )
-            }
-            let carry = try EnvelopeRollover.carry(remaining: remaining, policy: policy(on: lastDay))
-            carriedIn = carry.carried
-            takenFromToAssign = carry.takenFromToAssign
+            period = running
+            progress = resume
+        } else {
+            period = schedule.period(containing: envelope.startDate)!
+            progress = EnvelopeProgress(envelopeId: envelope.envelopeId, creation: envelope.settings[0].sequence,
+                                        through: envelope.startDate.adding(days: -1), periodFirst: period.first)
         }
-        return nil
+        var entryIndex = 0
+        var fundingIndex = 0
+        while true {
+            let lastDay = min(period.last ?? date, date)
+            while fundingIndex < fundings.count && fundings[fundingIndex].date <= lastDay {
+                if period.contains(fundings[fundingIndex].date) { progress.funded = try add(progress.funded, fundings[fundingIndex].amount.minorUnits) }
+                fundingIndex += 1
+            }
+            while entryIndex < entries.count && entries[entryIndex].date <= lastDay {
+                let entry = entries[entryIndex]
+                if period.contains(entry.date) {
+                    if let amount = entry.amount { progress.spent = try add(progress.spent, -amount.minorUnits) } else { progress.unconverted += entry.sign }
+                }
+                entryIndex += 1
+            }
+            progress.through = lastDay
+            let budgeted = setting(on: lastDay).budgeted
+            let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, commodity: commodity) }
+            let available = try budgeted.adding(money(progress.funded)).adding(money(progress.carriedIn))
+            let remaining = try available.subtracting(money(progress.spent))
+            guard let last = period.last, last < date else {
+                let status = EnvelopeStatus(
+                    envelopeId: envelope.envelopeId, name: envelope.name, interval: setting(on: date).interval,
+                    policy: policy(on: date), period: period, budgeted: budgeted, funded: money(progress.funded),
+                    carriedIn: money(progress.carriedIn), takenFromToAssign: money(progress.takenFromToAssign),
+                    available: available, spent: money(progress.spent), remaining: remaining, unconvertedCount: progress.unconverted
+                )
+                return (status, progress)
+            }
+            let carry = try EnvelopeRollover.carry(remaining: remaining, policy: policy(on: last))
+            period = schedule.period(containing: last.adding(days: 1))!
+            progress = EnvelopeProgress(envelopeId: envelope.envelopeId, creation: progress.creation, through: last, periodFirst: period.first,
+                                        carriedIn: carry.carried.minorUnits, takenFromToAssign: carry.takenFromToAssign.minorUnits)
+        }
     }
 
-    /// Every envelope that exists on `date`, by name.
-    public func statuses(on date: LocalDate, calendar: LedgerCalendar) throws -> [EnvelopeStatus] {
-        try envelopes.keys.sorted().compactMap { try status(of: $0, on: date, calendar: calendar) }
-            .sorted { ($0.name, $0.envelopeId) < ($1.name, $1.envelopeId) }
+    private func add(_ lhs: Int64, _ rhs: Int64) throws -> Int64 {
+        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+        guard !overflow else { throw MoneyError.overflowing("an envelope's interval") }
+        return sum
     }
 
     /// What went through each envelope from `first` through `last` (both days included),
@@ -141,8 +201,8 @@ extension EnvelopeBook {
             var count = 0
             var unconverted = 0
             for entry in try convertedActivity(of: envelope, calendar: calendar) where period.contains(entry.date) {
-                count += 1
-                if let amount = entry.amount { spent = try spent.subtracting(amount) } else { unconverted += 1 }
+                count += entry.sign
+                if let amount = entry.amount { spent = try spent.subtracting(amount) } else { unconverted += entry.sign }
             }
             if count > 0 {
                 result.append(EnvelopeSpending(envelopeId: envelope.envelopeId, name: envelope.name, spent: spent,
@@ -178,15 +238,18 @@ extension EnvelopeBook {
     /// rate known). A transaction converts at its own rate when that rate is to the
     /// envelope's currency; a transfer by what the target received in it; otherwise at
     /// the rate in force then (``RateBook``).
-    private func convertedActivity(of envelope: EnvelopeRecord, calendar: LedgerCalendar) throws -> [(date: LocalDate, amount: Money?)] {
+    /// A reversal counts -1 in the counts: an amended transaction is one transaction, a
+    /// deleted one none.
+    private func convertedActivity(of envelope: EnvelopeRecord, calendar: LedgerCalendar) throws -> [(date: LocalDate, amount: Money?, sign: Int)] {
         let target = envelope.commodity
         let rates = RateBook(quotes: quotes)
         return try activity.filter { $0.envelopeId == envelope.envelopeId }.map { entry in
             let date = calendar.date(of: entry.effectiveAt)
-            if entry.amount.commodity == target { return (date, entry.amount) }
-            if let received = entry.received, received.commodity == target { return (date, received) }
-            if let rate = entry.rateToBase, entry.base == target { return (date, try entry.amount.converted(to: target, rate: rate)) }
-            return (date, try rates.convert(entry.amount, to: target, at: entry.effectiveAt))
+            let sign = entry.isReversal ? -1 : 1
+            if entry.amount.commodity == target { return (date, entry.amount, sign) }
+            if let received = entry.received, received.commodity == target { return (date, received, sign) }
+            if let rate = entry.rateToBase, entry.base == target { return (date, try entry.amount.converted(to: target, rate: rate), sign) }
+            return (date, try rates.convert(entry.amount, to: target, at: entry.effectiveAt), sign)
         }
     }
 }
