@@ -3,16 +3,22 @@ public import GRDB
 /// The history behind net worth and the X-ray: assets and liabilities with their tags,
 /// every valuation, position, price and FX rate, and reminders — each with its effective
 /// and recorded time, so that "the latest value at a date, as known at an instant" is one
-/// indexed lookup.
-public struct NetWorthProjector: Projector {
+/// indexed lookup. Snapshots of the state net worth is computed from, at the end of every
+/// boundary day of the ledger's snapshot interval, answer a month's net worth without the
+/// lookups (``NetWorthSnapshot``).
+public struct NetWorthProjector: SnapshotTaking {
     public init() {}
 
     public let name = "net_worth"
-    public let version = 2
+    public let version = 3
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
-        "nw_base_currencies", "nw_reminders",
+        "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
     ]
+    public let cacheTables = ["nw_snapshots"]
+
+    /// Snapshots of every item's active value and the FX quotes in force (``NetWorthSnapshot``).
+    static let snapshots = SnapshotTable(name: "nw_snapshots")
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -34,30 +40,39 @@ public struct NetWorthProjector: Projector {
                 PRIMARY KEY (kind, item_id, sequence)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_valuations_at ON nw_valuations (kind, item_id, source, effective_at);
+            CREATE INDEX nw_valuations_by_time ON nw_valuations (effective_at, recorded_at);
             CREATE TABLE nw_override_clears (
                 asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
                 PRIMARY KEY (asset_id, sequence)
             ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_override_clears_by_time ON nw_override_clears (effective_at, recorded_at);
             CREATE TABLE nw_positions (
                 asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
                 symbol TEXT NOT NULL, quantity INTEGER NOT NULL, cost_commodity TEXT, cost_amount INTEGER,
                 PRIMARY KEY (asset_id, sequence)
             ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_positions_by_time ON nw_positions (effective_at, recorded_at);
             CREATE TABLE nw_prices (
                 symbol TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
                 commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
                 PRIMARY KEY (symbol, sequence)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_prices_at ON nw_prices (symbol, effective_at);
+            CREATE INDEX nw_prices_by_time ON nw_prices (effective_at, recorded_at);
             CREATE TABLE nw_fx_rates (
                 base TEXT NOT NULL, quote TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
                 sequence INTEGER NOT NULL, significand INTEGER NOT NULL, scale INTEGER NOT NULL,
                 PRIMARY KEY (base, quote, sequence)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_fx_rates_at ON nw_fx_rates (base, quote, effective_at);
+            CREATE INDEX nw_fx_rates_by_time ON nw_fx_rates (effective_at, recorded_at);
             CREATE TABLE nw_base_currencies (
                 sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
                 currency TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE nw_price_staleness (
+                sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                threshold_seconds INTEGER NOT NULL
             ) STRICT;
             CREATE TABLE nw_reminders (
                 reminder_id TEXT PRIMARY KEY NOT NULL, asset_id TEXT NOT NULL, due_date INTEGER NOT NULL, note TEXT,
@@ -65,18 +80,37 @@ public struct NetWorthProjector: Projector {
                 completed_at INTEGER, completed_recorded_at INTEGER
             ) STRICT;
             """)
+        try Self.snapshots.create(db)
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
         let effective = event.effectiveAt.microsecondsSinceEpoch
         let recorded = event.recordedAt.microsecondsSinceEpoch
         let sequence = Int64(event.sequence)
+        /// A row that net worth reads by its effective time retires the snapshots it falls in.
+        /// Base currencies and the staleness threshold are not in snapshots (answers apply
+        /// the ones known at the instant asked about), nor are tags and reminders.
+        func changed(at instant: Int64) throws {
+            try Self.snapshots.supersede(effectiveAt: Instant(microsecondsSinceEpoch: instant), recordedAt: event.recordedAt, db)
+        }
+        /// Adding an item replaces any earlier row of its id, and with it the dates it held.
+        func replacing(_ kind: ItemKind, _ id: String) throws {
+            let row = try Row.fetchOne(db, sql: "SELECT added_at, removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
+            let held: [Int64?] = [row?["added_at"], row?["removed_at"]]
+            try changed(at: held.compactMap { $0 }.reduce(effective, min))
+        }
+        /// Removing an item moves its removal date.
+        func removing(_ kind: ItemKind, _ id: String) throws {
+            guard let row = try Row.fetchOne(db, sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id]) else { return }
+            try changed(at: min(effective, (row["removed_at"] as Int64?) ?? effective))
+        }
         switch event.body {
         case .ledgerCreated(let created):
             try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, created.baseCurrency.code])
         case .baseCurrencySet(let change):
             try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.currency.code])
         case .assetAdded(let asset):
+            try replacing(.asset, asset.assetId)
             try db.execute(sql: """
                 INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
                 VALUES ('asset', ?, ?, ?, ?, ?, NULL, ?, ?)
@@ -87,34 +121,44 @@ public struct NetWorthProjector: Projector {
             try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [tags.assetId, effective, recorded, sequence, tags.country, tags.sector, tags.symbol])
         case .assetRemoved(let removed):
+            try removing(.asset, removed.assetId)
             try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'asset' AND item_id = ?",
                            arguments: [effective, recorded, sequence, removed.assetId])
         case .liabilityAdded(let liability):
+            try replacing(.liability, liability.liabilityId)
             try db.execute(sql: """
                 INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
                 VALUES ('liability', ?, ?, ?, NULL, ?, ?, ?, ?)
                 """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
                                  liability.linkedAssetId, effective, recorded])
         case .liabilityRemoved(let removed):
+            try removing(.liability, removed.liabilityId)
             try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'liability' AND item_id = ?",
                            arguments: [effective, recorded, sequence, removed.liabilityId])
         case .valuationRecorded(let valuation):
             try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                            arguments: [valuation.itemKind.rawValue, valuation.itemId, effective, recorded, sequence,
                                        valuation.value.commodity.code, valuation.value.minorUnits, valuation.source.rawValue])
+            try changed(at: effective)
         case .valuationOverrideCleared(let cleared):
             try db.execute(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)", arguments: [cleared.assetId, effective, recorded, sequence])
+            try changed(at: effective)
         case .positionSet(let position):
             try db.execute(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                            arguments: [position.assetId, effective, recorded, sequence, position.quantity.commodity.code,
                                        position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
+            try changed(at: effective)
         case .priceQuoted(let quote):
             try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [quote.symbol.code, effective, recorded, sequence, quote.price.commodity.code,
                                        quote.price.minorUnits, quote.source.rawValue])
+            try changed(at: effective)
         case .fxRateSet(let rate):
             try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
+            try changed(at: effective)
+        case .priceStalenessSet(let change):
+            try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])
         case .reminderSet(let reminder):
             try db.execute(sql: """
                 INSERT OR REPLACE INTO nw_reminders (reminder_id, asset_id, due_date, note, set_at, set_recorded_at)
@@ -126,5 +170,9 @@ public struct NetWorthProjector: Projector {
         default:
             break
         }
+    }
+
+    public func takeSnapshots(_ db: Database, settings: SnapshotSettings, last: Event) throws {
+        try NetWorthSnapshots.take(db, settings: settings, last: last)
     }
 }

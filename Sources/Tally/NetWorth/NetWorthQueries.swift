@@ -60,10 +60,14 @@ extension Ledger {
     /// let report = try ledger.netWorth(asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
     /// print(report.netWorth, report.excluded.count)
     /// ```
+    ///
+    /// When `asOf` is the end of a snapshot's day, the answer comes from the snapshot that
+    /// holds the state as known at `knownAt`; otherwise from latest-value-at lookups. Both
+    /// give the same report.
     public func netWorth(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> NetWorthReport {
         let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
-        let staleness = try settings().priceStalenessSeconds
-        return try read { db in try NetWorthQueries.report(db, point: point, stalenessSeconds: staleness) }
+        let calendar = self.calendar
+        return try read { db in try NetWorthQueries.report(db, point: point, calendar: calendar) }
     }
 
     /// The change in net worth over the `days` before `asOf` (30 by default).
@@ -75,39 +79,65 @@ extension Ledger {
         return (start, end, try end.netWorth.subtracting(startInBase))
     }
 
-    /// Net worth at the end of each month from `first` through `last` (a chart's series).
+    /// Net worth at the end of each month from `first` through `last` (a chart's series), as
+    /// known at `knownAt` (now when absent).
+    ///
+    /// Each month end with a snapshot (monthly by default, ``SnapshotInterval``) that holds
+    /// the state as known at `knownAt` is read from it; the other months from latest-value-at
+    /// lookups. Every report equals ``netWorth(asOf:knownAt:)`` at the month's end.
+    ///
+    /// ```swift
+    /// let series = try ledger.netWorthSeries(from: try Month(parsing: "2016-01"), through: try Month(parsing: "2025-12"))
+    /// for (month, report) in series { print(month, report.netWorth) }
+    /// ```
     public func netWorthSeries(from first: Month, through last: Month, knownAt: Instant? = nil) throws -> [(month: Month, report: NetWorthReport)] {
         guard first <= last else { return [] }
-        let staleness = try settings().priceStalenessSeconds
+        let calendar = self.calendar
         return try read { db in
             try (first.ordinal...last.ordinal).map { ordinal in
                 let month = Month(ordinal: ordinal)
                 let point = PointInTime(asOf: calendar.endOfDay(month.lastDay), knownAt: knownAt)
-                return (month, try NetWorthQueries.report(db, point: point, stalenessSeconds: staleness))
+                return (month, try NetWorthQueries.report(db, point: point, calendar: calendar))
             }
         }
     }
 }
 
 enum NetWorthQueries {
+    /// Net worth at `point`, with the staleness threshold known at `point.knownAt`: from the
+    /// snapshot of the day when `point.asOf` ends one and a snapshot holds that day's state as
+    /// known at `point.knownAt`, else from latest-value-at lookups.
+    static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar) throws -> NetWorthReport {
+        if let report = try NetWorthSnapshots.report(db, point: point, calendar: calendar) { return report }
+        return try report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds())
+    }
+
+    /// Net worth at `point` from latest-value-at lookups.
     static func report(_ db: Database, point: PointInTime, stalenessSeconds: Int64) throws -> NetWorthReport {
         let valuations = Valuations(db: db, point: point)
-        let base = try valuations.baseCurrency()
+        return try report(point: point, baseCurrency: try valuations.baseCurrency(), stalenessSeconds: stalenessSeconds,
+                          holdings: try valuations.holdings(), convert: valuations.convert)
+    }
+
+    /// Net worth at `point` from the items held then and their active values, each converted
+    /// into `base` by `convert` (which throws ``MissingRate`` for an item it cannot convert).
+    static func report(
+        point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64, holdings: [NetWorthHolding],
+        convert: (Money, Commodity) throws -> Money
+    ) throws -> NetWorthReport {
         var lines: [NetWorthLine] = []
         var excluded: [ExcludedItem] = []
-        for row in try valuations.items() {
-            let kind = ItemKind(rawValue: row["kind"]) ?? .asset
-            let id: String = row["item_id"]
-            let name: String = row["name"]
-            guard let value = try valuations.activeValue(kind: kind, id: id) else {
+        for holding in holdings {
+            let (kind, id, name) = (holding.kind, holding.itemId, holding.name)
+            guard let value = holding.value else {
                 excluded.append(ExcludedItem(kind: kind, itemId: id, name: name, value: nil, reason: "no value recorded by then"))
                 continue
             }
             do {
-                let converted = try valuations.convert(value.value, to: base)
+                let converted = try convert(value.value, base)
                 let age = point.asOf.microsecondsSinceEpoch - value.valuedAt.microsecondsSinceEpoch
                 let stale = value.pricedSymbol != nil && age > stalenessSeconds * 1_000_000
-                lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: row["category"], value: value, converted: converted, isStale: stale))
+                lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: holding.category, value: value, converted: converted, isStale: stale))
             } catch let missing as MissingRate {
                 excluded.append(ExcludedItem(kind: kind, itemId: id, name: name, value: value.value,
                                              reason: "no \(missing.from)/\(missing.to) rate by then"))

@@ -35,6 +35,16 @@ public struct ActiveValue: Hashable, Sendable {
     public let pricedSymbol: String?
 }
 
+/// An asset or liability held at a point in time, with its active value.
+struct NetWorthHolding: Hashable, Sendable {
+    let kind: ItemKind
+    let itemId: String
+    let name: String
+    let category: String
+    /// Nil when nothing values it yet.
+    let value: ActiveValue?
+}
+
 /// An FX rate's absence: the item cannot be converted into the base currency.
 public struct MissingRate: Error, Hashable, Sendable {
     public let from: String
@@ -64,6 +74,15 @@ struct Valuations {
               AND NOT (removed_at IS NOT NULL AND removed_at <= ? AND removed_recorded_at <= ?)
             ORDER BY kind, item_id
             """, arguments: [point.effectiveBound, point.recordedBound, point.effectiveBound, point.recordedBound])
+    }
+
+    /// Every item held at the point with its active value (nil: none yet), by kind then id.
+    func holdings() throws -> [NetWorthHolding] {
+        try items().map { row in
+            let kind = ItemKind(rawValue: row["kind"]) ?? .asset
+            let id: String = row["item_id"]
+            return NetWorthHolding(kind: kind, itemId: id, name: row["name"], category: row["category"], value: try activeValue(kind: kind, id: id))
+        }
     }
 
     /// The asset's tags in force.
@@ -139,26 +158,54 @@ struct Valuations {
         )
     }
 
-    /// `money` in `target` at the rate in force: a direct quote (1 source = r target) or
-    /// the inverse of the opposite quote, whichever took effect last; no triangulation.
+    /// `money` in `target` at the rate in force (``FXQuote/convert(_:to:direct:inverse:)``).
     ///
     /// - Throws: ``MissingRate`` when neither quote exists at the point.
     func convert(_ money: Money, to target: Commodity) throws -> Money {
         if money.commodity == target { return money }
-        let row = try Row.fetchOne(db, sql: """
-            SELECT base, significand, scale, effective_at, sequence FROM (
-                SELECT base, significand, scale, effective_at, sequence FROM nw_fx_rates
-                WHERE base = ? AND quote = ? AND effective_at <= ? AND recorded_at <= ?
-                UNION ALL
-                SELECT base, significand, scale, effective_at, sequence FROM nw_fx_rates
-                WHERE base = ? AND quote = ? AND effective_at <= ? AND recorded_at <= ?
-            ) ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [money.commodity.code, target.code] + bounds + [target.code, money.commodity.code] + bounds)
-        guard let row else { throw MissingRate(from: money.commodity.code, to: target.code) }
-        let rate = try ExactDecimal(significand: row["significand"], scale: row["scale"])
-        if row["base"] == money.commodity.code {
-            return try money.converted(to: target, rate: rate)
+        return try FXQuote.convert(money, to: target, direct: try latestQuote(base: money.commodity.code, quote: target.code),
+                                   inverse: try latestQuote(base: target.code, quote: money.commodity.code))
+    }
+
+    /// The latest `base`/`quote` rate in force at the point.
+    func latestQuote(base: String, quote: String) throws -> FXQuote? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT significand, scale, effective_at, sequence FROM nw_fx_rates
+            WHERE base = ? AND quote = ? AND effective_at <= ? AND recorded_at <= ?
+            ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """, arguments: [base, quote] + bounds) else { return nil }
+        return FXQuote(base: base, quote: quote, rate: try ExactDecimal(significand: row["significand"], scale: row["scale"]),
+                       effectiveAt: row["effective_at"], sequence: row["sequence"])
+    }
+
+    /// The stale-price threshold as known at `knownAt`: the latest `price_staleness_set`
+    /// recorded by then (as a replay to that instant has it), else the default.
+    func priceStalenessSeconds() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT threshold_seconds FROM nw_price_staleness WHERE recorded_at <= ? ORDER BY sequence DESC LIMIT 1",
+                           arguments: [point.recordedBound]) ?? SettingsProjector.defaultPriceStalenessSeconds
+    }
+}
+
+/// One FX rate: 1 `base` = `rate` `quote`, in force from `effectiveAt`.
+struct FXQuote: Hashable, Sendable {
+    let base: String
+    let quote: String
+    let rate: ExactDecimal
+    let effectiveAt: Int64
+    /// The event that set it: of two rates taking effect at the same instant, the later one wins.
+    let sequence: Int64
+
+    /// `money` in `target` at the rate in force: the direct quote (1 source = r target) or
+    /// the inverse of the opposite quote, whichever took effect last; no triangulation.
+    ///
+    /// - Throws: ``MissingRate`` when neither quote exists.
+    static func convert(_ money: Money, to target: Commodity, direct: FXQuote?, inverse: FXQuote?) throws -> Money {
+        if money.commodity == target { return money }
+        let latest = [direct, inverse].compactMap { $0 }.max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
+        guard let latest else { throw MissingRate(from: money.commodity.code, to: target.code) }
+        if latest.base == money.commodity.code {
+            return try money.converted(to: target, rate: latest.rate)
         }
-        return try money.converted(to: target, inverseOf: rate)
+        return try money.converted(to: target, inverseOf: latest.rate)
     }
 }
