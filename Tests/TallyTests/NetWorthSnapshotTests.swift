@@ -93,6 +93,28 @@ import Testing
         }
     }
 
+    @Test func aValueConvertsAtTheInverseOfTheOppositeQuoteWhicheverTookEffectLast() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-01-05T15:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            try ledger.addAsset(AssetAdded(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .eur))
+            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "flat", value: Money(parsing: "300000.00", commodity: .eur), source: .manual))
+            try ledger.setFXRate(FXRateSet(base: .usd, quote: .eur, rate: rate("0.8")))
+            clock.set("2026-03-10T15:00:00Z")
+            try ledger.setFXRate(FXRateSet(base: .eur, quote: .usd, rate: rate("1.1")))
+            clock.set("2026-05-10T15:00:00Z")
+            try ledger.setFXRate(FXRateSet(base: .usd, quote: .eur, rate: rate("0.9")))
+            clock.set("2026-07-10T15:00:00Z")
+            try ledger.tagAsset(AssetTagged(assetId: "flat", country: "FR"))
+            let series = try ledger.netWorthSeries(from: month("2026-01"), through: month("2026-06"))
+            #expect(series.map(\.report.netWorth) == [usd("375000.00"), usd("375000.00"), usd("330000.00"), usd("330000.00"), usd("333333.33"), usd("333333.33")])
+            #expect(try snapshotHits(ledger, series.map(\.report.point)) == 6)
+            try expectSeriesMatchLookupsAndReplay(ledger, from: month("2025-12"), through: month("2026-07"), knownAt: nil, context: "now")
+            try ledger.expectConsistent()
+            try ledger.close()
+        }
+    }
+
     @Test func aStoreReopenedWithAnotherIntervalKeepsEverySeries() throws {
         try withTemporaryStore { root in
             let clock = ManualClock("2026-01-02T12:00:00Z")
