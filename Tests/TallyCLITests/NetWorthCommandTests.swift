@@ -49,4 +49,26 @@ import Testing
         }
         #expect(try directory.snapshot("s/log") == before)
     }
+
+    @Test func statsCountsTheNetWorthSnapshotsWithoutOpeningTheStore() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        for command in [
+            ["init"],
+            ["asset", "add", "cash", "--name", "Cash", "--category", "cash", "--type", "cash", "--currency", "USD", "--date", "2025-01-01"],
+            ["asset", "value", "cash", "100.00", "--date", "2025-01-02"],
+        ] {
+            let result = try run(store, command)
+            try #require(result.status == 0, "\(command): \(result.standardError)")
+        }
+        let stats = try run(store, ["stats", "--json"])
+        try #require(stats.status == 0, "\(stats.standardError)")
+        let object = try JSONSerialization.jsonObject(with: Data(stats.standardOutput.utf8)) as? [String: Any]
+        let snapshots = (object?["snapshots"] as? [String: Any])?["nw_snapshots"] as? [String: Int]
+        #expect((snapshots?["current"] ?? 0) >= 12, "a snapshot at every month end since January 2025: \(stats.standardOutput)")
+        #expect(snapshots?["count"] == snapshots.map { 2 * ($0["current"] ?? 0) }, "the valuation dated 2 January retired those taken when the asset was added")
+        #expect((snapshots?["stored_bytes"] ?? 0) > 0)
+        let table = try run(store, ["stats"])
+        #expect(table.standardOutput.contains("nw_snapshots"), "\(table.standardOutput)")
+    }
 }

@@ -104,7 +104,7 @@ enum Fixtures {
     }
 
     /// The cache directory for this build of the benchmarks; caches of other builds are removed.
-    private static func cacheDirectory() throws -> String {
+    static func cacheDirectory() throws -> String {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let attributes = try FileManager.default.attributesOfItem(atPath: executable)
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0

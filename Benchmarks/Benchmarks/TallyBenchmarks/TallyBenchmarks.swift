@@ -24,6 +24,7 @@ let benchmarks: @Sendable () -> Void = {
     appendBenchmarks()
     readBenchmarks()
     ledgerBenchmarks()
+    netWorthBenchmarks()
 }
 
 // MARK: - Appending (TallyLog)
@@ -306,6 +307,32 @@ func ledgerBenchmarks() {
             }
         } setup: {
             ledger = try Ledger.open(at: try Fixtures.importedStore(rows: rows))
+        } teardown: {
+            try? ledger?.close()
+            ledger = nil
+        }
+    }
+}
+
+// MARK: - Net worth series: snapshots against point lookups
+
+func netWorthBenchmarks() {
+    for (label, interval) in [("monthly snapshots", SnapshotInterval.months(1)), ("point lookups", .never)] {
+        var ledger: Ledger?
+        Benchmark(
+            "Net worth series, 10 years monthly, 30 items, 100k events, \(label)",
+            configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(10), maxIterations: 200)
+        ) { benchmark in
+            guard let ledger else { return benchmark.error("no ledger") }
+            do {
+                let series = try ledger.netWorthSeries(from: NetWorthFixture.firstMonth, through: NetWorthFixture.lastMonth)
+                if series.count != 120 || series.contains(where: { !$0.report.isComplete }) { benchmark.error("an incomplete series") }
+                blackHole(series)
+            } catch {
+                benchmark.error("series failed: \(error)")
+            }
+        } setup: {
+            ledger = try NetWorthFixture.ledger(interval: interval)
         } teardown: {
             try? ledger?.close()
             ledger = nil

@@ -6,8 +6,11 @@ import TallyLog
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Events, segments, bytes on disk and compression ratios of the log.",
-        discussion: "--ndjson also encodes every event in its JSON form to compare sizes (reads the whole log)."
+        abstract: "Events, segments, bytes on disk and compression ratios of the log, and the read models' snapshots.",
+        discussion: """
+            --ndjson also encodes every event in its JSON form to compare sizes (reads the whole log). Snapshots are \
+            counted as of the read models' last fold (the store is not opened for writing).
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -27,6 +30,7 @@ struct StatsCommand: ParsableCommand {
             try reader.forEach { event in total += Int64(EventJSON.encode(event).utf8.count + 1) }
             ndjsonBytes = total
         }
+        let snapshots = try SnapshotStatistics.read(storeAt: storeOptions.path)
         if json {
             var fields: [(String, String)] = [
                 ("events", String(statistics.events)), ("segments", String(statistics.segments)),
@@ -35,6 +39,12 @@ struct StatsCommand: ParsableCommand {
                 ("stored_bytes", String(statistics.storedBytes)),
             ]
             if let ndjsonBytes { fields.append(("ndjson_bytes", String(ndjsonBytes))) }
+            fields.append(("snapshots", Output.jsonObject(snapshots.map { table, statistics in
+                (table, Output.jsonObject([
+                    ("count", String(statistics.count)), ("current", String(statistics.current)),
+                    ("stored_bytes", String(statistics.storedBytes)), ("state_bytes", String(statistics.stateBytes)),
+                ]))
+            })))
             print(Output.jsonObject(fields))
             return
         }
@@ -52,6 +62,10 @@ struct StatsCommand: ParsableCommand {
         if let ndjsonBytes {
             rows.append(["same events as NDJSON", "\(ndjsonBytes) (\(Output.bytes(ndjsonBytes)))"])
             rows.append(["NDJSON / log on disk", Output.ratio(ndjsonBytes, statistics.bytesOnDisk)])
+        }
+        for (table, snapshot) in snapshots {
+            rows.append([table, "\(snapshot.count) (\(snapshot.current) current), \(Output.bytes(Int64(snapshot.storedBytes))) stored, "
+                + "\(Output.bytes(Int64(snapshot.stateBytes))) raw (\(Output.ratio(Int64(snapshot.stateBytes), Int64(snapshot.storedBytes))))"])
         }
         print(Output.table(["STORE \(storeOptions.path)", ""], rows))
     }
