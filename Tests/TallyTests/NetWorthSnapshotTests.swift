@@ -115,6 +115,26 @@ import Testing
         }
     }
 
+    @Test func anItemAddedAgainAfterItsRemovalRetiresTheSnapshotsOfItsFirstLife() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-01-05T15:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            try ledger.addAsset(AssetAdded(assetId: "car", name: "Car", category: .other, type: .custom, currency: .usd))
+            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "car", value: usd("20000.00"), source: .manual))
+            clock.set("2026-03-10T15:00:00Z")
+            try ledger.removeAsset("car")
+            clock.set("2026-07-10T15:00:00Z")
+            try ledger.addAsset(AssetAdded(assetId: "car", name: "Car", category: .other, type: .custom, currency: .usd),
+                                effectiveAt: ledger.calendar.startOfDay(day("2026-06-01")))
+            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "car", value: usd("15000.00"), source: .manual),
+                                       effectiveAt: ledger.calendar.startOfDay(day("2026-06-01")))
+            let hits = try expectSeriesMatchLookupsAndReplay(ledger, from: month("2026-01"), through: month("2026-06"), knownAt: nil, context: "now")
+            #expect(hits == 1, "the item's row now starts in June: snapshots are taken from then on")
+            try ledger.expectConsistent()
+            try ledger.close()
+        }
+    }
+
     @Test func aStoreReopenedWithAnotherIntervalKeepsEverySeries() throws {
         try withTemporaryStore { root in
             let clock = ManualClock("2026-01-02T12:00:00Z")
