@@ -67,9 +67,10 @@ extension Ledger {
     /// The X-ray at the end of `asOf` (now when absent), as known at `knownAt`.
     public func xray(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> XRaySnapshot {
         let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
-        let staleness = try settings().priceStalenessSeconds
         let calendar = self.calendar
-        return try read { db in try XRayQueries.snapshot(db, point: point, stalenessSeconds: staleness, calendar: calendar) }
+        return try read { db in
+            try XRayQueries.snapshot(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds(), calendar: calendar)
+        }
     }
 }
 
