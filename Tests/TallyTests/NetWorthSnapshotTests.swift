@@ -85,6 +85,10 @@ import Testing
             let knownBefore = try ledger.netWorthSeries(from: month("2026-01"), through: month("2026-07"), knownAt: beforeSwitch)
             #expect(knownBefore.map { $0.report.answering(for: PointInTime(asOf: $0.report.point.asOf)) } == usdSeries.map(\.report))
             #expect(try snapshotHits(ledger, gbpSeries.map(\.report.point)) >= 6)
+            for entry in knownBefore {
+                let xray = try ledger.xray(asOf: entry.report.point.asOf, knownAt: beforeSwitch)
+                #expect(xray.holdings.map(\.isStale) == entry.report.lines.filter { $0.kind == .asset }.map(\.isStale), "the X-ray flags as net worth does, \(entry.month)")
+            }
             for knownAt in [nil, beforeSwitch, Instant(microsecondsSinceEpoch: beforeSwitch.microsecondsSinceEpoch + 3_600_000_000)] {
                 try expectSeriesMatchLookupsAndReplay(ledger, from: month("2025-12"), through: month("2026-08"), knownAt: knownAt, context: "known at \(knownAt.map { "\($0)" } ?? "now")")
             }
