@@ -94,11 +94,9 @@ extension Ledger {
         guard first <= last else { return [] }
         let calendar = self.calendar
         return try read { db in
-            try (first.ordinal...last.ordinal).map { ordinal in
-                let month = Month(ordinal: ordinal)
-                let point = PointInTime(asOf: calendar.endOfDay(month.lastDay), knownAt: knownAt)
-                return (month, try NetWorthQueries.report(db, point: point, calendar: calendar))
-            }
+            let months = (first.ordinal...last.ordinal).map(Month.init(ordinal:))
+            let reports = try NetWorthQueries.reports(db, at: months.map { calendar.endOfDay($0.lastDay) }, knownAt: knownAt)
+            return Array(zip(months, reports))
         }
     }
 }
@@ -110,6 +108,23 @@ enum NetWorthQueries {
     static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar) throws -> NetWorthReport {
         if let report = try NetWorthSnapshots.report(db, point: point, calendar: calendar) { return report }
         return try report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds())
+    }
+
+    /// Net worth at each of `instants` (day ends, in order), as known at `knownAt`: from the
+    /// snapshots of those days that hold the state as known then, read in one query, else
+    /// from latest-value-at lookups. The base currency and the staleness threshold are read
+    /// once: both depend on `knownAt` only.
+    static func reports(_ db: Database, at instants: [Instant], knownAt: Instant?) throws -> [NetWorthReport] {
+        guard let lower = instants.first, let upper = instants.last else { return [] }
+        let snapshots = try NetWorthSnapshots.table.all(from: lower, through: upper, knownAt: knownAt, db)
+        let known = Valuations(db: db, point: PointInTime(asOf: upper, knownAt: knownAt))
+        let base = try known.baseCurrency()
+        let staleness = try known.priceStalenessSeconds()
+        return try instants.map { instant in
+            let point = PointInTime(asOf: instant, knownAt: knownAt)
+            guard let stored = snapshots[instant] else { return try report(db, point: point, stalenessSeconds: staleness) }
+            return try NetWorthSnapshots.report(stored, point: point, baseCurrency: base, stalenessSeconds: staleness)
+        }
     }
 
     /// Net worth at `point` from latest-value-at lookups.

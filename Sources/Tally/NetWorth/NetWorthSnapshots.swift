@@ -176,12 +176,17 @@ enum NetWorthSnapshots {
         guard calendar.endOfDay(calendar.date(of: point.asOf)) == point.asOf,
               let stored = try table.latest(through: point.asOf, knownAt: point.knownAt, db),
               stored.effectiveThrough == point.asOf else { return nil }
-        let snapshot = try NetWorthSnapshot(stored)
         let valuations = Valuations(db: db, point: point)
-        return try NetWorthQueries.report(
-            point: point, baseCurrency: try valuations.baseCurrency(), stalenessSeconds: try valuations.priceStalenessSeconds(),
-            holdings: snapshot.holdings, convert: snapshot.convert
-        )
+        return try report(stored, point: point, baseCurrency: try valuations.baseCurrency(), stalenessSeconds: try valuations.priceStalenessSeconds())
+    }
+
+    /// Net worth at `point` (the end of `stored`'s day) from a snapshot that holds the state
+    /// as known at `point.knownAt`, in `base` with the staleness threshold known then.
+    static func report(_ stored: Snapshot, point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64) throws -> NetWorthReport {
+        precondition(stored.effectiveThrough == point.asOf, "the snapshot of \(stored.day) answers for the end of its day only")
+        let snapshot = try NetWorthSnapshot(stored)
+        return try NetWorthQueries.report(point: point, baseCurrency: base, stalenessSeconds: stalenessSeconds,
+                                          holdings: snapshot.holdings, convert: snapshot.convert)
     }
 
     /// How many snapshots net worth keeps and their size.

@@ -165,6 +165,30 @@ struct SnapshotTable: Sendable {
             """, arguments: [bound.microsecondsSinceEpoch, known, known]).map(snapshot)
     }
 
+    /// Every snapshot effective through `lower` to `upper` (inclusive) that holds the state
+    /// as known at `knownAt` (nil: as known now), by its `effective_through`: one query for
+    /// a range of days (where several qualify for one day, the latest taken).
+    func all(from lower: Instant, through upper: Instant, knownAt: Instant?, _ db: Database) throws -> [Instant: Snapshot] {
+        let rows: [Row]
+        if let knownAt {
+            let known = knownAt.microsecondsSinceEpoch
+            rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM \(name) WHERE effective_through >= ? AND effective_through <= ? AND known_since <= ?
+                  AND (superseded_at IS NULL OR superseded_at > ?) ORDER BY effective_through, sequence
+                """, arguments: [lower.microsecondsSinceEpoch, upper.microsecondsSinceEpoch, known, known])
+        } else {
+            rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM \(name) WHERE superseded_at IS NULL AND effective_through >= ? AND effective_through <= ? ORDER BY effective_through, sequence
+                """, arguments: [lower.microsecondsSinceEpoch, upper.microsecondsSinceEpoch])
+        }
+        var result: [Instant: Snapshot] = [:]
+        for row in rows {
+            let snapshot = try snapshot(row)
+            result[snapshot.effectiveThrough] = snapshot
+        }
+        return result
+    }
+
     /// Stores a snapshot.
     func write(_ snapshot: Snapshot, _ db: Database) throws {
         let packed = BlockCompression.compress(snapshot.state)
