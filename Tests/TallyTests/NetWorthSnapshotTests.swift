@@ -152,10 +152,21 @@ import Testing
             let beforeBackdating = clock.now
             ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .months(1)))
             clock.advance(seconds: 3_600)
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "cash", value: usd("5.00"), source: .bankRefresh),
+            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "cash", value: usd("5.00"), source: .override),
                                        effectiveAt: ledger.calendar.startOfDay(day("2026-02-27")))
+            #expect(try ledger.netWorth(asOf: ledger.calendar.endOfDay(day("2026-05-31"))).netWorth == usd("5.00"))
             for knownAt in [nil, beforeBackdating, clock.now] {
-                try expectSeriesMatchLookupsAndReplay(ledger, from: month("2025-12"), through: month("2026-07"), knownAt: knownAt, context: "reopened")
+                try expectSeriesMatchLookupsAndReplay(ledger, from: month("2025-12"), through: month("2026-07"), knownAt: knownAt, context: "reopened monthly")
+            }
+            try ledger.close()
+            // Weekly from now on: the month ends a backdated value retires are not taken again.
+            let beforeSecondBackdating = clock.now
+            ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .days(7)))
+            clock.advance(seconds: 3_600)
+            try ledger.clearValuationOverride("cash", effectiveAt: ledger.calendar.startOfDay(day("2026-04-15")))
+            #expect(try ledger.netWorth(asOf: ledger.calendar.endOfDay(day("2026-05-31"))).netWorth != usd("5.00"))
+            for knownAt in [nil, beforeBackdating, beforeSecondBackdating, clock.now] {
+                try expectSeriesMatchLookupsAndReplay(ledger, from: month("2025-12"), through: month("2026-07"), knownAt: knownAt, context: "reopened weekly")
             }
             try ledger.close()
         }
