@@ -91,9 +91,10 @@ extension EnvelopeBook {
     ///
     /// - Throws: ``EnvelopeSnapshotMismatch`` when the snapshot does not fit the book.
     func statuses(on date: LocalDate, resuming snapshot: EnvelopeSnapshot?, calendar: LedgerCalendar) throws -> [EnvelopeStatus] {
-        try envelopes.keys.sorted().compactMap { id in
+        let rates = RateBook(quotes: quotes)
+        return try envelopes.keys.sorted().compactMap { id in
             guard let envelope = envelopes[id], envelope.deletedAt == nil else { return nil }
-            return try fold(of: envelope, through: date, resuming: try snapshot?.progress(of: envelope), calendar: calendar)?.status
+            return try fold(of: envelope, through: date, resuming: try snapshot?.progress(of: envelope), calendar: calendar, rates: rates)?.status
         }
         .sorted { ($0.name, $0.envelopeId) < ($1.name, $1.envelopeId) }
     }
@@ -111,7 +112,7 @@ extension EnvelopeBook {
     /// - Throws: ``MoneyError`` on overflow; ``EnvelopeSnapshotMismatch`` when `resume`
     ///   does not fit the envelope's intervals.
     func fold(of envelope: EnvelopeRecord, through date: LocalDate, resuming resume: EnvelopeProgress?, calendar: LedgerCalendar,
-              trail: ((AuditEntry) -> Void)? = nil) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
+              rates: RateBook? = nil, trail: ((AuditEntry) -> Void)? = nil) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
         guard date >= envelope.startDate else { return nil }
         let commodity = envelope.commodity
         // A change in another currency than the creation's is ignored (commands refuse it).
@@ -135,7 +136,8 @@ extension EnvelopeBook {
             return EnvelopeMovement(date: day, sequence: funding.sequence, effectiveAt: funding.effectiveAt, recordedAt: funding.recordedAt,
                                     eventType: EnvelopeFunded.eventType.name, funded: funding.value.minorUnits, amount: nil, sign: 1)
         }
-        for entry in try convertedActivity(of: envelope, calendar: calendar) where after.map({ entry.date > $0 }) ?? true {
+        for entry in try convertedActivity(of: envelope, calendar: calendar, rates: rates ?? RateBook(quotes: quotes))
+        where after.map({ entry.date > $0 }) ?? true {
             movements.append(EnvelopeMovement(date: entry.date, sequence: entry.activity.sequence, effectiveAt: entry.activity.effectiveAt,
                                               recordedAt: entry.activity.recordedAt, eventType: entry.activity.eventType,
                                               funded: nil, amount: entry.amount?.minorUnits, sign: entry.sign))
@@ -224,11 +226,12 @@ extension EnvelopeBook {
     public func spending(from first: LocalDate, through last: LocalDate, calendar: LedgerCalendar) throws -> [EnvelopeSpending] {
         let period = EnvelopePeriod(first: first, last: last)
         var result: [EnvelopeSpending] = []
+        let rates = RateBook(quotes: quotes)
         for envelope in envelopes.values {
             var spent = Money.zero(envelope.commodity)
             var count = 0
             var unconverted = 0
-            for entry in try convertedActivity(of: envelope, calendar: calendar) where period.contains(entry.date) {
+            for entry in try convertedActivity(of: envelope, calendar: calendar, rates: rates) where period.contains(entry.date) {
                 count += entry.sign
                 if let amount = entry.amount { spent = try spent.subtracting(amount) } else { unconverted += entry.sign }
             }
@@ -268,9 +271,9 @@ extension EnvelopeBook {
     /// the rate in force then (``RateBook``).
     /// A reversal counts -1 in the counts: an amended transaction is one transaction, a
     /// deleted one none.
-    private func convertedActivity(of envelope: EnvelopeRecord, calendar: LedgerCalendar) throws -> [(date: LocalDate, amount: Money?, sign: Int, activity: EnvelopeActivity)] {
+    private func convertedActivity(of envelope: EnvelopeRecord, calendar: LedgerCalendar, rates: RateBook) throws
+        -> [(date: LocalDate, amount: Money?, sign: Int, activity: EnvelopeActivity)] {
         let target = envelope.commodity
-        let rates = RateBook(quotes: quotes)
         return try activity.filter { $0.envelopeId == envelope.envelopeId }.map { entry in
             let date = calendar.date(of: entry.effectiveAt)
             let sign = entry.isReversal ? -1 : 1
