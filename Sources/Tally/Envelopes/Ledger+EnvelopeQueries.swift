@@ -78,7 +78,7 @@ extension Ledger {
 extension Ledger {
     /// The user accounts opened (kind asset or liability), by name.
     public func envelopeAccounts() throws -> [EnvelopeAccount] {
-        try read { db in try EnvelopeBook.load(db, effectiveThrough: .latest).accounts.values.sorted { $0.account < $1.account } }
+        try read { db in try EnvelopeBook.load(db, effectiveThrough: .latest, after: .latest).accounts.values.sorted { $0.account < $1.account } }
     }
 }
 
