@@ -111,6 +111,7 @@ enum EnvelopeSnapshots {
                 SELECT MAX(latest) FROM (SELECT MAX(effective_at) AS latest FROM envelope_activity
                                          UNION ALL SELECT MAX(effective_at) FROM envelope_changes)
                 """) else { return }
+        try table.pruneUnreadable(db)
         let latest = try table.latestCurrent(db)
         let through = min(calendar.date(of: last.recordedAt).adding(days: -1), calendar.date(of: Instant(microsecondsSinceEpoch: latestRow)))
         let days = settings.interval.boundaries(after: latest?.day, from: firstStart, through: through)
