@@ -61,7 +61,7 @@ struct TimeTravelOptions: ParsableArguments {
     /// means: whichever of the two was given; both at once is refused.
     func day(or legacy: String?, option: String) throws -> LocalDate? {
         if let legacy, let asOf {
-            throw ValidationError("\(option) \(legacy) and --as-of \(asOf) name the same day; give only one of them")
+            throw ValidationError("\(option) \(legacy) and --as-of \(asOf) are two names for one option here; give only one of them")
         }
         if let legacy { return try CLIParse.date(legacy, option: option) }
         return try asOfDate()
