@@ -83,4 +83,39 @@ import Testing
         #expect(try run(store, ["init"]).status == 0)
         try TimeTravelCLI.expectBadTimesRefused(read, store: store, directory: directory, storeFolder: "s")
     }
+
+    @Test func theReminderListAsKnownAtAnEarlierInstantIgnoresALaterBackdatedChange() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        for command in [
+            ["init"],
+            ["asset", "add", "home", "--name", "Home", "--category", "property", "--type", "real_estate", "--currency", "USD", "--date", "2026-01-01"],
+            ["reminder", "set", "revalue", "--asset", "home", "--due", "2026-03-10", "--note", "Check sales"],
+            ["reminder", "set", "appraise", "--asset", "home", "--due", "2026-06-01"],
+        ] {
+            let result = try run(store, command)
+            try #require(result.status == 0, "\(command): \(result.standardError)")
+        }
+        let reads = [
+            ["reminder", "list", "--as-of", "2099-03-12"],
+            ["reminder", "list", "--as-of", "2099-03-12", "--due", "--json"],
+            ["reminder", "list"],
+            ["xray", "--as-of", "2099-03-12", "--json"],
+        ]
+        let listed = try TimeTravelCLI.answer(reads[1], store: store)
+        #expect(listed.split(separator: "\n").count == 2, "\(listed)")
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: store) {
+            let result = try run(store, ["reminder", "done", "revalue"])
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let now = try TimeTravelCLI.answer(["reminder", "list", "--as-of", "2099-03-12", "--json"], store: store)
+        #expect(now == #"{"id":"appraise","asset":"home","due":"2026-06-01","note":null,"is_due":true}"# + "\n", "\(now)")
+    }
+
+    @Test func aBadAsOfOrKnownAtOfTheReminderListIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        #expect(try run(store, ["init"]).status == 0)
+        try TimeTravelCLI.expectBadTimesRefused(["reminder", "list"], store: store, directory: directory, storeFolder: "s")
+    }
 }
