@@ -24,10 +24,11 @@ final class ManualClock: Sendable {
 extension Ledger {
     /// A new ledger in `root` on a manual clock (USD, New York unless told otherwise).
     static func forTesting(
-        at root: String, clock: ManualClock, baseCurrency: Commodity = .usd, timeZone: String = "America/New_York"
+        at root: String, clock: ManualClock, baseCurrency: Commodity = .usd, timeZone: String = "America/New_York",
+        snapshotInterval: SnapshotInterval = .default
     ) throws -> Ledger {
         try Ledger.create(at: root, name: "Test household", baseCurrency: baseCurrency, timeZone: timeZone,
-                          options: Options(clock: clock.function, syncMode: .none))
+                          options: Options(clock: clock.function, syncMode: .none, snapshotInterval: snapshotInterval))
     }
 
     /// Fails the test unless the books balance and a full rebuild reproduces every read

@@ -86,37 +86,12 @@ public struct BalancesProjector: Projector {
                             version.effectiveAt.microsecondsSinceEpoch, version.source.rawValue]
             )
         }
-        let context = DatabasePostingContext(db: db)
-        switch event.body {
-        case .transactionRecorded, .recurringOccurrenceGenerated, .transactionAmended, .transactionRecategorised, .transactionDeleted:
-            break
-        default:
-            return
-        }
-        switch event.body {
-        case .transactionRecorded(let transaction):
-            try upsert(TransactionVersion(
-                transactionId: transaction.transactionId, account: transaction.account ?? LedgerAccounts.current,
-                category: transaction.category, amount: transaction.amount, effectiveAt: event.effectiveAt, source: transaction.source))
-        case .recurringOccurrenceGenerated(let occurrence):
-            try upsert(TransactionVersion(
-                transactionId: occurrence.transactionId, account: LedgerAccounts.current,
-                category: occurrence.category, amount: occurrence.amount, effectiveAt: event.effectiveAt, source: .manual))
-        case .transactionAmended(let amended):
-            if let previous = try context.currentVersion(of: amended.transactionId) {
-                try upsert(TransactionVersion(
-                    transactionId: previous.transactionId, account: previous.account, category: amended.category,
-                    amount: amended.amount, effectiveAt: event.effectiveAt, source: previous.source))
-            }
-        case .transactionRecategorised(let change):
-            if let previous = try context.currentVersion(of: change.transactionId) {
-                try upsert(TransactionVersion(
-                    transactionId: previous.transactionId, account: previous.account, category: change.category,
-                    amount: previous.amount, effectiveAt: previous.effectiveAt, source: previous.source))
-            }
-        case .transactionDeleted(let deleted):
-            try db.execute(sql: "UPDATE transaction_versions SET deleted = 1 WHERE transaction_id = ?", arguments: [deleted.transactionId])
-        default:
+        switch try PostingRules.versionChange(for: event, context: DatabasePostingContext(db: db)) {
+        case .set(let version)?:
+            try upsert(version)
+        case .delete(let transactionId)?:
+            try db.execute(sql: "UPDATE transaction_versions SET deleted = 1 WHERE transaction_id = ?", arguments: [transactionId])
+        case nil:
             break
         }
     }

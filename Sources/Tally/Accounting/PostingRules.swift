@@ -44,6 +44,14 @@ public struct TransactionVersion: Hashable, Sendable {
     }
 }
 
+/// How an event changes a transaction's current version (``PostingRules/versionChange(for:context:)``).
+public enum TransactionVersionChange: Hashable, Sendable {
+    /// The transaction's version from this event on.
+    case set(TransactionVersion)
+    /// The transaction is deleted.
+    case delete(String)
+}
+
 /// What the posting rules may look up: state built by earlier events.
 public protocol PostingContext {
     /// The version of a transaction in force before this event, if it exists and is not deleted.
@@ -93,29 +101,16 @@ public enum PostingRules {
         case .withdrawalMade(let withdrawal):
             return try move(withdrawal.amount, from: LedgerAccounts.spend(withdrawal.account), to: LedgerAccounts.withdrawals)
 
-        case .transactionRecorded(let transaction):
-            return try TransactionVersion(
-                transactionId: transaction.transactionId, account: transaction.account ?? LedgerAccounts.current,
-                category: transaction.category, amount: transaction.amount, effectiveAt: at, source: transaction.source
-            ).postings()
-        case .recurringOccurrenceGenerated(let occurrence):
-            return try TransactionVersion(
-                transactionId: occurrence.transactionId, account: LedgerAccounts.current,
-                category: occurrence.category, amount: occurrence.amount, effectiveAt: at, source: .manual
-            ).postings()
+        case .transactionRecorded, .recurringOccurrenceGenerated:
+            guard case .set(let version)? = try versionChange(for: event, context: context) else { return [] }
+            return try version.postings()
         case .transactionAmended(let amended):
-            guard let previous = try context.currentVersion(of: amended.transactionId) else { return [] }
-            let next = TransactionVersion(
-                transactionId: amended.transactionId, account: previous.account, category: amended.category,
-                amount: amended.amount, effectiveAt: at, source: previous.source
-            )
+            guard let previous = try context.currentVersion(of: amended.transactionId),
+                  case .set(let next)? = try versionChange(for: event, context: context) else { return [] }
             return try reversal(of: previous) + next.postings()
         case .transactionRecategorised(let change):
-            guard let previous = try context.currentVersion(of: change.transactionId), previous.category != change.category else { return [] }
-            let next = TransactionVersion(
-                transactionId: previous.transactionId, account: previous.account, category: change.category,
-                amount: previous.amount, effectiveAt: previous.effectiveAt, source: previous.source
-            )
+            guard let previous = try context.currentVersion(of: change.transactionId), previous.category != change.category,
+                  case .set(let next)? = try versionChange(for: event, context: context) else { return [] }
             return try reversal(of: previous) + next.postings()
         case .transactionDeleted(let deleted):
             guard let previous = try context.currentVersion(of: deleted.transactionId) else { return [] }
@@ -153,6 +148,38 @@ public enum PostingRules {
     }
 
     /// Legs that undo a transaction version, at that version's effective time.
+    /// How an event changes a transaction's current version, the one a later amendment or
+    /// deletion reverses: recorded and generated transactions start one, an amendment moves
+    /// it to its own date with the new amount, a re-categorisation keeps its date, a deletion
+    /// ends it. Nil for every other event, and for a change to a transaction with no current
+    /// version.
+    public static func versionChange(for event: Event, context: some PostingContext) throws -> TransactionVersionChange? {
+        switch event.body {
+        case .transactionRecorded(let transaction):
+            return .set(TransactionVersion(
+                transactionId: transaction.transactionId, account: transaction.account ?? LedgerAccounts.current,
+                category: transaction.category, amount: transaction.amount, effectiveAt: event.effectiveAt, source: transaction.source))
+        case .recurringOccurrenceGenerated(let occurrence):
+            return .set(TransactionVersion(
+                transactionId: occurrence.transactionId, account: LedgerAccounts.current,
+                category: occurrence.category, amount: occurrence.amount, effectiveAt: event.effectiveAt, source: .manual))
+        case .transactionAmended(let amended):
+            guard let previous = try context.currentVersion(of: amended.transactionId) else { return nil }
+            return .set(TransactionVersion(
+                transactionId: previous.transactionId, account: previous.account, category: amended.category,
+                amount: amended.amount, effectiveAt: event.effectiveAt, source: previous.source))
+        case .transactionRecategorised(let change):
+            guard let previous = try context.currentVersion(of: change.transactionId) else { return nil }
+            return .set(TransactionVersion(
+                transactionId: previous.transactionId, account: previous.account, category: change.category,
+                amount: previous.amount, effectiveAt: previous.effectiveAt, source: previous.source))
+        case .transactionDeleted(let deleted):
+            return .delete(deleted.transactionId)
+        default:
+            return nil
+        }
+    }
+
     private static func reversal(of version: TransactionVersion) throws -> [Posting] {
         try version.postings().map { Posting(account: $0.account, amount: try $0.amount.negated(), effectiveAt: $0.effectiveAt) }
     }

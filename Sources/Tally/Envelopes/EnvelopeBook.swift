@@ -6,6 +6,8 @@ public struct EnvelopeRecord: Hashable, Sendable {
         public let effectiveAt: Instant
         /// The sequence number of the event that set it.
         public let sequence: UInt64
+        /// When that event was recorded.
+        public let recordedAt: Instant
         /// The interval from then on.
         public let interval: EnvelopeInterval
         /// The budgeted amount per interval from then on.
@@ -18,6 +20,8 @@ public struct EnvelopeRecord: Hashable, Sendable {
         public let effectiveAt: Instant
         /// The sequence number of the event that set it.
         public let sequence: UInt64
+        /// When that event was recorded.
+        public let recordedAt: Instant
         /// What was set.
         public let value: Value
     }
@@ -39,12 +43,12 @@ public struct EnvelopeRecord: Hashable, Sendable {
     /// When it was deleted, if it was.
     public internal(set) var deletedAt: Instant?
 
-    init(_ created: EnvelopeCreated, effectiveAt: Instant, sequence: UInt64) {
+    init(_ created: EnvelopeCreated, effectiveAt: Instant, sequence: UInt64, recordedAt: Instant) {
         envelopeId = created.envelopeId
         name = created.name
         startDate = created.startDate
         createdAt = effectiveAt
-        settings = [Setting(effectiveAt: effectiveAt, sequence: sequence, interval: created.interval, budgeted: created.budgeted)]
+        settings = [Setting(effectiveAt: effectiveAt, sequence: sequence, recordedAt: recordedAt, interval: created.interval, budgeted: created.budgeted)]
     }
 
     init(envelopeId: String, name: String, startDate: LocalDate, createdAt: Instant, settings: [Setting]) {
@@ -60,14 +64,21 @@ public struct EnvelopeRecord: Hashable, Sendable {
 }
 
 /// Money that moved through an envelope: a transaction (signed, income positive) or a
-/// transfer (its amount leaves the budget, so it counts negative).
+/// transfer (its amount leaves the budget, so it counts negative). An amendment or a
+/// deletion of a transaction takes its version out with a reversal (the negated version,
+/// on its date) and, for an amendment, adds the new version on the amendment's date, as the
+/// postings do.
 public struct EnvelopeActivity: Hashable, Sendable {
     /// The envelope it is assigned to.
     public let envelopeId: String
     /// The sequence number of its event.
     public let sequence: UInt64
+    /// The type of that event (`transaction_recorded`, `transfer_made`, `transaction_amended`, `transaction_deleted`).
+    public let eventType: String
     /// When it happened.
     public let effectiveAt: Instant
+    /// When its event was recorded.
+    public let recordedAt: Instant
     /// Signed, in the transaction's own currency.
     public let amount: Money
     /// The transaction's own rate: 1 unit of `amount`'s currency in `base`.
@@ -76,6 +87,37 @@ public struct EnvelopeActivity: Hashable, Sendable {
     public let base: Commodity
     /// For a cross-currency transfer, what the target received (signed like `amount`).
     public let received: Money?
+    /// Whether this takes an earlier version out (an amendment's or a deletion's reversal).
+    public let isReversal: Bool
+
+    init(envelopeId: String, sequence: UInt64, eventType: String, effectiveAt: Instant, recordedAt: Instant, amount: Money,
+         rateToBase: ExactDecimal?, base: Commodity, received: Money?, isReversal: Bool = false) {
+        self.envelopeId = envelopeId
+        self.sequence = sequence
+        self.eventType = eventType
+        self.effectiveAt = effectiveAt
+        self.recordedAt = recordedAt
+        self.amount = amount
+        self.rateToBase = rateToBase
+        self.base = base
+        self.received = received
+        self.isReversal = isReversal
+    }
+
+    /// The row that takes this version out, by `event` (an amendment or a deletion): the
+    /// same money negated, on the same date, converted the same way.
+    func reversal(by event: Event) throws -> EnvelopeActivity {
+        EnvelopeActivity(envelopeId: envelopeId, sequence: event.sequence, eventType: event.type.name, effectiveAt: effectiveAt,
+                         recordedAt: event.recordedAt, amount: try amount.negated(), rateToBase: rateToBase, base: base,
+                         received: try received?.negated(), isReversal: true)
+    }
+
+    /// The version an amendment puts in its place: the new amount on the amendment's date,
+    /// in the same envelope, at the transaction's own rate.
+    func amended(amount: Money, by event: Event) -> EnvelopeActivity {
+        EnvelopeActivity(envelopeId: envelopeId, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
+                         recordedAt: event.recordedAt, amount: amount, rateToBase: rateToBase, base: base, received: nil)
+    }
 }
 
 /// A user account of the envelope product: one `account_opened` of kind asset or liability.
@@ -108,8 +150,14 @@ public struct EnvelopeBook: Sendable {
     public internal(set) var baseCurrencies: [EnvelopeRecord.Dated<Commodity>] = []
     /// User accounts by name.
     public internal(set) var accounts: [String: EnvelopeAccount] = [:]
-    /// Balances of the user accounts, per commodity (kept by ``apply(_:)`` only).
+    /// Balances of the user accounts, per commodity (computed by ``through(_:)``).
     public internal(set) var balances: [String: [Commodity: Int64]] = [:]
+    /// The current version of each transaction assigned to an envelope (kept by ``apply(_:)`` only).
+    var currentVersions: [String: EnvelopeActivity] = [:]
+    /// Every transaction's current version, for the posting rules (kept by ``apply(_:)`` only).
+    var transactionVersions: [String: TransactionVersion] = [:]
+    /// The user accounts' postings with their dates (kept by ``apply(_:)`` only).
+    var postings: [String: [(effectiveAt: Instant, amount: Money)]] = [:]
 
     /// An empty book.
     public init() {}
@@ -125,29 +173,32 @@ public struct EnvelopeBook: Sendable {
 
     // MARK: Fold
 
-    /// Folds one event: the replay of the envelope product's state. Never validates.
+    /// Folds one event: the replay of the envelope product's state. Never validates. Every
+    /// event is folded with its dated rows; ``through(_:)`` then keeps those effective by a
+    /// date (an amendment or a deletion reverses a transaction on the transaction's date,
+    /// which may be before the amendment's).
     ///
-    /// - Throws: ``MoneyError`` on overflow of an account balance.
+    /// - Throws: ``MoneyError`` on overflow.
     public mutating func apply(_ event: Event) throws {
         let at = event.effectiveAt
         let sequence = event.sequence
         switch event.body {
         case .ledgerCreated(let created):
-            baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, value: created.baseCurrency))
+            baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: created.baseCurrency))
         case .baseCurrencySet(let change):
-            baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, value: change.currency))
+            baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: change.currency))
         case .accountOpened(let opened):
             if opened.kind == .asset || opened.kind == .liability {
                 accounts[opened.account] = EnvelopeAccount(account: opened.account, kind: opened.kind, commodity: opened.commodity, openedAt: at)
             }
         case .envelopeCreated(let created):
-            envelopes[created.envelopeId] = EnvelopeRecord(created, effectiveAt: at, sequence: sequence)
+            envelopes[created.envelopeId] = EnvelopeRecord(created, effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt)
         case .envelopeBudgetChanged(let change):
-            envelopes[change.envelopeId]?.settings.append(.init(effectiveAt: at, sequence: sequence, interval: change.interval, budgeted: change.budgeted))
+            envelopes[change.envelopeId]?.settings.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, interval: change.interval, budgeted: change.budgeted))
         case .envelopeRolloverSet(let change):
-            envelopes[change.envelopeId]?.policies.append(.init(effectiveAt: at, sequence: sequence, value: change.policy))
+            envelopes[change.envelopeId]?.policies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: change.policy))
         case .envelopeFunded(let funded):
-            envelopes[funded.envelopeId]?.fundings.append(.init(effectiveAt: at, sequence: sequence, value: funded.amount))
+            envelopes[funded.envelopeId]?.fundings.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: funded.amount))
         case .envelopeDeleted(let deleted):
             envelopes[deleted.envelopeId]?.deletedAt = at
         case .transactionRecorded(let transaction):
@@ -156,12 +207,26 @@ public struct EnvelopeBook: Sendable {
                                             effectiveAt: at, sequence: sequence, source: .transaction))
             }
             if let envelope = transaction.envelope {
-                activity.append(EnvelopeActivity(envelopeId: envelope, sequence: sequence, effectiveAt: at, amount: transaction.amount,
-                                                 rateToBase: transaction.rateToBase, base: currentBase, received: nil))
+                let entry = EnvelopeActivity(envelopeId: envelope, sequence: sequence, eventType: event.type.name, effectiveAt: at,
+                                             recordedAt: event.recordedAt, amount: transaction.amount,
+                                             rateToBase: transaction.rateToBase, base: currentBase, received: nil)
+                activity.append(entry)
+                currentVersions[transaction.transactionId] = entry
+            }
+        case .transactionAmended(let amended):
+            if let previous = currentVersions[amended.transactionId] {
+                let next = previous.amended(amount: amended.amount, by: event)
+                activity += [try previous.reversal(by: event), next]
+                currentVersions[amended.transactionId] = next
+            }
+        case .transactionDeleted(let deleted):
+            if let previous = currentVersions.removeValue(forKey: deleted.transactionId) {
+                activity.append(try previous.reversal(by: event))
             }
         case .transferMade(let transfer):
             if let envelope = transfer.envelope {
-                activity.append(EnvelopeActivity(envelopeId: envelope, sequence: sequence, effectiveAt: at, amount: try transfer.amount.negated(),
+                activity.append(EnvelopeActivity(envelopeId: envelope, sequence: sequence, eventType: event.type.name, effectiveAt: at,
+                                                 recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
                                                  rateToBase: nil, base: currentBase, received: try transfer.received?.negated()))
             }
         case .fxRateSet(let rate):
@@ -169,29 +234,64 @@ public struct EnvelopeBook: Sendable {
         default:
             break
         }
-        for posting in try PostingRules.postings(for: event, context: NoPostingContext()) where accounts[posting.account] != nil {
-            let commodity = posting.amount.commodity
-            let (sum, overflow) = (balances[posting.account]?[commodity] ?? 0).addingReportingOverflow(posting.amount.minorUnits)
-            guard !overflow else { throw MoneyError.overflowing("a balance") }
-            balances[posting.account, default: [:]][commodity] = sum
+        let context = FoldPostingContext(versions: transactionVersions)
+        for posting in try PostingRules.postings(for: event, context: context) where accounts[posting.account] != nil {
+            postings[posting.account, default: []].append((posting.effectiveAt, posting.amount))
+        }
+        switch try PostingRules.versionChange(for: event, context: context) {
+        case .set(let version)?: transactionVersions[version.transactionId] = version
+        case .delete(let transactionId)?: transactionVersions[transactionId] = nil
+        case nil: break
         }
     }
 
-    /// Folds every event, in log order, that is effective at or before `bound` (and
-    /// recorded at or before `knownAt`, when given): the reference answer for a date.
-    public static func folding(_ events: [Event], effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> EnvelopeBook {
+    /// The book as of `bound`: only what is effective at or before it, with the user
+    /// accounts' balances then (``balances``).
+    ///
+    /// - Throws: ``MoneyError`` on overflow of a balance.
+    public func through(_ bound: Instant) throws -> EnvelopeBook {
         var book = EnvelopeBook()
-        for event in events where event.effectiveAt <= bound && knownAt.map({ event.recordedAt <= $0 }) ?? true {
-            try book.apply(event)
+        book.baseCurrencies = baseCurrencies.filter { $0.effectiveAt <= bound }
+        book.accounts = accounts.filter { $0.value.openedAt <= bound }
+        book.quotes = quotes.filter { $0.effectiveAt <= bound }
+        book.activity = activity.filter { $0.effectiveAt <= bound }
+        for (id, envelope) in envelopes where envelope.createdAt <= bound {
+            var record = envelope
+            record.settings = envelope.settings.filter { $0.effectiveAt <= bound }
+            record.policies = envelope.policies.filter { $0.effectiveAt <= bound }
+            record.fundings = envelope.fundings.filter { $0.effectiveAt <= bound }
+            record.deletedAt = envelope.deletedAt.flatMap { $0 <= bound ? $0 : nil }
+            book.envelopes[id] = record
+        }
+        for (account, dated) in postings where book.accounts[account] != nil {
+            for (effectiveAt, amount) in dated where effectiveAt <= bound {
+                let (sum, overflow) = (book.balances[account]?[amount.commodity] ?? 0).addingReportingOverflow(amount.minorUnits)
+                guard !overflow else { throw MoneyError.overflowing("a balance") }
+                book.balances[account, default: [:]][amount.commodity] = sum
+            }
         }
         return book
     }
+
+    /// Folds every event, in log order, recorded at or before `knownAt` (every event when
+    /// nil), and keeps what is effective at or before `bound`: the reference answer for a date.
+    public static func folding(_ events: [Event], effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> EnvelopeBook {
+        var book = EnvelopeBook()
+        for event in events where knownAt.map({ event.recordedAt <= $0 }) ?? true {
+            try book.apply(event)
+        }
+        return try book.through(bound)
+    }
 }
 
-/// The posting context of a fold that tracks only opened accounts: the events it cares
-/// about need no lookups.
-struct NoPostingContext: PostingContext {
-    func currentVersion(of transactionId: String) throws -> TransactionVersion? { nil }
+/// The posting context of the envelope fold: the transactions' current versions (for
+/// amendments and deletions) as the fold kept them. Balances are not looked up: the events
+/// the envelope product folds never read one (a reference balance moves only the budget
+/// product's accounts).
+struct FoldPostingContext: PostingContext {
+    let versions: [String: TransactionVersion]
+
+    func currentVersion(of transactionId: String) throws -> TransactionVersion? { versions[transactionId] }
     func balance(of account: String, in commodity: Commodity) throws -> Int64 { 0 }
     func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] { [] }
 }

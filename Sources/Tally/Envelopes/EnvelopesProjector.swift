@@ -3,13 +3,20 @@ public import GRDB
 /// The envelopes read model: envelopes and their changes, the money assigned to them,
 /// exchange rates, base currencies and the user accounts, each row with its effective and
 /// recorded times, so that an answer for any date reads only rows up to it.
-public struct EnvelopesProjector: Projector {
+public struct EnvelopesProjector: SnapshotTaking {
     /// The projector; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "envelopes"
-    public let version = 1
-    public let tables = ["envelopes", "envelope_changes", "envelope_activity", "envelope_rates", "envelope_base_currencies", "envelope_accounts"]
+    public let version = 2
+    public let tables = [
+        "envelopes", "envelope_changes", "envelope_activity", "envelope_entries", "envelope_rates", "envelope_base_currencies",
+        "envelope_accounts", "envelope_snapshots",
+    ]
+    public let cacheTables = ["envelope_snapshots"]
+
+    /// Snapshots of every envelope's interval fold (``EnvelopeProgress``).
+    static let snapshots = SnapshotTable(name: "envelope_snapshots")
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -33,9 +40,14 @@ public struct EnvelopesProjector: Projector {
                 recorded_at INTEGER NOT NULL
             ) STRICT;
             CREATE INDEX envelope_changes_by_envelope ON envelope_changes (envelope_id, effective_at);
+            CREATE INDEX envelope_changes_by_time ON envelope_changes (effective_at);
             CREATE TABLE envelope_activity (
-                sequence INTEGER PRIMARY KEY NOT NULL,
+                sequence INTEGER NOT NULL,
+                part INTEGER NOT NULL,
                 envelope_id TEXT NOT NULL,
+                entry_id TEXT NOT NULL,
+                event TEXT NOT NULL,
+                reversal INTEGER NOT NULL,
                 commodity TEXT NOT NULL,
                 amount INTEGER NOT NULL,
                 rate_to_base TEXT,
@@ -43,9 +55,16 @@ public struct EnvelopesProjector: Projector {
                 received_commodity TEXT,
                 received_amount INTEGER,
                 effective_at INTEGER NOT NULL,
-                recorded_at INTEGER NOT NULL
-            ) STRICT;
+                recorded_at INTEGER NOT NULL,
+                PRIMARY KEY (sequence, part)
+            ) STRICT, WITHOUT ROWID;
             CREATE INDEX envelope_activity_by_time ON envelope_activity (effective_at);
+            CREATE INDEX envelope_activity_by_envelope ON envelope_activity (envelope_id, effective_at);
+            CREATE TABLE envelope_entries (
+                entry_id TEXT PRIMARY KEY NOT NULL,
+                sequence INTEGER NOT NULL,
+                part INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
             CREATE TABLE envelope_rates (
                 sequence INTEGER PRIMARY KEY NOT NULL,
                 base TEXT NOT NULL,
@@ -56,6 +75,7 @@ public struct EnvelopesProjector: Projector {
                 recorded_at INTEGER NOT NULL
             ) STRICT;
             CREATE INDEX envelope_rates_by_time ON envelope_rates (effective_at);
+            CREATE INDEX envelope_rates_by_pair ON envelope_rates (base, quote, source, effective_at);
             CREATE TABLE envelope_base_currencies (
                 sequence INTEGER PRIMARY KEY NOT NULL,
                 currency TEXT NOT NULL,
@@ -71,12 +91,17 @@ public struct EnvelopesProjector: Projector {
                 recorded_at INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """)
+        try Self.snapshots.create(db)
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
         let sequence = Int64(event.sequence)
         let effective = event.effectiveAt.microsecondsSinceEpoch
         let recorded = event.recordedAt.microsecondsSinceEpoch
+        /// Every row that changes an envelope's answers retires the snapshots it falls in.
+        func changed(at instant: Instant) throws {
+            try Self.snapshots.supersede(effectiveAt: instant, recordedAt: event.recordedAt, db)
+        }
         func change(_ envelopeId: String, _ kind: String, interval: EnvelopeInterval? = nil, amount: Money? = nil, policy: RolloverPolicy? = nil) throws {
             try db.execute(
                 sql: """
@@ -85,32 +110,55 @@ public struct EnvelopesProjector: Projector {
                     """,
                 arguments: [sequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, effective, recorded]
             )
+            try changed(at: event.effectiveAt)
         }
         func currentBase() throws -> String {
             try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence DESC LIMIT 1") ?? "USD"
         }
-        func activity(_ envelopeId: String, _ amount: Money, rate: ExactDecimal?, received: Money?) throws {
-            try db.execute(
-                sql: """
-                    INSERT INTO envelope_activity
-                        (sequence, envelope_id, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [sequence, envelopeId, amount.commodity.code, amount.minorUnits, rate?.decimalString, try currentBase(),
-                            received?.commodity.code, received?.minorUnits, effective, recorded]
-            )
+        func activity(_ row: EnvelopeActivity, part: Int, entryId: String, isTransaction: Bool = true) throws {
+            try db.cachedStatement(sql: """
+                INSERT INTO envelope_activity
+                    (sequence, part, envelope_id, entry_id, event, reversal, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    sequence, part, row.envelopeId, entryId, row.eventType, row.isReversal ? 1 : 0, row.amount.commodity.code, row.amount.minorUnits,
+                    row.rateToBase?.decimalString, row.base.code, row.received?.commodity.code, row.received?.minorUnits,
+                    row.effectiveAt.microsecondsSinceEpoch, recorded,
+                ])
+            if isTransaction && !row.isReversal {
+                try db.execute(sql: "INSERT OR REPLACE INTO envelope_entries (entry_id, sequence, part) VALUES (?, ?, ?)", arguments: [entryId, sequence, part])
+            }
+            try changed(at: row.effectiveAt)
+        }
+        /// The current version of a transaction assigned to an envelope, if any.
+        func currentEntry(_ entryId: String) throws -> EnvelopeActivity? {
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT a.* FROM envelope_entries e JOIN envelope_activity a ON a.sequence = e.sequence AND a.part = e.part
+                WHERE e.entry_id = ?
+                """, arguments: [entryId]) else { return nil }
+            return try EnvelopeBook.activity(row)
+        }
+        /// Takes a transaction's current version out (a reversal row at its date), for an
+        /// amendment or a deletion.
+        func reverse(_ entryId: String) throws -> EnvelopeActivity? {
+            guard let previous = try currentEntry(entryId) else { return nil }
+            try activity(try previous.reversal(by: event), part: 0, entryId: entryId)
+            try db.execute(sql: "DELETE FROM envelope_entries WHERE entry_id = ?", arguments: [entryId])
+            return previous
         }
         func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
             try db.execute(
                 sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [sequence, base.code, quote, rate.decimalString, source.rawValue, effective, recorded]
             )
+            try changed(at: event.effectiveAt)
         }
         func base(_ currency: Commodity) throws {
             try db.execute(
                 sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)",
                 arguments: [sequence, currency.code, effective, recorded]
             )
+            try changed(at: event.effectiveAt)
         }
         switch event.body {
         case .ledgerCreated(let created):
@@ -129,6 +177,7 @@ public struct EnvelopesProjector: Projector {
                 sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, sequence, effective, recorded]
             )
+            try Self.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
             try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)
         case .envelopeBudgetChanged(let budget):
             try change(budget.envelopeId, "budget", interval: budget.interval, amount: budget.budgeted)
@@ -144,11 +193,25 @@ public struct EnvelopesProjector: Projector {
                 try rate(base: transaction.amount.commodity, quote: base, rate: rateToBase, source: .transaction)
             }
             if let envelope = transaction.envelope {
-                try activity(envelope, transaction.amount, rate: transaction.rateToBase, received: nil)
+                try activity(EnvelopeActivity(
+                    envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
+                    recordedAt: event.recordedAt, amount: transaction.amount,
+                    rateToBase: transaction.rateToBase, base: try Commodity.named(base), received: nil
+                ), part: 0, entryId: transaction.transactionId)
             }
+        case .transactionAmended(let amended):
+            guard let previous = try reverse(amended.transactionId) else { break }
+            try activity(previous.amended(amount: amended.amount, by: event),
+                         part: 1, entryId: amended.transactionId)
+        case .transactionDeleted(let deleted):
+            _ = try reverse(deleted.transactionId)
         case .transferMade(let transfer):
             if let envelope = transfer.envelope {
-                try activity(envelope, try transfer.amount.negated(), rate: nil, received: try transfer.received?.negated())
+                try activity(EnvelopeActivity(
+                    envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
+                    recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
+                    rateToBase: nil, base: try Commodity.named(try currentBase()), received: try transfer.received?.negated()
+                ), part: 0, entryId: transfer.transferId, isTransaction: false)
             }
         case .fxRateSet(let fx):
             try rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
@@ -156,74 +219,128 @@ public struct EnvelopesProjector: Projector {
             break
         }
     }
+
+    public func takeSnapshots(_ db: Database, settings: SnapshotSettings, last: Event) throws {
+        try EnvelopeSnapshots.take(db, settings: settings, last: last)
+    }
 }
 
 extension EnvelopeBook {
     /// The book as of `bound` (and as known at `knownAt`): the rows of events effective at
     /// or before it, read from the envelopes read model. Balances are not loaded (they
     /// come from the postings).
-    static func load(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> EnvelopeBook {
-        let arguments: StatementArguments = [bound.microsecondsSinceEpoch, knownAt?.microsecondsSinceEpoch ?? Int64.max]
+    ///
+    /// With `after` (a snapshot's instant), money rows (fundings, activity) are loaded only
+    /// when effective after it, and exchange rates after it plus the latest of each pair and
+    /// source at it: what a fold resumed from the snapshot reads. Envelopes, their settings,
+    /// policies and deletions, base currencies and accounts are always loaded whole: they
+    /// are few; `envelopesThrough` loads them (and their changes) through a later instant.
+    static func load(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil, after: Instant? = nil,
+                     envelopesThrough: Instant? = nil) throws -> EnvelopeBook {
+        let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
+        let lower = after?.microsecondsSinceEpoch ?? Int64.min
+        let arguments: StatementArguments = [bound.microsecondsSinceEpoch, known]
+        let definitions = (envelopesThrough ?? bound).microsecondsSinceEpoch
         let window = "effective_at <= ? AND recorded_at <= ?"
         var book = EnvelopeBook()
         func instant(_ row: Row) -> Instant { Instant(microsecondsSinceEpoch: row["effective_at"]) }
         func sequence(_ row: Row) -> UInt64 { UInt64(row["sequence"] as Int64) }
+        func recorded(_ row: Row) -> Instant { Instant(microsecondsSinceEpoch: row["recorded_at"]) }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_base_currencies WHERE \(window) ORDER BY sequence", arguments: arguments) {
-            book.baseCurrencies.append(.init(effectiveAt: instant(row), sequence: sequence(row), value: try Commodity.named(row["currency"])))
+            book.baseCurrencies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: try Commodity.named(row["currency"])))
         }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_accounts WHERE \(window)", arguments: arguments) {
             let account: String = row["account"]
             book.accounts[account] = EnvelopeAccount(account: account, kind: AccountKind(rawValue: row["kind"]) ?? .asset,
                                                      commodity: try Commodity.named(row["commodity"]), openedAt: instant(row))
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelopes WHERE \(window)", arguments: arguments) {
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelopes WHERE \(window)", arguments: [definitions, known]) {
             let id: String = row["envelope_id"]
             book.envelopes[id] = EnvelopeRecord(envelopeId: id, name: row["name"], startDate: LocalDate(daysSinceEpoch: row["start_date"]),
                                                 createdAt: instant(row), settings: [])
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_changes WHERE \(window) ORDER BY sequence", arguments: arguments) {
+        let changes = try Row.fetchAll(db, sql: """
+            SELECT * FROM envelope_changes WHERE recorded_at <= ?
+                AND ((kind != 'funded' AND effective_at <= ?) OR (kind = 'funded' AND effective_at > ? AND effective_at <= ?))
+            ORDER BY sequence
+            """, arguments: [known, definitions, lower, bound.microsecondsSinceEpoch])
+        for row in changes {
             let id: String = row["envelope_id"]
             guard book.envelopes[id] != nil else { continue }
             let amount: Money? = try (row["commodity"] as String?).map { Money(minorUnits: row["amount"], commodity: try Commodity.named($0)) }
             switch row["kind"] as String {
             case "created", "budget":
                 let interval = EnvelopeInterval(rawValue: row["interval"]) ?? .monthly
-                book.envelopes[id]?.settings.append(.init(effectiveAt: instant(row), sequence: sequence(row), interval: interval, budgeted: amount!))
+                book.envelopes[id]?.settings.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), interval: interval, budgeted: amount!))
             case "rollover":
-                book.envelopes[id]?.policies.append(.init(effectiveAt: instant(row), sequence: sequence(row), value: RolloverPolicy(rawValue: row["policy"]) ?? .default))
+                book.envelopes[id]?.policies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: RolloverPolicy(rawValue: row["policy"]) ?? .default))
             case "funded":
-                book.envelopes[id]?.fundings.append(.init(effectiveAt: instant(row), sequence: sequence(row), value: amount!))
+                book.envelopes[id]?.fundings.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: amount!))
             default:
                 book.envelopes[id]?.deletedAt = instant(row)
             }
         }
         book.envelopes = book.envelopes.filter { !$0.value.settings.isEmpty }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_activity WHERE \(window) ORDER BY sequence", arguments: arguments) {
-            let received: Money? = try (row["received_commodity"] as String?).map { Money(minorUnits: row["received_amount"], commodity: try Commodity.named($0)) }
-            book.activity.append(EnvelopeActivity(
-                envelopeId: row["envelope_id"], sequence: sequence(row), effectiveAt: instant(row),
-                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                rateToBase: try (row["rate_to_base"] as String?).map(ExactDecimal.init(parsing:)),
-                base: try Commodity.named(row["base"]), received: received
-            ))
+        for row in try Row.fetchAll(db, sql: """
+            SELECT * FROM envelope_activity WHERE \(window) AND effective_at > ? ORDER BY sequence, part
+            """, arguments: arguments + [lower]) {
+            book.activity.append(try activity(row))
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_rates WHERE \(window) ORDER BY sequence", arguments: arguments) {
-            book.quotes.append(ExchangeQuote(
-                base: try Commodity.named(row["base"]), quote: try Commodity.named(row["quote"]), rate: try ExactDecimal(parsing: row["rate"]),
-                effectiveAt: instant(row), sequence: sequence(row), source: ExchangeQuote.Source(rawValue: row["source"]) ?? .fxRate
-            ))
-        }
+        book.quotes = try quotes(db, through: bound, knownAt: knownAt, after: after)
         return book
     }
 
-    /// The user accounts' balances at `bound` from the postings, for ``total(balances:at:)``.
+    /// The exchange rates effective through `bound` (recorded by `knownAt`): with `after`,
+    /// those effective after it and the latest of each pair and source at it.
+    static func quotes(_ db: Database, through bound: Instant, knownAt: Instant?, after: Instant?) throws -> [ExchangeQuote] {
+        let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
+        func quote(_ row: Row) throws -> ExchangeQuote {
+            ExchangeQuote(
+                base: try Commodity.named(row["base"]), quote: try Commodity.named(row["quote"]), rate: try ExactDecimal(parsing: row["rate"]),
+                effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), sequence: UInt64(row["sequence"] as Int64),
+                source: ExchangeQuote.Source(rawValue: row["source"]) ?? .fxRate
+            )
+        }
+        guard let after else {
+            return try Row.fetchAll(db, sql: "SELECT * FROM envelope_rates WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence",
+                                    arguments: [bound.microsecondsSinceEpoch, known]).map(quote)
+        }
+        let start = min(after, bound).microsecondsSinceEpoch
+        var result: [ExchangeQuote] = []
+        // The latest quote of each pair and source at `after`: one indexed lookup per pair.
+        for pair in try Row.fetchAll(db, sql: "SELECT DISTINCT base, quote, source FROM envelope_rates") {
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT * FROM envelope_rates WHERE base = ? AND quote = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
+                ORDER BY effective_at DESC, sequence DESC LIMIT 1
+                """, arguments: [pair["base"], pair["quote"], pair["source"], start, known]) {
+                result.append(try quote(row))
+            }
+        }
+        result += try Row.fetchAll(db, sql: """
+            SELECT * FROM envelope_rates WHERE effective_at > ? AND effective_at <= ? AND recorded_at <= ? ORDER BY sequence
+            """, arguments: [start, bound.microsecondsSinceEpoch, known]).map(quote)
+        return result
+    }
+
+    /// An activity row of the read model.
+    static func activity(_ row: Row) throws -> EnvelopeActivity {
+        let received: Money? = try (row["received_commodity"] as String?).map { Money(minorUnits: row["received_amount"], commodity: try Commodity.named($0)) }
+        return EnvelopeActivity(
+            envelopeId: row["envelope_id"], sequence: UInt64(row["sequence"] as Int64), eventType: row["event"],
+            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
+            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+            rateToBase: try (row["rate_to_base"] as String?).map(ExactDecimal.init(parsing:)),
+            base: try Commodity.named(row["base"]), received: received, isReversal: (row["reversal"] as Int) != 0
+        )
+    }
+
+    /// The user accounts' balances at `bound`, from the balances' roll-ups (sub-linear),
+    /// for ``total(balances:at:)``.
     static func accountBalances(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> [(account: String, amount: Money)] {
-        try Row.fetchAll(db, sql: """
-            SELECT p.account, p.commodity, SUM(p.amount) AS amount FROM postings p
-            JOIN envelope_accounts a ON a.account = p.account AND a.effective_at <= ?1 AND a.recorded_at <= ?2
-            WHERE p.effective_at <= ?1 AND p.recorded_at <= ?2
-            GROUP BY p.account, p.commodity HAVING SUM(p.amount) != 0
-            """, arguments: [bound.microsecondsSinceEpoch, knownAt?.microsecondsSinceEpoch ?? Int64.max]
-        ).map { row in (row["account"], Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"]))) }
+        let opened = Set(try String.fetchAll(db, sql: "SELECT account FROM envelope_accounts WHERE effective_at <= ? AND recorded_at <= ?",
+                                             arguments: [bound.microsecondsSinceEpoch, knownAt?.microsecondsSinceEpoch ?? Int64.max]))
+        return try BalanceQueries.balances(db, asOf: bound, knownAt: knownAt)
+            .filter { opened.contains($0.account) }
+            .map { (account: $0.account, amount: $0.amount) }
     }
 }

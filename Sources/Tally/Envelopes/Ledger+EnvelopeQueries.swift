@@ -1,13 +1,26 @@
 import GRDB
 
 // The envelope product's answers, for any day: each reads the envelopes read model for
-// events effective through that day and computes with ``EnvelopeBook``.
+// events effective through that day and computes with ``EnvelopeBook``. Statuses resume
+// from the latest snapshot that holds the state as known then (``EnvelopeSnapshots``), so
+// they read the money of at most one snapshot interval and the envelopes' settings, never
+// the whole history; spending reads its period; totals read the balances' roll-ups and
+// the latest rate of each pair.
 
 extension Ledger {
-    /// The envelope book for events effective through the end of `date` (and recorded at
-    /// or before `knownAt`).
-    func envelopeBook(through date: LocalDate, knownAt: Instant?, _ db: Database) throws -> EnvelopeBook {
-        try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(date), knownAt: knownAt)
+    /// Every envelope's status on `date` as known at `knownAt`: the fold resumed from the
+    /// latest snapshot that fits, or from the beginning.
+    func envelopeStatuses(on date: LocalDate, knownAt: Instant?, _ db: Database) throws -> [EnvelopeStatus] {
+        let bound = calendar.endOfDay(date)
+        if let snapshot = try EnvelopeSnapshots.latest(through: date, knownAt: knownAt, calendar: calendar, db) {
+            do {
+                let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt, after: snapshot.effectiveThrough)
+                return try book.statuses(on: date, resuming: snapshot, calendar: calendar)
+            } catch is EnvelopeSnapshotMismatch {
+                // Fold from the beginning below.
+            }
+        }
+        return try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt).statuses(on: date, calendar: calendar)
     }
 
     /// An envelope's budgeted, spent and remaining amounts in the interval containing `date`.
@@ -25,7 +38,7 @@ extension Ledger {
     public func envelopeStatus(_ envelopeId: String, on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> EnvelopeStatus {
         let day = date ?? today
         return try read { db in
-            guard let status = try envelopeBook(through: day, knownAt: knownAt, db).status(of: envelopeId, on: day, calendar: calendar) else {
+            guard let status = try envelopeStatuses(on: day, knownAt: knownAt, db).first(where: { $0.envelopeId == envelopeId }) else {
                 throw LedgerError(.notFound, "envelope '\(envelopeId)' did not exist on \(day) (not created, deleted, or not started yet)")
             }
             return status
@@ -35,7 +48,7 @@ extension Ledger {
     /// Every envelope that exists on `date`, by name, in its interval containing `date`.
     public func envelopeStatuses(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> [EnvelopeStatus] {
         let day = date ?? today
-        return try read { db in try envelopeBook(through: day, knownAt: knownAt, db).statuses(on: day, calendar: calendar) }
+        return try read { db in try envelopeStatuses(on: day, knownAt: knownAt, db) }
     }
 
     /// What went through each envelope from `first` through `last`, both days included.
@@ -43,7 +56,11 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `invalidArgument` when `last` is before `first`.
     public func envelopeSpending(from first: LocalDate, through last: LocalDate, knownAt: Instant? = nil) throws -> [EnvelopeSpending] {
         guard first <= last else { throw LedgerError(.invalidArgument, "the period's last day (\(last)) is before its first (\(first))") }
-        return try read { db in try envelopeBook(through: last, knownAt: knownAt, db).spending(from: first, through: last, calendar: calendar) }
+        return try read { db in
+            let before = Instant(microsecondsSinceEpoch: calendar.startOfDay(first).microsecondsSinceEpoch - 1)
+            return try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(last), knownAt: knownAt, after: before)
+                .spending(from: first, through: last, calendar: calendar)
+        }
     }
 
     /// The total balance across the user's accounts at the end of `date`, in the base
@@ -52,7 +69,7 @@ extension Ledger {
         let day = date ?? today
         let bound = calendar.endOfDay(day)
         return try read { db in
-            let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt)
+            let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt, after: bound)
             return try book.total(balances: try EnvelopeBook.accountBalances(db, effectiveThrough: bound, knownAt: knownAt), at: bound)
         }
     }
@@ -62,5 +79,41 @@ extension Ledger {
     /// The user accounts opened (kind asset or liability), by name.
     public func envelopeAccounts() throws -> [EnvelopeAccount] {
         try read { db in try EnvelopeBook.load(db, effectiveThrough: .latest).accounts.values.sorted { $0.account < $1.account } }
+    }
+}
+
+extension Ledger {
+    /// Every change to what an envelope has left, with the event that made it and the
+    /// running balance (`remaining` of ``EnvelopeStatus``), in effective-time order: each
+    /// interval's budget as it opens (from the `envelope_created` or `envelope_budget_changed`
+    /// in force on its last day), fundings, transactions and transfers (an amended
+    /// transaction shows its original, the reversal and the new version; a deletion its
+    /// reversal), and what each interval's rollover policy did with its remainder
+    /// (`envelope_rollover_set`, or `envelope_created` for the default). Amounts are in the
+    /// envelope's currency; a transaction with no known rate is left out, as from `spent`.
+    ///
+    /// ```swift
+    /// let changes = try ledger.envelopeAudit("groceries", through: try LocalDate(parsing: "2026-05-31"))
+    /// changes.last?.balance == try ledger.envelopeStatus("groceries", on: try LocalDate(parsing: "2026-05-31")).remaining   // true
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - from: list changes from this day on (earlier ones make up the opening balance).
+    ///   - through: the last day (today by default); a deleted envelope stops the day before
+    ///     its deletion.
+    ///   - knownAt: as the ledger knew it at this instant.
+    /// - Throws: ``LedgerError`` `notFound` when no such envelope existed by `through`.
+    public func envelopeAudit(_ envelopeId: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [AuditEntry] {
+        let last = through ?? today
+        return try read { db in
+            let book = try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(last), knownAt: knownAt)
+            guard let envelope = book.envelopes[envelopeId] else {
+                throw LedgerError(.notFound, "no envelope '\(envelopeId)' by \(last); `tally envelope list` lists them")
+            }
+            let end = envelope.deletedAt.map { min(last, calendar.date(of: $0).adding(days: -1)) } ?? last
+            var entries: [AuditEntry] = []
+            _ = try book.fold(of: envelope, through: end, resuming: nil, calendar: calendar) { entries.append($0) }
+            return entries.filter { entry in from.map { entry.effectiveDate >= $0 } ?? true }
+        }
     }
 }

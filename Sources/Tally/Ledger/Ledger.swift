@@ -26,15 +26,21 @@ public final class Ledger: Sendable {
         public var syncMode: LogOptions.SyncMode
         /// The log's segment size limit.
         public var segmentBytesLimit: Int64
+        /// Where read models snapshot state that is not a sum (envelopes' rollovers, net
+        /// worth): monthly by default. Answers are the same at any interval; a shorter one
+        /// folds fewer events per answer and stores more snapshots.
+        public var snapshotInterval: SnapshotInterval
 
         public init(
             clock: @escaping @Sendable () -> Instant = { Instant.now },
             syncMode: LogOptions.SyncMode = .everyCommit,
-            segmentBytesLimit: Int64 = LogOptions().segmentBytesLimit
+            segmentBytesLimit: Int64 = LogOptions().segmentBytesLimit,
+            snapshotInterval: SnapshotInterval = .default
         ) {
             self.clock = clock
             self.syncMode = syncMode
             self.segmentBytesLimit = segmentBytesLimit
+            self.snapshotInterval = snapshotInterval
         }
 
         var logOptions: LogOptions {
@@ -119,7 +125,10 @@ public final class Ledger: Sendable {
     }
 
     private static func attach(_ store: EventStore, calendar: LedgerCalendar, options: Options) throws -> Ledger {
-        let readModels = try ReadModelStore(path: store.layout.readModelPath, projectors: projectors)
+        let readModels = try ReadModelStore(
+            path: store.layout.readModelPath, projectors: projectors,
+            snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
+        )
         try readModels.catchUp(from: try EventStoreReader.open(at: store.layout.root))
         return Ledger(store: store, readModels: readModels, calendar: calendar, options: options)
     }

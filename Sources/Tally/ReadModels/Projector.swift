@@ -32,6 +32,10 @@ public protocol Projector: Sendable {
     /// Indexes that `apply` never reads: a rebuild drops them while it folds and creates them
     /// again at the end, which is faster than keeping them current row by row. Default: none.
     var indexesDeferredOnRebuild: [String] { get }
+    /// Tables among ``tables`` that hold derived caches (snapshots): their rows depend on
+    /// when events were folded, not only on the log, so two folds of one log may differ
+    /// there and still answer the same. Default: none.
+    var cacheTables: [String] { get }
 }
 
 extension Projector {
@@ -42,4 +46,7 @@ extension Projector {
 
     /// No index is deferred.
     public var indexesDeferredOnRebuild: [String] { [] }
+
+    /// No cache table.
+    public var cacheTables: [String] { [] }
 }

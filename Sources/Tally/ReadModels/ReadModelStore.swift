@@ -8,15 +8,19 @@ public final class ReadModelStore: Sendable {
     /// The database; read it freely, write it only through ``apply(_:)``.
     public let database: DatabasePool
     let projectors: [any Projector]
+    /// Where projectors that keep snapshots take them; nil: none are taken (answers fold
+    /// from the beginning, as a replay does).
+    let snapshots: SnapshotSettings?
 
     /// Opens (or creates) the database and makes every projector's tables current: a
     /// projector whose version changed, or that is new, starts again from sequence 0.
-    public init(path: String, projectors: [any Projector]) throws {
+    public init(path: String, projectors: [any Projector], snapshots: SnapshotSettings? = nil) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "tally.readmodels"
         database = try DatabasePool(path: path, configuration: configuration)
         self.projectors = projectors
+        self.snapshots = snapshots
         try database.write { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS projection_checkpoints (
@@ -80,6 +84,9 @@ public final class ReadModelStore: Sendable {
                 guard last > checkpoint else { continue }
                 precondition(checkpoint + 1 >= first, "projector \(projector.name) at \(checkpoint) was handed events from \(first)")
                 try projector.apply(events[Int(checkpoint + 1 - first)...], db)
+                if let snapshots, let taking = projector as? any SnapshotTaking {
+                    try taking.takeSnapshots(db, settings: snapshots, last: events[events.count - 1])
+                }
                 try checkpointUpdate.execute(arguments: [Int64(last), projector.name])
             }
         }
@@ -144,7 +151,7 @@ extension ReadModelStore {
         try database.read { db in
             var result: [String: [String]] = [:]
             for projector in projectors {
-                for table in projector.tables {
+                for table in projector.tables where !projector.cacheTables.contains(table) {
                     let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
                     result[table] = rows.map { row in
                         row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: "|")

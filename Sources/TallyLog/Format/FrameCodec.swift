@@ -1,9 +1,5 @@
 import CLZ4
 
-func lz4CompressBound(_ length: Int) -> Int {
-    Int(LZ4_compressBound(Int32(clamping: length)))
-}
-
 /// Encodes events into a frame and decodes a frame back; pure, no I/O.
 ///
 /// Records inside the uncompressed body, one after another:
@@ -52,7 +48,7 @@ enum FrameCodec {
         }
         let uncompressed = body.bytes
         let headerBytes = LogFormat.frameHeaderBytes
-        let bound = lz4CompressBound(uncompressed.count)
+        let bound = BlockCompression.bound(uncompressed.count)
         var frame = [UInt8](repeating: 0, count: headerBytes + bound)
         let compressedLength: Int32 = uncompressed.withUnsafeBytes { source in
             frame.withUnsafeMutableBytes { target in
@@ -80,18 +76,11 @@ enum FrameCodec {
     /// Turns a checked stored body into the uncompressed records.
     static func uncompressedBody(_ header: FrameHeader, stored: UnsafeRawBufferPointer, path: String, offset: Int64) throws -> [UInt8] {
         guard header.isCompressed else { return Array(stored) }
-        let length = Int(header.uncompressedLength)
-        var output = [UInt8](repeating: 0, count: length)
-        let produced: Int32 = output.withUnsafeMutableBytes { target in
-            guard let source = stored.baseAddress, let destination = target.baseAddress else { return length == 0 ? 0 : -1 }
-            return LZ4_decompress_safe(
-                source.assumingMemoryBound(to: CChar.self), destination.assumingMemoryBound(to: CChar.self),
-                Int32(stored.count), Int32(length))
+        do {
+            return try BlockCompression.decompress(stored, count: Int(header.uncompressedLength))
+        } catch {
+            throw LogError(.corrupt, "frame body for events \(header.firstSequence)…\(header.lastSequence) does not decompress to its declared \(header.uncompressedLength) bytes", path: path, offset: offset)
         }
-        guard produced == Int32(length) else {
-            throw LogError(.corrupt, "frame body for events \(header.firstSequence)…\(header.lastSequence) does not decompress to its declared \(length) bytes", path: path, offset: offset)
-        }
-        return output
     }
 
     /// Decodes the records of an uncompressed body, checking every field against the header.

@@ -160,7 +160,7 @@ struct FrameHeader: Hashable, Sendable {
         }
         guard Int(header.uncompressedLength) <= LogFormat.frameBytesMax,
               header.isCompressed || header.storedLength == header.uncompressedLength,
-              Int(header.storedLength) <= lz4CompressBound(Int(header.uncompressedLength))
+              Int(header.storedLength) <= BlockCompression.bound(Int(header.uncompressedLength))
         else {
             throw LogError(.corrupt, "frame header has impossible lengths (uncompressed \(header.uncompressedLength), stored \(header.storedLength))", path: path, offset: offset)
         }
