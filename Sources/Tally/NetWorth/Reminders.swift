@@ -2,9 +2,13 @@ import GRDB
 
 /// A reminder to update an asset's value that is open (set, and not done) at a point in time.
 public struct OpenReminder: Hashable, Sendable {
+    /// The reminder's id, as `reminder set` gave it.
     public let reminderId: String
+    /// The asset whose value to update.
     public let assetId: String
+    /// The day it falls due, in the version in force at the point asked about.
     public let dueDate: LocalDate
+    /// The note it was set with, if any.
     public let note: String?
     /// True when its due date is on or before the day asked about.
     public let isDue: Bool
