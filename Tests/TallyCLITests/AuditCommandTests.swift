@@ -56,4 +56,41 @@ import Testing
         let missing = try TallyProcess.run(["audit", "envelope:holidays"] + store)
         #expect(missing.status != 0 && missing.standardError.contains("holidays"))
     }
+
+    /// A London store with March's salary and rent; `record` imports one more journal row.
+    private func march(_ directory: TemporaryDirectory) throws -> String {
+        let store = directory.path + "/s"
+        try #require(try TallyProcess.run(["init", "--store", store, "--time-zone", "Europe/London"]).status == 0)
+        try importRows(["2026-03-01,Assets:Bank,Income:Salary,2500.00,GBP,Acme,Salary,t1",
+                        "2026-03-31,Expenses:Rent,Assets:Bank,1200.00,GBP,Landlord,Rent,t3"], directory, store, file: "march.csv")
+        return store
+    }
+
+    private func importRows(_ rows: [String], _ directory: TemporaryDirectory, _ store: String, file: String) throws {
+        let journal = try directory.file(file, (["date,account,counter_account,amount,currency,payee,category,external_id"] + rows).joined(separator: "\n") + "\n")
+        let imported = try TallyProcess.run(["import", journal, "--store", store, "--progress", "none"])
+        try #require(imported.status == 0, "\(imported.standardError)")
+    }
+
+    @Test func theAuditAsKnownAtAnEarlierInstantIgnoresALaterBackdatedEntry() throws {
+        let directory = try TemporaryDirectory()
+        let store = try march(directory)
+        let reads = [
+            ["audit", "Assets:Bank", "--to", "2026-03-31", "--format", "csv"],
+            ["audit", "Assets:Bank", "--as-of", "2026-03-31", "--format", "json"],
+            ["audit", "Assets:Bank", "--from", "2026-03-10"],
+        ]
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: store) {
+            try importRows(["2026-03-15,Expenses:Food,Assets:Bank,42.10,GBP,Grocer,Food,t2"], directory, store, file: "late.csv")
+        }
+        // --as-of is --to: the same lines either way.
+        #expect(try TimeTravelCLI.answer(["audit", "Assets:Bank", "--as-of", "2026-03-20", "--format", "csv"], store: store)
+                == TimeTravelCLI.answer(["audit", "Assets:Bank", "--to", "2026-03-20", "--format", "csv"], store: store))
+    }
+
+    @Test func aBadAsOfOrKnownAtIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let store = try march(directory)
+        try TimeTravelCLI.expectBadTimesRefused(["audit", "Assets:Bank"], store: store, directory: directory, storeFolder: "s", legacy: "--to")
+    }
 }

@@ -31,13 +31,40 @@ struct TimeTravelOptions: ParsableArguments {
     @Option(name: .customLong("known-at"), help: ArgumentHelp("Answer as the ledger knew it at this instant (RFC 3339 or YYYY-MM-DD).", valueName: "instant"))
     var knownAt: String?
 
+    /// Checks both values before any store is opened, so a bad one names its option.
+    func validate() throws {
+        _ = try asOfDate()
+        _ = try knownAtInstant()
+    }
+
+    /// The `--as-of` day, when given.
+    func asOfDate() throws -> LocalDate? {
+        try asOf.map { try CLIParse.date($0, option: "--as-of") }
+    }
+
+    /// The end of the `--as-of` day in the ledger's time zone, when given.
     func asOfInstant(_ ledger: Ledger) throws -> Instant? {
-        guard let asOf else { return nil }
-        return ledger.calendar.endOfDay(try CLIParse.date(asOf, option: "--as-of"))
+        try asOfDate().map(ledger.calendar.endOfDay)
+    }
+
+    /// The `--as-of` day, else today in the ledger's time zone: for answers that are about
+    /// "today" by nature (an envelope's current interval, reminders due).
+    func asOfDateOrToday(_ ledger: Ledger) throws -> LocalDate {
+        try asOfDate() ?? ledger.calendar.date(of: ledger.now)
     }
 
     func knownAtInstant() throws -> Instant? {
         try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
+    }
+
+    /// The day of a command whose own day option (`--to`, `--until`) means what `--as-of`
+    /// means: whichever of the two was given; both at once is refused.
+    func day(or legacy: String?, option: String) throws -> LocalDate? {
+        if let legacy, let asOf {
+            throw ValidationError("\(option) \(legacy) and --as-of \(asOf) are two names for one option here; give only one of them")
+        }
+        if let legacy { return try CLIParse.date(legacy, option: option) }
+        return try asOfDate()
     }
 }
 
