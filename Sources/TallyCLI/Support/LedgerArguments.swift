@@ -39,6 +39,33 @@ struct TimeTravelOptions: ParsableArguments {
     func knownAtInstant() throws -> Instant? {
         try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
     }
+
+    /// The `--as-of` day itself, for reads that answer per day or month.
+    func asOfDate() throws -> LocalDate? {
+        try asOf.map { try CLIParse.date($0, option: "--as-of") }
+    }
+
+    /// The month a per-month read answers for: `--month`, else the month of `--as-of`;
+    /// given both, the day must fall in the month.
+    func month(_ text: String?) throws -> Month {
+        let day = try asOfDate()
+        guard let text else {
+            guard let day else { throw ValidationError("give --month (YYYY-MM) or --as-of (YYYY-MM-DD)") }
+            return day.month
+        }
+        let month = try CLIParse.month(text, option: "--month")
+        if let day, day.month != month {
+            throw ValidationError("--as-of \(day) is not in --month \(month); give a day of that month, or one of the two")
+        }
+        return month
+    }
+
+    /// A day option that `--as-of` may stand for (`--today`, `--through`): the one given,
+    /// else `fallback`; giving both is an error.
+    func day(_ text: String?, option: String, fallback: () -> LocalDate?) throws -> LocalDate? {
+        if text != nil && asOf != nil { throw ValidationError("give \(option) or --as-of, not both") }
+        return try text.map { try CLIParse.date($0, option: option) } ?? asOfDate() ?? fallback()
+    }
 }
 
 /// Parsing of amounts, currencies and dates typed on the command line.
