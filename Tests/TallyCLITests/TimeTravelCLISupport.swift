@@ -61,7 +61,7 @@ enum TimeTravelCLI {
             (["--known-at", "noon"], "--known-at"),
             (["--known-at", "2026-03-31T25:00:00Z"], "--known-at"),
         ]
-        if let legacy { cases.append(([legacy, "2026-03-31", "--as-of", "2026-03-31"], "give only one")) }
+        if let legacy { cases.append(([legacy, "2026-03-31", "--as-of", "2026-03-31"], "or --as-of, not both")) }
         let before = try contents(directory, storeFolder)
         for (arguments, message) in cases {
             let run = try TallyProcess.run(read + arguments + ["--store", store])

@@ -25,11 +25,11 @@ struct AuditCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
     @Option(help: "table, csv or json.") var format: Format = .table
 
-    func validate() throws { _ = try time.day(or: to, option: "--to") }
+    func validate() throws { _ = try time.day(to, option: "--to") }
 
     func run() throws {
         let first = try from.map { try CLIParse.date($0, option: "--from") }
-        let last = try time.day(or: to, option: "--to")
+        let last = try time.day(to, option: "--to")
         if let first, let last, first > last { throw ValidationError("--from \(first) is after the last day \(last)") }
         let known = try time.knownAtInstant()
         let entries = try storeOptions.withLedger { ledger in

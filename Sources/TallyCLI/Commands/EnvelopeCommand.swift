@@ -213,12 +213,12 @@ struct EnvelopeSpendingCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object per envelope.") var json = false
 
-    func validate() throws { _ = try time.day(or: to, option: "--to") }
+    func validate() throws { _ = try time.day(to, option: "--to") }
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let first = try EnvelopeCLI.date(from, "--from")!
-            let last = try time.day(or: to, option: "--to") ?? ledger.calendar.date(of: ledger.now)
+            let last = try time.day(to, option: "--to") ?? ledger.calendar.date(of: ledger.now)
             let spending = try ledger.envelopeSpending(from: first, through: last, knownAt: try time.knownAtInstant())
             if json {
                 for line in spending {

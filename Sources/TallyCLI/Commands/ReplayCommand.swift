@@ -29,7 +29,7 @@ struct ReplayCommand: ParsableCommand {
 
     /// `--until` or `--as-of`: one of them, not both.
     private func day() throws -> LocalDate {
-        guard let date = try time.day(or: until, option: "--until") else {
+        guard let date = try time.day(until, option: "--until") else {
             throw ValidationError("give the day to answer for: --until DATE or --as-of DATE (YYYY-MM-DD)")
         }
         return date

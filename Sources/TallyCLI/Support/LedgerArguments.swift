@@ -57,14 +57,27 @@ struct TimeTravelOptions: ParsableArguments {
         try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
     }
 
-    /// The day of a command whose own day option (`--to`, `--until`) means what `--as-of`
-    /// means: whichever of the two was given; both at once is refused.
-    func day(or legacy: String?, option: String) throws -> LocalDate? {
-        if let legacy, let asOf {
-            throw ValidationError("\(option) \(legacy) and --as-of \(asOf) are two names for one option here; give only one of them")
+    /// The month a per-month read answers for: `--month`, else the month of `--as-of`;
+    /// given both, the day must fall in the month.
+    func month(_ text: String?) throws -> Month {
+        let day = try asOfDate()
+        guard let text else {
+            guard let day else { throw ValidationError("give --month (YYYY-MM) or --as-of (YYYY-MM-DD)") }
+            return day.month
         }
-        if let legacy { return try CLIParse.date(legacy, option: option) }
-        return try asOfDate()
+        let month = try CLIParse.month(text, option: "--month")
+        if let day, day.month != month {
+            throw ValidationError("--as-of \(day) is not in --month \(month); give a day of that month, or one of the two")
+        }
+        return month
+    }
+
+    /// The day of a command whose own day option (`--to`, `--until`, `--today`,
+    /// `--through`) means what `--as-of` means: whichever of the two was given, else
+    /// `fallback`; both at once is refused.
+    func day(_ text: String?, option: String, fallback: () -> LocalDate? = { nil }) throws -> LocalDate? {
+        if text != nil && asOf != nil { throw ValidationError("give \(option) or --as-of, not both") }
+        return try text.map { try CLIParse.date($0, option: option) } ?? asOfDate() ?? fallback()
     }
 }
 
