@@ -34,6 +34,13 @@ struct AppendCommand: ParsableCommand {
             print("\(file): no events; nothing appended")
             return
         }
+        let commitEventsLimit = LogOptions().frameEventsLimit
+        guard batchSize != 0 || events.count <= commitEventsLimit else {
+            throw ValidationError("""
+                \(file) holds \(events.count) events, more than one atomic commit can hold (\(commitEventsLimit)); \
+                append it in several commits with --batch-size N (for example --batch-size 10000)
+                """)
+        }
         let store = try EventStore.open(at: storeOptions.path)
         defer { try? store.close() }
         let size = batchSize == 0 ? events.count : batchSize
