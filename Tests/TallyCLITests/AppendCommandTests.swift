@@ -68,6 +68,18 @@ import Testing
         #expect(try directory.snapshot("store") == before)
     }
 
+    @Test func aFileLargerThanOneCommitIsRefusedWithTheWayToAppendIt() throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        let pot = #"{"type":"pot_created","version":1,"effective_at":"2026-05-02T10:00:00Z","data":{"pot_id":"p","name":"P","target":{"amount":"1.00","currency":"USD"}}}"#
+        let file = try directory.file("many.ndjson", String(repeating: pot + "\n", count: 100_001))
+        let before = try directory.snapshot("store")
+        let refused = try TallyProcess.run(["append", file, "--store", store])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("100001 events") && refused.standardError.contains("--batch-size"), "\(refused.standardError)")
+        #expect(try directory.snapshot("store") == before)
+    }
+
     @Test func aMissingFileIsAClearError() throws {
         let directory = try TemporaryDirectory()
         let store = try newStore(directory)

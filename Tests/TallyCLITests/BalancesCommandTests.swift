@@ -95,4 +95,25 @@ import Tally
         #expect(result.status != 0)
         #expect(result.standardError.contains(arguments[0]), "\(result.standardError)")
     }
+
+    @Test func balancesAsKnownAtAnEarlierInstantIgnoreALaterBackdatedEntry() throws {
+        let directory = try TemporaryDirectory()
+        let store = try storeWithJournal(directory, timeZone: "Europe/London", rows: ["2026-03-01,Assets:Cash,Income:Gift,40.00,USD,,,"])
+        let reads = [
+            ["balances", "--as-of", "2026-03-31", "--format", "json"],
+            ["balances", "--format", "csv"],
+            ["balances"],
+        ]
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: store) {
+            let file = try directory.file("late.csv", Self.header + "\n2026-03-15,Assets:Cash,Income:Gift,2.50,USD,,,\n")
+            let imported = try TallyProcess.run(["import", file, "--store", store])
+            #expect(imported.status == 0, "\(imported.standardError)")
+        }
+    }
+
+    @Test func aBadAsOfOrKnownAtIsRefusedByNameAndChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try storeWithJournal(directory, timeZone: "UTC", rows: ["2026-05-01,Assets:Cash,Income:Gift,10.00,USD,,,"])
+        try TimeTravelCLI.expectBadTimesRefused(["balances"], store: store, directory: directory, storeFolder: "store")
+    }
 }

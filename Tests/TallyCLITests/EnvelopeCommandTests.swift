@@ -97,4 +97,36 @@ import Testing
         #expect(run.standardError.contains(message), "\(run.standardError)")
         #expect(try directory.snapshot("store/log") == before)
     }
+
+    @Test func everyReadAsKnownAtAnEarlierInstantIgnoresALaterBackdatedExpense() throws {
+        let directory = try TemporaryDirectory()
+        let store = try household(directory)
+        let path = directory.path + "/store"
+        let reads = [
+            ["envelope", "status", "--as-of", "2026-05-31"],
+            ["envelope", "status", "groceries", "--as-of", "2026-06-01", "--json"],
+            ["envelope", "spending", "--from", "2026-05-01", "--to", "2026-05-31", "--json"],
+            ["envelope", "spending", "--from", "2026-05-01", "--as-of", "2026-05-31"],
+            ["envelope", "total", "--as-of", "2026-05-31", "--json"],
+            ["envelope", "total"],
+        ]
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: path) {
+            let run = try TallyProcess.run(["envelope", "record", "t3", "--account", "Assets:Bank", "--amount=-30.00", "--envelope", "groceries",
+                                            "--payee", "Market", "--date", "2026-05-20"] + store)
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        // --as-of is --to: the same answer either way.
+        #expect(try TimeTravelCLI.answer(reads[3], store: path)
+                == TimeTravelCLI.answer(["envelope", "spending", "--from", "2026-05-01", "--to", "2026-05-31"], store: path))
+    }
+
+    @Test(arguments: [
+        (["envelope", "status"], nil), (["envelope", "status", "groceries"], nil),
+        (["envelope", "spending", "--from", "2026-05-01"], "--to"), (["envelope", "total"], nil),
+    ] as [([String], String?)])
+    func aBadAsOfOrKnownAtIsRefusedByName(read: [String], legacy: String?) throws {
+        let directory = try TemporaryDirectory()
+        _ = try household(directory)
+        try TimeTravelCLI.expectBadTimesRefused(read, store: directory.path + "/store", directory: directory, storeFolder: "store", legacy: legacy)
+    }
 }

@@ -50,6 +50,75 @@ import Testing
         #expect(try directory.snapshot("s/log") == before)
     }
 
+    @Test func everyReadAsKnownAtAnEarlierInstantIgnoresALaterBackdatedValuation() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        for command in [
+            ["init", "--base-currency", "GBP"],
+            ["asset", "add", "home", "--name", "Home", "--category", "property", "--type", "real_estate", "--currency", "USD", "--country", "US",
+             "--date", "2026-01-01"],
+            ["asset", "value", "home", "400000.00", "--date", "2026-01-01"],
+            ["fx", "GBP", "USD", "1.25", "--at", "2026-01-01"],
+        ] {
+            let result = try run(store, command)
+            try #require(result.status == 0, "\(command): \(result.standardError)")
+        }
+        let reads = [
+            ["networth", "show", "--as-of", "2026-03-31", "--json"],
+            ["networth", "--as-of", "2026-03-31"],
+            ["networth", "change", "--as-of", "2026-03-31", "--days", "30", "--json"],
+            ["networth", "series", "--from", "2026-01", "--to", "2026-03", "--json"],
+            ["xray", "--as-of", "2026-03-31", "--json"],
+        ]
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: store) {
+            let result = try run(store, ["asset", "value", "home", "450000.00", "--date", "2026-03-15"])
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+    }
+
+    @Test(arguments: [["networth", "show"], ["networth", "change"], ["xray"]])
+    func aBadAsOfOrKnownAtIsRefusedByName(read: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        #expect(try run(store, ["init"]).status == 0)
+        try TimeTravelCLI.expectBadTimesRefused(read, store: store, directory: directory, storeFolder: "s")
+    }
+
+    @Test func theReminderListAsKnownAtAnEarlierInstantIgnoresALaterBackdatedChange() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        for command in [
+            ["init"],
+            ["asset", "add", "home", "--name", "Home", "--category", "property", "--type", "real_estate", "--currency", "USD", "--date", "2026-01-01"],
+            ["reminder", "set", "revalue", "--asset", "home", "--due", "2026-03-10", "--note", "Check sales"],
+            ["reminder", "set", "appraise", "--asset", "home", "--due", "2026-06-01"],
+        ] {
+            let result = try run(store, command)
+            try #require(result.status == 0, "\(command): \(result.standardError)")
+        }
+        let reads = [
+            ["reminder", "list", "--as-of", "2099-03-12"],
+            ["reminder", "list", "--as-of", "2099-03-12", "--due", "--json"],
+            ["reminder", "list"],
+            ["xray", "--as-of", "2099-03-12", "--json"],
+        ]
+        let listed = try TimeTravelCLI.answer(reads[1], store: store)
+        #expect(listed.split(separator: "\n").count == 2, "\(listed)")
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: store) {
+            let result = try run(store, ["reminder", "done", "revalue"])
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let now = try TimeTravelCLI.answer(["reminder", "list", "--as-of", "2099-03-12", "--json"], store: store)
+        #expect(now == #"{"id":"appraise","asset":"home","due":"2026-06-01","note":null,"is_due":true}"# + "\n", "\(now)")
+    }
+
+    @Test func aBadAsOfOrKnownAtOfTheReminderListIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        #expect(try run(store, ["init"]).status == 0)
+        try TimeTravelCLI.expectBadTimesRefused(["reminder", "list"], store: store, directory: directory, storeFolder: "s")
+    }
+
     @Test func statsCountsTheNetWorthSnapshotsWithoutOpeningTheStore() throws {
         let directory = try TemporaryDirectory()
         let store = directory.path + "/s"

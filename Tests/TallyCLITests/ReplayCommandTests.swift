@@ -45,4 +45,39 @@ import Testing
         #expect(bad.status != 0)
         #expect(bad.standardError.contains("--until"))
     }
+
+    @Test func aReplayAsKnownAtAnEarlierInstantIgnoresALaterBackdatedEntry() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/store"
+        try #require(try TallyProcess.run(["init", "--store", store, "--time-zone", "Europe/London"]).status == 0)
+        func importRow(_ row: String, _ name: String) throws {
+            let file = try directory.file(name, "date,account,counter_account,amount,currency,payee,category,external_id\n\(row)\n")
+            try #require(try TallyProcess.run(["import", file, "--store", store]).status == 0)
+        }
+        try importRow("2026-03-01,Assets:Cash,Income:Gift,40.00,USD,,,", "march.csv")
+        let first = try TimeTravelCLI.answer(["replay", "--until", "2026-03-31", "--json"], store: store)
+        let firstText = try TimeTravelCLI.answer(["replay", "--as-of", "2026-03-31"], store: store)
+        #expect(first.contains(#""known_at":null"#))
+        let before = try TimeTravelCLI.lastRecordedAt(store)
+        try importRow("2026-03-15,Assets:Cash,Income:Gift,2.50,USD,,,", "late.csv")
+
+        // The same answer, but for the point it names.
+        let known = try TimeTravelCLI.answer(["replay", "--as-of", "2026-03-31", "--known-at", before, "--json"], store: store)
+        #expect(known == first.replacingOccurrences(of: #""known_at":null"#, with: #""known_at":"\#(before)""#))
+        let knownText = try TimeTravelCLI.answer(["replay", "--until", "2026-03-31", "--known-at", before], store: store)
+        #expect(knownText == firstText.replacingOccurrences(of: "the end of 2026-03-31\n", with: "the end of 2026-03-31 as known at \(before)\n"))
+        let plain = try TimeTravelCLI.answer(["replay", "--as-of", "2026-03-31", "--json"], store: store)
+        #expect(plain != first)
+        #expect(plain.contains(#"{"account":"Assets:Cash","amount":{"amount":"42.50","currency":"USD"}}"#), "\(plain)")
+    }
+
+    @Test func aBadAsOfOrKnownAtIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/store"
+        try #require(try TallyProcess.run(["init", "--store", store]).status == 0)
+        try TimeTravelCLI.expectBadTimesRefused(["replay"], store: store, directory: directory, storeFolder: "store", legacy: "--until")
+        let neither = try TallyProcess.run(["replay", "--store", store])
+        #expect(neither.status != 0)
+        #expect(neither.standardError.contains("--until DATE or --as-of DATE"), "\(neither.standardError)")
+    }
 }

@@ -139,4 +139,38 @@ import Testing
         let asOf = try wealth(store, ["summary", "--as-of", "2024-01-15", "--json"]).standardOutput
         #expect(asOf.contains(#""spend":"70.00""#), "\(asOf)")
     }
+
+    @Test func everyReadAsKnownAtAnEarlierInstantIgnoresALaterBackdatedPurchase() throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        try wealth(store, ["deposit", "100.00", "--currency", "USD", "--date", "2026-03-10"])
+        try wealth(store, ["round-ups", "on", "--date", "2026-03-10"])
+        try wealth(store, ["purchase", "3.40", "--currency", "USD", "--merchant", "Blue Bottle", "--date", "2026-03-12"])
+        let reads = [
+            ["wealth", "summary", "--as-of", "2026-03-31", "--json"],
+            ["wealth", "summary"],
+            ["wealth", "history", "--as-of", "2026-03-31", "--json"],
+            ["wealth", "history", "--filter", "invest"],
+            ["wealth", "round-ups-total", "--month", "2026-03", "--json"],
+            ["wealth", "round-ups-total", "--as-of", "2026-03-25"],
+        ]
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: store) {
+            try wealth(store, ["purchase", "1.75", "--currency", "USD", "--merchant", "Kiosk", "--date", "2026-03-20"])
+        }
+        // As of a day before the backdated purchase, nothing changed however it is asked.
+        let march15 = try wealth(store, ["round-ups-total", "--as-of", "2026-03-15", "--json"]).standardOutput
+        #expect(march15.contains(#""month":"2026-03","totals":[{"amount":"0.60","currency":"USD"}]"#), "\(march15)")
+        let history = try wealth(store, ["history", "--as-of", "2026-03-15", "--json"]).standardOutput
+        #expect(history.contains(#""total_count":4"#), "\(history)")
+        let now = try wealth(store, ["round-ups-total", "--month", "2026-03", "--json"]).standardOutput
+        #expect(now.contains(#""totals":[{"amount":"0.85","currency":"USD"}]"#), "\(now)")
+    }
+
+    @Test(arguments: [["summary"], ["history"], ["round-ups-total"]])
+    func aBadAsOfOrKnownAtIsRefusedByName(command: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        try wealth(store, ["deposit", "100.00", "--currency", "USD"])
+        try TimeTravelCLI.expectBadTimesRefused(["wealth"] + command, store: store, directory: directory, storeFolder: "store")
+    }
 }

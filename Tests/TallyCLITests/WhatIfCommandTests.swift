@@ -24,4 +24,31 @@ import Testing
         #expect(bad.status != 0)
         #expect(bad.standardError.contains("horizon"))
     }
+
+    @Test func theProjectionAsKnownAtAnEarlierInstantIgnoresALaterBackdatedDeposit() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        for arguments in [
+            ["init"],
+            ["envelope", "account-open", "Assets:Savings", "--opening", "200.00", "--date", "2026-01-01"],
+            ["envelope", "record", "s1", "--account", "Assets:Savings", "--amount", "100.00", "--date", "2026-02-10"],
+        ] {
+            let run = try TallyProcess.run(arguments + ["--store", path])
+            try #require(run.status == 0, "\(arguments): \(run.standardError)")
+        }
+        let reads = [
+            ["what-if", "--goal", "1600.00", "--as-of", "2026-03-31", "--json"],
+            ["what-if", "--goal", "1600.00", "--account", "Assets:Savings", "--monthly", "50.00", "--as-of", "2026-03-31"],
+        ]
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: path) {
+            let run = try TallyProcess.run(["envelope", "record", "s2", "--account", "Assets:Savings", "--amount", "40.00", "--date", "2026-03-15", "--store", path])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+    }
+
+    @Test func aBadAsOfOrKnownAtIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        try #require(try TallyProcess.run(["init", "--store", directory.path + "/store"]).status == 0)
+        try TimeTravelCLI.expectBadTimesRefused(["what-if", "--goal", "10.00"], store: directory.path + "/store", directory: directory, storeFolder: "store")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import Tally
 
@@ -50,6 +51,36 @@ import Testing
             #expect(!verification.isIntact)
             #expect(verification.readModels?.laggingProjectors.isEmpty == false)
             // Opening the ledger catches up; then verify is clean.
+            try Ledger.open(at: root).close()
+            #expect(try StoreVerifier.verify(at: root).isIntact)
+        }
+    }
+
+    /// A process killed while it first created the read models can leave a hot rollback
+    /// journal, which a read-only connection cannot roll back: verify reports it instead
+    /// of failing with SQLite's "attempt to write a readonly database", and the next
+    /// ledger to open recovers.
+    @Test func readModelsLeftMidWriteAreReportedAndRecoveredByTheNextOpen() throws {
+        try withTemporaryStore { root in
+            try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z")).close()
+            let layout = StoreLayout(root: root)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: layout.readModelPath + suffix) }
+            // A transaction caught mid-way: the database and its hot journal as they are on disk.
+            let scratch = root + "-scratch.sqlite"
+            let queue = try DatabaseQueue(path: scratch)
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA cache_size = 1; CREATE TABLE filler (text TEXT NOT NULL)")
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                for _ in 0..<2_000 { try db.execute(sql: "INSERT INTO filler VALUES (?)", arguments: [String(repeating: "x", count: 200)]) }
+                try FileManager.default.copyItem(atPath: scratch, toPath: layout.readModelPath)
+                try FileManager.default.copyItem(atPath: scratch + "-journal", toPath: layout.readModelPath + "-journal")
+                try db.execute(sql: "ROLLBACK")
+            }
+            try queue.close()
+            let verification = try StoreVerifier.verify(at: root)
+            #expect(verification.readModels?.needsRecovery == true)
+            #expect(verification.readModels?.problems.first?.contains("left mid-write") == true)
+            #expect(!verification.isIntact)
             try Ledger.open(at: root).close()
             #expect(try StoreVerifier.verify(at: root).isIntact)
         }

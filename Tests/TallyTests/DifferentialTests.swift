@@ -3,7 +3,8 @@ import Testing
 @testable import Tally
 
 /// Indexed point-in-time answers (balances from roll-ups, net worth from latest-value-at
-/// lookups, pot totals) against a full replay of the log into fresh state, over random
+/// lookups, pots, budgets, the budget overview and transaction list from versioned rows)
+/// against a full replay of the log into fresh state, over random
 /// ledgers and random (as of, known at) pairs. Seeded: `TALLY_TEST_SEED` replays a failure.
 struct DifferentialTests {
     static let ledgers = 8
@@ -61,11 +62,16 @@ struct DifferentialTests {
                         let indexed = balances.first { $0.account == LedgerAccounts.pot(pot.id) && $0.amount.commodity == pot.total.commodity }?.amount
                         #expect((indexed ?? Money.zero(pot.total.commodity)) == pot.total, "pot \(pot.id), \(where_)")
                     }
-                    if knownAt == nil {
-                        #expect(try ledger.budgets(month: replayed.month) == replayed.budgets, "budgets \(replayed.month), \(where_)")
-                        if asOf == clock.now {
-                            #expect(try ledger.pots() == replayed.pots, "pots now, \(where_)")
-                        }
+                    #expect(try ledger.budgets(month: replayed.month, knownAt: knownAt) == replayed.budgets, "budgets \(replayed.month), \(where_)")
+                    #expect(try ledger.budgetOverview(month: replayed.month, asOf: asOf, knownAt: knownAt) == replayed.budgetOverview,
+                            "budget overview \(replayed.month), \(where_)")
+                    var query = TransactionQuery()
+                    query.pageSize = BudgetSettings.pageSizeLimit
+                    #expect(try ledger.transactions(query, asOf: asOf, knownAt: knownAt).transactions == replayed.budgetTransactions,
+                            "budget transactions, \(where_)")
+                    #expect(try ledger.pots(asOf: asOf, knownAt: knownAt) == replayed.pots, "pots, \(where_)")
+                    if knownAt == nil && asOf == clock.now {
+                        #expect(try ledger.pots() == replayed.pots, "pots now, \(where_)")
                     }
                     compared += 1
                 }

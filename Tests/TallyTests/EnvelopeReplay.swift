@@ -20,6 +20,11 @@ extension Ledger {
         let book = try EnvelopeBook.folding(events, effectiveThrough: bound, knownAt: knownAt)
         #expect(try envelopeStatuses(on: date, knownAt: knownAt) == book.statuses(on: date, calendar: calendar),
                 "envelope statuses on \(date) \(context)", sourceLocation: sourceLocation)
+        for status in try envelopeStatuses(on: date, knownAt: knownAt) {
+            let audit = try envelopeAudit(status.envelopeId, through: date, knownAt: knownAt)
+            #expect((audit.last?.balance ?? .zero(status.remaining.commodity)) == status.remaining,
+                    "the audit of \(status.envelopeId) through \(date) ends at what is left \(context)", sourceLocation: sourceLocation)
+        }
         let month = date.month
         #expect(try envelopeSpending(from: month.firstDay, through: date, knownAt: knownAt)
                 == book.spending(from: month.firstDay, through: date, calendar: calendar),

@@ -114,7 +114,7 @@ import Testing
     /// comparisons with a fold from scratch.
     @Test(arguments: [SnapshotInterval.days(3), .months(1), .never])
     func everyAnswerEqualsAFoldFromScratchAtAnyIntervalDateAndKnownAt(interval: SnapshotInterval) throws {
-        let base = ProcessInfo.processInfo.environment["TALLY_TEST_SEED"].flatMap(UInt64.init) ?? 20_261_121
+        let base = TestSeed.value(default: 20_261_121)
         for offset: UInt64 in 0..<8 {
             let seed = base &+ offset
             var random = SplitMix64(seed: seed)

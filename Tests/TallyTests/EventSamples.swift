@@ -60,7 +60,7 @@ enum EventSamples {
         .transactionRecategorised(TransactionRecategorised(transactionId: "txn_01J8ZQ4M2K", category: .bills)),
         .bankConnected(BankConnected(bankId: "monzo", name: "Monzo Bank")),
         .bankDisconnected(BankDisconnected(bankId: "starling")),
-        .referenceBalanceSet(ReferenceBalanceSet(amount: gbp("3120.55"))),
+        .referenceBalanceSet(ReferenceBalanceSet(amount: gbp("3120.55"), adjustment: gbp("-42.10"))),
         .budgetSet(BudgetSet(category: .groceries, month: month("2026-04"), maximum: gbp("400.00"))),
         .budgetDeleted(BudgetDeleted(category: .entertainment, month: month("2026-03"))),
         .potCreated(PotCreated(potId: "holiday", name: "Holiday in Lisbon ☀️", target: gbp("1500.00"))),
@@ -134,6 +134,7 @@ enum EventSamples {
             typeName: "deposit_received", version: 1,
             payload: DepositReceivedV1(account: "main", amount: usd("100.00"), externalId: "bank:tx-88")
         ),
+        LegacySample(typeName: "reference_balance_set", version: 1, payload: ReferenceBalanceSetV1(amount: gbp("3120.55"))),
     ]
 
     /// A new event around a body, with every envelope field set.

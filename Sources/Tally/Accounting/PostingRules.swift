@@ -117,7 +117,12 @@ public enum PostingRules {
             return try reversal(of: previous)
         case .referenceBalanceSet(let reference):
             // The reference is the bank balance, pots included: adjust Current so that
-            // Current + pots equals it; the difference moved untracked.
+            // Current + pots equals it; the difference moved untracked. Version 2 events
+            // carry the difference the command measured as of their effective time.
+            if let adjustment = reference.adjustment {
+                guard !adjustment.isZero else { return [] }
+                return try move(adjustment, from: LedgerAccounts.untracked, to: LedgerAccounts.current)
+            }
             var held = try context.balance(of: LedgerAccounts.current, in: reference.amount.commodity)
             for pot in try context.balances(withPrefix: "Budget:Pots:") where pot.amount.commodity == reference.amount.commodity {
                 held = try add(held, pot.amount.minorUnits)

@@ -4,18 +4,25 @@
 
 extension Ledger {
     /// Sets (or resets) the reference balance: the bank balance, pots included, as of now.
-    /// The difference from what the ledger holds is recorded as an untracked transfer.
+    /// The difference from what the current balance and pots hold as of now (postings dated
+    /// later, such as recurring items generated for later in the month, do not count) is
+    /// recorded in the event as an untracked transfer.
     ///
     /// ```swift
     /// try ledger.setReferenceBalance(amount: usd("2500.00"))
     /// ```
     ///
-    /// - Throws: ``LedgerError`` `currencyMismatch` (not the budget currency).
+    /// - Throws: ``LedgerError`` `currencyMismatch` (not the budget currency); `MoneyError`
+    ///   (`overflow`) when the difference exceeds 64-bit minor units.
     @discardableResult
     public func setReferenceBalance(amount: Money) throws -> CommandResult {
         try perform { db in
             try BudgetSettings.requireBudgetCurrency(amount, "the reference balance", db)
-            return [NewEvent(effectiveAt: now, body: .referenceBalanceSet(ReferenceBalanceSet(amount: amount)))]
+            let at = now
+            let current = try BudgetQueries.currentBalance(db, asOf: at, commodity: amount.commodity)
+            let held = try BudgetQueries.heldInPots(db, asOf: at, commodity: amount.commodity)
+            let adjustment = try amount.subtracting(current).subtracting(held)
+            return [NewEvent(effectiveAt: at, body: .referenceBalanceSet(ReferenceBalanceSet(amount: amount, adjustment: adjustment)))]
         }
     }
 }

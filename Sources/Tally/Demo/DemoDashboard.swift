@@ -79,6 +79,10 @@ public struct DemoDashboard: Hashable, Sendable {
     public let investAccount: String
     /// Invest's changes over the last week, with their causes.
     public let investAudit: [AuditEntry]
+    /// The envelope whose changes are shown: the first by name.
+    public let auditedEnvelope: String?
+    /// Its changes since the start of last month: budgets, spending, rollovers.
+    public let envelopeAudit: [AuditEntry]
 
     /// Reads every answer from `ledger`, which `household` has lived in.
     ///
@@ -129,5 +133,7 @@ public struct DemoDashboard: Hashable, Sendable {
             .filter { amendment.contains($0.sequence) }
         investAccount = LedgerAccounts.invest(account)
         investAudit = try ledger.audit(account: investAccount, from: today.adding(days: -6), through: today)
+        auditedEnvelope = envelopes.first?.envelopeId
+        envelopeAudit = try auditedEnvelope.map { try ledger.envelopeAudit($0, from: lastMonth.firstDay, through: today) } ?? []
     }
 }

@@ -91,9 +91,10 @@ extension EnvelopeBook {
     ///
     /// - Throws: ``EnvelopeSnapshotMismatch`` when the snapshot does not fit the book.
     func statuses(on date: LocalDate, resuming snapshot: EnvelopeSnapshot?, calendar: LedgerCalendar) throws -> [EnvelopeStatus] {
-        try envelopes.keys.sorted().compactMap { id in
+        let rates = RateBook(quotes: quotes)
+        return try envelopes.keys.sorted().compactMap { id in
             guard let envelope = envelopes[id], envelope.deletedAt == nil else { return nil }
-            return try fold(of: envelope, through: date, resuming: try snapshot?.progress(of: envelope), calendar: calendar)?.status
+            return try fold(of: envelope, through: date, resuming: try snapshot?.progress(of: envelope), calendar: calendar, rates: rates)?.status
         }
         .sorted { ($0.name, $0.envelopeId) < ($1.name, $1.envelopeId) }
     }
@@ -104,13 +105,14 @@ extension EnvelopeBook {
     ///
     /// Each interval's budget is the one in force on its last day (or on `date`, for the one
     /// still running); its remainder moves into the next by the policy in force on its last
-    /// day (``EnvelopeRollover``).
+    /// day (``EnvelopeRollover``). With `trail`, every change to what the envelope has left
+    /// is reported as it is folded (``Ledger/envelopeAudit(_:from:through:knownAt:)``).
     ///
     /// - Returns: nil when `date` is before the envelope's start date.
     /// - Throws: ``MoneyError`` on overflow; ``EnvelopeSnapshotMismatch`` when `resume`
     ///   does not fit the envelope's intervals.
-    func fold(of envelope: EnvelopeRecord, through date: LocalDate, resuming resume: EnvelopeProgress?,
-              calendar: LedgerCalendar) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
+    func fold(of envelope: EnvelopeRecord, through date: LocalDate, resuming resume: EnvelopeProgress?, calendar: LedgerCalendar,
+              rates: RateBook? = nil, trail: ((AuditEntry) -> Void)? = nil) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
         guard date >= envelope.startDate else { return nil }
         let commodity = envelope.commodity
         // A change in another currency than the creation's is ignored (commands refuse it).
@@ -123,23 +125,32 @@ extension EnvelopeBook {
         func setting(on day: LocalDate) -> EnvelopeRecord.Setting {
             settings.dropFirst().last { calendar.date(of: $0.effectiveAt) <= day } ?? settings[0]
         }
-        func policy(on day: LocalDate) -> RolloverPolicy {
-            policies.last { calendar.date(of: $0.effectiveAt) <= day }?.value ?? .default
+        func policy(on day: LocalDate) -> EnvelopeRecord.Dated<RolloverPolicy>? {
+            policies.last { calendar.date(of: $0.effectiveAt) <= day }
         }
         let after = resume?.through
-        let entries = try convertedActivity(of: envelope, calendar: calendar)
-            .filter { entry in after.map { entry.date > $0 } ?? true }
-            .sorted { $0.date < $1.date }
-        let fundings = envelope.fundings
-            .map { (date: calendar.date(of: $0.effectiveAt), amount: $0.value) }
-            .filter { funding in funding.amount.commodity == commodity && (after.map { funding.date > $0 } ?? true) }
-            .sorted { $0.date < $1.date }
+        // Fundings and transactions in date order, then log order.
+        var movements: [EnvelopeMovement] = envelope.fundings.compactMap { funding in
+            let day = calendar.date(of: funding.effectiveAt)
+            guard funding.value.commodity == commodity, after.map({ day > $0 }) ?? true else { return nil }
+            return EnvelopeMovement(date: day, sequence: funding.sequence, effectiveAt: funding.effectiveAt, recordedAt: funding.recordedAt,
+                                    eventType: EnvelopeFunded.eventType.name, funded: funding.value.minorUnits, amount: nil, sign: 1)
+        }
+        for entry in try convertedActivity(of: envelope, calendar: calendar, rates: rates ?? RateBook(quotes: quotes))
+        where after.map({ entry.date > $0 }) ?? true {
+            movements.append(EnvelopeMovement(date: entry.date, sequence: entry.activity.sequence, effectiveAt: entry.activity.effectiveAt,
+                                              recordedAt: entry.activity.recordedAt, eventType: entry.activity.eventType,
+                                              funded: nil, amount: entry.amount?.minorUnits, sign: entry.sign))
+        }
+        // An amendment's reversal and new version share a sequence number: keep their order.
+        movements = movements.enumerated().sorted { ($0.element.date, $0.element.sequence, $0.offset) < ($1.element.date, $1.element.sequence, $1.offset) }
+            .map(\.element)
 
         var period: EnvelopePeriod
         var progress: EnvelopeProgress
         if let resume {
             guard resume.creation == envelope.settings[0].sequence, let running = schedule.period(containing: resume.through),
-                  running.first == resume.periodFirst, resume.through <= date else {
+                  running.first == resume.periodFirst, resume.through <= date, trail == nil else {
                 throw EnvelopeSnapshotMismatch(envelopeId: envelope.envelopeId, day: resume.through)
             }
             period = running
@@ -149,36 +160,55 @@ extension EnvelopeBook {
             progress = EnvelopeProgress(envelopeId: envelope.envelopeId, creation: envelope.settings[0].sequence,
                                         through: envelope.startDate.adding(days: -1), periodFirst: period.first)
         }
-        var entryIndex = 0
-        var fundingIndex = 0
+        let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, commodity: commodity) }
+        var next = 0
+        var balance: Int64 = 0
+        /// Reports a change of what the envelope has left.
+        func report(_ amount: Int64, _ sequence: UInt64, _ type: String, _ effectiveAt: Instant, _ recordedAt: Instant) throws {
+            guard let trail, amount != 0 else { return }
+            balance = try add(balance, amount)
+            trail(AuditEntry(sequence: sequence, recordedAt: recordedAt, effectiveAt: effectiveAt, effectiveDate: calendar.date(of: effectiveAt),
+                             eventType: type, cause: nil, amount: money(amount), balance: money(balance)))
+        }
         while true {
             let lastDay = min(period.last ?? date, date)
-            while fundingIndex < fundings.count && fundings[fundingIndex].date <= lastDay {
-                if period.contains(fundings[fundingIndex].date) { progress.funded = try add(progress.funded, fundings[fundingIndex].amount.minorUnits) }
-                fundingIndex += 1
+            let budget = setting(on: lastDay)
+            if progress.through < period.first {
+                // The interval opens: its budget arrives (the one in force on its last day).
+                let type = budget.sequence == settings[0].sequence ? EnvelopeCreated.eventType.name : EnvelopeBudgetChanged.eventType.name
+                try report(budget.budgeted.minorUnits, budget.sequence, type, calendar.startOfDay(period.first), budget.recordedAt)
             }
-            while entryIndex < entries.count && entries[entryIndex].date <= lastDay {
-                let entry = entries[entryIndex]
-                if period.contains(entry.date) {
-                    if let amount = entry.amount { progress.spent = try add(progress.spent, -amount.minorUnits) } else { progress.unconverted += entry.sign }
+            while next < movements.count && movements[next].date <= lastDay {
+                let movement = movements[next]
+                next += 1
+                guard period.contains(movement.date) else { continue }
+                if let funded = movement.funded {
+                    progress.funded = try add(progress.funded, funded)
+                    try report(funded, movement.sequence, movement.eventType, movement.effectiveAt, movement.recordedAt)
+                } else if let amount = movement.amount {
+                    progress.spent = try add(progress.spent, -amount)
+                    try report(amount, movement.sequence, movement.eventType, movement.effectiveAt, movement.recordedAt)
+                } else {
+                    progress.unconverted += movement.sign
                 }
-                entryIndex += 1
             }
             progress.through = lastDay
-            let budgeted = setting(on: lastDay).budgeted
-            let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, commodity: commodity) }
-            let available = try budgeted.adding(money(progress.funded)).adding(money(progress.carriedIn))
+            let available = try budget.budgeted.adding(money(progress.funded)).adding(money(progress.carriedIn))
             let remaining = try available.subtracting(money(progress.spent))
             guard let last = period.last, last < date else {
                 let status = EnvelopeStatus(
                     envelopeId: envelope.envelopeId, name: envelope.name, interval: setting(on: date).interval,
-                    policy: policy(on: date), period: period, budgeted: budgeted, funded: money(progress.funded),
+                    policy: policy(on: date)?.value ?? .default, period: period, budgeted: budget.budgeted, funded: money(progress.funded),
                     carriedIn: money(progress.carriedIn), takenFromToAssign: money(progress.takenFromToAssign),
                     available: available, spent: money(progress.spent), remaining: remaining, unconvertedCount: progress.unconverted
                 )
                 return (status, progress)
             }
-            let carry = try EnvelopeRollover.carry(remaining: remaining, policy: policy(on: last))
+            let rule = policy(on: last)
+            let carry = try EnvelopeRollover.carry(remaining: remaining, policy: rule?.value ?? .default)
+            try report(try carry.carried.subtracting(remaining).minorUnits, rule?.sequence ?? settings[0].sequence,
+                       rule == nil ? EnvelopeCreated.eventType.name : EnvelopeRolloverSet.eventType.name,
+                       calendar.endOfDay(last), rule?.recordedAt ?? settings[0].recordedAt)
             period = schedule.period(containing: last.adding(days: 1))!
             progress = EnvelopeProgress(envelopeId: envelope.envelopeId, creation: progress.creation, through: last, periodFirst: period.first,
                                         carriedIn: carry.carried.minorUnits, takenFromToAssign: carry.takenFromToAssign.minorUnits)
@@ -196,11 +226,12 @@ extension EnvelopeBook {
     public func spending(from first: LocalDate, through last: LocalDate, calendar: LedgerCalendar) throws -> [EnvelopeSpending] {
         let period = EnvelopePeriod(first: first, last: last)
         var result: [EnvelopeSpending] = []
+        let rates = RateBook(quotes: quotes)
         for envelope in envelopes.values {
             var spent = Money.zero(envelope.commodity)
             var count = 0
             var unconverted = 0
-            for entry in try convertedActivity(of: envelope, calendar: calendar) where period.contains(entry.date) {
+            for entry in try convertedActivity(of: envelope, calendar: calendar, rates: rates) where period.contains(entry.date) {
                 count += entry.sign
                 if let amount = entry.amount { spent = try spent.subtracting(amount) } else { unconverted += entry.sign }
             }
@@ -240,16 +271,31 @@ extension EnvelopeBook {
     /// the rate in force then (``RateBook``).
     /// A reversal counts -1 in the counts: an amended transaction is one transaction, a
     /// deleted one none.
-    private func convertedActivity(of envelope: EnvelopeRecord, calendar: LedgerCalendar) throws -> [(date: LocalDate, amount: Money?, sign: Int)] {
+    private func convertedActivity(of envelope: EnvelopeRecord, calendar: LedgerCalendar, rates: RateBook) throws
+        -> [(date: LocalDate, amount: Money?, sign: Int, activity: EnvelopeActivity)] {
         let target = envelope.commodity
-        let rates = RateBook(quotes: quotes)
         return try activity.filter { $0.envelopeId == envelope.envelopeId }.map { entry in
             let date = calendar.date(of: entry.effectiveAt)
             let sign = entry.isReversal ? -1 : 1
-            if entry.amount.commodity == target { return (date, entry.amount, sign) }
-            if let received = entry.received, received.commodity == target { return (date, received, sign) }
-            if let rate = entry.rateToBase, entry.base == target { return (date, try entry.amount.converted(to: target, rate: rate), sign) }
-            return (date, try rates.convert(entry.amount, to: target, at: entry.effectiveAt), sign)
+            if entry.amount.commodity == target { return (date, entry.amount, sign, entry) }
+            if let received = entry.received, received.commodity == target { return (date, received, sign, entry) }
+            if let rate = entry.rateToBase, entry.base == target { return (date, try entry.amount.converted(to: target, rate: rate), sign, entry) }
+            return (date, try rates.convert(entry.amount, to: target, at: entry.effectiveAt), sign, entry)
         }
     }
+}
+
+/// A funding or a transaction in an envelope's fold, in the envelope's currency.
+struct EnvelopeMovement {
+    let date: LocalDate
+    let sequence: UInt64
+    let effectiveAt: Instant
+    let recordedAt: Instant
+    let eventType: String
+    /// An `envelope_funded` amount.
+    let funded: Int64?
+    /// A transaction's converted amount (signed: an expense is negative); nil with no rate.
+    let amount: Int64?
+    /// -1 for a reversal, which takes a transaction out of the counts.
+    let sign: Int
 }

@@ -101,23 +101,40 @@ enum EnvelopeSnapshots {
     static var table: SnapshotTable { EnvelopesProjector.snapshots }
 
     /// Takes the snapshots missing from the latest current one through the day before the
-    /// day `last` was recorded (a snapshot of today would be retired by every event today).
+    /// day `last` was recorded (a snapshot of today would be retired by every event today),
+    /// and not beyond the latest money or change an envelope has: a history imported in
+    /// date order then takes each snapshot once, instead of again after every batch.
     static func take(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         let calendar = settings.calendar
-        guard let firstStart = try Int.fetchOne(db, sql: "SELECT MIN(start_date) FROM envelopes").map(LocalDate.init(daysSinceEpoch:)) else { return }
+        guard let firstStart = try Int.fetchOne(db, sql: "SELECT MIN(start_date) FROM envelopes").map(LocalDate.init(daysSinceEpoch:)),
+              let latestRow = try Int64.fetchOne(db, sql: """
+                SELECT MAX(latest) FROM (SELECT MAX(effective_at) AS latest FROM envelope_activity
+                                         UNION ALL SELECT MAX(effective_at) FROM envelope_changes)
+                """) else { return }
+        try table.pruneUnreadable(db)
         let latest = try table.latestCurrent(db)
-        let days = settings.interval.boundaries(after: latest?.day, from: firstStart, through: calendar.date(of: last.recordedAt).adding(days: -1))
+        let through = min(calendar.date(of: last.recordedAt).adding(days: -1), calendar.date(of: Instant(microsecondsSinceEpoch: latestRow)))
+        let days = settings.interval.boundaries(after: latest?.day, from: firstStart, through: through)
         guard let lastDay = days.last else { return }
         var previous = try latest.map(EnvelopeSnapshot.init)
         var knownSince = latest?.knownSince ?? .earliest
         // Every envelope, whenever created: one created later may count money dated earlier.
         let book = try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(lastDay), after: previous?.effectiveThrough, envelopesThrough: .latest)
+        // Each snapshot folds on from the previous one over its own window of money only.
+        let rates = RateBook(quotes: book.quotes)
+        let activity = book.activity.enumerated()
+            .sorted { ($0.element.effectiveAt, $0.offset) < ($1.element.effectiveAt, $1.offset) }.map(\.element)
+        var cursor = 0
         for day in days {
             let bound = calendar.endOfDay(day)
+            let start = cursor
+            while cursor < activity.count && activity[cursor].effectiveAt <= bound { cursor += 1 }
+            var window = book
+            window.activity = Array(activity[start..<cursor])
             var progress: [String: EnvelopeProgress] = [:]
             for (id, envelope) in book.envelopes where envelope.startDate <= day && !(envelope.deletedAt.map { $0 <= bound } ?? false) {
                 let resume = try previous?.progress(of: envelope)
-                progress[id] = try book.fold(of: envelope, through: day, resuming: resume, calendar: calendar)?.progress
+                progress[id] = try window.fold(of: envelope, through: day, resuming: resume, calendar: calendar, rates: rates)?.progress
             }
             let snapshot = EnvelopeSnapshot(day: day, effectiveThrough: bound, progress: progress)
             knownSince = max(knownSince, try latestRecorded(db, after: previous?.effectiveThrough, through: bound) ?? .earliest)

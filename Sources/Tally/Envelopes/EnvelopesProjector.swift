@@ -307,14 +307,19 @@ extension EnvelopeBook {
         }
         let start = min(after, bound).microsecondsSinceEpoch
         var result: [ExchangeQuote] = []
-        // The latest quote of each pair and source at `after`: one indexed lookup per pair.
-        for pair in try Row.fetchAll(db, sql: "SELECT DISTINCT base, quote, source FROM envelope_rates") {
+        // The latest quote of each pair and source at `after`: the pairs are found by
+        // skipping through the index (one lookup each), then one indexed lookup per pair.
+        var pair = try Row.fetchOne(db, sql: "SELECT base, quote, source FROM envelope_rates ORDER BY base, quote, source LIMIT 1")
+        while let current = pair {
             if let row = try Row.fetchOne(db, sql: """
                 SELECT * FROM envelope_rates WHERE base = ? AND quote = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
                 ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                """, arguments: [pair["base"], pair["quote"], pair["source"], start, known]) {
+                """, arguments: [current["base"], current["quote"], current["source"], start, known]) {
                 result.append(try quote(row))
             }
+            pair = try Row.fetchOne(db, sql: """
+                SELECT base, quote, source FROM envelope_rates WHERE (base, quote, source) > (?, ?, ?) ORDER BY base, quote, source LIMIT 1
+                """, arguments: [current["base"], current["quote"], current["source"]])
         }
         result += try Row.fetchAll(db, sql: """
             SELECT * FROM envelope_rates WHERE effective_at > ? AND effective_at <= ? AND recorded_at <= ? ORDER BY sequence

@@ -78,6 +78,42 @@ extension Ledger {
 extension Ledger {
     /// The user accounts opened (kind asset or liability), by name.
     public func envelopeAccounts() throws -> [EnvelopeAccount] {
-        try read { db in try EnvelopeBook.load(db, effectiveThrough: .latest).accounts.values.sorted { $0.account < $1.account } }
+        try read { db in try EnvelopeBook.load(db, effectiveThrough: .latest, after: .latest).accounts.values.sorted { $0.account < $1.account } }
+    }
+}
+
+extension Ledger {
+    /// Every change to what an envelope has left, with the event that made it and the
+    /// running balance (`remaining` of ``EnvelopeStatus``), in effective-time order: each
+    /// interval's budget as it opens (from the `envelope_created` or `envelope_budget_changed`
+    /// in force on its last day), fundings, transactions and transfers (an amended
+    /// transaction shows its original, the reversal and the new version; a deletion its
+    /// reversal), and what each interval's rollover policy did with its remainder
+    /// (`envelope_rollover_set`, or `envelope_created` for the default). Amounts are in the
+    /// envelope's currency; a transaction with no known rate is left out, as from `spent`.
+    ///
+    /// ```swift
+    /// let changes = try ledger.envelopeAudit("groceries", through: try LocalDate(parsing: "2026-05-31"))
+    /// changes.last?.balance == try ledger.envelopeStatus("groceries", on: try LocalDate(parsing: "2026-05-31")).remaining   // true
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - from: list changes from this day on (earlier ones make up the opening balance).
+    ///   - through: the last day (today by default); a deleted envelope stops the day before
+    ///     its deletion.
+    ///   - knownAt: as the ledger knew it at this instant.
+    /// - Throws: ``LedgerError`` `notFound` when no such envelope existed by `through`.
+    public func envelopeAudit(_ envelopeId: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [AuditEntry] {
+        let last = through ?? today
+        return try read { db in
+            let book = try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(last), knownAt: knownAt)
+            guard let envelope = book.envelopes[envelopeId] else {
+                throw LedgerError(.notFound, "no envelope '\(envelopeId)' by \(last); `tally envelope list` lists them")
+            }
+            let end = envelope.deletedAt.map { min(last, calendar.date(of: $0).adding(days: -1)) } ?? last
+            var entries: [AuditEntry] = []
+            _ = try book.fold(of: envelope, through: end, resuming: nil, calendar: calendar) { entries.append($0) }
+            return entries.filter { entry in from.map { entry.effectiveDate >= $0 } ?? true }
+        }
     }
 }

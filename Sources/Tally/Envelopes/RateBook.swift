@@ -45,11 +45,39 @@ public struct ExchangeQuote: Hashable, Sendable {
 /// let dollars = try book.convert(yen, to: .usd, at: instant)   // nil when no rate is known
 /// ```
 public struct RateBook: Sendable {
-    private let quotes: [ExchangeQuote]
+    /// A currency pair, either way round.
+    private struct Pair: Hashable, Sendable {
+        let lower: String
+        let upper: String
+        init(_ one: Commodity, _ other: Commodity) {
+            (lower, upper) = one.code < other.code ? (one.code, other.code) : (other.code, one.code)
+        }
+    }
+
+    /// Each pair's quotes by source, in (effective time, log) order.
+    private let quotes: [Pair: (fxRates: [ExchangeQuote], transactions: [ExchangeQuote])]
 
     /// - Parameter quotes: in any order.
     public init(quotes: [ExchangeQuote]) {
-        self.quotes = quotes.sorted { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
+        var byPair: [Pair: (fxRates: [ExchangeQuote], transactions: [ExchangeQuote])] = [:]
+        for quote in quotes.sorted(by: { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }) {
+            switch quote.source {
+            case .fxRate: byPair[Pair(quote.base, quote.quote), default: ([], [])].fxRates.append(quote)
+            case .transaction: byPair[Pair(quote.base, quote.quote), default: ([], [])].transactions.append(quote)
+            }
+        }
+        self.quotes = byPair
+    }
+
+    /// The last quote at or before `instant` (binary search).
+    private static func latest(_ quotes: [ExchangeQuote], at instant: Instant) -> ExchangeQuote? {
+        var low = 0
+        var high = quotes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if quotes[middle].effectiveAt <= instant { low = middle + 1 } else { high = middle }
+        }
+        return low == 0 ? nil : quotes[low - 1]
     }
 
     /// `amount` in `target` at the rate in force at `instant`, or nil when the ledger knows
@@ -58,18 +86,9 @@ public struct RateBook: Sendable {
     /// - Throws: ``MoneyError`` on overflow.
     public func convert(_ amount: Money, to target: Commodity, at instant: Instant) throws -> Money? {
         if amount.commodity == target { return amount }
-        var fallback: ExchangeQuote?
-        var chosen: ExchangeQuote?
-        for quote in quotes {
-            guard quote.effectiveAt <= instant else { break }
-            let direct = quote.base == amount.commodity && quote.quote == target
-            let inverse = quote.base == target && quote.quote == amount.commodity
-            guard direct || inverse else { continue }
-            switch quote.source {
-            case .fxRate: chosen = quote
-            case .transaction: fallback = quote
-            }
-        }
+        guard let pair = quotes[Pair(amount.commodity, target)] else { return nil }
+        let chosen = Self.latest(pair.fxRates, at: instant)
+        let fallback = Self.latest(pair.transactions, at: instant)
         guard let quote = chosen ?? fallback else { return nil }
         if quote.base == amount.commodity { return try amount.converted(to: target, rate: quote.rate) }
         return try Self.divide(amount, by: quote.rate, into: target)

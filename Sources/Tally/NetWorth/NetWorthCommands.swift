@@ -160,7 +160,10 @@ extension Ledger {
     @discardableResult
     public func completeReminder(_ reminderId: String, effectiveAt: Instant? = nil) throws -> CommandResult {
         try perform { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM nw_reminders WHERE reminder_id = ? AND completed_at IS NULL", arguments: [reminderId]) != nil else {
+            guard try Row.fetchOne(db, sql: """
+                SELECT 1 FROM nw_reminders WHERE reminder_id = ? AND completed_at IS NULL
+                  AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
+                """, arguments: [reminderId, reminderId]) != nil else {
                 throw LedgerError(.notFound, "no open reminder '\(reminderId)'")
             }
             return [NewEvent(effectiveAt: effectiveAt ?? now, body: .reminderCompleted(ReminderCompleted(reminderId: reminderId)))]

@@ -10,7 +10,7 @@ public struct NetWorthProjector: SnapshotTaking {
     public init() {}
 
     public let name = "net_worth"
-    public let version = 3
+    public let version = 4
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
         "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
@@ -75,10 +75,11 @@ public struct NetWorthProjector: SnapshotTaking {
                 threshold_seconds INTEGER NOT NULL
             ) STRICT;
             CREATE TABLE nw_reminders (
-                reminder_id TEXT PRIMARY KEY NOT NULL, asset_id TEXT NOT NULL, due_date INTEGER NOT NULL, note TEXT,
+                reminder_id TEXT NOT NULL, sequence INTEGER NOT NULL, asset_id TEXT NOT NULL, due_date INTEGER NOT NULL, note TEXT,
                 set_at INTEGER NOT NULL, set_recorded_at INTEGER NOT NULL,
-                completed_at INTEGER, completed_recorded_at INTEGER
-            ) STRICT;
+                completed_at INTEGER, completed_recorded_at INTEGER,
+                PRIMARY KEY (reminder_id, sequence)
+            ) STRICT, WITHOUT ROWID;
             """)
         try Self.snapshots.create(db)
     }
@@ -161,12 +162,15 @@ public struct NetWorthProjector: SnapshotTaking {
             try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])
         case .reminderSet(let reminder):
             try db.execute(sql: """
-                INSERT OR REPLACE INTO nw_reminders (reminder_id, asset_id, due_date, note, set_at, set_recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [reminder.reminderId, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, effective, recorded])
+                INSERT INTO nw_reminders (reminder_id, sequence, asset_id, due_date, note, set_at, set_recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [reminder.reminderId, sequence, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, effective, recorded])
         case .reminderCompleted(let done):
-            try db.execute(sql: "UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ? WHERE reminder_id = ?",
-                           arguments: [effective, recorded, done.reminderId])
+            // Done applies to the version set last: setting a reminder again keeps its earlier versions.
+            try db.execute(sql: """
+                UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ?
+                WHERE reminder_id = ? AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
+                """, arguments: [effective, recorded, done.reminderId, done.reminderId])
         default:
             break
         }

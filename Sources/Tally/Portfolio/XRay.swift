@@ -101,15 +101,8 @@ enum XRayQueries {
         let confident = holdings.filter { $0.hasFullTags && !$0.isStale }.reduce(Int64(0)) { $0 + $1.converted.minorUnits }
         let concentration = concentrationHundredths(holdings.map(\.converted.minorUnits))
 
-        let today = calendar.date(of: point.asOf)
-        let reminders = try Row.fetchAll(db, sql: """
-            SELECT reminder_id, asset_id, due_date, note FROM nw_reminders
-            WHERE due_date <= ? AND set_at <= ? AND set_recorded_at <= ?
-              AND NOT (completed_at IS NOT NULL AND completed_at <= ? AND completed_recorded_at <= ?)
-            ORDER BY due_date, reminder_id
-            """, arguments: [today.daysSinceEpoch, point.effectiveBound, point.recordedBound, point.effectiveBound, point.recordedBound]
-        ).map { row in
-            DueReminder(reminderId: row["reminder_id"], assetId: row["asset_id"], dueDate: LocalDate(daysSinceEpoch: row["due_date"]), note: row["note"])
+        let reminders = try ReminderQueries.open(db, point: point, calendar: calendar).filter(\.isDue).map { reminder in
+            DueReminder(reminderId: reminder.reminderId, assetId: reminder.assetId, dueDate: reminder.dueDate, note: reminder.note)
         }
 
         return XRaySnapshot(

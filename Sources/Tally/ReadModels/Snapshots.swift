@@ -140,6 +140,13 @@ struct SnapshotTable: Sendable {
             .execute(arguments: [recordedAt.microsecondsSinceEpoch, effectiveAt.microsecondsSinceEpoch])
     }
 
+    /// Deletes the retired snapshots no instant can read: retired by an event recorded no
+    /// later than the latest event they count (a bulk load retires what its previous
+    /// batch took at the same instant).
+    func pruneUnreadable(_ db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(name) WHERE superseded_at IS NOT NULL AND superseded_at <= known_since").execute()
+    }
+
     /// Retires every current snapshot.
     func supersedeAll(recordedAt: Instant, _ db: Database) throws {
         try db.execute(sql: "UPDATE \(name) SET superseded_at = ? WHERE superseded_at IS NULL", arguments: [recordedAt.microsecondsSinceEpoch])

@@ -38,10 +38,15 @@ public struct ReadModelCheck: Sendable {
     public let failedAssertions: [FailedAssertion]
     /// How many balance assertions were checked.
     public let assertionsChecked: Int
+    /// Whether the read models were left mid-write by a process that stopped: a read-only
+    /// check cannot read them until a ledger opens them and SQLite recovers its
+    /// write-ahead log (nothing else was checked).
+    public var needsRecovery = false
 
     /// Each problem as a sentence (amounts included: verify's output is the user's own).
     public var problems: [String] {
-        laggingProjectors.map { "read model \($0.name) has folded events up to \($0.sequence), not the log head; open the ledger (any tally command) to catch up, or `tally rebuild`" }
+        (needsRecovery ? ["the read models were left mid-write by a process that stopped; open the ledger (any tally command) to recover them and catch up, or `tally rebuild`"] : [])
+            + laggingProjectors.map { "read model \($0.name) has folded events up to \($0.sequence), not the log head; open the ledger (any tally command) to catch up, or `tally rebuild`" }
             + trialBalance.map { "the books do not balance: \($0.commodity.code) postings sum to \($0.decimalString)" }
             + failedAssertions.map { "balance assertion (event \($0.sequence)) failed: \($0.account) at the end of \($0.date) is \($0.actual.decimalString) \($0.actual.commodity.code), expected \($0.expected.decimalString) \($0.expected.commodity.code)" }
     }
@@ -82,6 +87,17 @@ public enum StoreVerifier {
     }
 
     private static func checkReadModels(_ layout: StoreLayout, head: UInt64, assertions: [Event], calendar: LedgerCalendar) throws -> ReadModelCheck {
+        do {
+            return try readReadModels(layout, head: head, assertions: assertions, calendar: calendar)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+            // A process killed mid-write leaves a write-ahead log only a writer can recover.
+            var check = ReadModelCheck(laggingProjectors: [], trialBalance: [], failedAssertions: [], assertionsChecked: 0)
+            check.needsRecovery = true
+            return check
+        }
+    }
+
+    private static func readReadModels(_ layout: StoreLayout, head: UInt64, assertions: [Event], calendar: LedgerCalendar) throws -> ReadModelCheck {
         var configuration = Configuration()
         configuration.readonly = true
         let database = try DatabaseQueue(path: layout.readModelPath, configuration: configuration)

@@ -8,8 +8,9 @@ import GRDB
 /// recorded times never decrease); "as of D" then applies each answer's own effective-time
 /// rule to that state: balances count the postings effective at or before D (postings are
 /// dated one by one — the reversal of an amended transaction carries the original's date),
-/// pots are those created and not deleted by D, the budgets are D's month's, net worth is
-/// the values and rates in force at D.
+/// pots are those created and not deleted by D, the budgets and the budget overview are
+/// D's month's (the overview's balances at D), the budget transactions are those dated by
+/// D, net worth is the values and rates in force at D.
 ///
 /// ```swift
 /// let march = try Replay.run(at: "/data/home.tally", until: calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
@@ -28,6 +29,11 @@ public struct ReplayResult: Sendable {
     public let pots: [Pot]
     /// The budgets of ``month`` as known at the point.
     public let budgets: [BudgetStatus]
+    /// The budget overview of ``month``, its balances and flows up to the point.
+    public let budgetOverview: BudgetOverview
+    /// Every budget transaction dated at or before the point, in its version then, newest
+    /// first (the order of ``Ledger/transactions(_:asOf:knownAt:)``).
+    public let budgetTransactions: [BudgetTransaction]
     /// Net worth at the point.
     public let netWorth: NetWorthReport
 }
@@ -94,7 +100,10 @@ public enum Replay {
                 return ReplayResult(
                     point: point, month: month, eventsFolded: folded, balances: balances,
                     pots: pots.existing(at: until, balances: balances),
-                    budgets: try BudgetQueries.statuses(db, month: month, calendar: calendar),
+                    budgets: try BudgetQueries.statuses(db, month: month, knownAt: nil, calendar: calendar),
+                    budgetOverview: try BudgetQueries.overview(db, month: month, through: until, knownAt: nil,
+                                                               balances: balances, calendar: calendar),
+                    budgetTransactions: try allTransactions(db, until: until, calendar: calendar),
                     netWorth: report.answering(for: point)
                 )
             }
@@ -121,11 +130,28 @@ extension Ledger {
     }
 }
 
+extension Replay {
+    /// Every budget transaction dated by `until` in the folded state, newest first, page by
+    /// page (the list's own order and filter, over state that holds only known events).
+    static func allTransactions(_ db: Database, until: Instant, calendar: LedgerCalendar) throws -> [BudgetTransaction] {
+        var query = TransactionQuery()
+        query.pageSize = BudgetSettings.pageSizeLimit
+        var transactions: [BudgetTransaction] = []
+        while true {
+            let page = try TransactionQueries.page(db, query, asOf: until, knownAt: nil, calendar: calendar)
+            transactions += page.transactions
+            guard query.page < page.pageCount else { return transactions }
+            query.page += 1
+        }
+    }
+}
+
 /// Stops the fold at the first event recorded after the replay's bound.
 private struct ReplayStop: Error {}
 
 /// Pots as the replay folds them: when each was created and deleted (effective times), so
-/// that "as of D" lists the pots that existed at D.
+/// that "as of D" lists the pots that existed at D. An id used again after a deletion
+/// starts a new life; the earlier ones are kept for earlier dates.
 struct PotLifecycles {
     private struct Lifecycle {
         let name: String
@@ -134,29 +160,37 @@ struct PotLifecycles {
         var deletedAt: Instant?
     }
 
-    private var pots: [String: Lifecycle] = [:]
+    private var pots: [String: [Lifecycle]] = [:]
 
     mutating func apply(_ event: Event) {
         switch event.body {
         case .potCreated(let created):
-            pots[created.potId] = Lifecycle(name: created.name, target: created.target, createdAt: event.effectiveAt)
+            end(created.potId, at: event.effectiveAt)
+            pots[created.potId, default: []].append(Lifecycle(name: created.name, target: created.target, createdAt: event.effectiveAt))
         case .potDeleted(let deleted):
-            pots[deleted.potId]?.deletedAt = event.effectiveAt
+            end(deleted.potId, at: event.effectiveAt)
         default:
             break
         }
     }
 
+    private mutating func end(_ id: String, at instant: Instant) {
+        guard let last = pots[id]?.indices.last, pots[id]?[last].deletedAt == nil else { return }
+        pots[id]?[last].deletedAt = instant
+    }
+
     /// The pots created by `instant` and not deleted by then, by id, each with its
     /// account's balance from `balances`.
     func existing(at instant: Instant, balances: [AccountBalance]) -> [Pot] {
-        pots.filter { _, pot in pot.createdAt <= instant && !(pot.deletedAt.map { $0 <= instant } ?? false) }
-            .sorted { $0.key < $1.key }
-            .map { id, pot in
-                let account = LedgerAccounts.pot(id)
-                let total = balances.first { $0.account == account && $0.amount.commodity == pot.target.commodity }?.amount
-                return Pot(id: id, name: pot.name, target: pot.target, total: total ?? Money.zero(pot.target.commodity))
-            }
+        pots.compactMap { id, lives -> (String, Lifecycle)? in
+            lives.last { $0.createdAt <= instant && !($0.deletedAt.map { $0 <= instant } ?? false) }.map { (id, $0) }
+        }
+        .sorted { $0.0 < $1.0 }
+        .map { id, pot in
+            let account = LedgerAccounts.pot(id)
+            let total = balances.first { $0.account == account && $0.amount.commodity == pot.target.commodity }?.amount
+            return Pot(id: id, name: pot.name, target: pot.target, total: total ?? Money.zero(pot.target.commodity))
+        }
     }
 }
 

@@ -133,32 +133,53 @@ extension Ledger {
         }
     }
 
-    /// The round-ups applied in a month (the ledger's time zone), per currency.
+    /// The round-ups applied in a month (the ledger's time zone), per currency, now or as of
+    /// a moment and as the ledger knew it then.
     ///
     /// ```swift
     /// try ledger.roundUpTotal(account: "main", month: try Month(parsing: "2026-05"))   // [0.60 USD]
+    /// // What the ledger said on 5 June about May, before a backdated purchase was recorded:
+    /// try ledger.roundUpTotal(account: "main", month: may, knownAt: fifthOfJune)
     /// ```
     ///
     /// - Parameters:
     ///   - account: the wealth account.
     ///   - month: any month.
+    ///   - asOf: count only round-ups effective at or before this instant (default: all).
+    ///   - knownAt: count only round-ups the ledger had recorded by this instant (default: all).
     /// - Returns: one amount per currency with round-ups that month, by currency code; empty if none.
     /// - Throws: ``LedgerError`` (`notFound`) for an account with no events.
-    public func roundUpTotal(account: String, month: Month) throws -> [Money] {
-        try read { db in
+    public func roundUpTotal(account: String, month: Month, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [Money] {
+        let calendar = self.calendar
+        return try read { db in
             try WealthQueries.requireAccount(account, db)
+            guard asOf != nil || knownAt != nil else {
+                return try Row.fetchAll(
+                    db, sql: "SELECT commodity, amount FROM wealth_round_up_totals WHERE account = ? AND month = ? ORDER BY commodity",
+                    arguments: [account, month.description]
+                ).map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
+            }
+            // The month's round-up rows, read by the (account, effective_at) index.
+            let first = calendar.startOfDay(month.firstDay).microsecondsSinceEpoch
+            let last = min(calendar.endOfDay(month.lastDay), asOf ?? .latest).microsecondsSinceEpoch
             return try Row.fetchAll(
-                db, sql: "SELECT commodity, amount FROM wealth_round_up_totals WHERE account = ? AND month = ? ORDER BY commodity",
-                arguments: [account, month.description]
+                db, sql: """
+                    SELECT commodity, SUM(amount) AS amount FROM wealth_history
+                    WHERE account = ? AND effective_at BETWEEN ? AND ? AND kind = ? AND recorded_at <= ?
+                    GROUP BY commodity ORDER BY commodity
+                    """,
+                arguments: [account, first, last, WealthHistoryEntry.Kind.roundUp.rawValue, (knownAt ?? .latest).microsecondsSinceEpoch]
             ).map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
         }
     }
 
-    /// A page of a wealth account's history, newest first (by effective time, then sequence).
+    /// A page of a wealth account's history, newest first (by effective time, then sequence),
+    /// now or as of a moment and as the ledger knew it then.
     ///
     /// ```swift
     /// let page = try ledger.wealthHistory(account: "main", filter: .spend, page: 1, pageSize: 20)
     /// for entry in page.entries { print(entry.kind, entry.amount, entry.spendChange) }
+    /// let march = try ledger.wealthHistory(account: "main", asOf: ledger.calendar.endOfDay(march31))
     /// ```
     ///
     /// - Parameters:
@@ -166,10 +187,13 @@ extension Ledger {
     ///   - filter: all rows, those that changed Spend, those that changed Invest, or deposits.
     ///   - page: the page, from 1.
     ///   - pageSize: rows per page, 1 to ``wealthHistoryPageSizeLimit``.
+    ///   - asOf: list only events effective at or before this instant (default: all).
+    ///   - knownAt: list only events the ledger had recorded by this instant (default: all).
     /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad page or size, (`notFound`) for
     ///   an account with no events.
     public func wealthHistory(
-        account: String, filter: WealthHistoryFilter = .all, page: Int = 1, pageSize: Int = 20
+        account: String, filter: WealthHistoryFilter = .all, page: Int = 1, pageSize: Int = 20,
+        asOf: Instant? = nil, knownAt: Instant? = nil
     ) throws -> WealthHistoryPage {
         guard page >= 1 else { throw LedgerError(.invalidArgument, "the history page must be 1 or more") }
         guard (1...Self.wealthHistoryPageSizeLimit).contains(pageSize) else {
@@ -178,18 +202,22 @@ extension Ledger {
         return try read { db in
             try WealthQueries.requireAccount(account, db)
             let condition = WealthQueries.condition(filter)
+            let bounds = "effective_at <= ? AND recorded_at <= ?"
+            let effective = (asOf ?? .latest).microsecondsSinceEpoch
+            let recorded = (knownAt ?? .latest).microsecondsSinceEpoch
             let total = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM wealth_history WHERE account = ? AND \(condition)", arguments: [account]) ?? 0
+                db, sql: "SELECT COUNT(*) FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)",
+                arguments: [account, effective, recorded]) ?? 0
             let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: pageSize)
             guard !overflow, offset < total else {
                 return WealthHistoryPage(entries: [], page: page, pageSize: pageSize, totalCount: total)
             }
             let rows = try Row.fetchAll(
                 db, sql: """
-                    SELECT * FROM wealth_history WHERE account = ? AND \(condition)
+                    SELECT * FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)
                     ORDER BY effective_at DESC, sequence DESC LIMIT ? OFFSET ?
                     """,
-                arguments: [account, pageSize, offset]
+                arguments: [account, effective, recorded, pageSize, offset]
             )
             return WealthHistoryPage(entries: try rows.map(WealthQueries.entry), page: page, pageSize: pageSize, totalCount: total)
         }

@@ -29,7 +29,8 @@ struct AppendCommand: ParsableCommand {
     }
 
     func run() throws {
-        let events = try NDJSONInput.readEvents(from: file)
+        let commitEventsLimit = LogOptions().frameEventsLimit
+        let events = try NDJSONInput.readEvents(from: file, limit: batchSize == 0 ? commitEventsLimit : nil)
         guard !events.isEmpty else {
             print("\(file): no events; nothing appended")
             return
@@ -64,7 +65,9 @@ struct AppendCommand: ParsableCommand {
 
 /// Reads an NDJSON file of events, naming the line of the first bad one.
 enum NDJSONInput {
-    static func readEvents(from path: String) throws -> [NewEvent] {
+    /// - Parameter limit: the most events the file may hold (one atomic commit's worth),
+    ///   checked before any line is decoded.
+    static func readEvents(from path: String, limit: Int? = nil) throws -> [NewEvent] {
         let data: Data
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -74,9 +77,19 @@ enum NDJSONInput {
             }
             data = contents
         }
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if let limit {
+            let count = lines.count { line in line.contains { !" \t\r".utf8.contains($0) } }
+            guard count <= limit else {
+                throw ValidationError("""
+                    \(path) holds \(count) events, more than one atomic commit can hold (\(limit)); \
+                    append it in several commits with --batch-size N (for example --batch-size 10000)
+                    """)
+            }
+        }
         var events: [NewEvent] = []
         var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        for line in lines {
             lineNumber += 1
             var bytes = line
             if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }

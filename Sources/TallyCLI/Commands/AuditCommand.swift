@@ -5,11 +5,13 @@ import Tally
 struct AuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
-        abstract: "Every change to an account, pot, asset or liability, with the event that caused it and the running balance.",
+        abstract: "Every change to an account, pot, envelope, asset or liability, with the event that caused it and the running balance.",
         discussion: """
             TARGET is an account name (Assets:Bank:Checking, Wealth:main:Spend, Budget:Current) \
-            pot:ID for a savings pot, asset:ID or liability:ID for an item's value. Changes are in effective-time order; --from and --to \
-            are days in the ledger's time zone (earlier changes make up the opening balance). \
+            pot:ID for a savings pot, envelope:ID for what an envelope has left (each interval's budget, fundings, transactions, \
+            rollovers), asset:ID or liability:ID for an item's value. Changes are in effective-time order; --from and --to \
+            (or --as-of) are days in the ledger's time zone (earlier changes make up the opening balance); \
+            --known-at lists only what the ledger had recorded by then. \
             --format csv prints exactly the header seq,recorded_at,effective_date,event,amount,currency,balance.
             """
     )
@@ -17,20 +19,25 @@ struct AuditCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, csv, json }
 
     @OptionGroup var storeOptions: StoreOptions
-    @Argument(help: "An account name, pot:ID, asset:ID or liability:ID.") var target: String
+    @Argument(help: "An account name, pot:ID, envelope:ID, asset:ID or liability:ID.") var target: String
     @Option(help: "First day (YYYY-MM-DD).") var from: String?
-    @Option(help: "Last day (YYYY-MM-DD).") var to: String?
-    @Option(name: .customLong("known-at"), help: ArgumentHelp("As the ledger knew it at this instant.", valueName: "instant")) var knownAt: String?
+    @Option(help: "Last day (YYYY-MM-DD); --as-of is the same.") var to: String?
+    @OptionGroup var time: TimeTravelOptions
     @Option(help: "table, csv or json.") var format: Format = .table
+
+    func validate() throws { _ = try time.day(to, option: "--to") }
 
     func run() throws {
         let first = try from.map { try CLIParse.date($0, option: "--from") }
-        let last = try to.map { try CLIParse.date($0, option: "--to") }
-        if let first, let last, first > last { throw ValidationError("--from \(first) is after --to \(last)") }
-        let known = try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
+        let last = try time.day(to, option: "--to")
+        if let first, let last, first > last { throw ValidationError("--from \(first) is after the last day \(last)") }
+        let known = try time.knownAtInstant()
         let entries = try storeOptions.withLedger { ledger in
             if target.hasPrefix("asset:") {
                 return try ledger.auditValue(of: .asset, String(target.dropFirst(6)), from: first, through: last, knownAt: known)
+            }
+            if target.hasPrefix("envelope:") {
+                return try ledger.envelopeAudit(String(target.dropFirst(9)), from: first, through: last, knownAt: known)
             }
             if target.hasPrefix("liability:") {
                 return try ledger.auditValue(of: .liability, String(target.dropFirst(10)), from: first, through: last, knownAt: known)

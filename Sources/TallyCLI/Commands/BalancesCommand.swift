@@ -21,24 +21,12 @@ struct BalancesCommand: ParsableCommand {
     @Option(help: "table, csv or json.")
     var format: Format = .table
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Balances at the end of this day (YYYY-MM-DD).", valueName: "date"))
-    var asOf: String?
-
-    @Option(name: .customLong("known-at"), help: ArgumentHelp("As the ledger knew them at this instant (RFC 3339).", valueName: "instant"))
-    var knownAt: String?
+    @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
-        let date: LocalDate?
-        do { date = try asOf.map(LocalDate.init(parsing:)) } catch {
-            throw ValidationError("--as-of '\(asOf ?? "")' is not a date YYYY-MM-DD")
-        }
-        let known: Instant?
-        do { known = try knownAt.map(Instant.init(parsing:)) } catch {
-            throw ValidationError("--known-at '\(knownAt ?? "")' is not an instant such as 2026-05-01T09:00:00Z")
-        }
         let ledger = try Ledger.open(at: storeOptions.path)
         defer { try? ledger.close() }
-        let balances = try ledger.balances(asOf: date.map(ledger.calendar.endOfDay), knownAt: known)
+        let balances = try ledger.balances(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
             .filter { !$0.amount.isZero }
         switch format {
         case .csv:

@@ -54,12 +54,14 @@ struct BudgetShowCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM.") var month: String
+    @Option(help: "The month, YYYY-MM (default: the month of --as-of).") var month: String?
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object per budget.") var json = false
 
     func run() throws {
-        let month = try CLIParse.month(month, option: "--month")
-        let budgets = try storeOptions.withLedger { ledger in try ledger.budgets(month: month) }
+        let month = try time.month(month)
+        let knownAt = try time.knownAtInstant()
+        let budgets = try storeOptions.withLedger { ledger in try ledger.budgets(month: month, knownAt: knownAt) }
         if json {
             for budget in budgets {
                 print(Output.jsonObject([

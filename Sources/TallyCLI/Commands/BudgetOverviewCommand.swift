@@ -6,16 +6,23 @@ struct OverviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "overview",
         abstract: "A month at a glance: current balance, held in pots, income, expenses.",
-        discussion: "Balances are at the end of the month, or now for the month in progress."
+        discussion: """
+            Balances are at the end of the month, or now (or --known-at) for the month in progress; \
+            with --as-of, at the end of that day, and income and expenses up to it.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM.") var month: String
+    @Option(help: "The month, YYYY-MM (default: the month of --as-of).") var month: String?
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let month = try CLIParse.month(month, option: "--month")
-        let overview = try storeOptions.withLedger { ledger in try ledger.budgetOverview(month: month) }
+        let month = try time.month(month)
+        let knownAt = try time.knownAtInstant()
+        let overview = try storeOptions.withLedger { ledger in
+            try ledger.budgetOverview(month: month, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+        }
         let net = try overview.net()
         if json {
             print(Output.jsonObject([

@@ -77,13 +77,14 @@ struct ChallengeProgressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "progress", abstract: "Each challenge's steps done and amount saved at a date.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "One challenge's id (default: every challenge).") var id: String?
-    @Option(name: .customLong("as-of"), help: "The day asked about (default: today).") var asOf: String?
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object per challenge.") var json = false
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let date = try EnvelopeCLI.date(asOf, "--as-of")
-            let progresses = try id.map { [try ledger.challengeProgress($0, on: date)] } ?? ledger.challengeProgresses(on: date)
+            let date = try time.asOfDate()
+            let knownAt = try time.knownAtInstant()
+            let progresses = try id.map { [try ledger.challengeProgress($0, on: date, knownAt: knownAt)] } ?? ledger.challengeProgresses(on: date, knownAt: knownAt)
             if json {
                 for progress in progresses {
                     print(Output.jsonObject([

@@ -261,6 +261,11 @@ struct DemoReport {
         Swift.print("")
         Swift.print("\(dashboard.investAccount), the last 7 days: each split names its deposit, each round-up its purchase")
         Swift.print(table(dashboard.investAudit))
+        if let envelope = dashboard.auditedEnvelope {
+            Swift.print("")
+            Swift.print("envelope:\(envelope) since last month: each interval's budget, what was spent, what the rollover did; the balance is what is left")
+            Swift.print(table(dashboard.envelopeAudit))
+        }
     }
 
     private func verify() {

@@ -172,13 +172,14 @@ struct EnvelopeStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Budgeted, spent and remaining per envelope in the interval containing a date.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "One envelope's id (default: every envelope).") var id: String?
-    @Option(name: .customLong("as-of"), help: "The day asked about (default: today).") var asOf: String?
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object per envelope.") var json = false
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let date = try EnvelopeCLI.date(asOf, "--as-of")
-            let statuses = try id.map { [try ledger.envelopeStatus($0, on: date)] } ?? ledger.envelopeStatuses(on: date)
+            let date = try time.asOfDateOrToday(ledger)
+            let knownAt = try time.knownAtInstant()
+            let statuses = try id.map { [try ledger.envelopeStatus($0, on: date, knownAt: knownAt)] } ?? ledger.envelopeStatuses(on: date, knownAt: knownAt)
             if json {
                 for status in statuses {
                     print(Output.jsonObject([
@@ -194,7 +195,7 @@ struct EnvelopeStatusCommand: ParsableCommand {
                 }
                 return
             }
-            guard !statuses.isEmpty else { return print("No envelopes on \(date ?? ledger.calendar.date(of: ledger.now)).") }
+            guard !statuses.isEmpty else { return print("No envelopes on \(date).") }
             let rows = statuses.map { status in
                 [status.name, status.period.description, EnvelopeCLI.text(status.budgeted), EnvelopeCLI.text(status.carriedIn),
                  EnvelopeCLI.text(status.spent), EnvelopeCLI.text(status.remaining), status.isOverBudget ? "OVER" : ""]
@@ -208,14 +209,17 @@ struct EnvelopeSpendingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "spending", abstract: "Spending by envelope for a period.")
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The first day.") var from: String
-    @Option(help: "The last day (default: today).") var to: String?
+    @Option(help: "The last day (default: today); --as-of is the same.") var to: String?
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object per envelope.") var json = false
+
+    func validate() throws { _ = try time.day(to, option: "--to") }
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let first = try EnvelopeCLI.date(from, "--from")!
-            let last = try EnvelopeCLI.date(to, "--to") ?? ledger.calendar.date(of: ledger.now)
-            let spending = try ledger.envelopeSpending(from: first, through: last)
+            let last = try time.day(to, option: "--to") ?? ledger.calendar.date(of: ledger.now)
+            let spending = try ledger.envelopeSpending(from: first, through: last, knownAt: try time.knownAtInstant())
             if json {
                 for line in spending {
                     print(Output.jsonObject([
@@ -237,12 +241,12 @@ struct EnvelopeTotalCommand: ParsableCommand {
         discussion: "Each balance converts at the latest fx_rate_set at the date, else the latest rate a transaction in that currency carried; a balance with no rate is listed and left out of the total."
     )
     @OptionGroup var storeOptions: StoreOptions
-    @Option(name: .customLong("as-of"), help: "The day asked about (default: today).") var asOf: String?
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let total = try ledger.envelopeAccountsTotal(on: try EnvelopeCLI.date(asOf, "--as-of"))
+            let total = try ledger.envelopeAccountsTotal(on: try time.asOfDate(), knownAt: try time.knownAtInstant())
             if json {
                 let lines = total.lines.map { line in
                     Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("balance", EnvelopeCLI.json(line.amount)), ("in_base", EnvelopeCLI.json(line.inBase))])

@@ -232,9 +232,9 @@ struct BaseCurrencyCommand: ParsableCommand {
     }
 }
 
-/// `tally reminder set|done`.
+/// `tally reminder set|done|list`.
 struct ReminderCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "reminder", abstract: "Reminders to update an asset's value.", subcommands: [Set.self, Done.self])
+    static let configuration = CommandConfiguration(commandName: "reminder", abstract: "Reminders to update an asset's value.", subcommands: [Set.self, Done.self, List.self])
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set a reminder.")
@@ -260,6 +260,36 @@ struct ReminderCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             CommandOutput.printRecorded(try ledger.completeReminder(id))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The open reminders, by due date: due on or before the day asked about (default: today), or upcoming.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var time: TimeTravelOptions
+        @Flag(help: "Only the reminders that are due.") var due = false
+        @Flag(help: "Print one JSON object per reminder.") var json = false
+
+        func run() throws {
+            try storeOptions.withLedger { ledger in
+                let reminders = try ledger.reminders(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+                    .filter { !due || $0.isDue }
+                if json {
+                    for reminder in reminders {
+                        print(Output.jsonObject([
+                            ("id", EventJSON.quoted(reminder.reminderId)), ("asset", EventJSON.quoted(reminder.assetId)),
+                            ("due", EventJSON.quoted(reminder.dueDate.description)), ("note", JSONText.string(reminder.note)),
+                            ("is_due", String(reminder.isDue)),
+                        ]))
+                    }
+                    return
+                }
+                guard !reminders.isEmpty else { return print("no open reminders") }
+                print(Output.table(["REMINDER", "ASSET", "DUE", "", "NOTE"], reminders.map { reminder in
+                    [reminder.reminderId, reminder.assetId, reminder.dueDate.description, reminder.isDue ? "due" : "upcoming", reminder.note ?? ""]
+                }))
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ struct PotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pot",
         abstract: "Savings pots: create, add to, withdraw from, delete, list.",
-        subcommands: [PotCreateCommand.self, PotAddCommand.self, PotWithdrawCommand.self, PotDeleteCommand.self, PotListCommand.self]
+        subcommands: [PotCreateCommand.self, PotAddCommand.self, PotWithdrawCommand.self, PotDeleteCommand.self, PotListCommand.self, PotShowCommand.self]
     )
 }
 
@@ -77,6 +77,7 @@ struct PotListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "Every pot with its total, target and progress.")
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object per pot.") var json = false
 
     /// Basis points as a percentage with two decimals, rounded down: 3333 → "33.33%".
@@ -86,10 +87,16 @@ struct PotListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let pots = try storeOptions.withLedger { ledger in try ledger.pots() }
+        let knownAt = try time.knownAtInstant()
+        let pots = try storeOptions.withLedger { ledger in try ledger.pots(asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
+        Self.print(pots, json: json)
+    }
+
+    /// Prints pots as one JSON object each, or a table.
+    static func print(_ pots: [Pot], json: Bool) {
         if json {
             for pot in pots {
-                print(Output.jsonObject([
+                Swift.print(Output.jsonObject([
                     ("id", EventJSON.quoted(pot.id)), ("name", EventJSON.quoted(pot.name)),
                     ("total", BudgetCLI.json(pot.total)), ("target", BudgetCLI.json(pot.target)),
                     ("currency", EventJSON.quoted(pot.target.commodity.code)),
@@ -98,10 +105,26 @@ struct PotListCommand: ParsableCommand {
             }
             return
         }
-        print(Output.table(
+        Swift.print(Output.table(
             ["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"],
-            pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, Self.percent($0.progressBasisPoints)] },
+            pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, percent($0.progressBasisPoints)] },
             rightAligned: [2, 3, 4]
         ))
+    }
+}
+
+struct PotShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "One pot with its total, target and progress.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The pot's id.") var id: String
+    @OptionGroup var time: TimeTravelOptions
+    @Flag(help: "One JSON object.") var json = false
+
+    func run() throws {
+        let knownAt = try time.knownAtInstant()
+        let found = try storeOptions.withLedger { ledger in try ledger.pot(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
+        guard let pot = found else { throw LedgerError(.notFound, "there is no pot '\(id)' at that point; list them with `tally pot list`") }
+        PotListCommand.print([pot], json: json)
     }
 }

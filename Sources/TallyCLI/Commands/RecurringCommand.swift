@@ -5,10 +5,10 @@ import Tally
 struct RecurringCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recurring",
-        abstract: "Recurring income and bills: define, remove, generate a month, status.",
+        abstract: "Recurring income and bills: define, remove, generate a month, status, list.",
         subcommands: [
             RecurringDefineCommand.self, RecurringRemoveCommand.self, RecurringGenerateCommand.self,
-            RecurringStatusCommand.self,
+            RecurringStatusCommand.self, RecurringListCommand.self,
         ]
     )
 }
@@ -83,16 +83,20 @@ struct RecurringStatusCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM.") var month: String
-    @Option(help: "Today, YYYY-MM-DD.") var today: String
+    @Option(help: "The month, YYYY-MM (default: today's month).") var month: String?
+    @Option(help: "Today, YYYY-MM-DD (or give --as-of).") var today: String?
     @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days.") var dueSoonDays = BudgetSettings.dueSoonDaysDefault
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let month = try CLIParse.month(month, option: "--month")
-        let today = try CLIParse.date(today, option: "--today")
+        guard let today = try time.day(today, option: "--today", fallback: { nil }) else {
+            throw ValidationError("give --today (YYYY-MM-DD) or --as-of (YYYY-MM-DD)")
+        }
+        let month = try month.map { try CLIParse.month($0, option: "--month") } ?? today.month
+        let knownAt = try time.knownAtInstant()
         let report = try storeOptions.withLedger { ledger in
-            try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays)
+            try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt)
         }
         if json {
             let items = report.items.map { status in
@@ -117,5 +121,36 @@ struct RecurringStatusCommand: ParsableCommand {
             rightAligned: [3]
         ))
         print("paid \(report.paid.decimalString)  due soon \(report.dueSoon.decimalString)  upcoming \(report.upcoming.decimalString)")
+    }
+}
+
+struct RecurringListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every recurring item defined and not removed.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var time: TimeTravelOptions
+    @Flag(help: "One JSON object per item.") var json = false
+
+    func run() throws {
+        let knownAt = try time.knownAtInstant()
+        let items = try storeOptions.withLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
+        if json {
+            for item in items {
+                print(Output.jsonObject([
+                    ("id", EventJSON.quoted(item.id)), ("payee", EventJSON.quoted(item.payee)),
+                    ("category", EventJSON.quoted(item.category.rawValue)), ("amount", BudgetCLI.json(item.amount)),
+                    ("currency", EventJSON.quoted(item.amount.commodity.code)), ("frequency", EventJSON.quoted(item.frequency.rawValue)),
+                    ("day_of_month", String(item.dayOfMonth)), ("start_month", EventJSON.quoted(item.startMonth.description)),
+                    ("end_month", JSONText.string(item.endMonth?.description)),
+                ]))
+            }
+            return
+        }
+        print(Output.table(
+            ["ID", "PAYEE", "CATEGORY", "AMOUNT", "FREQUENCY", "DAY", "FROM", "TO"],
+            items.map { [$0.id, $0.payee, $0.category.displayName, $0.amount.decimalString, $0.frequency.rawValue,
+                         String($0.dayOfMonth), $0.startMonth.description, $0.endMonth?.description ?? ""] },
+            rightAligned: [3, 5]
+        ))
     }
 }

@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 import Tally
 
-/// `tally replay --until DATE [--known-at INSTANT] [--json]`.
+/// `tally replay --until DATE (or --as-of DATE) [--known-at INSTANT] [--json]`.
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Fold the log from its first event into fresh state and print what was true at a date.",
         discussion: """
-            The reference answer: the store's read models are not used. --until DATE answers \
+            The reference answer: the store's read models are not used. --until DATE (or --as-of DATE) answers \
             for the end of that day in the ledger's time zone; --known-at INSTANT folds only \
             the events recorded by then (RFC 3339, or a date meaning the end of that UTC day). \
             Prints balances, pots, the budgets of DATE's month and net worth.
@@ -17,18 +17,27 @@ struct ReplayCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: ArgumentHelp("Answer for the end of this day in the ledger's time zone (YYYY-MM-DD).", valueName: "date"))
-    var until: String
+    @Option(help: ArgumentHelp("Answer for the end of this day in the ledger's time zone (YYYY-MM-DD); --as-of is the same.", valueName: "date"))
+    var until: String?
 
-    @Option(name: .customLong("known-at"), help: ArgumentHelp("Fold only what the ledger had recorded at this instant.", valueName: "instant"))
-    var knownAt: String?
+    @OptionGroup var time: TimeTravelOptions
 
     @Flag(help: "Print one JSON object.")
     var json = false
 
+    func validate() throws { _ = try day() }
+
+    /// `--until` or `--as-of`: one of them, not both.
+    private func day() throws -> LocalDate {
+        guard let date = try time.day(until, option: "--until") else {
+            throw ValidationError("give the day to answer for: --until DATE or --as-of DATE (YYYY-MM-DD)")
+        }
+        return date
+    }
+
     func run() throws {
-        let date = try CLIParse.date(until, option: "--until")
-        let known = try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
+        let date = try day()
+        let known = try time.knownAtInstant()
         let calendar = try EventStoreReader.open(at: storeOptions.path).ledgerCalendar()
         let result = try Replay.run(at: storeOptions.path, until: calendar.endOfDay(date), knownAt: known)
         print(json ? ReplayOutput.json(result, date: date) : ReplayOutput.text(result, date: date))

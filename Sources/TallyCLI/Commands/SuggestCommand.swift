@@ -12,14 +12,16 @@ struct SuggestCommand: ParsableCommand {
     struct Budgets: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Budget maxima from the average spend of the last 3 to 6 complete months plus 10%.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "The month to budget (YYYY-MM).") var month: String
+        @Option(help: "The month to budget (YYYY-MM; default: the month of --as-of).") var month: String?
+        @OptionGroup var time: TimeTravelOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let target = try CLIParse.month(month, option: "--month")
+            let target = try time.month(month)
+            let knownAt = try time.knownAtInstant()
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            let suggestions = try ledger.suggestedBudgets(for: target)
+            let suggestions = try ledger.suggestedBudgets(for: target, knownAt: knownAt)
             if json {
                 print(JSONText.array(suggestions.map {
                     Output.jsonObject([("category", EventJSON.quoted($0.category.rawValue)), ("average_spend", JSONText.money($0.averageSpend)),
@@ -38,14 +40,17 @@ struct SuggestCommand: ParsableCommand {
     struct Recurring: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Recurring items seen in history (same payee, similar amount, monthly); accept one with `tally recurring define`.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "Look at history up to this day (YYYY-MM-DD); today when absent.") var through: String?
+        @Option(help: "Look at history up to this day (YYYY-MM-DD; or give --as-of); today when absent.") var through: String?
+        @OptionGroup var time: TimeTravelOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
+            let knownAt = try time.knownAtInstant()
+            let given = try time.day(through, option: "--through", fallback: { nil })
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            let date = try through.map { try CLIParse.date($0, option: "--through") } ?? ledger.calendar.date(of: ledger.now)
-            let proposals = try ledger.proposedRecurringItems(through: date)
+            let date = given ?? ledger.calendar.date(of: ledger.now)
+            let proposals = try ledger.proposedRecurringItems(through: date, knownAt: knownAt)
             if json {
                 print(JSONText.array(proposals.map {
                     Output.jsonObject([("payee", EventJSON.quoted($0.payee)), ("category", EventJSON.quoted($0.category.rawValue)),

@@ -14,7 +14,7 @@ struct TransactionCommand: ParsableCommand {
         subcommands: [
             TransactionAddCommand.self, TransactionImportCommand.self, TransactionAmendCommand.self,
             TransactionDeleteCommand.self, TransactionRecategoriseCommand.self, TransactionListCommand.self,
-            TransactionHistoryCommand.self,
+            TransactionShowCommand.self, TransactionHistoryCommand.self,
         ]
     )
 }
@@ -149,6 +149,7 @@ struct TransactionListCommand: ParsableCommand {
     @Flag(help: "Oldest, smallest or A first.") var ascending = false
     @Option(help: "The page, from 1.") var page = 1
     @Option(name: .customLong("page-size"), help: "Transactions per page (1-500).") var pageSize = 50
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 
     func validate() throws {
@@ -167,7 +168,10 @@ struct TransactionListCommand: ParsableCommand {
         query.descending = !ascending
         query.page = page
         query.pageSize = pageSize
-        let result = try storeOptions.withLedger { ledger in try ledger.transactions(query) }
+        let knownAt = try time.knownAtInstant()
+        let result = try storeOptions.withLedger { ledger in
+            try ledger.transactions(query, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+        }
         if json {
             print(Output.jsonObject([
                 ("page", String(result.page)), ("page_size", String(result.pageSize)),
@@ -181,6 +185,33 @@ struct TransactionListCommand: ParsableCommand {
     }
 }
 
+struct TransactionShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "One transaction in its current version, or as the ledger knew it (--known-at)."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The transaction id.") var id: String
+    @OptionGroup var time: TimeTravelOptions
+    @Flag(help: "One JSON object.") var json = false
+
+    func run() throws {
+        let knownAt = try time.knownAtInstant()
+        let found = try storeOptions.withLedger { ledger in
+            try ledger.transaction(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+        }
+        guard let transaction = found else {
+            throw LedgerError(.notFound, "there is no budget transaction '\(id)' at that point; list them with `tally tx list`")
+        }
+        if json {
+            print(BudgetCLI.json(transaction))
+            return
+        }
+        print(Output.table(BudgetCLI.transactionHeader, [BudgetCLI.row(transaction)], rightAligned: [4]))
+    }
+}
+
 struct TransactionHistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
@@ -189,10 +220,14 @@ struct TransactionHistoryCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The transaction id.") var id: String
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object per version.") var json = false
 
     func run() throws {
-        let versions = try storeOptions.withLedger { ledger in try ledger.transactionHistory(id: id) }
+        let knownAt = try time.knownAtInstant()
+        let versions = try storeOptions.withLedger { ledger in
+            try ledger.transactionHistory(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+        }
         guard !versions.isEmpty else { throw LedgerError(.notFound, "there is no budget transaction '\(id)'; list them with `tally tx list`") }
         if json {
             for version in versions {

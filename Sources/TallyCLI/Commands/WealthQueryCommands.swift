@@ -10,19 +10,11 @@ struct WealthSummaryCommand: ParsableCommand {
 
     @OptionGroup var options: WealthOptions
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("The answer at the end of this day (YYYY-MM-DD, the ledger's time zone).", valueName: "date"))
-    var asOf: String?
+    @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
         try options.withLedger { ledger in
-            var instant: Instant?
-            if let asOf {
-                guard asOf.count == 10, let day = try? LocalDate(parsing: asOf) else {
-                    throw ValidationError("--as-of '\(asOf)' is not a date; write YYYY-MM-DD, e.g. 2026-03-31")
-                }
-                instant = ledger.calendar.endOfDay(day)
-            }
-            let summary = try ledger.wealthSummary(account: options.account, asOf: instant)
+            let summary = try ledger.wealthSummary(account: options.account, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
             if options.json {
                 let balances = summary.balances.map { balance in
                     Output.jsonObject([
@@ -46,7 +38,7 @@ struct WealthSummaryCommand: ParsableCommand {
                 ]))
                 return
             }
-            print("Wealth account \(summary.account)\(asOf.map { " as of \($0)" } ?? ""): \(summary.status.rawValue)")
+            print("Wealth account \(summary.account)\(time.asOf.map { " as of \($0)" } ?? ""): \(summary.status.rawValue)")
             print("split \(summary.splitRule) (Spend/Invest), round-ups \(summary.roundUpsEnabled ? "on" : "off"), card \(summary.cardFrozen ? "frozen" : "active")"
                   + (summary.unsplitDepositCount > 0 ? ", \(summary.unsplitDepositCount) deposit(s) waiting to be split" : ""))
             guard !summary.balances.isEmpty else { return }
@@ -80,10 +72,13 @@ struct WealthHistoryCommand: ParsableCommand {
     @Option(name: .customLong("page-size"), help: "Rows per page (1-500).")
     var pageSize = 20
 
+    @OptionGroup var time: TimeTravelOptions
+
     func run() throws {
         try options.withLedger { ledger in
             let result = try ledger.wealthHistory(
-                account: options.account, filter: WealthHistoryFilter(rawValue: filter.rawValue) ?? .all, page: page, pageSize: pageSize)
+                account: options.account, filter: WealthHistoryFilter(rawValue: filter.rawValue) ?? .all, page: page, pageSize: pageSize,
+                asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
             if options.json {
                 let entries = result.entries.map { entry in
                     var fields: [(String, String)] = [
@@ -125,13 +120,16 @@ struct WealthHistoryCommand: ParsableCommand {
 struct WealthRoundUpsTotalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "round-ups-total",
-        abstract: "The round-ups moved to Invest in a month (the ledger's time zone), per currency."
+        abstract: "The round-ups moved to Invest in a month (the ledger's time zone), per currency.",
+        discussion: "With --as-of, only the round-ups effective by the end of that day count."
     )
 
     @OptionGroup var options: WealthOptions
 
-    @Option(help: ArgumentHelp("The month, YYYY-MM (default: this month).", valueName: "month"))
+    @Option(help: ArgumentHelp("The month, YYYY-MM (default: the --as-of day's month, else this month).", valueName: "month"))
     var month: String?
+
+    @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
         try options.withLedger { ledger in
@@ -142,9 +140,9 @@ struct WealthRoundUpsTotalCommand: ParsableCommand {
                 }
                 chosen = parsed
             } else {
-                chosen = ledger.calendar.month(of: ledger.now)
+                chosen = try time.asOfDateOrToday(ledger).month
             }
-            let totals = try ledger.roundUpTotal(account: options.account, month: chosen)
+            let totals = try ledger.roundUpTotal(account: options.account, month: chosen, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
             if options.json {
                 print(Output.jsonObject([
                     ("account", EventJSON.quoted(options.account)), ("month", EventJSON.quoted(chosen.description)),

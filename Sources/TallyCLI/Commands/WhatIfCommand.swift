@@ -19,7 +19,7 @@ struct WhatIfCommand: ParsableCommand {
     @Option(name: .customLong("one-time"), help: "A contribution at the start.") var oneTime: String?
     @Option(help: "The monthly saving (default: from history).") var monthly: String?
     @Option(help: "Months to look ahead, 1 to 1200.") var horizon = 120
-    @Option(name: .customLong("as-of"), help: "The day to start from (default: today).") var asOf: String?
+    @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
@@ -30,7 +30,7 @@ struct WhatIfCommand: ParsableCommand {
                 extraMonthly: try extraMonthly.map { try EnvelopeCLI.money($0, base, "--extra-monthly") },
                 oneTime: try oneTime.map { try EnvelopeCLI.money($0, base, "--one-time") },
                 monthlySaving: try monthly.map { try EnvelopeCLI.money($0, base, "--monthly") },
-                horizonMonths: horizon, on: try EnvelopeCLI.date(asOf, "--as-of")
+                horizonMonths: horizon, on: try time.asOfDate(), knownAt: try time.knownAtInstant()
             )
             let plan = projection.plan
             if json {

@@ -31,13 +31,53 @@ struct TimeTravelOptions: ParsableArguments {
     @Option(name: .customLong("known-at"), help: ArgumentHelp("Answer as the ledger knew it at this instant (RFC 3339 or YYYY-MM-DD).", valueName: "instant"))
     var knownAt: String?
 
+    /// Checks both values before any store is opened, so a bad one names its option.
+    func validate() throws {
+        _ = try asOfDate()
+        _ = try knownAtInstant()
+    }
+
+    /// The `--as-of` day, when given.
+    func asOfDate() throws -> LocalDate? {
+        try asOf.map { try CLIParse.date($0, option: "--as-of") }
+    }
+
+    /// The end of the `--as-of` day in the ledger's time zone, when given.
     func asOfInstant(_ ledger: Ledger) throws -> Instant? {
-        guard let asOf else { return nil }
-        return ledger.calendar.endOfDay(try CLIParse.date(asOf, option: "--as-of"))
+        try asOfDate().map(ledger.calendar.endOfDay)
+    }
+
+    /// The `--as-of` day, else today in the ledger's time zone: for answers that are about
+    /// "today" by nature (an envelope's current interval, reminders due).
+    func asOfDateOrToday(_ ledger: Ledger) throws -> LocalDate {
+        try asOfDate() ?? ledger.calendar.date(of: ledger.now)
     }
 
     func knownAtInstant() throws -> Instant? {
         try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
+    }
+
+    /// The month a per-month read answers for: `--month`, else the month of `--as-of`;
+    /// given both, the day must fall in the month.
+    func month(_ text: String?) throws -> Month {
+        let day = try asOfDate()
+        guard let text else {
+            guard let day else { throw ValidationError("give --month (YYYY-MM) or --as-of (YYYY-MM-DD)") }
+            return day.month
+        }
+        let month = try CLIParse.month(text, option: "--month")
+        if let day, day.month != month {
+            throw ValidationError("--as-of \(day) is not in --month \(month); give a day of that month, or one of the two")
+        }
+        return month
+    }
+
+    /// The day of a command whose own day option (`--to`, `--until`, `--today`,
+    /// `--through`) means what `--as-of` means: whichever of the two was given, else
+    /// `fallback`; both at once is refused.
+    func day(_ text: String?, option: String, fallback: () -> LocalDate? = { nil }) throws -> LocalDate? {
+        if text != nil && asOf != nil { throw ValidationError("give \(option) or --as-of, not both") }
+        return try text.map { try CLIParse.date($0, option: option) } ?? asOfDate() ?? fallback()
     }
 }
 

@@ -3,8 +3,10 @@ import Glibc
 /// A read-only view of a log as of ``open(directory:)`` or the last ``refresh()``.
 ///
 /// Any number of readers may run, in any process, while one writer appends: a reader takes no lock.
-/// A frame still being written at the very end of the log (while a writer holds the lock) is
-/// "not yet committed" and simply ends the view. Every frame read is checked against its CRC32C;
+/// While a writer holds the lock, the view ends at the last commit it has published
+/// (``PublishedHead``: after its `fdatasync`), so a reader never shows an event a power loss
+/// could still take back; a frame still being written at the very end of the log is "not yet
+/// committed" and simply ends the view. Every frame read is checked against its CRC32C;
 /// damage throws ``LogError`` `.corrupt`, it is never returned.
 ///
 /// ```swift
@@ -18,14 +20,21 @@ public struct LogReader: Sendable {
     /// Opens a view of the log in `directory`, walking frame headers (nothing is decompressed).
     /// - Throws: ``LogError`` `.notFound`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
     public static func open(directory: String) throws -> LogReader {
-        let active = DirectoryLock.isHeld(directory: directory)
-        return LogReader(snapshot: try StoreScanner.scan(directory: directory, role: .reader(writerActive: active)))
+        LogReader(snapshot: try StoreScanner.scan(directory: directory, role: readerRole(directory)))
     }
 
     /// Moves the view to the current end of the log; sealed segments already seen are not re-read.
     public mutating func refresh() throws {
-        let active = DirectoryLock.isHeld(directory: snapshot.directory)
-        snapshot = try StoreScanner.scan(directory: snapshot.directory, role: .reader(writerActive: active), reuse: snapshot)
+        snapshot = try StoreScanner.scan(directory: snapshot.directory, role: Self.readerRole(snapshot.directory), reuse: snapshot)
+    }
+
+    /// While a writer holds the lock, the view ends at what it has published (made durable).
+    private static func readerRole(_ directory: String) -> StoreScanner.Role {
+        // The published head is read before the probe: a writer that publishes and closes in
+        // between leaves a view that is merely one commit short, never one past it.
+        let published = PublishedHead.read(in: directory)
+        let active = DirectoryLock.isHeld(directory: directory)
+        return .reader(writerActive: active, publishedThrough: active ? published : nil)
     }
 
     /// The digest of the last event in view.

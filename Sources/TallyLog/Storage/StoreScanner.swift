@@ -66,7 +66,10 @@ enum StoreScanner {
         /// not take the probe's word (see `Verifier.lastFrameIsInFlight`). ``DirectoryLock/release()`` unlocks
         /// explicitly, so the probe does not outlive a writer that closed, even while a process spawned at that
         /// moment still shares the lock's file description.
-        case reader(writerActive: Bool)
+        ///
+        /// `publishedThrough`, read from ``PublishedHead`` while a writer is active, ends the view at
+        /// the last commit the writer made durable: frames written but not yet synced are not shown.
+        case reader(writerActive: Bool, publishedThrough: UInt64? = nil)
     }
 
     static let indexStrideBytes: Int64 = 64 << 10
@@ -92,6 +95,7 @@ enum StoreScanner {
                 startIndex = keep
             }
         }
+        var reachedPublished = false
         for (index, file) in files.enumerated() where index >= startIndex {
             let isLast = index == files.count - 1
             let descriptor = try FileDescriptor.open(file.path, flags: O_RDONLY)
@@ -145,6 +149,12 @@ enum StoreScanner {
                 guard frame.recordedAtMin >= snapshot.lastRecordedAt else {
                     throw LogError(.corrupt, "frame's recorded time \(frame.recordedAtMin) is before the previous frame's \(snapshot.lastRecordedAt)", path: file.path, offset: offset)
                 }
+                if case .reader(_, let published?) = role, frame.firstSequence > published {
+                    // Written by the active writer but not yet durable: not part of the view.
+                    snapshot.tail = .uncommitted(offset: offset)
+                    reachedPublished = true
+                    break frames
+                }
                 let frameEnd = offset + frame.frameBytes
                 if frameEnd > fileLength {
                     guard isLast else {
@@ -169,7 +179,7 @@ enum StoreScanner {
                             try checkChain(frame, body: body, hashBefore: segment.lastHash, path: file.path, offset: offset)
                         }
                     } catch let error as LogError {
-                        if case .reader(writerActive: true) = role, isLastFrame, error.code == .corrupt {
+                        if case .reader(writerActive: true, _) = role, isLastFrame, error.code == .corrupt {
                             snapshot.tail = .uncommitted(offset: offset)
                             break frames
                         }
@@ -194,6 +204,7 @@ enum StoreScanner {
             }
             snapshot.segments.append(segment)
             snapshot.head = LogDigest(sequence: segment.lastSequence, hash: segment.lastHash)
+            if reachedPublished { break }
         }
         return snapshot
     }

@@ -37,9 +37,11 @@ public final class LogWriter: Sendable {
             }
             let path = StoreDirectory.join(directory, StoreDirectory.segmentName(firstSequence: 1))
             let file = try createSegment(path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory)
+            let published: PublishedHeadFile
+            do { published = try PublishedHeadFile(directory: directory, sequence: 0) } catch { file.close(); throw error }
             let state = WriterState(
                 directory: directory, active: file, activeLength: Int64(LogFormat.segmentHeaderBytes), activeFrames: 0,
-                nextSequence: 1, lastHash: LogFormat.genesisHash, lastRecordedAt: .min)
+                nextSequence: 1, lastHash: LogFormat.genesisHash, lastRecordedAt: .min, published: published)
             return LogWriter(core: WriterCore(lock: lock, state: state, options: options))
         } catch {
             lock.release()
@@ -128,34 +130,44 @@ public final class LogWriter: Sendable {
         switch snapshot.tail {
         case .tornSegmentHeader(let path, let firstSequence):
             let file = try FileDescriptor.open(path, flags: O_RDWR)
+            let published: PublishedHeadFile
             do {
                 try file.truncate(to: 0)
                 try file.write(SegmentHeader(firstSequence: firstSequence, startHash: snapshot.head.hash).encoded(), at: 0)
                 try file.fullSync()
                 try syncDirectory(directory)
+                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence)
             } catch {
                 file.close()
                 throw error
             }
             return WriterState(
                 directory: directory, active: file, activeLength: Int64(LogFormat.segmentHeaderBytes), activeFrames: 0,
-                nextSequence: snapshot.head.sequence + 1, lastHash: snapshot.head.hash, lastRecordedAt: snapshot.lastRecordedAt)
+                nextSequence: snapshot.head.sequence + 1, lastHash: snapshot.head.hash, lastRecordedAt: snapshot.lastRecordedAt,
+                published: published)
         case .clean, .tornFrame, .zeroTail, .uncommitted:
             let last = snapshot.segments[snapshot.segments.count - 1]
             let file = try FileDescriptor.open(last.path, flags: O_RDWR)
+            let published: PublishedHeadFile
             do {
                 if last.fileLength != last.validLength {
                     assert(snapshot.tail != .clean)
                     try file.truncate(to: last.validLength)
                     try file.fullSync()
+                } else {
+                    // A writer that stopped between a write and its fdatasync left frames that
+                    // checked but may not be on the disk yet: make them durable, then publish them.
+                    try file.dataSync()
                 }
+                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence)
             } catch {
                 file.close()
                 throw error
             }
             return WriterState(
                 directory: directory, active: file, activeLength: last.validLength, activeFrames: Int(last.frames),
-                nextSequence: snapshot.head.sequence + 1, lastHash: snapshot.head.hash, lastRecordedAt: snapshot.lastRecordedAt)
+                nextSequence: snapshot.head.sequence + 1, lastHash: snapshot.head.hash, lastRecordedAt: snapshot.lastRecordedAt,
+                published: published)
         }
     }
 }
@@ -169,6 +181,8 @@ struct WriterState: Sendable {
     var nextSequence: UInt64
     var lastHash: [UInt8]
     var lastRecordedAt: Int64
+    /// What readers may see (``PublishedHead``).
+    var published: PublishedHeadFile
 }
 
 /// One `append` call waiting for its commit.
@@ -377,6 +391,9 @@ final class WriterCore: @unchecked Sendable {
         state.nextSequence = next
         state.lastHash = lastHash
         state.lastRecordedAt = recordedAt
+        // Durable (or, without syncing, written): readers may see it. A failed publish only
+        // keeps readers one commit behind until the next one.
+        try? state.published.publish(next - 1)
         let head = LogDigest(sequence: next - 1, hash: lastHash)
         for range in ranges {
             outcomes[range.index] = .success(AppendResult(first: range.first, last: range.last, recordedAt: recordedAt, head: head))
@@ -473,6 +490,7 @@ final class WriterCore: @unchecked Sendable {
             do { try state.active.dataSync() } catch { syncError = error }
         }
         state.active.close()
+        state.published.close()
         directoryLock.release()
         lock.withLock {
             leaderActive = false

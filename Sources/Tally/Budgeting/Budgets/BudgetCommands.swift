@@ -33,8 +33,8 @@ extension Ledger {
     public func deleteBudget(category: BudgetCategory, month: Month) throws -> CommandResult {
         try perform { db in
             let exists = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM budgets WHERE month = ? AND category = ?"),
-                arguments: [month.ordinal, category.rawValue]
+                db.cachedStatement(sql: "SELECT 1 FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
+                arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
             ) ?? false
             guard exists else {
                 throw LedgerError(.notFound, "there is no \(category.displayName) budget for \(month)")

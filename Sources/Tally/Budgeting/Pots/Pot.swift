@@ -8,7 +8,7 @@ public struct Pot: Hashable, Sendable {
     public let name: String
     /// Positive.
     public let target: Money
-    /// What the pot holds now.
+    /// What the pot holds at the point asked about (now unless told).
     public let total: Money
 
     /// Progress as an exact fraction total ÷ target, reduced: 125/500 is `(1, 4)`.
@@ -31,19 +31,28 @@ public struct Pot: Hashable, Sendable {
 }
 
 extension Ledger {
-    /// Every pot that exists, by id.
+    /// Every pot that exists, by id: now, or as of an effective instant as the ledger knew
+    /// it at a recorded one. Totals come from the balance roll-ups, never the log.
     ///
     /// ```swift
     /// for pot in try ledger.pots() { print(pot.name, pot.total, pot.progressBasisPoints) }
+    /// let march = try ledger.pots(asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
     /// ```
-    public func pots() throws -> [Pot] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM budget_pots WHERE deleted = 0 ORDER BY pot_id").map { try PotRules.pot(from: $0, db) }
-        }
+    ///
+    /// - Parameters:
+    ///   - asOf: the pots created and not deleted by this instant, with their totals then.
+    ///   - knownAt: as the ledger knew them at this instant; nil for everything recorded.
+    public func pots(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [Pot] {
+        try read { db in try PotRules.pots(db, asOf: asOf, knownAt: knownAt) }
     }
 
-    /// The pot with this id, or nil if there is none (or it was deleted).
-    public func pot(id: String) throws -> Pot? {
-        try read { db in try PotRules.existing(id, db) }
+    /// The pot with this id, or nil if there is none (or it was deleted), at the same
+    /// point in time as ``pots(asOf:knownAt:)``.
+    ///
+    /// ```swift
+    /// let holiday = try ledger.pot(id: "holiday")
+    /// ```
+    public func pot(id: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> Pot? {
+        try read { db in try PotRules.pots(db, id: id, asOf: asOf, knownAt: knownAt).first }
     }
 }

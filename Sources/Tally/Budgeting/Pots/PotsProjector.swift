@@ -1,23 +1,30 @@
 public import GRDB
 
-/// The savings pots that exist: name and target. A pot's total is its account's balance
-/// (`Budget:Pots:<id>`) in the balances read model.
+/// The savings pots: one row per pot's life, from its creation to its deletion, each
+/// with its effective and recorded instants (``BudgetTime/openEnd`` while it lives), so
+/// that "as of" and "as known at" read indexed rows; a pot id used again after a deletion
+/// starts a new life. A pot's total is its account's balance (`Budget:Pots:<id>`) in the
+/// balances read model.
 public struct PotsProjector: Projector {
     public init() {}
 
     public let name = "budget_pots"
-    public let version = 1
+    public let version = 2
     public let tables = ["budget_pots"]
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE budget_pots (
-                pot_id TEXT PRIMARY KEY NOT NULL,
+                pot_id TEXT NOT NULL,
+                created_sequence INTEGER NOT NULL,
                 name TEXT NOT NULL,
                 commodity TEXT NOT NULL,
                 target INTEGER NOT NULL,
-                created_sequence INTEGER NOT NULL,
-                deleted INTEGER NOT NULL DEFAULT 0
+                created_at INTEGER NOT NULL,
+                created_recorded_at INTEGER NOT NULL,
+                ended_at INTEGER NOT NULL,
+                ended_recorded_at INTEGER NOT NULL,
+                PRIMARY KEY (pot_id, created_sequence)
             ) STRICT, WITHOUT ROWID;
             """)
     }
@@ -25,14 +32,29 @@ public struct PotsProjector: Projector {
     public func apply(_ event: Event, _ db: Database) throws {
         switch event.body {
         case .potCreated(let pot):
+            try end(pot.potId, event, db)
             try db.execute(
-                sql: "INSERT OR REPLACE INTO budget_pots (pot_id, name, commodity, target, created_sequence, deleted) VALUES (?, ?, ?, ?, ?, 0)",
-                arguments: [pot.potId, pot.name, pot.target.commodity.code, pot.target.minorUnits, Int64(event.sequence)]
+                sql: """
+                    INSERT INTO budget_pots (pot_id, created_sequence, name, commodity, target, created_at, created_recorded_at,
+                                             ended_at, ended_recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [pot.potId, Int64(event.sequence), pot.name, pot.target.commodity.code, pot.target.minorUnits,
+                            event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch,
+                            BudgetTime.openEnd, BudgetTime.openEnd]
             )
         case .potDeleted(let deleted):
-            try db.execute(sql: "UPDATE budget_pots SET deleted = 1 WHERE pot_id = ?", arguments: [deleted.potId])
+            try end(deleted.potId, event, db)
         default:
             break
         }
+    }
+
+    /// Ends the pot's life in progress at the event's times.
+    private func end(_ id: String, _ event: Event, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE budget_pots SET ended_at = ?, ended_recorded_at = ? WHERE pot_id = ? AND ended_recorded_at = ?",
+            arguments: [event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch, id, BudgetTime.openEnd]
+        )
     }
 }

@@ -37,10 +37,7 @@ extension Ledger {
             guard frequency != .weekly else {
                 throw LedgerError(.invalidArgument, "weekly recurring items are not supported; define it monthly, quarterly or yearly")
             }
-            let exists = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM recurring_items WHERE recurring_id = ? AND removed = 0"), arguments: [id]
-            ) ?? false
-            guard !exists else { throw LedgerError(.alreadyExists, "a recurring item with id '\(id)' exists already; remove it first or choose another id") }
+            guard try !RecurringItem.exists(id, db) else { throw LedgerError(.alreadyExists, "a recurring item with id '\(id)' exists already; remove it first or choose another id") }
             return [NewEvent(effectiveAt: now, body: .recurringDefined(RecurringDefined(
                 recurringId: id, payee: payee, category: category, amount: amount, frequency: frequency,
                 dayOfMonth: dayOfMonth, startMonth: startMonth, endMonth: endMonth
@@ -58,10 +55,7 @@ extension Ledger {
     @discardableResult
     public func removeRecurring(id: String) throws -> CommandResult {
         try perform { db in
-            let exists = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM recurring_items WHERE recurring_id = ? AND removed = 0"), arguments: [id]
-            ) ?? false
-            guard exists else { throw LedgerError(.notFound, "there is no recurring item '\(id)'; list them with `tally recurring status`") }
+            guard try RecurringItem.exists(id, db) else { throw LedgerError(.notFound, "there is no recurring item '\(id)'; list them with `tally recurring status`") }
             return [NewEvent(effectiveAt: now, body: .recurringRemoved(RecurringRemoved(recurringId: id)))]
         }
     }

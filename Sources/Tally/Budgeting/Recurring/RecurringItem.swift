@@ -46,17 +46,36 @@ public struct RecurringItem: Hashable, Sendable {
         )
     }
 
-    /// Every item not removed, by id.
-    static func all(_ db: Database) throws -> [RecurringItem] {
-        try Row.fetchAll(db, sql: "SELECT * FROM recurring_items WHERE removed = 0 ORDER BY recurring_id").map(from)
+    /// Every item defined and not removed as of `asOf`, as known at `knownAt` (both nil:
+    /// now), by id.
+    static func all(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [RecurringItem] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM recurring_items WHERE \(BudgetTime.lifecycleInForce) ORDER BY recurring_id"),
+            arguments: BudgetTime.lifecycleArguments(asOf: asOf, knownAt: knownAt)
+        ).map(from)
+    }
+
+    /// Whether an item with this id is defined now.
+    static func exists(_ id: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM recurring_items WHERE recurring_id = ? AND ended_recorded_at = ?"),
+            arguments: [id, BudgetTime.openEnd]
+        ) ?? false
     }
 }
 
 extension Ledger {
-    /// Every recurring item defined and not removed, by id.
+    /// Every recurring item defined and not removed, by id: now, or as of an effective
+    /// instant as the ledger knew it at a recorded one.
     ///
     /// ```swift
     /// for item in try ledger.recurringItems() { print(item.payee, item.amount, item.dayOfMonth) }
     /// ```
-    public func recurringItems() throws -> [RecurringItem] { try read(RecurringItem.all) }
+    ///
+    /// - Parameters:
+    ///   - asOf: the items defined and not removed by this instant.
+    ///   - knownAt: as the ledger knew them at this instant; nil for everything recorded.
+    public func recurringItems(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [RecurringItem] {
+        try read { db in try RecurringItem.all(db, asOf: asOf, knownAt: knownAt) }
+    }
 }

@@ -51,16 +51,20 @@ extension Ledger {
     ///
     /// - Parameters:
     ///   - dueSoonDays: the window, ``BudgetSettings/dueSoonDaysDefault`` (5) unless given.
+    ///   - knownAt: judge from the items and transactions the ledger knew at this instant;
+    ///     nil for everything recorded.
     /// - Throws: ``LedgerError`` `invalidArgument` for a negative window.
-    public func recurringStatus(month: Month, today: LocalDate, dueSoonDays: Int = BudgetSettings.dueSoonDaysDefault) throws -> RecurringStatusReport {
+    public func recurringStatus(
+        month: Month, today: LocalDate, dueSoonDays: Int = BudgetSettings.dueSoonDaysDefault, knownAt: Instant? = nil
+    ) throws -> RecurringStatusReport {
         guard dueSoonDays >= 0 else { throw LedgerError(.invalidArgument, "the due-soon window must be 0 days or more") }
         return try read { db in
             let currency = try BudgetSettings.currency(db)
             let range = BudgetQueries.range(of: month, calendar)
             var totals: [RecurringState: Int64] = [:]
-            let items = try RecurringItem.all(db).filter { $0.isDue(in: month) }.map { item in
+            let items = try RecurringItem.all(db, knownAt: knownAt).filter { $0.isDue(in: month) }.map { item in
                 let dueDate = item.dueDate(in: month)
-                let match = try RecurringRules.matchingTransaction(for: item, month: month, range: range, db)
+                let match = try RecurringRules.matchingTransaction(for: item, month: month, range: range, knownAt: knownAt, db)
                 let state: RecurringState
                 if match != nil && dueDate <= today {
                     state = .paid
@@ -87,23 +91,29 @@ extension Ledger {
 
 extension RecurringRules {
     /// The item's generated occurrence for the month if not deleted, else the first
-    /// transaction of the month with the same payee (ignoring case) and amount.
-    static func matchingTransaction(for item: RecurringItem, month: Month, range: ClosedRange<Int64>, _ db: Database) throws -> String? {
+    /// transaction of the month with the same payee (ignoring case) and amount; as known
+    /// at `knownAt`.
+    static func matchingTransaction(
+        for item: RecurringItem, month: Month, range: ClosedRange<Int64>, knownAt: Instant?, _ db: Database
+    ) throws -> String? {
+        let known = BudgetTime.versionArguments(knownAt: knownAt)
         if let generated = try String.fetchOne(
             db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transactions WHERE recurring_id = ? AND recurring_month = ? AND deleted = 0
+                SELECT transaction_id FROM budget_transaction_history
+                WHERE recurring_id = ? AND recurring_month = ? AND \(BudgetTransaction.visible)
                 """),
-            arguments: [item.id, month.ordinal]
+            arguments: [item.id, month.ordinal] + known
         ) {
             return generated
         }
         return try String.fetchOne(
             db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transactions
-                WHERE deleted = 0 AND effective_at >= ? AND effective_at <= ? AND payee_key = ? AND commodity = ? AND amount = ?
+                SELECT transaction_id FROM budget_transaction_history
+                WHERE effective_at >= ? AND effective_at <= ? AND payee_key = ? AND commodity = ? AND amount = ?
+                  AND \(BudgetTransaction.visible)
                 ORDER BY effective_at, recorded_sequence LIMIT 1
                 """),
-            arguments: [range.lowerBound, range.upperBound, item.payee.lowercased(), item.amount.commodity.code, item.amount.minorUnits]
+            arguments: [range.lowerBound, range.upperBound, item.payee.lowercased(), item.amount.commodity.code, item.amount.minorUnits] + known
         )
     }
 }

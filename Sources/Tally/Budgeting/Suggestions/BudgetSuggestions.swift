@@ -46,21 +46,32 @@ extension Ledger {
     /// empty months counting as zero) plus a 10% margin, rounded up to a whole unit.
     /// Categories with no spend in those months get no suggestion; with fewer than 3
     /// months of history there are none.
-    public func suggestedBudgets(for month: Month) throws -> [BudgetSuggestion] {
+    ///
+    /// ```swift
+    /// let june = try ledger.suggestedBudgets(for: try Month(parsing: "2026-06"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - knownAt: from the transactions as the ledger knew them at this instant; nil for
+    ///     everything recorded.
+    public func suggestedBudgets(for month: Month, knownAt: Instant? = nil) throws -> [BudgetSuggestion] {
         let calendar = self.calendar
         return try read { db in
             let currency = try BudgetSettings.currency(db)
-            guard let firstAt = try Int64.fetchOne(db, sql: "SELECT MIN(effective_at) FROM budget_transactions WHERE deleted = 0") else { return [] }
+            let known = BudgetTime.versionArguments(knownAt: knownAt)
+            guard let firstAt = try Int64.fetchOne(
+                db, sql: "SELECT MIN(effective_at) FROM budget_transaction_history WHERE \(BudgetTransaction.visible)", arguments: known
+            ) else { return [] }
             let firstMonth = calendar.month(of: Instant(microsecondsSinceEpoch: firstAt))
             let earliest = max(firstMonth.ordinal, month.ordinal - SuggestionRules.monthsMaximum)
             let months = (earliest..<month.ordinal).map(Month.init(ordinal:))
             guard months.count >= SuggestionRules.monthsMinimum, let start = months.first, let end = months.last else { return [] }
             let rows = try Row.fetchAll(db, sql: """
-                SELECT category, SUM(-amount) AS spent FROM budget_transactions
-                WHERE deleted = 0 AND amount < 0 AND commodity = ? AND effective_at >= ? AND effective_at <= ?
+                SELECT category, SUM(-amount) AS spent FROM budget_transaction_history
+                WHERE effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ? AND \(BudgetTransaction.visible)
                 GROUP BY category ORDER BY category
-                """, arguments: [currency.code, calendar.startOfDay(start.firstDay).microsecondsSinceEpoch,
-                                 calendar.endOfDay(end.lastDay).microsecondsSinceEpoch])
+                """, arguments: [calendar.startOfDay(start.firstDay).microsecondsSinceEpoch,
+                                 calendar.endOfDay(end.lastDay).microsecondsSinceEpoch, currency.code] + known)
             return try rows.compactMap { row in
                 guard let category = BudgetCategory(rawValue: row["category"]) else { return nil }
                 let spent = Money(minorUnits: row["spent"], commodity: currency)
@@ -80,15 +91,24 @@ extension Ledger {
     /// Recurring items proposed from history up to `date`: the same payee (ignoring case)
     /// seen at least 3 times, consecutive occurrences 25 to 35 days apart, every amount
     /// within 10% of the latest, and no recurring definition for that payee yet.
-    public func proposedRecurringItems(through date: LocalDate) throws -> [RecurringProposal] {
+    ///
+    /// ```swift
+    /// let proposals = try ledger.proposedRecurringItems(through: try LocalDate(parsing: "2026-05-31"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - knownAt: from the transactions and definitions as the ledger knew them at this
+    ///     instant; nil for everything recorded.
+    public func proposedRecurringItems(through date: LocalDate, knownAt: Instant? = nil) throws -> [RecurringProposal] {
         let calendar = self.calendar
         return try read { db in
-            let defined = Set(try String.fetchAll(db, sql: "SELECT lower(payee) FROM recurring_items WHERE removed = 0"))
+            let through = calendar.endOfDay(date)
+            let defined = Set(try RecurringItem.all(db, knownAt: knownAt).map { $0.payee.lowercased() })
             let rows = try Row.fetchAll(db, sql: """
-                SELECT payee, payee_key, category, commodity, amount, effective_at FROM budget_transactions
-                WHERE deleted = 0 AND recurring_id IS NULL AND effective_at <= ?
+                SELECT payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_history
+                WHERE effective_at <= ? AND recurring_id IS NULL AND \(BudgetTransaction.visible)
                 ORDER BY payee_key, effective_at, recorded_sequence
-                """, arguments: [calendar.endOfDay(date).microsecondsSinceEpoch])
+                """, arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt))
             var groups: [String: [Row]] = [:]
             var order: [String] = []
             for row in rows {

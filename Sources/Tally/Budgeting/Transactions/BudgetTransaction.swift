@@ -1,6 +1,7 @@
 import GRDB
 
-/// A budget transaction as it stands now: its current version.
+/// A budget transaction in one version: as it stands now, or as the ledger knew it at an
+/// instant.
 public struct BudgetTransaction: Hashable, Sendable {
     /// `manual:<sequence>` or the caller's id for manual ones, `bank:<bank>:<external id>`
     /// for imported ones, `recurring:<id>:<month>` for generated occurrences.
@@ -29,17 +30,24 @@ public struct BudgetTransaction: Hashable, Sendable {
     /// Whether the user may amend or delete it: manual transactions only (DOMAIN.md §2).
     public var isEditable: Bool { source == .manual }
 
+    /// Reads a row of `budget_transactions` (latest versions) or of
+    /// `budget_transaction_history` (every version).
     static func from(_ row: Row, calendar: LedgerCalendar) throws -> BudgetTransaction {
-        BudgetTransaction(
+        let version: Int64 = row.hasColumn("version_sequence") ? row["version_sequence"] : row["sequence"]
+        return BudgetTransaction(
             id: row["transaction_id"], payee: row["payee"],
             category: BudgetCategory(rawValue: row["category"]) ?? .general,
             amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
             date: calendar.date(of: Instant(microsecondsSinceEpoch: row["effective_at"])),
             recurring: row["recurring"], source: TransactionSource(rawValue: row["source"]) ?? .manual,
             bankId: row["bank_id"], externalId: row["external_id"], recurringId: row["recurring_id"],
-            isChanged: (row["version_sequence"] as Int64) != (row["recorded_sequence"] as Int64)
+            isChanged: version != (row["recorded_sequence"] as Int64)
         )
     }
+
+    /// The SQL filter on `budget_transaction_history` of the versions in force as known at
+    /// an instant, deleted ones excluded: bind ``BudgetTime/versionArguments(knownAt:)``.
+    static let visible = "deleted = 0 AND " + BudgetTime.versionInForce
 
     /// The transaction with this id, deleted or not, as `(transaction, deleted)`.
     static func fetch(_ id: String, calendar: LedgerCalendar, _ db: Database) throws -> (transaction: BudgetTransaction, deleted: Bool)? {
@@ -74,15 +82,26 @@ public struct TransactionChange: Hashable, Sendable {
 }
 
 extension Ledger {
-    /// A budget transaction's current version, or nil if there is none or it was deleted.
+    /// A budget transaction's version, or nil if there is none or it was deleted: now, or
+    /// as the ledger knew it at `knownAt`; with `asOf`, nil when that version is dated later.
     ///
     /// ```swift
     /// let rent = try ledger.transaction(id: "manual:12")
+    /// let before = try ledger.transaction(id: "manual:12", knownAt: try Instant(parsing: "2026-04-04T23:59:59Z"))
     /// ```
-    public func transaction(id: String) throws -> BudgetTransaction? {
+    ///
+    /// - Parameters:
+    ///   - asOf: only a version effective at or before this instant.
+    ///   - knownAt: the version the ledger held at this instant; nil for the current one.
+    public func transaction(id: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> BudgetTransaction? {
         try read { db in
-            guard let found = try BudgetTransaction.fetch(id, calendar: calendar, db), !found.deleted else { return nil }
-            return found.transaction
+            try Row.fetchOne(
+                db.cachedStatement(sql: """
+                    SELECT * FROM budget_transaction_history
+                    WHERE transaction_id = ? AND \(BudgetTransaction.visible) AND effective_at <= ?
+                    """),
+                arguments: [id] + BudgetTime.versionArguments(knownAt: knownAt) + [BudgetTime.effectiveBound(asOf)]
+            ).map { try BudgetTransaction.from($0, calendar: calendar) }
         }
     }
 
@@ -92,11 +111,19 @@ extension Ledger {
     /// ```swift
     /// for version in try ledger.transactionHistory(id: "manual:12") { print(version.sequence, version.kind, version.amount) }
     /// ```
-    public func transactionHistory(id: String) throws -> [TransactionChange] {
+    ///
+    /// - Parameters:
+    ///   - asOf: only versions effective at or before this instant (a deletion is dated by
+    ///     the version it deletes).
+    ///   - knownAt: only versions recorded at or before this instant.
+    public func transactionHistory(id: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [TransactionChange] {
         try read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM budget_transaction_history WHERE transaction_id = ? ORDER BY sequence"),
-                arguments: [id]
+                db.cachedStatement(sql: """
+                    SELECT * FROM budget_transaction_history
+                    WHERE transaction_id = ? AND recorded_at <= ? AND effective_at <= ? ORDER BY sequence
+                    """),
+                arguments: [id, BudgetTime.knownBound(knownAt), BudgetTime.effectiveBound(asOf)]
             ).map { row in
                 TransactionChange(
                     sequence: UInt64(row["sequence"] as Int64),

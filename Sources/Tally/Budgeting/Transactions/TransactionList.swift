@@ -68,15 +68,23 @@ public struct TransactionPage: Hashable, Sendable {
 }
 
 extension Ledger {
-    /// Lists budget transactions in their current version; deleted ones are hidden.
+    /// Lists budget transactions in their current version, or in the version the ledger
+    /// held at `knownAt`; deleted ones are hidden. Reads indexed versions, never the log.
     ///
     /// ```swift
     /// let may = try ledger.transactions(TransactionQuery(month: try Month(parsing: "2026-05")))
+    /// let asKnown = try ledger.transactions(TransactionQuery(month: try Month(parsing: "2026-03")),
+    ///                                       knownAt: try Instant(parsing: "2026-04-05T00:00:00Z"))
     /// ```
     ///
+    /// - Parameters:
+    ///   - asOf: only transactions dated at or before this instant (with the query's range).
+    ///   - knownAt: as the ledger knew them at this instant; nil for everything recorded.
     /// - Throws: ``LedgerError`` `invalidArgument` for a page below 1, a page size outside
     ///   1 to 500, or a range whose end comes before its start.
-    public func transactions(_ query: TransactionQuery = TransactionQuery()) throws -> TransactionPage {
+    public func transactions(
+        _ query: TransactionQuery = TransactionQuery(), asOf: Instant? = nil, knownAt: Instant? = nil
+    ) throws -> TransactionPage {
         guard query.page >= 1 else { throw LedgerError(.invalidArgument, "the page must be 1 or more") }
         guard (1...BudgetSettings.pageSizeLimit).contains(query.pageSize) else {
             throw LedgerError(.invalidArgument, "the page size must be 1 to \(BudgetSettings.pageSizeLimit)")
@@ -84,10 +92,24 @@ extension Ledger {
         if let from = query.from, let through = query.through, through < from {
             throw LedgerError(.invalidArgument, "the range ends before it starts; swap its dates")
         }
-        var conditions = ["deleted = 0", "effective_at >= ?", "effective_at <= ?"]
-        var arguments: StatementArguments = [
+        let (_, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.pageSize)
+        guard !overflow else { throw LedgerError(.invalidArgument, "the page is too large") }
+        return try read { db in try TransactionQueries.page(db, query, asOf: asOf, knownAt: knownAt, calendar: calendar) }
+    }
+}
+
+/// The transaction list over the read models in `db` (the ledger's, or a replay's).
+enum TransactionQueries {
+    /// One page of `query` as of `asOf`, as known at `knownAt`, from indexed versions; the
+    /// query is valid already.
+    static func page(
+        _ db: Database, _ query: TransactionQuery, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar
+    ) throws -> TransactionPage {
+        var conditions = [BudgetTransaction.visible, "effective_at >= ?", "effective_at <= ?"]
+        let through = query.through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
+        var arguments = BudgetTime.versionArguments(knownAt: knownAt) + [
             query.from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min,
-            query.through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max,
+            min(through, BudgetTime.effectiveBound(asOf)),
         ]
         if let search = query.search, !search.isEmpty {
             conditions.append("instr(payee_key, ?) > 0")
@@ -104,18 +126,15 @@ extension Ledger {
         case .amount: "amount \(direction), effective_at \(direction), recorded_sequence \(direction)"
         }
         let filter = conditions.joined(separator: " AND ")
-        let (offset, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.pageSize)
-        guard !overflow else { throw LedgerError(.invalidArgument, "the page is too large") }
-        return try read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_transactions WHERE \(filter)", arguments: arguments) ?? 0
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM budget_transactions WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
-                arguments: arguments + [query.pageSize, offset]
-            )
-            return TransactionPage(
-                transactions: try rows.map { try BudgetTransaction.from($0, calendar: calendar) },
-                page: query.page, pageSize: query.pageSize, totalCount: total
-            )
-        }
+        let offset = (query.page - 1) * query.pageSize
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_transaction_history WHERE \(filter)", arguments: arguments) ?? 0
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM budget_transaction_history WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
+            arguments: arguments + [query.pageSize, offset]
+        )
+        return TransactionPage(
+            transactions: try rows.map { try BudgetTransaction.from($0, calendar: calendar) },
+            page: query.page, pageSize: query.pageSize, totalCount: total
+        )
     }
 }

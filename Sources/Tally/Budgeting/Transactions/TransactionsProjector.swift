@@ -1,16 +1,20 @@
 public import GRDB
 
-/// The budget's transactions as they stand now (current version, deleted flag), every
-/// version of each for the audit, and the bank connections.
+/// The budget's transactions as they stand now (current version, deleted flag, for the
+/// commands' checks), every version of each with the recorded interval it was in force
+/// (for the audit and every read "as known at"), and the bank connections.
 ///
-/// Only transactions on the budget's current account are kept: a `transaction_recorded`
+/// A version in `budget_transaction_history` was in force, as the ledger knew it, from
+/// `recorded_at` (inclusive) until `superseded_at` (exclusive; ``BudgetTime/openEnd`` while
+/// it still is): "as known at K" reads the versions with `recorded_at <= K < superseded_at`,
+/// indexed rows only. Only transactions on the budget's current account are kept: a `transaction_recorded`
 /// that names another account belongs to the envelope product. Dates are kept as the
 /// effective instant; queries turn months and days into instants with the ledger calendar.
 public struct TransactionsProjector: Projector {
     public init() {}
 
     public let name = "budget_transactions"
-    public let version = 1
+    public let version = 2
     public let tables = ["budget_transactions", "budget_transaction_history", "budget_banks"]
 
     public func createTables(_ db: Database) throws {
@@ -33,22 +37,32 @@ public struct TransactionsProjector: Projector {
                 version_sequence INTEGER NOT NULL,
                 deleted INTEGER NOT NULL DEFAULT 0
             ) STRICT, WITHOUT ROWID;
-            CREATE INDEX budget_transactions_by_date ON budget_transactions (deleted, effective_at, recorded_sequence);
-            CREATE INDEX budget_transactions_by_category ON budget_transactions (category, deleted, effective_at);
-            CREATE INDEX budget_transactions_by_recurring ON budget_transactions (recurring_id, recurring_month);
             CREATE TABLE budget_transaction_history (
                 transaction_id TEXT NOT NULL,
                 sequence INTEGER NOT NULL,
                 change TEXT NOT NULL,
+                source TEXT NOT NULL,
+                bank_id TEXT,
+                external_id TEXT,
+                recurring_id TEXT,
+                recurring_month INTEGER,
                 payee TEXT NOT NULL,
+                payee_key TEXT NOT NULL,
                 category TEXT NOT NULL,
                 commodity TEXT NOT NULL,
                 amount INTEGER NOT NULL,
                 effective_at INTEGER NOT NULL,
+                recurring INTEGER NOT NULL,
+                recorded_sequence INTEGER NOT NULL,
                 recorded_at INTEGER NOT NULL,
+                superseded_sequence INTEGER,
+                superseded_at INTEGER NOT NULL,
                 deleted INTEGER NOT NULL,
                 PRIMARY KEY (transaction_id, sequence)
             ) STRICT, WITHOUT ROWID;
+            CREATE INDEX budget_transaction_history_by_date ON budget_transaction_history (effective_at, recorded_at);
+            CREATE INDEX budget_transaction_history_by_category ON budget_transaction_history (category, effective_at);
+            CREATE INDEX budget_transaction_history_by_recurring ON budget_transaction_history (recurring_id, recurring_month);
             CREATE TABLE budget_banks (
                 bank_id TEXT PRIMARY KEY NOT NULL,
                 name TEXT NOT NULL,
@@ -133,16 +147,32 @@ public struct TransactionsProjector: Projector {
         try recordHistory(id, change: recurringId == nil ? "recorded" : "generated", event, db)
     }
 
-    /// Copies the transaction's row as it now stands into the audit history.
+    /// Copies the transaction's row as it now stands into the history as the version in
+    /// force, and closes the version it replaces. Nothing happens when the event changed no
+    /// row (replay never validates: an amendment of a deleted transaction changes nothing).
     private func recordHistory(_ id: String, change: String, _ event: Event, _ db: Database) throws {
+        let sequence = Int64(event.sequence)
+        let recordedAt = event.recordedAt.microsecondsSinceEpoch
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO budget_transaction_history
-                    (transaction_id, sequence, change, payee, category, commodity, amount, effective_at, recorded_at, deleted)
-                SELECT transaction_id, ?, ?, payee, category, commodity, amount, effective_at, ?, deleted
+                    (transaction_id, sequence, change, source, bank_id, external_id, recurring_id, recurring_month, payee,
+                     payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at,
+                     superseded_sequence, superseded_at, deleted)
+                SELECT transaction_id, ?, ?, source, bank_id, external_id, recurring_id, recurring_month, payee,
+                       payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, ?,
+                       NULL, ?, deleted
                 FROM budget_transactions WHERE transaction_id = ? AND version_sequence = ?
                 """,
-            arguments: [Int64(event.sequence), change, event.recordedAt.microsecondsSinceEpoch, id, Int64(event.sequence)]
+            arguments: [sequence, change, recordedAt, BudgetTime.openEnd, id, sequence]
+        )
+        guard db.changesCount > 0 else { return }
+        try db.execute(
+            sql: """
+                UPDATE budget_transaction_history SET superseded_sequence = ?, superseded_at = ?
+                WHERE transaction_id = ? AND superseded_at = ? AND sequence < ?
+                """,
+            arguments: [sequence, recordedAt, id, BudgetTime.openEnd, sequence]
         )
     }
 }

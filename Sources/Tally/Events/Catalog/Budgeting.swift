@@ -184,14 +184,38 @@ public struct BankDisconnected: EventPayload {
 
 /// The reference balance was set or reset (an untracked transfer): current balance =
 /// reference balance − money held in pots, plus transactions after it.
+///
+/// Version 2 added ``adjustment``; version 1 events read with none.
 public struct ReferenceBalanceSet: EventPayload {
-    public static let eventType = EventType("reference_balance_set", code: 46)
+    public static let eventType = EventType("reference_balance_set", code: 46, version: 2)
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [ReferenceBalanceSetV1.self] }
+    public var amount: Money
+    /// The untracked transfer into the current balance (negative: out of it) that makes
+    /// the current balance plus pots, as of the event's effective time, equal the amount.
+    /// Absent in version 1 events, whose transfer is measured against every posting
+    /// recorded before them.
+    public var adjustment: Money?
+
+    public init(amount: Money, adjustment: Money? = nil) {
+        self.amount = amount
+        self.adjustment = adjustment
+    }
+
+    public var entity: String { "balance:reference" }
+    public var body: EventBody { .referenceBalanceSet(self) }
+    public func encode(to writer: inout BinaryWriter) { writer.write(amount); writer.write(adjustment) }
+    public init(from reader: inout BinaryReader) throws { amount = try reader.read(); adjustment = try reader.read() }
+}
+
+/// `reference_balance_set` version 1, before resets recorded their adjustment.
+public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
+    public static let version: UInt16 = 1
     public var amount: Money
 
     public init(amount: Money) { self.amount = amount }
 
-    public var entity: String { "balance:reference" }
-    public var body: EventBody { .referenceBalanceSet(self) }
+    /// Version 1 recorded no adjustment: replay measures it as version 1 did.
+    public func upcastBody() -> EventBody { .referenceBalanceSet(ReferenceBalanceSet(amount: amount)) }
     public func encode(to writer: inout BinaryWriter) { writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { amount = try reader.read() }
 }
