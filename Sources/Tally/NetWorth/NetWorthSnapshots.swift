@@ -122,10 +122,23 @@ enum NetWorthSnapshots {
     /// as known now, at the end of its day.
     static func take(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         let calendar = settings.calendar
-        guard let firstAdded = try Int64.fetchOne(db, sql: "SELECT MIN(added_at) FROM nw_items") else { return }
+        guard let firstAdded = try Int64.fetchOne(db, sql: "SELECT MIN(added_at) FROM nw_items"),
+              let latestRow = try Int64.fetchOne(db, sql: """
+                SELECT MAX(latest) FROM (
+                    SELECT MAX(effective_at) AS latest FROM nw_valuations UNION ALL SELECT MAX(effective_at) FROM nw_override_clears
+                    UNION ALL SELECT MAX(effective_at) FROM nw_positions UNION ALL SELECT MAX(effective_at) FROM nw_prices
+                    UNION ALL SELECT MAX(effective_at) FROM nw_fx_rates UNION ALL SELECT MAX(added_at) FROM nw_items
+                    UNION ALL SELECT MAX(removed_at) FROM nw_items)
+                """) else { return }
+        try table.pruneUnreadable(db)
         let latest = try table.latestCurrent(db)
         let days = settings.interval.boundaries(after: latest?.day, from: calendar.date(of: Instant(microsecondsSinceEpoch: firstAdded)),
                                                 through: calendar.date(of: last.recordedAt).adding(days: -1))
+        // After the latest dated row nothing changes what is held: those days carry the state
+        // of the first of them instead of looking it up again (a history imported in date
+        // order would otherwise look up every later month again after every batch).
+        let rowsThrough = calendar.date(of: Instant(microsecondsSinceEpoch: latestRow))
+        var carried: (holdings: [NetWorthHolding], quotes: [FXQuote])?
         guard !days.isEmpty else { return }
         let pairs = try Row.fetchAll(db, sql: "SELECT DISTINCT base, quote FROM nw_fx_rates").map { row in
             NetWorthSnapshot.FXPair(base: row["base"], quote: row["quote"])
@@ -134,12 +147,18 @@ enum NetWorthSnapshots {
         var knownSince = latest?.knownSince ?? .earliest
         for day in days {
             let bound = calendar.endOfDay(day)
-            let valuations = Valuations(db: db, point: PointInTime(asOf: bound))
-            let holdings = try valuations.holdings()
-            let currencies = Set(holdings.compactMap { $0.value?.value.commodity.code })
+            let holdings: [NetWorthHolding]
             var quotes: [FXQuote] = []
-            for pair in pairs where currencies.contains(pair.base) || currencies.contains(pair.quote) {
-                if let quote = try valuations.latestQuote(base: pair.base, quote: pair.quote) { quotes.append(quote) }
+            if day > rowsThrough, let carried {
+                (holdings, quotes) = carried
+            } else {
+                let valuations = Valuations(db: db, point: PointInTime(asOf: bound))
+                holdings = try valuations.holdings()
+                let currencies = Set(holdings.compactMap { $0.value?.value.commodity.code })
+                for pair in pairs where currencies.contains(pair.base) || currencies.contains(pair.quote) {
+                    if let quote = try valuations.latestQuote(base: pair.base, quote: pair.quote) { quotes.append(quote) }
+                }
+                if day > rowsThrough { carried = (holdings, quotes) }
             }
             knownSince = max(knownSince, try latestRecorded(db, after: previous, through: bound) ?? .earliest)
             let state = NetWorthSnapshot(day: day, holdings: holdings, quotes: quotes)
