@@ -10,7 +10,7 @@ public struct NetWorthProjector: SnapshotTaking {
     public init() {}
 
     public let name = "net_worth"
-    public let version = 4
+    public let version = 5
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
         "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
@@ -34,6 +34,7 @@ public struct NetWorthProjector: SnapshotTaking {
                 country TEXT, sector TEXT, symbol TEXT,
                 PRIMARY KEY (asset_id, sequence)
             ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_item_tags_at ON nw_item_tags (asset_id, effective_at);
             CREATE TABLE nw_valuations (
                 kind TEXT NOT NULL, item_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
                 sequence INTEGER NOT NULL, commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
@@ -46,12 +47,14 @@ public struct NetWorthProjector: SnapshotTaking {
                 PRIMARY KEY (asset_id, sequence)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_override_clears_by_time ON nw_override_clears (effective_at, recorded_at);
+            CREATE INDEX nw_override_clears_at ON nw_override_clears (asset_id, effective_at);
             CREATE TABLE nw_positions (
                 asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
                 symbol TEXT NOT NULL, quantity INTEGER NOT NULL, cost_commodity TEXT, cost_amount INTEGER,
                 PRIMARY KEY (asset_id, sequence)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_positions_by_time ON nw_positions (effective_at, recorded_at);
+            CREATE INDEX nw_positions_at ON nw_positions (asset_id, effective_at);
             CREATE TABLE nw_prices (
                 symbol TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
                 commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,

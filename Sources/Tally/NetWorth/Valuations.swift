@@ -94,17 +94,21 @@ struct Valuations {
         return (row["country"], row["sector"], row["symbol"])
     }
 
+    /// The latest valuation of an item from any of `sources`: one indexed lookup per source
+    /// (an `IN` over sources would sort the item's whole history).
     private func latestValuation(kind: String, id: String, sources: [ValuationSource]) throws -> (Money, Int64)? {
-        let placeholders = sources.map { _ in "?" }.joined(separator: ",")
-        var arguments: StatementArguments = [kind, id]
-        arguments += StatementArguments(sources.map(\.rawValue))
-        arguments += bounds
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT commodity, amount, effective_at FROM nw_valuations
-            WHERE kind = ? AND item_id = ? AND source IN (\(placeholders)) AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: arguments) else { return nil }
-        return (Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])), row["effective_at"])
+        var latest: (money: Money, effectiveAt: Int64, sequence: Int64)?
+        for source in sources {
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT commodity, amount, effective_at, sequence FROM nw_valuations
+                WHERE kind = ? AND item_id = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
+                ORDER BY effective_at DESC, sequence DESC LIMIT 1
+                """, arguments: [kind, id, source.rawValue] + bounds) else { continue }
+            let candidate = (money: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+                             effectiveAt: row["effective_at"] as Int64, sequence: row["sequence"] as Int64)
+            if latest.map({ ($0.effectiveAt, $0.sequence) < (candidate.effectiveAt, candidate.sequence) }) ?? true { latest = candidate }
+        }
+        return latest.map { ($0.money, $0.effectiveAt) }
     }
 
     /// The active value: the latest manual override not cleared since, else the latest live
