@@ -68,12 +68,12 @@ struct Valuations {
 
     /// Assets and liabilities held at the point: added by then, not removed by then.
     func items() throws -> [Row] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM nw_items
             WHERE added_at <= ? AND added_recorded_at <= ?
               AND NOT (removed_at IS NOT NULL AND removed_at <= ? AND removed_recorded_at <= ?)
             ORDER BY kind, item_id
-            """, arguments: [point.effectiveBound, point.recordedBound, point.effectiveBound, point.recordedBound])
+            """), arguments: [point.effectiveBound, point.recordedBound, point.effectiveBound, point.recordedBound])
     }
 
     /// Every item held at the point with its active value (nil: none yet), by kind then id.
@@ -87,10 +87,10 @@ struct Valuations {
 
     /// The asset's tags in force.
     func tags(of assetId: String) throws -> (country: String?, sector: String?, symbol: String?) {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT country, sector, symbol FROM nw_item_tags WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [assetId] + bounds) else { return (nil, nil, nil) }
+            """), arguments: [assetId] + bounds) else { return (nil, nil, nil) }
         return (row["country"], row["sector"], row["symbol"])
     }
 
@@ -99,11 +99,11 @@ struct Valuations {
     private func latestValuation(kind: String, id: String, sources: [ValuationSource]) throws -> (Money, Int64)? {
         var latest: (money: Money, effectiveAt: Int64, sequence: Int64)?
         for source in sources {
-            guard let row = try Row.fetchOne(db, sql: """
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT commodity, amount, effective_at, sequence FROM nw_valuations
                 WHERE kind = ? AND item_id = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
                 ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                """, arguments: [kind, id, source.rawValue] + bounds) else { continue }
+                """), arguments: [kind, id, source.rawValue] + bounds) else { continue }
             let candidate = (money: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
                              effectiveAt: row["effective_at"] as Int64, sequence: row["sequence"] as Int64)
             if latest.map({ ($0.effectiveAt, $0.sequence) < (candidate.effectiveAt, candidate.sequence) }) ?? true { latest = candidate }
@@ -121,9 +121,9 @@ struct Valuations {
             return ActiveValue(value: money, source: .manual, valuedAt: Instant(microsecondsSinceEpoch: at), pricedSymbol: nil)
         }
         if let (money, at) = try latestValuation(kind: "asset", id: id, sources: [.override]) {
-            let cleared = try Int64.fetchOne(db, sql: """
+            let cleared = try Int64.fetchOne(db.cachedStatement(sql: """
                 SELECT COUNT(*) FROM nw_override_clears WHERE asset_id = ? AND effective_at >= ? AND effective_at <= ? AND recorded_at <= ?
-                """, arguments: [id, at] + bounds) ?? 0
+                """), arguments: [id, at] + bounds) ?? 0
             if cleared == 0 {
                 return ActiveValue(value: money, source: .override, valuedAt: Instant(microsecondsSinceEpoch: at), pricedSymbol: nil)
             }
@@ -144,15 +144,15 @@ struct Valuations {
 
     /// The asset's position at the latest price of its symbol.
     private func positionValue(of assetId: String) throws -> ActiveValue? {
-        guard let position = try Row.fetchOne(db, sql: """
+        guard let position = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT symbol, quantity FROM nw_positions WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [assetId] + bounds) else { return nil }
+            """), arguments: [assetId] + bounds) else { return nil }
         let symbol: String = position["symbol"]
-        guard let price = try Row.fetchOne(db, sql: """
+        guard let price = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT commodity, amount, source, effective_at FROM nw_prices WHERE symbol = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [symbol] + bounds) else { return nil }
+            """), arguments: [symbol] + bounds) else { return nil }
         let quantity = Money(minorUnits: position["quantity"], commodity: try Commodity.named(symbol))
         let unitPrice = Money(minorUnits: price["amount"], commodity: try Commodity.named(price["commodity"]))
         return ActiveValue(
@@ -173,11 +173,11 @@ struct Valuations {
 
     /// The latest `base`/`quote` rate in force at the point.
     func latestQuote(base: String, quote: String) throws -> FXQuote? {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT significand, scale, effective_at, sequence FROM nw_fx_rates
             WHERE base = ? AND quote = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [base, quote] + bounds) else { return nil }
+            """), arguments: [base, quote] + bounds) else { return nil }
         return FXQuote(base: base, quote: quote, rate: try ExactDecimal(significand: row["significand"], scale: row["scale"]),
                        effectiveAt: row["effective_at"], sequence: row["sequence"])
     }
