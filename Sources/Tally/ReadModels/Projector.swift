@@ -35,9 +35,11 @@ public protocol Projector: Sendable {
 }
 
 extension Projector {
-    /// Folds the events one by one.
+    /// Folds the events one by one, lending each in place rather than copying it.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
-        for event in events { try apply(event, db) }
+        try events.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices { try apply(buffer[index], db) }
+        }
     }
 
     /// No index is deferred.
