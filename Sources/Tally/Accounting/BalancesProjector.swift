@@ -61,10 +61,13 @@ public struct BalancesProjector: Projector {
     /// (before any posting rule reads a balance, so rules see every earlier event).
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         let fold = try BalancesFold(db)
+        defer { fold.finish() }
         try events.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices {
-                try fold.apply(buffer[index])
-                try recordTransactionVersion(buffer[index], db)
+            guard var event = buffer.baseAddress else { return }
+            for _ in 0..<buffer.count {
+                try fold.apply(event.pointee)
+                try recordTransactionVersion(event.pointee, db)
+                event += 1
             }
         }
         try fold.flushBalances()
@@ -137,7 +140,8 @@ final class BalancesFold {
     private let insertAccount: Statement
     private var knownAccounts: Set<String> = []
     private var pairNumbers: [BalancePair: Int] = [:]
-    private var pairs: [BalancePair] = []
+    /// The texts of each pair, by number, bound in place.
+    private var pairs: [BalancePairTexts] = []
     /// The summed change of each pair not yet written (nil: none since the last write).
     private var pending: [Int64?] = []
     /// The pairs with a pending change, in the order first changed.
@@ -208,7 +212,7 @@ final class BalancesFold {
         }
         let number = pairs.count
         pairNumbers[pair] = number
-        pairs.append(pair)
+        pairs.append(BalancePairTexts(account: InternedText(pair.account), commodity: InternedText(pair.commodity)))
         pending.append(nil)
         return number
     }
@@ -236,6 +240,13 @@ final class BalancesFold {
         try upsertBalance.step(db)
     }
 
+    /// Unbinds the texts bound in place, which go with this fold.
+    func finish() {
+        insertPosting.clearBindings()
+        upsertBalance.clearBindings()
+        rollups.clearBindings()
+    }
+
     /// Writes the summed roll-up cells (at the end of a run: no rule reads them).
     func flushRollups() throws {
         try rollups.flush(pairs: pairs)
@@ -255,6 +266,12 @@ final class BalancesFold {
 struct BalancePair: Hashable {
     let account: String
     let commodity: String
+}
+
+/// The texts of a ``BalancePair``, bound in place by the fold's statements.
+struct BalancePairTexts {
+    let account: InternedText
+    let commodity: InternedText
 }
 
 /// Posting lookups during a run: balances are read after the run's pending changes are

@@ -2,7 +2,7 @@
 ///
 /// Projectors switch over this enum, so adding a type makes the compiler point at every
 /// fold that must decide what it means.
-public enum EventBody: Hashable, Sendable {
+public indirect enum EventBody: Hashable, Sendable {
     case ledgerCreated(LedgerCreated)
     case baseCurrencySet(BaseCurrencySet)
     case accountOpened(AccountOpened)

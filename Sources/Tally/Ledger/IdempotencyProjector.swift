@@ -39,19 +39,20 @@ public struct IdempotencyProjector: Projector {
         let insert = RawStatement(try db.cachedStatement(
             sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"))
         try events.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices {
-                let sequence = Int64(buffer[index].sequence)
-                if let key = buffer[index].idempotencyKey {
-                    insert.bind(1, key)
+            guard var event = buffer.baseAddress else { return }
+            for _ in 0..<buffer.count {
+                let sequence = Int64(event.pointee.sequence)
+                if let key = event.pointee.idempotencyKey {
                     insert.bind(2, sequence)
                     insert.bind(3, sequence)
-                    try insert.step(db)
+                    try insert.step(db, binding: key, at: 1)
                 }
-                if let cause = buffer[index].cause {
+                if let cause = event.pointee.cause {
                     try db.cachedStatement(
                         sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
                     ).execute(arguments: [sequence, Int64(cause)])
                 }
+                event += 1
             }
         }
     }

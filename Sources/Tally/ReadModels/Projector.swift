@@ -35,13 +35,19 @@ public protocol Projector: Sendable {
 }
 
 extension Projector {
-    /// Folds the events one by one, lending each in place rather than copying it.
+    /// Folds the events one by one, each read where it lies in the batch: a copy would
+    /// retain every string in the event, for every projector.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         try events.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices { try apply(buffer[index], db) }
+            guard var event = buffer.baseAddress else { return }
+            for _ in 0..<buffer.count {
+                try apply(event.pointee, db)
+                event += 1
+            }
         }
     }
 
     /// No index is deferred.
     public var indexesDeferredOnRebuild: [String] { [] }
 }
+
