@@ -140,8 +140,8 @@ import TallyLog
     }
 
     /// A rebuild empties the database as a whole: a table no projector owns goes, and the
-    /// connection's settings for bulk folding (no sync, a larger cache, sorting threads)
-    /// are back to what they were afterwards.
+    /// connection's settings for bulk folding (no sync, a larger cache) are back to what
+    /// they were afterwards.
     @Test func aRebuildLeavesOnlyProjectorTablesAndRestoresTheConnectionSettings() throws {
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 3)

@@ -102,8 +102,8 @@ public final class ReadModelStore: Sendable {
     }
 
     /// Drops every read model and folds the whole log again, in bulk mode: deferred indexes
-    /// are created once at the end (sorted on two threads), and SQLite does not sync while it
-    /// folds (the read models are derived data; the log is the truth). Afterwards the usual
+    /// are created once at the end, and SQLite does not sync while it folds (the read models
+    /// are derived data; the log is the truth). Afterwards the usual
     /// durability is restored and the WAL is checkpointed into the database.
     ///
     /// The database is emptied as a whole first, which costs nothing next to dropping its
@@ -123,12 +123,11 @@ public final class ReadModelStore: Sendable {
                 }
             }
         }
-        let (synchronous, cacheSize, threads) = try database.writeWithoutTransaction { db in
-            (try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2, try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000,
-             try Int.fetchOne(db, sql: "PRAGMA threads") ?? 0)
+        let (synchronous, cacheSize) = try database.writeWithoutTransaction { db in
+            (try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2, try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000)
         }
         try database.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA cache_size = -32768; PRAGMA threads = 2")
+            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
         }
         var folded: Result<Void, any Error> = .success(())
         do {
@@ -141,7 +140,7 @@ public final class ReadModelStore: Sendable {
             for sql in deferredIndexes { try db.execute(sql: sql) }
         }
         try database.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(cacheSize); PRAGMA threads = \(threads)")
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(cacheSize)")
             try db.checkpoint(.truncate)
         }
         try folded.get()
