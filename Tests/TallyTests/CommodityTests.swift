@@ -36,6 +36,21 @@ import Testing
         #expect(built?.code == .invalidCommodity, "\(code.debugDescription)")
     }
 
+    /// Each way a code can be wrong has its own message (built only when the check fails).
+    @Test(arguments: [
+        ("", "a commodity code is empty"),
+        ("ABCDEFGHIJKLMNOPQ", "is too long"),
+        ("ABCDEFGHIJKLMNOPÉ", "is too long"),
+        ("1BTC", "is invalid"),
+        ("US D", "is invalid"),
+        ("É", "is invalid"),
+    ])
+    func eachInvalidCodeSaysWhatIsWrong(_ code: String, _ expected: String) {
+        let error = #expect(throws: MoneyError.self) { try Commodity.named(code) }
+        #expect(error?.message.contains(expected) == true, "\(code.debugDescription): \(error?.message ?? "")")
+        #expect(error?.message.contains("use 1 to 16 characters") == true, "\(code.debugDescription)")
+    }
+
     @Test func lowercaseSuggestsUppercase() {
         let error = #expect(throws: MoneyError.self) { try Commodity.named("usd") }
         #expect(error?.message.contains("did you mean \"USD\"") == true, "\(error?.message ?? "")")

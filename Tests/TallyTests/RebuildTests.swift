@@ -104,6 +104,64 @@ import TallyLog
         }
     }
 
+    /// The balances fold keys its sums by (account, commodity) pair and keeps one open
+    /// roll-up cell per pair: postings that jump back and forth across days, recorded
+    /// blocks and commodities, folded one event per commit, must give the rows a rebuild
+    /// gives folding them all in one batch.
+    @Test func postingsJumpingAcrossDaysBlocksAndCommoditiesRebuildExactly() throws {
+        let seed = TestSeed.value(default: 0x0B5E_2026)
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-01-01T00:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            var random = SplitMix64(seed: seed)
+            let accounts = ["Assets:Cash", "Assets:Bank", "Expenses:Food", "Income:Pay"]
+            let commodities: [Commodity] = [.usd, .eur, .jpy]
+            for _ in 0..<400 {
+                // Recorded times cross a 32-day recorded block now and then.
+                clock.advance(seconds: Int64(random.next() % 3) * 86_400 * 5)
+                let daysBack = Int64(random.next() % 90)
+                let effective = Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch - daysBack * 86_400_000_000)
+                let target = accounts[Int(random.next() % 4)]
+                let source = accounts[(accounts.firstIndex(of: target)! + 1 + Int(random.next() % 3)) % 4]
+                let amount = Money(minorUnits: Int64(random.next() % 20_000) - 10_000, commodity: commodities[Int(random.next() % 3)])
+                try ledger.appendEvents([NewEvent(effectiveAt: effective, body: .journalEntryPosted(
+                    JournalEntryPosted(account: target, counterAccount: source, amount: amount)))])
+            }
+            let incremental = try ledger.readModels.dump()
+            #expect(incremental["balance_rollup_days"]?.isEmpty == false, "seed \(seed) (TALLY_TEST_SEED=\(seed))")
+            try ledger.rebuild()
+            let rebuilt = try ledger.readModels.dump()
+            for table in Set(incremental.keys).union(rebuilt.keys).sorted() {
+                #expect(incremental[table] == rebuilt[table], "table \(table), seed \(seed) (TALLY_TEST_SEED=\(seed))")
+            }
+            try ledger.expectConsistent()
+            try ledger.close()
+        }
+    }
+
+    /// A rebuild empties the database as a whole: a table no projector owns goes, and the
+    /// connection's settings for bulk folding (no sync, a larger cache) are back to what
+    /// they were afterwards.
+    @Test func aRebuildLeavesOnlyProjectorTablesAndRestoresTheConnectionSettings() throws {
+        try withTemporaryStore { root in
+            let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 3)
+            let before = try ledger.readModels.dump()
+            try ledger.readModels.database.write { db in try db.execute(sql: "CREATE TABLE stray (x INTEGER)") }
+            let settings = "SELECT (SELECT synchronous FROM pragma_synchronous) || ',' || (SELECT cache_size FROM pragma_cache_size) || ',' || (SELECT threads FROM pragma_threads)"
+            let settingsBefore = try ledger.readModels.database.writeWithoutTransaction { db in try String.fetchOne(db, sql: settings) }
+            try ledger.rebuild()
+            let stray = try ledger.read { db in try db.tableExists("stray") }
+            #expect(!stray)
+            let settingsAfter = try ledger.readModels.database.writeWithoutTransaction { db in try String.fetchOne(db, sql: settings) }
+            #expect(settingsAfter == settingsBefore)
+            #expect(try ledger.readModels.dump() == before)
+            try ledger.close()
+            let reopened = try Ledger.open(at: root)
+            #expect(try reopened.readModels.dump() == before)
+            try reopened.close()
+        }
+    }
+
     @Test func deletedReadModelsAreRebuiltWhenTheLedgerOpens() throws {
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 5)

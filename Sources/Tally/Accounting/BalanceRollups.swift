@@ -82,28 +82,39 @@ struct BalanceRollups {
         /// False: a block cell; true: a day cell.
         let isDay: Bool
         let bucket: Int64
-        let account: String
-        let commodity: String
+        /// The (account, commodity) pair's number in the fold's run (``BalancesFold``).
+        let pair: Int
         let recordedBlock: Int64
     }
 
     private let db: Database
-    private let upsertBlock: Statement
-    private let upsertDay: Statement
+    private let upsertBlock: RawStatement
+    private let upsertDay: RawStatement
     private let markRecorded: Statement
     private var pending: [Cell: Int64] = [:]
     private var lastRecordedBlock: Int64?
 
+    /// The cell a pair's postings are landing in now, summed before it joins `pending`:
+    /// postings come mostly in time order, so most of them add here without hashing a cell.
+    private struct OpenCell {
+        let bucket: Int64
+        let recordedBlock: Int64
+        var amount: Int64
+    }
+    /// By pair number: the open day cell and the open block cell.
+    private var openDays: [OpenCell?] = []
+    private var openBlocks: [OpenCell?] = []
+
     init(_ db: Database) throws {
         self.db = db
-        upsertBlock = try db.cachedStatement(sql: """
+        upsertBlock = RawStatement(try db.cachedStatement(sql: """
             INSERT INTO balance_rollup_blocks (block, account, commodity, recorded_block, amount) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (block, account, commodity, recorded_block) DO UPDATE SET amount = amount + excluded.amount
-            """)
-        upsertDay = try db.cachedStatement(sql: """
+            """))
+        upsertDay = RawStatement(try db.cachedStatement(sql: """
             INSERT INTO balance_rollup_days (day, account, commodity, recorded_block, amount) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (day, account, commodity, recorded_block) DO UPDATE SET amount = amount + excluded.amount
-            """)
+            """))
         markRecorded = try db.cachedStatement(sql: "INSERT OR IGNORE INTO balance_rollup_recorded (recorded_block, first_sequence) VALUES (?, ?)")
     }
 
@@ -116,35 +127,76 @@ struct BalanceRollups {
         try markRecorded.execute()
     }
 
-    /// Adds one posting to its block cell and its day cell.
-    mutating func add(_ amount: Int64, account: String, commodity: String, effectiveAt: Int64, recordedAt: Int64) throws {
+    /// Adds one posting of the pair numbered `pair` in `pairs` to its block cell and its
+    /// day cell.
+    mutating func add(_ amount: Int64, pair: Int, effectiveAt: Int64, recordedAt: Int64, pairs: [BalancePairTexts]) throws {
         let day = RollupBuckets.day(effectiveAt)
         let recordedBlock = RollupBuckets.block(recordedAt)
-        try add(amount, to: Cell(isDay: false, bucket: RollupBuckets.block(ofDay: day), account: account, commodity: commodity, recordedBlock: recordedBlock))
-        try add(amount, to: Cell(isDay: true, bucket: day, account: account, commodity: commodity, recordedBlock: recordedBlock))
+        while openDays.count <= pair {
+            openDays.append(nil)
+            openBlocks.append(nil)
+        }
+        try add(amount, isDay: false, bucket: RollupBuckets.block(ofDay: day), pair: pair, recordedBlock: recordedBlock, pairs)
+        try add(amount, isDay: true, bucket: day, pair: pair, recordedBlock: recordedBlock, pairs)
     }
 
-    private mutating func add(_ amount: Int64, to cell: Cell) throws {
+    /// Adds to the pair's open cell when the posting lands in it; otherwise the open cell
+    /// joins `pending` and this one opens.
+    private mutating func add(_ amount: Int64, isDay: Bool, bucket: Int64, pair: Int, recordedBlock: Int64, _ pairs: [BalancePairTexts]) throws {
+        let open = isDay ? openDays[pair] : openBlocks[pair]
+        var next = OpenCell(bucket: bucket, recordedBlock: recordedBlock, amount: amount)
+        if let open {
+            let (sum, overflow) = open.amount.addingReportingOverflow(amount)
+            if open.bucket == bucket && open.recordedBlock == recordedBlock && !overflow {
+                next.amount = sum
+            } else {
+                try add(open.amount, to: Cell(isDay: isDay, bucket: open.bucket, pair: pair, recordedBlock: open.recordedBlock), pairs)
+            }
+        }
+        if isDay { openDays[pair] = next } else { openBlocks[pair] = next }
+    }
+
+    private mutating func add(_ amount: Int64, to cell: Cell, _ pairs: [BalancePairTexts]) throws {
         let current = pending[cell] ?? 0
         let (sum, overflow) = current.addingReportingOverflow(amount)
         if overflow {
-            try write(current, to: cell)
+            try write(current, to: cell, pairs)
             pending[cell] = amount
         } else {
             pending[cell] = sum
         }
     }
 
-    private func write(_ amount: Int64, to cell: Cell) throws {
+    private func write(_ amount: Int64, to cell: Cell, _ pairs: [BalancePairTexts]) throws {
         let statement = cell.isDay ? upsertDay : upsertBlock
-        statement.setUncheckedArguments([cell.bucket, cell.account, cell.commodity, cell.recordedBlock, amount])
-        try statement.execute()
+        statement.bind(1, cell.bucket)
+        statement.bind(2, pairs[cell.pair].account)
+        statement.bind(3, pairs[cell.pair].commodity)
+        statement.bind(4, cell.recordedBlock)
+        statement.bind(5, amount)
+        try statement.step(db)
     }
 
-    /// Writes the summed cells.
-    mutating func flush() throws {
+    /// Unbinds the texts bound in place.
+    func clearBindings() {
+        upsertBlock.clearBindings()
+        upsertDay.clearBindings()
+    }
+
+    /// Writes the summed cells; `pairs` names the pairs by number.
+    mutating func flush(pairs: [BalancePairTexts]) throws {
+        for pair in openDays.indices {
+            if let open = openDays[pair] {
+                try add(open.amount, to: Cell(isDay: true, bucket: open.bucket, pair: pair, recordedBlock: open.recordedBlock), pairs)
+            }
+            if let open = openBlocks[pair] {
+                try add(open.amount, to: Cell(isDay: false, bucket: open.bucket, pair: pair, recordedBlock: open.recordedBlock), pairs)
+            }
+            openDays[pair] = nil
+            openBlocks[pair] = nil
+        }
         // Zero sums are written too: a cell exists once any posting touched it, whatever the batches.
-        for (cell, amount) in pending { try write(amount, to: cell) }
+        for (cell, amount) in pending { try write(amount, to: cell, pairs) }
         pending.removeAll(keepingCapacity: true)
     }
 

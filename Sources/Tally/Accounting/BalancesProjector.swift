@@ -61,9 +61,14 @@ public struct BalancesProjector: Projector {
     /// (before any posting rule reads a balance, so rules see every earlier event).
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         let fold = try BalancesFold(db)
-        for event in events {
-            try fold.apply(event)
-            try recordTransactionVersion(event, db)
+        defer { fold.finish() }
+        try events.withUnsafeBufferPointer { buffer in
+            guard var event = buffer.baseAddress else { return }
+            for _ in 0..<buffer.count {
+                try fold.apply(event.pointee)
+                try recordTransactionVersion(event.pointee, db)
+                event += 1
+            }
         }
         try fold.flushBalances()
         try fold.flushRollups()
@@ -99,18 +104,23 @@ public struct BalancesProjector: Projector {
 
 /// The state of one run of ``BalancesProjector`` folding: its prepared statements, the
 /// accounts it has opened, and balance changes not yet written.
+///
+/// Each (account, commodity) pair met in the run gets a small number on first sight, so a
+/// posting hashes its two strings once; the pending balance and roll-up sums are keyed by
+/// that number.
 final class BalancesFold {
-    private struct BalanceKey: Hashable {
-        let account: String
-        let commodity: String
-    }
-
     let db: Database
     private let insertPosting: RawStatement
-    private let upsertBalance: Statement
+    private let upsertBalance: RawStatement
     private let insertAccount: Statement
     private var knownAccounts: Set<String> = []
-    private var pending: [BalanceKey: Int64] = [:]
+    private var pairNumbers: [BalancePair: Int] = [:]
+    /// The texts of each pair, by number, bound in place.
+    private var pairs: [BalancePairTexts] = []
+    /// The summed change of each pair not yet written (nil: none since the last write).
+    private var pending: [Int64?] = []
+    /// The pairs with a pending change, in the order first changed.
+    private var pendingPairs: [Int] = []
     private var rollups: BalanceRollups
 
     init(_ db: Database) throws {
@@ -120,10 +130,10 @@ final class BalancesFold {
             INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at, event_code, cause)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
-        upsertBalance = try db.cachedStatement(sql: """
+        upsertBalance = RawStatement(try db.cachedStatement(sql: """
             INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
             ON CONFLICT (account, commodity) DO UPDATE SET amount = amount + excluded.amount
-            """)
+            """))
         insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
     }
 
@@ -132,27 +142,26 @@ final class BalancesFold {
         let sequence = Int64(event.sequence)
         let recordedAt = event.recordedAt.microsecondsSinceEpoch
         try rollups.note(sequence: sequence, recordedAt: recordedAt)
-        for (leg, posting) in postings.enumerated() {
-            let account = posting.account
-            let commodity = posting.amount.commodity.code
-            let amount = posting.amount.minorUnits
-            if knownAccounts.insert(account).inserted {
-                insertAccount.setUncheckedArguments([account, (LedgerAccounts.kind(of: account) ?? .asset).rawValue, sequence])
-                try insertAccount.execute()
+        if !postings.isEmpty {
+            let eventCode = Int64(event.type.code)
+            let cause = event.cause.map(Int64.init)
+            for (leg, posting) in postings.enumerated() {
+                let pair = try number(of: BalancePair(account: posting.account, commodity: posting.amount.commodity.code), sequence: sequence)
+                let amount = posting.amount.minorUnits
+                let effectiveAt = posting.effectiveAt.microsecondsSinceEpoch
+                insertPosting.bind(1, sequence)
+                insertPosting.bind(2, Int64(leg))
+                insertPosting.bind(3, pairs[pair].account)
+                insertPosting.bind(4, pairs[pair].commodity)
+                insertPosting.bind(5, amount)
+                insertPosting.bind(6, effectiveAt)
+                insertPosting.bind(7, recordedAt)
+                insertPosting.bind(8, eventCode)
+                insertPosting.bind(9, cause)
+                try insertPosting.step(db)
+                try add(amount, to: pair)
+                try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairs)
             }
-            insertPosting.bind(1, sequence)
-            insertPosting.bind(2, Int64(leg))
-            insertPosting.bind(3, account)
-            insertPosting.bind(4, commodity)
-            insertPosting.bind(5, amount)
-            let effectiveAt = posting.effectiveAt.microsecondsSinceEpoch
-            insertPosting.bind(6, effectiveAt)
-            insertPosting.bind(7, recordedAt)
-            insertPosting.bind(8, Int64(event.type.code))
-            insertPosting.bind(9, event.cause.map(Int64.init))
-            try insertPosting.step(db)
-            try add(amount, to: BalanceKey(account: account, commodity: commodity))
-            try rollups.add(amount, account: account, commodity: commodity, effectiveAt: effectiveAt, recordedAt: recordedAt)
         }
         switch event.body {
         case .accountOpened(let opened):
@@ -168,33 +177,76 @@ final class BalancesFold {
         }
     }
 
-    private func add(_ amount: Int64, to key: BalanceKey) throws {
-        let current = pending[key] ?? 0
+    /// The pair's number in this run; on first sight, opens its account unless the run
+    /// already did.
+    private func number(of pair: BalancePair, sequence: Int64) throws -> Int {
+        if let number = pairNumbers[pair] { return number }
+        if knownAccounts.insert(pair.account).inserted {
+            insertAccount.setUncheckedArguments([pair.account, (LedgerAccounts.kind(of: pair.account) ?? .asset).rawValue, sequence])
+            try insertAccount.execute()
+        }
+        let number = pairs.count
+        pairNumbers[pair] = number
+        pairs.append(BalancePairTexts(account: InternedText(pair.account), commodity: InternedText(pair.commodity)))
+        pending.append(nil)
+        return number
+    }
+
+    private func add(_ amount: Int64, to pair: Int) throws {
+        guard let current = pending[pair] else {
+            pending[pair] = amount
+            pendingPairs.append(pair)
+            return
+        }
         let (sum, overflow) = current.addingReportingOverflow(amount)
         if overflow {
             // Let SQLite see the two amounts separately, exactly as the one-by-one fold does.
-            try write(current, to: key)
-            pending[key] = amount
+            try write(current, to: pair)
+            pending[pair] = amount
         } else {
-            pending[key] = sum
+            pending[pair] = sum
         }
     }
 
-    private func write(_ amount: Int64, to key: BalanceKey) throws {
-        upsertBalance.setUncheckedArguments([key.account, key.commodity, amount])
-        try upsertBalance.execute()
+    private func write(_ amount: Int64, to pair: Int) throws {
+        upsertBalance.bind(1, pairs[pair].account)
+        upsertBalance.bind(2, pairs[pair].commodity)
+        upsertBalance.bind(3, amount)
+        try upsertBalance.step(db)
+    }
+
+    /// Unbinds the texts bound in place, which go with this fold.
+    func finish() {
+        insertPosting.clearBindings()
+        upsertBalance.clearBindings()
+        rollups.clearBindings()
     }
 
     /// Writes the summed roll-up cells (at the end of a run: no rule reads them).
     func flushRollups() throws {
-        try rollups.flush()
+        try rollups.flush(pairs: pairs)
     }
 
     /// Writes the summed balance changes.
     func flushBalances() throws {
-        for (key, amount) in pending { try write(amount, to: key) }
-        pending.removeAll(keepingCapacity: true)
+        for pair in pendingPairs {
+            if let amount = pending[pair] { try write(amount, to: pair) }
+            pending[pair] = nil
+        }
+        pendingPairs.removeAll(keepingCapacity: true)
     }
+}
+
+/// An account and a commodity code: the key of a balance.
+struct BalancePair: Hashable {
+    let account: String
+    let commodity: String
+}
+
+/// The texts of a ``BalancePair``, bound in place by the fold's statements.
+struct BalancePairTexts {
+    let account: InternedText
+    let commodity: InternedText
 }
 
 /// Posting lookups during a run: balances are read after the run's pending changes are

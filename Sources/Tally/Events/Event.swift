@@ -12,8 +12,6 @@ public struct Event: Hashable, Sendable {
     public let recordedAt: Instant
     /// When it happened in the world; may be in the past (backdated).
     public let effectiveAt: Instant
-    /// The entity the event is about, e.g. `pot:holiday`.
-    public let entity: String
     /// The event that caused this one (a split names its deposit).
     public let cause: UInt64?
     /// The caller's key for this fact (a bank transaction id, a recurring item's month).
@@ -30,12 +28,15 @@ public struct Event: Hashable, Sendable {
         self.sequence = sequence
         self.recordedAt = recordedAt
         self.effectiveAt = effectiveAt
-        self.entity = body.payload.entity
         self.cause = cause
         self.idempotencyKey = idempotencyKey
         self.storedVersion = storedVersion ?? body.type.version
         self.body = body
     }
+
+    /// The entity the event is about, e.g. `pot:holiday`: derived from the payload when
+    /// asked, so that decoding and folding never build it.
+    public var entity: String { body.payload.entity }
 
     /// The event's type.
     public var type: EventType { body.type }
@@ -61,5 +62,5 @@ public struct NewEvent: Hashable, Sendable {
 
 extension EventBody {
     /// The type of the payload.
-    public var type: EventType { Swift.type(of: payload).eventType }
+    public var type: EventType { payloadType.eventType }
 }

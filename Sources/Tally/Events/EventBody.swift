@@ -2,7 +2,7 @@
 ///
 /// Projectors switch over this enum, so adding a type makes the compiler point at every
 /// fold that must decide what it means.
-public enum EventBody: Hashable, Sendable {
+public indirect enum EventBody: Hashable, Sendable {
     case ledgerCreated(LedgerCreated)
     case baseCurrencySet(BaseCurrencySet)
     case accountOpened(AccountOpened)
@@ -119,6 +119,68 @@ extension EventBody {
         case .reminderSet(let payload): payload
         case .reminderCompleted(let payload): payload
         case .priceStalenessSet(let payload): payload
+        }
+    }
+
+    /// The payload's type, without boxing the payload in an existential (a hot path of
+    /// every fold: ``type``).
+    var payloadType: any EventPayload.Type {
+        switch self {
+        case .ledgerCreated: LedgerCreated.self
+        case .baseCurrencySet: BaseCurrencySet.self
+        case .accountOpened: AccountOpened.self
+        case .accountClosed: AccountClosed.self
+        case .journalEntryPosted: JournalEntryPosted.self
+        case .transferMade: TransferMade.self
+        case .balanceAsserted: BalanceAsserted.self
+        case .depositReceived: DepositReceived.self
+        case .depositSplit: DepositSplit.self
+        case .splitRuleSet: SplitRuleSet.self
+        case .roundUpsSwitched: RoundUpsSwitched.self
+        case .automationPaused: AutomationPaused.self
+        case .automationResumed: AutomationResumed.self
+        case .cardFrozen: CardFrozen.self
+        case .cardUnfrozen: CardUnfrozen.self
+        case .purchaseMade: PurchaseMade.self
+        case .roundUpApplied: RoundUpApplied.self
+        case .roundUpSkipped: RoundUpSkipped.self
+        case .withdrawalMade: WithdrawalMade.self
+        case .transactionRecorded: TransactionRecorded.self
+        case .transactionAmended: TransactionAmended.self
+        case .transactionDeleted: TransactionDeleted.self
+        case .transactionRecategorised: TransactionRecategorised.self
+        case .bankConnected: BankConnected.self
+        case .bankDisconnected: BankDisconnected.self
+        case .referenceBalanceSet: ReferenceBalanceSet.self
+        case .budgetSet: BudgetSet.self
+        case .budgetDeleted: BudgetDeleted.self
+        case .potCreated: PotCreated.self
+        case .potFunded: PotFunded.self
+        case .potWithdrawn: PotWithdrawn.self
+        case .potDeleted: PotDeleted.self
+        case .recurringDefined: RecurringDefined.self
+        case .recurringRemoved: RecurringRemoved.self
+        case .recurringOccurrenceGenerated: RecurringOccurrenceGenerated.self
+        case .envelopeCreated: EnvelopeCreated.self
+        case .envelopeBudgetChanged: EnvelopeBudgetChanged.self
+        case .envelopeFunded: EnvelopeFunded.self
+        case .envelopeRolloverSet: EnvelopeRolloverSet.self
+        case .envelopeDeleted: EnvelopeDeleted.self
+        case .challengeStarted: ChallengeStarted.self
+        case .challengeStepCompleted: ChallengeStepCompleted.self
+        case .assetAdded: AssetAdded.self
+        case .assetTagged: AssetTagged.self
+        case .assetRemoved: AssetRemoved.self
+        case .liabilityAdded: LiabilityAdded.self
+        case .liabilityRemoved: LiabilityRemoved.self
+        case .valuationRecorded: ValuationRecorded.self
+        case .valuationOverrideCleared: ValuationOverrideCleared.self
+        case .positionSet: PositionSet.self
+        case .priceQuoted: PriceQuoted.self
+        case .fxRateSet: FXRateSet.self
+        case .reminderSet: ReminderSet.self
+        case .reminderCompleted: ReminderCompleted.self
+        case .priceStalenessSet: PriceStalenessSet.self
         }
     }
 

@@ -6,7 +6,8 @@ public struct IdempotencyProjector: Projector {
     public init() {}
 
     public let name = "idempotency"
-    public let version = 1
+    /// 2: a `WITHOUT ROWID` table keyed by the key (one B-tree fewer to keep per row).
+    public let version = 2
     public let tables = ["idempotency_keys"]
 
     public func createTables(_ db: Database) throws {
@@ -15,7 +16,7 @@ public struct IdempotencyProjector: Projector {
                 key TEXT PRIMARY KEY NOT NULL,
                 first_sequence INTEGER NOT NULL,
                 last_sequence INTEGER NOT NULL
-            ) STRICT;
+            ) STRICT, WITHOUT ROWID;
             CREATE INDEX idempotency_by_first ON idempotency_keys (first_sequence);
             """)
     }
@@ -37,17 +38,21 @@ public struct IdempotencyProjector: Projector {
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         let insert = RawStatement(try db.cachedStatement(
             sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"))
-        for event in events {
-            if let key = event.idempotencyKey {
-                insert.bind(1, key)
-                insert.bind(2, Int64(event.sequence))
-                insert.bind(3, Int64(event.sequence))
-                try insert.step(db)
-            }
-            if let cause = event.cause {
-                try db.cachedStatement(
-                    sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
-                ).execute(arguments: [Int64(event.sequence), Int64(cause)])
+        try events.withUnsafeBufferPointer { buffer in
+            guard var event = buffer.baseAddress else { return }
+            for _ in 0..<buffer.count {
+                let sequence = Int64(event.pointee.sequence)
+                if let key = event.pointee.idempotencyKey {
+                    insert.bind(2, sequence)
+                    insert.bind(3, sequence)
+                    try insert.step(db, binding: key, at: 1)
+                }
+                if let cause = event.pointee.cause {
+                    try db.cachedStatement(
+                        sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
+                    ).execute(arguments: [sequence, Int64(cause)])
+                }
+                event += 1
             }
         }
     }

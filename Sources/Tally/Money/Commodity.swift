@@ -127,24 +127,29 @@ public struct Commodity: Hashable, Sendable, CustomStringConvertible {
     public var description: String { code }
 
     static func validate(code: String) throws {
-        let bytes = Array(code.utf8)
-        let rule = "use 1 to \(codeLengthLimit) characters: an uppercase letter A-Z first, then A-Z, 0-9, '.', '_' or '-'"
-        guard !bytes.isEmpty else {
-            throw MoneyError(.invalidCommodity, "a commodity code is empty; \(rule)")
-        }
-        let quoted = MoneyError.quoted(code)
-        guard bytes.count <= codeLengthLimit else {
-            throw MoneyError(.invalidCommodity, "commodity code \(quoted) is too long; \(rule)")
+        // The messages are built only on the error paths: a valid code (every code read
+        // back from the log) costs one pass over its bytes and no allocation.
+        func rule() -> String {
+            "use 1 to \(codeLengthLimit) characters: an uppercase letter A-Z first, then A-Z, 0-9, '.', '_' or '-'"
         }
         func isUpper(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
         func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-        let isValid = isUpper(bytes[0]) && bytes.dropFirst().allSatisfy { byte in
-            isUpper(byte) || isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        var count = 0
+        var isValid = true
+        for byte in code.utf8 {
+            isValid = isValid && (isUpper(byte) || (count > 0 && (isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-"))))
+            count += 1
+        }
+        guard count > 0 else {
+            throw MoneyError(.invalidCommodity, "a commodity code is empty; \(rule())")
+        }
+        guard count <= codeLengthLimit else {
+            throw MoneyError(.invalidCommodity, "commodity code \(MoneyError.quoted(code)) is too long; \(rule())")
         }
         guard isValid else {
             let upper = code.uppercased()
             let suggestion = upper != code && (try? validate(code: upper)) != nil ? " (did you mean \(upper.debugDescription)?)" : ""
-            throw MoneyError(.invalidCommodity, "commodity code \(quoted) is invalid; \(rule)\(suggestion)")
+            throw MoneyError(.invalidCommodity, "commodity code \(MoneyError.quoted(code)) is invalid; \(rule())\(suggestion)")
         }
     }
 }

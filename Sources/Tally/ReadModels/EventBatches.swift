@@ -2,7 +2,8 @@ internal import Foundation
 
 /// Reads and decodes the log in batches on a second thread while the caller folds the
 /// previous batch: decoding (CPU) and folding (SQLite) overlap. At most two batches are in
-/// memory besides the one being folded.
+/// memory besides the one being folded. A folded batch goes back to the reading thread to
+/// be freed there, off the folding thread (a batch is thousands of strings).
 enum EventBatches {
     /// Batches waiting to be folded, at most.
     static let queuedBatchesMax = 2
@@ -35,7 +36,10 @@ enum EventBatches {
         producer.stackSize = 1 << 20
         producer.start()
         do {
-            while let batch = try channel.take() { try body(batch) }
+            while let batch = try channel.take() {
+                try body(batch)
+                channel.giveBack(batch)
+            }
         } catch {
             channel.cancel()
             throw error
@@ -49,16 +53,28 @@ enum EventBatches {
         private var isFinished = false
         private var isCancelled = false
         private var failure: (any Error)?
+        /// Folded batches, to be freed by the reading thread.
+        private var spent: [[Event]] = []
 
-        /// Waits for room; false when the consumer gave up.
+        /// Waits for room; false when the consumer gave up. Frees the batches folded so far.
         func put(_ batch: [Event]) -> Bool {
+            var freed: [[Event]] = []
+            defer { freed.removeAll() }  // outside the lock
             condition.lock()
             defer { condition.unlock() }
             while queue.count >= EventBatches.queuedBatchesMax && !isCancelled { condition.wait() }
             guard !isCancelled else { return false }
             queue.append(batch)
+            swap(&freed, &spent)
             condition.broadcast()
             return true
+        }
+
+        /// Hands a folded batch back to be freed by the reading thread.
+        func giveBack(_ batch: [Event]) {
+            condition.lock()
+            defer { condition.unlock() }
+            spent.append(batch)
         }
 
         func finish(_ error: (any Error)?) {

@@ -39,9 +39,16 @@ public protocol Projector: Sendable {
 }
 
 extension Projector {
-    /// Folds the events one by one.
+    /// Folds the events one by one, each read where it lies in the batch: a copy would
+    /// retain every string in the event, for every projector.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
-        for event in events { try apply(event, db) }
+        try events.withUnsafeBufferPointer { buffer in
+            guard var event = buffer.baseAddress else { return }
+            for _ in 0..<buffer.count {
+                try apply(event.pointee, db)
+                event += 1
+            }
+        }
     }
 
     /// No index is deferred.
@@ -50,3 +57,4 @@ extension Projector {
     /// No cache table.
     public var cacheTables: [String] { [] }
 }
+

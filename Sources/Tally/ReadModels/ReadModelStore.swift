@@ -22,13 +22,7 @@ public final class ReadModelStore: Sendable {
         self.projectors = projectors
         self.snapshots = snapshots
         try database.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS projection_checkpoints (
-                    projector TEXT PRIMARY KEY NOT NULL,
-                    version INTEGER NOT NULL,
-                    sequence INTEGER NOT NULL
-                ) STRICT
-                """)
+            try Self.createCheckpointTable(db)
             for projector in projectors {
                 let row = try Row.fetchOne(db, sql: "SELECT version FROM projection_checkpoints WHERE projector = ?", arguments: [projector.name])
                 // A rebuild that stopped before it created its deferred indexes again leaves
@@ -38,6 +32,16 @@ public final class ReadModelStore: Sendable {
                 }
             }
         }
+    }
+
+    private static func createCheckpointTable(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS projection_checkpoints (
+                projector TEXT PRIMARY KEY NOT NULL,
+                version INTEGER NOT NULL,
+                sequence INTEGER NOT NULL
+            ) STRICT
+            """)
     }
 
     private static func reset(_ projector: any Projector, _ db: Database) throws {
@@ -106,11 +110,17 @@ public final class ReadModelStore: Sendable {
 
     /// Drops every read model and folds the whole log again, in bulk mode: deferred indexes
     /// are created once at the end, and SQLite does not sync while it folds (the read models
-    /// are derived data; the log is the truth). Afterwards the usual durability is restored
-    /// and the WAL is checkpointed into the database.
+    /// are derived data; the log is the truth). Afterwards the usual
+    /// durability is restored and the WAL is checkpointed into the database.
+    ///
+    /// The database is emptied as a whole first, which costs nothing next to dropping its
+    /// tables page by page: tables of projectors not in this store's list go too, with
+    /// their checkpoints, so a store that has them folds them afresh when it opens.
     public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
+        try database.erase()
         var deferredIndexes: [String] = []
         try database.write { db in
+            try Self.createCheckpointTable(db)
             for projector in projectors {
                 try Self.reset(projector, db)
                 for name in projector.indexesDeferredOnRebuild {
