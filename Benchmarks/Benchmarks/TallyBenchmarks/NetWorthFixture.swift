@@ -36,7 +36,7 @@ enum NetWorthFixture {
             at: path, name: "Net worth household", baseCurrency: .usd, timeZone: "UTC",
             options: Ledger.Options(clock: { clock.withLock { $0 } }, syncMode: .none, snapshotInterval: interval)
         )
-        var random = SeededRandom(state: Fixtures.seed)
+        var random = SplitMix64(seed: Fixtures.seed)
         let currencies: [Commodity] = [.usd, .gbp, .eur]
         var symbols: [(symbol: Commodity, currency: Commodity, price: Int64)] = []
         var valued: [(kind: ItemKind, id: String, currency: Commodity, value: Int64)] = []
@@ -108,18 +108,7 @@ enum NetWorthFixture {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for the fixture's random walks.
-struct SeededRandom {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-
+extension SplitMix64 {
     /// A step of the walk in `-limit...limit`.
     mutating func step(_ limit: Int64) -> Int64 {
         Int64(next() % UInt64(2 * limit + 1)) - limit
