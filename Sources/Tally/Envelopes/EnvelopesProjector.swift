@@ -307,19 +307,14 @@ extension EnvelopeBook {
         }
         let start = min(after, bound).microsecondsSinceEpoch
         var result: [ExchangeQuote] = []
-        // The latest quote of each pair and source at `after`: the pairs are found by
-        // skipping through the index (one lookup each), then one indexed lookup per pair.
-        var pair = try Row.fetchOne(db, sql: "SELECT base, quote, source FROM envelope_rates ORDER BY base, quote, source LIMIT 1")
-        while let current = pair {
+        // The latest quote of each pair and source at `after`: one indexed lookup per pair.
+        for key in try db.distinctKeys("envelope_rates", ["base", "quote", "source"]) {
             if let row = try Row.fetchOne(db, sql: """
                 SELECT * FROM envelope_rates WHERE base = ? AND quote = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
                 ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                """, arguments: [current["base"], current["quote"], current["source"], start, known]) {
+                """, arguments: StatementArguments(key) + [start, known]) {
                 result.append(try quote(row))
             }
-            pair = try Row.fetchOne(db, sql: """
-                SELECT base, quote, source FROM envelope_rates WHERE (base, quote, source) > (?, ?, ?) ORDER BY base, quote, source LIMIT 1
-                """, arguments: [current["base"], current["quote"], current["source"]])
         }
         result += try Row.fetchAll(db, sql: """
             SELECT * FROM envelope_rates WHERE effective_at > ? AND effective_at <= ? AND recorded_at <= ? ORDER BY sequence

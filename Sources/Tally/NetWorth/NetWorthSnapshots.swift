@@ -140,9 +140,7 @@ enum NetWorthSnapshots {
         let rowsThrough = calendar.date(of: Instant(microsecondsSinceEpoch: latestRow))
         var carried: (holdings: [NetWorthHolding], quotes: [FXQuote])?
         guard !days.isEmpty else { return }
-        let pairs = try Row.fetchAll(db, sql: "SELECT DISTINCT base, quote FROM nw_fx_rates").map { row in
-            NetWorthSnapshot.FXPair(base: row["base"], quote: row["quote"])
-        }
+        let pairs = try db.distinctKeys("nw_fx_rates", ["base", "quote"]).map { key in NetWorthSnapshot.FXPair(base: key[0], quote: key[1]) }
         var previous = latest?.effectiveThrough
         var knownSince = latest?.knownSince ?? .earliest
         for day in days {
