@@ -99,6 +99,10 @@ struct EnvelopeSnapshot: Sendable {
 /// Taking and reading the envelopes' snapshots (``SnapshotTable`` `envelope_snapshots`).
 enum EnvelopeSnapshots {
     static var table: SnapshotTable { EnvelopesProjector.snapshots }
+    /// Every row an envelope's fold reads by effective time.
+    static let sources = SnapshotSources(tables: ["envelopes", "envelope_changes", "envelope_activity", "envelope_rates", "envelope_base_currencies"])
+    /// The money and changes of envelopes: snapshots are not taken past the latest of them.
+    static let moneyAndChanges = SnapshotSources(tables: ["envelope_activity", "envelope_changes"])
 
     /// Takes the snapshots missing from the latest current one through the day before the
     /// day `last` was recorded (a snapshot of today would be retired by every event today),
@@ -107,13 +111,10 @@ enum EnvelopeSnapshots {
     static func take(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         let calendar = settings.calendar
         guard let firstStart = try Int.fetchOne(db, sql: "SELECT MIN(start_date) FROM envelopes").map(LocalDate.init(daysSinceEpoch:)),
-              let latestRow = try Int64.fetchOne(db, sql: """
-                SELECT MAX(latest) FROM (SELECT MAX(effective_at) AS latest FROM envelope_activity
-                                         UNION ALL SELECT MAX(effective_at) FROM envelope_changes)
-                """) else { return }
+              let latestRow = try moneyAndChanges.latestEffective(db) else { return }
         try table.pruneUnreadable(db)
         let latest = try table.latestCurrent(db)
-        let through = min(calendar.date(of: last.recordedAt).adding(days: -1), calendar.date(of: Instant(microsecondsSinceEpoch: latestRow)))
+        let through = min(calendar.date(of: last.recordedAt).adding(days: -1), calendar.date(of: latestRow))
         let days = settings.interval.boundaries(after: latest?.day, from: firstStart, through: through)
         guard let lastDay = days.last else { return }
         var previous = try latest.map(EnvelopeSnapshot.init)
@@ -137,23 +138,10 @@ enum EnvelopeSnapshots {
                 progress[id] = try window.fold(of: envelope, through: day, resuming: resume, calendar: calendar, rates: rates)?.progress
             }
             let snapshot = EnvelopeSnapshot(day: day, effectiveThrough: bound, progress: progress)
-            knownSince = max(knownSince, try latestRecorded(db, after: previous?.effectiveThrough, through: bound) ?? .earliest)
+            knownSince = max(knownSince, try sources.latestRecorded(db, after: previous?.effectiveThrough, through: bound) ?? .earliest)
             try table.write(Snapshot(day: day, effectiveThrough: bound, sequence: last.sequence, knownSince: knownSince, state: snapshot.encoded), db)
             previous = snapshot
         }
-    }
-
-    /// The latest recorded time of the rows effective after `after` through `bound`: with
-    /// the previous snapshot's, when the state at `bound` was known.
-    private static func latestRecorded(_ db: Database, after: Instant?, through bound: Instant) throws -> Instant? {
-        let arguments: StatementArguments = [after?.microsecondsSinceEpoch ?? Int64.min, bound.microsecondsSinceEpoch]
-        var latest: Int64?
-        for table in ["envelopes", "envelope_changes", "envelope_activity", "envelope_rates", "envelope_base_currencies"] {
-            if let value = try Int64.fetchOne(db, sql: "SELECT MAX(recorded_at) FROM \(table) WHERE effective_at > ? AND effective_at <= ?", arguments: arguments) {
-                latest = max(latest ?? value, value)
-            }
-        }
-        return latest.map(Instant.init(microsecondsSinceEpoch:))
     }
 
     /// The latest snapshot through the end of `date` that holds the state as known at

@@ -123,13 +123,7 @@ enum NetWorthSnapshots {
     static func take(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         let calendar = settings.calendar
         guard let firstAdded = try Int64.fetchOne(db, sql: "SELECT MIN(added_at) FROM nw_items"),
-              let latestRow = try Int64.fetchOne(db, sql: """
-                SELECT MAX(latest) FROM (
-                    SELECT MAX(effective_at) AS latest FROM nw_valuations UNION ALL SELECT MAX(effective_at) FROM nw_override_clears
-                    UNION ALL SELECT MAX(effective_at) FROM nw_positions UNION ALL SELECT MAX(effective_at) FROM nw_prices
-                    UNION ALL SELECT MAX(effective_at) FROM nw_fx_rates UNION ALL SELECT MAX(added_at) FROM nw_items
-                    UNION ALL SELECT MAX(removed_at) FROM nw_items)
-                """) else { return }
+              let latestRow = try sources.latestEffective(db) else { return }
         try table.pruneUnreadable(db)
         let latest = try table.latestCurrent(db)
         let days = settings.interval.boundaries(after: latest?.day, from: calendar.date(of: Instant(microsecondsSinceEpoch: firstAdded)),
@@ -137,7 +131,7 @@ enum NetWorthSnapshots {
         // After the latest dated row nothing changes what is held: those days carry the state
         // of the first of them instead of looking it up again (a history imported in date
         // order would otherwise look up every later month again after every batch).
-        let rowsThrough = calendar.date(of: Instant(microsecondsSinceEpoch: latestRow))
+        let rowsThrough = calendar.date(of: latestRow)
         var carried: (holdings: [NetWorthHolding], quotes: [FXQuote])?
         guard !days.isEmpty else { return }
         let pairs = try db.distinctKeys("nw_fx_rates", ["base", "quote"]).map { key in NetWorthSnapshot.FXPair(base: key[0], quote: key[1]) }
@@ -158,32 +152,20 @@ enum NetWorthSnapshots {
                 }
                 if day > rowsThrough { carried = (holdings, quotes) }
             }
-            knownSince = max(knownSince, try latestRecorded(db, after: previous, through: bound) ?? .earliest)
+            knownSince = max(knownSince, try sources.latestRecorded(db, after: previous, through: bound) ?? .earliest)
             let state = NetWorthSnapshot(day: day, holdings: holdings, quotes: quotes)
             try table.write(Snapshot(day: day, effectiveThrough: bound, sequence: last.sequence, knownSince: knownSince, state: state.encoded), db)
             previous = bound
         }
     }
 
-    /// The latest recorded time of the rows effective after `after` through `bound` that net
-    /// worth reads by effective time: with the previous snapshot's, when the state at `bound`
-    /// was known.
-    private static func latestRecorded(_ db: Database, after: Instant?, through bound: Instant) throws -> Instant? {
-        let arguments: StatementArguments = [after?.microsecondsSinceEpoch ?? Int64.min, bound.microsecondsSinceEpoch]
-        let columns = [
-            ("nw_items", "added_at", "added_recorded_at"), ("nw_items", "removed_at", "removed_recorded_at"),
-            ("nw_valuations", "effective_at", "recorded_at"), ("nw_override_clears", "effective_at", "recorded_at"),
-            ("nw_positions", "effective_at", "recorded_at"), ("nw_prices", "effective_at", "recorded_at"),
-            ("nw_fx_rates", "effective_at", "recorded_at"),
-        ]
-        var latest: Int64?
-        for (table, effective, recorded) in columns {
-            if let value = try Int64.fetchOne(db, sql: "SELECT MAX(\(recorded)) FROM \(table) WHERE \(effective) > ? AND \(effective) <= ?", arguments: arguments) {
-                latest = max(latest ?? value, value)
-            }
-        }
-        return latest.map(Instant.init(microsecondsSinceEpoch:))
-    }
+    /// Every row net worth reads by effective time.
+    static let sources = SnapshotSources(columns: [
+        ("nw_items", "added_at", "added_recorded_at"), ("nw_items", "removed_at", "removed_recorded_at"),
+        ("nw_valuations", "effective_at", "recorded_at"), ("nw_override_clears", "effective_at", "recorded_at"),
+        ("nw_positions", "effective_at", "recorded_at"), ("nw_prices", "effective_at", "recorded_at"),
+        ("nw_fx_rates", "effective_at", "recorded_at"),
+    ])
 
     /// Net worth at `point` from the snapshot of its day, when `point.asOf` is the end of a
     /// day and a snapshot of that day holds the state as known at `point.knownAt`; nil

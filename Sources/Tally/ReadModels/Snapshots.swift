@@ -101,6 +101,42 @@ struct Snapshot: Sendable {
     let state: [UInt8]
 }
 
+/// The dated rows a read model's snapshots are folded from: for each, its table and the
+/// columns holding its effective and recorded times.
+struct SnapshotSources: Sendable {
+    let columns: [(table: String, effective: String, recorded: String)]
+
+    /// Tables whose rows carry `effective_at` and `recorded_at`.
+    init(tables: [String]) {
+        columns = tables.map { (table: $0, effective: "effective_at", recorded: "recorded_at") }
+    }
+
+    init(columns: [(table: String, effective: String, recorded: String)]) {
+        self.columns = columns
+    }
+
+    /// The latest effective time of any row (nil: no rows).
+    func latestEffective(_ db: Database) throws -> Instant? {
+        var latest: Int64?
+        for (table, effective, _) in columns {
+            if let value = try Int64.fetchOne(db, sql: "SELECT MAX(\(effective)) FROM \(table)") { latest = max(latest ?? value, value) }
+        }
+        return latest.map(Instant.init(microsecondsSinceEpoch:))
+    }
+
+    /// The latest recorded time of the rows effective after `after` through `bound`: with
+    /// the previous snapshot's known-since, when the state at `bound` was known.
+    func latestRecorded(_ db: Database, after: Instant?, through bound: Instant) throws -> Instant? {
+        let arguments: StatementArguments = [after?.microsecondsSinceEpoch ?? Int64.min, bound.microsecondsSinceEpoch]
+        var latest: Int64?
+        for (table, effective, recorded) in columns {
+            let sql = "SELECT MAX(\(recorded)) FROM \(table) WHERE \(effective) > ? AND \(effective) <= ?"
+            if let value = try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) { latest = max(latest ?? value, value) }
+        }
+        return latest.map(Instant.init(microsecondsSinceEpoch:))
+    }
+}
+
 /// A read model's table of snapshots of folded state, valid bitemporally.
 ///
 /// A snapshot of day B taken at sequence S holds the fold of every event effective through
