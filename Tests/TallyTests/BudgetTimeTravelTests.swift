@@ -16,8 +16,7 @@ import Testing
         let seed = TestSeed.value(default: 0xB0D6_E7_2026)
         var compared = 0
         for index in 0..<Self.ledgers {
-            let ledgerSeed = seed &+ UInt64(index) &* 0x9E37_79B9
-            compared += try compare(ledgerSeed: ledgerSeed, masterSeed: seed)
+            compared += try compare(ledgerSeed: TestSeed.ledger(index, of: seed), masterSeed: seed)
         }
         #expect(compared == Self.ledgers * Self.knownAtsPerLedger * Self.asOfsPerKnownAt)
         #expect(compared >= 300)
@@ -34,15 +33,7 @@ import Testing
             let context = "seed \(masterSeed) (TALLY_TEST_SEED=\(masterSeed)), ledger seed \(ledgerSeed)"
             #expect(story.counts["amend", default: 0] > 0 && story.counts["delete", default: 0] > 0
                     && story.counts["recategorise", default: 0] > 0, "\(context): the story changes transactions \(story.counts)")
-            let knownAts: [Instant?] = (0..<Self.knownAtsPerLedger).map { position in
-                switch position {
-                case 0: return nil
-                case 1: return Instant(microsecondsSinceEpoch: story.recorded[0].microsecondsSinceEpoch - 1)
-                default:
-                    let instant = story.recorded.randomElement(using: &random)!.microsecondsSinceEpoch
-                    return Instant(microsecondsSinceEpoch: instant + [-1, 0, 0, 1].randomElement(using: &random)!)
-                }
-            }
+            let knownAts = TestSeed.knownAts(Self.knownAtsPerLedger, recorded: story.recorded, random: &random)
             var compared = 0
             for knownAt in knownAts {
                 let asOfs: [Instant] = (0..<Self.asOfsPerKnownAt).map { position in

@@ -15,8 +15,7 @@ struct DifferentialTests {
         let seed = TestSeed.value(default: 0xD1FF_2026)
         var compared = 0
         for index in 0..<Self.ledgers {
-            let ledgerSeed = seed &+ UInt64(index) &* 0x9E37_79B9
-            compared += try compare(ledgerSeed: ledgerSeed, masterSeed: seed)
+            compared += try compare(ledgerSeed: TestSeed.ledger(index, of: seed), masterSeed: seed)
         }
         #expect(compared == Self.ledgers * Self.knownAtsPerLedger * Self.asOfsPerKnownAt)
         #expect(compared >= 1_000)
@@ -33,15 +32,7 @@ struct DifferentialTests {
             #expect(story.recorded.count >= 100, "ledger seed \(ledgerSeed): most commands should append")
             let amended = try ledger.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM postings WHERE event_code = ?", arguments: [Int64(TransactionAmended.eventType.code)]) } ?? 0
             #expect(amended > 0, "ledger seed \(ledgerSeed): the story amends transactions")
-            let knownAts: [Instant?] = (0..<Self.knownAtsPerLedger).map { position in
-                switch position {
-                case 0: return nil
-                case 1: return Instant(microsecondsSinceEpoch: story.recorded[0].microsecondsSinceEpoch - 1)
-                default:
-                    let instant = story.recorded.randomElement(using: &random)!.microsecondsSinceEpoch
-                    return Instant(microsecondsSinceEpoch: instant + [-1, 0, 0, 1].randomElement(using: &random)!)
-                }
-            }
+            let knownAts = TestSeed.knownAts(Self.knownAtsPerLedger, recorded: story.recorded, random: &random)
             var compared = 0
             for knownAt in knownAts {
                 let asOfs: [Instant] = (0..<Self.asOfsPerKnownAt).map { position in

@@ -82,13 +82,3 @@ struct RollupTests {
         }
     }
 }
-
-/// The seed of a randomized test: `TALLY_TEST_SEED` when set (to replay a failure), else
-/// the test's fixed default.
-enum TestSeed {
-    static func value(default seed: UInt64) -> UInt64 {
-        guard let text = ProcessInfo.processInfo.environment["TALLY_TEST_SEED"] else { return seed }
-        if text.hasPrefix("0x"), let parsed = UInt64(text.dropFirst(2), radix: 16) { return parsed }
-        return UInt64(text) ?? seed
-    }
-}
