@@ -71,6 +71,16 @@ public final class EventStore: Sendable {
         return try writer.append(events.map { try EventCatalog.record(for: $0) })
     }
 
+    /// Appends encoded records as one durable commit of their own, at the sequence number
+    /// and recorded time the caller decided (the ledger folds them before they reach the log).
+    ///
+    /// - Throws: `LogError` (`invalidRecord`) when the log is not where the pin says; as
+    ///   ``append(_:)-5u1ru`` otherwise. Either way nothing is appended.
+    @discardableResult
+    func append(records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
+        try writer.append(records, pinnedTo: pin)
+    }
+
     /// The same, without blocking a task's thread while the commit is synced.
     @discardableResult
     public func append(_ events: [NewEvent]) async throws -> AppendResult {

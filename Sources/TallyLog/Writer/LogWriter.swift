@@ -84,6 +84,30 @@ public final class LogWriter: Sendable {
         return try core.appendBlocking(request)
     }
 
+    /// Appends `records` as one commit of their own (never shared with another call) at a sequence number
+    /// and recorded time the caller decided beforehand: a single writer that folds events into derived
+    /// state before they reach the log (a ledger's read models) knows both and needs them to hold.
+    ///
+    /// ```swift
+    /// let next = writer.head.sequence + 1
+    /// let at = max(clock(), writer.lastRecordedAt)
+    /// // … fold records as next, next + 1 … recorded at `at` …
+    /// try writer.append(records, pinnedTo: AppendPin(firstSequence: next, recordedAt: at))
+    /// ```
+    /// - Throws: ``LogError`` `.invalidRecord` when the log's next sequence number is not `pin.firstSequence`
+    ///   or `pin.recordedAt` is earlier than the last commit's (nothing appended); as ``append(_:)-1h1bz`` otherwise.
+    public func append(_ records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
+        let request = try core.makeRequest(records, continuation: nil)
+        request.pin = pin
+        return try core.appendBlocking(request)
+    }
+
+    /// The recorded time of the last commit (microseconds since the Unix epoch; `Int64.min` for an empty log):
+    /// the next commit is recorded at this time or later.
+    public var lastRecordedAt: Int64 {
+        core.lock.withLock { core.lastRecordedAt }
+    }
+
     /// Appends `records` like the blocking overload, without blocking the cooperative thread pool:
     /// the commit runs on the writer's own thread (or a blocking caller leading the group).
     public func append(_ records: [LogRecord]) async throws -> AppendResult {
@@ -172,6 +196,19 @@ public final class LogWriter: Sendable {
     }
 }
 
+/// The sequence number and recorded time an append must land at (``LogWriter/append(_:pinnedTo:)``).
+public struct AppendPin: Sendable, Hashable {
+    /// The sequence number the first record must get.
+    public var firstSequence: UInt64
+    /// The recorded time every record gets, microseconds since the Unix epoch.
+    public var recordedAt: Int64
+
+    public init(firstSequence: UInt64, recordedAt: Int64) {
+        self.firstSequence = firstSequence
+        self.recordedAt = recordedAt
+    }
+}
+
 /// What the leader owns while it commits: the active segment and the chain's end.
 struct WriterState: Sendable {
     var directory: String
@@ -190,6 +227,8 @@ final class AppendRequest: @unchecked Sendable {
     let records: [LogRecord]
     let boundBytes: Int
     let continuation: CheckedContinuation<AppendResult, any Error>?
+    /// The sequence number and recorded time the caller decided; such a request commits alone.
+    var pin: AppendPin?
     /// Set by the leader under the lock.
     var outcome: Result<AppendResult, LogError>?
 
@@ -214,12 +253,14 @@ final class WriterCore: @unchecked Sendable {
     private var stopped: LogError?
     private var helperStarted = false
     private(set) var head: LogDigest
+    private(set) var lastRecordedAt: Int64
 
     init(lock directoryLock: DirectoryLock, state: WriterState, options: LogOptions) {
         self.directoryLock = directoryLock
         self.state = state
         self.options = options
         self.head = LogDigest(sequence: state.nextSequence - 1, hash: state.lastHash)
+        self.lastRecordedAt = state.lastRecordedAt
     }
 
     func makeRequest(_ records: [LogRecord], continuation: CheckedContinuation<AppendResult, any Error>?) throws -> AppendRequest {
@@ -300,6 +341,8 @@ final class WriterCore: @unchecked Sendable {
             if !batch.isEmpty && (events + next.records.count > options.frameEventsLimit || bytes + next.boundBytes > options.frameBytesLimit) {
                 break
             }
+            // A pinned request commits alone: its sequence numbers and time were decided for it.
+            if !batch.isEmpty && (next.pin != nil || batch[0].pin != nil) { break }
             batch.append(next)
             events += next.records.count
             bytes += next.boundBytes
@@ -321,6 +364,7 @@ final class WriterCore: @unchecked Sendable {
         for (request, outcome) in zip(batch, outcomes) { request.outcome = outcome }
         if let stop, stopped == nil { stopped = stop }
         head = LogDigest(sequence: state.nextSequence - 1, hash: state.lastHash)
+        lastRecordedAt = state.lastRecordedAt
         lock.broadcast()
         lock.unlock()
         for (request, outcome) in zip(batch, outcomes) {
@@ -335,7 +379,15 @@ final class WriterCore: @unchecked Sendable {
     /// Assigns sequence numbers, encodes one frame, writes and syncs it. Runs on the leader only.
     /// - Returns: one outcome per request, and an error that stops the writer if the file state is unknown.
     private func commit(_ batch: [AppendRequest]) -> ([Result<AppendResult, LogError>], LogError?) {
-        let recordedAt = max(options.clock(), state.lastRecordedAt)
+        var recordedAt = max(options.clock(), state.lastRecordedAt)
+        if let pin = batch[0].pin {
+            assert(batch.count == 1, "a pinned append commits alone")
+            guard pin.firstSequence == state.nextSequence, pin.recordedAt >= state.lastRecordedAt else {
+                let error = LogError(.invalidRecord, "the append was pinned to sequence \(pin.firstSequence) at \(pin.recordedAt) µs, but the log's next sequence is \(state.nextSequence) and its last commit was recorded at \(state.lastRecordedAt) µs")
+                return ([.failure(error)], nil)
+            }
+            recordedAt = pin.recordedAt
+        }
         var outcomes: [Result<AppendResult, LogError>?] = Array(repeating: nil, count: batch.count)
         var events: [LoggedEvent] = []
         events.reserveCapacity(batch.reduce(0) { $0 + $1.records.count })
