@@ -3,7 +3,7 @@
 /// ``EventCodingError``.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case notFound, alreadyExists, notAStore }
+        private enum Value: Hashable, Sendable { case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readOnly }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -13,12 +13,24 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let alreadyExists = Code(.alreadyExists)
         /// The directory exists but is not a Tally store.
         public static let notAStore = Code(.notAStore)
+        /// The read models have folded events the log does not hold (the log was cut, or an
+        /// older copy restored): the store refuses to open until the newer log is restored
+        /// or the read models are rebuilt from the log as it is.
+        public static let readModelsAhead = Code(.readModelsAhead)
+        /// The read models folded a different event than the log holds at some sequence
+        /// number (the log was replaced or rewritten).
+        public static let readModelsDisagree = Code(.readModelsDisagree)
+        /// A write on a ledger opened for reading.
+        public static let readOnly = Code(.readOnly)
 
         public var description: String {
             switch value {
             case .notFound: "store not found"
             case .alreadyExists: "store exists"
             case .notAStore: "not a store"
+            case .readModelsAhead: "read models ahead of the log"
+            case .readModelsDisagree: "read models disagree with the log"
+            case .readOnly: "opened for reading"
             }
         }
     }
