@@ -209,7 +209,7 @@ public final class Ledger: Sendable {
                     let checkpoint = try readModels.checkpoint()
                     if checkpoint >= reader.head.sequence || caughtUp || LogReader.writerIsLive(directory: layout.logDirectory) {
                         try readModels.checkAgreement(with: reader)
-                        let folded = try readModels.checkpointDigest()
+                        let folded = try readModels.checkpointDigest(reader)
                         return Ledger(layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options, readerHead: folded)
                     }
                     try readModels.database.close()

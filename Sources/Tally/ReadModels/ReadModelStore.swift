@@ -77,12 +77,16 @@ public final class ReadModelStore: Sendable {
         return ReadModelStore(database: database, projectors: projectors, snapshots: snapshots)
     }
 
-    /// The lowest checkpoint with its chain hash (genesis for none).
-    func checkpointDigest() throws -> LogDigest {
-        try database.read { db in
-            guard let lowest = try Self.checkpointDigests(db).min(by: { $0.sequence < $1.sequence }) else { return .genesis }
-            return LogDigest(sequence: lowest.sequence, hash: lowest.hash ?? [])
+    /// The lowest checkpoint with its chain hash, the hash read from `reader`'s log when the
+    /// checkpoint has none (call after ``checkAgreement(with:)``).
+    func checkpointDigest(_ reader: EventStoreReader) throws -> LogDigest {
+        let lowest = try database.read { db in try Self.checkpointDigests(db).min(by: { $0.sequence < $1.sequence }) }
+        guard let lowest, lowest.sequence > 0 else { return .genesis }
+        if let hash = lowest.hash { return LogDigest(sequence: lowest.sequence, hash: hash) }
+        guard let hash = try reader.reader.hash(of: lowest.sequence) else {
+            throw StoreError(.readModelsAhead, "the read models have folded event \(lowest.sequence), which the log does not hold; run `tally rebuild`")
         }
+        return LogDigest(sequence: lowest.sequence, hash: hash)
     }
 
     private static func createCheckpointTable(_ db: Database) throws {
