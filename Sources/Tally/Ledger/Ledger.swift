@@ -373,11 +373,20 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Appends events as given (an import of events in their JSON form), folds them, and
-    /// tells observers. Business decisions already recorded are not made again.
+    /// Appends events as given (an import of events in their JSON form) as one atomic
+    /// commit, folds them, and tells observers. Business decisions already recorded are not
+    /// made again, but each event must be admissible where it lands (``Admissibility``: one
+    /// `ledger_created`, signs, referenced pots, no wealth balance or pot below zero), and
+    /// an event whose idempotency key was used before is skipped when it is the same event
+    /// (a repeated file appends nothing) and refused as a conflict when it is not.
+    ///
+    /// - Throws: ``LedgerError`` naming the event (its position in `events`) that is not
+    ///   admissible; nothing is appended.
     @discardableResult
     public func appendEvents(_ events: [NewEvent]) throws -> CommandResult {
-        try perform { _ in events }
+        var command = LedgerCommand { _ in events }
+        command.admitsEvents = true
+        return try run(command)
     }
 
     // MARK: Read models

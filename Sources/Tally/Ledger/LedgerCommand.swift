@@ -32,6 +32,11 @@ public struct LedgerCommand: Sendable {
     /// Reads state and returns the events to record (empty: nothing to do), or throws
     /// ``LedgerError`` to refuse. It runs inside the pipeline's write transaction.
     public var plan: @Sendable (Database) throws -> [NewEvent]
+    /// For events that arrive already decided (``Ledger/appendEvents(_:)``, imports): each is
+    /// checked by ``Admissibility`` at its position and folded before the next, and an event
+    /// carrying an idempotency key used before is skipped when it is the same event and
+    /// refused as a conflict when it is not.
+    var admitsEvents = false
 
     /// Creates a command.
     ///

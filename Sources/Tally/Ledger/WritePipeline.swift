@@ -150,26 +150,58 @@ final class WritePipeline: Sendable {
         records.reserveCapacity(planned.count)
         var events: [Event] = []
         events.reserveCapacity(planned.count)
+        /// The sequence number each planned event has: its own, or a repeat's first one.
+        var sequences: [UInt64] = []
+        sequences.reserveCapacity(planned.count)
         for (position, event) in planned.enumerated() {
-            let sequence = first + UInt64(position)
-            let cause = try Self.resolve(event.cause, position: position, first: first)
+            let sequence = first + UInt64(records.count)
+            if command.admitsEvents, let key = event.idempotencyKey, position > 0 || command.idempotencyKey == nil,
+               let existing = try repeatOf(event, key: key, draft: draft, db) {
+                sequences.append(existing)
+                continue
+            }
+            let cause = try Self.resolve(event.cause, position: position, sequences: sequences, own: sequence)
             var record = try EventCatalog.record(for: event)
             record.cause = cause.map { .sequence($0) }
-            records.append(record)
-            events.append(Event(
+            let folded = Event(
                 sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: event.effectiveAt, cause: cause,
-                idempotencyKey: event.idempotencyKey, body: event.body))
+                idempotencyKey: event.idempotencyKey, body: event.body)
+            if command.admitsEvents {
+                let protected = try Admissibility.checkBefore(event, position: position, db)
+                try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
+                try Admissibility.checkAfter(folded, position: position, protected, db)
+            }
+            records.append(record)
+            events.append(folded)
+            sequences.append(sequence)
         }
+        guard !records.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: true) }
         try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
         guard draft.fits(records) else { throw FrameFull() }
-        try readModels.fold(events[...], db, checkpoints: draft.checkpoints)
+        if !command.admitsEvents { try readModels.fold(events[...], db, checkpoints: draft.checkpoints) }
         draft.add(records, events)
         return Ledger.CommandResult(events: events, wasAlreadyApplied: false)
     }
 
-    /// A cause as a sequence number: an earlier event of the same command, or an event
-    /// already in the log.
-    private static func resolve(_ cause: CauseReference?, position: Int, first: UInt64) throws -> UInt64? {
+    /// For an event that arrived decided with a key used before: the sequence number of the
+    /// event the key recorded when it is the same event, nil when the key is new.
+    ///
+    /// - Throws: ``LedgerError`` `idempotencyConflict` when the key recorded another event.
+    private func repeatOf(_ event: NewEvent, key: String, draft: GroupDraft, _ db: Database) throws -> UInt64? {
+        guard let range = try IdempotencyProjector.range(of: key, db) else { return nil }
+        let recorded = try draft.events(in: range.lowerBound...range.lowerBound) ?? committedEvents(range.lowerBound...range.lowerBound)
+        guard let first = recorded.first, first.body == event.body, first.effectiveAt == event.effectiveAt else {
+            throw LedgerError(.idempotencyConflict, """
+                the idempotency key '\(key)' was used by event \(range.lowerBound) for a different event; \
+                a repeat must be the same event, and a new event needs a new key
+                """)
+        }
+        return range.lowerBound
+    }
+
+    /// A cause as a sequence number: an earlier event of the same command (its own sequence
+    /// number, or the first one of the event it repeats), or an event already in the log.
+    private static func resolve(_ cause: CauseReference?, position: Int, sequences: [UInt64], own: UInt64) throws -> UInt64? {
         switch cause {
         case .none:
             return nil
@@ -177,9 +209,9 @@ final class WritePipeline: Sendable {
             guard earlier >= 0, earlier < position else {
                 throw LedgerError(.invalidArgument, "event \(position + 1) of the command names event \(earlier + 1) of the same command as its cause, which does not come before it")
             }
-            return first + UInt64(earlier)
+            return sequences[earlier]
         case .sequence(let sequence):
-            guard sequence >= 1, sequence < first + UInt64(position) else {
+            guard sequence >= 1, sequence < own else {
                 throw LedgerError(.invalidArgument, "event \(position + 1) of the command names event \(sequence) as its cause, which is not an earlier event")
             }
             return sequence

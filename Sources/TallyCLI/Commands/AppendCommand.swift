@@ -35,31 +35,42 @@ struct AppendCommand: ParsableCommand {
             print("\(file): no events; nothing appended")
             return
         }
-        let store = try EventStore.open(at: storeOptions.path)
-        defer { try? store.close() }
+        let ledger = try Ledger.open(at: storeOptions.path)
+        defer { try? ledger.close() }
         let size = batchSize == 0 ? events.count : batchSize
         var first: UInt64?
         var last: UInt64 = 0
         var commits = 0
+        var skipped = 0
         var start = 0
         while start < events.count {
             let batch = Array(events[start..<min(start + size, events.count)])
-            let result: AppendResult
+            let result: Ledger.CommandResult
             do {
-                result = try store.append(batch)
+                result = try ledger.appendEvents(batch)
+            } catch let error as LedgerError {
+                // The ledger names the event by its place in the batch: name the file's.
+                let where_ = commits > 0 ? "; events 1-\(start) were appended (seq \(first!)-\(last)), the rest were not" : ""
+                throw InputError("\(file): batch from event \(start + 1): \(error.message)\(where_)")
             } catch {
                 if commits > 0 {
                     Output.error("\(file): events 1-\(start) were appended (seq \(first!)-\(last)); the rest were not")
                 }
                 throw error
             }
-            first = first ?? result.first
-            last = result.last
+            skipped += batch.count - result.events.count
+            if let appended = result.events.first { first = first ?? appended.sequence }
+            last = result.events.last?.sequence ?? last
             commits += 1
             start += size
         }
-        print("Appended \(events.count) events from \(file) in \(commits) commit\(commits == 1 ? "" : "s"): seq \(first!)-\(last)")
-        print("head \(store.head)")
+        let repeats = skipped > 0 ? "; \(skipped) already recorded (same idempotency key, same event) were skipped" : ""
+        if let first {
+            print("Appended \(events.count - skipped) events from \(file) in \(commits) commit\(commits == 1 ? "" : "s"): seq \(first)-\(last)\(repeats)")
+        } else {
+            print("\(file): nothing appended\(repeats)")
+        }
+        print("head \(ledger.head)")
     }
 }
 
