@@ -196,9 +196,14 @@ func replay(_ seed: UInt64, _ detail: String = "") -> Comment {
     Comment(rawValue: "seed \(seed)\(detail.isEmpty ? "" : ", \(detail)"); replay with TALLY_TEST_SEED=\(seed)")
 }
 
-/// Random payload values: strings with unicode, quotes, commas and control characters up to
-/// the byte limit; amounts across the whole Int64 range; every case of every enum in turn;
-/// optionals absent or present at random.
+/// Random payload values: strings with unicode, quotes and commas up to the byte limit;
+/// amounts across the whole Int64 range; every case of every enum in turn; optionals absent
+/// or present at random.
+///
+/// Strings hold what the record check accepts (``EventText``): no control characters, but
+/// tabs and line feeds in free-text fields (a note). With ``allowsControlCharacters`` they
+/// hold control characters anywhere, as events recorded before the rule may: for the read
+/// paths (decoding, upcasting, the JSON form), which must take such text.
 final class RandomValues {
     let seed: UInt64
     var generator: SplitMix64
@@ -206,6 +211,8 @@ final class RandomValues {
     private var enumCursors: [String: Int] = [:]
     /// Whether optionals are always present (`true`) or present at random.
     var fillOptionals = false
+    /// Whether strings may hold control characters in any field.
+    var allowsControlCharacters = false
 
     init(seed: UInt64) {
         self.seed = seed
@@ -234,25 +241,30 @@ final class RandomValues {
         }
     }
 
-    private static let pieces: [String] = [
+    private static let printablePieces: [String] = [
         "a", "b", "Z", "q", "0", "7", " ", ",", ";", "\"", "'", "\\", "/", ":", "-", "_", ".", "{", "}", "[",
         "é", "ß", "ø", "Ω", "€", "£", "¥", "日本", "中文", "한국어", "مرحبا", "שלום", "🙂", "💷", "👩‍👩‍👧", "🇬🇧",
-        "e\u{301}", "\u{200B}", "\u{FEFF}", "\n", "\t", "\r", "\u{1}", "\u{0}", "\u{7F}", "\u{2028}",
+        "e\u{301}", "\u{200B}", "\u{FEFF}", "\u{2028}", "\u{A0}", "\u{100}",
     ]
+    private static let freeTextPieces = printablePieces + ["\n", "\t"]
+    private static let anyPieces = freeTextPieces + ["\r", "\u{1}", "\u{0}", "\u{1B}", "\u{7F}", "\u{85}", "\u{9B}"]
 
     /// 0 to 40 pieces, or now and then exactly `limit` bytes (the event string limit).
-    func string(limit: Int = eventStringBytesLimit) -> String {
+    /// - Parameter field: the payload field's name, to give a free-text field tabs and line feeds.
+    func string(limit: Int = eventStringBytesLimit, field: String = "") -> String {
+        let pieces = allowsControlCharacters ? Self.anyPieces
+            : EventText.freeTextFields.contains(EventJSON.snakeCase(field)) ? Self.freeTextPieces : Self.printablePieces
         if chance(1, in: 40) {
             var text = ""
             while text.utf8.count < limit {
-                let piece = Self.pieces.randomElement(using: &generator)!
+                let piece = pieces.randomElement(using: &generator)!
                 if text.utf8.count + piece.utf8.count > limit { text += String(repeating: "x", count: limit - text.utf8.count) } else { text += piece }
             }
             return text
         }
         var text = ""
         for _ in 0..<int(in: 0...40) {
-            let piece = Self.pieces.randomElement(using: &generator)!
+            let piece = pieces.randomElement(using: &generator)!
             guard text.utf8.count + piece.utf8.count <= limit else { break }
             text += piece
         }
@@ -336,10 +348,13 @@ final class RandomValues {
         return NewEvent(effectiveAt: instant(), cause: cause, idempotencyKey: key, body: body)
     }
 
-    /// A random event of the `index`-th payload type (cycling), so every type gets its share.
+    /// A random event of the `index`-th payload type (cycling), so every type gets its share;
+    /// its entity fits the log's limit (a long random id is drawn again).
     func event(index: Int) -> NewEvent {
         let types = EventBody.payloadTypes
-        return newEvent(body(of: types[index % types.count]))
+        var body = body(of: types[index % types.count])
+        while body.payload.entity.utf8.count > LogFormat.entityBytesMax { body = self.body(of: types[index % types.count]) }
+        return newEvent(body)
     }
 }
 
@@ -370,7 +385,7 @@ struct RandomPayloadDecoder: Decoder {
     func value<T: Decodable>(_ type: T.Type, field: String) throws -> T {
         let result: Any
         switch type {
-        case is String.Type: result = values.string()
+        case is String.Type: result = values.string(field: field)
         case is Bool.Type: result = values.bool()
         case is Int.Type: result = Int(values.int64())
         case is Int64.Type: result = values.int64()

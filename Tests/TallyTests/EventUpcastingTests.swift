@@ -112,6 +112,7 @@ import TallyLog
     @Test func randomV1PayloadsUpcastAlikeInEveryReadPath() throws {
         let seed = testSeed()
         let values = RandomValues(seed: seed)
+        values.allowsControlCharacters = true  // read paths take text recorded before the rule
         for index in 0..<500 {
             let legacy = values.legacyPayload(DepositReceivedV1.self)
             let expected = EventBody.depositReceived(DepositReceived(

@@ -89,11 +89,16 @@ import Testing
             #expect(row.entry == JournalEntryPosted(
                 account: "Assets:Checking", counterAccount: "Income:Salary", amount: usd("-12.50"),
                 payee: "ACME, \"Inc.\"", category: "Salary", externalId: "bank-1"))
-            #expect(row.idempotencyKey(fileDigest: "abc") == "journal:bank-1")
+            var keys = JournalCSV.RowKeys()
+            #expect(keys.key(for: row) == "journal:bank-1")
+            #expect(keys.key(for: row) == "journal:bank-1", "a repeated external id is the same row")
         }
     }
 
-    @Test func aRowWithoutExternalIdIsKeyedByFileAndLine() throws {
+    /// The key of a row without an external id is the SHA-256 of its canonical content
+    /// (netstrings of date, account, counter_account, amount at scale, currency, payee,
+    /// category) and its occurrence in the file: pinned here, since stores hold these keys.
+    @Test func aRowWithoutExternalIdIsKeyedByItsContentAndOccurrence() throws {
         let text = Self.header + "\n2026-05-01,Assets:Cash,Equity:Opening,1,IRAUSD,,,\n"
         try withFile(text) { path in
             let reader = try CSVReader(path: path)
@@ -101,8 +106,40 @@ import Testing
             let row = try JournalCSV.row(try #require(try reader.next()), file: path)
             #expect(row.entry.amount == Money(minorUnits: 100_000_000, commodity: try Commodity.named("IRAUSD")))
             #expect(row.entry.payee == nil && row.entry.category == nil && row.entry.externalId == nil)
-            #expect(row.idempotencyKey(fileDigest: "f00d") == "journal:f00d:2")
+            // printf '10:2026-05-01,11:Assets:Cash,14:Equity:Opening,10:1.00000000,6:IRAUSD,0:,0:,' | sha256sum
+            let digest = "e505d8dd8ecfeb6ef7b467291efbc3d69ee4769c93bcc3ec39d32357534f8ac2"
+            var keys = JournalCSV.RowKeys()
+            #expect(keys.key(for: row) == "journal:row:\(digest):1")
+            #expect(keys.key(for: row) == "journal:row:\(digest):2", "the second identical row of a file is another row")
         }
+    }
+
+    /// Rows that differ in any one field, or only in how the amount is written, get keys
+    /// accordingly: different content, different digest; the same amount written `5`, `5.0`
+    /// or `5.00`, the same digest.
+    @Test func theContentDigestCoversEveryFieldAndOnlyTheAmountsValue() throws {
+        let base = ["2026-05-01", "Assets:Cash", "Income:Gift", "5.00", "USD", "Aunt", "Gift", ""]
+        func digest(_ fields: [String]) throws -> String {
+            var keys = JournalCSV.RowKeys()
+            let row = try JournalCSV.row(CSVRecord(fields: fields, line: 2), file: "x.csv")
+            return String(keys.key(for: row).dropLast(2))
+        }
+        let original = try digest(base)
+        for (index, other) in ["2026-05-02", "Assets:Bank", "Income:Prize", "5.01", "EUR", "Uncle", "Gifts"].enumerated() {
+            var changed = base
+            changed[index] = other
+            #expect(try digest(changed) != original, "changing field \(JournalCSV.fieldNames[index])")
+        }
+        for amount in ["5", "5.0", "5.000"] {
+            var same = base
+            same[3] = amount
+            #expect(try digest(same) == original, "amount written \(amount)")
+        }
+        // Netstrings keep fields from running together: "Aunt" + "Gift" is not "AuntG" + "ift".
+        var shifted = base
+        shifted[5] = "AuntG"
+        shifted[6] = "ift"
+        #expect(try digest(shifted) != original)
     }
 
     @Test func extraZeroDecimalsAreAcceptedAndEightDecimalsFitCommodities() throws {

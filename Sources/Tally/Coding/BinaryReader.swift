@@ -10,6 +10,14 @@ public struct BinaryReader {
     public var version: UInt16 = 0
     public var sequence: UInt64?
 
+    /// Set by the record check (``EventCatalog/record(for:)``) to have every string read
+    /// scanned for control characters; off when reading the log, so that events recorded
+    /// before ``EventText``'s rule still read.
+    @usableFromInline var scansForControlCharacters = false
+    /// Whether a string read while ``scansForControlCharacters`` was on held a control
+    /// character (the record check then finds the field and decides).
+    @usableFromInline var sawControlCharacter = false
+
     /// What is being read, e.g. `event 12: deposit_received v2` (empty when unnamed).
     public var context: String {
         guard let typeName else { return "" }
@@ -76,6 +84,9 @@ public struct BinaryReader {
         }
         let slice = bytes[position..<(position + count)]
         position += count
+        if scansForControlCharacters && !sawControlCharacter && EventText.containsControl(slice) {
+            sawControlCharacter = true
+        }
         guard let string = String(validating: slice, as: UTF8.self) else {
             throw EventCodingError(.invalidValue, "string is not valid UTF-8\(self.where)")
         }

@@ -51,10 +51,40 @@ public struct EventCodingError: Error, Hashable, Sendable, CustomStringConvertib
     public let code: Code
     /// What went wrong, naming the field, event type and version where known.
     public let message: String
+    /// The field at fault as its path in the event's JSON form (`data.payee`,
+    /// `data.amount.currency`, `idempotency_key`, `effective_at`), when one is known.
+    ///
+    /// The record check (``EventCatalog/record(for:)``) always sets it, so that an import can
+    /// name the field its own way (a CSV column) and a command's caller can tell which
+    /// argument to fix.
+    public let field: String?
+    /// What is wrong with ``field``, without naming it (`holds 1025 bytes; the limit is 1024`);
+    /// nil when ``field`` is. ``message`` says the same with the type and the field named.
+    public let reason: String?
 
+    /// An error without a known field.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+        self.field = nil
+        self.reason = nil
+    }
+
+    /// An error about one field: the message reads `CONTEXT: field 'FIELD' REASON`.
+    ///
+    /// ```swift
+    /// EventCodingError(.limitExceeded, field: "data.payee", reason: "holds 1025 bytes; the limit is 1024",
+    ///                  context: "journal_entry_posted")
+    /// ```
+    /// - Parameters:
+    ///   - field: the field's path in the event's JSON form.
+    ///   - reason: what is wrong with it and how to fix it; no personal data.
+    ///   - context: what was being encoded or decoded, e.g. the event type's name.
+    public init(_ code: Code, field: String, reason: String, context: String) {
+        self.code = code
+        self.field = field
+        self.reason = reason
+        self.message = "\(context): field '\(field)' \(reason)"
     }
 
     public var description: String { "\(code): \(message)" }

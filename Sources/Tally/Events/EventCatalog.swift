@@ -67,32 +67,102 @@ public enum EventCatalog {
 
     /// The log record of a new event: the payload in the current version's binary form.
     ///
-    /// The record is read back before it is handed over (an assertion after the write
-    /// paired with the one before the read): what cannot be read back exactly — a string
-    /// past its limit, a commodity whose scale is not its code's registered scale — is
-    /// refused here rather than stored and refused by every reader forever.
+    /// This is the record check every event passes before it reaches the log: commands,
+    /// journal and NDJSON imports and `append` all come through here, so a rule enforced
+    /// here holds for every event, and an import that runs it in its validating pass knows
+    /// that its appending pass cannot be refused for the same reason.
     ///
-    /// - Throws: ``EventCodingError`` naming the type and the field or rule.
+    /// - The record is read back before it is handed over (an assertion after the write
+    ///   paired with the one before the read): what cannot be read back exactly, such as a
+    ///   commodity whose scale is not its code's registered scale, is refused here rather
+    ///   than stored and refused by every reader forever.
+    /// - Every limit the log and the decoder set on one event holds: strings up to
+    ///   ``eventStringBytesLimit`` bytes, lists up to ``eventListCountLimit`` elements, the
+    ///   entity up to `LogFormat.entityBytesMax` bytes, an idempotency key of 1 to
+    ///   `LogFormat.idempotencyKeyBytesMax` bytes, the payload up to
+    ///   `LogFormat.payloadBytesMax` bytes, the effective time in years 0001-9999.
+    /// - Every text field, and the idempotency key, meets ``EventText``'s rule: no control
+    ///   characters (a note may hold tabs and line feeds).
+    ///
+    /// ```swift
+    /// do { _ = try EventCatalog.record(for: event) }
+    /// catch let error as EventCodingError { print(error.field ?? "?", error.reason ?? error.message) }
+    /// ```
+    ///
+    /// - Throws: ``EventCodingError`` naming the type and, in ``EventCodingError/field``,
+    ///   the field at fault as its path in the event's JSON form (`data.payee`,
+    ///   `idempotency_key`, `effective_at`).
     public static func record(for event: NewEvent) throws -> LogRecord {
-        var writer = BinaryWriter()
-        event.body.payload.encode(to: &writer)
         let type = event.type
         guard event.effectiveAt.isInCalendarRange else {
-            throw EventCodingError(.invalidValue, "\(type.name): effective time lies outside years 0001-9999")
+            throw EventCodingError(.invalidValue, field: "effective_at", reason: "lies outside years 0001-9999", context: type.name)
         }
-        let readBack = try decodeBody(code: type.code, version: type.version, payload: writer.bytes)
-        guard readBack == event.body else {
+        var writer = BinaryWriter()
+        event.body.payload.encode(to: &writer)
+        try checkReadBack(event.body, payload: writer.bytes)
+        let entity = event.entity
+        try checkEnvelope(event, entity: entity, payloadBytes: writer.bytes.count)
+        return LogRecord(
+            kind: type.code, version: type.version,
+            effectiveAt: event.effectiveAt.microsecondsSinceEpoch,
+            entity: entity, cause: event.cause, idempotencyKey: event.idempotencyKey,
+            payload: writer.bytes
+        )
+    }
+
+    /// Reads the payload back with every string scanned for control characters; on a
+    /// failure or a control character, finds the field (the slow path, run only then).
+    private static func checkReadBack(_ body: EventBody, payload: [UInt8]) throws {
+        let type = body.type
+        var reader = BinaryReader(payload)
+        reader.scansForControlCharacters = true
+        let readBack: EventBody
+        do {
+            readBack = try decodeBody(code: type.code, version: type.version, reader: &reader)
+        } catch let error as EventCodingError {
+            guard let problem = EventText.firstProblem(in: body) else { throw error }
+            throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: type.name)
+        }
+        if reader.sawControlCharacter, let problem = EventText.firstProblem(in: body) {
+            throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: type.name)
+        }
+        guard readBack == body else {
             throw EventCodingError(
                 .invalidValue,
                 "\(type.name): the payload does not read back as written; a commodity's scale must be the one its code is registered with (Commodity.named)"
             )
         }
-        return LogRecord(
-            kind: type.code, version: type.version,
-            effectiveAt: event.effectiveAt.microsecondsSinceEpoch,
-            entity: event.entity, cause: event.cause, idempotencyKey: event.idempotencyKey,
-            payload: writer.bytes
-        )
+    }
+
+    /// The limits of the log record around the payload: entity, idempotency key, size.
+    private static func checkEnvelope(_ event: NewEvent, entity: String, payloadBytes: Int) throws {
+        let context = event.type.name
+        let entityBytes = entity.utf8.count
+        if entityBytes > LogFormat.entityBytesMax {
+            throw EventCodingError(
+                .limitExceeded, field: EventText.fieldFormingEntity(entity, of: event.body),
+                reason: "is too long: the event's entity, built from it, would be \(entityBytes) bytes; the limit is \(LogFormat.entityBytesMax)",
+                context: context)
+        }
+        if let key = event.idempotencyKey {
+            let keyBytes = key.utf8.count
+            guard keyBytes >= 1 else {
+                throw EventCodingError(.invalidValue, field: "idempotency_key", reason: "is empty; give no key instead", context: context)
+            }
+            guard keyBytes <= LogFormat.idempotencyKeyBytesMax else {
+                throw EventCodingError(
+                    .limitExceeded, field: "idempotency_key",
+                    reason: "holds \(keyBytes) bytes; the limit is \(LogFormat.idempotencyKeyBytesMax)", context: context)
+            }
+            if EventText.containsControl(key.utf8), let reason = EventText.problem(in: key, isFreeText: false) {
+                throw EventCodingError(.invalidValue, field: "idempotency_key", reason: reason, context: context)
+            }
+        }
+        guard payloadBytes <= LogFormat.payloadBytesMax else {
+            throw EventCodingError(
+                .limitExceeded, field: "data",
+                reason: "encodes to \(payloadBytes) bytes; the limit is \(LogFormat.payloadBytesMax)", context: context)
+        }
     }
 
     /// Decodes a logged event, upcasting an old version to the current one.
@@ -117,6 +187,14 @@ public enum EventCatalog {
 
     /// Decodes a binary payload of the given type code and version.
     public static func decodeBody(code: UInt32, version: UInt16, payload: [UInt8], sequence: UInt64? = nil) throws -> EventBody {
+        var reader = BinaryReader(payload)
+        reader.sequence = sequence
+        return try decodeBody(code: code, version: version, reader: &reader)
+    }
+
+    /// Decodes the whole of `reader` as a payload of the given type code and version.
+    private static func decodeBody(code: UInt32, version: UInt16, reader: inout BinaryReader) throws -> EventBody {
+        let sequence = reader.sequence
         var at: String { sequence.map { "event \($0): " } ?? "" }
         guard let entry = entriesByCode[code] else {
             throw EventCodingError(.unknownType, "\(at)type code \(code) is not in this build's catalog")
@@ -127,10 +205,8 @@ public enum EventCatalog {
                 "\(at)\(entry.type.name) version \(version) is not readable (known: \(versions(of: entry.type).map(String.init).joined(separator: ", ")))"
             )
         }
-        var reader = BinaryReader(payload)
         reader.typeName = entry.type.name
         reader.version = version
-        reader.sequence = sequence
         let body = try decoder(&reader)
         try reader.expectEnd()
         return body

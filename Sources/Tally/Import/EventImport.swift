@@ -37,9 +37,9 @@ public enum EventImport {
         let lines = try LineReader(path: path)
         var count = 0
         while let (line, bytes) = try lines.next() {
-            let event = try decode(bytes, line: line, file: path)
+            let decoded = try Self.event(fromLine: bytes, line: line, file: path)
             let sequence = head + UInt64(count) + 1
-            if case .sequence(let cause)? = event.cause, cause >= sequence {
+            if case .sequence(let cause)? = decoded.cause, cause >= sequence {
                 throw ImportError(.invalidRow, file: path, line: line, field: "cause",
                                   "names sequence \(cause), which is not an earlier event (this event would be \(sequence))")
             }
@@ -52,18 +52,26 @@ public enum EventImport {
         return ValidatedEvents(path: path, events: count, sha256: lines.hexDigest())
     }
 
-    static func decode(_ bytes: [UInt8], line: Int, file: String) throws -> NewEvent {
-        let event: NewEvent
+    /// One line of an NDJSON file as the event it appends, through the record check every
+    /// event passes before the log (``EventCatalog/record(for:)``): every limit and text rule
+    /// the log will apply is applied here, so the appending pass cannot be refused for them.
+    ///
+    /// ```swift
+    /// let event = try EventImport.event(fromLine: Array(text.utf8), line: 3, file: "events.ndjson")
+    /// ```
+    /// - Throws: ``ImportError`` (`invalidRow`) naming the file, the line and, when known,
+    ///   the field as its path in the event's JSON form (`data.payee`, `idempotency_key`).
+    public static func event(fromLine bytes: some Collection<UInt8>, line: Int, file: String) throws -> NewEvent {
         do {
-            event = try EventJSON.decode(bytes).event
+            let event = try EventJSON.decode(bytes).event
             _ = try EventCatalog.record(for: event)
-        } catch {
+            return event
+        } catch let error as EventCodingError {
+            if let field = error.field, let reason = error.reason {
+                throw ImportError(.invalidRow, file: file, line: line, field: field, "\(error.code): \(reason)")
+            }
             throw ImportError(.invalidRow, file: file, line: line, "\(error)")
         }
-        guard event.entity.utf8.count <= LogFormat.entityBytesMax else {
-            throw ImportError(.invalidRow, file: file, line: line, "the event's entity is longer than \(LogFormat.entityBytesMax) bytes")
-        }
-        return event
     }
 }
 
@@ -134,7 +142,7 @@ extension Ledger {
         }
         do {
             while let (line, bytes) = try lines.next() {
-                batch.append(try EventImport.decode(bytes, line: line, file: path))
+                batch.append(try EventImport.event(fromLine: bytes, line: line, file: path))
                 summary.rows += 1
                 if batch.count == batchSize { try commit() }
             }

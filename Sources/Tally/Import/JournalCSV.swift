@@ -1,3 +1,4 @@
+internal import Crypto
 import TallyLog
 
 /// The journal CSV format: what a row means and every rule a row must meet, in one place.
@@ -20,8 +21,31 @@ import TallyLog
 ///   commodity's scale only if the extra digits are zeros.
 /// - `currency`: an ISO currency or a commodity symbol (`USD`, `VEA`, `USDC`, `IRAUSD`):
 ///   an uppercase letter, then uppercase letters, digits, `.`, `_` or `-`.
-/// - `payee`, `category`, `external_id`: optional text. A row whose `external_id` was
-///   imported before is skipped.
+/// - `payee`, `category`, `external_id`: optional text.
+///
+/// Every field is text without control characters (no NUL, ESC, tab or line break, even
+/// inside quotes; ``EventText``), and every limit of the event it becomes holds (a payee of
+/// at most ``eventStringBytesLimit`` bytes …): the validating pass runs each row's event
+/// through the record check the log applies, so a file is refused whole, naming file, line
+/// and column, before anything is appended.
+///
+/// ## Which rows count as already imported
+///
+/// Each row carries an idempotency key, and a row whose key was used before (in an earlier
+/// import, or earlier in the file) is skipped:
+/// - with an `external_id`: `journal:<external_id>`;
+/// - without one: `journal:row:<digest>:<n>`, where `<digest>` is the SHA-256 (hex) of the
+///   row's content (``RowKeys/contentDigest(of:)``: date, account, counter_account, amount
+///   and currency in canonical form, payee, category) and `<n>` counts the rows of the file
+///   with that same content, from 1. Two identical coffees on one day in one file are two
+///   rows (`:1` and `:2`).
+///
+/// So a row is recognised by what it says, not by where it stands: re-running a file after
+/// a crash resumes exactly; a corrected file after a refused import, a longer export that
+/// starts with rows already imported, or the same rows reordered, add only the rows not yet
+/// there. The consequence: the same content in two *different* files is the same row (the
+/// second file's first such row is skipped), as it is for two files sharing an external id.
+/// Give rows an `external_id` when two files may hold distinct but identical-looking rows.
 public enum JournalCSV {
     /// The header every journal CSV starts with, exactly.
     public static let header = "date,account,counter_account,amount,currency,payee,category,external_id"
@@ -33,8 +57,8 @@ public enum JournalCSV {
 
     /// The idempotency key prefix of journal rows.
     static let keyPrefix = "journal:"
-    /// The longest external id: its key must fit the log's key limit.
-    static let externalIdBytesMax = LogFormat.idempotencyKeyBytesMax - keyPrefix.utf8.count
+    /// The idempotency key prefix of journal rows without an external id.
+    static let contentKeyPrefix = "journal:row:"
     /// The longest account name: its entity (`account:NAME`) must fit the log's entity limit.
     static let accountBytesMax = LogFormat.entityBytesMax - "account:".utf8.count
 
@@ -55,12 +79,102 @@ public enum JournalCSV {
         let line: Int
         let date: LocalDate
         let entry: JournalEntryPosted
+    }
 
-        /// `journal:<external_id>`, or for a row without one `journal:<file sha256>:<line>`, so
-        /// that re-running the same file resumes where it stopped.
-        func idempotencyKey(fileDigest: String) -> String {
-            if let externalId = entry.externalId { return JournalCSV.keyPrefix + externalId }
-            return "\(JournalCSV.keyPrefix)\(fileDigest):\(line)"
+    /// The idempotency keys of a file's rows, handed out in file order (see "Which rows
+    /// count as already imported" above). Both passes of an import hand out the same keys.
+    ///
+    /// Memory: one entry (a 32-byte digest and a count) per distinct row without an
+    /// external id, for as long as the file is read.
+    struct RowKeys {
+        private var occurrences: [Digest: UInt32] = [:]
+        private var buffer: [UInt8] = []
+
+        /// A SHA-256 digest as four words: a compact dictionary key.
+        struct Digest: Hashable {
+            var first, second, third, fourth: UInt64
+
+            init(_ digest: SHA256.Digest) {
+                (first, second, third, fourth) = digest.withUnsafeBytes { raw in
+                    (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                     raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                }
+            }
+        }
+
+        /// The next row's key: `journal:<external_id>`, or `journal:row:<digest>:<n>`.
+        mutating func key(for row: Row) -> String {
+            if let externalId = row.entry.externalId { return JournalCSV.keyPrefix + externalId }
+            let digest = contentDigest(of: row)
+            let occurrence = occurrences[Digest(digest), default: 0] + 1
+            occurrences[Digest(digest)] = occurrence
+            return "\(JournalCSV.contentKeyPrefix)\(Self.hex(digest)):\(occurrence)"
+        }
+
+        /// The SHA-256 of a row's content: for each of date (`YYYY-MM-DD`), account,
+        /// counter_account, amount (a plain decimal at the commodity's scale, so `5`, `5.0`
+        /// and `5.00` USD are the same), currency (its code), payee and category (empty when
+        /// absent), in that order, its UTF-8 byte count in decimal, a colon, its bytes and a
+        /// comma (a netstring), so that no two different rows can run together alike.
+        mutating func contentDigest(of row: Row) -> SHA256.Digest {
+            buffer.removeAll(keepingCapacity: true)
+            let entry = row.entry
+            for field in [
+                row.date.description, entry.account, entry.counterAccount, entry.amount.decimalString,
+                entry.amount.commodity.code, entry.payee ?? "", entry.category ?? "",
+            ] {
+                buffer.append(contentsOf: String(field.utf8.count).utf8)
+                buffer.append(UInt8(ascii: ":"))
+                buffer.append(contentsOf: field.utf8)
+                buffer.append(UInt8(ascii: ","))
+            }
+            return SHA256.hash(data: buffer)
+        }
+
+        private static func hex(_ digest: SHA256.Digest) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            text.reserveCapacity(64)
+            for byte in digest {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    /// Runs a row's event through the record check every event passes before the log
+    /// (``EventCatalog/record(for:)``), naming the column at fault: every limit and text
+    /// rule the appending pass would meet is met here, in the validating pass.
+    ///
+    /// - Throws: ``ImportError`` (`invalidRow`) naming file, line and column.
+    static func checkRecord(_ event: NewEvent, line: Int, file: String) throws {
+        do {
+            _ = try EventCatalog.record(for: event)
+        } catch let error as EventCodingError {
+            guard let field = error.field, let reason = error.reason, let column = column(forField: field) else {
+                throw ImportError(.invalidRow, file: file, line: line, "\(error)")
+            }
+            let message = field == "idempotency_key"
+                ? "makes the row's idempotency key (journal:<external_id>) too long: it \(reason)"
+                : reason
+            throw ImportError(.invalidRow, file: file, line: line, field: column, message)
+        }
+    }
+
+    /// The CSV column a field of `journal_entry_posted` (its path in the JSON form) comes
+    /// from; nil for a field no column holds.
+    static func column(forField field: String) -> String? {
+        switch field {
+        case "data.account", "entity": "account"
+        case "data.counter_account": "counter_account"
+        case "data.amount", "data.amount.amount": "amount"
+        case "data.amount.currency": "currency"
+        case "data.payee": "payee"
+        case "data.category": "category"
+        case "data.external_id", "idempotency_key": "external_id"
+        case "effective_at": "date"
+        default: nil
         }
     }
 
@@ -139,9 +253,6 @@ public enum JournalCSV {
             throw fail("amount", message)
         }
         let externalId = fields[7].isEmpty ? nil : fields[7]
-        if let externalId, externalId.utf8.count > externalIdBytesMax {
-            throw fail("external_id", "is longer than \(externalIdBytesMax) bytes")
-        }
         let entry = JournalEntryPosted(
             account: account, counterAccount: counterAccount, amount: amount,
             payee: fields[5].isEmpty ? nil : fields[5],

@@ -7,14 +7,18 @@ public struct ValidatedJournal: Hashable, Sendable {
     public let path: String
     /// Its data rows.
     public let rows: Int
-    /// The SHA-256 of its bytes, in hex: part of the idempotency key of rows without an
-    /// external id, so that re-running the same file after a crash resumes exactly.
+    /// The SHA-256 of its bytes, in hex: the appending pass refuses a file whose bytes
+    /// changed after they were validated.
     public let sha256: String
 }
 
 /// Importing a journal CSV (``JournalCSV``) in two streaming passes: validate the whole
 /// file, appending nothing; then append in batches, one durable commit per batch, skipping
-/// rows whose key was used before.
+/// rows whose key was used before (``JournalCSV`` says which rows count as imported).
+///
+/// Both passes build each row's event the same way (``JournalEvents``), and the validating
+/// pass runs every one through the record check the log applies, so a file the first pass
+/// accepts is not refused halfway through the second for a limit or a text rule.
 ///
 /// ```swift
 /// let journal = try JournalImport.validate(csvAt: "bank.csv", calendar: ledger.calendar)
@@ -22,11 +26,14 @@ public struct ValidatedJournal: Hashable, Sendable {
 /// print(summary.imported, summary.duplicatesSkipped)
 /// ```
 ///
-/// Memory stays bounded whatever the file's size: one read chunk and one batch of rows.
+/// Memory: one read chunk, one batch of rows, and a 32-byte digest with a count per
+/// distinct row without an external id (to number identical rows; ``JournalCSV/RowKeys``).
 /// Duplicates are found through the idempotency read model (earlier imports and earlier
 /// batches of this file, already committed) and a set of the current batch's keys.
 public enum JournalImport {
-    /// The validating pass: reads the whole file and checks the header and every row.
+    /// The validating pass: reads the whole file and checks the header and every row,
+    /// running each row's event, idempotency key included, through the record check the
+    /// log applies (``EventCatalog/record(for:)``): every limit and text rule.
     ///
     /// - Parameters:
     ///   - path: the CSV file.
@@ -36,23 +43,60 @@ public enum JournalImport {
     public static func validate(
         csvAt path: String, calendar: LedgerCalendar, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ValidatedJournal {
-        let reader = try CSVReader(path: path)
-        try JournalCSV.checkHeader(try reader.next(), file: path)
+        var events = try JournalEvents(path: path, calendar: calendar)
+        try events.readHeader()
         var rows = 0
-        var days = DayStarts(calendar: calendar)
-        var cache = JournalCSV.Cache()
-        while let record = try reader.next() {
-            let row = try JournalCSV.row(record, file: path, cache: &cache)
-            guard days.start(of: row.date).isInCalendarRange else {
-                throw ImportError(.invalidRow, file: path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
-            }
+        while let (line, event) = try events.next() {
+            try JournalCSV.checkRecord(event, line: line, file: path)
             rows += 1
             if rows % 65_536 == 0 {
-                try progress?(ImportProgress(phase: .validating, completed: reader.bytesRead, total: reader.fileBytes, committedSequence: nil))
+                try progress?(ImportProgress(phase: .validating, completed: events.bytesRead, total: events.fileBytes, committedSequence: nil))
             }
         }
-        try progress?(ImportProgress(phase: .validating, completed: reader.bytesRead, total: reader.fileBytes, committedSequence: nil))
-        return ValidatedJournal(path: path, rows: rows, sha256: reader.hexDigest())
+        try progress?(ImportProgress(phase: .validating, completed: events.bytesRead, total: events.fileBytes, committedSequence: nil))
+        return ValidatedJournal(path: path, rows: rows, sha256: events.hexDigest())
+    }
+}
+
+/// The events a journal CSV appends, row by row in file order, each with its idempotency
+/// key: the one path both passes of an import take, so that the validating pass checks
+/// exactly the events the appending pass appends.
+struct JournalEvents {
+    private let reader: CSVReader
+    private var days: DayStarts
+    private var cache = JournalCSV.Cache()
+    private var keys = JournalCSV.RowKeys()
+
+    /// Opens a file.
+    /// - Throws: ``ImportError`` (`unreadable`).
+    init(path: String, calendar: LedgerCalendar) throws {
+        reader = try CSVReader(path: path)
+        days = DayStarts(calendar: calendar)
+    }
+
+    var path: String { reader.path }
+    var bytesRead: Int64 { reader.bytesRead }
+    var fileBytes: Int64 { reader.fileBytes }
+    /// The SHA-256 of the file in hex; valid once ``next()`` returned nil.
+    func hexDigest() -> String { reader.hexDigest() }
+
+    /// Reads the header record and checks it.
+    /// - Throws: ``ImportError`` (`header`, `syntax`).
+    func readHeader() throws {
+        try JournalCSV.checkHeader(try reader.next(), file: reader.path)
+    }
+
+    /// The next row's line and event, or nil at the end of the file.
+    /// - Throws: ``ImportError`` naming the line (and column or field) of a bad row.
+    mutating func next() throws -> (line: Int, event: NewEvent)? {
+        guard let record = try reader.next() else { return nil }
+        let row = try JournalCSV.row(record, file: reader.path, cache: &cache)
+        let dayStart = days.start(of: row.date)
+        guard dayStart.isInCalendarRange else {
+            throw ImportError(.invalidRow, file: reader.path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
+        }
+        let event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: .journalEntryPosted(row.entry))
+        return (row.line, event)
     }
 }
 
@@ -87,7 +131,8 @@ extension Ledger {
     /// The appending pass of a validated journal: reads the file again and appends one
     /// `journal_entry_posted` per row in batches of `batchSize` rows, each one durable commit
     /// folded into the read models. A row whose key (`journal:<external_id>`, else
-    /// `journal:<sha256>:<line>`) was used before is skipped and counted.
+    /// `journal:row:<content digest>:<n>`; see ``JournalCSV``) was used before is skipped
+    /// and counted.
     ///
     /// - Parameters:
     ///   - journal: the result of the validating pass.
@@ -106,8 +151,7 @@ extension Ledger {
             let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
             return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
         }
-        let reader = try CSVReader(path: path)
-        var days = DayStarts(calendar: calendar)
+        var events = try JournalEvents(path: path, calendar: calendar)
         var batch: [NewEvent] = []
         batch.reserveCapacity(batchSize)
         func commit() throws {
@@ -120,21 +164,17 @@ extension Ledger {
                 phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
                 committedSequence: outcome.result.events.last?.sequence))
         }
-        var cache = JournalCSV.Cache()
         do {
-            try JournalCSV.checkHeader(try reader.next(), file: path)
-            while let record = try reader.next() {
-                let row = try JournalCSV.row(record, file: path, cache: &cache)
+            try events.readHeader()
+            while let (_, event) = try events.next() {
                 summary.rows += 1
-                batch.append(NewEvent(
-                    effectiveAt: days.start(of: row.date), idempotencyKey: row.idempotencyKey(fileDigest: journal.sha256),
-                    body: .journalEntryPosted(row.entry)))
+                batch.append(event)
                 if batch.count == batchSize { try commit() }
             }
         } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
             throw changed(error.description)
         }
-        guard reader.hexDigest() == journal.sha256, summary.rows == journal.rows else {
+        guard events.hexDigest() == journal.sha256, summary.rows == journal.rows else {
             throw changed("its SHA-256 differs")
         }
         if !batch.isEmpty { try commit() }

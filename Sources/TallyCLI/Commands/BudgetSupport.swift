@@ -24,7 +24,7 @@ enum BudgetCLI {
             return
         }
         let appended = CommandOutput.sequenceRange(result) ?? "nothing appended"
-        print("\(summary()) (\(result.wasAlreadyApplied ? "already recorded; nothing appended" : appended))")
+        print("\(Output.visible(summary())) (\(result.wasAlreadyApplied ? "already recorded; nothing appended" : appended))")
     }
 
     /// A money amount as a JSON string, exact: `"-12.40"`.

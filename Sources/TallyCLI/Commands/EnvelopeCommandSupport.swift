@@ -55,7 +55,7 @@ enum EnvelopeCLI {
 
     /// What a command appended, for people.
     static func report(_ result: Ledger.CommandResult, _ what: String) {
-        guard let range = CommandOutput.sequenceRange(result) else { return print("\(what): nothing to record") }
-        print("\(what) (\(range))")
+        guard let range = CommandOutput.sequenceRange(result) else { return print("\(Output.visible(what)): nothing to record") }
+        print("\(Output.visible(what)) (\(range))")
     }
 }

@@ -39,7 +39,7 @@ struct NetWorthCommand: ParsableCommand {
                                    rightAligned: [2, 3]))
             }
             for item in report.excluded {
-                print("excluded: \(item.kind.rawValue) \(item.itemId): \(item.reason)")
+                print("excluded: \(item.kind.rawValue) \(Output.visible(item.itemId)): \(Output.visible(item.reason))")
             }
         }
     }
@@ -121,8 +121,8 @@ struct XRayCommand: ParsableCommand {
             ["illiquidity", Output.percent(xray.illiquidity.value), xray.illiquidity.severity.rawValue],
             ["data confidence", Output.percent(xray.dataConfidence.value), xray.dataConfidence.severity.rawValue],
         ], rightAligned: [1]))
-        for item in xray.excluded { print("excluded: \(item.itemId): \(item.reason)") }
-        for reminder in xray.remindersDue { print("reminder due \(reminder.dueDate): update \(reminder.assetId)\(reminder.note.map { " (\($0))" } ?? "")") }
+        for item in xray.excluded { print("excluded: \(Output.visible(item.itemId)): \(Output.visible(item.reason))") }
+        for reminder in xray.remindersDue { print("reminder due \(reminder.dueDate): update \(Output.visible(reminder.assetId))\(reminder.note.map { " (\(Output.visible($0)))" } ?? "")") }
     }
 }
 

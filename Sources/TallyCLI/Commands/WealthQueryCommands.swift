@@ -38,7 +38,7 @@ struct WealthSummaryCommand: ParsableCommand {
                 ]))
                 return
             }
-            print("Wealth account \(summary.account)\(time.asOf.map { " as of \($0)" } ?? ""): \(summary.status.rawValue)")
+            print("Wealth account \(Output.visible(summary.account))\(time.asOf.map { " as of \($0)" } ?? ""): \(summary.status.rawValue)")
             print("split \(summary.splitRule) (Spend/Invest), round-ups \(summary.roundUpsEnabled ? "on" : "off"), card \(summary.cardFrozen ? "frozen" : "active")"
                   + (summary.unsplitDepositCount > 0 ? ", \(summary.unsplitDepositCount) deposit(s) waiting to be split" : ""))
             guard !summary.balances.isEmpty else { return }

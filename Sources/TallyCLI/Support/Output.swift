@@ -3,17 +3,30 @@ import Tally
 import TallyLog
 
 /// Printing helpers shared by the commands: standard error, tables, sizes, ratios.
+///
+/// Text meant for people never carries a control character raw: table cells, names in
+/// one-line reports and error messages go through ``visible(_:)`` (``EventText/escaped(_:)``),
+/// so a name recorded before control characters were refused cannot drive the terminal
+/// (`\e[2J`), hide itself (`\0`) or break a table's rows (`\n`). JSON output escapes by its
+/// own rules; CSV output carries the text as it is (the format quotes CR and LF).
 enum Output {
+    /// `tally: message` on standard error, control characters made visible.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("tally: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("tally: \(visibleLines(message))\n".utf8))
     }
 
     static func note(_ message: String) {
         FileHandle.standardError.write(Data(message.utf8))
     }
 
-    /// A table with left-aligned text columns and right-aligned numeric ones.
+    /// Text with every control character made visible: `\0`, `\t`, `\n`, `\r`, `\e`, `\u{7F}`.
+    static func visible(_ text: String) -> String { EventText.escaped(text) }
+
+    /// A table with left-aligned text columns and right-aligned numeric ones; every cell
+    /// and heading is shown with control characters made visible (``visible(_:)``).
     static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        let header = header.map(visible)
+        let rows = rows.map { $0.map(visible) }
         var widths = header.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count {
@@ -91,7 +104,7 @@ enum CommandOutput {
             return
         }
         for event in result.events {
-            print("recorded seq \(event.sequence): \(event.type.name) \(event.entity)")
+            print("recorded seq \(event.sequence): \(event.type.name) \(Output.visible(event.entity))")
         }
     }
 }

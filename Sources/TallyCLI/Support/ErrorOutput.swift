@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Tally
+
+extension TallyCommand {
+    /// Runs the command as `ParsableCommand.main()` does, except that an error message is
+    /// printed with its control characters made visible (``Output/visibleLines(_:)``): a
+    /// refused name echoed in a message cannot drive the terminal. Help and `--version`
+    /// print as ArgumentParser prints them; exit codes are ArgumentParser's.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            guard code != .success else { exit(withError: error) }
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                FileHandle.standardError.write(Data((Output.visibleLines(message) + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
+}
+
+extension Output {
+    /// Multi-line text (an error message with its usage) with the control characters of each
+    /// line made visible and the line breaks kept.
+    static func visibleLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { visible(String($0)) }.joined(separator: "\n")
+    }
+}
