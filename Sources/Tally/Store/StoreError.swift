@@ -1,9 +1,14 @@
-/// A store-level failure: no store at the path, a store that already exists, an event that
-/// cannot be appended as given. Log damage surfaces as `LogError`, payload problems as
-/// ``EventCodingError``.
+/// A store-level failure: no store at the path, a store that already exists, a store an
+/// interrupted `init` left incomplete, a path a store cannot be created at. Log damage surfaces
+/// as `LogError`, payload problems as ``EventCodingError``.
+///
+/// ```swift
+/// do { _ = try EventStore.create(at: path, ledger: created, effectiveAt: now) }
+/// catch let error as StoreError where error.code == .alreadyExists { print(error) }
+/// ```
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case notFound, alreadyExists, notAStore }
+        private enum Value: Hashable, Sendable { case notFound, alreadyExists, notAStore, incomplete, invalidPath, io }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -13,19 +18,32 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let alreadyExists = Code(.alreadyExists)
         /// The directory exists but is not a Tally store.
         public static let notAStore = Code(.notAStore)
+        /// The directory is marked as a store but lacks a part every store has (its log, or the
+        /// `ledger_created` event): an `init` of an older version was interrupted, or a repair cut every event.
+        public static let incomplete = Code(.incomplete)
+        /// A store cannot be created at the path as given (the current directory, `.`, a mount point).
+        public static let invalidPath = Code(.invalidPath)
+        /// A system call on the store's directory failed; the message names the call, the path and the reason.
+        public static let io = Code(.io)
 
         public var description: String {
             switch value {
             case .notFound: "store not found"
             case .alreadyExists: "store exists"
             case .notAStore: "not a store"
+            case .incomplete: "incomplete store"
+            case .invalidPath: "invalid path"
+            case .io: "io"
             }
         }
     }
 
+    /// The kind of failure.
     public let code: Code
+    /// What went wrong and how to fix it.
     public let message: String
 
+    /// Creates an error.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
