@@ -34,8 +34,6 @@ enum StoreCreation {
         let path: String
         let parent: String
         let name: String
-        /// The mode of the empty directory already at ``path``, which the store keeps; nil when there is none.
-        let existingMode: mode_t?
 
         /// Staging directories of this target start with this (the name cut to 100 bytes, for `NAME_MAX`).
         var stagingPrefix: String { "." + String(decoding: name.utf8.prefix(100), as: UTF8.self) + ".tally-init." }
@@ -52,6 +50,7 @@ enum StoreCreation {
     ) throws {
         let target = try Self.target(for: root)
         removeStaleStagings(of: target)
+        let existingMode = try checkVacant(target)
         let staging = try Staging.make(beside: target)
         func reached(_ step: Step) throws {
             if step == abandoningAfter {
@@ -63,7 +62,7 @@ enum StoreCreation {
             try reached(.stagingMade)
             try build(in: staging.path, ledger: ledger, effectiveAt: effectiveAt, options: options, reached: reached)
             try reached(.stagingSynced)
-            try staging.publish(as: target)
+            try staging.publish(as: target, mode: existingMode)
         } catch let error as Abandoned {
             throw error
         } catch {
@@ -96,8 +95,7 @@ enum StoreCreation {
         try syncDirectory(directory)
     }
 
-    /// Normalises `root`, creates its missing parents (as `mkdir -p`; they are kept) and refuses a target
-    /// that cannot become a store.
+    /// Normalises `root` and creates its missing parents (as `mkdir -p`; they are kept).
     static func target(for root: String) throws -> Target {
         var path = root
         while path.utf8.count > 1 && path.hasSuffix("/") { path.removeLast() }
@@ -133,14 +131,20 @@ enum StoreCreation {
         } catch {
             throw StoreError(.io, "cannot create the directory '\(parent)' for the store '\(given)': \(reason(error))")
         }
+        return Target(given: given, path: path, parent: parent, name: name)
+    }
+
+    /// Throws unless the target is absent or an empty directory; returns that directory's mode (which the
+    /// store keeps), or nil when nothing is there. Advisory: the rename decides, atomically.
+    static func checkVacant(_ target: Target) throws -> mode_t? {
         var status = stat()
-        guard lstat(path, &status) == 0 else {
+        guard lstat(target.path, &status) == 0 else {
             let code = errno
-            guard code == ENOENT else { throw ioError("lstat", path: path, errno: code) }
-            return Target(given: given, path: path, parent: parent, name: name, existingMode: nil)
+            guard code == ENOENT else { throw ioError("lstat", path: target.path, errno: code) }
+            return nil
         }
-        try refuseExisting(path, status: status, given: given)
-        return Target(given: given, path: path, parent: parent, name: name, existingMode: status.st_mode & 0o7777)
+        try refuseExisting(target.path, status: status, given: target.given)
+        return status.st_mode & 0o7777
     }
 
     /// Throws unless `path` is an empty directory that a rename may replace.
@@ -231,9 +235,10 @@ enum StoreCreation {
             throw StoreError(.io, "cannot find a free name for a staging directory beside '\(target.given)'")
         }
 
-        /// Renames the complete store onto the target (the caller syncs the parent).
-        func publish(as target: Target) throws {
-            if let mode = target.existingMode { _ = chmod(path, mode) }
+        /// Renames the complete store onto the target (the caller syncs the parent), with the mode of the
+        /// empty directory it replaces, if any.
+        func publish(as target: Target, mode: mode_t?) throws {
+            if let mode { _ = chmod(path, mode) }
             guard rename(path, target.path) == 0 else {
                 let code = errno
                 throw StoreCreation.renameError(code, target: target)
