@@ -70,7 +70,7 @@ import TallyLog
         try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: .potCreated(PotCreated(potId: "holiday", name: "Holiday", target: usd("100.00"))))])
         try ledger.close()
         var seen: [UInt64] = []
-        for await event in stream { seen.append(event.sequence) }
+        for try await event in stream { seen.append(event.sequence) }
         #expect(seen == [2, 3, 4])
     }
 

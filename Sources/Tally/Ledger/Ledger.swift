@@ -3,9 +3,8 @@ public import GRDB
 internal import Synchronization
 public import TallyLog
 
-/// The engine an application embeds: it runs commands against the ledger's current state,
-/// appends their events atomically to the log, folds them into the read models, and
-/// answers queries.
+/// The engine an application embeds: it runs commands against the ledger's state, appends
+/// their events atomically to the log, folds them into the read models, and answers queries.
 ///
 /// ```swift
 /// let ledger = try Ledger.create(at: path, name: "Home", baseCurrency: .usd, timeZone: "America/New_York")
@@ -13,10 +12,21 @@ public import TallyLog
 /// let wallet = try ledger.wealthSummary(account: "main")   // spend 70.00, invest 30.00
 /// ```
 ///
-/// Commands are serialised: each validates against state that includes every earlier
-/// command, and either appends all of its events in one durable commit or throws and
-/// appends nothing. A command with an idempotency key that already ran returns the first
-/// result and appends nothing.
+/// ## The write pipeline
+/// Commands queue; the next group is taken whole. Inside one SQLite write transaction each
+/// command is planned against state that includes the earlier ones, encoded and folded;
+/// every check that can fail (rules, overflow, limits) fails there, before the log is
+/// touched, and a refused command changes nothing. The group's events are then appended as
+/// one frame with one `fdatasync`, the transaction commits, and observers are told. If that
+/// commit fails after the append, the ledger marks its read models behind and folds the
+/// log into them before the next command: nothing traps and nothing is half done.
+///
+/// ## Who may write, who may read
+/// One ledger opened with ``open(at:options:)`` or ``create(at:name:baseCurrency:timeZone:options:)``
+/// per store holds the writer lock. Any number of ledgers opened with
+/// ``openForReading(at:options:)``, in any process, answer from the newest committed
+/// read-model state and never take the lock, except to fold a log the read models are behind
+/// when no writer is live.
 public final class Ledger: Sendable {
     /// Options for opening a ledger.
     public struct Options: Sendable {
@@ -30,17 +40,27 @@ public final class Ledger: Sendable {
         /// worth): monthly by default. Answers are the same at any interval; a shorter one
         /// folds fewer events per answer and stores more snapshots.
         public var snapshotInterval: SnapshotInterval
+        /// The most events a ``committedEvents(after:)`` consumer may leave unread before its
+        /// stream ends with ``SubscriptionError`` (it resumes from its last sequence number).
+        public var subscriptionBufferEvents: Int
+        /// How long a reader waits for another process's writer lock when it must fold the
+        /// log into read models it cannot use as they are. Default 60 s.
+        public var readerLockWaitMicroseconds: Int64
 
         public init(
             clock: @escaping @Sendable () -> Instant = { Instant.now },
             syncMode: LogOptions.SyncMode = .everyCommit,
             segmentBytesLimit: Int64 = LogOptions().segmentBytesLimit,
-            snapshotInterval: SnapshotInterval = .default
+            snapshotInterval: SnapshotInterval = .default,
+            subscriptionBufferEvents: Int = 10_000,
+            readerLockWaitMicroseconds: Int64 = 60_000_000
         ) {
             self.clock = clock
             self.syncMode = syncMode
             self.segmentBytesLimit = segmentBytesLimit
             self.snapshotInterval = snapshotInterval
+            self.subscriptionBufferEvents = subscriptionBufferEvents
+            self.readerLockWaitMicroseconds = readerLockWaitMicroseconds
         }
 
         var logOptions: LogOptions {
@@ -54,14 +74,16 @@ public final class Ledger: Sendable {
     }
 
     /// Where the store lives.
-    public var layout: StoreLayout { store.layout }
+    public let layout: StoreLayout
     /// The ledger's time zone, for "as of a date" and transaction dates.
     public let calendar: LedgerCalendar
-    let store: EventStore
+    /// The log opened for writing; nil for a ledger opened for reading.
+    let store: EventStore?
     let readModels: ReadModelStore
     let options: Options
-    private let commandLock = Mutex(())
-    private let observers = Mutex(Observers())
+    let pipeline: WritePipeline
+    private let queue: CommandQueue
+    let observers: Subscriptions
 
     /// Every projector a ledger keeps, in the order they fold.
     public static var projectors: [any Projector] {
@@ -79,11 +101,24 @@ public final class Ledger: Sendable {
         ]
     }
 
-    private init(store: EventStore, readModels: ReadModelStore, calendar: LedgerCalendar, options: Options) {
+    /// For a ledger opened for reading: the log head its read models had folded when it opened.
+    private let readerHead: LogDigest
+
+    private init(
+        layout: StoreLayout, store: EventStore?, readModels: ReadModelStore, calendar: LedgerCalendar, options: Options,
+        readerHead: LogDigest = .genesis
+    ) {
+        self.layout = layout
+        self.readerHead = readerHead
         self.store = store
         self.readModels = readModels
         self.calendar = calendar
         self.options = options
+        let observers = Subscriptions(root: layout.root, bufferEvents: options.subscriptionBufferEvents, head: store?.head.sequence ?? readerHead.sequence)
+        self.observers = observers
+        let pipeline = WritePipeline(root: layout.root, store: store, readModels: readModels, clock: options.clock, observers: observers)
+        self.pipeline = pipeline
+        self.queue = CommandQueue { group in pipeline.run(group) }
     }
 
     /// Creates a store and its ledger.
@@ -109,11 +144,14 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Opens an existing store: recovers the log, then folds whatever the read models have
-    /// not yet seen (after a crash between an append and its projection, nothing is lost).
+    /// Opens an existing store for writing: recovers the log, checks that the read models
+    /// describe a prefix of it, then folds whatever they have not yet seen (after a crash
+    /// between an append and its fold, nothing is lost).
     ///
-    /// - Throws: ``StoreError`` when there is no store; `LogError` (`locked`) when another
-    ///   process has it open, (`corrupt`) for damage, naming segment and offset.
+    /// - Throws: ``StoreError`` when there is no store, and `readModelsAhead` /
+    ///   `readModelsDisagree` when the read models have folded events this log does not hold
+    ///   (restore the newer log, or ``rebuild(at:options:progress:)``); `LogError` (`locked`)
+    ///   when another process writes, (`corrupt`) for damage, naming segment and offset.
     public static func open(at root: String, options: Options = Options()) throws -> Ledger {
         let store = try EventStore.open(at: root, options: options.logOptions)
         do {
@@ -129,25 +167,96 @@ public final class Ledger: Sendable {
             path: store.layout.readModelPath, projectors: projectors,
             snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
         )
-        try readModels.catchUp(from: try EventStoreReader.open(at: store.layout.root))
-        return Ledger(store: store, readModels: readModels, calendar: calendar, options: options)
+        do {
+            let reader = try EventStoreReader.open(at: store.layout.root)
+            try readModels.checkAgreement(with: reader)
+            try readModels.catchUp(from: reader)
+        } catch {
+            try? readModels.database.close()
+            throw error
+        }
+        return Ledger(layout: store.layout, store: store, readModels: readModels, calendar: calendar, options: options)
     }
 
-    /// Closes the log (releasing the writer lock) and the read-model database.
+    /// Opens a store for reading, without the writer lock: the ledger answers every query
+    /// from the newest committed read-model state, while another process writes, as many
+    /// times over as there are readers. Commands throw ``StoreError`` `readOnly`.
+    ///
+    /// When the read models are behind the log (or missing, or of an older version) and no
+    /// writer is live, it takes the writer lock just long enough to fold the log into them;
+    /// when a writer is live it answers from what that writer has committed, and waits for
+    /// the writer (up to ``Options/readerLockWaitMicroseconds``) only if there are no usable
+    /// read models at all.
+    ///
+    /// ```swift
+    /// let reader = try Ledger.openForReading(at: ".tally")
+    /// let balances = try reader.balances()
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` as ``open(at:options:)`` does; `LogError` (`locked`) when a
+    ///   writer kept the store busy longer than the wait and no read models could be used.
+    public static func openForReading(at root: String, options: Options = Options()) throws -> Ledger {
+        let layout = StoreLayout(root: root)
+        try layout.requireStore()
+        let calendar = try EventStoreReader.open(at: root).ledgerCalendar()
+        let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
+        let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
+        var caughtUp = false
+        while true {
+            let reader = try EventStoreReader.open(at: root)
+            if let readModels = try ReadModelStore.openForReading(path: layout.readModelPath, projectors: projectors, snapshots: snapshots) {
+                do {
+                    let checkpoint = try readModels.checkpoint()
+                    if checkpoint >= reader.head.sequence || caughtUp || LogReader.writerIsLive(directory: layout.logDirectory) {
+                        try readModels.checkAgreement(with: reader)
+                        let folded = try readModels.checkpointDigest(reader)
+                        return Ledger(layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options, readerHead: folded)
+                    }
+                    try readModels.database.close()
+                } catch {
+                    try? readModels.database.close()
+                    throw error
+                }
+            }
+            // Behind with no writer live, or no usable read models: fold the log as the writer.
+            do {
+                try Ledger.open(at: root, options: options).close()
+                caughtUp = true
+            } catch let error as LogError where error.code == .locked {
+                guard Instant.now.microsecondsSinceEpoch < deadline else { throw error }
+                usleep(20_000)
+            }
+        }
+    }
+
+    /// Closes the ledger: waits for every queued and in-flight command, ends the event
+    /// streams, then closes the log (releasing the writer lock) and the read-model database.
     public func close() throws {
-        for continuation in observers.withLock({ $0.takeAll() }) { continuation.finish() }
-        try store.close()
+        queue.close()
+        observers.finishAll()
+        try store?.close()
         try readModels.database.close()
     }
 
     /// Flushes commits appended with ``Options/syncMode`` `.none` to disk.
-    public func sync() throws { try store.writer.sync() }
+    public func sync() throws { try writableStore().writer.sync() }
 
-    /// The last event's sequence number and hash.
-    public var head: LogDigest { store.head }
+    /// The last event's sequence number and hash: the log's head for a writer, the head the
+    /// read models answer from for a reader.
+    public var head: LogDigest { store?.head ?? readerHead }
 
     /// The current instant by the ledger's clock.
     public var now: Instant { options.clock() }
+
+    /// Whether this ledger was opened for reading (commands throw ``StoreError`` `readOnly`).
+    public var isReadOnly: Bool { store == nil }
+
+    func writableStore() throws -> EventStore {
+        guard let store else {
+            throw StoreError(.readOnly, "this ledger was opened for reading; open it with Ledger.open to run commands")
+        }
+        return store
+    }
 
     // MARK: Commands
 
@@ -159,66 +268,82 @@ public final class Ledger: Sendable {
         public let wasAlreadyApplied: Bool
     }
 
-    /// Runs a command: under the command lock, returns the first result for a known key;
-    /// otherwise plans the events against current state (reading the read models), appends
-    /// them as one commit, folds them, and tells observers.
+    /// Runs a command through the write pipeline and waits for its commit.
+    ///
+    /// ```swift
+    /// let result = try ledger.run(LedgerCommand(idempotencyKey: "k-1") { db in [event] })
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` when the command is refused (nothing appended), including
+    ///   `idempotencyConflict` for a key used before with different input; ``StoreError``
+    ///   `readOnly` on a ledger opened for reading; `LogError` for I/O failures.
+    @discardableResult
+    public func run(_ command: LedgerCommand) throws -> CommandResult {
+        let pending = PendingCommand(command)
+        try queue.submitAndWait([pending])
+        return try pending.outcome!.get()
+    }
+
+    /// Runs many commands in order, in as few commits as the frame limits allow (one for
+    /// any batch up to 100,000 events), each planned against state that includes the
+    /// earlier ones. A refused command fails alone; the others go on. TigerBeetle's
+    /// `create_transfers` is the model.
+    ///
+    /// ```swift
+    /// let results = try ledger.run(batch: deposits)      // one Result per command
+    /// ```
+    public func run(batch commands: [LedgerCommand]) throws -> [Result<CommandResult, any Error>] {
+        let pending = commands.map { PendingCommand($0) }
+        try queue.submitAndWait(pending)
+        return pending.map { $0.outcome! }
+    }
+
+    /// Runs a command without blocking the cooperative thread pool: the commit runs on the
+    /// ledger's own thread and concurrent callers share one `fdatasync`.
+    @discardableResult
+    public func run(_ command: LedgerCommand) async throws -> CommandResult {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.enqueue([PendingCommand(command, continuation: continuation)])
+        }
+    }
+
+    /// The asynchronous ``run(batch:)``.
+    public func run(batch commands: [LedgerCommand]) async -> [Result<CommandResult, any Error>] {
+        guard !commands.isEmpty else { return [] }
+        var pending: [PendingCommand] = []
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let batch = PendingBatch(count: commands.count, continuation: continuation)
+            pending = commands.map { PendingCommand($0, batch: batch) }
+            queue.enqueue(pending)
+        }
+        return pending.map { $0.outcome! }
+    }
+
+    /// Runs a command built by a product's method: the plan may read the read models.
     ///
     /// - Parameters:
     ///   - idempotencyKey: put on the first event; a repeat returns the first result.
+    ///   - request: the first event, built from the command's input alone, that a repeat of
+    ///     the key is compared with (``LedgerCommand/request``).
+    ///   - dated: whether the caller gave the request's effective time.
     ///   - plan: reads state and returns the events to append, or throws ``LedgerError``.
-    func perform(idempotencyKey: String? = nil, _ plan: (Database) throws -> [NewEvent]) throws -> CommandResult {
-        try commandLock.withLock { _ in
-            if let key = idempotencyKey,
-               let range = try readModels.database.read({ db in try IdempotencyProjector.range(of: key, db) }) {
-                var events: [Event] = []
-                try EventStoreReader.open(at: layout.root).forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
-                return CommandResult(events: events, wasAlreadyApplied: true)
-            }
-            var planned = try readModels.database.read { db in try plan(db) }
-            guard !planned.isEmpty else { return CommandResult(events: [], wasAlreadyApplied: false) }
-            if let key = idempotencyKey { planned[0].idempotencyKey = key }
-            let result = try store.append(planned)
-            let events = planned.enumerated().map { index, event in
-                Event(
-                    sequence: result.first + UInt64(index),
-                    recordedAt: Instant(microsecondsSinceEpoch: result.recordedAt),
-                    effectiveAt: event.effectiveAt,
-                    cause: event.cause.map { cause in
-                        switch cause {
-                        case .sequence(let sequence): sequence
-                        case .earlierInBatch(let position): result.first + UInt64(position)
-                        }
-                    },
-                    idempotencyKey: event.idempotencyKey, body: event.body
-                )
-            }
-            try readModels.apply(events)
-            observers.withLock { $0.publish(events) }
-            return CommandResult(events: events, wasAlreadyApplied: false)
+    func perform(
+        idempotencyKey: String? = nil, request: NewEvent? = nil, dated: Bool = false,
+        _ plan: (Database) throws -> [NewEvent]
+    ) throws -> CommandResult {
+        // The caller waits for the outcome, so the plan never outlives this call, and it runs
+        // on whichever thread leads the group while this one waits: never two at once.
+        try withoutActuallyEscaping(plan) { plan in
+            let sendable = unsafeBitCast(plan, to: (@Sendable (Database) throws -> [NewEvent]).self)
+            return try run(LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: dated, plan: sendable))
         }
     }
 
     /// Appends events as given (an import of events in their JSON form), folds them, and
-    /// tells observers. Business rules are not checked: these are facts already decided.
+    /// tells observers. Business decisions already recorded are not made again.
     @discardableResult
     public func appendEvents(_ events: [NewEvent]) throws -> CommandResult {
         try perform { _ in events }
-    }
-
-    // MARK: Observing
-
-    /// Committed events, as they are folded, from now on. The stream ends when the ledger closes.
-    ///
-    /// ```swift
-    /// for await event in ledger.committedEvents() { print(event.sequence, event.type.name) }
-    /// ```
-    public func committedEvents() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
-        let id = observers.withLock { $0.add(continuation) }
-        continuation.onTermination = { [weak self] _ in
-            self?.observers.withLock { $0.remove(id) }
-        }
-        return stream
     }
 
     // MARK: Read models
@@ -229,37 +354,12 @@ public final class Ledger: Sendable {
     }
 
     /// Drops every read model and folds the whole log again; `progress` gets the last
-    /// sequence number folded.
+    /// sequence number folded. Waits for the commands in flight.
     public func rebuild(progress: ((UInt64) -> Void)? = nil) throws {
-        try commandLock.withLock { _ in
+        _ = try writableStore()
+        try queue.exclusively {
             try readModels.rebuild(from: try EventStoreReader.open(at: layout.root), progress: progress)
         }
     }
 }
 
-/// The continuations of ``Ledger/committedEvents()`` streams.
-struct Observers: ~Copyable {
-    private var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
-    private var nextID = 0
-
-    mutating func add(_ continuation: AsyncStream<Event>.Continuation) -> Int {
-        nextID += 1
-        continuations[nextID] = continuation
-        return nextID
-    }
-
-    mutating func remove(_ id: Int) { continuations[id] = nil }
-
-    func publish(_ events: [Event]) {
-        for continuation in continuations.values {
-            for event in events { continuation.yield(event) }
-        }
-    }
-
-    /// Removes every continuation, to be finished outside the lock (finishing one runs its
-    /// termination handler, which takes the lock).
-    mutating func takeAll() -> [AsyncStream<Event>.Continuation] {
-        defer { continuations.removeAll() }
-        return Array(continuations.values)
-    }
-}

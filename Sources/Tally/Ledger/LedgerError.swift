@@ -5,7 +5,7 @@
 public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
-            case insufficientFunds, notFound, alreadyExists, invalidArgument, notAllowed, cardFrozen, currencyMismatch
+            case insufficientFunds, notFound, alreadyExists, invalidArgument, notAllowed, cardFrozen, currencyMismatch, idempotencyConflict
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -24,6 +24,8 @@ public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let cardFrozen = Code(.cardFrozen)
         /// Amounts in different currencies where one is required.
         public static let currencyMismatch = Code(.currencyMismatch)
+        /// An idempotency key that an earlier command used with different input.
+        public static let idempotencyConflict = Code(.idempotencyConflict)
 
         public var description: String {
             switch value {
@@ -34,6 +36,7 @@ public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
             case .notAllowed: "not allowed"
             case .cardFrozen: "card frozen"
             case .currencyMismatch: "currency mismatch"
+            case .idempotencyConflict: "idempotency conflict"
             }
         }
     }

@@ -34,14 +34,74 @@ public final class ReadModelStore: Sendable {
         }
     }
 
+    /// The checkpoints: per projector, the version of its tables, the last sequence number it
+    /// folded and the chain hash of that event (NULL when a store from before hashes were kept
+    /// has not folded anything since), so that opening can tell a log that was cut or swapped
+    /// under its read models.
+    private init(database: DatabasePool, projectors: [any Projector], snapshots: SnapshotSettings?) {
+        self.database = database
+        self.projectors = projectors
+        self.snapshots = snapshots
+    }
+
+    /// Opens the read models for reading only, or returns nil when they cannot answer as
+    /// they are: no file, no checkpoints, or a projector missing or of another version (a
+    /// writer must fold them first). Nothing is written.
+    static func openForReading(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) throws -> ReadModelStore? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        configuration.label = "tally.readmodels.reader"
+        let database: DatabasePool
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            return nil
+        }
+        let usable = (try? database.read { db -> Bool in
+            guard try db.tableExists("projection_checkpoints") else { return false }
+            var versions: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT projector, version FROM projection_checkpoints") {
+                versions[row["projector"]] = row["version"]
+            }
+            for projector in projectors {
+                guard versions[projector.name] == projector.version, try hasIndexes(projector.indexesDeferredOnRebuild, db) else { return false }
+            }
+            return true
+        }) ?? false
+        guard usable else {
+            try? database.close()
+            return nil
+        }
+        return ReadModelStore(database: database, projectors: projectors, snapshots: snapshots)
+    }
+
+    /// The lowest checkpoint with its chain hash, the hash read from `reader`'s log when the
+    /// checkpoint has none (call after ``checkAgreement(with:)``).
+    func checkpointDigest(_ reader: EventStoreReader) throws -> LogDigest {
+        let lowest = try database.read { db in try Self.checkpointDigests(db).min(by: { $0.sequence < $1.sequence }) }
+        guard let lowest, lowest.sequence > 0 else { return .genesis }
+        if let hash = lowest.hash { return LogDigest(sequence: lowest.sequence, hash: hash) }
+        guard let hash = try reader.reader.hash(of: lowest.sequence) else {
+            throw StoreError(.readModelsAhead, "the read models have folded event \(lowest.sequence), which the log does not hold; run `tally rebuild`")
+        }
+        return LogDigest(sequence: lowest.sequence, hash: hash)
+    }
+
     private static func createCheckpointTable(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS projection_checkpoints (
                 projector TEXT PRIMARY KEY NOT NULL,
                 version INTEGER NOT NULL,
-                sequence INTEGER NOT NULL
+                sequence INTEGER NOT NULL,
+                hash BLOB
             ) STRICT
             """)
+        let columns = try db.columns(in: "projection_checkpoints").map(\.name)
+        if !columns.contains("hash") {
+            try db.execute(sql: "ALTER TABLE projection_checkpoints ADD COLUMN hash BLOB")
+        }
     }
 
     private static func reset(_ projector: any Projector, _ db: Database) throws {
@@ -50,7 +110,7 @@ public final class ReadModelStore: Sendable {
         }
         try projector.createTables(db)
         try db.execute(
-            sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence) VALUES (?, ?, 0)",
+            sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence, hash) VALUES (?, ?, 0, NULL)",
             arguments: [projector.name, projector.version]
         )
     }
@@ -76,35 +136,97 @@ public final class ReadModelStore: Sendable {
     }
 
     /// Folds events (in log order, contiguous) into every projector that has not seen them,
-    /// in one transaction with the checkpoints.
-    public func apply(_ events: [Event]) throws {
-        guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
-        precondition(last - first == UInt64(events.count - 1), "events \(first)-\(last) handed over are not contiguous")
+    /// in one transaction with the checkpoints. `hash` is the chain hash of the last event.
+    ///
+    /// - Throws: ``StoreError`` (`readModelsDisagree`) when a projector's checkpoint leaves a
+    ///   gap before the first event (nothing is folded); whatever a projector throws.
+    public func apply(_ events: [Event], hash: [UInt8]?) throws {
         try database.write { db in
-            let checkpoints = try Self.checkpoints(db)
-            let checkpointUpdate = try db.cachedStatement(sql: "UPDATE projection_checkpoints SET sequence = ? WHERE projector = ?")
-            for projector in projectors {
-                let checkpoint = checkpoints[projector.name] ?? 0
-                guard last > checkpoint else { continue }
-                precondition(checkpoint + 1 >= first, "projector \(projector.name) at \(checkpoint) was handed events from \(first)")
-                try projector.apply(events[Int(checkpoint + 1 - first)...], db)
-                if let snapshots, let taking = projector as? any SnapshotTaking {
-                    try taking.takeSnapshots(db, settings: snapshots, last: events[events.count - 1])
-                }
-                try checkpointUpdate.execute(arguments: [Int64(last), projector.name])
+            try fold(events[...], db)
+            if let last = events.last?.sequence { try setCheckpoints(last, hash: hash, db) }
+        }
+    }
+
+    /// Folds events into every projector whose checkpoint is before them, inside the caller's
+    /// transaction, without moving any checkpoint: the write pipeline folds each command
+    /// before its events reach the log and moves the checkpoints once the append is durable
+    /// (``setCheckpoints(_:hash:_:)``).
+    ///
+    /// - Throws: ``StoreError`` (`readModelsDisagree`) when the events are not contiguous or
+    ///   a projector's checkpoint leaves a gap before them; whatever a projector throws.
+    func fold(_ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil) throws {
+        guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
+        guard last - first == UInt64(events.count - 1) else {
+            throw StoreError(.readModelsDisagree, "events \(first)-\(last) handed to the read models are not contiguous")
+        }
+        let checkpoints = try checkpoints ?? Self.checkpoints(db)
+        for projector in projectors {
+            let checkpoint = checkpoints[projector.name] ?? 0
+            guard last > checkpoint else { continue }
+            guard checkpoint + 1 >= first else {
+                throw StoreError(.readModelsDisagree, "read model \(projector.name) has folded up to event \(checkpoint) but was handed events from \(first); run `tally rebuild`")
+            }
+            let start = events.startIndex + Int(checkpoint + 1 - first)
+            try projector.apply(events[max(start, events.startIndex)...], db)
+            if let snapshots, let taking = projector as? any SnapshotTaking {
+                try taking.takeSnapshots(db, settings: snapshots, last: events[events.endIndex - 1])
             }
         }
     }
 
-    /// Folds every event after the lowest checkpoint, in batches of `batchSize` events per
-    /// transaction; `progress` gets the last sequence folded. The log is read and decoded on
+    /// Moves every projector's checkpoint to `sequence` (whose chain hash is `hash`).
+    func setCheckpoints(_ sequence: UInt64, hash: [UInt8]?, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ?")
+            .execute(arguments: [Int64(sequence), hash.map { Data($0) }, Int64(sequence)])
+    }
+
+    /// Every projector's checkpoint with its hash.
+    static func checkpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
+        try Row.fetchAll(db, sql: "SELECT projector, sequence, hash FROM projection_checkpoints ORDER BY projector").map { row in
+            (row["projector"], UInt64(row["sequence"] as Int64), (row["hash"] as Data?).map { [UInt8]($0) })
+        }
+    }
+
+    /// Checks that the read models describe a prefix of this log: no checkpoint past its
+    /// head, and every checkpoint's hash equal to the log's at that sequence number.
+    ///
+    /// - Throws: ``StoreError`` `readModelsAhead` or `readModelsDisagree`, saying what happened
+    ///   and the two ways out.
+    public func checkAgreement(with reader: EventStoreReader) throws {
+        let digests = try database.read { db in try Self.checkpointDigests(db) }
+        let head = reader.head
+        var hashes: [UInt64: [UInt8]?] = [:]
+        for digest in digests where digest.sequence > 0 {
+            guard digest.sequence <= head.sequence else {
+                throw StoreError(.readModelsAhead, """
+                    the read models have folded events up to \(digest.sequence) (read model \(digest.projector)), but the log ends at \(head.sequence): \
+                    the log was cut or replaced by an older copy. Restore the newer log if you have it, or run `tally rebuild` to accept the log as it is \
+                    (the read models are then rebuilt from it and the events after \(head.sequence) are gone)
+                    """)
+            }
+            guard let expected = digest.hash else { continue }
+            if hashes[digest.sequence] == nil { hashes[digest.sequence] = try reader.reader.hash(of: digest.sequence) }
+            guard hashes[digest.sequence]! == expected else {
+                throw StoreError(.readModelsDisagree, """
+                    the read models folded a different event \(digest.sequence) than the log holds (read model \(digest.projector)): \
+                    the log was replaced or rewritten after they folded it. Restore the log they were built from, or run `tally rebuild` \
+                    to accept the log as it is
+                    """)
+            }
+        }
+    }
+
+    /// Folds every event after the lowest checkpoint up to the reader's head, in batches of
+    /// `batchSize` events per transaction, each with its checkpoint and the chain hash of its
+    /// last event; `progress` gets the last sequence folded. The log is read and decoded on
     /// a second thread while the previous batch is folded.
     public func catchUp(from reader: EventStoreReader, batchSize: Int = 10_000, progress: ((UInt64) -> Void)? = nil) throws {
         let start = try checkpoint()
         guard reader.head.sequence > start else { return }
         try EventBatches.read(from: reader, first: start + 1, batchSize: batchSize) { batch in
-            try apply(batch)
-            if let last = batch.last?.sequence { progress?(last) }
+            guard let last = batch.last?.sequence else { return }
+            try apply(batch, hash: try reader.reader.hash(of: last))
+            progress?(last)
         }
     }
 

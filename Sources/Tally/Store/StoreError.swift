@@ -8,7 +8,9 @@
 /// ```
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case notFound, alreadyExists, notAStore, incomplete, invalidPath, io }
+        private enum Value: Hashable, Sendable {
+            case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readOnly, incomplete, invalidPath, io
+        }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -18,6 +20,15 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let alreadyExists = Code(.alreadyExists)
         /// The directory exists but is not a Tally store.
         public static let notAStore = Code(.notAStore)
+        /// The read models have folded events the log does not hold (the log was cut, or an
+        /// older copy restored): the store refuses to open until the newer log is restored
+        /// or the read models are rebuilt from the log as it is.
+        public static let readModelsAhead = Code(.readModelsAhead)
+        /// The read models folded a different event than the log holds at some sequence
+        /// number (the log was replaced or rewritten).
+        public static let readModelsDisagree = Code(.readModelsDisagree)
+        /// A write on a ledger opened for reading.
+        public static let readOnly = Code(.readOnly)
         /// The directory is marked as a store but lacks a part every store has (its log, or the
         /// `ledger_created` event): an `init` of an older version was interrupted, or a repair cut every event.
         public static let incomplete = Code(.incomplete)
@@ -31,6 +42,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             case .notFound: "store not found"
             case .alreadyExists: "store exists"
             case .notAStore: "not a store"
+            case .readModelsAhead: "read models ahead of the log"
+            case .readModelsDisagree: "read models disagree with the log"
+            case .readOnly: "opened for reading"
             case .incomplete: "incomplete store"
             case .invalidPath: "invalid path"
             case .io: "io"

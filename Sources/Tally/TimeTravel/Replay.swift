@@ -80,7 +80,7 @@ public enum Replay {
             try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch in
                 let known = batch.prefix { $0.recordedAt.microsecondsSinceEpoch <= bound }
                 if !known.isEmpty {
-                    try state.apply(Array(known))
+                    try state.apply(Array(known), hash: nil)
                     for event in known { pots.apply(event) }
                     folded += UInt64(known.count)
                 }

@@ -32,7 +32,7 @@ struct AuditCommand: ParsableCommand {
         let last = try time.day(to, option: "--to")
         if let first, let last, first > last { throw ValidationError("--from \(first) is after the last day \(last)") }
         let known = try time.knownAtInstant()
-        let entries = try storeOptions.withLedger { ledger in
+        let entries = try storeOptions.withReadingLedger { ledger in
             if target.hasPrefix("asset:") {
                 return try ledger.auditValue(of: .asset, String(target.dropFirst(6)), from: first, through: last, knownAt: known)
             }

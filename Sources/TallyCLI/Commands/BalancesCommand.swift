@@ -24,7 +24,7 @@ struct BalancesCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
-        let ledger = try Ledger.open(at: storeOptions.path)
+        let ledger = try Ledger.openForReading(at: storeOptions.path)
         defer { try? ledger.close() }
         let balances = try ledger.balances(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
             .filter { !$0.amount.isZero }

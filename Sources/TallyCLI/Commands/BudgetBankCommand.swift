@@ -46,7 +46,7 @@ struct BankListCommand: ParsableCommand {
     @Flag(help: "One JSON object per bank.") var json = false
 
     func run() throws {
-        let banks = try storeOptions.withLedger { ledger in try ledger.banks() }
+        let banks = try storeOptions.withReadingLedger { ledger in try ledger.banks() }
         if json {
             for bank in banks {
                 print(Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),

@@ -20,7 +20,7 @@ struct OverviewCommand: ParsableCommand {
     func run() throws {
         let month = try time.month(month)
         let knownAt = try time.knownAtInstant()
-        let overview = try storeOptions.withLedger { ledger in
+        let overview = try storeOptions.withReadingLedger { ledger in
             try ledger.budgetOverview(month: month, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
         }
         let net = try overview.net()

@@ -81,7 +81,7 @@ struct ChallengeProgressCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per challenge.") var json = false
 
     func run() throws {
-        try storeOptions.withLedger { ledger in
+        try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDate()
             let knownAt = try time.knownAtInstant()
             let progresses = try id.map { [try ledger.challengeProgress($0, on: date, knownAt: knownAt)] } ?? ledger.challengeProgresses(on: date, knownAt: knownAt)

@@ -176,7 +176,7 @@ struct EnvelopeStatusCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per envelope.") var json = false
 
     func run() throws {
-        try storeOptions.withLedger { ledger in
+        try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDateOrToday(ledger)
             let knownAt = try time.knownAtInstant()
             let statuses = try id.map { [try ledger.envelopeStatus($0, on: date, knownAt: knownAt)] } ?? ledger.envelopeStatuses(on: date, knownAt: knownAt)
@@ -216,7 +216,7 @@ struct EnvelopeSpendingCommand: ParsableCommand {
     func validate() throws { _ = try time.day(to, option: "--to") }
 
     func run() throws {
-        try storeOptions.withLedger { ledger in
+        try storeOptions.withReadingLedger { ledger in
             let first = try EnvelopeCLI.date(from, "--from")!
             let last = try time.day(to, option: "--to") ?? ledger.calendar.date(of: ledger.now)
             let spending = try ledger.envelopeSpending(from: first, through: last, knownAt: try time.knownAtInstant())
@@ -245,7 +245,7 @@ struct EnvelopeTotalCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
-        try storeOptions.withLedger { ledger in
+        try storeOptions.withReadingLedger { ledger in
             let total = try ledger.envelopeAccountsTotal(on: try time.asOfDate(), knownAt: try time.knownAtInstant())
             if json {
                 let lines = total.lines.map { line in

@@ -272,7 +272,7 @@ struct ReminderCommand: ParsableCommand {
         @Flag(help: "Print one JSON object per reminder.") var json = false
 
         func run() throws {
-            try storeOptions.withLedger { ledger in
+            try storeOptions.withReadingLedger { ledger in
                 let reminders = try ledger.reminders(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
                     .filter { !due || $0.isDue }
                 if json {

@@ -16,7 +16,7 @@ struct NetWorthCommand: ParsableCommand {
         @Flag(help: "Print one JSON object.") var json = false
 
         func run() throws {
-            let ledger = try storeOptions.openLedger()
+            let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let report = try ledger.netWorth(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
             if json {
@@ -53,7 +53,7 @@ struct NetWorthCommand: ParsableCommand {
 
         func run() throws {
             guard days > 0 else { throw ValidationError("--days must be positive") }
-            let ledger = try storeOptions.openLedger()
+            let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let change = try ledger.netWorthChange(asOf: try time.asOfInstant(ledger), days: days, knownAt: try time.knownAtInstant())
             if json {
@@ -78,7 +78,7 @@ struct NetWorthCommand: ParsableCommand {
             let last = try CLIParse.month(to, option: "--to")
             guard first <= last else { throw ValidationError("--from \(from) is after --to \(to)") }
             guard last.ordinal - first.ordinal < 1_200 else { throw ValidationError("a series covers at most 100 years") }
-            let ledger = try storeOptions.openLedger()
+            let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let series = try ledger.netWorthSeries(from: first, through: last, knownAt: try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) })
             if json {
@@ -99,7 +99,7 @@ struct XRayCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
-        let ledger = try storeOptions.openLedger()
+        let ledger = try storeOptions.openLedgerForReading()
         defer { try? ledger.close() }
         let xray = try ledger.xray(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
         if json {

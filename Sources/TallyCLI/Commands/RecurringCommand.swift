@@ -95,7 +95,7 @@ struct RecurringStatusCommand: ParsableCommand {
         }
         let month = try month.map { try CLIParse.month($0, option: "--month") } ?? today.month
         let knownAt = try time.knownAtInstant()
-        let report = try storeOptions.withLedger { ledger in
+        let report = try storeOptions.withReadingLedger { ledger in
             try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt)
         }
         if json {
@@ -133,7 +133,7 @@ struct RecurringListCommand: ParsableCommand {
 
     func run() throws {
         let knownAt = try time.knownAtInstant()
-        let items = try storeOptions.withLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
+        let items = try storeOptions.withReadingLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
         if json {
             for item in items {
                 print(Output.jsonObject([

@@ -19,7 +19,7 @@ struct SuggestCommand: ParsableCommand {
         func run() throws {
             let target = try time.month(month)
             let knownAt = try time.knownAtInstant()
-            let ledger = try storeOptions.openLedger()
+            let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let suggestions = try ledger.suggestedBudgets(for: target, knownAt: knownAt)
             if json {
@@ -47,7 +47,7 @@ struct SuggestCommand: ParsableCommand {
         func run() throws {
             let knownAt = try time.knownAtInstant()
             let given = try time.day(through, option: "--through", fallback: { nil })
-            let ledger = try storeOptions.openLedger()
+            let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let date = given ?? ledger.calendar.date(of: ledger.now)
             let proposals = try ledger.proposedRecurringItems(through: date, knownAt: knownAt)

@@ -169,7 +169,7 @@ struct TransactionListCommand: ParsableCommand {
         query.page = page
         query.pageSize = pageSize
         let knownAt = try time.knownAtInstant()
-        let result = try storeOptions.withLedger { ledger in
+        let result = try storeOptions.withReadingLedger { ledger in
             try ledger.transactions(query, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
         }
         if json {
@@ -198,7 +198,7 @@ struct TransactionShowCommand: ParsableCommand {
 
     func run() throws {
         let knownAt = try time.knownAtInstant()
-        let found = try storeOptions.withLedger { ledger in
+        let found = try storeOptions.withReadingLedger { ledger in
             try ledger.transaction(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
         }
         guard let transaction = found else {
@@ -225,7 +225,7 @@ struct TransactionHistoryCommand: ParsableCommand {
 
     func run() throws {
         let knownAt = try time.knownAtInstant()
-        let versions = try storeOptions.withLedger { ledger in
+        let versions = try storeOptions.withReadingLedger { ledger in
             try ledger.transactionHistory(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
         }
         guard !versions.isEmpty else { throw LedgerError(.notFound, "there is no budget transaction '\(id)'; list them with `tally tx list`") }

@@ -33,6 +33,13 @@ struct WealthOptions: ParsableArguments {
     @Flag(help: "Print one JSON object.")
     var json = false
 
+    /// Opens the store's ledger for reading, runs `body`, and closes it.
+    func withReadingLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
+        let ledger = try Ledger.openForReading(at: storeOptions.path)
+        defer { try? ledger.close() }
+        return try body(ledger)
+    }
+
     /// Opens the store's ledger, runs `body`, and closes it.
     func withLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
         let ledger = try Ledger.open(at: storeOptions.path)

@@ -13,7 +13,7 @@ struct WealthSummaryCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
-        try options.withLedger { ledger in
+        try options.withReadingLedger { ledger in
             let summary = try ledger.wealthSummary(account: options.account, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
             if options.json {
                 let balances = summary.balances.map { balance in
@@ -75,7 +75,7 @@ struct WealthHistoryCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
-        try options.withLedger { ledger in
+        try options.withReadingLedger { ledger in
             let result = try ledger.wealthHistory(
                 account: options.account, filter: WealthHistoryFilter(rawValue: filter.rawValue) ?? .all, page: page, pageSize: pageSize,
                 asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
@@ -132,7 +132,7 @@ struct WealthRoundUpsTotalCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
-        try options.withLedger { ledger in
+        try options.withReadingLedger { ledger in
             let chosen: Month
             if let month {
                 guard let parsed = try? Month(parsing: month) else {

@@ -23,7 +23,7 @@ struct WhatIfCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
-        try storeOptions.withLedger { ledger in
+        try storeOptions.withReadingLedger { ledger in
             let base = try ledger.settings().baseCurrency
             let projection = try ledger.whatIf(
                 goal: try EnvelopeCLI.money(goal, base, "--goal"), account: account,

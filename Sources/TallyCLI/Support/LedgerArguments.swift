@@ -6,6 +6,17 @@ extension StoreOptions {
     /// Opens the store's ledger for commands and queries (the writer lock is held until closed).
     func openLedger() throws -> Ledger { try Ledger.open(at: path) }
 
+    /// Opens the store's ledger for reading: no writer lock (``Ledger/openForReading(at:options:)``).
+    func openLedgerForReading() throws -> Ledger { try Ledger.openForReading(at: path) }
+
+    /// Opens the store's ledger for reading (no writer lock: any number run beside a writer),
+    /// runs `body`, closes it.
+    func withReadingLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
+        let ledger = try openLedgerForReading()
+        defer { try? ledger.close() }
+        return try body(ledger)
+    }
+
     /// Opens the store's ledger, runs `body`, closes it; a failure to close is an error too
     /// (a command's commit is durable already by then).
     func withLedger<T>(_ body: (Ledger) throws -> T) throws -> T {

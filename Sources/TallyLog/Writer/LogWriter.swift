@@ -14,7 +14,7 @@ import Glibc
 /// try writer.close()
 /// ```
 public final class LogWriter: Sendable {
-    private let core: WriterCore
+    let core: WriterCore
 
     private init(core: WriterCore) {
         self.core = core

@@ -44,3 +44,30 @@ func validateBatch(_ records: [LogRecord], options: LogOptions) throws -> Int {
     }
     return bound
 }
+
+extension LogWriter {
+    /// Checks records as ``append(_:)-1h1bz`` would (every limit the log enforces) without
+    /// appending them, so that a caller building a commit of many parts can refuse one part
+    /// alone, before anything reaches the log.
+    ///
+    /// - Returns: an upper bound of the records' encoded bytes in a frame.
+    /// - Throws: ``LogError`` `.invalidRecord` or `.limitExceeded`, naming the record.
+    @discardableResult
+    public static func validate(_ records: [LogRecord], frameEventsLimit: Int, frameBytesLimit: Int) throws -> Int {
+        var options = LogOptions()
+        options.frameEventsLimit = frameEventsLimit
+        options.frameBytesLimit = frameBytesLimit
+        return try validateBatch(records, options: options)
+    }
+
+    /// An upper bound of one record's encoded bytes in a frame.
+    public static func boundBytes(of record: LogRecord) -> Int {
+        FrameCodec.recordBytesBound(
+            entityBytes: record.entity.utf8.count, keyBytes: record.idempotencyKey?.utf8.count ?? 0, payloadBytes: record.payload.count)
+    }
+
+    /// The most events and uncompressed bytes one commit may hold.
+    public var frameLimits: (events: Int, bytes: Int) {
+        (core.options.frameEventsLimit, core.options.frameBytesLimit)
+    }
+}

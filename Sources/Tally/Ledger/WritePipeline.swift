@@ -1,0 +1,255 @@
+internal import Foundation
+import GRDB
+internal import Synchronization
+import TallyLog
+
+/// The write pipeline of DESIGN.md, one group of commands at a time:
+///
+/// 1. the group is taken whole from the ``CommandQueue``;
+/// 2. inside one open SQLite write transaction each command is planned against state that
+///    includes the earlier ones, encoded (every limit the log enforces), checked and folded,
+///    each in a savepoint of its own so that a refused command leaves no trace;
+/// 3. the group's events are appended as one frame with one `fdatasync`, at the sequence
+///    numbers and recorded time they were folded with;
+/// 4. the transaction commits, with every checkpoint at the new head and its chain hash;
+/// 5. observers are told.
+///
+/// A crash before (3) leaves nothing. Between (3) and (4) the read models are behind and
+/// the next open folds the log into them. A commit that fails at (4) marks the pipeline
+/// behind: it folds the log before the next group.
+final class WritePipeline: Sendable {
+    let store: EventStore?
+    let readModels: ReadModelStore
+    /// The store's directory.
+    let root: String
+    let clock: @Sendable () -> Instant
+    let observers: Subscriptions
+    /// Set when the read models may be behind the log (a failed commit after an append).
+    private let behind = Mutex(false)
+
+    init(root: String, store: EventStore?, readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions) {
+        self.root = root
+        self.store = store
+        self.readModels = readModels
+        self.clock = clock
+        self.observers = observers
+    }
+
+    /// Whether the read models are known to be behind the log.
+    var isBehind: Bool { behind.withLock { $0 } }
+
+    /// Runs a group and returns each command's outcome, in order. Never throws and never
+    /// traps: a failure is the outcome of the commands it concerns.
+    func run(_ group: [PendingCommand]) -> [Result<Ledger.CommandResult, any Error>] {
+        var outcomes: [Result<Ledger.CommandResult, any Error>?] = Array(repeating: nil, count: group.count)
+        var index = 0
+        while index < group.count {
+            index = commitSome(group, from: index, into: &outcomes)
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// Plans and folds commands from `start` until the group ends or the frame is full,
+    /// appends them as one frame and commits. Returns the index of the first command left.
+    private func commitSome(
+        _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?]
+    ) -> Int {
+        func failAll(_ error: any Error) -> Int {
+            for index in start..<group.count { outcomes[index] = .failure(error) }
+            return group.count
+        }
+        guard let store else {
+            return failAll(StoreError(.readOnly, "this ledger was opened for reading; open it with Ledger.open to run commands"))
+        }
+        do { try catchUpIfBehind(store) } catch { return failAll(error) }
+
+        let head = store.head
+        let recordedAt = Instant(microsecondsSinceEpoch: max(clock().microsecondsSinceEpoch, store.writer.lastRecordedAt))
+        var draft = GroupDraft(first: head.sequence + 1, recordedAt: recordedAt, frameLimits: store.writer.frameLimits)
+        var next = start
+        var appended: AppendResult?
+        do {
+            try readModels.database.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    let checkpoints = try ReadModelStore.checkpoints(db)
+                    while next < group.count {
+                        guard let outcome = try planOne(group[next].command, into: &draft, checkpoints: checkpoints, db) else { break }
+                        outcomes[next] = outcome
+                        next += 1
+                    }
+                    guard !draft.records.isEmpty else { return .rollback }
+                    let result = try store.append(records: draft.records, pinnedTo: AppendPin(
+                        firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch))
+                    appended = result
+                    try readModels.setCheckpoints(result.head.sequence, hash: result.head.hash, db)
+                    return .commit
+                }
+            }
+        } catch {
+            guard appended != nil else {
+                // Nothing reached the log: every command whose result lay in this frame fails.
+                guard next > start else { return failAll(error) }
+                for index in start..<next where outcomes[index].map({ Self.lies(in: draft, $0) }) == true {
+                    outcomes[index] = .failure(error)
+                }
+                return next
+            }
+            // The log has the events and the read models do not: they catch up before the next group.
+            behind.withLock { $0 = true }
+        }
+        if appended != nil { observers.publish(draft.events) }
+        return next
+    }
+
+    /// Whether a successful outcome's events are those of the frame being built.
+    private static func lies(in draft: GroupDraft, _ outcome: Result<Ledger.CommandResult, any Error>) -> Bool {
+        guard case .success(let result) = outcome, let first = result.events.first else { return false }
+        return first.sequence >= draft.first
+    }
+
+    /// Plans one command in a savepoint of its own. Returns nil when its events do not fit the
+    /// frame the group has left (it goes into the next frame), else its outcome.
+    private func planOne(
+        _ command: LedgerCommand, into draft: inout GroupDraft, checkpoints: [String: UInt64], _ db: Database
+    ) throws -> Result<Ledger.CommandResult, any Error>? {
+        var outcome: Result<Ledger.CommandResult, any Error>? = nil
+        do {
+            try db.inSavepoint {
+                outcome = .success(try plan(command, into: &draft, checkpoints: checkpoints, db))
+                return .commit
+            }
+        } catch is FrameFull {
+            if draft.records.isEmpty {
+                return .failure(LogError(.limitExceeded, "the command's events exceed one commit (\(draft.frameLimits.events) events, \(draft.frameLimits.bytes) bytes); split it"))
+            }
+            return nil
+        } catch {
+            if db.isInsideTransaction { return .failure(error) }
+            throw error
+        }
+        return outcome
+    }
+
+    /// Plans, encodes and folds one command against the open transaction.
+    private func plan(
+        _ command: LedgerCommand, into draft: inout GroupDraft, checkpoints: [String: UInt64], _ db: Database
+    ) throws -> Ledger.CommandResult {
+        if let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db) {
+            let events = try draft.events(in: range) ?? committedEvents(range)
+            try Self.requireSameInput(command, key: key, first: events.first)
+            return Ledger.CommandResult(events: events, wasAlreadyApplied: true)
+        }
+        var planned = try command.plan(db)
+        guard !planned.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: false) }
+        if let key = command.idempotencyKey { planned[0].idempotencyKey = key }
+        assert(command.request.map { $0.body == planned[0].body } ?? true,
+               "a command's request must be the first event it records, or a repeat of its key could not be recognised")
+        let first = draft.next
+        var records: [LogRecord] = []
+        records.reserveCapacity(planned.count)
+        var events: [Event] = []
+        events.reserveCapacity(planned.count)
+        for (position, event) in planned.enumerated() {
+            let sequence = first + UInt64(position)
+            let cause = try Self.resolve(event.cause, position: position, first: first)
+            var record = try EventCatalog.record(for: event)
+            record.cause = cause.map { .sequence($0) }
+            records.append(record)
+            events.append(Event(
+                sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: event.effectiveAt, cause: cause,
+                idempotencyKey: event.idempotencyKey, body: event.body))
+        }
+        try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
+        guard draft.fits(records) else { throw FrameFull() }
+        try readModels.fold(events[...], db, checkpoints: checkpoints)
+        draft.add(records, events)
+        return Ledger.CommandResult(events: events, wasAlreadyApplied: false)
+    }
+
+    /// A cause as a sequence number: an earlier event of the same command, or an event
+    /// already in the log.
+    private static func resolve(_ cause: CauseReference?, position: Int, first: UInt64) throws -> UInt64? {
+        switch cause {
+        case .none:
+            return nil
+        case .earlierInBatch(let earlier):
+            guard earlier >= 0, earlier < position else {
+                throw LedgerError(.invalidArgument, "event \(position + 1) of the command names event \(earlier + 1) of the same command as its cause, which does not come before it")
+            }
+            return first + UInt64(earlier)
+        case .sequence(let sequence):
+            guard sequence >= 1, sequence < first + UInt64(position) else {
+                throw LedgerError(.invalidArgument, "event \(position + 1) of the command names event \(sequence) as its cause, which is not an earlier event")
+            }
+            return sequence
+        }
+    }
+
+    /// A repeat of a key is the same command when its input is what the key first recorded.
+    private static func requireSameInput(_ command: LedgerCommand, key: String, first: Event?) throws {
+        guard let request = command.request, let first else { return }
+        let sameBody = first.body == request.body
+        let sameTime = !command.requestHasEffectiveTime || first.effectiveAt == request.effectiveAt
+        guard sameBody && sameTime else {
+            throw LedgerError(.idempotencyConflict, """
+                the idempotency key '\(key)' was used by event \(first.sequence) (\(first.type.name)) with different input\
+                \(sameBody ? " (another effective time)" : ""); a repeat must be the same command, and a new command needs a new key
+                """)
+        }
+    }
+
+    /// The events a committed command recorded, read back from the log.
+    private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
+        var events: [Event] = []
+        try EventStoreReader.open(at: root).forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        return events
+    }
+
+    /// Folds the log into read models that a failed commit left behind.
+    private func catchUpIfBehind(_ store: EventStore) throws {
+        guard isBehind else { return }
+        let reader = try EventStoreReader.open(at: store.layout.root)
+        try readModels.checkAgreement(with: reader)
+        try readModels.catchUp(from: reader)
+        behind.withLock { $0 = false }
+    }
+}
+
+/// Thrown inside a command's savepoint when its events do not fit the frame being built.
+private struct FrameFull: Error {}
+
+/// The frame a group is building: its records, its events as folded, and what is left.
+struct GroupDraft {
+    let first: UInt64
+    let recordedAt: Instant
+    let frameLimits: (events: Int, bytes: Int)
+    private(set) var records: [LogRecord] = []
+    private(set) var events: [Event] = []
+    private var bytes = 0
+
+    init(first: UInt64, recordedAt: Instant, frameLimits: (events: Int, bytes: Int)) {
+        self.first = first
+        self.recordedAt = recordedAt
+        self.frameLimits = frameLimits
+    }
+
+    /// The sequence number the next event gets.
+    var next: UInt64 { first + UInt64(records.count) }
+
+    func fits(_ more: [LogRecord]) -> Bool {
+        records.count + more.count <= frameLimits.events
+            && bytes + more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) } <= frameLimits.bytes
+    }
+
+    mutating func add(_ more: [LogRecord], _ folded: [Event]) {
+        bytes += more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) }
+        records.append(contentsOf: more)
+        events.append(contentsOf: folded)
+    }
+
+    /// The events of this group in `range`, or nil when the range was committed before.
+    func events(in range: ClosedRange<UInt64>) -> [Event]? {
+        guard range.lowerBound >= first else { return nil }
+        return Array(events[Int(range.lowerBound - first)...Int(range.upperBound - first)])
+    }
+}
