@@ -43,6 +43,9 @@ public final class Ledger: Sendable {
         /// The most events a ``committedEvents(after:)`` consumer may leave unread before its
         /// stream ends with ``SubscriptionError`` (it resumes from its last sequence number).
         public var subscriptionBufferEvents: Int
+        /// Test hook: called after a group's frame is durable and before its SQLite commit;
+        /// throwing makes that commit fail, as a full disk or an I/O error would.
+        var faultAfterAppend: (@Sendable () throws -> Void)?
         /// How long a reader waits for another process's writer lock when it must fold the
         /// log into read models it cannot use as they are. Default 60 s.
         public var readerLockWaitMicroseconds: Int64
@@ -116,7 +119,7 @@ public final class Ledger: Sendable {
         self.options = options
         let observers = Subscriptions(root: layout.root, bufferEvents: options.subscriptionBufferEvents, head: store?.head.sequence ?? readerHead.sequence)
         self.observers = observers
-        let pipeline = WritePipeline(root: layout.root, store: store, readModels: readModels, clock: options.clock, observers: observers)
+        let pipeline = WritePipeline(root: layout.root, faultAfterAppend: options.faultAfterAppend, store: store, readModels: readModels, clock: options.clock, observers: observers)
         self.pipeline = pipeline
         self.queue = CommandQueue { group in pipeline.run(group) }
     }
@@ -163,10 +166,18 @@ public final class Ledger: Sendable {
     }
 
     private static func attach(_ store: EventStore, calendar: LedgerCalendar, options: Options) throws -> Ledger {
-        let readModels = try ReadModelStore(
-            path: store.layout.readModelPath, projectors: projectors,
-            snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
-        )
+        let readModels: ReadModelStore
+        do {
+            readModels = try ReadModelStore(
+                path: store.layout.readModelPath, projectors: projectors,
+                snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
+            )
+        } catch let error as DatabaseError {
+            throw StoreError(.readModelsUnreadable, """
+                the read models (\(store.layout.readModelPath)) cannot be opened: \(error.message ?? "\(error.resultCode)"); \
+                they are derived from the log: run `tally rebuild` to make them again
+                """)
+        }
         do {
             let reader = try EventStoreReader.open(at: store.layout.root)
             try readModels.checkAgreement(with: reader)
@@ -307,6 +318,29 @@ public final class Ledger: Sendable {
         }
     }
 
+    /// Runs any blocking work on the ledger (a product's command method, a query) on a
+    /// thread of its own, so that the calling task never blocks the cooperative thread pool.
+    /// Commands from concurrent callers still meet in the pipeline's queue and share commits.
+    ///
+    /// ```swift
+    /// let result = try await ledger.run { ledger in
+    ///     try ledger.deposit(account: "main", amount: try Money(parsing: "25.00", commodity: .usd))
+    /// }
+    /// ```
+    public func run<T: Sendable>(_ body: @escaping @Sendable (Ledger) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { [self] in
+                do {
+                    continuation.resume(returning: try body(self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.name = "Tally.blocking"
+            thread.start()
+        }
+    }
+
     /// The asynchronous ``run(batch:)``.
     public func run(batch commands: [LedgerCommand]) async -> [Result<CommandResult, any Error>] {
         guard !commands.isEmpty else { return [] }
@@ -347,6 +381,36 @@ public final class Ledger: Sendable {
     }
 
     // MARK: Read models
+
+    /// Rebuilds a store's read models from its log without opening them first: the old
+    /// read-model files are deleted (a damaged or unreadable file, or read models ahead of
+    /// or disagreeing with the log, are all simply replaced), and every projector folds the
+    /// log afresh. Takes the writer lock for the duration.
+    ///
+    /// ```swift
+    /// let head = try Ledger.rebuild(at: ".tally") { folded in print(folded) }
+    /// ```
+    ///
+    /// - Returns: the log head the read models now describe.
+    /// - Throws: ``StoreError`` when there is no store; `LogError` (`locked`) while another
+    ///   process writes, (`corrupt`) for log damage (`tally repair` first).
+    @discardableResult
+    public static func rebuild(at root: String, options: Options = Options(), progress: ((UInt64) -> Void)? = nil) throws -> LogDigest {
+        let store = try EventStore.open(at: root, options: options.logOptions)
+        defer { try? store.close() }
+        let reader = try EventStoreReader.open(at: root)
+        let calendar = try reader.ledgerCalendar()
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let path = store.layout.readModelPath + suffix
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        }
+        let readModels = try ReadModelStore(
+            path: store.layout.readModelPath, projectors: projectors,
+            snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval))
+        defer { try? readModels.database.close() }
+        try readModels.rebuild(from: reader, progress: progress)
+        return reader.head
+    }
 
     /// Reads the read models in a consistent snapshot.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {

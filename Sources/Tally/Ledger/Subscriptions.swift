@@ -163,6 +163,8 @@ final class Subscriptions: @unchecked Sendable {
         let (stream, continuation) = AsyncThrowingStream<Event, any Error>.makeStream(bufferingPolicy: .unbounded)
         lock.lock()
         let subscriber = Subscriber(continuation: continuation, next: (sequence ?? published) + 1, capacity: bufferEvents)
+        // Nothing to read from the log: live at once.
+        subscriber.live = subscriber.next > published
         subscribers[ObjectIdentifier(subscriber)] = subscriber
         lock.unlock()
         continuation.onTermination = { [weak self, weak subscriber] _ in
@@ -170,9 +172,11 @@ final class Subscriptions: @unchecked Sendable {
             subscriber.end(nil)
             self?.remove(subscriber)
         }
-        let thread = Thread { [self] in catchUp(subscriber) }
-        thread.name = "Tally.subscription"
-        thread.start()
+        if !subscriber.live {
+            let thread = Thread { [self] in catchUp(subscriber) }
+            thread.name = "Tally.subscription"
+            thread.start()
+        }
         return CommittedEvents(stream: stream, subscriber: subscriber)
     }
 

@@ -22,13 +22,15 @@ final class WritePipeline: Sendable {
     let readModels: ReadModelStore
     /// The store's directory.
     let root: String
+    let faultAfterAppend: (@Sendable () throws -> Void)?
     let clock: @Sendable () -> Instant
     let observers: Subscriptions
     /// Set when the read models may be behind the log (a failed commit after an append).
     private let behind = Mutex(false)
 
-    init(root: String, store: EventStore?, readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions) {
+    init(root: String, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?, readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions) {
         self.root = root
+        self.faultAfterAppend = faultAfterAppend
         self.store = store
         self.readModels = readModels
         self.clock = clock
@@ -71,9 +73,9 @@ final class WritePipeline: Sendable {
         do {
             try readModels.database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
-                    let checkpoints = try ReadModelStore.checkpoints(db)
+                    draft.checkpoints = try ReadModelStore.checkpoints(db)
                     while next < group.count {
-                        guard let outcome = try planOne(group[next].command, into: &draft, checkpoints: checkpoints, db) else { break }
+                        guard let outcome = try planOne(group[next].command, into: &draft, db) else { break }
                         outcomes[next] = outcome
                         next += 1
                     }
@@ -81,6 +83,7 @@ final class WritePipeline: Sendable {
                     let result = try store.append(records: draft.records, pinnedTo: AppendPin(
                         firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch))
                     appended = result
+                    try faultAfterAppend?()
                     try readModels.setCheckpoints(result.head.sequence, hash: result.head.hash, db)
                     return .commit
                 }
@@ -110,12 +113,12 @@ final class WritePipeline: Sendable {
     /// Plans one command in a savepoint of its own. Returns nil when its events do not fit the
     /// frame the group has left (it goes into the next frame), else its outcome.
     private func planOne(
-        _ command: LedgerCommand, into draft: inout GroupDraft, checkpoints: [String: UInt64], _ db: Database
+        _ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database
     ) throws -> Result<Ledger.CommandResult, any Error>? {
         var outcome: Result<Ledger.CommandResult, any Error>? = nil
         do {
             try db.inSavepoint {
-                outcome = .success(try plan(command, into: &draft, checkpoints: checkpoints, db))
+                outcome = .success(try plan(command, into: &draft, db))
                 return .commit
             }
         } catch is FrameFull {
@@ -131,9 +134,7 @@ final class WritePipeline: Sendable {
     }
 
     /// Plans, encodes and folds one command against the open transaction.
-    private func plan(
-        _ command: LedgerCommand, into draft: inout GroupDraft, checkpoints: [String: UInt64], _ db: Database
-    ) throws -> Ledger.CommandResult {
+    private func plan(_ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database) throws -> Ledger.CommandResult {
         if let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db) {
             let events = try draft.events(in: range) ?? committedEvents(range)
             try Self.requireSameInput(command, key: key, first: events.first)
@@ -161,7 +162,7 @@ final class WritePipeline: Sendable {
         }
         try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
         guard draft.fits(records) else { throw FrameFull() }
-        try readModels.fold(events[...], db, checkpoints: checkpoints)
+        try readModels.fold(events[...], db, checkpoints: draft.checkpoints)
         draft.add(records, events)
         return Ledger.CommandResult(events: events, wasAlreadyApplied: false)
     }
@@ -225,6 +226,9 @@ struct GroupDraft {
     let frameLimits: (events: Int, bytes: Int)
     private(set) var records: [LogRecord] = []
     private(set) var events: [Event] = []
+    /// Each projector's checkpoint as the group's folds have moved it (the table itself moves
+    /// once the frame is durable).
+    var checkpoints: [String: UInt64] = [:]
     private var bytes = 0
 
     init(first: UInt64, recordedAt: Instant, frameLimits: (events: Int, bytes: Int)) {
@@ -245,6 +249,9 @@ struct GroupDraft {
         bytes += more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) }
         records.append(contentsOf: more)
         events.append(contentsOf: folded)
+        if let last = folded.last?.sequence {
+            for name in checkpoints.keys { checkpoints[name] = max(checkpoints[name]!, last) }
+        }
     }
 
     /// The events of this group in `range`, or nil when the range was committed before.

@@ -9,7 +9,8 @@
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
-            case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readOnly, incomplete, invalidPath, io
+            case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readModelsUnreadable, readOnly
+            case incomplete, invalidPath, io
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -27,6 +28,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The read models folded a different event than the log holds at some sequence
         /// number (the log was replaced or rewritten).
         public static let readModelsDisagree = Code(.readModelsDisagree)
+        /// The read-model database cannot be opened or read (damaged or not a database):
+        /// ``Ledger/rebuild(at:options:progress:)`` makes it again from the log.
+        public static let readModelsUnreadable = Code(.readModelsUnreadable)
         /// A write on a ledger opened for reading.
         public static let readOnly = Code(.readOnly)
         /// The directory is marked as a store but lacks a part every store has (its log, or the
@@ -44,6 +48,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             case .notAStore: "not a store"
             case .readModelsAhead: "read models ahead of the log"
             case .readModelsDisagree: "read models disagree with the log"
+            case .readModelsUnreadable: "read models unreadable"
             case .readOnly: "opened for reading"
             case .incomplete: "incomplete store"
             case .invalidPath: "invalid path"

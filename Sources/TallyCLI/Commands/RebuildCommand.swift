@@ -6,7 +6,11 @@ struct RebuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rebuild",
         abstract: "Drop every read model and fold the whole log again.",
-        discussion: "Read models are derived data: a rebuild reproduces them exactly from the log."
+        discussion: """
+            Read models are derived data: a rebuild reproduces them exactly from the log. It never needs the old \
+            read-model file to be readable (a damaged one is replaced), and it is the way to accept the log as it is \
+            when the read models are ahead of it or disagree with it.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -15,12 +19,10 @@ struct RebuildCommand: ParsableCommand {
     var progress: ProgressMode = .bar
 
     func run() throws {
-        let ledger = try Ledger.open(at: storeOptions.path)
-        defer { try? ledger.close() }
-        let total = ledger.head.sequence
+        let total = try EventStoreReader.open(at: storeOptions.path).head.sequence
         let bar = ProgressBar(label: "rebuild", enabled: progress == .bar)
         let stopwatch = Stopwatch()
-        try ledger.rebuild { sequence in
+        try Ledger.rebuild(at: storeOptions.path) { sequence in
             bar.update(completed: Int64(sequence), total: Int64(total), detail: "\(sequence)/\(total) events")
             if progress == .json {
                 print("{\"folded_seq\": \(sequence)}")

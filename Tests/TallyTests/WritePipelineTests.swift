@@ -1,0 +1,308 @@
+import Foundation
+import Synchronization
+import Testing
+import TallyLog
+@testable import Tally
+
+/// The seam between the log and the read models (issue: the write pipeline, part 1): a
+/// refused command leaves nothing, a failed commit after a durable append is caught up, a
+/// log shorter than its read models is refused, readers never take the writer lock, and
+/// committed events reach subscribers once, in order.
+@Suite struct WritePipelineTests {
+    static let start = "2026-05-01T09:00:00Z"
+
+    private func entry(_ amount: String, id: String? = nil, at clock: ManualClock) -> NewEvent {
+        NewEvent(effectiveAt: clock.now, body: .journalEntryPosted(JournalEntryPosted(
+            account: "Assets:Cash", counterAccount: "Income:Salary", amount: usd(amount), externalId: id)))
+    }
+
+    /// A command that moves `amount` out of Assets:Cash only when its balance covers it.
+    private func spend(_ amount: String, at clock: ManualClock) -> LedgerCommand {
+        let now = clock.now
+        return LedgerCommand { db in
+            let cash = try BalanceQueries.balances(db).first { $0.account == "Assets:Cash" }?.amount ?? usd("0.00")
+            guard try !cash.isLess(than: usd(amount)) else {
+                throw LedgerError(.insufficientFunds, "Assets:Cash cannot cover it")
+            }
+            return [NewEvent(effectiveAt: now, body: .journalEntryPosted(JournalEntryPosted(
+                account: "Expenses:Food", counterAccount: "Assets:Cash", amount: usd(amount))))]
+        }
+    }
+
+    private func cash(_ ledger: Ledger) throws -> Money? {
+        try ledger.balances().first { $0.account == "Assets:Cash" }?.amount
+    }
+
+    // MARK: Refusals leave nothing
+
+    @Test func anOverflowingEntryIsRefusedBeforeTheLogAndTheStoreGoesOn() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            try ledger.appendEvents([entry("92233720368547758.07", id: "big1", at: clock)])
+            let head = ledger.head
+            #expect(throws: (any Error).self) { try ledger.appendEvents([entry("0.01", id: "big2", at: clock)]) }
+            #expect(ledger.head == head, "nothing reached the log")
+            // The store is not bricked: reads, commands and a rebuild all work.
+            #expect(try cash(ledger) == usd("92233720368547758.07"))
+            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: .journalEntryPosted(JournalEntryPosted(
+                account: "Expenses:Food", counterAccount: "Assets:Cash", amount: usd("1.00"))))])
+            try ledger.expectConsistent()
+        }
+    }
+
+    @Test func anOverflowingJournalImportAppendsNothing() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            let csv = root + ".csv"
+            defer { try? FileManager.default.removeItem(atPath: csv) }
+            try """
+                date,account,counter_account,amount,currency,payee,category,external_id
+                2026-01-01,Assets:A,Income:B,92233720368547758.07,USD,,,big1
+                2026-01-02,Assets:A,Income:B,0.01,USD,,,big2
+
+                """.write(toFile: csv, atomically: true, encoding: .utf8)
+            let head = ledger.head
+            #expect(throws: (any Error).self) { try ledger.importJournal(csvAt: csv) }
+            #expect(ledger.head == head)
+            #expect(try ledger.balances().isEmpty)
+            try ledger.expectConsistent()
+        }
+    }
+
+    @Test func aBatchRefusesOneCommandAndCommitsTheRestInOneFrame() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            let frames = try EventStoreReader.open(at: root).statistics().frames
+            let deposit = entry("10.00", at: clock)
+            let results = try ledger.run(batch: [
+                LedgerCommand { _ in [deposit] },
+                spend("25.00", at: clock),   // refused: the earlier command left 10.00
+                spend("4.00", at: clock),    // planned against state that includes the first
+            ])
+            #expect((try? results[0].get()) != nil)
+            #expect(throws: LedgerError.self) { try results[1].get() }
+            #expect(try results[2].get().events.map(\.sequence) == [3])
+            #expect(try cash(ledger) == usd("6.00"))
+            #expect(try EventStoreReader.open(at: root).statistics().frames == frames + 1, "one commit for the batch")
+            try ledger.expectConsistent()
+        }
+    }
+
+    // MARK: A failed commit after the append
+
+    @Test func aCommitThatFailsAfterTheAppendIsCaughtUpBeforeTheNextCommand() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let failures = Mutex(1)
+            var options = Ledger.Options(clock: clock.function, syncMode: .none)
+            options.faultAfterAppend = {
+                let fail = failures.withLock { remaining in
+                    defer { remaining -= 1 }
+                    return remaining > 0
+                }
+                if fail { throw CocoaError(.fileWriteOutOfSpace) }
+            }
+            let ledger = try Ledger.create(at: root, name: "Home", baseCurrency: .usd, timeZone: "UTC", options: options)
+            defer { try? ledger.close() }
+            let first = try ledger.appendEvents([entry("10.00", at: clock)])
+            #expect(first.events.map(\.sequence) == [2], "the event is durable, so the command succeeded")
+            #expect(try cash(ledger) == nil, "the read models are behind")
+            try ledger.appendEvents([entry("5.00", at: clock)])
+            #expect(try cash(ledger) == usd("15.00"))
+            try ledger.expectConsistent()
+        }
+    }
+
+    // MARK: The log and the read models agree, or the store says so
+
+    @Test func anOlderLogUnderNewerReadModelsRefusesToOpenUntilRebuilt() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let backup = root + "-old-log"
+            defer { try? FileManager.default.removeItem(atPath: backup) }
+            do {
+                let ledger = try Ledger.forTesting(at: root, clock: clock)
+                try ledger.appendEvents([entry("10.00", at: clock)])
+                try ledger.sync()
+                try FileManager.default.copyItem(atPath: root + "/log", toPath: backup)
+                try ledger.appendEvents([entry("20.00", at: clock)])
+                try ledger.close()
+            }
+            try FileManager.default.removeItem(atPath: root + "/log")
+            try FileManager.default.copyItem(atPath: backup, toPath: root + "/log")
+
+            #expect { try Ledger.open(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
+            #expect { try Ledger.openForReading(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
+            let head = try Ledger.rebuild(at: root)
+            #expect(head.sequence == 2)
+            let ledger = try Ledger.open(at: root, options: .init(clock: clock.function, syncMode: .none))
+            defer { try? ledger.close() }
+            #expect(try cash(ledger) == usd("10.00"))
+            #expect(try ledger.appendEvents([entry("1.00", at: clock)]).events.map(\.sequence) == [3])
+            try ledger.expectConsistent()
+        }
+    }
+
+    @Test func aLogRewrittenAtTheSameLengthDisagreesWithTheReadModels() throws {
+        try withTemporaryStore { root in
+            let other = root + "-other"
+            defer { try? FileManager.default.removeItem(atPath: other) }
+            for (path, amount) in [(root, "10.00"), (other, "99.00")] {
+                let clock = ManualClock(Self.start)
+                let ledger = try Ledger.forTesting(at: path, clock: clock)
+                try ledger.appendEvents([entry(amount, at: clock)])
+                try ledger.close()
+            }
+            try FileManager.default.removeItem(atPath: root + "/log")
+            try FileManager.default.copyItem(atPath: other + "/log", toPath: root + "/log")
+            #expect { try Ledger.open(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsDisagree }
+        }
+    }
+
+    @Test func aDamagedReadModelFileIsRebuiltWithoutBeingRead() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            try ledger.appendEvents([entry("10.00", at: clock)])
+            try ledger.close()
+            let path = StoreLayout(root: root).readModelPath
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+            #expect { try Ledger.open(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsUnreadable }
+            try Ledger.rebuild(at: root)
+            let reopened = try Ledger.openForReading(at: root)
+            defer { try? reopened.close() }
+            #expect(try cash(reopened) == usd("10.00"))
+        }
+    }
+
+    // MARK: Readers
+
+    @Test func readersAnswerBesideALiveWriterWithoutItsLock() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let writer = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? writer.close() }
+            try writer.appendEvents([entry("10.00", at: clock)])
+            let readers = try (0..<8).map { _ in try Ledger.openForReading(at: root) }
+            for reader in readers {
+                #expect(reader.isReadOnly)
+                #expect(try cash(reader) == usd("10.00"))
+                #expect { try reader.appendEvents([entry("1.00", at: clock)]) } throws: { ($0 as? StoreError)?.code == .readOnly }
+            }
+            try writer.appendEvents([entry("5.00", at: clock)])
+            // A reader's snapshot moves on with the writer's commits.
+            #expect(try cash(readers[0]) == usd("15.00"))
+            for reader in readers { try reader.close() }
+        }
+    }
+
+    @Test func aReaderFoldsTheLogWhenNoWriterIsLive() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let writer = try Ledger.forTesting(at: root, clock: clock)
+            try writer.appendEvents([entry("10.00", at: clock)])
+            try writer.close()
+            let path = StoreLayout(root: root).readModelPath
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            let reader = try Ledger.openForReading(at: root)
+            defer { try? reader.close() }
+            #expect(try cash(reader) == usd("10.00"))
+            #expect(reader.head.sequence == 2)
+        }
+    }
+
+    // MARK: Observing
+
+    @Test func aSubscriptionCatchesUpFromTheLogThenFollowsLive() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let clock = ManualClock(Self.start)
+        let ledger = try Ledger.forTesting(at: root + "/store", clock: clock)
+        for amount in ["1.00", "2.00", "3.00", "4.00"] { try ledger.appendEvents([entry(amount, at: clock)]) }
+        let stream = ledger.committedEvents(after: 2)
+        try ledger.appendEvents([entry("6.00", at: clock), entry("7.00", at: clock)])
+        try ledger.close()
+        var seen: [UInt64] = []
+        for try await event in stream { seen.append(event.sequence) }
+        #expect(seen == [3, 4, 5, 6, 7])
+    }
+
+    @Test func aConsumerThatFallsBehindIsToldWhereToResume() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let clock = ManualClock(Self.start)
+        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC",
+                                       options: .init(clock: clock.function, syncMode: .none, subscriptionBufferEvents: 4))
+        let stream = ledger.committedEvents()
+        for _ in 0..<3 { try ledger.appendEvents([entry("1.00", at: clock), entry("1.00", at: clock)]) }
+        var delivered: [UInt64] = []
+        var resumeAfter: UInt64? = nil
+        do {
+            for try await event in stream { delivered.append(event.sequence) }
+        } catch let error as SubscriptionError {
+            #expect(error.code == .consumerTooSlow)
+            resumeAfter = error.lastDelivered
+        }
+        let after = try #require(resumeAfter)
+        #expect(delivered == Array(2...after))
+        let rest = ledger.committedEvents(after: after)
+        try ledger.close()
+        for try await event in rest { delivered.append(event.sequence) }
+        #expect(delivered == Array(2...7), "every event once, in order, across the resubscription")
+    }
+
+    @Test func sixteenConcurrentTasksShareCommitsAndEveryEventIsDeliveredOnceInOrder() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC")
+        let stream = ledger.committedEvents(after: 1)
+        let consumer = Task {
+            var seen: [UInt64] = []
+            for try await event in stream { seen.append(event.sequence) }
+            return seen
+        }
+        let perTask = 20
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for index in 0..<perTask {
+                        let event = NewEvent(effectiveAt: ledger.now, body: .journalEntryPosted(JournalEntryPosted(
+                            account: "Assets:Cash", counterAccount: "Income:Salary", amount: usd("1.00"), externalId: "t\(task)-\(index)")))
+                        _ = try await ledger.run(LedgerCommand(idempotencyKey: "t\(task)-\(index)") { _ in [event] })
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let frames = try EventStoreReader.open(at: root + "/store").statistics().frames
+        #expect(try cash(ledger) == usd("320.00"))
+        try ledger.close()
+        let seen = try await consumer.value
+        #expect(seen == Array(2...UInt64(1 + 16 * perTask)))
+        #expect(frames < UInt64(1 + 16 * perTask), "concurrent commands shared commits (\(frames) frames)")
+    }
+
+    @Test func closeWaitsForCommandsInFlight() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC")
+        let clock = ManualClock(Self.start)
+        let entry = entry("1.00", at: clock)
+        async let outcomes: [Bool] = withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 { group.addTask { (try? await ledger.run(LedgerCommand { _ in [entry] })) != nil } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        try ledger.close()
+        let succeeded = await outcomes.filter { $0 }.count
+        let reopened = try Ledger.openForReading(at: root + "/store")
+        defer { try? reopened.close() }
+        #expect(reopened.head.sequence == UInt64(1 + succeeded), "every acknowledged command is in the log, nothing else")
+    }
+}
