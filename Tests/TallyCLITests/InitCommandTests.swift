@@ -107,11 +107,20 @@ import Testing
         let seed: UInt64 = 0x6_0000_0006
         var random = SplitMix64(seed: seed)
         var outcomes: [Bool: Int] = [:]
-        for round in 0..<16 {
+        // Kill moments are drawn over the second half of an init's run time on this machine now,
+        // where it creates the store (the first half is mostly the process starting).
+        let sample = try TemporaryDirectory()
+        let timings = try (0..<3).map { index in
+            let start = ContinuousClock.now
+            try #require(try TallyProcess.run(["init", "--store", sample.path + "/\(index)"]).status == 0)
+            return (ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000 + (ContinuousClock.now - start).components.seconds * 1_000_000
+        }
+        let duration = UInt32(clamping: timings.sorted()[1])
+        for round in 0..<24 {
             let directory = try TemporaryDirectory()
             let store = directory.path + "/home"
             let run = try startInit(store)
-            usleep(UInt32.random(in: 10_000..<160_000, using: &random))
+            usleep(UInt32.random(in: duration / 2 ..< max(duration, duration / 2 + 1), using: &random))
             kill(run.process.processIdentifier, SIGKILL)
             run.process.waitUntilExit()
             let context = "seed \(seed), round \(round)"
@@ -125,7 +134,7 @@ import Testing
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "home" }
             #expect(leftovers.allSatisfy { $0.hasPrefix(".home.tally-init.") }, "\(context): \(leftovers)")
         }
-        print("seed \(seed): killed inits left a store \(outcomes[true] ?? 0) times, nothing \(outcomes[false] ?? 0) times")
+        print("seed \(seed): init takes \(duration) µs; killed inits left a store \(outcomes[true] ?? 0) times, nothing \(outcomes[false] ?? 0) times")
     }
 
     /// A staging directory a killed init left is ignored while it may belong to a live init, and
