@@ -63,7 +63,7 @@ public enum StoreRepair {
         }
         var steps: [String] = []
         if FileManager.default.fileExists(atPath: layout.readModelPath) {
-            steps.append("the read models \(done ? "have" : "would have") folded events the log no longer holds (from \(firstRemoved) on): "
+            steps.append("the read models may have folded events the log \(done ? "no longer holds" : "would no longer hold") (from \(firstRemoved) on): "
                          + "they are checked when the store is next opened, and `tally rebuild` makes them again from the log as it is")
         } else {
             steps.append("the store has no read models yet: `tally rebuild` (or any command) makes them from the log")

@@ -77,7 +77,7 @@ public struct StoreVerification: Sendable {
     /// What is worth knowing but wrong with nothing: read models behind the head, a torn last frame.
     public var notes: [String] {
         var notes: [String] = []
-        if let torn = log.tornTail { notes.append("the last frame is incomplete (\(torn.message)); it is not part of the log and the next writer cuts it") }
+        if let torn = log.tornTail { notes.append("the last frame is not complete and was not counted (\(torn.message))") }
         if readModels == nil && !log.isValid { notes.append("read models not compared: the log is damaged") }
         return notes + (readModels?.notes ?? [])
     }
