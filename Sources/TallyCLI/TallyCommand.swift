@@ -12,7 +12,7 @@ struct TallyCommand: ParsableCommand {
             """,
         version: TallyVersion.string,
         subcommands: [
-            InitCommand.self, AppendCommand.self, LogCommand.self, VerifyCommand.self,
+            InitCommand.self, AppendCommand.self, LogCommand.self, VerifyCommand.self, RepairCommand.self,
             StatsCommand.self, DemoCommand.self,
             ImportCommand.self,
             BalancesCommand.self,

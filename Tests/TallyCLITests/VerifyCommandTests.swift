@@ -72,4 +72,123 @@ import Testing
         #expect(result.standardError.contains(segment), "\(result.standardError)")
         #expect(result.standardError.contains("at byte"), "\(result.standardError)")
     }
+
+    // MARK: Issue 10, finding 9: verify that scripts can trust
+
+    private func line(_ prefix: String, of run: TallyRun) -> String? {
+        run.standardOutput.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
+    private func appendPot(_ store: String, in directory: TemporaryDirectory, amount: String, named name: String) throws {
+        let event = #"{"type":"pot_funded","version":1,"effective_at":"2026-05-03T09:00:00Z","data":{"pot_id":"holiday","amount":{"amount":"\#(amount)","currency":"USD"}}}"#
+        let file = try directory.file(name + ".ndjson", event)
+        try #require(try TallyProcess.run(["append", file, "--store", store]).status == 0)
+    }
+
+    /// Copies `readmodels.sqlite` and its journal files, if any, from one store directory to another place.
+    private func copyReadModels(from source: String, to target: String) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: target, withIntermediateDirectories: true)
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? manager.removeItem(atPath: target + "/readmodels.sqlite" + suffix)
+            if manager.fileExists(atPath: source + "/readmodels.sqlite" + suffix) {
+                try manager.copyItem(atPath: source + "/readmodels.sqlite" + suffix, toPath: target + "/readmodels.sqlite" + suffix)
+            }
+        }
+    }
+
+    /// Before: exit 1 ("read model … not the log head"), although lagging is normal after a crash
+    /// or during another process's import.
+    @Test func readModelsBehindTheLogAreANoteAndExitZero() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory, named: "a", potName: "Holiday")
+        try #require(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        try copyReadModels(from: store, to: directory.path + "/older")
+        try appendPot(store, in: directory, amount: "10.00", named: "more1")
+        try appendPot(store, in: directory, amount: "20.00", named: "more2")
+        try #require(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        try copyReadModels(from: directory.path + "/older", to: store)
+
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 0, "\(verified.standardOutput)\(verified.standardError)")
+        #expect(verified.standardOutput.contains("at event 3 of 5 (2 events behind)"), "\(verified.standardOutput)")
+        #expect(line("head ", of: verified)?.hasPrefix("5:") == true)
+        let json = try TallyProcess.run(["verify", "--store", store, "--json"])
+        #expect(json.status == 0)
+        #expect(json.standardOutput.contains(#""ok":true,"status":"intact","exit_status":0"#), "\(json.standardOutput)")
+        #expect(json.standardOutput.contains(#""name":"balances","sequence":3,"state":"behind","behind_by":2,"ahead_by":0"#), "\(json.standardOutput)")
+    }
+
+    /// Before: read models ahead of an older log were reported as lagging, with advice to open the
+    /// ledger to catch up.
+    @Test func readModelsAheadOfAnOlderLogExitOneNamingTheWaysOut() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory, named: "a", potName: "Holiday")
+        try #require(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        try FileManager.default.copyItem(atPath: store + "/log", toPath: directory.path + "/older-log")
+        try appendPot(store, in: directory, amount: "10.00", named: "more")
+        try #require(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        try FileManager.default.removeItem(atPath: store + "/log")
+        try FileManager.default.copyItem(atPath: directory.path + "/older-log", toPath: store + "/log")
+
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 1)
+        #expect(verified.standardError.contains("read models are ahead of the log"), "\(verified.standardError)")
+        #expect(verified.standardError.contains("restore the newer log, or run `tally rebuild`"), "\(verified.standardError)")
+        let json = try TallyProcess.run(["verify", "--store", store, "--json"])
+        #expect(json.status == 1)
+        #expect(json.standardOutput.contains(#""status":"read_models_disagree","exit_status":1"#), "\(json.standardOutput)")
+        #expect(json.standardOutput.contains(#""name":"balances","sequence":4,"state":"ahead","behind_by":0,"ahead_by":1"#), "\(json.standardOutput)")
+    }
+
+    /// Before: a rewritten payload with recomputed frame checksums made verify print the head digest
+    /// stored in the frame, equal to the one kept earlier, so a script comparing that line was fooled.
+    @Test func aForgedPayloadPrintsTheRecomputedHeadWhichDiffersFromTheKeptOne() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/a"
+        let firstDigest = try #require(line("head ", of: try TallyProcess.run(["init", "--store", store])))
+        let events = [
+            #"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"holiday","name":"Wqxzjvk","target":{"amount":"1500.00","currency":"USD"}}}"#,
+            #"{"type":"pot_funded","version":1,"effective_at":"2026-05-02T09:00:00Z","data":{"pot_id":"holiday","amount":{"amount":"200.00","currency":"USD"}}}"#,
+        ]
+        try #require(try TallyProcess.run(["append", try directory.file("a.ndjson", events.joined(separator: "\n")), "--store", store]).status == 0)
+        let kept = try #require(line("head ", of: try TallyProcess.run(["verify", "--store", store])))
+        // A name that repeats nothing else is stored as literal bytes even in an LZ4 block.
+        var log = try LogFileBytes(store: store)
+        try log.rewrite("Wqxzjvk", with: "Wqxzjvm")
+        try log.write()
+
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 1)
+        let head = try #require(line("head ", of: verified))
+        #expect(head.hasPrefix("3:") && head.count == 66 && head != kept, "kept \(kept), printed \(head)")
+        #expect(verified.standardError.contains("chainMismatch"), "\(verified.standardError)")
+        // Events 2 and 3 were one commit: the last good event is 1, whose digest init printed.
+        #expect(line("last good ", of: verified)?.hasPrefix(firstDigest + " ") == true, "\(verified.standardOutput)")
+        let expected = try TallyProcess.run(["verify", "--store", store, "--expect", kept])
+        #expect(expected.status == 1)
+        #expect(expected.standardError.contains("does not hash to the expected digest"), "\(expected.standardError)")
+        let json = try TallyProcess.run(["verify", "--store", store, "--json"])
+        #expect(json.standardOutput.contains(#""head":"\#(head)","last_good":"\#(firstDigest)","broken_at":2"#), "\(json.standardOutput)")
+    }
+
+    /// Before: an overwritten read-model file made verify fail with an SQLite error.
+    @Test func unreadableReadModelsExitTwoNamingRebuild() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory, named: "a", potName: "Holiday")
+        try #require(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + "/readmodels.sqlite" + suffix) }
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: store + "/readmodels.sqlite"))
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 2, "\(verified.standardError)")
+        #expect(verified.standardError.contains("read models unreadable") && verified.standardError.contains("`tally rebuild`"), "\(verified.standardError)")
+        #expect(line("head ", of: verified)?.hasPrefix("3:") == true)
+    }
+
+    @Test func noStoreExitsThree() throws {
+        let directory = try TemporaryDirectory()
+        let verified = try TallyProcess.run(["verify", "--store", directory.path + "/missing"])
+        #expect(verified.status == 3)
+        #expect(verified.standardError.contains("no store at"), "\(verified.standardError)")
+    }
 }

@@ -99,6 +99,70 @@ struct LogVerifyTests {
         }
     }
 
+    /// Issue 10, finding 9: on a rewritten event verify reported the head hash stored in the last frame,
+    /// which still equals a digest kept earlier, so a script comparing it was fooled; and a digest kept at
+    /// an event after the rewritten frame still "matched", because the walk resumed from stored hashes.
+    @Test func digestsAreRecomputedFromTheDataSoARewriteCannotHideBehindStoredHashes() throws {
+        try withTemporaryDirectory { directory in
+            try buildLog(at: directory, frames: 6, segmentBytesLimit: 100_000)
+            let reader = try LogReader.open(directory: directory)
+            let kept = reader.head
+            let path = try segmentPaths(directory)[0]
+            let frames = try layout(of: path).structures.dropFirst()
+            let bytes = try fileBytes(path)
+            let firstRewritten = bytes.loadLittleEndian(UInt64.self, at: Array(frames)[2].start + 8)
+            let lastOfFrame4 = bytes.loadLittleEndian(UInt64.self, at: Array(frames)[5].start + 8) - 1
+            let keptBefore = LogDigest(sequence: firstRewritten - 1, hash: try reader.hash(of: firstRewritten - 1)!)
+            let keptAfter = LogDigest(sequence: lastOfFrame4, hash: try reader.hash(of: lastOfFrame4)!)
+            try forge(path, frame: 2, keepStoredHash: true)
+
+            let verification = try verifyLog(directory: directory, expect: kept)
+            let recomputed = try #require(verification.recomputedHead)
+            #expect(recomputed.sequence == kept.sequence && recomputed != kept)
+            #expect(verification.head == recomputed)
+            #expect(verification.firstDamagedSequence == firstRewritten)
+            #expect(verification.lastGood == keptBefore)
+            #expect(verification.expectation == .mismatched(recomputed: recomputed.hash))
+            #expect(try verifyLog(directory: directory, expect: keptAfter).expectation != .matched)
+            #expect(try verifyLog(directory: directory, expect: keptBefore).expectation == .matched)
+        }
+    }
+
+    @Test func hashesAreCapturedAtTheSequencesAskedFor() throws {
+        try withTemporaryDirectory { directory in
+            let all = try buildLog(at: directory, frames: 20, segmentBytesLimit: 600)
+            let reader = try LogReader.open(directory: directory)
+            let asked: Set<UInt64> = [0, 1, 7, UInt64(all.count / 2), UInt64(all.count), UInt64(all.count) + 5]
+            let verification = try verifyLog(directory: directory, capturingHashesAt: asked)
+            #expect(verification.isValid)
+            for sequence in asked where sequence <= UInt64(all.count) {
+                #expect(verification.hashes[sequence] == (try reader.hash(of: sequence)), "sequence \(sequence)")
+            }
+            #expect(verification.hashes[UInt64(all.count) + 5] == nil)
+        }
+    }
+
+    /// Damage that hides events leaves no head to recompute: the last good digest is all there is.
+    @Test func aFrameThatCannotBeReadEndsTheRecomputedChain() throws {
+        try withTemporaryDirectory { directory in
+            try buildLog(at: directory, frames: 6, segmentBytesLimit: 100_000)
+            let reader = try LogReader.open(directory: directory)
+            let kept = reader.head
+            let path = try segmentPaths(directory)[0]
+            var bytes = try fileBytes(path)
+            let frame = try layout(of: path).structures[3]
+            let first = bytes.loadLittleEndian(UInt64.self, at: frame.start + 8)
+            bytes[frame.end - 1] ^= 0x40
+            try writeFileBytes(bytes, to: path)
+            let verification = try verifyLog(directory: directory, expect: kept)
+            #expect(verification.recomputedHead == nil)
+            #expect(verification.lastGood == LogDigest(sequence: first - 1, hash: try reader.hash(of: first - 1)!))
+            #expect(verification.head == verification.lastGood)
+            #expect(verification.firstDamagedSequence == first)
+            #expect(verification.expectation == .unreadable(lastGood: verification.lastGood))
+        }
+    }
+
     @Test func repairCutsAtTheFirstDamageAndQuarantinesTheRest() throws {
         try withTemporaryDirectory { directory in
             let all = try buildLog(at: directory, frames: 15, segmentBytesLimit: 450)

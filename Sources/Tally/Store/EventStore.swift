@@ -22,40 +22,48 @@ public final class EventStore: Sendable {
     }
 
     /// Creates a store in an absent or empty directory and records `ledger_created` as its
-    /// first event. On failure nothing is left behind.
+    /// first event: all of it, or nothing.
     ///
-    /// - Throws: ``StoreError`` (`alreadyExists`) for an existing store or a non-empty
-    ///   directory; `LogError` for I/O failures.
+    /// The complete store (marker, log, `ledger_created` synced) is built in a staging directory
+    /// beside `root` and renamed onto it in one step, so no other process ever sees a partial store.
+    /// Of two creations racing for one path exactly one succeeds; the other throws `alreadyExists`
+    /// and leaves the winner's store alone. Missing parent directories are created (as `mkdir -p`)
+    /// and kept. A staging directory left by a killed creation is never taken for a store; a later
+    /// creation of the same path removes it once it is stale (unlocked for a minute).
+    ///
+    /// ```swift
+    /// let store = try EventStore.create(at: "books", ledger: LedgerCreated(name: "Home",
+    ///     baseCurrency: .usd, timeZone: "UTC"), effectiveAt: .now)
+    /// ```
+    /// - Parameters:
+    ///   - root: the store's directory: absent, or an empty directory (it is replaced).
+    ///   - ledger: the first event's payload.
+    ///   - effectiveAt: the first event's effective time.
+    ///   - options: the log's options (its clock records the first event).
+    /// - Throws: ``StoreError`` (`alreadyExists`) for an existing store, a non-empty directory or a
+    ///   file; (`invalidPath`) for `.`, `..`, `/`, the current directory or a mount point; (`io`) for
+    ///   a failed system call; `LogError` from the log. Either way nothing is left behind.
     public static func create(
         at root: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions = LogOptions()
     ) throws -> EventStore {
-        let layout = StoreLayout(root: root)
-        let existed = FileManager.default.fileExists(atPath: root)
-        try layout.createDirectory()
-        do {
-            let writer = try LogWriter.create(directory: layout.logDirectory, options: options)
-            let store = EventStore(layout: layout, writer: writer)
-            _ = try store.append([NewEvent(effectiveAt: effectiveAt, body: .ledgerCreated(ledger))])
-            return store
-        } catch {
-            if existed {
-                try? FileManager.default.removeItem(atPath: layout.logDirectory)
-                try? FileManager.default.removeItem(atPath: layout.markerPath)
-            } else {
-                try? FileManager.default.removeItem(atPath: root)
-            }
-            throw error
-        }
+        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options)
+        return try open(at: root, options: options)
     }
 
     /// Opens an existing store for writing, recovering a torn last frame.
     ///
-    /// - Throws: ``StoreError`` when there is no store; `LogError` (`locked`) when another
-    ///   writer holds it, (`corrupt`) naming the segment and offset of any damage.
+    /// - Throws: ``StoreError`` when there is no store, or (`incomplete`) when its log holds no event;
+    ///   `LogError` (`locked`) when another writer holds it, (`corrupt`) naming the segment and offset
+    ///   of any damage.
     public static func open(at root: String, options: LogOptions = LogOptions()) throws -> EventStore {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        return EventStore(layout: layout, writer: try LogWriter.open(directory: layout.logDirectory, options: options))
+        let writer = try LogWriter.open(directory: layout.logDirectory, options: options)
+        guard writer.head.sequence > 0 else {
+            try? writer.close()
+            throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
+        }
+        return EventStore(layout: layout, writer: writer)
     }
 
     /// The last event's sequence number and hash.
@@ -98,11 +106,16 @@ public struct EventStoreReader: Sendable {
     let reader: LogReader
 
     /// Opens a store for reading.
-    /// - Throws: ``StoreError`` when there is no store; `LogError` for damage.
+    /// - Throws: ``StoreError`` when there is no store, or (`incomplete`) when its log holds no event;
+    ///   `LogError` for damage.
     public static func open(at root: String) throws -> EventStoreReader {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        return EventStoreReader(layout: layout, reader: try LogReader.open(directory: layout.logDirectory))
+        let reader = try LogReader.open(directory: layout.logDirectory)
+        guard reader.head.sequence > 0 else {
+            throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
+        }
+        return EventStoreReader(layout: layout, reader: reader)
     }
 
     /// The last event's sequence number and hash when the reader was opened.

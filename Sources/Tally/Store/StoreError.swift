@@ -1,9 +1,17 @@
-/// A store-level failure: no store at the path, a store that already exists, an event that
-/// cannot be appended as given. Log damage surfaces as `LogError`, payload problems as
-/// ``EventCodingError``.
+/// A store-level failure: no store at the path, a store that already exists, a store an
+/// interrupted `init` left incomplete, a path a store cannot be created at. Log damage surfaces
+/// as `LogError`, payload problems as ``EventCodingError``.
+///
+/// ```swift
+/// do { _ = try EventStore.create(at: path, ledger: created, effectiveAt: now) }
+/// catch let error as StoreError where error.code == .alreadyExists { print(error) }
+/// ```
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readModelsUnreadable, readOnly }
+        private enum Value: Hashable, Sendable {
+            case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readModelsUnreadable, readOnly
+            case incomplete, invalidPath, io
+        }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -25,6 +33,13 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let readModelsUnreadable = Code(.readModelsUnreadable)
         /// A write on a ledger opened for reading.
         public static let readOnly = Code(.readOnly)
+        /// The directory is marked as a store but lacks a part every store has (its log, or the
+        /// `ledger_created` event): an `init` of an older version was interrupted, or a repair cut every event.
+        public static let incomplete = Code(.incomplete)
+        /// A store cannot be created at the path as given (the current directory, `.`, a mount point).
+        public static let invalidPath = Code(.invalidPath)
+        /// A system call on the store's directory failed; the message names the call, the path and the reason.
+        public static let io = Code(.io)
 
         public var description: String {
             switch value {
@@ -35,13 +50,19 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             case .readModelsDisagree: "read models disagree with the log"
             case .readModelsUnreadable: "read models unreadable"
             case .readOnly: "opened for reading"
+            case .incomplete: "incomplete store"
+            case .invalidPath: "invalid path"
+            case .io: "io"
             }
         }
     }
 
+    /// The kind of failure.
     public let code: Code
+    /// What went wrong and how to fix it.
     public let message: String
 
+    /// Creates an error.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

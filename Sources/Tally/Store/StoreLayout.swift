@@ -20,10 +20,11 @@ public struct StoreLayout: Hashable, Sendable {
 
     static let markerText = "tally store format 1\n"
 
-    /// Whether the directory holds a Tally store.
+    /// Whether the directory holds a Tally store. `tally init` renames a complete store into place in
+    /// one step, so the marker is there only when the store is complete.
     public var exists: Bool { FileManager.default.fileExists(atPath: markerPath) }
 
-    /// Throws unless the directory holds a Tally store.
+    /// Throws unless the directory holds a Tally store with its log.
     func requireStore() throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else {
@@ -32,24 +33,14 @@ public struct StoreLayout: Hashable, Sendable {
         guard isDirectory.boolValue, exists else {
             throw StoreError(.notAStore, "'\(root)' is not a Tally store (no STORE marker)")
         }
+        guard FileManager.default.fileExists(atPath: logDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw StoreError(.incomplete, Self.incompleteMessage(root, "it has a STORE marker but no log/ directory"))
+        }
     }
 
-    /// Creates the directory and its marker; refuses a non-empty directory.
-    func createDirectory() throws {
-        let manager = FileManager.default
-        if exists {
-            throw StoreError(.alreadyExists, "a store already exists at '\(root)'")
-        }
-        var isDirectory: ObjCBool = false
-        if manager.fileExists(atPath: root, isDirectory: &isDirectory) {
-            let contents = (try? manager.contentsOfDirectory(atPath: root)) ?? []
-            guard isDirectory.boolValue, contents.isEmpty else {
-                throw StoreError(.alreadyExists, "'\(root)' exists and is not an empty directory; choose another --store")
-            }
-        }
-        try manager.createDirectory(atPath: root, withIntermediateDirectories: true)
-        guard manager.createFile(atPath: markerPath, contents: Data(Self.markerText.utf8)) else {
-            throw StoreError(.notAStore, "cannot write '\(markerPath)'")
-        }
+    /// The message for a store an interrupted `init` (of a version before init became atomic) or a repair left unusable.
+    static func incompleteMessage(_ root: String, _ what: String) -> String {
+        "the store at '\(root)' is incomplete: \(what) (an interrupted `tally init` of an older version, or a repair "
+            + "that cut every event); move the directory away and run `tally init` again, or restore it from a backup"
     }
 }

@@ -2,129 +2,208 @@ internal import Foundation
 internal import GRDB
 public import TallyLog
 
-/// The outcome of checking a whole store: the log's checksums, hash chain and sequence,
-/// and that every payload decodes with this build's catalog.
-public struct StoreVerification: Sendable {
-    /// What the log check found (head digest, counts, problems).
-    public let log: LogVerification
-    /// Payloads that did not decode, as messages naming the sequence number.
-    public let undecodableEvents: [String]
-    /// The read models' checks, when the store has read models.
-    public let readModels: ReadModelCheck?
-
-    /// True when nothing is wrong.
-    public var isIntact: Bool {
-        log.isValid && undecodableEvents.isEmpty && (readModels?.problems.isEmpty ?? true)
-    }
-}
-
-/// A balance assertion that does not hold.
-public struct FailedAssertion: Hashable, Sendable {
-    public let sequence: UInt64
-    public let account: String
-    /// The day whose end the assertion is about, in the ledger's time zone.
-    public let date: LocalDate
-    public let expected: Money
-    public let actual: Money
-}
-
-/// What `verify` checks in the read models: every projector's checkpoint is the log's
-/// head, the books balance, and every balance assertion holds.
-public struct ReadModelCheck: Sendable {
-    /// Projectors whose checkpoint is behind (or past) the log head, with their checkpoint.
-    public let laggingProjectors: [(name: String, sequence: UInt64)]
-    /// Non-zero sums of all balances per commodity (empty when the books balance).
-    public let trialBalance: [Money]
-    public let failedAssertions: [FailedAssertion]
-    /// How many balance assertions were checked.
-    public let assertionsChecked: Int
-    /// Whether the read models were left mid-write by a process that stopped: a read-only
-    /// check cannot read them until a ledger opens them and SQLite recovers its
-    /// write-ahead log (nothing else was checked).
-    public var needsRecovery = false
-
-    /// Each problem as a sentence (amounts included: verify's output is the user's own).
-    public var problems: [String] {
-        (needsRecovery ? ["the read models were left mid-write by a process that stopped; open the ledger (any tally command) to recover them and catch up, or `tally rebuild`"] : [])
-            + laggingProjectors.map { "read model \($0.name) has folded events up to \($0.sequence), not the log head; open the ledger (any tally command) to catch up, or `tally rebuild`" }
-            + trialBalance.map { "the books do not balance: \($0.commodity.code) postings sum to \($0.decimalString)" }
-            + failedAssertions.map { "balance assertion (event \($0.sequence)) failed: \($0.account) at the end of \($0.date) is \($0.actual.decimalString) \($0.actual.commodity.code), expected \($0.expected.decimalString) \($0.expected.commodity.code)" }
-    }
-}
-
 /// Checks a store end to end: `tally verify`.
 public enum StoreVerifier {
-    /// Verifies the log, then decodes every event.
+    /// Verifies the log, decodes every event, and compares the read models with the log.
     ///
+    /// Read-only: takes no lock and writes nothing, so it runs beside a writer. The read models'
+    /// checkpoints are read before the log, and a writer appends to the log before it commits them,
+    /// so read models that are ahead of the log really are.
+    ///
+    /// ```swift
+    /// let verification = try StoreVerifier.verify(at: "books", expect: try LogDigest(parsing: kept))
+    /// print(verification.outcome, verification.log.recomputedHead ?? verification.log.lastGood)
+    /// ```
     /// - Parameters:
-    ///   - expect: a digest kept elsewhere (`seq:hash`); the recomputed hash at that
+    ///   - expect: a digest kept elsewhere (`seq:hash`); the hash recomputed at that
     ///     sequence number must match.
     ///   - progress: called with the last sequence number checked.
-    /// - Throws: ``StoreError`` when there is no store at `root`.
+    /// - Throws: ``StoreError`` when there is no store at `root`; `LogError` when the log's
+    ///   directory cannot be read at all. Damage is reported in the result, not thrown.
     public static func verify(at root: String, expect: LogDigest? = nil, progress: ((UInt64) -> Void)? = nil) throws -> StoreVerification {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        let log = try verifyLog(directory: layout.logDirectory, expect: expect, progress: progress)
-        var undecodable: [String] = []
-        var assertions: [Event] = []
-        if log.problems.isEmpty {
-            let reader = try LogReader.open(directory: layout.logDirectory)
-            try reader.forEach { logged in
-                do {
-                    let event = try EventCatalog.decode(logged)
-                    if case .balanceAsserted = event.body { assertions.append(event) }
-                } catch {
-                    if undecodable.count < 100 { undecodable.append("\(error)") }
-                }
-            }
-        }
+        let stored = FileManager.default.fileExists(atPath: layout.readModelPath) ? readCheckpoints(layout) : nil
+        var sequences: Set<UInt64> = []
+        if case .read(let checkpoints)? = stored { sequences = Set(checkpoints.map(\.sequence)) }
+        let log = try verifyLog(directory: layout.logDirectory, expect: expect, capturingHashesAt: sequences, progress: progress)
+        let scan = log.problems.isEmpty ? try scanPayloads(layout, events: log.events) : PayloadScan()
         var readModels: ReadModelCheck?
-        if log.problems.isEmpty, FileManager.default.fileExists(atPath: layout.readModelPath) {
-            let calendar = try EventStoreReader.open(at: root).ledgerCalendar()
-            readModels = try checkReadModels(layout, head: log.head.sequence, assertions: assertions, calendar: calendar)
+        if log.isValid, scan.undecodable.isEmpty, scan.content.isEmpty, let stored {
+            readModels = compare(stored, with: log, scan: scan, layout: layout)
         }
-        return StoreVerification(log: log, undecodableEvents: undecodable, readModels: readModels)
+        return StoreVerification(log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels)
     }
 
-    private static func checkReadModels(_ layout: StoreLayout, head: UInt64, assertions: [Event], calendar: LedgerCalendar) throws -> ReadModelCheck {
+    // MARK: The log's payloads
+
+    /// What decoding every event found.
+    struct PayloadScan {
+        var undecodable: [String] = []
+        var content: [String] = []
+        var assertions: [Event] = []
+        var timeZone: String? = nil
+    }
+
+    /// Decodes every event: each must decode, event 1 must be `ledger_created` and no other may be.
+    static func scanPayloads(_ layout: StoreLayout, events: UInt64) throws -> PayloadScan {
+        var scan = PayloadScan()
+        guard events > 0 else {
+            scan.content.append("the log holds no events: a store's first event is ledger_created (an interrupted `tally init` of an older version?)")
+            return scan
+        }
+        let reader = try LogReader.open(directory: layout.logDirectory)
+        try reader.forEach { logged in
+            let event: Event
+            do { event = try EventCatalog.decode(logged) } catch {
+                if scan.undecodable.count < 100 { scan.undecodable.append("\(error)") }
+                return
+            }
+            if case .ledgerCreated(let created) = event.body {
+                if event.sequence == 1 {
+                    scan.timeZone = created.timeZone
+                } else if scan.content.count < 100 {
+                    scan.content.append("event \(event.sequence) is a second ledger_created: a store has one, as its event 1")
+                }
+            } else if event.sequence == 1 {
+                scan.content.append("event 1 is \(event.type.name), not ledger_created: a store begins with ledger_created")
+            } else if case .balanceAsserted = event.body {
+                scan.assertions.append(event)
+            }
+        }
+        return scan
+    }
+
+    // MARK: The read models
+
+    /// A projector's checkpoint as stored.
+    struct StoredCheckpoint {
+        let projector: String
+        let sequence: UInt64
+        /// The chain hash after event `sequence`, when the read models record one.
+        let hash: [UInt8]?
+    }
+
+    enum CheckpointRead {
+        case read([StoredCheckpoint])
+        /// A hot journal that only a writer can roll back.
+        case needsRecovery
+        case unreadable(String)
+    }
+
+    static func openReadOnly(_ layout: StoreLayout) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return try DatabaseQueue(path: layout.readModelPath, configuration: configuration)
+    }
+
+    /// Every current projector's checkpoint (0, without a hash, for one that has none yet).
+    static func readCheckpoints(_ layout: StoreLayout) -> CheckpointRead {
         do {
-            return try readReadModels(layout, head: head, assertions: assertions, calendar: calendar)
+            let database = try openReadOnly(layout)
+            defer { try? database.close() }
+            return .read(try database.read { db in try storedCheckpoints(db) })
         } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
-            // A process killed mid-write leaves a write-ahead log only a writer can recover.
-            var check = ReadModelCheck(laggingProjectors: [], trialBalance: [], failedAssertions: [], assertionsChecked: 0)
+            // A process killed mid-write leaves a journal only a writer can recover.
+            return .needsRecovery
+        } catch {
+            return .unreadable(describe(error, layout))
+        }
+    }
+
+    static func storedCheckpoints(_ db: Database) throws -> [StoredCheckpoint] {
+        var found: [String: StoredCheckpoint] = [:]
+        // A process killed while it first opened the ledger leaves a read-model file without its tables.
+        if try db.tableExists("projection_checkpoints") {
+            let hasHash = try db.columns(in: "projection_checkpoints").contains { $0.name == "hash" }
+            let sql = "SELECT projector, sequence\(hasHash ? ", hash" : "") FROM projection_checkpoints"
+            for row in try Row.fetchAll(db, sql: sql) {
+                let name: String = row["projector"]
+                guard let sequence = UInt64(exactly: row["sequence"] as Int64) else {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "projector \(name) has a negative checkpoint")
+                }
+                let hash = hasHash ? (row["hash"] as Data?).map { Array($0) } : nil
+                found[name] = StoredCheckpoint(projector: name, sequence: sequence, hash: hash)
+            }
+        }
+        return Ledger.projectors.map { found[$0.name] ?? StoredCheckpoint(projector: $0.name, sequence: 0, hash: nil) }
+    }
+
+    /// Where each checkpoint stands against the verified log; then, when none disagrees, the books.
+    static func compare(_ stored: CheckpointRead, with log: LogVerification, scan: PayloadScan, layout: StoreLayout) -> ReadModelCheck {
+        let head = log.head.sequence
+        switch stored {
+        case .needsRecovery:
+            var check = ReadModelCheck(projectors: [], head: head)
             check.needsRecovery = true
+            return check
+        case .unreadable(let reason):
+            var check = ReadModelCheck(projectors: [], head: head)
+            check.unreadable = reason
+            return check
+        case .read(let checkpoints):
+            var check = ReadModelCheck(projectors: checkpoints.map { position(of: $0, in: log) }, head: head)
+            guard !check.disagreesWithLog else { return check }
+            do {
+                try checkBooks(&check, layout: layout, scan: scan)
+            } catch {
+                check.unreadable = describe(error, layout)
+            }
             return check
         }
     }
 
-    private static func readReadModels(_ layout: StoreLayout, head: UInt64, assertions: [Event], calendar: LedgerCalendar) throws -> ReadModelCheck {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let database = try DatabaseQueue(path: layout.readModelPath, configuration: configuration)
-        defer { try? database.close() }
-        return try database.read { db in
-            // A process killed while it first opened the ledger leaves a read-model file without
-            // its tables (or without some projectors' rows): those projectors are at 0, behind.
-            var checkpoints = try db.tableExists("projection_checkpoints") ? ReadModelStore.checkpoints(db) : [:]
-            for projector in Ledger.projectors where checkpoints[projector.name] == nil { checkpoints[projector.name] = 0 }
-            let lagging = checkpoints.filter { $0.value != head }.map { (name: $0.key, sequence: $0.value) }.sorted { $0.name < $1.name }
-            guard lagging.isEmpty else {
-                return ReadModelCheck(laggingProjectors: lagging, trialBalance: [], failedAssertions: [], assertionsChecked: 0)
-            }
-            var failed: [FailedAssertion] = []
-            for event in assertions {
-                guard case .balanceAsserted(let assertion) = event.body else { continue }
-                let date = calendar.date(of: event.effectiveAt)
-                let actual = try Int64.fetchOne(db, sql: """
-                    SELECT COALESCE(SUM(amount), 0) FROM postings WHERE account = ? AND commodity = ? AND effective_at <= ?
-                    """, arguments: [assertion.account, assertion.amount.commodity.code, calendar.endOfDay(date).microsecondsSinceEpoch]) ?? 0
-                if actual != assertion.amount.minorUnits {
-                    failed.append(FailedAssertion(sequence: event.sequence, account: assertion.account, date: date, expected: assertion.amount,
-                                                  actual: Money(minorUnits: actual, commodity: assertion.amount.commodity)))
-                }
-            }
-            return ReadModelCheck(laggingProjectors: [], trialBalance: try BalanceQueries.trialBalance(db), failedAssertions: failed,
-                                  assertionsChecked: assertions.count)
+    static func position(of checkpoint: StoredCheckpoint, in log: LogVerification) -> ProjectorCheckpoint {
+        let head = log.head.sequence
+        guard checkpoint.sequence <= head else {
+            return ProjectorCheckpoint(projector: checkpoint.projector, sequence: checkpoint.sequence,
+                                       position: .ahead(events: checkpoint.sequence - head), hashMatches: nil)
         }
+        let matches: Bool? = checkpoint.hash.flatMap { hash in log.hashes[checkpoint.sequence].map { $0 == hash } }
+        let position: ProjectorCheckpoint.Position =
+            matches == false ? .otherChain : checkpoint.sequence == head ? .atHead : .behind(events: head - checkpoint.sequence)
+        return ProjectorCheckpoint(projector: checkpoint.projector, sequence: checkpoint.sequence, position: position, hashMatches: matches)
+    }
+
+    /// The trial balance of the newest committed read models, and every balance assertion when they are at the head.
+    static func checkBooks(_ check: inout ReadModelCheck, layout: StoreLayout, scan: PayloadScan) throws {
+        let database = try openReadOnly(layout)
+        defer { try? database.close() }
+        let calendar = try LedgerCalendar(timeZoneIdentifier: scan.timeZone ?? "UTC")
+        let head = check.head
+        let (trialBalance, failed, checked) = try database.read { db -> ([Money], [FailedAssertion], Int) in
+            guard try db.tableExists("balances") else { return ([], [], 0) }
+            let trialBalance = try BalanceQueries.trialBalance(db)
+            // Assertions are about the whole log: only read models at its head can answer them.
+            let checkpoints = try storedCheckpoints(db)
+            guard checkpoints.allSatisfy({ $0.sequence == head }) else { return (trialBalance, [], 0) }
+            return (trialBalance, try failedAssertions(scan.assertions, calendar: calendar, db), scan.assertions.count)
+        }
+        check.trialBalance = trialBalance
+        check.failedAssertions = failed
+        check.assertionsChecked = checked
+    }
+
+    static func failedAssertions(_ assertions: [Event], calendar: LedgerCalendar, _ db: Database) throws -> [FailedAssertion] {
+        var failed: [FailedAssertion] = []
+        for event in assertions {
+            guard case .balanceAsserted(let assertion) = event.body else { continue }
+            let date = calendar.date(of: event.effectiveAt)
+            let actual = try Int64.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(amount), 0) FROM postings WHERE account = ? AND commodity = ? AND effective_at <= ?
+                """, arguments: [assertion.account, assertion.amount.commodity.code, calendar.endOfDay(date).microsecondsSinceEpoch]) ?? 0
+            if actual != assertion.amount.minorUnits {
+                failed.append(FailedAssertion(sequence: event.sequence, account: assertion.account, date: date, expected: assertion.amount,
+                                              actual: Money(minorUnits: actual, commodity: assertion.amount.commodity)))
+            }
+        }
+        return failed
+    }
+
+    static func describe(_ error: any Error, _ layout: StoreLayout) -> String {
+        if let error = error as? DatabaseError {
+            return "\(layout.readModelPath): \(error.message ?? "SQLite error \(error.resultCode.rawValue)")"
+        }
+        return "\(layout.readModelPath): \(error)"
     }
 }

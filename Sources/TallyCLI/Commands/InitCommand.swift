@@ -6,7 +6,15 @@ struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create a store and record the ledger's first event.",
-        discussion: "Refuses a directory that already holds a store or any other file."
+        discussion: """
+            The store is built complete (its log, and `ledger_created` as event 1, synced) in a \
+            hidden directory beside --store and renamed into place in one step: init creates a \
+            whole store or nothing. It refuses a directory that already holds a store or any \
+            other file, and never removes what it did not create; of two inits racing for one \
+            directory, one wins and the other says the store already exists. A hidden \
+            .NAME.tally-init.* directory left by a killed init is ignored, and removed by a later \
+            init of the same store once it is a minute old.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions

@@ -1,5 +1,40 @@
 import Glibc
 
+/// What ``LogRepair/plan(directory:)`` found: the cut a repair would make, if any.
+public struct LogRepairPlan: Sendable {
+    /// The part of the log a repair removes: from the first damaged structure to the end of the log.
+    public struct Cut: Sendable {
+        /// The damage that decides the cut (the first problem ``verifyLog(directory:expect:capturingHashesAt:progress:)`` finds).
+        public let problem: LogError
+        /// The segment file that is cut (or removed whole).
+        public let path: String
+        /// The byte offset of the cut in ``path``; 0 when the whole segment goes (its header is damaged).
+        public let offset: Int64
+        /// The first sequence number no longer in the log: every event from it on is removed.
+        public let firstRemovedSequence: UInt64
+        /// The last sequence number removed, as the frame headers name it; `nil` when the damage hides where the
+        /// log ended (a damaged header in the last segment).
+        public let lastRemovedSequence: UInt64?
+        /// Later segment files that are moved out whole.
+        public let laterSegments: [String]
+        /// Bytes moved out of the log.
+        public let bytesRemoved: Int64
+
+        /// How many events are removed, when ``lastRemovedSequence`` is known.
+        public var eventsRemoved: UInt64? {
+            lastRemovedSequence.map { $0 >= firstRemovedSequence ? $0 - firstRemovedSequence + 1 : 0 }
+        }
+    }
+
+    /// The cut, or `nil` when the log has no damage and a repair changes nothing.
+    public let cut: Cut?
+    /// The last event the log keeps, with its chain hash recomputed from the data.
+    public let kept: LogDigest
+    /// A torn last frame (a crash mid-write). It is not damage: the next `LogWriter.open` cuts it by itself,
+    /// and a repair leaves it to that (or removes it with the rest, when it lies after a cut).
+    public let tornTail: LogError?
+}
+
 /// What ``LogRepair/repair(directory:)`` removed.
 public struct LogRepairReport: Sendable {
     /// The damage that decided the cut, or `nil` when the log was sound and nothing changed.
@@ -9,6 +44,10 @@ public struct LogRepairReport: Sendable {
     public let cutOffset: Int64?
     /// The first sequence number no longer in the log (every event from it on was removed).
     public let firstRemovedSequence: UInt64?
+    /// The last sequence number removed, when the damage did not hide it.
+    public let lastRemovedSequence: UInt64?
+    /// The last event the log keeps, with its recomputed chain hash: the log's head after the repair.
+    public let kept: LogDigest
     /// Files written into `quarantine/`: the cut bytes, and whole later segments.
     public let quarantined: [String]
     /// Bytes moved out of the log.
@@ -19,9 +58,23 @@ public struct LogRepairReport: Sendable {
 
 /// Deliberate repair of a damaged log. Never automatic: `LogWriter.open` refuses damage, and this cuts it.
 public enum LogRepair {
+    /// Says what ``repair(directory:)`` would cut, changing nothing.
+    ///
+    /// Takes the writer's lock while it looks (so it sees what a repair would), and releases it.
+    /// ```swift
+    /// let plan = try LogRepair.plan(directory: path)
+    /// if let cut = plan.cut { print("would remove \(cut.firstRemovedSequence)… from \(cut.path) at byte \(cut.offset)") }
+    /// ```
+    /// - Throws: ``LogError`` `.locked` while a writer is open, `.notFound`, `.io`.
+    public static func plan(directory: String) throws -> LogRepairPlan {
+        let lock = try DirectoryLock.acquire(directory: directory)
+        defer { lock.release() }
+        return try assess(directory: directory).plan
+    }
+
     /// Cuts the log at its first damaged structure, after copying everything cut into `quarantine/`.
     ///
-    /// Verifies the whole log (as ``verifyLog(directory:expect:progress:)``); at the first problem, the
+    /// Verifies the whole log (as ``verifyLog(directory:expect:capturingHashesAt:progress:)``); at the first problem, the
     /// bytes from the damaged frame (or the whole segment, for a damaged segment header) to the end of
     /// that segment are copied into `quarantine/`, every later segment is moved there, and the segment is
     /// truncated. Everything is synced. Events after the cut are gone from the log; the report says which.
@@ -34,65 +87,98 @@ public enum LogRepair {
     public static func repair(directory: String) throws -> LogRepairReport {
         let lock = try DirectoryLock.acquire(directory: directory)
         defer { lock.release() }
+        let (plan, segmentIndex) = try assess(directory: directory)
+        guard let cut = plan.cut, let segmentIndex else {
+            return LogRepairReport(
+                problem: nil, cutPath: nil, cutOffset: nil, firstRemovedSequence: nil, lastRemovedSequence: nil,
+                kept: plan.kept, quarantined: [], bytesRemoved: 0)
+        }
+        let quarantined = try execute(cut, segmentIndex: segmentIndex, directory: directory)
+        return LogRepairReport(
+            problem: cut.problem, cutPath: cut.path, cutOffset: cut.offset, firstRemovedSequence: cut.firstRemovedSequence,
+            lastRemovedSequence: cut.lastRemovedSequence, kept: plan.kept, quarantined: quarantined, bytesRemoved: cut.bytesRemoved)
+    }
+
+    /// Verifies the log (the caller holds the lock) and works out the cut and the index of its segment.
+    static func assess(directory: String) throws -> (plan: LogRepairPlan, segmentIndex: Int?) {
         var verifier = Verifier(directory: directory, expect: nil, writerActive: false)
         try verifier.run(progress: nil)
+        let verification = verifier.result()
         guard let damage = verifier.firstDamage, let problem = verifier.problems.first else {
-            return LogRepairReport(problem: nil, cutPath: nil, cutOffset: nil, firstRemovedSequence: nil, quarantined: [], bytesRemoved: 0)
+            return (LogRepairPlan(cut: nil, kept: verification.head, tornTail: verifier.tornTail), nil)
         }
         let files = try StoreDirectory.segments(in: directory)
+        let cutFile = files[damage.segment]
+        let offset = damage.offset < Int64(LogFormat.segmentHeaderBytes) ? 0 : damage.offset
+        let later = Array(files[(damage.segment + 1)...].map(\.path))
+        var bytes = max(0, try fileSize(cutFile.path) - offset)
+        for path in later { bytes += try fileSize(path) }
+        // A header damaged in the last segment hides where the log ended.
+        let last: UInt64? = verifier.resynchronise ? nil : verification.lastSequence
+        let cut = LogRepairPlan.Cut(
+            problem: problem, path: cutFile.path, offset: offset, firstRemovedSequence: damage.sequence,
+            lastRemovedSequence: last.map { max($0, damage.sequence - 1) }, laterSegments: later, bytesRemoved: bytes)
+        return (LogRepairPlan(cut: cut, kept: verification.lastGood, tornTail: verifier.tornTail), damage.segment)
+    }
+
+    /// Makes the cut: copies, moves, truncates and syncs. Returns the files written into `quarantine/`.
+    static func execute(_ cut: LogRepairPlan.Cut, segmentIndex: Int, directory: String) throws -> [String] {
         let quarantine = StoreDirectory.join(directory, StoreDirectory.quarantineName)
         try StoreDirectory.makeDirectory(quarantine)
         let stamp = String(LogOptions.systemClock())
         var quarantined: [String] = []
-        var removed: Int64 = 0
-        let cut = files[damage.segment]
-        let cutOffset = damage.offset < Int64(LogFormat.segmentHeaderBytes) ? 0 : damage.offset
-        let cutName = StoreDirectory.segmentName(firstSequence: cut.firstSequence)
+        let cutName = (cut.path.split(separator: "/").last).map(String.init) ?? cut.path
 
         // 1. Copy the cut bytes out, synced, before anything is removed.
-        if cutOffset > 0 {
-            let source = try FileDescriptor.open(cut.path, flags: O_RDWR)
-            defer { source.close() }
-            let length = try source.size()
-            let target = StoreDirectory.join(quarantine, "\(cutName).from-\(cutOffset).\(stamp)")
-            let copy = try FileDescriptor.open(target, flags: O_WRONLY | O_CREAT | O_EXCL)
-            defer { copy.close() }
-            var position = cutOffset
-            while position < length {
-                let chunk = try source.read(count: Int(min(length - position, 1 << 20)), at: position)
-                if chunk.isEmpty { break }
-                try copy.write(chunk, at: position - cutOffset)
-                position += Int64(chunk.count)
-            }
-            try copy.fullSync()
+        if cut.offset > 0 {
+            let target = StoreDirectory.join(quarantine, "\(cutName).from-\(cut.offset).\(stamp)")
+            try copyTail(of: cut.path, from: cut.offset, to: target)
             quarantined.append(target)
-            removed += length - cutOffset
         }
         // 2. Move whole segments out (the damaged one too when its header is damaged).
-        let firstWhole = cutOffset > 0 ? damage.segment + 1 : damage.segment
-        for file in files[firstWhole...] {
-            let target = StoreDirectory.join(quarantine, "\(StoreDirectory.segmentName(firstSequence: file.firstSequence)).\(stamp)")
-            var status = stat()
-            if stat(file.path, &status) == 0 { removed += Int64(status.st_size) }
-            guard rename(file.path, target) == 0 else { throw ioError("rename", path: file.path, errno: errno) }
+        for path in (cut.offset > 0 ? [] : [cut.path]) + cut.laterSegments {
+            let name = (path.split(separator: "/").last).map(String.init) ?? path
+            let target = StoreDirectory.join(quarantine, "\(name).\(stamp)")
+            guard rename(path, target) == 0 else { throw ioError("rename", path: path, errno: errno) }
             quarantined.append(target)
         }
         try syncDirectory(quarantine)
         // 3. Truncate the damaged segment at the cut.
-        if cutOffset > 0 {
+        if cut.offset > 0 {
             let file = try FileDescriptor.open(cut.path, flags: O_RDWR)
             defer { file.close() }
-            try file.truncate(to: cutOffset)
+            try file.truncate(to: cut.offset)
             try file.fullSync()
         }
         // 4. An empty log still needs its first segment.
-        if firstWhole == 0 {
+        if cut.offset == 0 && segmentIndex == 0 {
             let path = StoreDirectory.join(directory, StoreDirectory.segmentName(firstSequence: 1))
             try LogWriter.createSegment(path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory).close()
         }
         try syncDirectory(directory)
-        return LogRepairReport(
-            problem: problem, cutPath: cut.path, cutOffset: cutOffset, firstRemovedSequence: damage.sequence,
-            quarantined: quarantined, bytesRemoved: removed)
+        return quarantined
+    }
+
+    /// Copies the bytes of `path` from `offset` on into a new file `target`, synced.
+    static func copyTail(of path: String, from offset: Int64, to target: String) throws {
+        let source = try FileDescriptor.open(path, flags: O_RDONLY)
+        defer { source.close() }
+        let length = try source.size()
+        let copy = try FileDescriptor.open(target, flags: O_WRONLY | O_CREAT | O_EXCL)
+        defer { copy.close() }
+        var position = offset
+        while position < length {
+            let chunk = try source.read(count: Int(min(length - position, 1 << 20)), at: position)
+            if chunk.isEmpty { break }
+            try copy.write(chunk, at: position - offset)
+            position += Int64(chunk.count)
+        }
+        try copy.fullSync()
+    }
+
+    static func fileSize(_ path: String) throws -> Int64 {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw ioError("stat", path: path, errno: errno) }
+        return Int64(status.st_size)
     }
 }

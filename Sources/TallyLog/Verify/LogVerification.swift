@@ -1,6 +1,9 @@
 import Glibc
 
-/// The outcome of ``verifyLog(directory:expect:progress:)``.
+/// The outcome of ``verifyLog(directory:expect:capturingHashesAt:progress:)``.
+///
+/// Every digest it reports is recomputed from the events' bytes; the chain hashes stored in frame
+/// headers are only compared with, never reported, so a rewritten event cannot hide behind them.
 public struct LogVerification: Sendable {
     /// How the log compared with an expected digest.
     public enum Expectation: Hashable, Sendable {
@@ -10,10 +13,28 @@ public struct LogVerification: Sendable {
         case mismatched(recomputed: [UInt8])
         /// The log ends before the expected sequence number.
         case logShorter(head: UInt64)
+        /// The event at the expected sequence number, or one before it, could not be read, so its hash
+        /// cannot be recomputed.
+        case unreadable(lastGood: LogDigest)
     }
 
-    /// The last event's sequence number and the chain hash recomputed through it.
+    /// The last event's sequence number and the chain hash recomputed from the data through it: ``recomputedHead``
+    /// when every event could be read, else ``lastGood``.
     public let head: LogDigest
+    /// The chain recomputed from the data through the last event, never a hash stored in the log: it differs
+    /// from a digest kept earlier whenever an event up to it was rewritten. `nil` when some event could not be
+    /// read (a damaged frame body or segment header), since then no hash after it can be recomputed.
+    public let recomputedHead: LogDigest?
+    /// The last event before the first problem, with its recomputed chain hash (``head`` when there is none):
+    /// every event up to it passed every check.
+    public let lastGood: LogDigest
+    /// The sequence number where the first problem lies (the first event of the damaged frame or segment), or `nil`.
+    public let firstDamagedSequence: UInt64?
+    /// The last sequence number the log's frame headers name (after a problem, as the headers claim).
+    public let lastSequence: UInt64
+    /// The recomputed chain hash after each event asked for with `capturingHashesAt`, keyed by sequence
+    /// number (0 for the genesis hash). An event that could not be read, or past the log's end, is absent.
+    public let hashes: [UInt64: [UInt8]]
     /// Events read.
     public let events: UInt64
     /// Frames read.
@@ -40,18 +61,25 @@ public struct LogVerification: Sendable {
 ///
 /// Problems are collected with their segment file and offset rather than stopping at the first one:
 /// after a bad frame body the walk resumes at the next frame; after a bad header, at the next segment.
+/// The digests reported (``LogVerification/head``, ``LogVerification/lastGood``, the expectation and
+/// ``LogVerification/hashes``) are recomputed from the events themselves.
 ///
 /// ```swift
 /// let report = try verifyLog(directory: path, expect: try LogDigest(parsing: saved))
-/// print(report.head)          // keep it somewhere else
+/// print(report.recomputedHead ?? report.lastGood)          // keep it somewhere else
 /// ```
 /// - Parameters:
 ///   - directory: the log directory.
 ///   - expect: a digest kept from earlier; its sequence number's recomputed hash must equal its hash.
+///   - sequences: sequence numbers whose recomputed chain hash to return in ``LogVerification/hashes``
+///     (a read model's checkpoint, say).
 ///   - progress: called after each frame with the last sequence number checked.
 /// - Throws: ``LogError`` only when the directory cannot be read at all.
-public func verifyLog(directory: String, expect: LogDigest? = nil, progress: ((UInt64) -> Void)? = nil) throws -> LogVerification {
-    var verifier = Verifier(directory: directory, expect: expect, writerActive: DirectoryLock.isHeld(directory: directory))
+public func verifyLog(
+    directory: String, expect: LogDigest? = nil, capturingHashesAt sequences: Set<UInt64> = [],
+    progress: ((UInt64) -> Void)? = nil
+) throws -> LogVerification {
+    var verifier = Verifier(directory: directory, expect: expect, capturing: sequences, writerActive: DirectoryLock.isHeld(directory: directory))
     try verifier.run(progress: progress)
     return verifier.result()
 }
@@ -60,30 +88,46 @@ struct Verifier {
     let directory: String
     let expect: LogDigest?
     let writerActive: Bool
+    /// Sequence numbers whose recomputed hash is kept (the expected digest's among them).
+    let capture: Set<UInt64>
+    var captured: [UInt64: [UInt8]] = [:]
     var problems: [LogError] = []
     var tornTail: LogError? = nil
     var nextSequence: UInt64 = 1
+    /// The chain as the log stores it: each frame is checked against the hash its predecessor stored, so one
+    /// rewritten frame is one problem rather than a problem in every later frame.
     var hash = LogFormat.genesisHash
+    /// The chain recomputed from the events alone, never taking a stored hash; `nil` once an event cannot be read.
+    var recomputed: [UInt8]? = LogFormat.genesisHash
+    /// The last event that passed every check before the first problem, with its recomputed hash.
+    var lastGood = LogDigest.genesis
     var lastRecordedAt = Int64.min
     var events: UInt64 = 0
     var frames: UInt64 = 0
     var segments = 0
-    var expectedHash: [UInt8]? = nil
     /// After damage that hides where the log continues, the next segment's header is taken as given.
     var resynchronise = false
     /// The first problem's location, for repair: segment index in the file list and offset.
     var firstDamage: (segment: Int, offset: Int64, sequence: UInt64)? = nil
 
-    init(directory: String, expect: LogDigest?, writerActive: Bool) {
+    init(directory: String, expect: LogDigest?, capturing sequences: Set<UInt64> = [], writerActive: Bool) {
         self.directory = directory
         self.expect = expect
         self.writerActive = writerActive
-        if expect?.sequence == 0 { expectedHash = LogFormat.genesisHash }
+        var capture = sequences
+        if let expect { capture.insert(expect.sequence) }
+        self.capture = capture
+        if capture.contains(0) { captured[0] = LogFormat.genesisHash }
     }
 
     mutating func report(_ problem: LogError, segment: Int) {
         problems.append(problem)
         if firstDamage == nil { firstDamage = (segment, problem.offset ?? 0, nextSequence) }
+    }
+
+    /// Damage that hides events: nothing after it can be recomputed.
+    mutating func loseTheChain() {
+        recomputed = nil
     }
 
     mutating func run(progress: ((UInt64) -> Void)?) throws {
@@ -97,6 +141,7 @@ struct Verifier {
             do { descriptor = try FileDescriptor.open(file.path, flags: O_RDONLY) } catch let error as LogError {
                 report(error, segment: index)
                 resynchronise = true
+                loseTheChain()
                 continue
             }
             defer { descriptor.close() }
@@ -107,6 +152,39 @@ struct Verifier {
     mutating func verifySegment(index: Int, file: (firstSequence: UInt64, path: String), descriptor: FileDescriptor, isLast: Bool, progress: ((UInt64) -> Void)?) throws {
         let path = file.path
         let fileLength = try descriptor.size()
+        guard try checkSegmentHeader(index: index, file: file, descriptor: descriptor, fileLength: fileLength, isLast: isLast) else { return }
+        var offset = Int64(LogFormat.segmentHeaderBytes)
+        while offset < fileLength {
+            let remaining = fileLength - offset
+            let headerBytes = try descriptor.read(count: LogFormat.frameHeaderBytes, at: offset)
+            if try headerBytes.count < LogFormat.frameHeaderBytes || (headerBytes[0] == 0 && StoreScanner.isZero(descriptor, from: offset, to: fileLength)) {
+                let problem = LogError(.tornFrame, "\(remaining) bytes at the end are not a complete frame", path: path, offset: offset)
+                if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index); loseTheChain() }
+                return
+            }
+            let frame: FrameHeader
+            do { frame = try headerBytes.withUnsafeBytes { try FrameHeader.decode($0, path: path, offset: offset) } } catch let error as LogError {
+                report(error, segment: index)
+                resynchronise = true
+                loseTheChain()
+                return
+            }
+            let frameEnd = offset + frame.frameBytes
+            if frameEnd > fileLength {
+                let problem = LogError(.tornFrame, "the frame for events \(frame.firstSequence)…\(frame.lastSequence) runs past the end of the file", path: path, offset: offset)
+                if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index); loseTheChain() }
+                return
+            }
+            let inFlight = try checkFrame(frame, headerBytes: headerBytes, at: offset, frameEnd: frameEnd, segment: index, descriptor: descriptor, isLastFrame: isLast && frameEnd == fileLength)
+            if inFlight { return }
+            offset = frameEnd
+            progress?(frame.lastSequence)
+        }
+    }
+
+    /// Checks a segment's header against the walk so far; false when the rest of the segment cannot be read.
+    mutating func checkSegmentHeader(index: Int, file: (firstSequence: UInt64, path: String), descriptor: FileDescriptor, fileLength: Int64, isLast: Bool) throws -> Bool {
+        let path = file.path
         let headerBytes = try descriptor.read(count: LogFormat.segmentHeaderBytes, at: 0)
         if try headerBytes.count < LogFormat.segmentHeaderBytes || (headerBytes.allSatisfy { $0 == 0 } && StoreScanner.isZero(descriptor, from: 0, to: fileLength)) {
             if isLast && !resynchronise && file.firstSequence == nextSequence {
@@ -114,14 +192,16 @@ struct Verifier {
             } else {
                 report(LogError(.corrupt, "segment header is truncated or zeroed", path: path, offset: 0), segment: index)
                 resynchronise = true
+                loseTheChain()
             }
-            return
+            return false
         }
         let header: SegmentHeader
         do { header = try SegmentHeader.decode(headerBytes, path: path) } catch let error as LogError {
             report(error, segment: index)
             resynchronise = true
-            return
+            loseTheChain()
+            return false
         }
         if header.firstSequence != file.firstSequence {
             report(LogError(.corrupt, "segment header says first sequence \(header.firstSequence) but the file is named for \(file.firstSequence)", path: path, offset: 16), segment: index)
@@ -140,68 +220,70 @@ struct Verifier {
                 hash = header.startHash
             }
         }
-        var offset = Int64(LogFormat.segmentHeaderBytes)
-        while offset < fileLength {
-            let remaining = fileLength - offset
-            let headerBytes = try descriptor.read(count: LogFormat.frameHeaderBytes, at: offset)
-            if try headerBytes.count < LogFormat.frameHeaderBytes || (headerBytes[0] == 0 && StoreScanner.isZero(descriptor, from: offset, to: fileLength)) {
-                let problem = LogError(.tornFrame, "\(remaining) bytes at the end are not a complete frame", path: path, offset: offset)
-                if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index) }
-                return
-            }
-            let frame: FrameHeader
-            do { frame = try headerBytes.withUnsafeBytes { try FrameHeader.decode($0, path: path, offset: offset) } } catch let error as LogError {
-                report(error, segment: index)
-                resynchronise = true
-                return
-            }
-            let frameEnd = offset + frame.frameBytes
-            if frameEnd > fileLength {
-                let problem = LogError(.tornFrame, "the frame for events \(frame.firstSequence)…\(frame.lastSequence) runs past the end of the file", path: path, offset: offset)
-                if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index) }
-                return
-            }
-            if frame.firstSequence != nextSequence {
-                report(LogError(.corrupt, "frame starts at sequence \(frame.firstSequence) but \(nextSequence) comes next", path: path, offset: offset), segment: index)
-                nextSequence = frame.firstSequence
-            }
-            if frame.recordedAtMin < lastRecordedAt {
-                report(LogError(.corrupt, "frame's recorded time goes back before the previous frame's", path: path, offset: offset), segment: index)
-            }
-            let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
-            do {
-                try headerBytes.withUnsafeBytes { headerRaw in
-                    try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
-                }
-                let records = try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, stored: $0, path: path, offset: offset) }
-                var running = hash
-                var captured: [UInt8]? = nil
-                let target = expect?.sequence
-                try FrameCodec.decodeBody(records, header: frame, path: path, offset: offset) { event in
-                    running = ChainHash.next(after: running, event)
-                    if event.sequence == target { captured = running }
-                }
-                if let captured { expectedHash = captured }
-                if running != frame.lastHash {
-                    report(LogError(.chainMismatch, "the chain recomputed through event \(frame.lastSequence) differs from the hash stored in its frame: an event in \(frame.firstSequence)…\(frame.lastSequence) or before was rewritten", path: path, offset: offset), segment: index)
-                }
-            } catch let error as LogError {
-                if isLast && writerActive && frameEnd == fileLength,
-                   try Verifier.lastFrameIsInFlight(checked: headerBytes + body, at: offset, frameEnd: frameEnd, in: descriptor, directory: directory) {
-                    tornTail = LogError(.tornFrame, "the writer was still writing the last frame, for events \(frame.firstSequence)…\(frame.lastSequence)", path: path, offset: offset)
-                    return
-                }
-                report(error, segment: index)
-            }
-            // Continue from what the header says, so one damaged frame does not hide the rest.
-            hash = frame.lastHash
-            nextSequence = frame.lastSequence + 1
-            lastRecordedAt = max(lastRecordedAt, frame.recordedAtMax)
-            events += UInt64(frame.count)
-            frames += 1
-            offset = frameEnd
-            progress?(frame.lastSequence)
+        return true
+    }
+
+    /// Checks one complete frame: sequence, recorded time, checksum, decoding and both chains.
+    /// Returns true when it is the last frame and the writer was seen still writing it (the walk stops).
+    /// `isLastFrame`: the frame ends the log's last segment (only such a frame can be in flight).
+    mutating func checkFrame(_ frame: FrameHeader, headerBytes: [UInt8], at offset: Int64, frameEnd: Int64, segment index: Int, descriptor: FileDescriptor, isLastFrame: Bool) throws -> Bool {
+        let path = descriptor.path
+        if frame.firstSequence != nextSequence {
+            report(LogError(.corrupt, "frame starts at sequence \(frame.firstSequence) but \(nextSequence) comes next", path: path, offset: offset), segment: index)
+            nextSequence = frame.firstSequence
         }
+        if frame.recordedAtMin < lastRecordedAt {
+            report(LogError(.corrupt, "frame's recorded time goes back before the previous frame's", path: path, offset: offset), segment: index)
+        }
+        let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
+        do {
+            try headerBytes.withUnsafeBytes { headerRaw in
+                try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
+            }
+            let records = try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, stored: $0, path: path, offset: offset) }
+            let stored = try rechain(frame, records: records, path: path, offset: offset)
+            if stored != frame.lastHash {
+                report(LogError(.chainMismatch, "the chain recomputed through event \(frame.lastSequence) differs from the hash stored in its frame: an event in \(frame.firstSequence)…\(frame.lastSequence) or before was rewritten", path: path, offset: offset), segment: index)
+            }
+        } catch let error as LogError {
+            if isLastFrame && writerActive,
+               try Verifier.lastFrameIsInFlight(checked: headerBytes + body, at: offset, frameEnd: frameEnd, in: descriptor, directory: directory) {
+                tornTail = LogError(.tornFrame, "the writer was still writing the last frame, for events \(frame.firstSequence)…\(frame.lastSequence)", path: path, offset: offset)
+                return true
+            }
+            report(error, segment: index)
+            loseTheChain()
+        }
+        // Continue from what the header says, so one damaged frame does not hide the rest.
+        hash = frame.lastHash
+        nextSequence = frame.lastSequence + 1
+        lastRecordedAt = max(lastRecordedAt, frame.recordedAtMax)
+        events += UInt64(frame.count)
+        frames += 1
+        if problems.isEmpty, let recomputed {
+            lastGood = LogDigest(sequence: frame.lastSequence, hash: recomputed)
+        }
+        return false
+    }
+
+    /// Folds a frame's events into both chains: the one from the previous frame's stored hash (returned, to
+    /// compare with this frame's), and the one recomputed from the data alone (``recomputed``), capturing the
+    /// hashes asked for. While the two agree (always, on a sound log) each event is hashed once.
+    mutating func rechain(_ frame: FrameHeader, records: [UInt8], path: String, offset: Int64) throws -> [UInt8] {
+        let agreeing = recomputed == hash
+        var stored = hash
+        var data = recomputed
+        var captured = self.captured
+        let capturing = !capture.isEmpty
+        let capture = self.capture
+        try FrameCodec.decodeBody(records, header: frame, path: path, offset: offset) { event in
+            stored = ChainHash.next(after: stored, event)
+            if agreeing { data = stored } else if let previous = data { data = ChainHash.next(after: previous, event) }
+            if capturing, capture.contains(event.sequence), let data { captured[event.sequence] = data }
+        }
+        self.captured = captured
+        recomputed = data
+        return stored
     }
 
     /// How long a bad last frame is watched for a write in progress before it counts as damage.
@@ -236,23 +318,30 @@ struct Verifier {
     }
 
     func result() -> LogVerification {
-        let head = LogDigest(sequence: nextSequence - 1, hash: hash)
+        let lastSequence = nextSequence - 1
+        let recomputedHead = recomputed.map { LogDigest(sequence: lastSequence, hash: $0) }
         var problems = self.problems
         var expectation: LogVerification.Expectation? = nil
         if let expect {
-            if expect.sequence > head.sequence {
-                expectation = .logShorter(head: head.sequence)
-                problems.append(LogError(.notFound, "the log ends at sequence \(head.sequence), before the expected digest's sequence \(expect.sequence): events were removed", path: directory))
-            } else if let expectedHash, expectedHash == expect.hash {
-                expectation = .matched
+            if expect.sequence > lastSequence {
+                expectation = .logShorter(head: lastSequence)
+                problems.append(LogError(.notFound, "the log ends at sequence \(lastSequence), before the expected digest's sequence \(expect.sequence): events were removed", path: directory))
+            } else if let recomputedHash = captured[expect.sequence] {
+                if recomputedHash == expect.hash {
+                    expectation = .matched
+                } else {
+                    expectation = .mismatched(recomputed: recomputedHash)
+                    problems.append(LogError(.chainMismatch, "the hash recomputed at sequence \(expect.sequence) is \(hexString(recomputedHash)), not the expected \(hexString(expect.hash)): history was rewritten", path: directory))
+                }
             } else {
-                let recomputed = expectedHash ?? []
-                expectation = .mismatched(recomputed: recomputed)
-                problems.append(LogError(.chainMismatch, "the hash recomputed at sequence \(expect.sequence) is \(hexString(recomputed)), not the expected \(hexString(expect.hash)): history was rewritten", path: directory))
+                expectation = .unreadable(lastGood: lastGood)
+                problems.append(LogError(.corrupt, "the hash at sequence \(expect.sequence) cannot be recomputed: the log is damaged before it (the last good event is \(lastGood))", path: directory))
             }
         }
         return LogVerification(
-            head: head, events: events, frames: frames, segments: segments, problems: problems,
+            head: recomputedHead ?? lastGood, recomputedHead: recomputedHead, lastGood: lastGood,
+            firstDamagedSequence: firstDamage?.sequence, lastSequence: lastSequence, hashes: captured,
+            events: events, frames: frames, segments: segments, problems: problems,
             tornTail: tornTail, writerActive: writerActive, expectation: expectation)
     }
 }

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import Tally
+import TallyLog
+
+struct RepairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repair",
+        abstract: "Cut a damaged log back to its last good event, keeping every event before the damage.",
+        discussion: """
+            Finds the first damage in the log (as `tally verify` does) and removes everything from \
+            the damaged frame on, after copying it into the log's quarantine/ directory. --dry-run \
+            says what would be cut and changes nothing; the cut itself needs --yes. A torn last \
+            frame (a crash while writing) is not damage: the next command cuts it by itself. After \
+            a cut the read models may be ahead of the log: `tally rebuild` makes them again.
+
+            Exit status:
+              0  nothing to repair, the dry run was printed, or the cut was made
+              1  damage found but --yes not given: nothing was changed
+              3  repair could not run (no store, another process has it open, an I/O error)
+             64  usage error
+            """
+    )
+
+    /// Exit status when damage was found and --yes not given.
+    static let confirmationNeeded: Int32 = 1
+    /// Exit status when repair could not run.
+    static let couldNotRun: Int32 = 3
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(name: .customLong("dry-run"), help: "Say what would be cut; change nothing.")
+    var dryRun = false
+
+    @Flag(help: "Cut the damaged tail (required to change anything).")
+    var yes = false
+
+    func validate() throws {
+        if dryRun && yes { throw ValidationError("--dry-run and --yes contradict each other: give one") }
+    }
+
+    func run() throws {
+        do {
+            if yes {
+                let report = try StoreRepair.repair(at: storeOptions.path)
+                RepairReport.printDone(report)
+                return
+            }
+            let plan = try StoreRepair.plan(at: storeOptions.path)
+            RepairReport.printPlan(plan)
+            if plan.log.cut != nil && !dryRun {
+                Output.error("not repaired: cutting removes events, so it needs --yes (`tally repair --yes`); run with --dry-run to only see the cut. Nothing was changed")
+                throw ExitCode(Self.confirmationNeeded)
+            }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            Output.error("cannot repair: \(error)")
+            throw ExitCode(Self.couldNotRun)
+        }
+    }
+}
+
+/// What `repair` prints.
+enum RepairReport {
+    static func printPlan(_ plan: StoreRepair.Plan) {
+        guard let cut = plan.log.cut else {
+            printNothing(plan.log)
+            return
+        }
+        print("damage: \(cut.problem)")
+        print("would cut \(cut.path) at byte \(cut.offset)\(laterSegments(cut.laterSegments.count)): \(removed(first: cut.firstRemovedSequence, last: cut.lastRemovedSequence, bytes: cut.bytesRemoved))")
+        print(kept(plan.log.kept, future: true))
+        for step in plan.nextSteps { print("then: \(step)") }
+        print("nothing was changed (dry run)")
+    }
+
+    static func printDone(_ report: StoreRepair.Report) {
+        let log = report.log
+        guard let problem = log.problem, let path = log.cutPath, let offset = log.cutOffset, let first = log.firstRemovedSequence else {
+            print("nothing to repair: the log is intact (head \(log.kept))")
+            return
+        }
+        print("damage: \(problem)")
+        print("cut \(path) at byte \(offset): \(removed(first: first, last: log.lastRemovedSequence, bytes: log.bytesRemoved))")
+        for file in log.quarantined { print("quarantined \(file)") }
+        print(kept(log.kept, future: false))
+        for step in report.nextSteps { print("next: \(step)") }
+    }
+
+    private static func printNothing(_ plan: LogRepairPlan) {
+        print("nothing to repair: the log is intact (head \(plan.kept))")
+        if let torn = plan.tornTail {
+            print("note: the last frame is incomplete (\(torn.message)); it was never part of the log, and the next command that writes cuts it")
+        }
+    }
+
+    private static func laterSegments(_ count: Int) -> String {
+        count == 0 ? "" : " and move \(count) later segment\(count == 1 ? "" : "s") out"
+    }
+
+    private static func removed(first: UInt64, last: UInt64?, bytes: Int64) -> String {
+        let events: String
+        if let last, last >= first {
+            let count = last - first + 1
+            events = "events \(first)…\(last) (\(count) event\(count == 1 ? "" : "s"))"
+        } else if let last, last < first {
+            events = "no event (the damage lies after event \(last))"
+        } else {
+            events = "events from \(first) on (the damage hides how many)"
+        }
+        return "\(events), \(bytes) bytes, moved to the log's quarantine/"
+    }
+
+    private static func kept(_ digest: LogDigest, future: Bool) -> String {
+        digest.sequence == 0
+            ? "\(future ? "would keep" : "kept") no event"
+            : "\(future ? "would keep" : "kept") events 1…\(digest.sequence); the log's head \(future ? "would be" : "is now") \(digest)"
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// Issue 10, finding 8 (the log's half): a damaged last frame blocked every command, and the CLI
+/// had no way to repair it.
+@Suite struct RepairCommandTests {
+    private func pot(_ type: String, _ data: String) -> String {
+        #"{"type":"\#(type)","version":1,"effective_at":"2026-05-01T09:00:00Z","data":\#(data)}"#
+    }
+
+    /// A store of three events, each its own commit (frame), with read models at its head.
+    private func store(in directory: TemporaryDirectory) throws -> String {
+        let store = directory.path + "/home"
+        try #require(try TallyProcess.run(["init", "--store", store]).status == 0)
+        let created = try directory.file("created.ndjson", pot("pot_created", #"{"pot_id":"holiday","name":"Holiday","target":{"amount":"1500.00","currency":"USD"}}"#))
+        let funded = try directory.file("funded.ndjson", pot("pot_funded", #"{"pot_id":"holiday","amount":{"amount":"200.00","currency":"USD"}}"#))
+        try #require(try TallyProcess.run(["append", created, "--store", store]).status == 0)
+        try #require(try TallyProcess.run(["append", funded, "--store", store]).status == 0)
+        try #require(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        return store
+    }
+
+    @Test func aDamagedLastFrameIsCutOnlyWithYesAndTheDryRunSaysExactlyWhat() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory)
+        var log = try LogFileBytes(store: store)
+        let last = try #require(log.frames.last)
+        try #require(log.frames.count == 3)
+        log.bytes[last.end - 3] ^= 0x40
+        try log.write()
+        let size = last.end - last.start
+        let more = try directory.file("more.ndjson", pot("pot_funded", #"{"pot_id":"holiday","amount":{"amount":"5.00","currency":"USD"}}"#))
+
+        let blocked = try TallyProcess.run(["append", more, "--store", store])
+        #expect(blocked.status != 0 && blocked.standardError.contains("checksum"), "\(blocked.standardError)")
+        let damaged = try directory.snapshot("home")
+
+        let dryRun = try TallyProcess.run(["repair", "--dry-run", "--store", store])
+        #expect(dryRun.status == 0, "\(dryRun.standardError)")
+        #expect(dryRun.standardOutput.contains("would cut \(log.path) at byte \(last.start): events 3…3 (1 event), \(size) bytes"), "\(dryRun.standardOutput)")
+        #expect(dryRun.standardOutput.contains("would keep events 1…2"), "\(dryRun.standardOutput)")
+        #expect(dryRun.standardOutput.contains("nothing was changed"), "\(dryRun.standardOutput)")
+        #expect(try directory.snapshot("home") == damaged)
+
+        let unconfirmed = try TallyProcess.run(["repair", "--store", store])
+        #expect(unconfirmed.status == 1)
+        #expect(unconfirmed.standardError.contains("--yes") && unconfirmed.standardError.contains("Nothing was changed"), "\(unconfirmed.standardError)")
+        #expect(try directory.snapshot("home") == damaged)
+
+        let repaired = try TallyProcess.run(["repair", "--yes", "--store", store])
+        #expect(repaired.status == 0, "\(repaired.standardError)")
+        #expect(repaired.standardOutput.contains("cut \(log.path) at byte \(last.start): events 3…3 (1 event), \(size) bytes"), "\(repaired.standardOutput)")
+        #expect(repaired.standardOutput.contains("quarantined \(store)/log/quarantine/"), "\(repaired.standardOutput)")
+        #expect(repaired.standardOutput.contains("`tally rebuild`"), "\(repaired.standardOutput)")
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: store + "/log/quarantine")
+        #expect(quarantined.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/log/quarantine/" + quarantined[0])) == Data(log.bytes[last.start...]))
+
+        // The read models saw event 3, which the log no longer holds: verify says so, and rebuild accepts the log.
+        let ahead = try TallyProcess.run(["verify", "--store", store])
+        #expect(ahead.status == 1 && ahead.standardError.contains("ahead of the log"), "\(ahead.standardError)")
+        #expect(try TallyProcess.run(["rebuild", "--store", store, "--progress", "none"]).status == 0)
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 0 && verified.standardOutput.contains("ok: 2 events"), "\(verified.standardOutput)\(verified.standardError)")
+        let appended = try TallyProcess.run(["append", more, "--store", store])
+        #expect(appended.status == 0 && appended.standardOutput.contains("seq 3-3"), "\(appended.standardOutput)\(appended.standardError)")
+    }
+
+    @Test func anIntactLogHasNothingToRepairWhicheverFlag() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory)
+        let before = try directory.snapshot("home")
+        for flags in [[], ["--dry-run"], ["--yes"]] {
+            let result = try TallyProcess.run(["repair", "--store", store] + flags)
+            #expect(result.status == 0, "\(flags): \(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("nothing to repair: the log is intact (head 3:"), "\(flags): \(result.standardOutput)")
+        }
+        #expect(try directory.snapshot("home") == before)
+    }
+
+    @Test func dryRunWithYesIsAUsageErrorAndAMissingStoreCannotBeRepaired() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory)
+        let before = try directory.snapshot("home")
+        let both = try TallyProcess.run(["repair", "--dry-run", "--yes", "--store", store])
+        #expect(both.status == 64 && both.standardError.contains("--dry-run and --yes"), "\(both.standardError)")
+        #expect(try directory.snapshot("home") == before)
+        let missing = try TallyProcess.run(["repair", "--yes", "--store", directory.path + "/missing"])
+        #expect(missing.status == 3 && missing.standardError.contains("no store at"), "\(missing.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/missing"))
+    }
+}
