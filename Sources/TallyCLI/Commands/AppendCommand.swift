@@ -51,7 +51,7 @@ struct AppendCommand: ParsableCommand {
             } catch let error as LedgerError {
                 // The ledger names the event by its place in the batch: name the file's.
                 let where_ = commits > 0 ? "; events 1-\(start) were appended (seq \(first!)-\(last)), the rest were not" : ""
-                throw InputError("\(file): batch from event \(start + 1): \(error.message)\(where_)")
+                throw ImportError(.invalidRow, file: file, "in the batch from event \(start + 1) of the file, \(error.message)\(where_)")
             } catch {
                 if commits > 0 {
                     Output.error("\(file): events 1-\(start) were appended (seq \(first!)-\(last)); the rest were not")
