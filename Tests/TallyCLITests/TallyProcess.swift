@@ -75,6 +75,9 @@ final class TemporaryDirectory {
         while let relative = enumerator.nextObject() as? String {
             let full = root.appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
+            // SQLite's `-shm` is the WAL's shared-memory index, rewritten by every connection
+            // that opens the database and rebuilt from the WAL when missing: no store content.
+            if relative.hasSuffix("-shm") { continue }
             if FileManager.default.fileExists(atPath: full.path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 result[relative] = try Data(contentsOf: full)
             }

@@ -62,7 +62,8 @@ import TallyLog
         try withTemporaryStore { root in
             let clock = ManualClock("2026-03-01T00:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
-            var events: [NewEvent] = []
+            // The pot exists before money moves into it (appended events are checked for that).
+            var events = [NewEvent(effectiveAt: clock.now, body: .potCreated(PotCreated(potId: "trip", name: "Trip", target: usd("500.00"))))]
             for index in 0..<30 {
                 let body: EventBody = switch index % 3 {
                 case 0: .referenceBalanceSet(ReferenceBalanceSet(amount: Money(minorUnits: Int64(1_000 * (index + 1)), commodity: .usd)))
@@ -75,7 +76,7 @@ import TallyLog
             // One event per commit: each fold sees only its own event.
             for event in events { try ledger.appendEvents([event]) }
             let incremental = try ledger.readModels.dump()
-            // The rebuild folds all thirty in one batch.
+            // The rebuild folds all of them in one batch.
             try ledger.rebuild()
             #expect(try ledger.readModels.dump() == incremental)
             let current = try ledger.balances().first { $0.account == LedgerAccounts.current }?.amount

@@ -212,7 +212,7 @@ final class WritePipeline: Sendable {
             return sequences[earlier]
         case .sequence(let sequence):
             guard sequence >= 1, sequence < own else {
-                throw LedgerError(.invalidArgument, "event \(position + 1) of the command names event \(sequence) as its cause, which is not an earlier event")
+                throw LedgerError(.invalidArgument, "event \(position + 1) of the command names sequence \(sequence) as its cause, which is not an earlier event")
             }
             return sequence
         }

@@ -36,14 +36,11 @@ struct InitCommand: ParsableCommand {
         guard TimeZone(identifier: timeZone) != nil else {
             throw ValidationError("--time-zone '\(timeZone)' is not an IANA time zone (e.g. Europe/London, America/New_York, UTC)")
         }
-        let now = Instant.now
-        let store = try EventStore.create(
-            at: storeOptions.path,
-            ledger: LedgerCreated(name: name, baseCurrency: currency, timeZone: timeZone),
-            effectiveAt: now
-        )
-        let head = store.head
-        try store.close()
+        // The log is made atomically; the read models, derived from it, are folded right after
+        // (a store whose read models are missing folds them on its first open anyway).
+        let ledger = try Ledger.create(at: storeOptions.path, name: name, baseCurrency: currency, timeZone: timeZone)
+        let head = ledger.head
+        try ledger.close()
         print("Created store \(storeOptions.path): ledger '\(name)', base currency \(currency.code), time zone \(timeZone)")
         print("head \(head)")
     }
