@@ -22,7 +22,7 @@ import Testing
         let arguments = ["tx", "import-bank", "--bank", "chase", "--external-id", "T-1", "--payee", "Netflix",
                          "--category", "entertainment", "--amount", "-15.49", "--date", "2026-05-04"]
         #expect(try store.run(arguments).contains("(seq 3)"))
-        #expect(try store.run(arguments).contains("already recorded; nothing appended"))
+        #expect(try store.run(arguments).contains("already applied with this idempotency key"))
         try store.expectRefused(["tx", "amend", "bank:chase:T-1", "--amount", "-1.00"], "can only be re-categorised")
         try store.expectRefused(["tx", "delete", "bank:chase:T-1"], "can only be re-categorised")
         try store.run(["tx", "recategorise", "bank:chase:T-1", "--category", "bills"])

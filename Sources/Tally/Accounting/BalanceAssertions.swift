@@ -7,16 +7,19 @@ extension Ledger {
     /// try ledger.assertBalance(account: "Assets:Bank", amount: try Money(parsing: "1257.90", commodity: .gbp),
     ///                          on: try LocalDate(parsing: "2026-03-31"))
     /// ```
-    /// - Throws: ``LedgerError`` (`invalidArgument`) for an empty account name.
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same account, amount and
+    ///   day returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for an empty account name,
+    ///   `idempotencyConflict`.
     @discardableResult
-    public func assertBalance(account: String, amount: Money, on date: LocalDate) throws -> CommandResult {
+    public func assertBalance(account: String, amount: Money, on date: LocalDate, idempotencyKey: String? = nil) throws -> CommandResult {
         guard !account.isEmpty, account.utf8.count <= 200 else {
             throw LedgerError(.invalidArgument, "an account name holds 1 to 200 bytes")
         }
         // Effective at noon of that day, so it sorts inside the day it is about.
         let noon = Instant(microsecondsSinceEpoch: calendar.startOfDay(date).microsecondsSinceEpoch + 12 * 3_600_000_000)
-        return try perform { _ in
-            [NewEvent(effectiveAt: noon, body: .balanceAsserted(BalanceAsserted(account: account, amount: amount)))]
-        }
+        let asserted = NewEvent(effectiveAt: noon, body: .balanceAsserted(BalanceAsserted(account: account, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: asserted, dated: true) { _ in [asserted] }
     }
 }

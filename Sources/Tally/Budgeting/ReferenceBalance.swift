@@ -12,17 +12,28 @@ extension Ledger {
     /// try ledger.setReferenceBalance(amount: usd("2500.00"))
     /// ```
     ///
-    /// - Throws: ``LedgerError`` `currencyMismatch` (not the budget currency); `MoneyError`
-    ///   (`overflow`) when the difference exceeds 64-bit minor units.
+    /// - Parameter idempotencyKey: an optional key. The event records the adjustment, which
+    ///   depends on state, so a repeat is compared on the amount: the same returns the first
+    ///   result and appends nothing (the adjustment is not worked out again), another amount
+    ///   is refused.
+    /// - Throws: ``LedgerError`` `currencyMismatch` (not the budget currency),
+    ///   `idempotencyConflict`; `MoneyError` (`overflow`) when the difference exceeds 64-bit
+    ///   minor units.
     @discardableResult
-    public func setReferenceBalance(amount: Money) throws -> CommandResult {
-        try perform { db in
+    public func setReferenceBalance(amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let at = now
+        func set(adjustment: Money?) -> NewEvent {
+            NewEvent(effectiveAt: at, body: .referenceBalanceSet(ReferenceBalanceSet(amount: amount, adjustment: adjustment)))
+        }
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            guard case .referenceBalanceSet(let earlier) = first.body else { return nil }
+            return set(adjustment: earlier.adjustment)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
             try BudgetSettings.requireBudgetCurrency(amount, "the reference balance", db)
-            let at = now
             let current = try BudgetQueries.currentBalance(db, asOf: at, commodity: amount.commodity)
             let held = try BudgetQueries.heldInPots(db, asOf: at, commodity: amount.commodity)
-            let adjustment = try amount.subtracting(current).subtracting(held)
-            return [NewEvent(effectiveAt: at, body: .referenceBalanceSet(ReferenceBalanceSet(amount: amount, adjustment: adjustment)))]
+            return [set(adjustment: try amount.subtracting(current).subtracting(held))]
         }
     }
 }

@@ -2,6 +2,11 @@ import GRDB
 
 // The envelope product's commands and the rules they enforce (DOMAIN.md §3): accounts
 // with an opening balance, envelopes, and transactions and transfers assigned to them.
+//
+// Idempotency: every command takes an optional key; a repeat with the same input (and the
+// same date, when the caller gave one) returns the first result and appends nothing, with
+// other input it throws `idempotencyConflict`. The input is compared as the first event the
+// command records, built once before planning and returned by the plan.
 
 extension Ledger {
     /// The day a command without a date happens on: today in the ledger's time zone.
@@ -19,25 +24,28 @@ extension Ledger {
     ///   - commodity: the account's currency.
     ///   - openingBalance: in `commodity`; negative for money owed on a liability.
     ///   - date: the day it opens (today by default).
+    ///   - idempotencyKey: an optional key; a repeat with the same input returns the first
+    ///     result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` `invalidArgument` for another kind of name, `alreadyExists`,
-    ///   `currencyMismatch` for an opening balance in another currency.
+    ///   `currencyMismatch` for an opening balance in another currency, `idempotencyConflict`.
     @discardableResult
     public func openEnvelopeAccount(
         _ account: String, commodity: Commodity, openingBalance: Money? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
-            let kind = LedgerAccounts.kind(of: account)
-            guard !account.isEmpty, account.count <= 200, kind == .asset || kind == .liability, !account.hasPrefix("Budget:") else {
-                throw LedgerError(.invalidArgument, "the account name '\(account)' must start with Assets: or Liabilities:, e.g. Assets:Cash")
-            }
+        let kind = LedgerAccounts.kind(of: account)
+        guard !account.isEmpty, account.count <= 200, let kind, kind == .asset || kind == .liability, !account.hasPrefix("Budget:") else {
+            throw LedgerError(.invalidArgument, "the account name '\(account)' must start with Assets: or Liabilities:, e.g. Assets:Cash")
+        }
+        if let openingBalance, openingBalance.commodity != commodity {
+            throw LedgerError(.currencyMismatch, "the opening balance of '\(account)' must be in \(commodity.code), the account's currency")
+        }
+        let opened = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .accountOpened(
+            AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
+        return try perform(idempotencyKey: idempotencyKey, request: opened, dated: date != nil) { db in
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE name = ?", arguments: [account]) == nil else {
                 throw LedgerError(.alreadyExists, "an account named '\(account)' exists already; choose another name")
             }
-            if let openingBalance, openingBalance.commodity != commodity {
-                throw LedgerError(.currencyMismatch, "the opening balance of '\(account)' must be in \(commodity.code), the account's currency")
-            }
-            let opened = AccountOpened(account: account, kind: kind!, commodity: commodity, openingBalance: openingBalance)
-            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .accountOpened(opened))]
+            return [opened]
         }
     }
 
@@ -48,17 +56,30 @@ extension Ledger {
     ///                           startDate: try LocalDate(parsing: "2026-05-01"))
     /// ```
     ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input returns the
+    ///   first result and appends nothing, other input is refused. Without a start date, a
+    ///   repeat keeps the day the first run started the envelope on.
     /// - Throws: ``LedgerError`` `invalidArgument` (empty id or name, amount not above
-    ///   zero), `alreadyExists`, `currencyMismatch` (not the base currency).
+    ///   zero), `alreadyExists`, `currencyMismatch` (not the base currency), `idempotencyConflict`.
     @discardableResult
     public func createEnvelope(
         _ envelopeId: String, name: String, interval: EnvelopeInterval, budgeted: Money, startDate: LocalDate? = nil,
         idempotencyKey: String? = nil
     ) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
-            guard !envelopeId.isEmpty, envelopeId.count <= 100, !name.isEmpty, name.count <= 200 else {
-                throw LedgerError(.invalidArgument, "an envelope needs an id (up to 100 characters) and a name (up to 200)")
-            }
+        guard !envelopeId.isEmpty, envelopeId.count <= 100, !name.isEmpty, name.count <= 200 else {
+            throw LedgerError(.invalidArgument, "an envelope needs an id (up to 100 characters) and a name (up to 200)")
+        }
+        let at = now
+        func created(startingOn start: LocalDate) -> NewEvent {
+            NewEvent(effectiveAt: min(at, calendar.startOfDay(start)), body: .envelopeCreated(
+                EnvelopeCreated(envelopeId: envelopeId, name: name, interval: interval, budgeted: budgeted, startDate: start)))
+        }
+        // Without a start date the envelope starts today: a repeat keeps the first run's day.
+        let request = try startDate.map(created) ?? repeatRequest(key: idempotencyKey) { first in
+            guard case .envelopeCreated(let earlier) = first.body else { return nil }
+            return created(startingOn: earlier.startDate)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM envelopes WHERE envelope_id = ?", arguments: [envelopeId]) == nil else {
                 throw LedgerError(.alreadyExists, "an envelope with id '\(envelopeId)' exists (or existed); choose another id")
             }
@@ -69,67 +90,86 @@ extension Ledger {
             guard budgeted.commodity == base else {
                 throw LedgerError(.currencyMismatch, "envelope budgets are in the base currency, \(base.code)")
             }
-            let start = startDate ?? today
-            let created = EnvelopeCreated(envelopeId: envelopeId, name: name, interval: interval, budgeted: budgeted, startDate: start)
-            return [NewEvent(effectiveAt: min(now, calendar.startOfDay(start)), body: .envelopeCreated(created))]
+            return [created(startingOn: startDate ?? calendar.date(of: at))]
         }
     }
 
     /// Changes an envelope's budgeted amount (and interval) from a day on; a new interval
     /// re-anchors the envelope's intervals on that day (``EnvelopeSchedule``).
     ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    ///   Without an interval, a repeat keeps the interval the first run recorded.
     /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (a negative amount),
-    ///   `currencyMismatch`.
+    ///   `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func changeEnvelopeBudget(
         _ envelopeId: String, budgeted: Money, interval: EnvelopeInterval? = nil, from date: LocalDate? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
+        let at = calendar.startOfDay(date ?? today)
+        func changed(interval: EnvelopeInterval) -> NewEvent {
+            NewEvent(effectiveAt: at, body: .envelopeBudgetChanged(EnvelopeBudgetChanged(envelopeId: envelopeId, budgeted: budgeted, interval: interval)))
+        }
+        // Without an interval the envelope keeps its own: a repeat keeps the one the first run recorded.
+        let request = try interval.map(changed) ?? repeatRequest(key: idempotencyKey) { first in
+            guard case .envelopeBudgetChanged(let earlier) = first.body else { return nil }
+            return changed(interval: earlier.interval)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !budgeted.isNegative else {
                 throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' cannot be negative")
             }
             try EnvelopeRules.requireCurrency(budgeted, of: envelope)
-            let change = EnvelopeBudgetChanged(envelopeId: envelopeId, budgeted: budgeted, interval: interval ?? envelope.interval)
-            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeBudgetChanged(change))]
+            return [changed(interval: interval ?? envelope.interval)]
         }
     }
 
     /// Assigns money to an envelope beyond its budget in the interval of `date` (a negative
     /// amount takes some back).
     ///
-    /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (zero), `currencyMismatch`.
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (zero), `currencyMismatch`,
+    ///   `idempotencyConflict`.
     @discardableResult
     public func fundEnvelope(_ envelopeId: String, amount: Money, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
+        let funded = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeFunded(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: funded, dated: date != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "the amount funding envelope '\(envelopeId)' cannot be zero") }
             try EnvelopeRules.requireCurrency(amount, of: envelope)
-            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeFunded(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))]
+            return [funded]
         }
     }
 
     /// Sets what an envelope's unspent and overspent amounts do next interval, from a day
     /// on (``EnvelopeRollover``; ``RolloverPolicy/default`` before any).
     ///
-    /// - Throws: ``LedgerError`` `notFound`.
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func setEnvelopeRollover(_ envelopeId: String, policy: RolloverPolicy, from date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
+        let set = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeRolloverSet(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
+        return try perform(idempotencyKey: idempotencyKey, request: set, dated: date != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
-            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeRolloverSet(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))]
+            return [set]
         }
     }
 
     /// Deletes an envelope from a day on; its transactions stay, and answers for earlier
     /// days still show it.
     ///
-    /// - Throws: ``LedgerError`` `notFound`.
+    /// - Parameter idempotencyKey: an optional key; a repeat for the same envelope (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func deleteEnvelope(_ envelopeId: String, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
+        let deleted = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeDeleted(EnvelopeDeleted(envelopeId: envelopeId)))
+        return try perform(idempotencyKey: idempotencyKey, request: deleted, dated: date != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
-            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeDeleted(EnvelopeDeleted(envelopeId: envelopeId)))]
+            return [deleted]
         }
     }
 
@@ -143,18 +183,37 @@ extension Ledger {
     ///                                      rateToBase: ExactDecimal(parsing: "0.0067"), envelope: "dining", payee: "Sushi bar")
     /// ```
     ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused. A
+    ///   transaction in the base currency records no rate, so there a rate of 1 and none are
+    ///   the same input.
     /// - Throws: ``LedgerError`` `notFound` (account, envelope), `alreadyExists` (the
     ///   transaction id), `invalidArgument` (zero amount, a missing or non-positive rate),
-    ///   `currencyMismatch` (not the account's currency).
+    ///   `currencyMismatch` (not the account's currency), `idempotencyConflict`.
     @discardableResult
     public func recordEnvelopeTransaction(
         _ transactionId: String, account: String, amount: Money, rateToBase: ExactDecimal? = nil, envelope: String? = nil,
         payee: String = "", category: BudgetCategory = .general, on date: LocalDate? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
-            guard !transactionId.isEmpty, transactionId.count <= 100, payee.count <= 200 else {
-                throw LedgerError(.invalidArgument, "a transaction needs an id (up to 100 characters) and a payee of up to 200")
-            }
+        guard !transactionId.isEmpty, transactionId.count <= 100, payee.count <= 200 else {
+            throw LedgerError(.invalidArgument, "a transaction needs an id (up to 100 characters) and a payee of up to 200")
+        }
+        let at = calendar.startOfDay(date ?? today)
+        func recorded(rate: ExactDecimal?) -> NewEvent {
+            NewEvent(effectiveAt: at, body: .transactionRecorded(TransactionRecorded(
+                transactionId: transactionId, payee: payee, category: category, amount: amount, source: .manual,
+                account: account, envelope: envelope, rateToBase: rate
+            )))
+        }
+        // The rate recorded depends on the base currency when planned (none for the base
+        // currency itself): a repeat keeps "none" when the first run recorded none and the
+        // rate given is 1 or none, and compares the rate given otherwise.
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            guard case .transactionRecorded(let earlier) = first.body else { return nil }
+            let isBaseCurrency = earlier.rateToBase == nil && (rateToBase == nil || rateToBase == .one)
+            return recorded(rate: isBaseCurrency ? nil : rateToBase)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM transaction_versions WHERE transaction_id = ?", arguments: [transactionId]) == nil else {
                 throw LedgerError(.alreadyExists, "a transaction with id '\(transactionId)' exists; choose another id")
             }
@@ -165,30 +224,34 @@ extension Ledger {
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "a transaction's amount cannot be zero") }
             let rate = try EnvelopeRules.rateToBase(rateToBase, for: amount.commodity, db)
             if let envelope { _ = try EnvelopeRules.liveEnvelope(envelope, db) }
-            let recorded = TransactionRecorded(
-                transactionId: transactionId, payee: payee, category: category, amount: amount, source: .manual,
-                account: account, envelope: envelope, rateToBase: rate
-            )
-            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .transactionRecorded(recorded))]
+            return [recorded(rate: rate)]
         }
     }
 
     /// Moves money between two user accounts; across currencies, `received` is what the
     /// target got. Assigned to an envelope, the amount counts as spent from it.
     ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (same account, amount not
     ///   above zero, `received` missing across currencies or given within one),
-    ///   `currencyMismatch`.
+    ///   `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func transferBetweenAccounts(
         _ transferId: String, from source: String, to target: String, amount: Money, received: Money? = nil,
         envelope: String? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
-        try perform(idempotencyKey: idempotencyKey) { db in
-            guard !transferId.isEmpty, transferId.count <= 100 else {
-                throw LedgerError(.invalidArgument, "a transfer needs an id of up to 100 characters")
-            }
-            guard source != target else { throw LedgerError(.invalidArgument, "a transfer needs two different accounts") }
+        guard !transferId.isEmpty, transferId.count <= 100 else {
+            throw LedgerError(.invalidArgument, "a transfer needs an id of up to 100 characters")
+        }
+        guard source != target else { throw LedgerError(.invalidArgument, "a transfer needs two different accounts") }
+        // Within one currency the received amount is the amount itself, and is not recorded;
+        // across currencies it differs from the amount (another currency) and is.
+        let made = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .transferMade(TransferMade(
+            transferId: transferId, source: source, target: target, amount: amount,
+            received: received == amount ? nil : received, envelope: envelope
+        )))
+        return try perform(idempotencyKey: idempotencyKey, request: made, dated: date != nil) { db in
             let sourceCommodity = try EnvelopeRules.openAccount(source, db)
             let targetCommodity = try EnvelopeRules.openAccount(target, db)
             guard amount.commodity == sourceCommodity else {
@@ -205,11 +268,7 @@ extension Ledger {
                 }
             }
             if let envelope { _ = try EnvelopeRules.liveEnvelope(envelope, db) }
-            let transfer = TransferMade(
-                transferId: transferId, source: source, target: target, amount: amount,
-                received: sourceCommodity == targetCommodity ? nil : received, envelope: envelope
-            )
-            return [NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .transferMade(transfer))]
+            return [made]
         }
     }
 }

@@ -4,6 +4,13 @@ import TallyLog
 // The commands of the automated wealth account (DOMAIN.md §1). Each validates against the
 // current read models, applies the rules of `WealthRules`, and returns the events that
 // `perform` appends in one commit; a refusal throws `LedgerError` and appends nothing.
+//
+// Idempotency: every command takes an optional key. A repeat with the same input returns
+// the first result and appends nothing, without planning again (so a withdrawal repeated
+// after Spend was spent still returns the first withdrawal); a repeat with other input
+// (amount, merchant, an explicit effective time …) throws `idempotencyConflict`. The input
+// is compared as the first event the command records, built once, before planning, and
+// returned by the plan as its first event.
 
 extension Ledger {
     /// Records a deposit and, unless automation is paused, its split by the rule in force,
@@ -21,9 +28,12 @@ extension Ledger {
     ///   - source: a bank transfer or a chain.
     ///   - externalId: the bank's or the chain's transaction id.
     ///   - effectiveAt: when the money arrived (default: now).
-    ///   - idempotencyKey: a key (e.g. the bank's id); a repeat returns the first result.
+    ///   - idempotencyKey: a key (e.g. the bank's id). A repeat with the same account, amount,
+    ///     source, external id and effective time (when given) returns the first result and
+    ///     appends nothing; with other input it is refused.
     /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name, a non-positive
-    ///   amount, text past its limit, or a deposit no balance could hold.
+    ///   amount, text past its limit, or a deposit no balance could hold; `idempotencyConflict`
+    ///   for a key used with other input.
     @discardableResult
     public func deposit(
         account: String, amount: Money, source: DepositSource = .bankTransfer, externalId: String? = nil,
@@ -33,11 +43,12 @@ extension Ledger {
         try WealthRules.validate(accountName: account)
         try WealthRules.requirePositive(amount, "the deposit amount")
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
-        return try perform(idempotencyKey: idempotencyKey) { db in
+        let received = NewEvent(effectiveAt: at, body: .depositReceived(
+            DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
+        return try perform(idempotencyKey: idempotencyKey, request: received, dated: effectiveAt != nil) { db in
             try Self.requireBalancesCanHold(deposit: amount, db)
             let settings = try WealthQueries.settings(account, db)
-            var events = [NewEvent(effectiveAt: at, body: .depositReceived(
-                DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))]
+            var events = [received]
             if !settings.isPaused {
                 events.append(try Self.split(amount, of: .earlierInBatch(0), account: account, rule: settings.splitRule, at: at))
             }
@@ -58,9 +69,11 @@ extension Ledger {
     ///   - spendWeight: Spend's weight, 0 to ``WealthRules/splitWeightLimit``.
     ///   - investWeight: Invest's weight, 0 to ``WealthRules/splitWeightLimit``; not both zero.
     ///   - effectiveAt: when the rule takes effect (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    ///   - idempotencyKey: an optional key. A repeat with the same weights (and effective time,
+    ///     when given) returns the first result; with others it is refused. A command that
+    ///     records nothing (the rule was in force) does not use up its key.
     /// - Throws: ``LedgerError`` (`invalidArgument`) for a negative weight, a weight past the
-    ///   limit, or both weights zero.
+    ///   limit, or both weights zero; `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func setSplitRule(
         account: String, spendWeight: Int64, investWeight: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
@@ -69,9 +82,9 @@ extension Ledger {
         try WealthRules.validate(accountName: account)
         let rule = SplitRule(spendWeight: spendWeight, investWeight: investWeight)
         try WealthRules.validate(rule)
-        return try perform(idempotencyKey: idempotencyKey) { db in
-            guard try WealthQueries.settings(account, db).splitRule != rule else { return [] }
-            return [NewEvent(effectiveAt: at, body: .splitRuleSet(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))]
+        let event = NewEvent(effectiveAt: at, body: .splitRuleSet(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))
+        return try perform(idempotencyKey: idempotencyKey, request: event, dated: effectiveAt != nil) { db in
+            try WealthQueries.settings(account, db).splitRule == rule ? [] : [event]
         }
     }
 
@@ -85,8 +98,11 @@ extension Ledger {
     ///   - account: the wealth account.
     ///   - enabled: on or off.
     ///   - effectiveAt: when the switch takes effect (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
-    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func setRoundUps(account: String, enabled: Bool, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.roundUpsEnabled == enabled }) {
@@ -100,8 +116,11 @@ extension Ledger {
     /// - Parameters:
     ///   - account: the wealth account.
     ///   - effectiveAt: when the pause takes effect (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
-    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func pauseAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.isPaused }) {
@@ -121,17 +140,32 @@ extension Ledger {
     /// - Parameters:
     ///   - account: the wealth account.
     ///   - effectiveAt: when automation resumes and the waiting deposits split (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
-    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    ///   - idempotencyKey: an optional key. Which event comes first depends on state (the
+    ///     resume, or a waiting deposit's split), so a repeat is compared on the account and
+    ///     the effective time (when given) of the event the key recorded: the same returns
+    ///     the first result, others are refused.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input or by another command.
     @discardableResult
     public func resumeAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
-        return try perform(idempotencyKey: idempotencyKey) { db in
-            var events: [NewEvent] = []
-            if try WealthQueries.settings(account, db).isPaused {
-                events.append(NewEvent(effectiveAt: at, body: .automationResumed(AutomationResumed(account: account))))
+        let resumed = NewEvent(effectiveAt: at, body: .automationResumed(AutomationResumed(account: account)))
+        // The first event is the resume, or a waiting deposit's split: a repeat is compared on the account.
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            switch first.body {
+            case .automationResumed:
+                return resumed
+            case .depositSplit(var split):
+                split.account = account
+                return NewEvent(effectiveAt: at, body: .depositSplit(split))
+            default:
+                return nil
             }
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
+            var events: [NewEvent] = []
+            if try WealthQueries.settings(account, db).isPaused { events.append(resumed) }
             for deposit in try WealthQueries.unsplitDeposits(account, db) {
                 events.append(try Self.split(deposit.amount, of: .sequence(deposit.sequence), account: account, rule: deposit.rule, at: at))
             }
@@ -145,8 +179,11 @@ extension Ledger {
     /// - Parameters:
     ///   - account: the wealth account.
     ///   - effectiveAt: when the freeze takes effect (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
-    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func freezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.cardFrozen }) {
@@ -159,8 +196,11 @@ extension Ledger {
     /// - Parameters:
     ///   - account: the wealth account.
     ///   - effectiveAt: when the card works again (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
-    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name.
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func unfreezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { !$0.cardFrozen }) {
@@ -184,10 +224,13 @@ extension Ledger {
     ///   - merchant: who was paid (not empty).
     ///   - externalId: the card network's transaction id.
     ///   - effectiveAt: when the purchase was made (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    ///   - idempotencyKey: an optional key. A repeat with the same amount, merchant, external
+    ///     id and effective time (when given) returns the first result, even when Spend could
+    ///     no longer cover it; with other input it is refused.
     /// - Throws: ``LedgerError``: `cardFrozen` when the card is frozen; `insufficientFunds`
     ///   when the amount is more than Spend in its currency; `invalidArgument` for a
-    ///   non-positive amount, an empty merchant or text past its limit. Nothing is appended.
+    ///   non-positive amount, an empty merchant or text past its limit; `idempotencyConflict`
+    ///   for a key used with other input. Nothing is appended.
     @discardableResult
     public func purchase(
         account: String, amount: Money, merchant: String, externalId: String? = nil,
@@ -198,15 +241,16 @@ extension Ledger {
         try WealthRules.requirePositive(amount, "the purchase amount")
         try WealthRules.validate(text: merchant, "the merchant", isRequired: true)
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
-        return try perform(idempotencyKey: idempotencyKey) { db in
+        let made = NewEvent(effectiveAt: at, body: .purchaseMade(
+            PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
+        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
             let settings = try WealthQueries.settings(account, db)
             guard !settings.cardFrozen else {
                 throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen; unfreeze it to make purchases")
             }
             let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
             try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the purchase")
-            var events = [NewEvent(effectiveAt: at, body: .purchaseMade(
-                PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))]
+            var events = [made]
             guard settings.roundUpsEnabled else { return events }
             let roundUp = try WealthRules.roundUp(for: amount)
             switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.subtracting(amount)) {
@@ -232,9 +276,12 @@ extension Ledger {
     ///   - amount: positive, at most Spend in its currency.
     ///   - destination: where the money went, optional.
     ///   - effectiveAt: when the withdrawal was made (default: now).
-    ///   - idempotencyKey: an optional key; a repeat returns the first result.
+    ///   - idempotencyKey: an optional key. A repeat with the same amount, destination and
+    ///     effective time (when given) returns the first result, even when Spend could no
+    ///     longer cover it; with other input it is refused.
     /// - Throws: ``LedgerError``: `insufficientFunds` when the amount is more than Spend in its
-    ///   currency; `invalidArgument` for a non-positive amount or text past its limit.
+    ///   currency; `invalidArgument` for a non-positive amount or text past its limit;
+    ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func withdraw(
         account: String, amount: Money, destination: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
@@ -243,10 +290,11 @@ extension Ledger {
         try WealthRules.validate(accountName: account)
         try WealthRules.requirePositive(amount, "the withdrawal amount")
         if let destination { try WealthRules.validate(text: destination, "the destination") }
-        return try perform(idempotencyKey: idempotencyKey) { db in
+        let made = NewEvent(effectiveAt: at, body: .withdrawalMade(WithdrawalMade(account: account, amount: amount, destination: destination)))
+        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
             let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
             try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the withdrawal")
-            return [NewEvent(effectiveAt: at, body: .withdrawalMade(WithdrawalMade(account: account, amount: amount, destination: destination)))]
+            return [made]
         }
     }
 
@@ -269,7 +317,7 @@ extension Ledger {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         let event = NewEvent(effectiveAt: at, body: body())
-        return try perform(idempotencyKey: idempotencyKey) { db in
+        return try perform(idempotencyKey: idempotencyKey, request: event, dated: effectiveAt != nil) { db in
             try isInForce(WealthQueries.settings(account, db)) ? [] : [event]
         }
     }

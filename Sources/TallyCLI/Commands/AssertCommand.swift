@@ -12,10 +12,11 @@ struct AssertCommand: ParsableCommand {
     @Argument(help: "The expected balance.") var amount: String
     @Option(help: "The currency.") var currency: String
     @Option(help: "The day (YYYY-MM-DD) whose end the balance is about.") var date: String
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         let money = try CLIParse.money(amount, currency: currency)
         let day = try CLIParse.date(date, option: "--date")
-        try storeOptions.withLedger { ledger in CommandOutput.printRecorded(try ledger.assertBalance(account: account, amount: money, on: day)) }
+        try storeOptions.withLedger { ledger in RepeatReport.printRecorded(try ledger.assertBalance(account: account, amount: money, on: day, idempotencyKey: idempotency.idempotencyKey)) }
     }
 }

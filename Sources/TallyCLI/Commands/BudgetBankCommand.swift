@@ -17,10 +17,11 @@ struct BankConnectCommand: ParsableCommand {
     @Argument(help: "The bank's id, e.g. chase.") var id: String
     @Option(help: "Its display name (default: the id).") var name: String?
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.connectBank(id: id, name: name), json: json, "Connected bank \(id)")
+            BudgetCLI.report(try ledger.connectBank(id: id, name: name, idempotencyKey: idempotency.idempotencyKey), json: json, "Connected bank \(id)")
         }
     }
 }
@@ -31,10 +32,11 @@ struct BankDisconnectCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The bank's id.") var id: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.disconnectBank(id: id), json: json, "Disconnected bank \(id)")
+            BudgetCLI.report(try ledger.disconnectBank(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Disconnected bank \(id)")
         }
     }
 }

@@ -18,12 +18,14 @@ struct BudgetSetCommand: ParsableCommand {
     @Option(help: "The month, YYYY-MM.") var month: String
     @Option(help: "The maximum, e.g. 400.00.") var maximum: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
             let month = try CLIParse.month(month, option: "--month")
-            let result = try ledger.setBudget(category: category, month: month, maximum: try BudgetCLI.amount(maximum, "--maximum", ledger))
+            let result = try ledger.setBudget(category: category, month: month, maximum: try BudgetCLI.amount(maximum, "--maximum", ledger),
+                                          idempotencyKey: idempotency.idempotencyKey)
             BudgetCLI.report(result, json: json, "Set the \(category.displayName) budget for \(month)")
         }
     }
@@ -36,12 +38,13 @@ struct BudgetDeleteCommand: ParsableCommand {
     @Option(help: "The category.") var category: String
     @Option(help: "The month, YYYY-MM.") var month: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
             let month = try CLIParse.month(month, option: "--month")
-            BudgetCLI.report(try ledger.deleteBudget(category: category, month: month), json: json,
+            BudgetCLI.report(try ledger.deleteBudget(category: category, month: month, idempotencyKey: idempotency.idempotencyKey), json: json,
                              "Deleted the \(category.displayName) budget for \(month)")
         }
     }

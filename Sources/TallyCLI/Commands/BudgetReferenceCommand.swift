@@ -19,11 +19,12 @@ struct ReferenceSetCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The balance, e.g. 2500.00 (a negative one after --: -- -50.00).") var amount: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
-            BudgetCLI.report(try ledger.setReferenceBalance(amount: amount), json: json, "Reference balance set to \(amount)")
+            BudgetCLI.report(try ledger.setReferenceBalance(amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Reference balance set to \(amount)")
         }
     }
 }

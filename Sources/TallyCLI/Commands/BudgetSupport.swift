@@ -17,14 +17,15 @@ enum BudgetCLI {
         do { return try BudgetCategory(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
     }
 
-    /// Prints what a command appended: one line, or with `json` the events' JSON form.
+    /// Prints what a command appended: one line, or with `json` the events' JSON form; a
+    /// repeat of an idempotency key says so and names what the first run recorded.
     static func report(_ result: Ledger.CommandResult, json: Bool, _ summary: @autoclosure () -> String) {
         if json {
             print(CommandOutput.json(result))
             return
         }
-        let appended = CommandOutput.sequenceRange(result) ?? "nothing appended"
-        print("\(Output.visible(summary())) (\(result.wasAlreadyApplied ? "already recorded; nothing appended" : appended))")
+        let appended = result.wasAlreadyApplied ? RepeatReport.alreadyApplied(result) : CommandOutput.sequenceRange(result) ?? "nothing appended"
+        print("\(Output.visible(summary())) (\(appended))")
     }
 
     /// A money amount as a JSON string, exact: `"-12.40"`.

@@ -43,13 +43,15 @@ struct ChallengeStartCommand: ParsableCommand {
     @Option(help: "Where the savings go; each step then moves money there.") var account: String?
     @Option(help: "Its display name (default: the template's).") var name: String?
     @Option(help: "The day it starts (default: today).") var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") }
                 ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.settings().baseCurrency
             let money = try EnvelopeCLI.money(unit, commodity, "--unit")
-            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, on: try EnvelopeCLI.date(date, "--date"))
+            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, on: try EnvelopeCLI.date(date, "--date"),
+                                                 idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Started challenge \(id) (\(template), unit \(EnvelopeCLI.text(money)))")
         }
     }
@@ -62,10 +64,11 @@ struct ChallengeStepCommand: ParsableCommand {
     @Option(help: "The step (default: the lowest not done).") var step: Int?
     @Option(help: "The account the saving comes from (for a challenge with an account).") var from: String?
     @Option(help: "The day (default: today).") var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let result = try ledger.completeChallengeStep(id, step: step, from: from, on: try EnvelopeCLI.date(date, "--date"))
+            let result = try ledger.completeChallengeStep(id, step: step, from: from, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
             if case .challengeStepCompleted(let completed)? = result.events.first?.body {
                 EnvelopeCLI.report(result, "Completed step \(completed.step) of \(id): saved \(EnvelopeCLI.text(completed.amount))")
             }

@@ -26,12 +26,13 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
     @Option(help: "The account's currency (default: the base currency).") var currency: String?
     @Option(help: "The opening balance, in the account's currency.") var opening: String?
     @Option(help: "The day it opens (default: today).") var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") } ?? ledger.settings().baseCurrency
             let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
-                                                        on: try EnvelopeCLI.date(date, "--date"))
+                                                        on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Opened \(account) in \(commodity.code)")
         }
     }
@@ -45,12 +46,14 @@ struct EnvelopeCreateCommand: ParsableCommand {
     @Option(help: "weekly, biweekly, monthly or one_time.") var interval = "monthly"
     @Option(help: "The budgeted amount per interval, in the base currency.") var budget: String
     @Option(help: "The first day of the first interval (default: today).") var start: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
             let interval = try EnvelopeCLI.interval(interval)
-            let result = try ledger.createEnvelope(id, name: name ?? id, interval: interval, budgeted: amount, startDate: try EnvelopeCLI.date(start, "--start"))
+            let result = try ledger.createEnvelope(id, name: name ?? id, interval: interval, budgeted: amount, startDate: try EnvelopeCLI.date(start, "--start"),
+                                                 idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Created envelope \(id): \(EnvelopeCLI.text(amount)) \(interval.rawValue)")
         }
     }
@@ -63,11 +66,13 @@ struct EnvelopeBudgetCommand: ParsableCommand {
     @Option(help: "The new budgeted amount per interval.") var budget: String
     @Option(help: "A new interval; it re-anchors the intervals on the day of the change.") var interval: String?
     @Option(help: "The first day it applies (default: today).") var from: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
-            EnvelopeCLI.report(try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval), from: try EnvelopeCLI.date(from, "--from")),
+            EnvelopeCLI.report(try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval),
+                                                               from: try EnvelopeCLI.date(from, "--from"), idempotencyKey: idempotency.idempotencyKey),
                                "Envelope \(id) budgets \(EnvelopeCLI.text(amount))")
         }
     }
@@ -79,11 +84,12 @@ struct EnvelopeFundCommand: ParsableCommand {
     @Argument(help: "The envelope's id.") var id: String
     @Option(help: "The amount, in the base currency.") var amount: String
     @Option(help: "The day (default: today).") var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let money = try EnvelopeCLI.money(amount, try ledger.settings().baseCurrency, "--amount")
-            EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, on: try EnvelopeCLI.date(date, "--date")), "Funded \(id) with \(EnvelopeCLI.text(money))")
+            EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey), "Funded \(id) with \(EnvelopeCLI.text(money))")
         }
     }
 }
@@ -97,11 +103,12 @@ struct EnvelopeRolloverCommand: ParsableCommand {
     @Argument(help: "The envelope's id.") var id: String
     @Option(help: "reset, carry_forward or take_from_to_assign.") var policy: String
     @Option(help: "The first day it applies (default: today).") var from: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let policy = try EnvelopeCLI.policy(policy)
-            EnvelopeCLI.report(try ledger.setEnvelopeRollover(id, policy: policy, from: try EnvelopeCLI.date(from, "--from")), "Envelope \(id) rolls over: \(policy.rawValue)")
+            EnvelopeCLI.report(try ledger.setEnvelopeRollover(id, policy: policy, from: try EnvelopeCLI.date(from, "--from"), idempotencyKey: idempotency.idempotencyKey), "Envelope \(id) rolls over: \(policy.rawValue)")
         }
     }
 }
@@ -111,10 +118,11 @@ struct EnvelopeDeleteCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
     @Option(help: "The day (default: today).") var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            EnvelopeCLI.report(try ledger.deleteEnvelope(id, on: try EnvelopeCLI.date(date, "--date")), "Deleted envelope \(id)")
+            EnvelopeCLI.report(try ledger.deleteEnvelope(id, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey), "Deleted envelope \(id)")
         }
     }
 }
@@ -132,6 +140,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
     @Option(help: "The envelope it is assigned to.") var envelope: String?
     @Option(help: "The payee or a name.") var payee = ""
     @Option(help: "The day (default: today).") var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
@@ -140,7 +149,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
                 do { return try ExactDecimal(parsing: text) } catch { throw ValidationError("--rate '\(text)' is not a decimal number, e.g. 0.0067") }
             }
             let result = try ledger.recordEnvelopeTransaction(id, account: account, amount: money, rateToBase: rateToBase, envelope: envelope,
-                                                              payee: payee, on: try EnvelopeCLI.date(date, "--date"))
+                                                              payee: payee, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Recorded \(id): \(EnvelopeCLI.text(money)) on \(account)\(envelope.map { " from envelope \($0)" } ?? "")")
         }
     }
@@ -156,13 +165,14 @@ struct EnvelopeTransferCommand: ParsableCommand {
     @Option(help: "Across currencies: what the target received, in its currency.") var received: String?
     @Option(help: "The envelope it is spent from.") var envelope: String?
     @Option(help: "The day (default: today).") var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let money = try EnvelopeCLI.money(amount, try EnvelopeCLI.currency(of: from, ledger), "--amount")
             let got = try received.map { try EnvelopeCLI.money($0, try EnvelopeCLI.currency(of: to, ledger), "--received") }
             let result = try ledger.transferBetweenAccounts(id, from: from, to: to, amount: money, received: got, envelope: envelope,
-                                                            on: try EnvelopeCLI.date(date, "--date"))
+                                                            on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Transferred \(EnvelopeCLI.text(money)) from \(from) to \(to)")
         }
     }

@@ -53,8 +53,9 @@ enum EnvelopeCLI {
 
     static func json(_ date: LocalDate?) -> String { date.map { EventJSON.quoted($0.description) } ?? "null" }
 
-    /// What a command appended, for people.
+    /// What a command appended, for people; a repeat of an idempotency key says so.
     static func report(_ result: Ledger.CommandResult, _ what: String) {
+        if result.wasAlreadyApplied { return print("\(Output.visible(what)) (\(RepeatReport.alreadyApplied(result)))") }
         guard let range = CommandOutput.sequenceRange(result) else { return print("\(Output.visible(what)): nothing to record") }
         print("\(Output.visible(what)) (\(range))")
     }

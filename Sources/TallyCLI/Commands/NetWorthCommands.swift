@@ -21,6 +21,7 @@ struct AssetCommand: ParsableCommand {
         @Option(help: "Sector.") var sector: String?
         @Option(help: "Ticker symbol.") var symbol: String?
         @Option(help: "Effective date (YYYY-MM-DD); today when absent.") var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             guard let category = AssetCategory(rawValue: category) else {
@@ -32,8 +33,8 @@ struct AssetCommand: ParsableCommand {
             let result = try ledger.addAsset(
                 AssetAdded(assetId: id, name: name, category: category, type: type, currency: try CLIParse.commodity(currency),
                            country: country, sector: sector, symbol: symbol),
-                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger))
-            CommandOutput.printRecorded(result)
+                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
+            RepeatReport.printRecorded(result)
         }
     }
 
@@ -44,9 +45,10 @@ struct AssetCommand: ParsableCommand {
         @Argument(help: "The value, a decimal in the asset's currency.") var amount: String
         @Option(help: "manual, bank_refresh, live or override.") var source = "manual"
         @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
-            try ValueRecording.record(.asset, id: id, amount: amount, source: source, date: date, storeOptions: storeOptions)
+            try ValueRecording.record(.asset, id: id, amount: amount, source: source, date: date, idempotencyKey: idempotency.idempotencyKey, storeOptions: storeOptions)
         }
     }
 
@@ -59,6 +61,7 @@ struct AssetCommand: ParsableCommand {
         @Option(help: "Cost basis, a decimal in --cost-currency.") var cost: String?
         @Option(name: .customLong("cost-currency"), help: "Currency of the cost basis.") var costCurrency = "USD"
         @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
@@ -66,8 +69,8 @@ struct AssetCommand: ParsableCommand {
             let result = try ledger.setPosition(
                 PositionSet(assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
                             costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, option: "--cost") }),
-                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger))
-            CommandOutput.printRecorded(result)
+                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
+            RepeatReport.printRecorded(result)
         }
     }
 
@@ -78,11 +81,12 @@ struct AssetCommand: ParsableCommand {
         @Option(help: "Country of exposure.") var country: String?
         @Option(help: "Sector.") var sector: String?
         @Option(help: "Ticker symbol.") var symbol: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            CommandOutput.printRecorded(try ledger.tagAsset(AssetTagged(assetId: id, country: country, sector: sector, symbol: symbol)))
+            RepeatReport.printRecorded(try ledger.tagAsset(AssetTagged(assetId: id, country: country, sector: sector, symbol: symbol), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 
@@ -90,11 +94,12 @@ struct AssetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "clear-override", abstract: "Clear an asset's manual override.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The asset's id.") var id: String
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            CommandOutput.printRecorded(try ledger.clearValuationOverride(id))
+            RepeatReport.printRecorded(try ledger.clearValuationOverride(id, idempotencyKey: idempotency.idempotencyKey))
         }
     }
 
@@ -103,11 +108,12 @@ struct AssetCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The asset's id.") var id: String
         @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            CommandOutput.printRecorded(try ledger.removeAsset(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+            RepeatReport.printRecorded(try ledger.removeAsset(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 }
@@ -128,6 +134,7 @@ struct LiabilityCommand: ParsableCommand {
         @Option(help: "The currency it is owed in.") var currency: String
         @Option(name: .customLong("linked-asset"), help: "The asset it finances.") var linkedAsset: String?
         @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             guard let category = LiabilityCategory(rawValue: category) else {
@@ -135,9 +142,9 @@ struct LiabilityCommand: ParsableCommand {
             }
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            CommandOutput.printRecorded(try ledger.addLiability(
+            RepeatReport.printRecorded(try ledger.addLiability(
                 LiabilityAdded(liabilityId: id, name: name, category: category, currency: try CLIParse.commodity(currency), linkedAssetId: linkedAsset),
-                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 
@@ -148,9 +155,10 @@ struct LiabilityCommand: ParsableCommand {
         @Argument(help: "The amount owed, a positive decimal in its currency.") var amount: String
         @Option(help: "manual or bank_refresh.") var source = "manual"
         @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
-            try ValueRecording.record(.liability, id: id, amount: amount, source: source, date: date, storeOptions: storeOptions)
+            try ValueRecording.record(.liability, id: id, amount: amount, source: source, date: date, idempotencyKey: idempotency.idempotencyKey, storeOptions: storeOptions)
         }
     }
 
@@ -159,24 +167,27 @@ struct LiabilityCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The liability's id.") var id: String
         @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            CommandOutput.printRecorded(try ledger.removeLiability(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+            RepeatReport.printRecorded(try ledger.removeLiability(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 }
 
 enum ValueRecording {
-    static func record(_ kind: ItemKind, id: String, amount: String, source: String, date: String?, storeOptions: StoreOptions) throws {
+    static func record(
+        _ kind: ItemKind, id: String, amount: String, source: String, date: String?, idempotencyKey: String?, storeOptions: StoreOptions
+    ) throws {
         guard let source = ValuationSource(rawValue: source) else { throw ValidationError("--source must be one of \(ValuationSource.allRawValues)") }
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         guard let currency = try ledger.currency(of: kind, id) else { throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'; add it first") }
-        CommandOutput.printRecorded(try ledger.recordValuation(
+        RepeatReport.printRecorded(try ledger.recordValuation(
             ValuationRecorded(itemKind: kind, itemId: id, value: try CLIParse.money(amount, currency: currency.code), source: source),
-            effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger)))
+            effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotencyKey))
     }
 }
 
@@ -189,14 +200,15 @@ struct PriceCommand: ParsableCommand {
     @Option(help: "The price's currency.") var currency = "USD"
     @Option(help: "live or manual.") var source = "live"
     @Option(help: "When quoted (RFC 3339); now when absent.") var at: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         guard let source = PriceSource(rawValue: source) else { throw ValidationError("--source must be one of \(PriceSource.allRawValues)") }
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
-        CommandOutput.printRecorded(try ledger.quotePrice(
+        RepeatReport.printRecorded(try ledger.quotePrice(
             PriceQuoted(symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency), source: source),
-            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }))
+            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }, idempotencyKey: idempotency.idempotencyKey))
     }
 }
 
@@ -208,14 +220,15 @@ struct FXCommand: ParsableCommand {
     @Argument(help: "The quote currency.") var quote: String
     @Argument(help: "Units of QUOTE for one BASE, an exact decimal.") var rate: String
     @Option(help: "In force from (RFC 3339 or YYYY-MM-DD); now when absent.") var at: String?
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
-        CommandOutput.printRecorded(try ledger.setFXRate(
+        RepeatReport.printRecorded(try ledger.setFXRate(
             FXRateSet(base: try CLIParse.commodity(base, option: "base"), quote: try CLIParse.commodity(quote, option: "quote"),
                       rate: try CLIParse.decimal(rate, option: "rate")),
-            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }))
+            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }, idempotencyKey: idempotency.idempotencyKey))
     }
 }
 
@@ -224,11 +237,12 @@ struct BaseCurrencyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "base-currency", abstract: "Change the currency answers are given in.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "An ISO 4217 currency.") var currency: String
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
-        CommandOutput.printRecorded(try ledger.setBaseCurrency(try CLIParse.commodity(currency, option: "currency")))
+        RepeatReport.printRecorded(try ledger.setBaseCurrency(try CLIParse.commodity(currency, option: "currency"), idempotencyKey: idempotency.idempotencyKey))
     }
 }
 
@@ -243,11 +257,13 @@ struct ReminderCommand: ParsableCommand {
         @Option(help: "The asset to update.") var asset: String
         @Option(help: "Due date (YYYY-MM-DD).") var due: String
         @Option(help: "A note.") var note: String?
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            CommandOutput.printRecorded(try ledger.setReminder(ReminderSet(reminderId: id, assetId: asset, dueDate: try CLIParse.date(due, option: "--due"), note: note)))
+            RepeatReport.printRecorded(try ledger.setReminder(
+                ReminderSet(reminderId: id, assetId: asset, dueDate: try CLIParse.date(due, option: "--due"), note: note), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 
@@ -255,11 +271,12 @@ struct ReminderCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Mark a reminder done.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The reminder's id.") var id: String
+        @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            CommandOutput.printRecorded(try ledger.completeReminder(id))
+            RepeatReport.printRecorded(try ledger.completeReminder(id, idempotencyKey: idempotency.idempotencyKey))
         }
     }
 

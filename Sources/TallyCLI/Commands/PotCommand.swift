@@ -18,11 +18,12 @@ struct PotCreateCommand: ParsableCommand {
     @Option(help: "Its display name (default: the id).") var name: String?
     @Option(help: "The target, e.g. 500.00.") var target: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let target = try BudgetCLI.amount(target, "--target", ledger)
-            BudgetCLI.report(try ledger.createPot(id: id, name: name, target: target), json: json, "Created pot \(id)")
+            BudgetCLI.report(try ledger.createPot(id: id, name: name, target: target, idempotencyKey: idempotency.idempotencyKey), json: json, "Created pot \(id)")
         }
     }
 }
@@ -34,11 +35,12 @@ struct PotAddCommand: ParsableCommand {
     @Argument(help: "The pot's id.") var id: String
     @Argument(help: "The amount, e.g. 50.00.") var amount: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
-            BudgetCLI.report(try ledger.addToPot(id: id, amount: amount), json: json, "Added \(amount) to pot \(id)")
+            BudgetCLI.report(try ledger.addToPot(id: id, amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Added \(amount) to pot \(id)")
         }
     }
 }
@@ -50,11 +52,12 @@ struct PotWithdrawCommand: ParsableCommand {
     @Argument(help: "The pot's id.") var id: String
     @Argument(help: "The amount, e.g. 20.00.") var amount: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
-            BudgetCLI.report(try ledger.withdrawFromPot(id: id, amount: amount), json: json, "Withdrew \(amount) from pot \(id)")
+            BudgetCLI.report(try ledger.withdrawFromPot(id: id, amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Withdrew \(amount) from pot \(id)")
         }
     }
 }
@@ -65,10 +68,11 @@ struct PotDeleteCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The pot's id.") var id: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.deletePot(id: id), json: json, "Deleted pot \(id)")
+            BudgetCLI.report(try ledger.deletePot(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Deleted pot \(id)")
         }
     }
 }

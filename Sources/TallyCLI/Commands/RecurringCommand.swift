@@ -26,6 +26,7 @@ struct RecurringDefineCommand: ParsableCommand {
     @Option(help: "Last month, YYYY-MM (default: no end).") var end: String?
     @Option(help: "monthly (default), quarterly or yearly.") var frequency = "monthly"
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         guard let frequency = RecurringFrequency(rawValue: frequency) else {
@@ -36,7 +37,7 @@ struct RecurringDefineCommand: ParsableCommand {
                 id: id, payee: payee, category: try BudgetCLI.category(category, "--category"),
                 amount: try BudgetCLI.amount(amount, "--amount", ledger), dayOfMonth: day,
                 startMonth: try CLIParse.month(start, option: "--start"), endMonth: try end.map { try CLIParse.month($0, option: "--end") },
-                frequency: frequency
+                frequency: frequency, idempotencyKey: idempotency.idempotencyKey
             )
             BudgetCLI.report(result, json: json, "Defined recurring item \(id)")
         }
@@ -49,10 +50,11 @@ struct RecurringRemoveCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The item's id.") var id: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.removeRecurring(id: id), json: json, "Removed recurring item \(id)")
+            BudgetCLI.report(try ledger.removeRecurring(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Removed recurring item \(id)")
         }
     }
 }
@@ -66,11 +68,12 @@ struct RecurringGenerateCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The month, YYYY-MM.") var month: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         let month = try CLIParse.month(month, option: "--month")
         try storeOptions.withLedger { ledger in
-            let result = try ledger.generateRecurring(month: month)
+            let result = try ledger.generateRecurring(month: month, idempotencyKey: idempotency.idempotencyKey)
             BudgetCLI.report(result, json: json, "Generated \(result.events.count) transaction\(result.events.count == 1 ? "" : "s") for \(month)")
         }
     }

@@ -30,13 +30,14 @@ struct TransactionAddCommand: ParsableCommand {
     @Flag(help: "Mark it as recurring.") var recurring = false
     @Option(help: "An id of your choosing (default: manual:<sequence>).") var id: String?
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let result = try ledger.recordTransaction(
                 payee: payee, category: try BudgetCLI.category(category, "--category"),
                 amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try CLIParse.date(date, option: "--date"),
-                recurring: recurring, id: id
+                recurring: recurring, id: id, idempotencyKey: idempotency.idempotencyKey
             )
             BudgetCLI.report(result, json: json, "Recorded \(result.transactionId ?? "")")
         }
@@ -46,7 +47,13 @@ struct TransactionAddCommand: ParsableCommand {
 struct TransactionImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-bank",
-        abstract: "Import one bank transaction; the same bank id twice records it once."
+        abstract: "Import one bank transaction; the same bank id twice records it once.",
+        discussion: """
+            The idempotency key is bank:<bank>:<external id> unless --idempotency-key gives \
+            another: the same transaction imported again records nothing (a re-categorisation \
+            made since stays); the same id with another payee, amount, category or date is \
+            refused as a conflict.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -57,12 +64,14 @@ struct TransactionImportCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Signed amount, e.g. -12.40.") var amount: String
     @Option(help: "The day, YYYY-MM-DD.") var date: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let result = try ledger.importBankTransaction(
                 bankId: bank, externalId: externalId, payee: payee, category: try BudgetCLI.category(category, "--category"),
-                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try CLIParse.date(date, option: "--date")
+                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try CLIParse.date(date, option: "--date"),
+                idempotencyKey: idempotency.idempotencyKey
             )
             BudgetCLI.report(result, json: json, "Imported \(result.transactionId ?? "")")
         }
@@ -83,13 +92,15 @@ struct TransactionAmendCommand: ParsableCommand {
     @Option(help: "New day, YYYY-MM-DD.") var date: String?
     @Option(help: "Whether it is recurring: true or false.") var recurring: Bool?
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let result = try ledger.amendTransaction(
                 id: id, payee: payee, category: try category.map { try BudgetCLI.category($0, "--category") },
                 amount: try amount.map { try BudgetCLI.amount($0, "--amount", ledger) },
-                date: try date.map { try CLIParse.date($0, option: "--date") }, recurring: recurring
+                date: try date.map { try CLIParse.date($0, option: "--date") }, recurring: recurring,
+                idempotencyKey: idempotency.idempotencyKey
             )
             BudgetCLI.report(result, json: json, "Amended \(id)")
         }
@@ -105,10 +116,11 @@ struct TransactionDeleteCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The transaction id.") var id: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.deleteTransaction(id: id), json: json, "Deleted \(id)")
+            BudgetCLI.report(try ledger.deleteTransaction(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Deleted \(id)")
         }
     }
 }
@@ -123,11 +135,12 @@ struct TransactionRecategoriseCommand: ParsableCommand {
     @Argument(help: "The transaction id.") var id: String
     @Option(help: "The new category.") var category: String
     @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
-            BudgetCLI.report(try ledger.recategorise(id: id, category: category), json: json, "Moved \(id) to \(category.displayName)")
+            BudgetCLI.report(try ledger.recategorise(id: id, category: category, idempotencyKey: idempotency.idempotencyKey), json: json, "Moved \(id) to \(category.displayName)")
         }
     }
 }

@@ -53,8 +53,10 @@ struct WealthRecordingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The day it happened (YYYY-MM-DD, the ledger's time zone; default: now).", valueName: "date"))
     var date: String?
 
-    @Option(name: .customLong("idempotency-key"), help: "A key for this fact; running the command again with it records nothing.")
-    var idempotencyKey: String?
+    @OptionGroup var idempotency: IdempotencyOptions
+
+    /// The caller's `--idempotency-key`, if any.
+    var idempotencyKey: String? { idempotency.idempotencyKey }
 
     /// The effective time: now for today or no date, else the start of that day in the
     /// ledger's time zone; a future day is refused.
@@ -91,7 +93,7 @@ enum WealthCLI {
             return
         }
         if result.wasAlreadyApplied {
-            print("Already recorded with this idempotency key; nothing appended. It recorded:")
+            print(RepeatReport.alreadyApplied(result))
         } else if result.events.isEmpty {
             print("Nothing to record: \(nothingToDo)")
         }

@@ -10,15 +10,19 @@ extension Ledger {
     /// try ledger.setBudget(category: .groceries, month: try Month(parsing: "2026-05"), maximum: usd("400.00"))
     /// ```
     ///
-    /// - Throws: ``LedgerError`` `invalidArgument` (not positive), `currencyMismatch`.
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same category, month and
+    ///   maximum returns the first result and appends nothing, one with others is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (not positive), `currencyMismatch`,
+    ///   `idempotencyConflict`.
     @discardableResult
-    public func setBudget(category: BudgetCategory, month: Month, maximum: Money) throws -> CommandResult {
-        try perform { db in
+    public func setBudget(category: BudgetCategory, month: Month, maximum: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let set = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: .budgetSet(BudgetSet(
+            category: category, month: month, maximum: maximum
+        )))
+        return try perform(idempotencyKey: idempotencyKey, request: set) { db in
             try BudgetSettings.requireBudgetCurrency(maximum, "the maximum", db)
             guard maximum.isPositive else { throw LedgerError(.invalidArgument, "the budget's maximum must be more than zero") }
-            return [NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: .budgetSet(BudgetSet(
-                category: category, month: month, maximum: maximum
-            )))]
+            return [set]
         }
     }
 
@@ -28,10 +32,15 @@ extension Ledger {
     /// try ledger.deleteBudget(category: .groceries, month: try Month(parsing: "2026-05"))
     /// ```
     ///
-    /// - Throws: ``LedgerError`` `notFound` (there is no such budget).
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same category and month
+    ///   returns the first result and appends nothing, one with others is refused.
+    /// - Throws: ``LedgerError`` `notFound` (there is no such budget), `idempotencyConflict`.
     @discardableResult
-    public func deleteBudget(category: BudgetCategory, month: Month) throws -> CommandResult {
-        try perform { db in
+    public func deleteBudget(category: BudgetCategory, month: Month, idempotencyKey: String? = nil) throws -> CommandResult {
+        let deleted = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: .budgetDeleted(BudgetDeleted(
+            category: category, month: month
+        )))
+        return try perform(idempotencyKey: idempotencyKey, request: deleted) { db in
             let exists = try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
                 arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
@@ -39,9 +48,7 @@ extension Ledger {
             guard exists else {
                 throw LedgerError(.notFound, "there is no \(category.displayName) budget for \(month)")
             }
-            return [NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: .budgetDeleted(BudgetDeleted(
-                category: category, month: month
-            )))]
+            return [deleted]
         }
     }
 }

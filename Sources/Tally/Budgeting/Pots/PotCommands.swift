@@ -3,6 +3,10 @@ import GRDB
 // The rules of savings pots (DOMAIN.md §2): adding money needs that much in the current
 // balance, withdrawing needs that much in the pot, deleting returns the pot's total to
 // the current balance. Each is an event; PostingRules moves the money.
+//
+// Idempotency: every command takes an optional key; a repeat with the same input returns
+// the first result without planning again (a withdrawal repeated after the pot was emptied
+// still returns the first withdrawal), a repeat with other input throws `idempotencyConflict`.
 
 extension Ledger {
     /// Creates a savings pot with a target.
@@ -15,19 +19,22 @@ extension Ledger {
     ///   - id: letters, digits, `-`, `_`; names the pot in later commands.
     ///   - name: what the user calls it; defaults to the id.
     ///   - target: positive, in the budget currency.
+    ///   - idempotencyKey: an optional key; a repeat with the same id, name and target returns
+    ///     the first result and appends nothing, one with others is refused.
     /// - Throws: ``LedgerError`` `alreadyExists` (a pot with that id exists),
-    ///   `invalidArgument`, `currencyMismatch`.
+    ///   `invalidArgument`, `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
-    public func createPot(id: String, name: String? = nil, target: Money) throws -> CommandResult {
-        try perform { db in
-            let id = try BudgetSettings.validIdentifier(id, "the pot id")
-            let name = try BudgetSettings.validName(name ?? id, "the pot name")
+    public func createPot(id: String, name: String? = nil, target: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let id = try BudgetSettings.validIdentifier(id, "the pot id")
+        let created = NewEvent(effectiveAt: now, body: .potCreated(PotCreated(
+            potId: id, name: try BudgetSettings.validName(name ?? id, "the pot name"), target: target)))
+        return try perform(idempotencyKey: idempotencyKey, request: created) { db in
             try BudgetSettings.requireBudgetCurrency(target, "the target", db)
             guard target.isPositive else { throw LedgerError(.invalidArgument, "the pot's target must be more than zero") }
             guard try PotRules.existing(id, db) == nil else {
                 throw LedgerError(.alreadyExists, "a pot with id '\(id)' exists already; choose another id")
             }
-            return [NewEvent(effectiveAt: now, body: .potCreated(PotCreated(potId: id, name: name, target: target)))]
+            return [created]
         }
     }
 
@@ -37,18 +44,22 @@ extension Ledger {
     /// try ledger.addToPot(id: "holiday", amount: usd("50.00"))
     /// ```
     ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same pot and amount
+    ///   returns the first result (even when the balance could no longer cover it), one with
+    ///   others is refused.
     /// - Throws: ``LedgerError`` `insufficientFunds` (the current balance cannot cover it),
-    ///   `notFound`, `invalidArgument` (not positive), `currencyMismatch`.
+    ///   `notFound`, `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
-    public func addToPot(id: String, amount: Money) throws -> CommandResult {
-        try perform { db in
+    public func addToPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let funded = NewEvent(effectiveAt: now, body: .potFunded(PotFunded(potId: id, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: funded) { db in
             _ = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
-            let current = try BudgetQueries.currentBalance(db, asOf: now)
+            let current = try BudgetQueries.currentBalance(db, asOf: funded.effectiveAt)
             guard try !current.isLess(than: amount) else {
                 throw LedgerError(.insufficientFunds, "the current balance cannot cover this amount; add less to pot '\(id)'")
             }
-            return [NewEvent(effectiveAt: now, body: .potFunded(PotFunded(potId: id, amount: amount)))]
+            return [funded]
         }
     }
 
@@ -58,17 +69,21 @@ extension Ledger {
     /// try ledger.withdrawFromPot(id: "holiday", amount: usd("20.00"))
     /// ```
     ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same pot and amount
+    ///   returns the first result (even when the pot no longer holds that much), one with
+    ///   others is refused.
     /// - Throws: ``LedgerError`` `insufficientFunds` (the pot holds less), `notFound`,
-    ///   `invalidArgument` (not positive), `currencyMismatch`.
+    ///   `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
-    public func withdrawFromPot(id: String, amount: Money) throws -> CommandResult {
-        try perform { db in
+    public func withdrawFromPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let withdrawn = NewEvent(effectiveAt: now, body: .potWithdrawn(PotWithdrawn(potId: id, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: withdrawn) { db in
             let pot = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
             guard try !pot.total.isLess(than: amount) else {
                 throw LedgerError(.insufficientFunds, "pot '\(id)' holds less than this amount; withdraw at most its total")
             }
-            return [NewEvent(effectiveAt: now, body: .potWithdrawn(PotWithdrawn(potId: id, amount: amount)))]
+            return [withdrawn]
         }
     }
 
@@ -78,12 +93,22 @@ extension Ledger {
     /// try ledger.deletePot(id: "holiday")
     /// ```
     ///
-    /// - Throws: ``LedgerError`` `notFound`.
+    /// - Parameter idempotencyKey: an optional key. The event records the total the pot
+    ///   returned, which depends on state, so a repeat is compared on the pot's id: the same
+    ///   returns the first result and appends nothing, another is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
-    public func deletePot(id: String) throws -> CommandResult {
-        try perform { db in
-            let pot = try PotRules.requireExisting(id, db)
-            return [NewEvent(effectiveAt: now, body: .potDeleted(PotDeleted(potId: id, returned: pot.total)))]
+    public func deletePot(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        let at = now
+        func deleted(returning total: Money) -> NewEvent {
+            NewEvent(effectiveAt: at, body: .potDeleted(PotDeleted(potId: id, returned: total)))
+        }
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            guard case .potDeleted(let earlier) = first.body else { return nil }
+            return deleted(returning: earlier.returned)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+            [deleted(returning: try PotRules.requireExisting(id, db).total)]
         }
     }
 }

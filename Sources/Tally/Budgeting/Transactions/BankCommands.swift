@@ -21,16 +21,20 @@ extension Ledger {
     /// try ledger.connectBank(id: "chase", name: "Chase Checking")
     /// ```
     ///
-    /// - Throws: ``LedgerError`` `alreadyExists` (connected already), `invalidArgument`.
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same id and name
+    ///   returns the first result and appends nothing, one with others is refused.
+    /// - Throws: ``LedgerError`` `alreadyExists` (connected already), `invalidArgument`,
+    ///   `idempotencyConflict`.
     @discardableResult
-    public func connectBank(id: String, name: String? = nil) throws -> CommandResult {
-        try perform { db in
-            let id = try BudgetSettings.validIdentifier(id, "the bank id")
-            let name = try BudgetSettings.validName(name ?? id, "the bank name")
+    public func connectBank(id: String, name: String? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let id = try BudgetSettings.validIdentifier(id, "the bank id")
+        let connected = NewEvent(effectiveAt: now, body: .bankConnected(BankConnected(
+            bankId: id, name: try BudgetSettings.validName(name ?? id, "the bank name"))))
+        return try perform(idempotencyKey: idempotencyKey, request: connected) { db in
             if try BankRules.connection(id, db)?.isConnected == true {
                 throw LedgerError(.alreadyExists, "bank '\(id)' is connected already")
             }
-            return [NewEvent(effectiveAt: now, body: .bankConnected(BankConnected(bankId: id, name: name)))]
+            return [connected]
         }
     }
 
@@ -40,14 +44,17 @@ extension Ledger {
     /// try ledger.disconnectBank(id: "chase")
     /// ```
     ///
-    /// - Throws: ``LedgerError`` `notFound` (not connected).
+    /// - Parameter idempotencyKey: an optional key; a repeat for the same bank returns the
+    ///   first result and appends nothing, one for another bank is refused.
+    /// - Throws: ``LedgerError`` `notFound` (not connected), `idempotencyConflict`.
     @discardableResult
-    public func disconnectBank(id: String) throws -> CommandResult {
-        try perform { db in
+    public func disconnectBank(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        let disconnected = NewEvent(effectiveAt: now, body: .bankDisconnected(BankDisconnected(bankId: id)))
+        return try perform(idempotencyKey: idempotencyKey, request: disconnected) { db in
             guard try BankRules.connection(id, db)?.isConnected == true else {
                 throw LedgerError(.notFound, "bank '\(id)' is not connected")
             }
-            return [NewEvent(effectiveAt: now, body: .bankDisconnected(BankDisconnected(bankId: id)))]
+            return [disconnected]
         }
     }
 
