@@ -37,7 +37,7 @@ import TallyLog
             let clock = ManualClock("2026-01-01T12:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             var model = Model()
-            var depositKeys: [String] = []
+            var depositKeys: [(key: String, money: Money)] = []
 
             func amount(_ commodity: Commodity, upTo limit: Int64) -> Money {
                 Money(minorUnits: Int64.random(in: 1...max(1, limit), using: &random), commodity: commodity)
@@ -65,16 +65,24 @@ import TallyLog
                     let money = amount(commodity, upTo: 50_000 * unit)
                     let key = "dep-\(step)"
                     let result = try ledger.deposit(account: "main", amount: money, idempotencyKey: key)
-                    depositKeys.append(key)
+                    depositKeys.append((key, money))
                     #expect(result.events.count == (model.paused ? 1 : 2), "seed \(seed) step \(step)")
                     model.deposited[commodity, default: 0] += money.minorUnits
                     model.wallet[commodity, default: 0] += money.minorUnits
                     if model.paused { model.pending.append((money, model.rule)) } else { try model.split(money, model.rule) }
                 case 28..<31 where !depositKeys.isEmpty:
-                    let key = depositKeys.randomElement(using: &random)!
+                    // A repeat of a key: the same deposit returns the first result; another
+                    // amount under that key is a conflict. Neither appends anything.
+                    let (key, first) = depositKeys.randomElement(using: &random)!
                     let head = ledger.head
-                    let result = try ledger.deposit(account: "main", amount: amount(commodity, upTo: 100), idempotencyKey: key)
+                    let other = amount(commodity, upTo: 100)
+                    let result = try ledger.deposit(account: "main", amount: first, idempotencyKey: key)
                     #expect(result.wasAlreadyApplied, "seed \(seed) step \(step)")
+                    if other != first {
+                        #expect(throws: LedgerError.self, "seed \(seed) step \(step)") {
+                            try ledger.deposit(account: "main", amount: other, idempotencyKey: key)
+                        }
+                    }
                     #expect(ledger.head == head, "seed \(seed) step \(step)")
                 case 31..<56:
                     // A third of purchases take nearly all of Spend, where round-ups get skipped.

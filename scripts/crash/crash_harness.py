@@ -189,10 +189,12 @@ class Harness:
         started = time.monotonic()
         killed = False
         attempted = 0
+        amounts = []
         for index in range(count):
             external = f"{tag}-{index}"
             attempted = index + 1
-            command = [self.tally, "wealth", "deposit", f"{self.random.randint(1, 999)}.{self.random.randint(0, 99):02d}",
+            amounts.append(f"{self.random.randint(1, 999)}.{self.random.randint(0, 99):02d}")
+            command = [self.tally, "wealth", "deposit", amounts[-1],
                        "--external-id", external, "--json", "--store", self.store]
             process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             killed = self.kill_after(process, max(0.0, deadline - time.monotonic()))
@@ -212,10 +214,11 @@ class Harness:
         if lost:
             self.counts["lost_acknowledged_events"] += len(lost)
             raise Failure(f"acknowledged deposits missing from the log: {lost}")
-        # The re-run records each deposit once: the ones already in the log are recognised by their key.
+        # The re-run (the same deposits: a repeat of a key with other input is a conflict)
+        # records each deposit once: the ones already in the log are recognised by their key.
         for index in range(attempted):
             external = f"{tag}-{index}"
-            self.run("wealth", "deposit", "5.00", "--external-id", external, "--json")
+            self.run("wealth", "deposit", amounts[index], "--external-id", external, "--json")
         ids = self.deposit_ids(base, all_occurrences=True)
         duplicates = len(ids) - len(set(ids))
         if duplicates or len(set(ids)) != attempted:

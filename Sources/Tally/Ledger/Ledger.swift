@@ -214,13 +214,16 @@ public final class Ledger: Sendable {
         let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
         var caughtUp = false
         while true {
-            let reader = try EventStoreReader.open(at: root)
             if let readModels = try ReadModelStore.openForReading(path: layout.readModelPath, projectors: projectors, snapshots: snapshots) {
                 do {
-                    let checkpoint = try readModels.checkpoint()
+                    // Checkpoints first, then the log: a live writer publishes a commit to the
+                    // log before its read models commit it, so the log is never the one behind.
+                    let digests = try readModels.database.read { db in try ReadModelStore.checkpointDigests(db) }
+                    let reader = try EventStoreReader.open(at: root)
+                    let checkpoint = digests.map(\.sequence).min() ?? 0
                     if checkpoint >= reader.head.sequence || caughtUp || LogReader.writerIsLive(directory: layout.logDirectory) {
-                        try readModels.checkAgreement(with: reader)
-                        let folded = try readModels.checkpointDigest(reader)
+                        try readModels.checkAgreement(with: reader, digests: digests)
+                        let folded = try readModels.checkpointDigest(reader, digests: digests)
                         return Ledger(layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options, readerHead: folded)
                     }
                     try readModels.database.close()

@@ -79,8 +79,8 @@ public final class ReadModelStore: Sendable {
 
     /// The lowest checkpoint with its chain hash, the hash read from `reader`'s log when the
     /// checkpoint has none (call after ``checkAgreement(with:)``).
-    func checkpointDigest(_ reader: EventStoreReader) throws -> LogDigest {
-        let lowest = try database.read { db in try Self.checkpointDigests(db).min(by: { $0.sequence < $1.sequence }) }
+    func checkpointDigest(_ reader: EventStoreReader, digests: [(projector: String, sequence: UInt64, hash: [UInt8]?)]) throws -> LogDigest {
+        let lowest = digests.min(by: { $0.sequence < $1.sequence })
         guard let lowest, lowest.sequence > 0 else { return .genesis }
         if let hash = lowest.hash { return LogDigest(sequence: lowest.sequence, hash: hash) }
         guard let hash = try reader.reader.hash(of: lowest.sequence) else {
@@ -181,7 +181,7 @@ public final class ReadModelStore: Sendable {
     }
 
     /// Every projector's checkpoint with its hash.
-    static func checkpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
+    public static func checkpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
         try Row.fetchAll(db, sql: "SELECT projector, sequence, hash FROM projection_checkpoints ORDER BY projector").map { row in
             (row["projector"], UInt64(row["sequence"] as Int64), (row["hash"] as Data?).map { [UInt8]($0) })
         }
@@ -192,8 +192,12 @@ public final class ReadModelStore: Sendable {
     ///
     /// - Throws: ``StoreError`` `readModelsAhead` or `readModelsDisagree`, saying what happened
     ///   and the two ways out.
-    public func checkAgreement(with reader: EventStoreReader) throws {
-        let digests = try database.read { db in try Self.checkpointDigests(db) }
+    ///
+    /// A reader beside a live writer must take the checkpoints before it opens the log (the
+    /// writer publishes a commit to the log before the read models commit it): pass them as
+    /// `digests`; nil reads them now.
+    public func checkAgreement(with reader: EventStoreReader, digests: [(projector: String, sequence: UInt64, hash: [UInt8]?)]? = nil) throws {
+        let digests = try digests ?? database.read { db in try Self.checkpointDigests(db) }
         let head = reader.head
         var hashes: [UInt64: [UInt8]?] = [:]
         for digest in digests where digest.sequence > 0 {
