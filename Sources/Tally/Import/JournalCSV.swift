@@ -106,8 +106,9 @@ public enum JournalCSV {
         mutating func key(for row: Row) -> String {
             if let externalId = row.entry.externalId { return JournalCSV.keyPrefix + externalId }
             let digest = contentDigest(of: row)
-            let occurrence = occurrences[Digest(digest), default: 0] + 1
-            occurrences[Digest(digest)] = occurrence
+            let words = Digest(digest)
+            let occurrence = occurrences[words, default: 0] + 1
+            occurrences[words] = occurrence
             return "\(JournalCSV.contentKeyPrefix)\(Self.hex(digest)):\(occurrence)"
         }
 
