@@ -189,6 +189,23 @@ import TallyLog
         #expect(EventText.escaped("Caf\u{E9} \u{1F642}") == "Caf\u{E9} \u{1F642}")
     }
 
+    /// The JSON form (`tally log --json`, exports) escapes every control character a recorded
+    /// event may hold, DEL and C1 included, and reads back the same text.
+    @Test func theJSONFormEscapesEveryControlCharacterAndReadsItBack() throws {
+        let name = String(String.UnicodeScalarView((0...0x9F).compactMap { value in
+            Unicode.Scalar(UInt32(value)).flatMap { EventText.isControl($0) ? $0 : nil }
+        }))
+        let event = Event(
+            sequence: 3, recordedAt: Instant(microsecondsSinceEpoch: 0), effectiveAt: Instant(microsecondsSinceEpoch: 0),
+            cause: nil, idempotencyKey: nil, body: .potCreated(PotCreated(potId: "p", name: "a" + name + "b", target: usd("1.00"))))
+        let line = EventJSON.encode(event)
+        #expect(!line.unicodeScalars.contains(where: EventText.isControl), "\(line.debugDescription)")
+        #expect(line.contains(#"\u001b"#) || line.contains(#"\u001B"#))
+        #expect(line.contains(#"\u007f"#) && line.contains(#"\u009b"#))
+        #expect(try EventJSON.decode(Array(line.utf8)).event.body == event.body)
+        #expect(!EventJSON.quoted("x\u{85}\u{1B}").unicodeScalars.contains(where: EventText.isControl))
+    }
+
     /// A command with a control character in a name: refused naming the field, nothing appended.
     @Test func aLedgerCommandWithAControlCharacterInANameAppendsNothing() throws {
         try withTemporaryStore { root in

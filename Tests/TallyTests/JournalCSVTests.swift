@@ -97,7 +97,8 @@ import Testing
 
     /// The key of a row without an external id is the SHA-256 of its canonical content
     /// (netstrings of date, account, counter_account, amount at scale, currency, payee,
-    /// category) and its occurrence in the file: pinned here, since stores hold these keys.
+    /// category), its first 128 bits in base64url, and its occurrence in the file: pinned
+    /// here, since stores hold these keys.
     @Test func aRowWithoutExternalIdIsKeyedByItsContentAndOccurrence() throws {
         let text = Self.header + "\n2026-05-01,Assets:Cash,Equity:Opening,1,IRAUSD,,,\n"
         try withFile(text) { path in
@@ -107,10 +108,25 @@ import Testing
             #expect(row.entry.amount == Money(minorUnits: 100_000_000, commodity: try Commodity.named("IRAUSD")))
             #expect(row.entry.payee == nil && row.entry.category == nil && row.entry.externalId == nil)
             // printf '10:2026-05-01,11:Assets:Cash,14:Equity:Opening,10:1.00000000,6:IRAUSD,0:,0:,' | sha256sum
-            let digest = "e505d8dd8ecfeb6ef7b467291efbc3d69ee4769c93bcc3ec39d32357534f8ac2"
+            // → e505d8dd8ecfeb6ef7b467291efbc3d6…, whose first 16 bytes in base64url are:
+            let digest = "5QXY3Y7P6273tGcpHvvD1g"
             var keys = JournalCSV.RowKeys()
             #expect(keys.key(for: row) == "journal:row:\(digest):1")
             #expect(keys.key(for: row) == "journal:row:\(digest):2", "the second identical row of a file is another row")
+        }
+    }
+
+    /// The digest's base64url form agrees with Foundation's base64 (with `-_` and no padding)
+    /// for digests whose bits sit across every six-bit boundary.
+    @Test func theDigestIsWrittenInBase64URL() throws {
+        var random = SplitMix64(seed: 128)
+        let edges: [(UInt64, UInt64)] = [(0, 0), (.max, .max), (1, 0), (0, 1), (1 << 63, 1 << 63), (0xF, 0xC000_0000_0000_0000)]
+        for index in 0..<500 {
+            let (high, low) = index < edges.count ? edges[index] : (random.next(), random.next())
+            let bytes = withUnsafeBytes(of: high.bigEndian, Array.init) + withUnsafeBytes(of: low.bigEndian, Array.init)
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(JournalCSV.RowKeys.Digest(high: high, low: low).base64URL == expected, "seed 128, digest \(index)")
         }
     }
 

@@ -12,7 +12,9 @@ import TallyLog
 /// ```
 /// Field names are `snake_case`; money is `{"amount": "<decimal>", "currency": "<code>"}`;
 /// instants are RFC 3339. `seq` and `recorded_at` are assigned by the log: they are
-/// printed, and ignored when events are appended.
+/// printed, and ignored when events are appended. Every control character in a string
+/// (C0, and DEL and C1, which JSON would allow raw) is written escaped (`\u001b`), so a
+/// line printed to a terminal never drives it.
 public enum EventJSON {
     static let payloadEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -46,7 +48,24 @@ public enum EventJSON {
         // Encoding our own payload types cannot fail: every field is a string, integer,
         // boolean, nested payload value or optional of those.
         let data = try! payloadEncoder.encode(AnyPayload(body.payload))
-        return String(decoding: data, as: UTF8.self)
+        return escapingDELAndC1(String(decoding: data, as: UTF8.self))
+    }
+
+    /// JSON text with DEL and C1 control characters (U+007F-U+009F), which JSON allows raw,
+    /// written as `\u007f` … `\u009f`: the same strings to any JSON reader, nothing a terminal
+    /// acts on. `JSONEncoder` escapes C0 already. Such characters can only be inside strings.
+    static func escapingDELAndC1(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
+        var result = ""
+        result.reserveCapacity(json.utf8.count + 12)
+        for scalar in json.unicodeScalars {
+            if (0x7F...0x9F).contains(scalar.value) {
+                result += "\\u00" + String(scalar.value, radix: 16)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     /// An event read from JSON: what to append, and the log fields if the text carried them.
@@ -169,7 +188,7 @@ public enum EventJSON {
     /// A JSON string literal for `text`.
     public static func quoted(_ text: String) -> String {
         let data = try! JSONEncoder().encode(text)  // encoding a String cannot fail
-        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
+        return escapingDELAndC1(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/"))
     }
 
     private static func describeSyntax(_ error: any Error) -> String {

@@ -23,14 +23,16 @@ public enum EventImport {
     /// The longest line, in bytes.
     static let lineBytesLimit = 8 << 20
 
-    /// The validating pass: decodes every line and checks that it can be appended (limits,
-    /// times, a cause naming an earlier event).
+    /// The validating pass: decodes every line and checks that it can be appended: the
+    /// record check every event passes before the log (``event(fromLine:line:file:)``: every
+    /// limit, times, no control characters in text) and a cause naming an earlier event.
     ///
     /// - Parameters:
     ///   - path: the NDJSON file.
     ///   - head: the store's last sequence number, to check `cause` references.
     ///   - progress: called now and then with bytes read; throwing from it stops the import.
-    /// - Throws: ``ImportError`` naming the line of the first bad event.
+    /// - Throws: ``ImportError`` naming the line (and field, as its JSON path) of the first
+    ///   bad event.
     public static func validate(
         ndjsonAt path: String, head: UInt64, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ValidatedEvents {

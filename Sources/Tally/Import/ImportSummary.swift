@@ -24,8 +24,9 @@ public struct ImportSummary: Hashable, Sendable {
     public var rows = 0
     /// Rows appended.
     public var imported = 0
-    /// Rows skipped because their idempotency key (`journal:<external_id>`, or an event's
-    /// key) was used before: in an earlier import, or earlier in this file.
+    /// Rows skipped because their idempotency key (`journal:<external_id>`, for a row
+    /// without one `journal:row:<content digest>:<n>` (``JournalCSV``), or an event's key)
+    /// was used before: in an earlier import, or earlier in this file.
     public var duplicatesSkipped = 0
     /// Events appended (one per imported row for a journal CSV).
     public var eventsAppended = 0

@@ -12,8 +12,12 @@ struct ImportCommand: ParsableCommand {
             ledger's time zone. The whole file is checked first: a bad row stops the import \
             with its line number and nothing is appended. Rows are then appended in batches, \
             one durable commit each. A row whose external_id (or an event whose \
-            idempotency_key) was imported before is skipped and counted; re-running a file \
-            after a crash resumes where it stopped.
+            idempotency_key) was imported before is skipped and counted. A row without an \
+            external_id is recognised by its content (date, accounts, amount, currency, \
+            payee, category) and how many identical rows precede it in the file, so \
+            re-running a file after a crash, or a corrected or longer file after a refused \
+            or partial import, adds only the rows not yet there. Text fields may not hold \
+            control characters (NUL, ESC, tab, line breaks).
             """
     )
 

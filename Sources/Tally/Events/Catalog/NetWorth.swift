@@ -276,6 +276,8 @@ public struct ReminderSet: EventPayload {
     public var reminderId: String
     public var assetId: String
     public var dueDate: LocalDate
+    /// Free text: the one kind of field that may hold tabs and line feeds, so a note can
+    /// span lines; no other control character (``EventText``).
     public var note: String?
 
     public init(reminderId: String, assetId: String, dueDate: LocalDate, note: String? = nil) {
