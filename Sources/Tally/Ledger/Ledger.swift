@@ -259,6 +259,11 @@ public final class Ledger: Sendable {
     /// read models answer from for a reader.
     public var head: LogDigest { store?.head ?? readerHead }
 
+    /// Inside a command's plan: the sequence number its first event will get (the log's head
+    /// plus the events of the commands planned before it in the same group). Outside a plan:
+    /// the head's successor.
+    public var nextSequence: UInt64 { pipeline.sequenceBeingPlanned ?? head.sequence + 1 }
+
     /// The current instant by the ledger's clock.
     public var now: Instant { options.clock() }
 
