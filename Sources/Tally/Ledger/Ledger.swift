@@ -220,7 +220,16 @@ public final class Ledger: Sendable {
         do {
             let reader = try EventStoreReader.open(at: store.layout.root)
             try readModels.checkAgreement(with: reader)
-            try readModels.catchUp(from: reader)
+            let nothingFolded = try readModels.database.read { db in
+                try readModels.registeredCheckpointDigests(db).allSatisfy { $0.sequence == 0 }
+            }
+            if nothingFolded && reader.head.sequence > 1 {
+                // Nothing folded yet (read models deleted, new, or every projector of another
+                // version): the bulk fold of a rebuild, not the per-commit catch-up.
+                try readModels.rebuild(from: reader)
+            } else {
+                try readModels.catchUp(from: reader)
+            }
         } catch {
             try? readModels.database.close()
             throw error
