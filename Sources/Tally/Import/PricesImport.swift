@@ -137,7 +137,7 @@ extension Ledger {
         batch.reserveCapacity(batchSize)
         func commit() throws {
             var skipped = 0
-            let result = try admit { db in
+            let result = try perform(admitting: true) { db in
                 var slots = Set<PricesCSV.Slot>(minimumCapacity: batch.count)
                 var kept: [NewEvent] = []
                 for (row, event) in batch {
@@ -181,16 +181,5 @@ extension Ledger {
                 """)
         }
         return true
-    }
-
-    /// Runs a plan whose events arrive already decided, through the admissibility checks
-    /// (as ``appendEvents(_:)``).
-    private func admit(_ plan: (Database) throws -> [NewEvent]) throws -> CommandResult {
-        try withoutActuallyEscaping(plan) { plan in
-            let sendable = unsafeBitCast(plan, to: (@Sendable (Database) throws -> [NewEvent]).self)
-            var command = LedgerCommand(plan: sendable)
-            command.admitsEvents = true
-            return try run(command)
-        }
     }
 }
