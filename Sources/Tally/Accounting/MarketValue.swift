@@ -48,7 +48,9 @@ public struct ValuedHolding: Hashable, Sendable {
 /// One account's market value: the sum of its converted holdings, and what could not be
 /// converted, left in its own units.
 public struct AccountValue: Hashable, Sendable {
+    /// The account's name.
     public let account: String
+    /// What kind of account it is.
     public let kind: AccountKind
     /// The sum of the account's converted holdings' values; nil when none was converted.
     public let value: Money?
