@@ -305,4 +305,38 @@ import TallyLog
         defer { try? reopened.close() }
         #expect(reopened.head.sequence == UInt64(1 + succeeded), "every acknowledged command is in the log, nothing else")
     }
+
+    /// A blocking command's plan may capture the caller's stack: the group's leader lets go
+    /// of it before the caller is told, so many threads at once never see it escape.
+    @Test func thirtyTwoThreadsRecordingAtOnceEachGetTheirOwnGeneratedId() throws {
+        try withBudgetLedger { ledger, _ in
+            let threads = 32, perThread = 8
+            let failures = Mutex<[String]>([])
+            let ids = Mutex<[String]>([])
+            let done = DispatchGroup()
+            for thread in 0..<threads {
+                done.enter()
+                Thread {
+                    defer { done.leave() }
+                    for index in 0..<perThread {
+                        do {
+                            let result = try ledger.recordTransaction(
+                                payee: "Shop \(thread)-\(index)", category: .groceries, amount: usd("-1.00"), date: day("2026-05-03"))
+                            guard case .transactionRecorded(let recorded) = result.events.first?.body else { continue }
+                            #expect(recorded.transactionId == "manual:\(result.events[0].sequence)", "a generated id names the event's own sequence number")
+                            ids.withLock { $0.append(recorded.transactionId) }
+                        } catch {
+                            failures.withLock { $0.append("\(thread)-\(index): \(error)") }
+                        }
+                    }
+                }.start()
+            }
+            done.wait()
+            #expect(failures.withLock { $0 }.isEmpty)
+            let recorded = ids.withLock { $0 }
+            #expect(recorded.count == threads * perThread)
+            #expect(Set(recorded).count == recorded.count, "no two transactions share a generated id")
+            try ledger.expectConsistent()
+        }
+    }
 }

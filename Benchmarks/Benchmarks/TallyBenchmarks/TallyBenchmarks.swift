@@ -26,6 +26,7 @@ let benchmarks: @Sendable () -> Void = {
     ledgerBenchmarks()
     envelopeBenchmarks()
     netWorthBenchmarks()
+    pipelineBenchmarks()
     marketValueBenchmarks()
 }
 

@@ -104,6 +104,7 @@ final class CommandQueue: @unchecked Sendable {
         condition.unlock()
         let outcomes = runGroup(group)
         assert(outcomes.count == group.count, "a group's runner returns one outcome per command")
+        for command in group { command.releaseCommand() }
         condition.lock()
         for (command, outcome) in zip(group, outcomes) { command.outcome = outcome }
         leaderActive = false

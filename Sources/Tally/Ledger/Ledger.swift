@@ -49,6 +49,19 @@ public final class Ledger: Sendable {
         /// How long a reader waits for another process's writer lock when it must fold the
         /// log into read models it cannot use as they are. Default 60 s.
         public var readerLockWaitMicroseconds: Int64
+        /// The embedder's own read models, folded after the built-in ones (``Ledger/projectors``)
+        /// in the same database and the same transaction as every command: each is
+        /// checkpointed, caught up on open, rebuilt by ``Ledger/rebuild(at:options:progress:)``
+        /// and checked by `verify` like the built-in ones. Give the same list every time the
+        /// store is opened: a projector left out is not folded, and its checkpoint stays
+        /// where it was (it catches up when it is registered again).
+        ///
+        /// ```swift
+        /// var options = Ledger.Options()
+        /// options.projectors = [MerchantTotalsProjector()]
+        /// let ledger = try Ledger.open(at: ".tally", options: options)
+        /// ```
+        public var projectors: [any Projector]
 
         public init(
             clock: @escaping @Sendable () -> Instant = { Instant.now },
@@ -56,14 +69,38 @@ public final class Ledger: Sendable {
             segmentBytesLimit: Int64 = LogOptions().segmentBytesLimit,
             snapshotInterval: SnapshotInterval = .default,
             subscriptionBufferEvents: Int = 10_000,
-            readerLockWaitMicroseconds: Int64 = 60_000_000
+            readerLockWaitMicroseconds: Int64 = 60_000_000,
+            projectors: [any Projector] = []
         ) {
+            self.projectors = projectors
             self.clock = clock
             self.syncMode = syncMode
             self.segmentBytesLimit = segmentBytesLimit
             self.snapshotInterval = snapshotInterval
             self.subscriptionBufferEvents = subscriptionBufferEvents
             self.readerLockWaitMicroseconds = readerLockWaitMicroseconds
+        }
+
+        /// The built-in projectors then the embedder's, after checking that no two share a
+        /// name or a table.
+        ///
+        /// - Throws: ``LedgerError`` `invalidArgument` naming the clash.
+        func registeredProjectors() throws -> [any Projector] {
+            let all = Ledger.projectors + projectors
+            var names: Set<String> = []
+            var owners = Dictionary(uniqueKeysWithValues: ReadModelStore.engineTables.map { ($0.lowercased(), "the engine") })
+            for projector in all {
+                guard !projector.name.isEmpty, names.insert(projector.name).inserted else {
+                    throw LedgerError(.invalidArgument, "two projectors are named '\(projector.name)'; every projector needs a name of its own (it is its checkpoint's key)")
+                }
+                for table in projector.tables {
+                    if let owner = owners[table.lowercased()] {
+                        throw LedgerError(.invalidArgument, "projector '\(projector.name)' lists table '\(table)', which \(owner) already owns")
+                    }
+                    owners[table.lowercased()] = "projector '\(projector.name)'"
+                }
+            }
+            return all
         }
 
         var logOptions: LogOptions {
@@ -135,6 +172,7 @@ public final class Ledger: Sendable {
         guard baseCurrency.isISOCurrency else {
             throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(baseCurrency.code)")
         }
+        _ = try options.registeredProjectors()
         let store = try EventStore.create(
             at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
             effectiveAt: options.clock(), options: options.logOptions
@@ -156,6 +194,7 @@ public final class Ledger: Sendable {
     ///   (restore the newer log, or ``rebuild(at:options:progress:)``); `LogError` (`locked`)
     ///   when another process writes, (`corrupt`) for damage, naming segment and offset.
     public static func open(at root: String, options: Options = Options()) throws -> Ledger {
+        _ = try options.registeredProjectors()
         let store = try EventStore.open(at: root, options: options.logOptions)
         do {
             return try attach(store, calendar: try EventStoreReader.open(at: root).ledgerCalendar(), options: options)
@@ -169,7 +208,7 @@ public final class Ledger: Sendable {
         let readModels: ReadModelStore
         do {
             readModels = try ReadModelStore(
-                path: store.layout.readModelPath, projectors: projectors,
+                path: store.layout.readModelPath, projectors: try options.registeredProjectors(),
                 snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
             )
         } catch let error as DatabaseError {
@@ -211,14 +250,15 @@ public final class Ledger: Sendable {
         try layout.requireStore()
         let calendar = try EventStoreReader.open(at: root).ledgerCalendar()
         let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
+        let registered = try options.registeredProjectors()
         let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
         var caughtUp = false
         while true {
-            if let readModels = try ReadModelStore.openForReading(path: layout.readModelPath, projectors: projectors, snapshots: snapshots) {
+            if let readModels = try ReadModelStore.openForReading(path: layout.readModelPath, projectors: registered, snapshots: snapshots) {
                 do {
                     // Checkpoints first, then the log: a live writer publishes a commit to the
                     // log before its read models commit it, so the log is never the one behind.
-                    let digests = try readModels.database.read { db in try ReadModelStore.checkpointDigests(db) }
+                    let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
                     let reader = try EventStoreReader.open(at: root)
                     let checkpoint = digests.map(\.sequence).min() ?? 0
                     if checkpoint >= reader.head.sequence || caughtUp || LogReader.writerIsLive(directory: layout.logDirectory) {
@@ -258,6 +298,11 @@ public final class Ledger: Sendable {
     /// The last event's sequence number and hash: the log's head for a writer, the head the
     /// read models answer from for a reader.
     public var head: LogDigest { store?.head ?? readerHead }
+
+    /// Inside a command's plan: the sequence number its first event will get (the log's head
+    /// plus the events of the commands planned before it in the same group). Outside a plan:
+    /// the head's successor.
+    public var nextSequence: UInt64 { pipeline.sequenceBeingPlanned ?? head.sequence + 1 }
 
     /// The current instant by the ledger's clock.
     public var now: Instant { options.clock() }
@@ -394,10 +439,12 @@ public final class Ledger: Sendable {
 
     // MARK: Read models
 
-    /// Rebuilds a store's read models from its log without opening them first: the old
-    /// read-model files are deleted (a damaged or unreadable file, or read models ahead of
-    /// or disagreeing with the log, are all simply replaced), and every projector folds the
-    /// log afresh. Takes the writer lock for the duration.
+    /// Rebuilds a store's read models from its log, whatever state they are in: a damaged or
+    /// unreadable read-model file is deleted and made again, and read models ahead of or
+    /// disagreeing with the log are simply replaced. Every registered projector (the
+    /// built-in ones and ``Options/projectors``) folds the log afresh; a readable file keeps
+    /// the tables no registered projector made (an embedder's projector left out this time
+    /// keeps its tables and its checkpoint). Takes the writer lock for the duration.
     ///
     /// ```swift
     /// let head = try Ledger.rebuild(at: ".tally") { folded in print(folded) }
@@ -405,20 +452,25 @@ public final class Ledger: Sendable {
     ///
     /// - Returns: the log head the read models now describe.
     /// - Throws: ``StoreError`` when there is no store; `LogError` (`locked`) while another
-    ///   process writes, (`corrupt`) for log damage (`tally repair` first).
+    ///   process writes, (`corrupt`) for log damage (`tally repair` first); ``LedgerError``
+    ///   when two registered projectors share a name or a table.
     @discardableResult
     public static func rebuild(at root: String, options: Options = Options(), progress: ((UInt64) -> Void)? = nil) throws -> LogDigest {
+        let registered = try options.registeredProjectors()
         let store = try EventStore.open(at: root, options: options.logOptions)
         defer { try? store.close() }
         let reader = try EventStoreReader.open(at: root)
-        let calendar = try reader.ledgerCalendar()
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let path = store.layout.readModelPath + suffix
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
+        let path = store.layout.readModelPath
+        if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {
+            defer { try? kept.database.close() }
+            try kept.rebuild(from: reader, progress: progress)
+            return reader.head
         }
-        let readModels = try ReadModelStore(
-            path: store.layout.readModelPath, projectors: projectors,
-            snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval))
+        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+        let readModels = try ReadModelStore(path: path, projectors: registered, snapshots: snapshots)
         defer { try? readModels.database.close() }
         try readModels.rebuild(from: reader, progress: progress)
         return reader.head

@@ -58,7 +58,9 @@ public struct LedgerCommand: Sendable {
 
 /// One command on its way through the pipeline, with the slot its outcome lands in.
 final class PendingCommand: @unchecked Sendable {
-    let command: LedgerCommand
+    /// Dropped (``releaseCommand()``) once the command has run, before its outcome is
+    /// published: a blocking caller's plan may be a closure that must not outlive the call.
+    private(set) var command: LedgerCommand
     /// Set by the group's leader, under the queue's lock.
     var outcome: Result<Ledger.CommandResult, any Error>?
     /// For an asynchronous caller: resumed once ``outcome`` is set.
@@ -70,6 +72,12 @@ final class PendingCommand: @unchecked Sendable {
         self.command = command
         self.continuation = continuation
         self.batch = batch
+    }
+
+    /// Lets go of the command's closures, so that the group's leader holds no reference to a
+    /// plan once its caller has been told the outcome.
+    func releaseCommand() {
+        command.plan = { _ in [] }
     }
 }
 

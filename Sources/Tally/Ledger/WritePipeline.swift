@@ -27,6 +27,8 @@ final class WritePipeline: Sendable {
     let observers: Subscriptions
     /// Set when the read models may be behind the log (a failed commit after an append).
     private let behind = Mutex(false)
+    /// While a command is planned: the sequence number its first event will get.
+    private let planning = Mutex<UInt64?>(nil)
 
     init(root: String, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?, readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions) {
         self.root = root
@@ -39,6 +41,11 @@ final class WritePipeline: Sendable {
 
     /// Whether the read models are known to be behind the log.
     var isBehind: Bool { behind.withLock { $0 } }
+
+    /// The sequence number the first event of the command being planned will get (nil when
+    /// no command is being planned). Commands of one group are planned one after the other,
+    /// each after the events of the earlier ones: the log's head is not this.
+    var sequenceBeingPlanned: UInt64? { planning.withLock { $0 } }
 
     /// Runs a group and returns each command's outcome, in order. Never throws and never
     /// traps: a failure is the outcome of the commands it concerns.
@@ -140,6 +147,8 @@ final class WritePipeline: Sendable {
             try Self.requireSameInput(command, key: key, first: events.first)
             return Ledger.CommandResult(events: events, wasAlreadyApplied: true)
         }
+        planning.withLock { $0 = draft.next }
+        defer { planning.withLock { $0 = nil } }
         var planned = try command.plan(db)
         guard !planned.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: false) }
         if let key = command.idempotencyKey { planned[0].idempotencyKey = key }

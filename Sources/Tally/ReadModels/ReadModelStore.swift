@@ -8,6 +8,11 @@ public final class ReadModelStore: Sendable {
     /// The database; read it freely, write it only through ``apply(_:)``.
     public let database: DatabasePool
     let projectors: [any Projector]
+    /// The names of ``projectors``: the checkpoints this store reads and moves. A checkpoint
+    /// of a projector not registered this time is left as it is.
+    let projectorNames: Set<String>
+    /// Tables the engine keeps beside the projectors' own.
+    static let engineTables = ["projection_checkpoints", "projection_tables"]
     /// Where projectors that keep snapshots take them; nil: none are taken (answers fold
     /// from the beginning, as a replay does).
     let snapshots: SnapshotSettings?
@@ -20,6 +25,7 @@ public final class ReadModelStore: Sendable {
         configuration.label = "tally.readmodels"
         database = try DatabasePool(path: path, configuration: configuration)
         self.projectors = projectors
+        self.projectorNames = Set(projectors.map(\.name))
         self.snapshots = snapshots
         try database.write { db in
             try Self.createCheckpointTable(db)
@@ -41,6 +47,7 @@ public final class ReadModelStore: Sendable {
     private init(database: DatabasePool, projectors: [any Projector], snapshots: SnapshotSettings?) {
         self.database = database
         self.projectors = projectors
+        self.projectorNames = Set(projectors.map(\.name))
         self.snapshots = snapshots
     }
 
@@ -77,6 +84,24 @@ public final class ReadModelStore: Sendable {
         return ReadModelStore(database: database, projectors: projectors, snapshots: snapshots)
     }
 
+    /// Opens the read models for a rebuild when the file is there and passes SQLite's quick
+    /// check; nil when it is missing, damaged or not a database (the rebuild then starts
+    /// from a new file).
+    static func openIfIntact(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) -> ReadModelStore? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "tally.readmodels"
+        guard let database = try? DatabasePool(path: path, configuration: configuration) else { return nil }
+        let intact = (try? database.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" }) ?? false
+        guard intact else {
+            try? database.close()
+            return nil
+        }
+        try? database.close()
+        return try? ReadModelStore(path: path, projectors: projectors, snapshots: snapshots)
+    }
+
     /// The lowest checkpoint with its chain hash, the hash read from `reader`'s log when the
     /// checkpoint has none (call after ``checkAgreement(with:)``).
     func checkpointDigest(_ reader: EventStoreReader, digests: [(projector: String, sequence: UInt64, hash: [UInt8]?)]) throws -> LogDigest {
@@ -102,22 +127,38 @@ public final class ReadModelStore: Sendable {
         if !columns.contains("hash") {
             try db.execute(sql: "ALTER TABLE projection_checkpoints ADD COLUMN hash BLOB")
         }
+        // Which projector made which table: a rebuild drops exactly these, so that tables a
+        // projector no longer lists go, and tables no registered projector made stay.
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS projection_tables (
+                projector TEXT NOT NULL,
+                name TEXT NOT NULL,
+                PRIMARY KEY (projector, name)
+            ) STRICT, WITHOUT ROWID
+            """)
     }
 
+    /// Drops the projector's tables (those it lists and those it made before), creates them
+    /// afresh and sets its checkpoint to 0.
     private static func reset(_ projector: any Projector, _ db: Database) throws {
-        for table in projector.tables {
+        let made = try String.fetchAll(db, sql: "SELECT name FROM projection_tables WHERE projector = ?", arguments: [projector.name])
+        for table in Set(projector.tables + made) {
             try db.execute(sql: "DROP TABLE IF EXISTS \(table.quotedDatabaseIdentifier)")
         }
+        try db.execute(sql: "DELETE FROM projection_tables WHERE projector = ?", arguments: [projector.name])
         try projector.createTables(db)
+        for table in projector.tables {
+            try db.execute(sql: "INSERT INTO projection_tables (projector, name) VALUES (?, ?)", arguments: [projector.name, table])
+        }
         try db.execute(
             sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence, hash) VALUES (?, ?, 0, NULL)",
             arguments: [projector.name, projector.version]
         )
     }
 
-    /// The last sequence number every projector has folded.
+    /// The last sequence number every registered projector has folded.
     public func checkpoint() throws -> UInt64 {
-        try database.read { db in try Self.checkpoints(db).values.min() ?? 0 }
+        try database.read { db in try Self.checkpoints(db).filter { projectorNames.contains($0.key) }.values.min() ?? 0 }
     }
 
     static func checkpoints(_ db: Database) throws -> [String: UInt64] {
@@ -174,10 +215,19 @@ public final class ReadModelStore: Sendable {
         }
     }
 
-    /// Moves every projector's checkpoint to `sequence` (whose chain hash is `hash`).
+    /// Moves every registered projector's checkpoint to `sequence` (whose chain hash is `hash`).
     func setCheckpoints(_ sequence: UInt64, hash: [UInt8]?, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ?")
-            .execute(arguments: [Int64(sequence), hash.map { Data($0) }, Int64(sequence)])
+        let names = projectorNames.sorted()
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        var arguments: [(any DatabaseValueConvertible)?] = [Int64(sequence), hash.map { Data($0) }, Int64(sequence)]
+        arguments += names.map { $0 }
+        try db.cachedStatement(sql: "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ? AND projector IN (\(placeholders))")
+            .execute(arguments: StatementArguments(arguments))
+    }
+
+    /// The checkpoints of the registered projectors with their hashes.
+    func registeredCheckpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
+        try Self.checkpointDigests(db).filter { projectorNames.contains($0.projector) }
     }
 
     /// Every projector's checkpoint with its hash.
@@ -197,7 +247,7 @@ public final class ReadModelStore: Sendable {
     /// writer publishes a commit to the log before the read models commit it): pass them as
     /// `digests`; nil reads them now.
     public func checkAgreement(with reader: EventStoreReader, digests: [(projector: String, sequence: UInt64, hash: [UInt8]?)]? = nil) throws {
-        let digests = try digests ?? database.read { db in try Self.checkpointDigests(db) }
+        let digests = try digests ?? database.read { db in try registeredCheckpointDigests(db) }
         let head = reader.head
         var hashes: [UInt64: [UInt8]?] = [:]
         for digest in digests where digest.sequence > 0 {
@@ -239,11 +289,13 @@ public final class ReadModelStore: Sendable {
     /// are derived data; the log is the truth). Afterwards the usual
     /// durability is restored and the WAL is checkpointed into the database.
     ///
-    /// The database is emptied as a whole first, which costs nothing next to dropping its
-    /// tables page by page: tables of projectors not in this store's list go too, with
-    /// their checkpoints, so a store that has them folds them afresh when it opens.
+    /// Only the registered projectors' tables are dropped (those they list and those they
+    /// made before): tables of a projector not registered this time stay, with its
+    /// checkpoint, and so does any table no projector made. When the database holds nothing
+    /// else, it is emptied as a whole, which costs nothing next to dropping its tables page
+    /// by page.
     public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
-        try database.erase()
+        if try database.read({ db in try holdsOnlyRegisteredTables(db) }) { try database.erase() }
         var deferredIndexes: [String] = []
         try database.write { db in
             try Self.createCheckpointTable(db)
@@ -281,6 +333,24 @@ public final class ReadModelStore: Sendable {
 }
 
 extension ReadModelStore {
+    /// Whether every table of the database belongs to the engine or to a registered projector
+    /// (and no other projector has a checkpoint), so that a rebuild may empty it whole.
+    private func holdsOnlyRegisteredTables(_ db: Database) throws -> Bool {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        var owned = Set(Self.engineTables + projectors.flatMap(\.tables))
+        if try db.tableExists("projection_tables") {
+            for row in try Row.fetchAll(db, sql: "SELECT projector, name FROM projection_tables") {
+                guard projectorNames.contains(row["projector"] as String) else { return false }
+                owned.insert(row["name"])
+            }
+        }
+        if try db.tableExists("projection_checkpoints"),
+           try String.fetchAll(db, sql: "SELECT projector FROM projection_checkpoints").contains(where: { !projectorNames.contains($0) }) {
+            return false
+        }
+        return tables.allSatisfy { owned.contains($0) }
+    }
+
     /// Every row of every projector table, as text, sorted: two stores that folded the same
     /// log must dump the same (tests compare incremental folding with a rebuild).
     func dump() throws -> [String: [String]] {

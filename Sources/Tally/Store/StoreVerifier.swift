@@ -97,7 +97,8 @@ public enum StoreVerifier {
         return try DatabaseQueue(path: layout.readModelPath, configuration: configuration)
     }
 
-    /// Every current projector's checkpoint (0, without a hash, for one that has none yet).
+    /// Every built-in projector's checkpoint (0, without a hash, for one that has none yet),
+    /// then every other projector's that has one.
     static func readCheckpoints(_ layout: StoreLayout) -> CheckpointRead {
         do {
             let database = try openReadOnly(layout)
@@ -126,7 +127,11 @@ public enum StoreVerifier {
                 found[name] = StoredCheckpoint(projector: name, sequence: sequence, hash: hash)
             }
         }
-        return Ledger.projectors.map { found[$0.name] ?? StoredCheckpoint(projector: $0.name, sequence: 0, hash: nil) }
+        // The built-in projectors always (0 for one not folded yet), and every other
+        // projector that has a checkpoint: an embedder's read models are verified too.
+        let builtIn = Ledger.projectors.map(\.name)
+        let others = found.keys.filter { !builtIn.contains($0) }.sorted()
+        return (builtIn + others).map { found[$0] ?? StoredCheckpoint(projector: $0, sequence: 0, hash: nil) }
     }
 
     /// Where each checkpoint stands against the verified log; then, when none disagrees, the books.

@@ -53,7 +53,7 @@ extension Ledger {
         }
         return try perform(idempotencyKey: idempotencyKey, request: request, dated: true) { db in
             try TransactionRules.requireAmount(amount, db)
-            guard let chosenId else { return [recorded("manual:\(head.sequence + 1)")] }
+            guard let chosenId else { return [recorded("manual:\(nextSequence)")] }
             try TransactionRules.requireUnused(chosenId, db)
             return [recorded(chosenId)]
         }

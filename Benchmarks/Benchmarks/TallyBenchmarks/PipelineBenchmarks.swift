@@ -1,0 +1,103 @@
+import Benchmark
+import Foundation
+import Synchronization
+import Tally
+
+// MARK: - The write pipeline seen by an embedder: 16 tasks, one consumer
+
+/// What one iteration measured: how long each event took from its command's submission to
+/// its delivery to a `committedEvents(after:)` consumer.
+struct DeliveryLatencies {
+    /// Microseconds, one per command, sorted.
+    let sorted: [Int]
+    /// Wall time of the iteration, microseconds.
+    let elapsed: Int
+
+    /// The latency at or below which `permille`/1000 of the events were delivered (nearest rank).
+    func percentile(_ permille: Int) -> Int {
+        let rank = max(1, (sorted.count * permille + 999) / 1_000)
+        return sorted[rank - 1]
+    }
+}
+
+/// When each command was submitted, by its idempotency key.
+final class SubmissionTimes: Sendable {
+    let times = Mutex<[String: ContinuousClock.Instant]>([:])
+}
+
+/// Runs `tasks` concurrent tasks of `perTask` durable commands each through the async API,
+/// with one consumer of `committedEvents(after:)`, and returns each event's latency from
+/// the moment its command was submitted to the moment the consumer got it.
+func measureDelivery(_ ledger: Ledger, tasks: Int, perTask: Int) async throws -> DeliveryLatencies {
+    let submitted = SubmissionTimes()
+    let total = tasks * perTask
+    let stream = ledger.committedEvents(after: ledger.head.sequence)
+    let start = ContinuousClock.now
+    let consumer = Task {
+        var latencies: [Int] = []
+        latencies.reserveCapacity(total)
+        for try await event in stream {
+            let now = ContinuousClock.now
+            guard let key = event.idempotencyKey, let sent = submitted.times.withLock({ $0[key] }) else { continue }
+            let elapsed = now - sent
+            latencies.append(Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+            if latencies.count == total { break }
+        }
+        return latencies
+    }
+    let round = UUID().uuidString.prefix(8)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for task in 0..<tasks {
+            group.addTask {
+                for index in 0..<perTask {
+                    let key = "bench-\(round)-\(task)-\(index)"
+                    let event = NewEvent(effectiveAt: ledger.now, body: .journalEntryPosted(JournalEntryPosted(
+                        account: "Assets:Cash", counterAccount: "Income:Salary",
+                        amount: try Money(parsing: "1.00", commodity: .usd))))
+                    submitted.times.withLock { $0[key] = ContinuousClock.now }
+                    _ = try await ledger.run(LedgerCommand(idempotencyKey: key) { _ in [event] })
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let latencies = try await consumer.value
+    let elapsed = ContinuousClock.now - start
+    return DeliveryLatencies(
+        sorted: latencies.sorted(),
+        elapsed: Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+}
+
+func pipelineBenchmarks() {
+    let p50 = BenchmarkMetric.custom("delivery p50 (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let p99 = BenchmarkMetric.custom("delivery p99 (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let max = BenchmarkMetric.custom("delivery max (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let rate = BenchmarkMetric.custom("durable commands / s", polarity: .prefersLarger, useScalingFactor: false)
+    var fixture: (ledger: Ledger, directory: String)?
+    let tasks = 16, perTask = 25
+    Benchmark(
+        "Async API: 16 tasks × 25 durable commands, one committedEvents(after:) consumer",
+        configuration: .init(metrics: [.wallClock, p50, p99, max, rate], maxDuration: .seconds(10), maxIterations: 50)
+    ) { benchmark in
+        guard let ledger = fixture?.ledger else { return benchmark.error("no ledger") }
+        do {
+            let measured = try await measureDelivery(ledger, tasks: tasks, perTask: perTask)
+            guard measured.sorted.count == tasks * perTask else {
+                return benchmark.error("\(measured.sorted.count) of \(tasks * perTask) events delivered")
+            }
+            benchmark.measurement(p50, measured.percentile(500))
+            benchmark.measurement(p99, measured.percentile(990))
+            benchmark.measurement(max, measured.sorted.last!)
+            benchmark.measurement(rate, tasks * perTask * 1_000_000 / Swift.max(measured.elapsed, 1))
+        } catch {
+            benchmark.error("commands failed: \(error)")
+        }
+    } setup: {
+        let directory = try Fixtures.temporaryDirectory("pipeline")
+        fixture = (try Ledger.create(at: directory + "/store", name: "Pipeline", baseCurrency: .usd, timeZone: "UTC"), directory)
+    } teardown: {
+        try? fixture?.ledger.close()
+        fixture.map { Fixtures.remove($0.directory) }
+        fixture = nil
+    }
+}
