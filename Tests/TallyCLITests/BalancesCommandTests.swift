@@ -116,4 +116,97 @@ import Tally
         let store = try storeWithJournal(directory, timeZone: "UTC", rows: ["2026-05-01,Assets:Cash,Income:Gift,10.00,USD,,,"])
         try TimeTravelCLI.expectBadTimesRefused(["balances"], store: store, directory: directory, storeFolder: "store")
     }
+
+    // MARK: --value
+
+    /// A brokerage of 12.5 VEA priced in USD, 50000 JPY, 2 XAU without a price, and 10.00
+    /// EUR; a EUR/USD rate: valued in EUR, VEA goes through USD.
+    private func valuedStore(_ directory: TemporaryDirectory) throws -> String {
+        let store = try storeWithJournal(directory, timeZone: "UTC", rows: [
+            "2026-05-01,Assets:Brokerage,Equity:Opening,12.5,VEA,,,",
+            "2026-05-01,Assets:Brokerage,Equity:Opening,10.00,EUR,,,",
+            "2026-05-01,Assets:Travel,Equity:Opening,50000,JPY,,,",
+            "2026-05-01,Assets:Vault,Equity:Opening,2,XAU,,,",
+        ])
+        let prices = try directory.file("prices.csv", "date,symbol,price,currency\n2026-05-01,VEA,50.15,USD\n")
+        #expect(try TallyProcess.run(["import", prices, "--store", store]).status == 0)
+        let rates = try directory.file("rates.ndjson", [
+            #"{"type":"fx_rate_set","version":1,"effective_at":"2026-05-01T00:00:00Z","data":{"base":"EUR","quote":"USD","rate":"1.08"}}"#,
+            #"{"type":"fx_rate_set","version":1,"effective_at":"2026-05-01T00:00:00Z","data":{"base":"EUR","quote":"JPY","rate":"160"}}"#,
+        ].joined(separator: "\n") + "\n")
+        let imported = try TallyProcess.run(["import", rates, "--store", store])
+        try #require(imported.status == 0, "\(imported.standardError)")
+        return store
+    }
+
+    @Test func valueConvertsEachBalanceAndListsWhatHasNoPriceOnStandardError() throws {
+        let directory = try TemporaryDirectory()
+        let store = try valuedStore(directory)
+        let csv = try TallyProcess.run(["balances", "--store", store, "--value", "EUR", "--as-of", "2026-05-01", "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.standardError)")
+        // Brokerage: 12.5 × 50.15 / 1.08 = 580.4398… → 580.44, plus 10.00 EUR = 590.44.
+        // Travel: 50000 / 160 = 312.50. Opening: −580.44 − 10.00 − 312.50 = −902.94.
+        #expect(csv.standardOutput == """
+            account,currency,balance
+            Assets:Brokerage,EUR,590.44
+            Assets:Travel,EUR,312.50
+            Assets:Vault,XAU,2.00000000
+            Equity:Opening,EUR,-902.94
+            Equity:Opening,XAU,-2.00000000
+
+            """)
+        #expect(csv.standardError == "not converted (no price or rate into EUR): XAU\n")
+
+        let table = try TallyProcess.run(["balances", "--store", store, "--value", "EUR", "--as-of", "2026-05-01"])
+        #expect(table.standardOutput == """
+            ACCOUNT           CURRENCY      BALANCE
+            Assets:Brokerage  EUR            590.44
+            Assets:Travel     EUR            312.50
+            Assets:Vault      XAU        2.00000000
+            Equity:Opening    EUR           -902.94
+            Equity:Opening    XAU       -2.00000000
+
+            """, "\(table.standardOutput)")
+        #expect(table.standardError.contains("XAU"))
+
+        // Before any price or rate, nothing converts: every balance in its own units.
+        let before = try TallyProcess.run(["balances", "--store", store, "--value", "EUR", "--as-of", "2026-04-30", "--format", "csv"])
+        #expect(before.standardOutput == "account,currency,balance\n")
+    }
+
+    @Test func valueInJSONSaysHowEachHoldingWasConverted() throws {
+        let directory = try TemporaryDirectory()
+        let store = try valuedStore(directory)
+        let json = try TallyProcess.run(["balances", "--store", store, "--value", "EUR", "--as-of", "2026-05-01", "--format", "json"])
+        #expect(json.status == 0, "\(json.standardError)")
+        #expect(json.standardError.isEmpty)
+        let output = json.standardOutput
+        #expect(output.hasPrefix(#"{"currency":"EUR","rows":[{"account":"Assets:Brokerage","currency":"EUR","balance":"590.44","converted":true,"holdings":[{"commodity":"EUR","units":"10.00","value":"10.00","method":"same"},{"commodity":"VEA","units":"12.50000000","value":"580.44","method":"via","via":"USD","steps":[{"from":"VEA","to":"USD","kind":"price","quote":"1 VEA = 50.15 USD","inverted":false,"#), "\(output)")
+        #expect(output.contains(#"{"from":"USD","to":"EUR","kind":"rate","quote":"1 EUR = 1.08 USD","inverted":true,"#), "\(output)")
+        #expect(output.contains(#"{"commodity":"JPY","units":"50000","value":"312.50","method":"inverse_rate","via":null,"#), "\(output)")
+        #expect(output.contains(#"{"account":"Assets:Vault","currency":"XAU","balance":"2.00000000","converted":false}"#), "\(output)")
+        #expect(output.hasSuffix(#""not_converted":["XAU"]}"# + "\n"), "\(output)")
+    }
+
+    @Test(arguments: [["--value", "eur"], ["--value", ""], ["--value", "EUR", "--as-of", "2026-5-1"]])
+    func aBadValueCurrencyIsRefusedByName(arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let store = try storeWithJournal(directory, timeZone: "UTC", rows: [])
+        let before = try directory.snapshot("store")
+        let result = try TallyProcess.run(["balances", "--store", store] + arguments)
+        #expect(result.status != 0)
+        #expect(result.standardError.contains(arguments.count > 2 ? "--as-of" : "--value"), "\(result.standardError)")
+        #expect(try directory.snapshot("store") == before)
+    }
+
+    @Test func valueAsKnownAtAnEarlierInstantIgnoresALaterBackdatedPrice() throws {
+        let directory = try TemporaryDirectory()
+        let store = try valuedStore(directory)
+        let reads = [["balances", "--value", "EUR", "--as-of", "2026-05-31", "--format", "json"]]
+        try TimeTravelCLI.expectKnownAtKeepsEachFirstAnswer(reads, store: store) {
+            let file = try directory.file("late.csv", "date,symbol,price,currency\n2026-05-20,VEA,49.00,USD\n")
+            let imported = try TallyProcess.run(["import", file, "--store", store])
+            #expect(imported.status == 0, "\(imported.standardError)")
+        }
+    }
 }

@@ -137,3 +137,91 @@ import Testing
         #expect(missing.status != 0 && missing.standardError.contains("absent.csv: no such file"), "\(missing.standardError)")
     }
 }
+
+/// `tally import` of a prices CSV (`date,symbol,price,currency`).
+@Suite struct PricesImportCommandTests {
+    static let header = "date,symbol,price,currency"
+
+    private func newStore(_ directory: TemporaryDirectory) throws -> String {
+        let store = directory.path + "/store"
+        let created = try TallyProcess.run(["init", "--store", store, "--time-zone", "America/New_York"])
+        try #require(created.status == 0, "\(created.standardError)")
+        return store
+    }
+
+    @Test func importsPricesSkipsRepeatsAndValuesBalancesWithThem() throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        let journal = try directory.file("journal.csv", ImportCommandTests.header + "\n2026-05-01,Assets:Brokerage,Equity:Opening,12.5,VEA,,,\n")
+        #expect(try TallyProcess.run(["import", journal, "--store", store]).status == 0)
+        let file = try directory.file("prices.csv", [Self.header, "2026-05-01,VEA,50.10,USD", "2026-05-02,VEA,51.00,USD", "2026-05-01,VEA,50.10,USD"].joined(separator: "\n") + "\n")
+        let result = try TallyProcess.run(["import", file, "--store", store])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("rows imported: 2\nskipped as duplicates: 1\nevents appended: 2 in 1 commit\n"), "\(result.standardOutput)")
+        let again = try TallyProcess.run(["import", file, "--store", store])
+        #expect(again.standardOutput.contains("rows imported: 0\nskipped as duplicates: 3\n"), "\(again.standardOutput)")
+
+        // Effective at the start of the day in New York: 12.5 × 50.10 = 626.25 on the 1st.
+        let first = try TallyProcess.run(["balances", "--store", store, "--value", "USD", "--as-of", "2026-05-01", "--format", "csv"])
+        #expect(first.standardOutput == "account,currency,balance\nAssets:Brokerage,USD,626.25\nEquity:Opening,USD,-626.25\n")
+        let log = try TallyProcess.run(["log", "--store", store, "--json", "--type", "price_quoted", "--limit", "1"])
+        #expect(log.standardOutput.contains(#""effective_at":"2026-05-01T04:00:00"#), "\(log.standardOutput)")
+    }
+
+    @Test func aDifferentPriceForTheSameSymbolAndDayIsAConflictNamingTheLine() throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        let first = try directory.file("first.csv", Self.header + "\n2026-05-01,VEA,50.10,USD\n")
+        #expect(try TallyProcess.run(["import", first, "--store", store]).status == 0)
+
+        let inFile = try directory.file("twice.csv", [Self.header, "2026-05-02,VEA,50.10,USD", "2026-05-03,VEA,1.00,USD", "2026-05-02,VEA,50.20,USD"].joined(separator: "\n") + "\n")
+        let before = try directory.snapshot("store")
+        let twice = try TallyProcess.run(["import", inFile, "--store", store])
+        #expect(twice.status != 0)
+        #expect(twice.standardError.contains("twice.csv:4: field 'price': VEA on 2026-05-02 has a different price on line 2"), "\(twice.standardError)")
+        #expect(try directory.snapshot("store") == before)
+
+        let stored = try directory.file("stored.csv", [Self.header, "2026-05-04,VEA,1.00,USD", "2026-05-01,VEA,50.11,USD"].joined(separator: "\n") + "\n")
+        let refused = try TallyProcess.run(["import", stored, "--store", store])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("stored.csv:3: field 'price': VEA on 2026-05-01 already has a different price in the store"), "\(refused.standardError)")
+        #expect(try directory.snapshot("store") == before)
+    }
+
+    @Test(arguments: [
+        ("2026-13-01,VEA,50.10,USD", "bad.csv:3: field 'date'"),
+        ("2026-05-01,vea,50.10,USD", "bad.csv:3: field 'symbol'"),
+        ("2026-05-01,VEA,0,USD", "bad.csv:3: field 'price': must be more than zero"),
+        ("2026-05-01,VEA,-1.00,USD", "bad.csv:3: field 'price': must be more than zero"),
+        ("2026-05-01,VEA,50.101,USD", "bad.csv:3: field 'price': has more decimal places than USD allows"),
+        ("2026-05-01,VEA,50.10,VEA", "bad.csv:3: field 'currency': is the symbol itself"),
+        ("2026-05-01,VEA,50.10", "bad.csv:3: the row has 3 fields"),
+    ])
+    func aMalformedRowNamesItsLineAndChangesNothing(row: String, message: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        let seed = try directory.file("seed.csv", Self.header + "\n2026-04-01,VEA,49.00,USD\n")
+        #expect(try TallyProcess.run(["import", seed, "--store", store]).status == 0)
+        let file = try directory.file("bad.csv", Self.header + "\n2026-05-01,BND,70.00,USD\n" + row + "\n")
+        let before = try directory.snapshot("store")
+        let result = try TallyProcess.run(["import", file, "--store", store])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+        #expect(try directory.snapshot("store") == before)
+    }
+
+    @Test func priceEventsInTheirJSONFormMustBeAdmissible() throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        let good = #"{"type":"price_quoted","version":1,"effective_at":"2026-05-01T04:00:00Z","data":{"symbol":"VEA","price":{"amount":"50.10","currency":"USD"},"source":"manual"}}"#
+        let file = try directory.file("prices.ndjson", good + "\n")
+        let imported = try TallyProcess.run(["import", file, "--store", store])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let bad = try directory.file("bad.ndjson", good.replacingOccurrences(of: "50.10", with: "-50.10") + "\n")
+        let before = try directory.snapshot("store")
+        let refused = try TallyProcess.run(["import", bad, "--store", store])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("price_quoted"), "\(refused.standardError)")
+        #expect(try directory.snapshot("store") == before)
+    }
+}

@@ -1,5 +1,5 @@
 import Testing
-import Tally
+@testable import Tally
 
 @Suite struct MoneyConversionTests {
     static let vea = try! Commodity.named("VEA")
@@ -123,5 +123,55 @@ import Tally
         let huge = Money(minorUnits: Int64.min, commodity: .jpy)
         let again = #expect(throws: MoneyError.self) { try Money.value(ofQuantity: huge, atUnitPrice: Money(minorUnits: -1, commodity: .jpy)) }
         #expect(again?.code == .overflow)
+    }
+
+    // MARK: Chains of factors, rounded once
+
+    @Test func aChainOfOneFactorIsTheSingleConversionEitherWayRound() throws {
+        let seed = TestSeed.value(default: 77)
+        var random = SplitMix64(seed: seed)
+        let commodities: [Commodity] = [.usd, .eur, .jpy, .bhd, .usdc, .btc, Self.vea]
+        for _ in 0..<5_000 {
+            let source = commodities[Int(random.next() % UInt64(commodities.count))]
+            let target = commodities[Int(random.next() % UInt64(commodities.count))]
+            let amount = Money(minorUnits: Int64(random.next() % 2_000_000_000_000) - 1_000_000_000_000, commodity: source)
+            let rate = try ExactDecimal(significand: Int64(random.next() % 10_000_000) + 1, scale: Int(random.next() % 9))
+            /// The amount, or the error's code: both paths must give the same.
+            func outcome(_ convert: () throws -> Money) -> String {
+                do { return try convert().description } catch let error as MoneyError { return "\(error.code)" } catch { return "\(error)" }
+            }
+            #expect(outcome { try amount.converted(to: target, through: [ConversionFactor(rate: rate)]) }
+                == outcome { try amount.converted(to: target, rate: rate) }, "\(amount) × \(rate) → \(target), seed \(seed)")
+            #expect(outcome { try amount.converted(to: target, through: [ConversionFactor(rate: rate, isInverted: true)]) }
+                == outcome { try amount.converted(to: target, inverseOf: rate) }, "\(amount) ÷ \(rate) → \(target), seed \(seed)")
+        }
+    }
+
+    @Test func aHopIsRoundedOnceNotPerStep() throws {
+        let shares = try Money(parsing: "0.007", commodity: Self.vea)
+        let steps = [ConversionFactor(rate: try ExactDecimal(parsing: "50.15")), ConversionFactor(rate: try ExactDecimal(parsing: "1.08"), isInverted: true)]
+        // 0.007 × 50.15 / 1.08 = 0.32504… → 0.33; per step 0.35 / 1.08 = 0.324… → 0.32.
+        #expect(try shares.converted(to: .eur, through: steps) == Money(parsing: "0.33", commodity: .eur))
+        // 2.5 × 1 / 1 at scale 0 is a tie: half-even 2, half-up 3.
+        let tie = try Money(parsing: "2.5", commodity: Self.vea)
+        let ones = [ConversionFactor(rate: .one), ConversionFactor(rate: .one, isInverted: true)]
+        #expect(try tie.converted(to: .jpy, through: ones) == Money(minorUnits: 2, commodity: .jpy))
+        #expect(try tie.converted(to: .jpy, through: ones, rounding: .halfUp) == Money(minorUnits: 3, commodity: .jpy))
+    }
+
+    @Test func aChainRefusesAZeroDivisorAndReportsOverflow() throws {
+        let amount = Money(minorUnits: 100, commodity: .usd)
+        let zero = #expect(throws: MoneyError.self) {
+            try amount.converted(to: .eur, through: [ConversionFactor(rate: try ExactDecimal(significand: 0, scale: 0), isInverted: true)])
+        }
+        #expect(zero?.code == .divisionByZero)
+        let huge = Money(minorUnits: Int64.max, commodity: .jpy)
+        let big = try ExactDecimal(significand: Int64.max, scale: 0)
+        let overflow = #expect(throws: MoneyError.self) {
+            try huge.converted(to: .jpy, through: [ConversionFactor(rate: big), ConversionFactor(rate: big)])
+        }
+        #expect(overflow?.code == .overflow)
+        // Common factors cancel before multiplying: huge × big ÷ big is exact.
+        #expect(try huge.converted(to: .jpy, through: [ConversionFactor(rate: big), ConversionFactor(rate: big, isInverted: true)]) == huge)
     }
 }

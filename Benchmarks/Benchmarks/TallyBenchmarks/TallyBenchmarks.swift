@@ -27,6 +27,7 @@ let benchmarks: @Sendable () -> Void = {
     envelopeBenchmarks()
     netWorthBenchmarks()
     pipelineBenchmarks()
+    marketValueBenchmarks()
 }
 
 // MARK: - Appending (TallyLog)

@@ -115,7 +115,8 @@ extension Ledger {
     /// The appending pass of a validated NDJSON file: reads it again and appends its events
     /// in batches of `batchSize`, each one durable commit folded into the read models; an
     /// event whose idempotency key was used before is skipped and counted. Business rules
-    /// are not checked: these are facts already decided (as ``appendEvents(_:)``).
+    /// are not re-made: these are facts already decided, but each must be admissible where
+    /// it lands (``Admissibility``, as ``appendEvents(_:)``); a refused batch appends nothing.
     ///
     /// - Throws: ``ImportError`` (`changedDuringImport`) when the file no longer matches what
     ///   was validated; `LogError` when the log refuses a batch (the message says which).
@@ -129,7 +130,7 @@ extension Ledger {
         var batch: [NewEvent] = []
         batch.reserveCapacity(batchSize)
         func commit() throws {
-            let outcome = try appendSkippingUsedKeys(batch)
+            let outcome = try appendSkippingUsedKeys(batch, admitting: true)
             summary.duplicatesSkipped += outcome.skipped
             summary.imported += outcome.result.events.count
             summary.record(outcome.result)

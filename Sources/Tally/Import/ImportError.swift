@@ -12,7 +12,7 @@
 public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of problem; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case unreadable, syntax, header, invalidRow, changedDuringImport }
+        private enum Value: Hashable, Sendable { case unreadable, syntax, header, invalidRow, conflict, changedDuringImport }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -24,6 +24,9 @@ public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let header = Code(.header)
         /// A row (or NDJSON line) holds a value outside its domain, or the wrong number of fields.
         public static let invalidRow = Code(.invalidRow)
+        /// A row contradicts another row of the file or what the store already holds (a
+        /// different price for a symbol and day).
+        public static let conflict = Code(.conflict)
         /// The file changed between the validating pass and the appending pass.
         public static let changedDuringImport = Code(.changedDuringImport)
 
@@ -34,6 +37,7 @@ public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
             case .syntax: "syntax"
             case .header: "header"
             case .invalidRow: "invalid row"
+            case .conflict: "conflict"
             case .changedDuringImport: "changed during import"
             }
         }

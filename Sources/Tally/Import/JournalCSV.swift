@@ -73,7 +73,7 @@ public enum JournalCSV {
         guard record.fields == fieldNames else {
             let found = CSVWriter.line(record.fields)
             let hint = record.fields.count == fieldNames.count || found.count > 200 ? "" : " (found \(record.fields.count) fields)"
-            throw ImportError(.header, file: file, line: record.line, "the first line must be exactly the header \(header)\(hint)")
+            throw ImportError(.header, file: file, line: record.line, "the first line must be exactly the header \(header)\(hint) (or, for a prices CSV, \(PricesCSV.header))")
         }
     }
 

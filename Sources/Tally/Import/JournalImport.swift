@@ -182,10 +182,12 @@ extension Ledger {
     }
 
     /// Appends events in one commit, leaving out those whose idempotency key was used in an
-    /// earlier commit or earlier in `events`.
-    func appendSkippingUsedKeys(_ events: [NewEvent]) throws -> (result: CommandResult, skipped: Int) {
+    /// earlier commit or earlier in `events`. With `admitting`, each event kept passes the
+    /// ``Admissibility`` checks of events that arrive already decided (an NDJSON import);
+    /// a journal's rows are admissible by construction and are folded as one batch.
+    func appendSkippingUsedKeys(_ events: [NewEvent], admitting: Bool = false) throws -> (result: CommandResult, skipped: Int) {
         var skipped = 0
-        let result = try perform { db in
+        let result = try perform(admitting: admitting) { db in
             let lookup = try db.cachedStatement(sql: "SELECT 1 FROM idempotency_keys WHERE key = ?")
             var keys = Set<String>(minimumCapacity: events.count)
             var kept: [NewEvent] = []
@@ -202,5 +204,16 @@ extension Ledger {
             return kept
         }
         return (result, skipped)
+    }
+
+    /// Runs a plan as a command, its events checked by ``Admissibility`` when `admitting`.
+    func perform(admitting: Bool, _ plan: (Database) throws -> [NewEvent]) throws -> CommandResult {
+        guard admitting else { return try perform(plan) }
+        return try withoutActuallyEscaping(plan) { plan in
+            let sendable = unsafeBitCast(plan, to: (@Sendable (Database) throws -> [NewEvent]).self)
+            var command = LedgerCommand(plan: sendable)
+            command.admitsEvents = true
+            return try run(command)
+        }
     }
 }

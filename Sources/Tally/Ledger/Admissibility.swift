@@ -7,7 +7,8 @@ import GRDB
 ///
 /// - one `ledger_created`, the first event of the log;
 /// - amounts that are positive by meaning (deposits, purchases, withdrawals, round-ups,
-///   pot targets and moves), and split parts that are not negative;
+///   pot targets and moves, prices and FX rates), and split parts that are not negative;
+/// - a price names a symbol other than its currency, a rate two different currencies;
 /// - the pots a pot event names exist (and are not deleted);
 /// - no wealth balance (Wallet, Spend, Invest) and no pot goes below zero.
 ///
@@ -70,6 +71,14 @@ enum Admissibility {
         case .potDeleted(let deleted):
             try potExists(deleted.potId)
             return []
+        case .priceQuoted(let quote):
+            try positive(quote.price, "price")
+            guard quote.symbol != quote.price.commodity else { throw refuse(.invalidArgument, "a symbol cannot be priced in itself") }
+            return []
+        case .fxRateSet(let rate):
+            guard rate.rate.significand > 0 else { throw refuse(.invalidArgument, "'rate' must be more than zero") }
+            guard rate.base != rate.quote else { throw refuse(.invalidArgument, "a rate needs two different currencies") }
+            return []
         // Signed by meaning, settings, or facts whose own fields the catalog checks.
         case .baseCurrencySet, .accountOpened, .accountClosed, .journalEntryPosted, .transferMade, .balanceAsserted,
              .splitRuleSet, .roundUpsSwitched, .automationPaused, .automationResumed, .cardFrozen, .cardUnfrozen,
@@ -79,7 +88,7 @@ enum Admissibility {
              .envelopeCreated, .envelopeBudgetChanged, .envelopeFunded, .envelopeRolloverSet, .envelopeDeleted,
              .challengeStarted, .challengeStepCompleted, .assetAdded, .assetTagged, .assetRemoved,
              .liabilityAdded, .liabilityRemoved, .valuationRecorded, .valuationOverrideCleared, .positionSet,
-             .priceQuoted, .fxRateSet, .reminderSet, .reminderCompleted, .priceStalenessSet:
+             .reminderSet, .reminderCompleted, .priceStalenessSet:
             return []
         }
     }

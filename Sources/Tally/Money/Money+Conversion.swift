@@ -111,3 +111,107 @@ extension Money {
         return Money(minorUnits: result, commodity: unitPrice.commodity)
     }
 }
+
+/// One step of a conversion chain: multiply by ``rate``, or divide by it when
+/// ``isInverted`` (a rate quoted the other way round).
+///
+/// A price of 50.10 USD for one VEA is the factor `50.10` from VEA to USD; a rate
+/// 1 EUR = 1.08 USD used to turn USD into EUR is the factor `1.08`, inverted.
+///
+/// ```swift
+/// let price = ConversionFactor(rate: try ExactDecimal(parsing: "50.10"))
+/// let usdToEur = ConversionFactor(rate: try ExactDecimal(parsing: "1.08"), isInverted: true)
+/// ```
+public struct ConversionFactor: Hashable, Sendable {
+    /// The rate as quoted.
+    public let rate: ExactDecimal
+    /// Whether the step divides by ``rate`` instead of multiplying.
+    public let isInverted: Bool
+
+    /// A step of a conversion chain.
+    public init(rate: ExactDecimal, isInverted: Bool = false) {
+        self.rate = rate
+        self.isInverted = isInverted
+    }
+}
+
+extension Money {
+    /// Converts through a chain of factors (a price, then a rate), computing the exact
+    /// product and rounding once to the target's scale: no intermediate amount is rounded.
+    ///
+    /// ```swift
+    /// let shares = try Money(parsing: "3", commodity: try Commodity.named("VEA"))
+    /// let euros = try shares.converted(to: .eur, through: [
+    ///     ConversionFactor(rate: try ExactDecimal(parsing: "50.10")),                    // 1 VEA = 50.10 USD
+    ///     ConversionFactor(rate: try ExactDecimal(parsing: "1.08"), isInverted: true),  // 1 EUR = 1.08 USD
+    /// ])   // 150.30 / 1.08 = 139.1666… → 139.17 EUR
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - target: the commodity of the result.
+    ///   - factors: the steps, in order; none means the same value at the target's scale.
+    ///   - rounding: how the exact result is rounded; half-even by default.
+    /// - Throws: ``MoneyError`` `.divisionByZero` for an inverted factor that is not
+    ///   positive; `.overflow` when the result does not fit in 64-bit minor units, or when
+    ///   the exact product (after cancelling common factors) exceeds 128 bits.
+    public func converted(to target: Commodity, through factors: [ConversionFactor], rounding: RoundingRule = .halfEven) throws -> Money {
+        let operation = "a conversion to \(target.code)"
+        var numerators: [Int128] = [Int128(minorUnits)]
+        var denominators: [Int128] = []
+        // target minor = minor * 10^(target.scale - scale) * Π direct(sig / 10^s) * Π inverse(10^s / sig)
+        var exponent = target.scale - commodity.scale
+        for factor in factors {
+            if factor.isInverted {
+                guard factor.rate.significand > 0 else {
+                    throw MoneyError(.divisionByZero, "\(operation) needs a positive rate")
+                }
+                denominators.append(Int128(factor.rate.significand))
+                exponent += factor.rate.scale
+            } else {
+                numerators.append(Int128(factor.rate.significand))
+                exponent -= factor.rate.scale
+            }
+        }
+        if numerators.contains(0) { return Money(minorUnits: 0, commodity: target) }
+        // Cancel common factors first so that realistic chains never come near 128 bits.
+        for index in numerators.indices {
+            for other in denominators.indices {
+                let divisor = Self.greatestCommonDivisor(numerators[index].magnitude, denominators[other].magnitude)
+                if divisor > 1 {
+                    numerators[index] /= Int128(divisor)
+                    denominators[other] /= Int128(divisor)
+                }
+            }
+        }
+        while exponent < 0, let index = numerators.firstIndex(where: { $0 % 10 == 0 }) {
+            numerators[index] /= 10
+            exponent += 1
+        }
+        while exponent > 0, let index = denominators.firstIndex(where: { $0 % 10 == 0 }) {
+            denominators[index] /= 10
+            exponent -= 1
+        }
+        func product(_ values: [Int128]) throws -> Int128 {
+            try values.reduce(Int128(1)) { partial, value in
+                let (result, overflow) = partial.multipliedReportingOverflow(by: value)
+                guard !overflow else { throw Self.overflowError(commodity: target, operation: operation) }
+                return result
+            }
+        }
+        var numerator = try product(numerators)
+        var denominator = try product(denominators)
+        if exponent != 0 {
+            guard abs(exponent) <= PowerOfTen.int128ExponentMax else { throw Self.overflowError(commodity: target, operation: operation) }
+            let power = PowerOfTen.int128(abs(exponent))
+            if exponent > 0 { numerator = try product([numerator, power]) } else { denominator = try product([denominator, power]) }
+        }
+        let rounded = RationalRounding.rounded(numerator, dividedBy: denominator, rule: rounding)
+        return Money(minorUnits: try Self.checkedMinorUnits(rounded, commodity: target, operation: operation), commodity: target)
+    }
+
+    private static func greatestCommonDivisor(_ first: UInt128, _ second: UInt128) -> UInt128 {
+        var (a, b) = (first, second)
+        while b != 0 { (a, b) = (b, a % b) }
+        return a
+    }
+}

@@ -10,10 +10,10 @@ public struct NetWorthProjector: SnapshotTaking {
     public init() {}
 
     public let name = "net_worth"
-    public let version = 5
+    public let version = 6
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
-        "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
+        "nw_price_pairs", "nw_fx_pairs", "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
     ]
     public let cacheTables = ["nw_snapshots"]
 
@@ -62,6 +62,17 @@ public struct NetWorthProjector: SnapshotTaking {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_prices_at ON nw_prices (symbol, effective_at);
             CREATE INDEX nw_prices_by_time ON nw_prices (effective_at, recorded_at);
+            -- "The latest price of a symbol in a currency, effective by D, known at K": a seek to
+            -- (symbol, commodity, D) walking back, answered from the index alone.
+            CREATE INDEX nw_prices_in ON nw_prices (symbol, commodity, effective_at, sequence, recorded_at, amount);
+            -- Which symbol is priced in which currency, and which currencies have a rate: the
+            -- graph market values are found on (a handful of rows, read whole).
+            CREATE TABLE nw_price_pairs (
+                symbol TEXT NOT NULL, commodity TEXT NOT NULL, PRIMARY KEY (symbol, commodity)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_fx_pairs (
+                base TEXT NOT NULL, quote TEXT NOT NULL, PRIMARY KEY (base, quote)
+            ) STRICT, WITHOUT ROWID;
             CREATE TABLE nw_fx_rates (
                 base TEXT NOT NULL, quote TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
                 sequence INTEGER NOT NULL, significand INTEGER NOT NULL, scale INTEGER NOT NULL,
@@ -156,10 +167,12 @@ public struct NetWorthProjector: SnapshotTaking {
             try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [quote.symbol.code, effective, recorded, sequence, quote.price.commodity.code,
                                        quote.price.minorUnits, quote.source.rawValue])
+            try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.price.commodity.code])
             try changed(at: effective)
         case .fxRateSet(let rate):
             try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
+            try db.execute(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)", arguments: [rate.base.code, rate.quote.code])
             try changed(at: effective)
         case .priceStalenessSet(let change):
             try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])

@@ -5,12 +5,17 @@ import Tally
 struct BalancesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "balances",
-        abstract: "Every non-zero balance by account and currency, now or as of a date.",
+        abstract: "Every non-zero balance by account and currency, now or as of a date; with --value, in one currency.",
         discussion: """
             --as-of DATE counts everything effective up to the end of that day in the \
             ledger's time zone; --known-at INSTANT counts only what the ledger had recorded \
             by then. --format csv prints exactly the header account,currency,balance and \
-            one row per account and currency, sorted.
+            one row per account and currency, sorted. --value CUR converts each balance into \
+            CUR at the latest price or rate effective by then (a price or rate either way \
+            round, or one hop through a third currency), rounded half-even to CUR's scale \
+            once per account and commodity; an account's value is the sum of those. A \
+            balance with no price or rate stays in its own units and its commodity is listed \
+            as not converted (on standard error, or in the JSON).
             """
     )
 
@@ -21,35 +26,123 @@ struct BalancesCommand: ParsableCommand {
     @Option(help: "table, csv or json.")
     var format: Format = .table
 
+    @Option(help: ArgumentHelp("Value every balance in this currency (e.g. EUR) at the latest prices and rates.", valueName: "currency"))
+    var value: String?
+
     @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
+        let currency = try value.map { try CLIParse.commodity($0, option: "--value") }
         let ledger = try Ledger.openForReading(at: storeOptions.path)
         defer { try? ledger.close() }
-        let balances = try ledger.balances(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
-            .filter { !$0.amount.isZero }
+        let asOf = try time.asOfInstant(ledger)
+        let knownAt = try time.knownAtInstant()
+        if let currency {
+            try printValues(try ledger.marketValues(in: currency, asOf: asOf, knownAt: knownAt))
+            return
+        }
+        let balances = try ledger.balances(asOf: asOf, knownAt: knownAt).filter { !$0.amount.isZero }
         switch format {
         case .csv:
             print(BalancesCSV.render(balances), terminator: "")
         case .json:
-            let objects = balances.map { balance in
-                Output.jsonObject([
-                    ("account", EventJSON.quoted(balance.account)),
-                    ("currency", EventJSON.quoted(balance.amount.commodity.code)),
-                    ("balance", EventJSON.quoted(balance.amount.decimalString)),
-                ])
-            }
-            print("[" + objects.joined(separator: ",") + "]")
+            print(JSONText.array(balances.map(Self.jsonRow)))
         case .table:
-            guard !balances.isEmpty else {
-                print("no non-zero balances")
-                return
-            }
-            print(Output.table(
-                ["ACCOUNT", "CURRENCY", "BALANCE"],
-                balances.map { [$0.account, $0.amount.commodity.code, $0.amount.decimalString] },
-                rightAligned: [2]
-            ))
+            printTable(balances)
         }
+    }
+
+    private static func jsonRow(_ balance: AccountBalance) -> String {
+        Output.jsonObject([
+            ("account", EventJSON.quoted(balance.account)),
+            ("currency", EventJSON.quoted(balance.amount.commodity.code)),
+            ("balance", EventJSON.quoted(balance.amount.decimalString)),
+        ])
+    }
+
+    private func printTable(_ balances: [AccountBalance]) {
+        guard !balances.isEmpty else {
+            print("no non-zero balances")
+            return
+        }
+        print(Output.table(
+            ["ACCOUNT", "CURRENCY", "BALANCE"],
+            balances.map { [$0.account, $0.amount.commodity.code, $0.amount.decimalString] },
+            rightAligned: [2]
+        ))
+    }
+
+    private func printValues(_ report: MarketValueReport) throws {
+        switch format {
+        case .csv:
+            print(BalancesCSV.render(report.rows), terminator: "")
+        case .table:
+            printTable(report.rows)
+        case .json:
+            print(MarketValueJSON.render(report))
+            return
+        }
+        if !report.notConverted.isEmpty {
+            Output.note("not converted (no price or rate into \(report.currency.code)): \(report.notConverted.map(\.code).joined(separator: ", "))\n")
+        }
+    }
+}
+
+/// `balances --value CUR --format json`: the rows `--format csv` prints, each with the
+/// holdings behind it and how each was converted, and the commodities not converted.
+enum MarketValueJSON {
+    static func render(_ report: MarketValueReport) -> String {
+        let rows = report.accounts.flatMap { account -> [(String, String)] in
+            var rows: [(String, String)] = account.holdings.filter { $0.value == nil }.map { holding in
+                (holding.units.commodity.code, Output.jsonObject([
+                    ("account", EventJSON.quoted(account.account)),
+                    ("currency", EventJSON.quoted(holding.units.commodity.code)),
+                    ("balance", EventJSON.quoted(holding.units.decimalString)),
+                    ("converted", "false"),
+                ]))
+            }
+            if let value = account.value, !value.isZero {
+                rows.append((value.commodity.code, Output.jsonObject([
+                    ("account", EventJSON.quoted(account.account)),
+                    ("currency", EventJSON.quoted(value.commodity.code)),
+                    ("balance", EventJSON.quoted(value.decimalString)),
+                    ("converted", "true"),
+                    ("holdings", JSONText.array(account.holdings.filter { $0.value != nil }.map(holding))),
+                ])))
+            }
+            return rows.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        }
+        return Output.jsonObject([
+            ("currency", EventJSON.quoted(report.currency.code)),
+            ("rows", JSONText.array(rows.map(\.1))),
+            ("not_converted", JSONText.array(report.notConverted.map { EventJSON.quoted($0.code) })),
+        ])
+    }
+
+    private static func holding(_ holding: ValuedHolding) -> String {
+        var fields: [(String, String)] = [
+            ("commodity", EventJSON.quoted(holding.units.commodity.code)),
+            ("units", EventJSON.quoted(holding.units.decimalString)),
+            ("value", EventJSON.quoted(holding.value?.decimalString ?? "")),
+        ]
+        guard let conversion = holding.conversion else {
+            fields.append(("method", EventJSON.quoted("same")))
+            return Output.jsonObject(fields)
+        }
+        fields.append(("method", EventJSON.quoted(conversion.method)))
+        fields.append(("via", JSONText.string(conversion.via?.code)))
+        fields.append(("steps", JSONText.array(conversion.steps.map { step in
+            Output.jsonObject([
+                ("from", EventJSON.quoted(step.from.code)),
+                ("to", EventJSON.quoted(step.to.code)),
+                ("kind", EventJSON.quoted(step.quote.kind.rawValue)),
+                ("quote", EventJSON.quoted("1 \(step.quote.base.code) = \(step.quote.value.decimalString) \(step.quote.quote.code)")),
+                ("inverted", step.isInverted ? "true" : "false"),
+                ("effective_at", EventJSON.quoted(step.quote.effectiveAt.description)),
+                ("recorded_at", EventJSON.quoted(step.quote.recordedAt.description)),
+                ("seq", "\(step.quote.sequence)"),
+            ])
+        })))
+        return Output.jsonObject(fields)
     }
 }

@@ -5,7 +5,7 @@ import Tally
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a journal CSV (.csv) or events in their JSON form (.ndjson).",
+        abstract: "Import a journal CSV or a prices CSV (.csv), or events in their JSON form (.ndjson).",
         discussion: """
             A journal CSV starts with the header \(JournalCSV.header); each row moves the \
             signed amount into account out of counter_account at the start of date in the \
@@ -17,13 +17,17 @@ struct ImportCommand: ParsableCommand {
             payee, category) and how many identical rows precede it in the file, so \
             re-running a file after a crash, or a corrected or longer file after a refused \
             or partial import, adds only the rows not yet there. Text fields may not hold \
-            control characters (NUL, ESC, tab, line breaks).
+            control characters (NUL, ESC, tab, line breaks). A prices CSV starts with the \
+            header \(PricesCSV.header); each row records the price of one unit of symbol in \
+            currency at the start of date. A row repeating a price already recorded for that \
+            symbol and day is skipped; a different price for the same symbol and day refuses \
+            the whole file, naming the line.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: ArgumentHelp("The file: FILE.csv (journal) or FILE.ndjson / FILE.jsonl (events).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The file: FILE.csv (journal or prices) or FILE.ndjson / FILE.jsonl (events).", valueName: "file"))
     var file: String
 
     @Option(help: "bar (on a terminal), json (one {\"committed_seq\": N} line per commit on standard output) or none.")
@@ -71,6 +75,11 @@ struct ImportCommand: ParsableCommand {
         let reader = try EventStoreReader.open(at: storeOptions.path)
         let summary: ImportSummary
         switch format {
+        case .journal where try CSVImportKind.of(csvAt: file) == .prices:
+            let prices = try PricesImport.validate(csvAt: file, calendar: try reader.ledgerCalendar(), progress: report)
+            let ledger = try Ledger.open(at: storeOptions.path)
+            defer { try? ledger.close() }
+            summary = try ledger.importPrices(prices, batchSize: batchSize, progress: report)
         case .journal:
             let journal = try JournalImport.validate(csvAt: file, calendar: try reader.ledgerCalendar(), progress: report)
             let ledger = try Ledger.open(at: storeOptions.path)
