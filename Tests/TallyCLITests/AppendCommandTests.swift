@@ -68,6 +68,20 @@ import Testing
         #expect(try directory.snapshot("store") == before)
     }
 
+    /// A pot withdrawal from a pot that does not exist, on line 5 of a file appended in
+    /// batches of 2: the whole file is refused before the first batch, naming the line.
+    @Test func anInadmissibleEventInALaterBatchRefusesTheWholeFile() throws {
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory)
+        let missingPot = #"{"type":"pot_withdrawn","version":1,"effective_at":"2026-05-03T09:00:00Z","data":{"pot_id":"nowhere","amount":{"amount":"5.00","currency":"USD"}}}"#
+        let file = try directory.file("events.ndjson", [Self.deposit, Self.split, Self.pot, Self.legacyDeposit, missingPot].joined(separator: "\n") + "\n")
+        let before = try TallyProcess.run(["log", "--store", store, "--json"]).standardOutput
+        let result = try TallyProcess.run(["append", file, "--store", store, "--batch-size", "2"])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("events.ndjson:5 (pot_withdrawn)"), "\(result.standardError)")
+        #expect(try TallyProcess.run(["log", "--store", store, "--json"]).standardOutput == before, "nothing was appended")
+    }
+
     @Test func aFileLargerThanOneCommitIsRefusedWithTheWayToAppendIt() throws {
         let directory = try TemporaryDirectory()
         let store = try newStore(directory)

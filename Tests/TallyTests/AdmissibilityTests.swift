@@ -103,4 +103,31 @@ import TallyLog
             try ledger.expectConsistent()
         }
     }
+
+    /// A file imported in batches is rehearsed whole first: an event that is not admissible
+    /// in its third batch refuses the file before the first batch, naming its line.
+    @Test func anNDJSONImportIsRefusedWholeWhenALaterBatchHoldsAnInadmissibleEvent() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-05-01T09:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            var lines: [String] = []
+            for index in 0..<25 {
+                lines.append(EventJSON.encode(Event(sequence: UInt64(index + 2), recordedAt: clock.now, effectiveAt: clock.now, cause: nil,
+                                                    idempotencyKey: "d-\(index)", body: deposit("1.00", at: clock).body)))
+            }
+            // Line 23 withdraws more than the wallet will hold by then.
+            lines[22] = EventJSON.encode(Event(sequence: 24, recordedAt: clock.now, effectiveAt: clock.now, cause: nil, idempotencyKey: nil,
+                                               body: .withdrawalMade(WithdrawalMade(account: "main", amount: usd("500.00")))))
+            let path = root + ".ndjson"
+            try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let head = ledger.head
+            #expect { try ledger.importEvents(ndjsonAt: path, batchSize: 10) } throws: { error in
+                (error as? LedgerError)?.message.contains("\(path):23 (withdrawal_made)") == true
+            }
+            #expect(ledger.head == head, "nothing was appended")
+            #expect(try ledger.appendEvents(Array(repeating: deposit("1.00", at: clock), count: 3), batchSize: 2).count == 2)
+        }
+    }
 }

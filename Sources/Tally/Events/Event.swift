@@ -48,12 +48,26 @@ public struct NewEvent: Hashable, Sendable {
     public var cause: CauseReference?
     public var idempotencyKey: String?
     public var body: EventBody
+    /// Where the event came from when it was read from a file (`events.ndjson:12`), for the
+    /// messages that refuse it; not recorded, and not part of equality.
+    var origin: String?
 
     public init(effectiveAt: Instant, cause: CauseReference? = nil, idempotencyKey: String? = nil, body: EventBody) {
         self.effectiveAt = effectiveAt
         self.cause = cause
         self.idempotencyKey = idempotencyKey
         self.body = body
+    }
+
+    public static func == (lhs: NewEvent, rhs: NewEvent) -> Bool {
+        lhs.effectiveAt == rhs.effectiveAt && lhs.cause == rhs.cause && lhs.idempotencyKey == rhs.idempotencyKey && lhs.body == rhs.body
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(effectiveAt)
+        hasher.combine(cause)
+        hasher.combine(idempotencyKey)
+        hasher.combine(body)
     }
 
     public var type: EventType { body.type }

@@ -65,8 +65,9 @@ public enum EventImport {
     ///   the field as its path in the event's JSON form (`data.payee`, `idempotency_key`).
     public static func event(fromLine bytes: some Collection<UInt8>, line: Int, file: String) throws -> NewEvent {
         do {
-            let event = try EventJSON.decode(bytes).event
+            var event = try EventJSON.decode(bytes).event
             _ = try EventCatalog.record(for: event)
+            event.origin = "\(file):\(line)"
             return event
         } catch let error as EventCodingError {
             if let field = error.field, let reason = error.reason {
@@ -142,6 +143,25 @@ extension Ledger {
         func changed(_ detail: String) -> ImportError {
             let appended = summary.sequences.map { "; events were appended as seq \($0.lowerBound)-\($0.upperBound)" } ?? "; nothing was appended"
             return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
+        }
+        // The whole file is rehearsed first, batch by batch as it will be appended: an event
+        // that is not admissible anywhere in it refuses the file before the first append.
+        do {
+            try rehearse { plan in
+                let rehearsal = try LineReader(path: path)
+                var events: [NewEvent] = []
+                events.reserveCapacity(batchSize)
+                while let (line, bytes) = try rehearsal.next() {
+                    events.append(try EventImport.event(fromLine: bytes, line: line, file: path))
+                    if events.count == batchSize {
+                        try plan(Self.skippingUsedKeys(events, admitting: true, skipped: SkipCount()))
+                        events.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !events.isEmpty { try plan(Self.skippingUsedKeys(events, admitting: true, skipped: SkipCount())) }
+            }
+        } catch let error as ImportError where error.code == .invalidRow {
+            throw changed(error.description)
         }
         do {
             while let (line, bytes) = try lines.next() {

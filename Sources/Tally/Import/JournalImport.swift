@@ -1,4 +1,5 @@
 import GRDB
+internal import Synchronization
 import TallyLog
 
 /// A journal CSV that passed the validating pass: every row is well formed.
@@ -186,8 +187,15 @@ extension Ledger {
     /// ``Admissibility`` checks of events that arrive already decided (an NDJSON import);
     /// a journal's rows are admissible by construction and are folded as one batch.
     func appendSkippingUsedKeys(_ events: [NewEvent], admitting: Bool = false) throws -> (result: CommandResult, skipped: Int) {
-        var skipped = 0
-        let result = try perform(admitting: admitting) { db in
+        let skipped = SkipCount()
+        let result = try run(Self.skippingUsedKeys(events, admitting: admitting, skipped: skipped))
+        return (result, skipped.value.withLock { $0 })
+    }
+
+    /// The command ``appendSkippingUsedKeys(_:admitting:)`` runs; `skipped` counts the
+    /// events it leaves out.
+    static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, skipped: SkipCount) -> LedgerCommand {
+        var command = LedgerCommand { db in
             let lookup = try db.cachedStatement(sql: "SELECT 1 FROM idempotency_keys WHERE key = ?")
             var keys = Set<String>(minimumCapacity: events.count)
             var kept: [NewEvent] = []
@@ -195,7 +203,7 @@ extension Ledger {
             for event in events {
                 if let key = event.idempotencyKey {
                     guard keys.insert(key).inserted, try Int64.fetchOne(lookup, arguments: [key]) == nil else {
-                        skipped += 1
+                        skipped.value.withLock { $0 += 1 }
                         continue
                     }
                 }
@@ -203,7 +211,8 @@ extension Ledger {
             }
             return kept
         }
-        return (result, skipped)
+        command.admitsEvents = admitting
+        return command
     }
 
     /// Runs a plan as a command, its events checked by ``Admissibility`` when `admitting`.
@@ -216,4 +225,9 @@ extension Ledger {
             return try run(command)
         }
     }
+}
+
+/// How many events an import's command left out as already recorded.
+final class SkipCount: Sendable {
+    let value = Mutex(0)
 }

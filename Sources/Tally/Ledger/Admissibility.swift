@@ -20,11 +20,12 @@ enum Admissibility {
         let commodity: Commodity
     }
 
-    /// Checks `event` (the `position`-th of its command) against the state before it, and
-    /// returns the balances it moves that must not go below zero (``checkAfter(_:position:_:_:)``).
-    static func checkBefore(_ event: NewEvent, position: Int, _ db: Database) throws -> [ProtectedBalance] {
+    /// Checks `event` (named `label` in messages: its place in the command or in a file)
+    /// against the state before it, and returns the balances it moves that must not go below
+    /// zero (``checkAfter(_:label:_:_:)``).
+    static func checkBefore(_ event: NewEvent, label: String, _ db: Database) throws -> [ProtectedBalance] {
         func refuse(_ code: LedgerError.Code, _ reason: String) -> LedgerError {
-            LedgerError(code, "event \(position + 1) (\(event.type.name)): \(reason); nothing was appended")
+            LedgerError(code, "\(label) (\(event.type.name)): \(reason); nothing was appended")
         }
         func positive(_ amount: Money, _ field: String) throws {
             guard amount.isPositive else { throw refuse(.invalidArgument, "'\(field)' must be more than zero") }
@@ -93,13 +94,13 @@ enum Admissibility {
         }
     }
 
-    /// Checks, once `event` is folded, that none of the balances ``checkBefore(_:position:_:)``
+    /// Checks, once `event` is folded, that none of the balances ``checkBefore(_:label:_:)``
     /// named is below zero.
-    static func checkAfter(_ event: Event, position: Int, _ balances: [ProtectedBalance], _ db: Database) throws {
+    static func checkAfter(_ event: Event, label: String, _ balances: [ProtectedBalance], _ db: Database) throws {
         let context = DatabasePostingContext(db: db)
         for balance in balances where try context.balance(of: balance.account, in: balance.commodity) < 0 {
             throw LedgerError(.insufficientFunds, """
-                event \(position + 1) (\(event.type.name)): it would take \(balance.account) below zero in \(balance.commodity.code); nothing was appended
+                \(label) (\(event.type.name)): it would take \(balance.account) below zero in \(balance.commodity.code); nothing was appended
                 """)
         }
     }

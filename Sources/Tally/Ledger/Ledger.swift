@@ -441,9 +441,43 @@ public final class Ledger: Sendable {
     ///   admissible; nothing is appended.
     @discardableResult
     public func appendEvents(_ events: [NewEvent]) throws -> CommandResult {
+        try run(Self.admitting(events))
+    }
+
+    /// Appends events as given, as ``appendEvents(_:)`` does, in commits of `batchSize`
+    /// events (for inputs larger than one commit may hold), all or nothing: the whole input
+    /// is first rehearsed against the read models, each batch admitted where it would land,
+    /// and only when every event is admissible is the first batch appended.
+    ///
+    /// ```swift
+    /// let results = try ledger.appendEvents(events, batchSize: 10_000)
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` naming the first event that is not admissible; nothing is
+    ///   appended. An I/O error while appending leaves the batches before it committed.
+    @discardableResult
+    public func appendEvents(_ events: [NewEvent], batchSize: Int) throws -> [CommandResult] {
+        precondition(batchSize > 0, "a batch holds at least one event")
+        let batches = stride(from: 0, to: events.count, by: batchSize).map { Array(events[$0..<min($0 + batchSize, events.count)]) }
+        try rehearse { plan in
+            for batch in batches { try plan(Self.admitting(batch)) }
+        }
+        return try batches.map { try run(Self.admitting($0)) }
+    }
+
+    /// The command that appends events as decided, each checked by ``Admissibility``.
+    static func admitting(_ events: [NewEvent]) -> LedgerCommand {
         var command = LedgerCommand { _ in events }
         command.admitsEvents = true
-        return try run(command)
+        return command
+    }
+
+    /// Plans commands one after another as one group would, each against the state the
+    /// earlier ones leave, and keeps nothing: the first refusal is thrown. Waits for the
+    /// commands in flight and holds the next ones back while it runs.
+    func rehearse(_ body: (_ plan: (LedgerCommand) throws -> Void) throws -> Void) throws {
+        _ = try writableStore()
+        try queue.exclusively { try pipeline.rehearse(body) }
     }
 
     // MARK: Read models

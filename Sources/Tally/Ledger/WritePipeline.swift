@@ -141,7 +141,7 @@ final class WritePipeline: Sendable {
     }
 
     /// Plans, encodes and folds one command against the open transaction.
-    private func plan(_ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database) throws -> Ledger.CommandResult {
+    fileprivate func plan(_ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database) throws -> Ledger.CommandResult {
         if let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db) {
             let events = try draft.events(in: range) ?? committedEvents(range)
             try Self.requireSameInput(command, key: key, first: events.first)
@@ -176,9 +176,10 @@ final class WritePipeline: Sendable {
                 sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: event.effectiveAt, cause: cause,
                 idempotencyKey: event.idempotencyKey, body: event.body)
             if command.admitsEvents {
-                let protected = try Admissibility.checkBefore(event, position: position, db)
+                let label = event.origin ?? "event \(position + 1)"
+                let protected = try Admissibility.checkBefore(event, label: label, db)
                 try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
-                try Admissibility.checkAfter(folded, position: position, protected, db)
+                try Admissibility.checkAfter(folded, label: label, protected, db)
             }
             records.append(record)
             events.append(folded)
@@ -201,7 +202,7 @@ final class WritePipeline: Sendable {
         let recorded = try draft.events(in: range.lowerBound...range.lowerBound) ?? committedEvents(range.lowerBound...range.lowerBound)
         guard let first = recorded.first, first.body == event.body, first.effectiveAt == event.effectiveAt else {
             throw LedgerError(.idempotencyConflict, """
-                the idempotency key '\(key)' was used by event \(range.lowerBound) for a different event; \
+                \(event.origin.map { "\($0): " } ?? "")the idempotency key '\(key)' was used by event \(range.lowerBound) for a different event; \
                 a repeat must be the same event, and a new event needs a new key
                 """)
         }
@@ -257,6 +258,29 @@ final class WritePipeline: Sendable {
     }
 }
 
+extension WritePipeline {
+    /// Plans commands one after another, each against state that includes the earlier ones,
+    /// exactly as one group would, then rolls everything back: nothing reaches the log or the
+    /// read models. The first refusal is thrown. An import rehearses a whole file before it
+    /// appends its first batch, so that a refusal anywhere in it leaves the store as it was.
+    /// Call it while no group runs (``CommandQueue/exclusively(_:)``).
+    func rehearse(_ body: (_ plan: (LedgerCommand) throws -> Void) throws -> Void) throws {
+        guard let store else {
+            throw StoreError(.readOnly, "this ledger was opened for reading; open it with Ledger.open to run commands")
+        }
+        try catchUpIfBehind(store)
+        let recordedAt = Instant(microsecondsSinceEpoch: max(clock().microsecondsSinceEpoch, store.writer.lastRecordedAt))
+        var draft = GroupDraft(first: store.head.sequence + 1, recordedAt: recordedAt, frameLimits: store.writer.frameLimits, isRehearsal: true)
+        try readModels.database.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                draft.checkpoints = try ReadModelStore.checkpoints(db)
+                try body { command in _ = try plan(command, into: &draft, db) }
+                return .rollback
+            }
+        }
+    }
+}
+
 /// Thrown inside a command's savepoint when its events do not fit the frame being built.
 private struct FrameFull: Error {}
 
@@ -265,30 +289,39 @@ struct GroupDraft {
     let first: UInt64
     let recordedAt: Instant
     let frameLimits: (events: Int, bytes: Int)
+    /// A rehearsal's draft: never full, and it keeps no records (nothing is appended).
+    let isRehearsal: Bool
     private(set) var records: [LogRecord] = []
     private(set) var events: [Event] = []
+    /// How many records the draft holds (a rehearsal counts them without keeping them).
+    private(set) var recordCount = 0
     /// Each projector's checkpoint as the group's folds have moved it (the table itself moves
     /// once the frame is durable).
     var checkpoints: [String: UInt64] = [:]
     private var bytes = 0
 
-    init(first: UInt64, recordedAt: Instant, frameLimits: (events: Int, bytes: Int)) {
+    init(first: UInt64, recordedAt: Instant, frameLimits: (events: Int, bytes: Int), isRehearsal: Bool = false) {
         self.first = first
         self.recordedAt = recordedAt
         self.frameLimits = frameLimits
+        self.isRehearsal = isRehearsal
     }
 
     /// The sequence number the next event gets.
-    var next: UInt64 { first + UInt64(records.count) }
+    var next: UInt64 { first + UInt64(recordCount) }
 
     func fits(_ more: [LogRecord]) -> Bool {
-        records.count + more.count <= frameLimits.events
+        if isRehearsal { return true }
+        return records.count + more.count <= frameLimits.events
             && bytes + more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) } <= frameLimits.bytes
     }
 
     mutating func add(_ more: [LogRecord], _ folded: [Event]) {
-        bytes += more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) }
-        records.append(contentsOf: more)
+        recordCount += more.count
+        if !isRehearsal {
+            bytes += more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) }
+            records.append(contentsOf: more)
+        }
         events.append(contentsOf: folded)
         if let last = folded.last?.sequence {
             for name in checkpoints.keys { checkpoints[name] = max(checkpoints[name]!, last) }

@@ -11,7 +11,8 @@ struct AppendCommand: ParsableCommand {
             One event object per line (see Schemas/). Every line is checked before anything \
             is written: a bad line stops the command with its line number and the store \
             stays as it was. By default the whole file is one atomic commit; with \
-            --batch-size N each N events are one atomic, durable commit. `seq` and \
+            --batch-size N each N events are one durable commit, and the whole file is \
+            checked for admissibility before the first is appended. `seq` and \
             `recorded_at` in the input are ignored: the log assigns them.
             """
     )
@@ -38,32 +39,14 @@ struct AppendCommand: ParsableCommand {
         let ledger = try Ledger.open(at: storeOptions.path)
         defer { try? ledger.close() }
         let size = batchSize == 0 ? events.count : batchSize
-        var first: UInt64?
-        var last: UInt64 = 0
-        var commits = 0
-        var skipped = 0
-        var start = 0
-        while start < events.count {
-            let batch = Array(events[start..<min(start + size, events.count)])
-            let result: Ledger.CommandResult
-            do {
-                result = try ledger.appendEvents(batch)
-            } catch let error as LedgerError {
-                // The ledger names the event by its place in the batch: name the file's.
-                let where_ = commits > 0 ? "; events 1-\(start) were appended (seq \(first!)-\(last)), the rest were not" : ""
-                throw ImportError(.invalidRow, file: file, "in the batch from event \(start + 1) of the file, \(error.message)\(where_)")
-            } catch {
-                if commits > 0 {
-                    Output.error("\(file): events 1-\(start) were appended (seq \(first!)-\(last)); the rest were not")
-                }
-                throw error
-            }
-            skipped += batch.count - result.events.count
-            if let appended = result.events.first { first = first ?? appended.sequence }
-            last = result.events.last?.sequence ?? last
-            commits += 1
-            start += size
-        }
+        // All or nothing across batches: the library rehearses the whole file first, and a
+        // refusal names the file and line of the event.
+        let results = try ledger.appendEvents(events, batchSize: size)
+        let appended = results.flatMap(\.events)
+        let first = appended.first?.sequence
+        let last = appended.last?.sequence ?? 0
+        let commits = results.count
+        let skipped = events.count - appended.count
         let repeats = skipped > 0 ? "; \(skipped) already recorded (same idempotency key, same event) were skipped" : ""
         if let first {
             print("Appended \(events.count - skipped) events from \(file) in \(commits) commit\(commits == 1 ? "" : "s"): seq \(first)-\(last)\(repeats)")
