@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Crash harness: kill `tally` with SIGKILL at random moments and check what survives.
 
-Each round starts one writer on a store and kills it (SIGKILL) after a random delay:
+Each round starts a writer on a store (or, in a concurrent round, several) and kills it
+(SIGKILL) after a random delay. The modes (`--modes`, default all of them):
 
 - import:   `tally import FILE.csv --progress json --batch-size B`; every
             `{"committed_seq": N}` line the process printed before it died is an
@@ -27,7 +28,7 @@ After the kill the round checks, in this order:
 2. no acknowledged event is lost: the head (`tally stats --json`) is at or past the
    last acknowledged sequence, and every acknowledged deposit's id is in the log;
 3. commits are atomic: an append left whole batches only, in input order;
-4. the read models catch up: `tally balances --format json` succeeds, then
+4. the store reopens and its read models catch up: `tally balances` succeeds, then
    `tally verify --json` is fully ok (checkpoints at the head, books balance);
 5. re-running the same work completes without duplicates (the import lands every
    row exactly once, the deposits each once), and `tally verify` is ok again;
