@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct VerifyCommandTests {
@@ -185,10 +186,85 @@ import Testing
         #expect(line("head ", of: verified)?.hasPrefix("3:") == true)
     }
 
+    /// Found by the crash harness's concurrent mode: without a busy timeout, verify's read-only
+    /// connection failed with "database is locked" (exit 2) while a writer process opened or closed
+    /// the read models. Verify and readers beside a stream of writer processes always exit 0.
+    @Test func verifyAndReadersBesideAStreamOfWriterProcessesExitZero() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory, named: "a", potName: "Holiday")
+        let shared = SharedState()
+        ConcurrentThreads.run(5) { index in
+            if index < 2 {
+                defer { shared.writing.subtract(1, ordering: .sequentiallyConsistent) }
+                for deposit in 0..<16 {
+                    let arguments = ["wealth", "deposit", "1.00", "--idempotency-key", "w\(index)-\(deposit)", "--store", store]
+                    for _ in 0..<500 {
+                        let result = (try? TallyProcess.run(arguments)) ?? TallyRun(status: -1, standardOutput: "", standardError: "could not start")
+                        if result.status == 0 { break }
+                        // A second writer is refused at once, appending nothing: try again.
+                        if !result.standardError.contains("another writer holds") {
+                            shared.failures.withLock { $0.append("\(arguments): \(result.standardError)") }
+                            break
+                        }
+                    }
+                }
+            } else {
+                repeat {
+                    for arguments in index == 4 ? [["balances", "--store", store]] : [["verify", "--json", "--store", store]] {
+                        let result = (try? TallyProcess.run(arguments)) ?? TallyRun(status: -1, standardOutput: "", standardError: "could not start")
+                        if result.status != 0 { shared.failures.withLock { $0.append("\(arguments) exited \(result.status): \(result.standardOutput)\(result.standardError)") } }
+                    }
+                } while shared.writing.load(ordering: .sequentiallyConsistent) > 0
+            }
+        }
+        #expect(shared.failures.withLock { $0 }.isEmpty, "\(shared.failures.withLock { $0 }.prefix(3))")
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 0)
+        #expect(line("head ", of: verified)?.hasPrefix("\(3 + 2 * 16 * 2):") == true, "\(verified.standardOutput)")
+    }
+
+    @Test func aMissingReadModelFileIsANoteInTextAndJSON() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory, named: "a", potName: "Holiday")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + "/readmodels.sqlite" + suffix) }
+        let json = try TallyProcess.run(["verify", "--json", "--store", store])
+        #expect(json.status == 0, "\(json.standardError)")
+        #expect(json.standardOutput.contains(#""read_models":null"#), "\(json.standardOutput)")
+        #expect(json.standardOutput.contains("read models not compared: there is no read-model file"), "\(json.standardOutput)")
+        let text = try TallyProcess.run(["verify", "--store", store])
+        #expect(text.status == 0)
+        #expect(text.standardOutput.contains("note: read models not compared: there is no read-model file"), "\(text.standardOutput)")
+        #expect(try TallyProcess.run(["balances", "--store", store]).status == 0)
+        let caughtUp = try TallyProcess.run(["verify", "--json", "--store", store])
+        #expect(!caughtUp.standardOutput.contains("no read-model file"), "\(caughtUp.standardOutput)")
+    }
+
     @Test func noStoreExitsThree() throws {
         let directory = try TemporaryDirectory()
         let verified = try TallyProcess.run(["verify", "--store", directory.path + "/missing"])
         #expect(verified.status == 3)
         #expect(verified.standardError.contains("no store at"), "\(verified.standardError)")
+    }
+}
+
+/// What the threads of a concurrent test share.
+final class SharedState: Sendable {
+    let writing = Atomic<Int>(2)
+    let failures = Mutex<[String]>([])
+}
+
+/// Runs `body` on `count` threads of their own at once (not the thread pool's, which on a small
+/// machine may run them one after another), and waits for all of them.
+enum ConcurrentThreads {
+    static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                body(index)
+                group.leave()
+            }.start()
+        }
+        group.wait()
     }
 }

@@ -95,6 +95,33 @@ import Testing
         #expect(failures.isEmpty, "\(failures.prefix(3))")
     }
 
+    /// The short run of scripts/load/readers_during_import.py (README, "Crash and fuzz harnesses"):
+    /// four readers loop over `balances`, `audit` and `log` while 2,000 rows are imported; every
+    /// reader exits 0, every balances answer is the balances of a committed prefix of the file (and
+    /// never an earlier one than the reader saw before), every audit the account's first rows, every
+    /// logged event the file's row at its sequence number.
+    @Test func readersDuringAnImportAnswerFromCommittedPrefixes() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/load/readers_during_import.py")
+        let directory = try TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, "--tally", TallyProcess.executable.path, "--rows", "2000", "--readers", "4",
+                             "--batch-size", "50", "--seed", "2026", "--workdir", directory.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let summaryLine = printed.split(separator: "\n").last { $0.hasPrefix("{") }
+        let summary = try summaryLine.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
+        #expect(process.terminationStatus == 0, "\(printed)")
+        #expect(summary["import_exit"] as? Int == 0, "\(printed)")
+        #expect(summary["failures"] as? Int == 0, "\(printed)")
+        #expect((summary["balances_matched"] as? Int ?? 0) > 0, "\(printed)")
+    }
+
     @Test func appendedEventsMustBeAdmissibleAndAKeyedFileAppendsOnce() throws {
         let directory = try TemporaryDirectory()
         let store = try newStore(directory)

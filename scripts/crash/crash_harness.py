@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Crash harness: kill `tally` with SIGKILL at random moments and check what survives.
 
-Each round starts one writer on a store and kills it (SIGKILL) after a random delay:
+Each round starts a writer on a store (or, in a concurrent round, several) and kills it
+(SIGKILL) after a random delay. The modes (`--modes`, default all of them):
 
 - import:   `tally import FILE.csv --progress json --batch-size B`; every
             `{"committed_seq": N}` line the process printed before it died is an
@@ -10,6 +11,15 @@ Each round starts one writer on a store and kills it (SIGKILL) after a random de
             process per deposit; a deposit whose process exited 0 is acknowledged.
 - append:   `tally append - --batch-size B` fed NDJSON on standard input; atomic
             batches, acknowledged when the process exits 0.
+- rebuild:  `tally rebuild` of a store of a few thousand events; nothing is acknowledged,
+            but the log must not change and the store must reopen with the balances it
+            had before.
+- concurrent: several worker processes (this script with --worker) issue durable commands
+            at once, each with an idempotency key (`tally wealth deposit`, `tally pot
+            create`, `tally append -`), retrying while another writer holds the lock, and
+            record each command whose process exited 0 (its output) in a file; a reader
+            worker loops over `tally verify` and `tally balances`, each of which must exit 0.
+            Every worker (and the tally it runs) is killed at the same random moment.
 
 After the kill the round checks, in this order:
 
@@ -18,22 +28,28 @@ After the kill the round checks, in this order:
 2. no acknowledged event is lost: the head (`tally stats --json`) is at or past the
    last acknowledged sequence, and every acknowledged deposit's id is in the log;
 3. commits are atomic: an append left whole batches only, in input order;
-4. the read models catch up: `tally balances --format json` succeeds, then
+4. the store reopens and its read models catch up: `tally balances` succeeds, then
    `tally verify --json` is fully ok (checkpoints at the head, books balance);
 5. re-running the same work completes without duplicates (the import lands every
-   row exactly once, the deposits each once), and `tally verify` is ok again.
+   row exactly once, the deposits each once), and `tally verify` is ok again;
+6. rebuild: the log's head is unchanged and the balances equal those before the kill;
+   concurrent: every acknowledged command's events are in the log at the sequence numbers
+   it printed, re-running it with its key says "already applied" and appends nothing, the
+   reader saw no failure, and the balances equal those of a fresh `tally rebuild`.
 
 Seeded: the seed is printed first and repeats the run's choices (the kill moments
 depend on timing, so a failure is reproduced by the seed plus the store it leaves).
 Exit status 0 when every check held, 1 otherwise. Usage:
 
-    scripts/crash/crash_harness.py --tally .build/debug/tally --kills 1000 --seed 42
+    scripts/crash/crash_harness.py --tally .build/release/tally --kills 1000 --seed 42
+    scripts/crash/crash_harness.py --modes rebuild,concurrent --kills 10
 """
 
 import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -47,7 +63,9 @@ class Failure(Exception):
 
 
 class Harness:
-    def __init__(self, tally, workdir, seed, rows, rounds_per_store, verbose):
+    MODES = ("import", "deposits", "append", "rebuild", "concurrent")
+
+    def __init__(self, tally, workdir, seed, rows, rounds_per_store, verbose, modes=MODES, workers=3):
         self.tally = tally
         self.workdir = workdir
         self.seed = seed
@@ -55,18 +73,28 @@ class Harness:
         self.rows = rows
         self.rounds_per_store = rounds_per_store
         self.verbose = verbose
+        self.modes = list(modes)
+        self.workers = workers
         self.store = None
         self.store_index = 0
         self.round = 0
-        self.duration = {"import": 0.5, "deposits": 1.0, "append": 0.3}
+        self.duration = {"import": 0.5, "deposits": 1.0, "append": 0.3, "rebuild": 0.3, "concurrent": 1.5}
         self.counts = {
             "kills": 0,
             "kills_import": 0,
             "kills_deposits": 0,
             "kills_append": 0,
+            "kills_rebuild": 0,
+            "kills_concurrent": 0,
+            "processes_killed": 0,
             "finished_before_kill": 0,
             "acknowledged_events": 0,
+            "acknowledged_commands": 0,
             "lost_acknowledged_events": 0,
+            "reopen_failures": 0,
+            "balances_changed_by_rebuild": 0,
+            "repeats_not_already_applied": 0,
+            "reader_failures": 0,
             "log_verify_failures": 0,
             "verify_failures_after_catch_up": 0,
             "read_models_behind_after_kill": 0,
@@ -259,28 +287,142 @@ class Harness:
             self.counts["torn_batches"] += 1
             raise Failure(f"the append left {len(events)} events (batch {batch} of {count}) that are not whole batches in order")
 
-    def after_kill(self, killed, mode, acknowledged, base):
+    def round_rebuild(self, tag):
+        # A store of a few thousand events, so that the kill can land inside the fold.
+        base = self.head()
+        if base < self.rows * 5:
+            path = self.journal_csv(tag, self.rows * 5)
+            self.run("import", path, "--progress", "none", "--batch-size", "1000")
+            base = self.head()
+        before = self.reopen()
+        command = [self.tally, "rebuild", "--progress", "none", "--store", self.store]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started = time.monotonic()
+        killed = self.kill_after(process, self.random.uniform(0, self.duration["rebuild"] * 1.2))
+        stdout, stderr = process.communicate()
+        if not killed:
+            self.note_duration("rebuild", time.monotonic() - started)
+            if process.returncode != 0:
+                raise Failure(f"rebuild exited {process.returncode} without a kill: {stderr.strip()[:500]}")
+        # Every event the store held before the rebuild was acknowledged; none may go, none may come.
+        self.after_kill(killed, "rebuild", 0, base)
+        head = self.head()
+        if head != base:
+            self.counts["lost_acknowledged_events"] += max(0, base - head)
+            raise Failure(f"the log held {base} events before the rebuild and {head} after")
+        after = self.reopen()
+        if after != before:
+            self.counts["balances_changed_by_rebuild"] += 1
+            raise Failure(f"the balances changed across the killed rebuild:\n{before}\n---\n{after}")
+
+    def round_concurrent(self, tag):
+        base = self.head()
+        acks = [os.path.join(self.workdir, f"acks-{tag}-{index}.ndjson") for index in range(self.workers + 1)]
+        processes = []
+        for index, path in enumerate(acks):
+            role = "reader" if index == self.workers else "writer"
+            command = [sys.executable, os.path.abspath(__file__), "--worker", role, "--tally", self.tally,
+                       "--workdir", self.store, "--worker-tag", f"{tag}w{index}", "--worker-acks", path,
+                       "--seed", str(self.random.randrange(2**32))]
+            processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                              start_new_session=True))
+        time.sleep(self.random.uniform(0.05, self.duration["concurrent"] * 1.2))
+        # Everyone at once: each worker's process group holds the worker and the tally it runs.
+        for process in processes:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for process in processes:
+            process.wait()
+        records = []
+        for path in acks:
+            if not os.path.exists(path):  # a worker killed before it opened its file acknowledged nothing
+                continue
+            with open(path) as file:
+                records += [json.loads(line) for line in file.read().split("\n")[:-1] if line]
+            os.remove(path)
+        failures = [record for record in records if "failure" in record]
+        if failures:
+            self.counts["reader_failures"] += len(failures)
+            raise Failure(f"{len(failures)} command(s) failed beside the writers: {failures[:3]}")
+        acknowledged = [record for record in records if "events" in record]
+        sequences = [event["seq"] for record in acknowledged for event in record["events"]]
+        self.counts["acknowledged_commands"] += len(acknowledged)
+        self.after_kill(len(processes), "concurrent", max(sequences, default=0), base, events=len(sequences))
+        self.check_acknowledged(acknowledged, base)
+        self.check_repeats(acknowledged)
+        # The read models, caught up event by event, hold what a fresh fold of the log gives.
+        caught_up = self.reopen()
+        self.run("rebuild", "--progress", "none")
+        if self.reopen() != caught_up:
+            self.counts["balances_changed_by_rebuild"] += 1
+            raise Failure("the balances caught up after the kill differ from those of a fresh rebuild")
+        self.expect_verified("after the rebuild")
+
+    def check_acknowledged(self, acknowledged, base):
+        """Every acknowledged command's events are in the log, where it said, as it said."""
+        logged = {event["seq"]: event for event in self.log_events(base + 1)}
+        lost = []
+        for record in acknowledged:
+            for event in record["events"]:
+                found = logged.get(event["seq"])
+                if found is None or found["type"] != event["type"] or found.get("data") != event.get("data"):
+                    lost.append((record["key"], event["seq"], event["type"]))
+        if lost:
+            self.counts["lost_acknowledged_events"] += len(lost)
+            raise Failure(f"{len(lost)} acknowledged events are not in the log as acknowledged: {lost[:5]}")
+
+    def check_repeats(self, acknowledged):
+        """Each acknowledged command again, with its key: already applied, nothing appended."""
+        head = self.head()
+        for record in acknowledged:
+            result = subprocess.run(record["argv"] + ["--store", self.store], input=record.get("stdin"),
+                                    capture_output=True, text=True)
+            if result.returncode != 0 or not Worker.already_applied(record["kind"], result.stdout):
+                self.counts["repeats_not_already_applied"] += 1
+                raise Failure(f"repeating {record['key']} exited {result.returncode}: {result.stdout.strip()[:300]} "
+                              f"{result.stderr.strip()[:300]}")
+        if self.head() != head:
+            self.counts["duplicates_after_rerun"] += self.head() - head
+            raise Failure(f"repeating the acknowledged commands appended {self.head() - head} events")
+
+    def after_kill(self, killed, mode, acknowledged, base, events=None):
         """Checks 1, 2 and 4: an intact log, every acknowledged event there, read models catching up."""
         if killed:
             self.counts["kills"] += 1
             self.counts[f"kills_{mode}"] += 1
+            self.counts["processes_killed"] += 1 if killed is True else killed
         else:
             self.counts["finished_before_kill"] += 1
-        if acknowledged:
+        if events is not None:
+            self.counts["acknowledged_events"] += events
+        elif acknowledged:
             self.counts["acknowledged_events"] += acknowledged - base
         report = self.verify()
         log_problems = [problem for problem in report["problems"] if "read model" not in problem and "projector" not in problem]
-        if not report["ok"]:
-            if log_problems:
-                self.counts["log_verify_failures"] += 1
-                raise Failure(f"verify right after the kill: {log_problems}")
+        if not report["ok"] and log_problems:
+            self.counts["log_verify_failures"] += 1
+            raise Failure(f"verify right after the kill: {log_problems}")
+        # Behind is a note, not a failure (verify's "ok" holds): count the stores the kill left behind.
+        read_models = report.get("read_models")
+        if killed and (not report["ok"] or read_models is None or read_models["needs_recovery"] \
+                       or any(projector["state"] != "at_head" for projector in read_models["projectors"])):
             self.counts["read_models_behind_after_kill"] += 1
         head = self.head()
         if head < acknowledged:
             self.counts["lost_acknowledged_events"] += acknowledged - head
             raise Failure(f"the log ends at {head} but {acknowledged} was acknowledged")
-        self.run("balances", "--format", "json")
+        self.reopen()
         self.expect_verified("after the read models caught up")
+
+    def reopen(self):
+        """The first command after a kill opens the store and catches its read models up: its balances."""
+        result = self.run("balances", "--format", "csv", check=False)
+        if result.returncode != 0:
+            self.counts["reopen_failures"] += 1
+            raise Failure(f"the store did not reopen after the kill: balances exited {result.returncode}: {result.stderr.strip()[:500]}")
+        return result.stdout
 
     def expect_verified(self, when):
         report = self.verify()
@@ -303,10 +445,11 @@ class Harness:
             if self.store is None or self.round % self.rounds_per_store == 0:
                 self.new_store()
             self.round += 1
-            mode = self.random.choice(["import", "import", "deposits", "append"])
+            mode = self.random.choice(self.modes)
             tag = f"r{self.round}"
             specific = ("lost_acknowledged_events", "log_verify_failures", "verify_failures_after_catch_up",
-                        "torn_batches", "duplicates_after_rerun", "rerun_failures")
+                        "torn_batches", "duplicates_after_rerun", "rerun_failures", "reopen_failures",
+                        "balances_changed_by_rebuild", "repeats_not_already_applied", "reader_failures")
             before = [self.counts[key] for key in specific]
             try:
                 getattr(self, f"round_{mode}")(tag)
@@ -329,6 +472,86 @@ class Harness:
         return not self.failures and self.counts["kills"] >= kills
 
 
+class Worker:
+    """One process of a concurrent round (`--worker writer|reader`), run until it is killed.
+
+    A writer issues durable commands, each with an idempotency key of its own, and retries one
+    while another writer holds the lock (that refusal appends nothing); every command whose
+    process exited 0 is one line of its file: kind, key, argv, stdin and the events it printed.
+    A reader loops over `tally verify --json` and `tally balances`; any exit but 0 is a line
+    `{"failure": …}`. Lines are written whole, one `write` each.
+    """
+
+    def __init__(self, tally, store, tag, acks, seed):
+        self.tally = tally
+        self.store = store
+        self.tag = tag
+        self.random = random.Random(seed)
+        self.acks = os.open(acks, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+    def record(self, fields):
+        os.write(self.acks, (json.dumps(fields) + "\n").encode())
+
+    def run(self, argv, stdin=None):
+        return subprocess.run(argv + ["--store", self.store], input=stdin, capture_output=True, text=True)
+
+    def writer(self):
+        for index in range(1_000_000):
+            key = f"{self.tag}:{index}"
+            kind = self.random.choice(["deposit", "deposit", "pot", "append"])
+            stdin = None
+            if kind == "deposit":
+                amount = f"{self.random.randint(1, 999)}.{self.random.randint(0, 99):02d}"
+                argv = [self.tally, "wealth", "deposit", amount, "--idempotency-key", key, "--json"]
+            elif kind == "pot":
+                argv = [self.tally, "pot", "create", f"pot-{self.tag}-{index}", "--target", "100.00",
+                        "--idempotency-key", key, "--json"]
+            else:
+                argv = [self.tally, "append", "-"]
+                stdin = "".join(json.dumps({
+                    "type": "journal_entry_posted", "version": 1, "effective_at": "2025-04-01T00:00:00Z",
+                    "idempotency_key": f"{key}:{line}",
+                    "data": {"account": "Expenses:Concurrent", "counter_account": "Assets:Checking",
+                             "amount": {"amount": f"{self.random.randint(1, 99)}.50", "currency": "USD"},
+                             "payee": f"{key} {line}"},
+                }) + "\n" for line in range(self.random.randint(1, 3)))
+            while True:
+                result = self.run(argv, stdin)
+                if result.returncode == 0 or "another writer holds" not in result.stderr:
+                    break
+                time.sleep(self.random.uniform(0, 0.01))
+            if result.returncode != 0:
+                self.record({"failure": f"{key} ({kind}) exited {result.returncode}: {result.stderr.strip()[:300]}"})
+                continue
+            self.record({"kind": kind, "key": key, "argv": argv, "stdin": stdin,
+                         "events": self.events(kind, result.stdout, stdin)})
+
+    def events(self, kind, stdout, stdin):
+        """The events a command printed it appended: seq, type and data."""
+        if kind != "append":
+            return [{"seq": event["seq"], "type": event["type"], "data": event.get("data")}
+                    for event in json.loads(stdout)["events"]]
+        # `Appended N events from - in 1 commit: seq F-L`, in the order of its input.
+        match = re.search(r"seq (\d+)(?:-(\d+))?", stdout.splitlines()[0])
+        first = int(match.group(1))
+        lines = [json.loads(line) for line in stdin.splitlines()]
+        return [{"seq": first + offset, "type": line["type"], "data": line["data"]} for offset, line in enumerate(lines)]
+
+    @staticmethod
+    def already_applied(kind, stdout):
+        if kind == "append":
+            return "nothing appended" in stdout and "already recorded" in stdout
+        return json.loads(stdout)["already_applied"] is True
+
+    def reader(self):
+        while True:
+            for argv in ([self.tally, "verify", "--json"], [self.tally, "balances", "--format", "csv"]):
+                result = self.run(argv)
+                if result.returncode != 0:
+                    self.record({"failure": f"`{' '.join(argv[1:])}` beside the writers exited {result.returncode}: "
+                                            f"{result.stdout.strip()[:300]} {result.stderr.strip()[:300]}"})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tally", default=".build/debug/tally", help="the tally binary")
@@ -338,13 +561,27 @@ def main():
     parser.add_argument("--rounds-per-store", type=int, default=25, help="rounds before a fresh store")
     parser.add_argument("--workdir", default=None, help="where stores go (default: a new temporary directory)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory even when every check held")
+    parser.add_argument("--modes", default=",".join(Harness.MODES),
+                        help="the modes to draw rounds from, comma-separated (a mode named twice is drawn twice as often)")
+    parser.add_argument("--workers", type=int, default=3, help="writer processes in a concurrent round (and one reader)")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--worker", choices=["writer", "reader"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker-tag", help=argparse.SUPPRESS)
+    parser.add_argument("--worker-acks", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.worker:
+        worker = Worker(arguments.tally, arguments.workdir, arguments.worker_tag, arguments.worker_acks, arguments.seed)
+        getattr(worker, arguments.worker)()
+        return
+    modes = [mode for mode in arguments.modes.split(",") if mode]
+    unknown = [mode for mode in modes if mode not in Harness.MODES]
+    if unknown or not modes:
+        parser.error(f"--modes: unknown {unknown}; choose from {', '.join(Harness.MODES)}")
     seed = arguments.seed if arguments.seed is not None else random.SystemRandom().randrange(2**32)
     workdir = arguments.workdir or tempfile.mkdtemp(prefix="tally-crash-")
     os.makedirs(workdir, exist_ok=True)
     harness = Harness(os.path.abspath(arguments.tally), workdir, seed, arguments.rows, arguments.rounds_per_store,
-                      arguments.verbose)
+                      arguments.verbose, modes, arguments.workers)
     ok = harness.run_all(arguments.kills)
     if ok and not arguments.keep and arguments.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -55,6 +55,9 @@ public struct StoreVerification: Sendable {
     public let contentProblems: [String]
     /// How the read models stand, when the store has them and the log was sound enough to compare.
     public let readModels: ReadModelCheck?
+    /// True when the store has no read-model file at all (`readmodels.sqlite`): nothing to compare,
+    /// and the next command that opens the ledger makes it from the log.
+    public let readModelFileMissing: Bool
 
     /// What the verification concluded.
     public var outcome: Outcome {
@@ -79,6 +82,9 @@ public struct StoreVerification: Sendable {
         var notes: [String] = []
         if let torn = log.tornTail { notes.append("the last frame is not complete and was not counted (\(torn.message))") }
         if readModels == nil && !log.isValid { notes.append("read models not compared: the log is damaged") }
+        if readModels == nil && log.isValid && readModelFileMissing {
+            notes.append("read models not compared: there is no read-model file (readmodels.sqlite); the next tally command that opens the ledger makes it from the log")
+        }
         return notes + (readModels?.notes ?? [])
     }
 }

@@ -23,6 +23,7 @@ public enum StoreVerifier {
     public static func verify(at root: String, expect: LogDigest? = nil, progress: ((UInt64) -> Void)? = nil) throws -> StoreVerification {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
+        // Checkpoints first, then the log (see above): never the other way round.
         let stored = FileManager.default.fileExists(atPath: layout.readModelPath) ? readCheckpoints(layout) : nil
         var sequences: Set<UInt64> = []
         if case .read(let checkpoints)? = stored { sequences = Set(checkpoints.map(\.sequence)) }
@@ -32,7 +33,8 @@ public enum StoreVerifier {
         if log.isValid, scan.undecodable.isEmpty, scan.content.isEmpty, let stored {
             readModels = compare(stored, with: log, scan: scan, layout: layout)
         }
-        return StoreVerification(log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels)
+        return StoreVerification(log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels,
+                                 readModelFileMissing: stored == nil)
     }
 
     // MARK: The log's payloads
@@ -91,9 +93,13 @@ public enum StoreVerifier {
         case unreadable(String)
     }
 
+    /// A read-only connection: it takes no write lock, and waits (up to 10 s) while a writer's
+    /// connection briefly locks the file (opening, or checkpointing the WAL as it closes)
+    /// instead of failing with "database is locked".
     static func openReadOnly(_ layout: StoreLayout) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
+        configuration.busyMode = .timeout(10)
         return try DatabaseQueue(path: layout.readModelPath, configuration: configuration)
     }
 
