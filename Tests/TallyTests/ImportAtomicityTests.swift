@@ -220,4 +220,29 @@ import TallyLog
             try ledger.close()
         }
     }
+
+    /// A bank export re-imported with one row changed (same external id, another amount) is
+    /// a conflict, not "already imported": the whole file is refused before its first batch,
+    /// naming the file, the line and the key, and the store's bytes do not change.
+    @Test func aRowReImportedWithItsExternalIdAndAnotherAmountIsAConflict() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-05-20T16:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            let lines = (1...6).map { "2026-05-0\($0),Assets:Checking,Income:Salary,\($0)0.00,USD,Payer \($0),Salary,bank-\($0)" }
+            let first = try write(lines, to: root + "-first.csv")
+            #expect(try ledger.importJournal(csvAt: first, batchSize: 2).imported == 6)
+            #expect(try ledger.importJournal(csvAt: first, batchSize: 2).duplicatesSkipped == 6, "the same file again adds nothing")
+
+            var changed = lines + ["2026-05-07,Assets:Checking,Income:Salary,70.00,USD,Payer 7,Salary,bank-7"]
+            changed[4] = "2026-05-05,Assets:Checking,Income:Salary,55.00,USD,Payer 5,Salary,bank-5"
+            let second = try write(changed, to: root + "-second.csv")
+            let before = try snapshot(root)
+            #expect { try ledger.importJournal(csvAt: second, batchSize: 2) } throws: { error in
+                guard let error = error as? LedgerError, error.code == .idempotencyConflict else { return false }
+                return error.message.contains("\(second):6") && error.message.contains("'journal:bank-5'")
+            }
+            #expect(try snapshot(root).filter { !$0.key.hasSuffix("-shm") } == before.filter { !$0.key.hasSuffix("-shm") }, "the store is byte for byte as it was")
+        }
+    }
 }

@@ -154,11 +154,11 @@ extension Ledger {
                 while let (line, bytes) = try rehearsal.next() {
                     events.append(try EventImport.event(fromLine: bytes, line: line, file: path))
                     if events.count == batchSize {
-                        try plan(Self.skippingUsedKeys(events, admitting: true, skipped: SkipCount()))
+                        try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, skipped: SkipCount()))
                         events.removeAll(keepingCapacity: true)
                     }
                 }
-                if !events.isEmpty { try plan(Self.skippingUsedKeys(events, admitting: true, skipped: SkipCount())) }
+                if !events.isEmpty { try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, skipped: SkipCount())) }
             }
         } catch let error as ImportError where error.code == .invalidRow {
             throw changed(error.description)

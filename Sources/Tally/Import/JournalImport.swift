@@ -96,7 +96,8 @@ struct JournalEvents {
         guard dayStart.isInCalendarRange else {
             throw ImportError(.invalidRow, file: reader.path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
         }
-        let event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: .journalEntryPosted(row.entry))
+        var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: .journalEntryPosted(row.entry))
+        event.origin = "\(reader.path):\(row.line)"
         return (row.line, event)
     }
 }
@@ -152,6 +153,11 @@ extension Ledger {
             let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
             return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
         }
+        do {
+            try requireNoKeyConflicts(journal, batchSize: batchSize)
+        } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
+            throw changed(error.description)
+        }
         var events = try JournalEvents(path: path, calendar: calendar)
         var batch: [NewEvent] = []
         batch.reserveCapacity(batchSize)
@@ -183,36 +189,108 @@ extension Ledger {
     }
 
     /// Appends events in one commit, leaving out those whose idempotency key was used in an
-    /// earlier commit or earlier in `events`. With `admitting`, each event kept passes the
+    /// earlier commit or earlier in `events` for the same event; a key used for a different
+    /// event (a bank row re-imported with the same external id and another amount, payee or
+    /// date) refuses the whole commit as an idempotency conflict naming the key. With `admitting`, each event kept passes the
     /// ``Admissibility`` checks of events that arrive already decided (an NDJSON import);
     /// a journal's rows are admissible by construction and are folded as one batch.
     func appendSkippingUsedKeys(_ events: [NewEvent], admitting: Bool = false) throws -> (result: CommandResult, skipped: Int) {
         let skipped = SkipCount()
-        let result = try run(Self.skippingUsedKeys(events, admitting: admitting, skipped: skipped))
+        let result = try run(Self.skippingUsedKeys(events, admitting: admitting, root: layout.root, skipped: skipped))
         return (result, skipped.value.withLock { $0 })
     }
 
     /// The command ``appendSkippingUsedKeys(_:admitting:)`` runs; `skipped` counts the
     /// events it leaves out.
-    static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, skipped: SkipCount) -> LedgerCommand {
+    static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, root: String, skipped: SkipCount) -> LedgerCommand {
         var command = LedgerCommand { db in
-            let lookup = try db.cachedStatement(sql: "SELECT 1 FROM idempotency_keys WHERE key = ?")
-            var keys = Set<String>(minimumCapacity: events.count)
+            let lookup = try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?")
+            var seen: [String: NewEvent] = [:]
+            seen.reserveCapacity(events.count)
+            var recorded: [(event: NewEvent, key: String, sequence: UInt64)] = []
             var kept: [NewEvent] = []
             kept.reserveCapacity(events.count)
             for event in events {
                 if let key = event.idempotencyKey {
-                    guard keys.insert(key).inserted, try Int64.fetchOne(lookup, arguments: [key]) == nil else {
+                    if let earlier = seen[key] {
+                        guard Self.isSame(earlier, event) else {
+                            throw keyConflict(event, key: key, usedBy: earlier.origin ?? "an earlier event of the same input")
+                        }
+                        skipped.value.withLock { $0 += 1 }
+                        continue
+                    }
+                    seen[key] = event
+                    if let first = try Int64.fetchOne(lookup, arguments: [key]) {
+                        recorded.append((event, key, UInt64(first)))
                         skipped.value.withLock { $0 += 1 }
                         continue
                     }
                 }
                 kept.append(event)
             }
+            if !recorded.isEmpty { try requireSameAsRecorded(recorded, root: root) }
             return kept
         }
         command.admitsEvents = admitting
         return command
+    }
+
+    /// Before a journal's first batch is appended: when the store holds rows imported with an
+    /// external id, every row of the file whose external id was imported before is compared
+    /// with what that id recorded, so that a conflict refuses the file before anything is
+    /// appended. (Rows keyed by their content cannot conflict: the key is the content.)
+    private func requireNoKeyConflicts(_ journal: ValidatedJournal, batchSize: Int) throws {
+        let hasExternalIds = try read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT 1 FROM idempotency_keys
+                WHERE (key >= 'journal:' AND key < 'journal:row:') OR (key >= 'journal:row;' AND key < 'journal;')
+                LIMIT 1
+                """) != nil
+        }
+        guard hasExternalIds else { return }
+        var events = try JournalEvents(path: journal.path, calendar: calendar)
+        try events.readHeader()
+        var batch: [NewEvent] = []
+        batch.reserveCapacity(batchSize)
+        func check() throws {
+            let command = Self.skippingUsedKeys(batch, admitting: false, root: layout.root, skipped: SkipCount())
+            _ = try read { db in try command.plan(db) }
+            batch.removeAll(keepingCapacity: true)
+        }
+        while let (_, event) = try events.next() {
+            guard let key = event.idempotencyKey, !key.hasPrefix(JournalCSV.contentKeyPrefix) else { continue }
+            batch.append(event)
+            if batch.count == batchSize { try check() }
+        }
+        if !batch.isEmpty { try check() }
+    }
+
+    /// Whether a repeat of a key is the event the key recorded: the same body at the same
+    /// effective time.
+    static func isSame(_ recorded: NewEvent, _ repeated: NewEvent) -> Bool {
+        recorded.body == repeated.body && recorded.effectiveAt == repeated.effectiveAt
+    }
+
+    /// Reads the events repeated keys recorded back from the log, with one reader, and
+    /// refuses the first repeat that is not the same event. A key whose event is not in the
+    /// log yet (a rehearsal's earlier batch) is left to the append, which checks it again.
+    private static func requireSameAsRecorded(_ repeats: [(event: NewEvent, key: String, sequence: UInt64)], root: String) throws {
+        let reader = try EventStoreReader.open(at: root)
+        for (event, key, sequence) in repeats where sequence <= reader.head.sequence {
+            var first: Event?
+            try reader.forEach(from: sequence, through: sequence) { first = $0 }
+            guard let first else { continue }
+            let recorded = NewEvent(effectiveAt: first.effectiveAt, body: first.body)
+            guard isSame(recorded, event) else { throw keyConflict(event, key: key, usedBy: "event \(sequence)") }
+        }
+    }
+
+    private static func keyConflict(_ event: NewEvent, key: String, usedBy: String) -> LedgerError {
+        LedgerError(.idempotencyConflict, """
+            \(event.origin.map { "\($0): " } ?? "")the idempotency key '\(key)' was used by \(usedBy) for a different \(event.type.name) \
+            (another amount, account, payee, date or detail); a repeat must be the same, and a different one needs another key \
+            (external id); nothing was appended
+            """)
     }
 
     /// Runs a plan as a command, its events checked by ``Admissibility`` when `admitting`.
