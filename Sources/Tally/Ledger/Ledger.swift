@@ -49,6 +49,11 @@ public final class Ledger: Sendable {
         /// How long a reader waits for another process's writer lock when it must fold the
         /// log into read models it cannot use as they are. Default 60 s.
         public var readerLockWaitMicroseconds: Int64
+        /// Where the log's files live: the real disk (the default) or a `SimulatedDisk` for
+        /// deterministic fault simulation. The store's directory, its marker and the read
+        /// models stay on the real disk; ``Ledger/create(at:name:baseCurrency:timeZone:options:)``
+        /// needs the real disk (a simulation installs a created log's files on its disk).
+        public var logFileSystem: any LogFileSystem
 
         public init(
             clock: @escaping @Sendable () -> Instant = { Instant.now },
@@ -56,7 +61,8 @@ public final class Ledger: Sendable {
             segmentBytesLimit: Int64 = LogOptions().segmentBytesLimit,
             snapshotInterval: SnapshotInterval = .default,
             subscriptionBufferEvents: Int = 10_000,
-            readerLockWaitMicroseconds: Int64 = 60_000_000
+            readerLockWaitMicroseconds: Int64 = 60_000_000,
+            logFileSystem: any LogFileSystem = PosixFileSystem()
         ) {
             self.clock = clock
             self.syncMode = syncMode
@@ -64,6 +70,7 @@ public final class Ledger: Sendable {
             self.snapshotInterval = snapshotInterval
             self.subscriptionBufferEvents = subscriptionBufferEvents
             self.readerLockWaitMicroseconds = readerLockWaitMicroseconds
+            self.logFileSystem = logFileSystem
         }
 
         var logOptions: LogOptions {
@@ -72,6 +79,7 @@ public final class Ledger: Sendable {
             options.clock = { clock().microsecondsSinceEpoch }
             options.syncMode = syncMode
             options.segmentBytesLimit = segmentBytesLimit
+            options.fileSystem = logFileSystem
             return options
         }
     }
@@ -117,9 +125,13 @@ public final class Ledger: Sendable {
         self.readModels = readModels
         self.calendar = calendar
         self.options = options
-        let observers = Subscriptions(root: layout.root, bufferEvents: options.subscriptionBufferEvents, head: store?.head.sequence ?? readerHead.sequence)
+        let observers = Subscriptions(
+            root: layout.root, fileSystem: options.logFileSystem, bufferEvents: options.subscriptionBufferEvents,
+            head: store?.head.sequence ?? readerHead.sequence)
         self.observers = observers
-        let pipeline = WritePipeline(root: layout.root, faultAfterAppend: options.faultAfterAppend, store: store, readModels: readModels, clock: options.clock, observers: observers)
+        let pipeline = WritePipeline(
+            root: layout.root, fileSystem: options.logFileSystem, faultAfterAppend: options.faultAfterAppend, store: store,
+            readModels: readModels, clock: options.clock, observers: observers)
         self.pipeline = pipeline
         self.queue = CommandQueue { group in pipeline.run(group) }
     }
@@ -134,6 +146,9 @@ public final class Ledger: Sendable {
         let calendar = try LedgerCalendar(timeZoneIdentifier: timeZone)
         guard baseCurrency.isISOCurrency else {
             throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(baseCurrency.code)")
+        }
+        guard options.logFileSystem is PosixFileSystem else {
+            throw LedgerError(.invalidArgument, "a store is created on the real disk; a simulated log file system is for Ledger.open")
         }
         let store = try EventStore.create(
             at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
@@ -158,7 +173,8 @@ public final class Ledger: Sendable {
     public static func open(at root: String, options: Options = Options()) throws -> Ledger {
         let store = try EventStore.open(at: root, options: options.logOptions)
         do {
-            return try attach(store, calendar: try EventStoreReader.open(at: root).ledgerCalendar(), options: options)
+            return try attach(
+                store, calendar: try EventStoreReader.open(at: root, fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
         } catch {
             try? store.close()
             throw error
@@ -179,7 +195,7 @@ public final class Ledger: Sendable {
                 """)
         }
         do {
-            let reader = try EventStoreReader.open(at: store.layout.root)
+            let reader = try EventStoreReader.open(at: store.layout.root, fileSystem: options.logFileSystem)
             try readModels.checkAgreement(with: reader)
             try readModels.catchUp(from: reader)
         } catch {
@@ -209,7 +225,7 @@ public final class Ledger: Sendable {
     public static func openForReading(at root: String, options: Options = Options()) throws -> Ledger {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        let calendar = try EventStoreReader.open(at: root).ledgerCalendar()
+        let calendar = try EventStoreReader.open(at: root, fileSystem: options.logFileSystem).ledgerCalendar()
         let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
         let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
         var caughtUp = false
@@ -219,9 +235,10 @@ public final class Ledger: Sendable {
                     // Checkpoints first, then the log: a live writer publishes a commit to the
                     // log before its read models commit it, so the log is never the one behind.
                     let digests = try readModels.database.read { db in try ReadModelStore.checkpointDigests(db) }
-                    let reader = try EventStoreReader.open(at: root)
+                    let reader = try EventStoreReader.open(at: root, fileSystem: options.logFileSystem)
                     let checkpoint = digests.map(\.sequence).min() ?? 0
-                    if checkpoint >= reader.head.sequence || caughtUp || LogReader.writerIsLive(directory: layout.logDirectory) {
+                    if checkpoint >= reader.head.sequence || caughtUp
+                        || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
                         try readModels.checkAgreement(with: reader, digests: digests)
                         let folded = try readModels.checkpointDigest(reader, digests: digests)
                         return Ledger(layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options, readerHead: folded)
@@ -410,7 +427,7 @@ public final class Ledger: Sendable {
     public static func rebuild(at root: String, options: Options = Options(), progress: ((UInt64) -> Void)? = nil) throws -> LogDigest {
         let store = try EventStore.open(at: root, options: options.logOptions)
         defer { try? store.close() }
-        let reader = try EventStoreReader.open(at: root)
+        let reader = try EventStoreReader.open(at: root, fileSystem: options.logFileSystem)
         let calendar = try reader.ledgerCalendar()
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let path = store.layout.readModelPath + suffix
@@ -434,7 +451,7 @@ public final class Ledger: Sendable {
     public func rebuild(progress: ((UInt64) -> Void)? = nil) throws {
         _ = try writableStore()
         try queue.exclusively {
-            try readModels.rebuild(from: try EventStoreReader.open(at: layout.root), progress: progress)
+            try readModels.rebuild(from: try EventStoreReader.open(at: layout.root, fileSystem: options.logFileSystem), progress: progress)
         }
     }
 }

@@ -22,14 +22,20 @@ final class WritePipeline: Sendable {
     let readModels: ReadModelStore
     /// The store's directory.
     let root: String
+    /// Where the log's files live.
+    let fileSystem: any LogFileSystem
     let faultAfterAppend: (@Sendable () throws -> Void)?
     let clock: @Sendable () -> Instant
     let observers: Subscriptions
     /// Set when the read models may be behind the log (a failed commit after an append).
     private let behind = Mutex(false)
 
-    init(root: String, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?, readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions) {
+    init(
+        root: String, fileSystem: any LogFileSystem, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?,
+        readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions
+    ) {
         self.root = root
+        self.fileSystem = fileSystem
         self.faultAfterAppend = faultAfterAppend
         self.store = store
         self.readModels = readModels
@@ -234,14 +240,14 @@ final class WritePipeline: Sendable {
     /// The events a committed command recorded, read back from the log.
     private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
         var events: [Event] = []
-        try EventStoreReader.open(at: root).forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        try EventStoreReader.open(at: root, fileSystem: fileSystem).forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
         return events
     }
 
     /// Folds the log into read models that a failed commit left behind.
     private func catchUpIfBehind(_ store: EventStore) throws {
         guard isBehind else { return }
-        let reader = try EventStoreReader.open(at: store.layout.root)
+        let reader = try EventStoreReader.open(at: store.layout.root, fileSystem: fileSystem)
         try readModels.checkAgreement(with: reader)
         try readModels.catchUp(from: reader)
         behind.withLock { $0 = false }

@@ -29,16 +29,18 @@ public final class LogWriter: Sendable {
     ///   another writer holds it, `.io` on a failed system call.
     public static func create(directory: String, options: LogOptions = .init()) throws -> LogWriter {
         let options = try options.validated()
-        try StoreDirectory.makeDirectory(directory)
-        let lock = try DirectoryLock.acquire(directory: directory)
+        let fileSystem = options.fileSystem
+        try fileSystem.makeDirectory(directory)
+        let lock = try fileSystem.lockForWriting(directory: directory)
         do {
-            guard try StoreDirectory.segments(in: directory).isEmpty else {
+            guard try StoreDirectory.segments(in: directory, fileSystem: fileSystem).isEmpty else {
                 throw LogError(.alreadyExists, "a log already exists here; open it with LogWriter.open", path: directory)
             }
             let path = StoreDirectory.join(directory, StoreDirectory.segmentName(firstSequence: 1))
-            let file = try createSegment(path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory)
+            let file = try createSegment(
+                path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory, fileSystem: fileSystem)
             let published: PublishedHeadFile
-            do { published = try PublishedHeadFile(directory: directory, sequence: 0) } catch { file.close(); throw error }
+            do { published = try PublishedHeadFile(directory: directory, sequence: 0, fileSystem: fileSystem) } catch { file.close(); throw error }
             let state = WriterState(
                 directory: directory, active: file, activeLength: Int64(LogFormat.segmentHeaderBytes), activeFrames: 0,
                 nextSequence: 1, lastHash: LogFormat.genesisHash, lastRecordedAt: .min, published: published)
@@ -55,17 +57,18 @@ public final class LogWriter: Sendable {
     /// frame, and validates every sealed segment's header and the continuity between segments. A torn
     /// last frame (one that runs past the end of the file, or a zero tail) is cut off and the cut synced.
     /// Any other damage refuses to open, naming the segment file and byte offset; nothing is rewritten.
-    /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:)``.
+    /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:fileSystem:)``.
     /// - Throws: ``LogError`` `.notFound`, `.locked`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
     public static func open(directory: String, options: LogOptions = .init()) throws -> LogWriter {
         let options = try options.validated()
-        guard StoreDirectory.exists(directory) else {
+        let fileSystem = options.fileSystem
+        guard fileSystem.exists(directory) else {
             throw LogError(.notFound, "the log directory does not exist; create a log with LogWriter.create", path: directory)
         }
-        let lock = try DirectoryLock.acquire(directory: directory)
+        let lock = try fileSystem.lockForWriting(directory: directory)
         do {
-            let snapshot = try StoreScanner.scan(directory: directory, role: .writer)
-            let state = try recover(snapshot)
+            let snapshot = try StoreScanner.scan(directory: directory, role: .writer, fileSystem: fileSystem)
+            let state = try recover(snapshot, fileSystem: fileSystem)
             return LogWriter(core: WriterCore(lock: lock, state: state, options: options))
         } catch {
             lock.release()
@@ -134,33 +137,33 @@ public final class LogWriter: Sendable {
 
     // MARK: Open helpers
 
-    static func createSegment(path: String, header: SegmentHeader, directory: String) throws -> FileDescriptor {
-        let file = try FileDescriptor.open(path, flags: O_RDWR | O_CREAT | O_EXCL)
+    static func createSegment(path: String, header: SegmentHeader, directory: String, fileSystem: any LogFileSystem) throws -> any LogFile {
+        let file = try fileSystem.open(path, mode: .createNew)
         do {
             let bytes = header.encoded()
             try file.write(bytes, at: 0)
             try file.fullSync()
-            try syncDirectory(directory)
+            try fileSystem.syncDirectory(directory)
             return file
         } catch {
             file.close()
-            unlink(path)
+            try? fileSystem.remove(path)
             throw error
         }
     }
 
-    private static func recover(_ snapshot: StoreSnapshot) throws -> WriterState {
+    private static func recover(_ snapshot: StoreSnapshot, fileSystem: any LogFileSystem) throws -> WriterState {
         let directory = snapshot.directory
         switch snapshot.tail {
         case .tornSegmentHeader(let path, let firstSequence):
-            let file = try FileDescriptor.open(path, flags: O_RDWR)
+            let file = try fileSystem.open(path, mode: .readWrite)
             let published: PublishedHeadFile
             do {
                 try file.truncate(to: 0)
                 try file.write(SegmentHeader(firstSequence: firstSequence, startHash: snapshot.head.hash).encoded(), at: 0)
                 try file.fullSync()
-                try syncDirectory(directory)
-                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence)
+                try fileSystem.syncDirectory(directory)
+                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence, fileSystem: fileSystem)
             } catch {
                 file.close()
                 throw error
@@ -171,7 +174,7 @@ public final class LogWriter: Sendable {
                 published: published)
         case .clean, .tornFrame, .zeroTail, .uncommitted:
             let last = snapshot.segments[snapshot.segments.count - 1]
-            let file = try FileDescriptor.open(last.path, flags: O_RDWR)
+            let file = try fileSystem.open(last.path, mode: .readWrite)
             let published: PublishedHeadFile
             do {
                 if last.fileLength != last.validLength {
@@ -183,7 +186,7 @@ public final class LogWriter: Sendable {
                     // checked but may not be on the disk yet: make them durable, then publish them.
                     try file.dataSync()
                 }
-                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence)
+                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence, fileSystem: fileSystem)
             } catch {
                 file.close()
                 throw error
@@ -212,7 +215,7 @@ public struct AppendPin: Sendable, Hashable {
 /// What the leader owns while it commits: the active segment and the chain's end.
 struct WriterState: Sendable {
     var directory: String
-    var active: FileDescriptor
+    var active: any LogFile
     var activeLength: Int64
     var activeFrames: Int
     var nextSequence: UInt64
@@ -245,7 +248,7 @@ final class AppendRequest: @unchecked Sendable {
 final class WriterCore: @unchecked Sendable {
     let lock = ConditionLock()
     let options: LogOptions
-    private let directoryLock: DirectoryLock
+    private let directoryLock: any LogWriterLock
     private var state: WriterState
     private var pending: [AppendRequest] = []
     private var leaderActive = false
@@ -255,7 +258,7 @@ final class WriterCore: @unchecked Sendable {
     private(set) var head: LogDigest
     private(set) var lastRecordedAt: Int64
 
-    init(lock directoryLock: DirectoryLock, state: WriterState, options: LogOptions) {
+    init(lock directoryLock: any LogWriterLock, state: WriterState, options: LogOptions) {
         self.directoryLock = directoryLock
         self.state = state
         self.options = options
@@ -488,7 +491,8 @@ final class WriterCore: @unchecked Sendable {
         if options.syncMode != .everyCommit { try state.active.dataSync() }
         let path = StoreDirectory.join(state.directory, StoreDirectory.segmentName(firstSequence: firstSequence))
         let file = try LogWriter.createSegment(
-            path: path, header: SegmentHeader(firstSequence: firstSequence, startHash: state.lastHash), directory: state.directory)
+            path: path, header: SegmentHeader(firstSequence: firstSequence, startHash: state.lastHash), directory: state.directory,
+            fileSystem: options.fileSystem)
         state.active.close()
         state.active = file
         state.activeLength = Int64(LogFormat.segmentHeaderBytes)
