@@ -10,6 +10,14 @@ enum StoreDirectory {
         return String(repeating: "0", count: LogFormat.segmentNameDigits - digits.count) + digits + LogFormat.segmentSuffix
     }
 
+    /// The directory that holds `path` (`.` for a bare name).
+    static func parent(of path: String) -> String {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }

@@ -308,7 +308,7 @@ struct Verifier {
     /// - Parameters:
     ///   - checked: the frame header and body as read (the body possibly short).
     ///   - offset: where the frame starts; `frameEnd`: where its header says it ends.
-    static func lastFrameIsInFlight(checked: [UInt8], at offset: Int64, frameEnd: Int64, in descriptor: any LogFile, directory: String, fileSystem: any LogFileSystem) throws -> Bool {
+    static func lastFrameIsInFlight(checked: [UInt8], at offset: Int64, frameEnd: Int64, in descriptor: any LogFile, directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> Bool {
         var waited = 0
         var pause = 1_000
         while true {

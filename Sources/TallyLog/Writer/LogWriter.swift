@@ -31,6 +31,8 @@ public final class LogWriter: Sendable {
         let options = try options.validated()
         let fileSystem = options.fileSystem
         try fileSystem.makeDirectory(directory)
+        // The directory's own entry must survive a crash too, or the log vanishes with it.
+        try fileSystem.syncDirectory(StoreDirectory.parent(of: directory))
         let lock = try fileSystem.lockForWriting(directory: directory)
         do {
             guard try StoreDirectory.segments(in: directory, fileSystem: fileSystem).isEmpty else {
