@@ -358,8 +358,9 @@ public final class SimulatedDisk: LogFileSystem, @unchecked Sendable {
         try withInode(file, call) { inode in
             if random.chance(perMillion: faultsValue.syncIOErrorPerMillion) {
                 // ext4: the dirty pages are marked clean and never written; the cache still shows them.
+                // A size change is metadata, journaled: it stays pending.
                 statisticsValue.syncFaults += 1
-                inode.pending = []
+                inode.pending = inode.pending.filter { if case .truncate = $0 { true } else { false } }
                 throw LogError(.io, "\(call) failed: Input/output error (errno 5)", path: file.path)
             }
             for change in inode.pending { Self.apply(change, to: &inode.durable) }

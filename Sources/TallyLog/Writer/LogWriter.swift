@@ -140,6 +140,16 @@ public final class LogWriter: Sendable {
     // MARK: Open helpers
 
     static func createSegment(path: String, header: SegmentHeader, directory: String, fileSystem: any LogFileSystem) throws -> any LogFile {
+        var cleanedUp = true
+        return try createSegment(path: path, header: header, directory: directory, fileSystem: fileSystem, cleanedUp: &cleanedUp)
+    }
+
+    /// Creates a segment file holding only its header, synced with its directory entry. On failure the file is
+    /// removed and the removal synced; `cleanedUp` is false when that failed too, and the file may come back
+    /// after a crash (a writer must then stop: it must not write past it).
+    static func createSegment(
+        path: String, header: SegmentHeader, directory: String, fileSystem: any LogFileSystem, cleanedUp: inout Bool
+    ) throws -> any LogFile {
         let file = try fileSystem.open(path, mode: .createNew)
         do {
             let bytes = header.encoded()
@@ -149,7 +159,12 @@ public final class LogWriter: Sendable {
             return file
         } catch {
             file.close()
-            try? fileSystem.remove(path)
+            do {
+                try fileSystem.remove(path)
+                try fileSystem.syncDirectory(directory)
+            } catch {
+                cleanedUp = false
+            }
             throw error
         }
     }
@@ -219,6 +234,8 @@ struct WriterState: Sendable {
     var directory: String
     var active: any LogFile
     var activeLength: Int64
+    /// How much of the active segment is known to be on the disk: its length at the last successful sync.
+    var syncedLength: Int64 = 0
     var activeFrames: Int
     var nextSequence: UInt64
     var lastHash: [UInt8]
@@ -262,6 +279,8 @@ final class WriterCore: @unchecked Sendable {
 
     init(lock directoryLock: any LogWriterLock, state: WriterState, options: LogOptions) {
         self.directoryLock = directoryLock
+        var state = state
+        state.syncedLength = state.activeLength  // create and recovery sync what they leave
         self.state = state
         self.options = options
         self.head = LogDigest(sequence: state.nextSequence - 1, hash: state.lastHash)
@@ -461,7 +480,7 @@ final class WriterCore: @unchecked Sendable {
     /// Rolls if needed, writes the frame at the end of the active segment, syncs; on failure cuts it back off.
     private func write(_ frame: [UInt8], firstSequence: UInt64, stop: inout LogError?) throws {
         if state.activeFrames > 0 && state.activeLength + Int64(frame.count) > options.segmentBytesLimit {
-            try roll(firstSequence: firstSequence)
+            try roll(firstSequence: firstSequence, stop: &stop)
         }
         let start = state.activeLength
         var written = false
@@ -469,18 +488,23 @@ final class WriterCore: @unchecked Sendable {
             try options.faultInjection?(firstSequence)
             try state.active.write(frame, at: start)
             written = true
-            if options.syncMode == .everyCommit { try state.active.dataSync() }
+            if options.syncMode == .everyCommit {
+                try state.active.dataSync()
+                state.syncedLength = start + Int64(frame.count)
+            }
         } catch {
             // Leave the file as before. After a failed fdatasync the page cache cannot be trusted
             // (a later sync may report success for lost pages), so the writer stops: reopen to recover.
-            if written {
+            if written && options.syncMode == .everyCommit {
                 stop = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path, offset: start)
             }
             do {
                 try state.active.truncate(to: start)
                 try state.active.dataSync()
+                state.syncedLength = start
             } catch let truncation as LogError {
                 stop = LogError(.io, "the writer stopped: cutting back a failed write also failed (\(truncation.message)); reopen the log to recover", path: state.active.path, offset: start)
+                cutBackToSynced()
             }
             throw error
         }
@@ -488,16 +512,45 @@ final class WriterCore: @unchecked Sendable {
         state.activeFrames += 1
     }
 
+    /// After a failed sync, cuts the active segment back to what the last successful sync made durable, so
+    /// that no later reader or writer (a reopen in this boot reads the page cache) takes pages the kernel
+    /// dropped for data on the disk. Best effort: the writer has stopped already.
+    private func cutBackToSynced() {
+        try? state.active.truncate(to: state.syncedLength)
+        try? state.active.dataSync()
+    }
+
     /// Seals the active segment (synced) and starts the next, named by `firstSequence`.
-    private func roll(firstSequence: UInt64) throws {
-        if options.syncMode != .everyCommit { try state.active.dataSync() }
+    /// A failed sync stops the writer (the segment's unsynced pages may be gone), and so does a new segment
+    /// that failed and could not be removed (it could come back after a crash, beside frames written after it).
+    private func roll(firstSequence: UInt64, stop: inout LogError?) throws {
+        if options.syncMode != .everyCommit {
+            do {
+                try state.active.dataSync()
+                state.syncedLength = state.activeLength
+            } catch {
+                stop = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path)
+                cutBackToSynced()
+                throw error
+            }
+        }
         let path = StoreDirectory.join(state.directory, StoreDirectory.segmentName(firstSequence: firstSequence))
-        let file = try LogWriter.createSegment(
-            path: path, header: SegmentHeader(firstSequence: firstSequence, startHash: state.lastHash), directory: state.directory,
-            fileSystem: options.fileSystem)
+        var cleanedUp = true
+        let file: any LogFile
+        do {
+            file = try LogWriter.createSegment(
+                path: path, header: SegmentHeader(firstSequence: firstSequence, startHash: state.lastHash), directory: state.directory,
+                fileSystem: options.fileSystem, cleanedUp: &cleanedUp)
+        } catch {
+            if !cleanedUp {
+                stop = LogError(.io, "the writer stopped: a new segment failed and could not be removed; reopen the log to recover", path: path)
+            }
+            throw error
+        }
         state.active.close()
         state.active = file
         state.activeLength = Int64(LogFormat.segmentHeaderBytes)
+        state.syncedLength = state.activeLength
         state.activeFrames = 0
     }
 
@@ -522,7 +575,9 @@ final class WriterCore: @unchecked Sendable {
         }
         do {
             try state.active.dataSync()
+            state.syncedLength = state.activeLength
         } catch let error as LogError {
+            cutBackToSynced()
             lock.withLock { if stopped == nil { stopped = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path) } }
             throw error
         }
@@ -545,7 +600,10 @@ final class WriterCore: @unchecked Sendable {
         for request in abandoned { request.continuation?.resume(throwing: error) }
         var syncError: (any Error)? = nil
         if options.syncMode != .everyCommit && stopped == nil {
-            do { try state.active.dataSync() } catch { syncError = error }
+            do { try state.active.dataSync() } catch {
+                syncError = error
+                cutBackToSynced()
+            }
         }
         state.active.close()
         state.published.close()
