@@ -12,6 +12,7 @@ struct SimulationFigures: Sendable, CustomStringConvertible {
     var acknowledgedChecked = 0
     var bitFlips = 0
     var damageDetected = 0
+    var unsyncedTailRepairs = 0
     var failures: [String] = []
 
     mutating func add(_ other: SimulationFigures) {
@@ -23,12 +24,14 @@ struct SimulationFigures: Sendable, CustomStringConvertible {
         acknowledgedChecked += other.acknowledgedChecked
         bitFlips += other.bitFlips
         damageDetected += other.damageDetected
+        unsyncedTailRepairs += other.unsyncedTailRepairs
         failures += other.failures
     }
 
     var description: String {
         "seeds \(seeds), steps \(steps), crashes \(crashes), reopens \(reopens), faults injected \(faults), "
             + "acknowledged records checked \(acknowledgedChecked), bit flips \(bitFlips) (damage detected \(damageDetected)), "
+            + "unsynced tails repaired \(unsyncedTailRepairs), "
             + "failures \(failures.count)"
     }
 }
@@ -123,8 +126,8 @@ struct LogSimulator {
                 guard try reopen() else { break step }
             default:
                 note("crash")
+                disk.crash()  // first: releasing the writer closes it, and a close syncs
                 writer = nil
-                disk.crash()
                 figures.crashes += 1
                 if random.chance(perMillion: bitFlipPerMillion) {
                     flipped = disk.flipBit { $0.hasSuffix(".tlog") }
@@ -136,8 +139,8 @@ struct LogSimulator {
         }
         // The end: a crash, and a last check.
         if flipped == nil {
-            writer = nil
             disk.crash()
+            writer = nil
             figures.crashes += 1
             note("final crash")
             _ = try reopen()
@@ -226,6 +229,7 @@ struct LogSimulator {
     mutating func reopen() throws -> Bool {
         figures.reopens += 1
         var attempt = 0
+        var repaired = false
         while true {
             attempt += 1
             if attempt > 4 { disk.faults = .none }
@@ -241,6 +245,18 @@ struct LogSimulator {
                     note("open refused the flipped bit: \(error.code) \(error.message)")
                     figures.damageDetected += 1
                     return false
+                }
+                // Without per-commit syncs, the disk may write unsynced frames back in any order: a crash can
+                // leave a hole before a later frame. Open refuses; a repair cuts at the hole, and must keep
+                // everything synced (checked below).
+                if options.syncMode == .none && !written.isEmpty && !repaired {
+                    note("open refused unsynced frames out of order (\(error.message)); repair")
+                    disk.faults = .none
+                    do { _ = try LogRepair.repair(directory: directory, fileSystem: disk) } catch { throw fail("repair failed: \(error)") }
+                    disk.faults = faults
+                    figures.unsyncedTailRepairs += 1
+                    repaired = true
+                    continue
                 }
                 throw fail("open refused the log after a crash: \(error)")
             }

@@ -265,8 +265,12 @@ public final class Ledger: Sendable {
     public func close() throws {
         queue.close()
         observers.finishAll()
-        try store?.close()
-        try readModels.database.close()
+        // Both are released even when the first fails (a log on a failed disk must not keep
+        // the read-model database open).
+        var failure: (any Error)?
+        do { try store?.close() } catch { failure = error }
+        do { try readModels.database.close() } catch { failure = failure ?? error }
+        if let failure { throw failure }
     }
 
     /// Flushes commits appended with ``Options/syncMode`` `.none` to disk.
