@@ -10,7 +10,7 @@ struct LedgerSimulationTests {
     /// The short run, in the test command.
     @Test func shortRun() {
         let environment = ProcessInfo.processInfo.environment
-        let count = environment["TALLY_SIM_LEDGER_SEEDS"].flatMap(Int.init) ?? 60
+        let count = environment["TALLY_SIM_LEDGER_SEEDS"].flatMap(Int.init) ?? 30
         let first = environment["TALLY_SIM_FIRST_SEED"].flatMap(UInt64.init) ?? 1
         let figures = runLedgerSimulation(first: first, count: count)
         print("ledger simulation: \(figures)")

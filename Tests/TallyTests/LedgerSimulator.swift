@@ -18,6 +18,7 @@ struct LedgerSimulationFigures: Sendable, CustomStringConvertible {
     var readModelsDeleted = 0
     var readModelsRestored = 0
     var aheadRefused = 0
+    var unsyncedTailRepairs = 0
     var faults = 0
     var acknowledgedChecked = 0
     var failures: [String] = []
@@ -27,7 +28,7 @@ struct LedgerSimulationFigures: Sendable, CustomStringConvertible {
         failed += other.failed; repeats += other.repeats; crashes += other.crashes
         crashesInsideCommit += other.crashesInsideCommit; reopens += other.reopens
         readModelsKept += other.readModelsKept; readModelsDeleted += other.readModelsDeleted
-        readModelsRestored += other.readModelsRestored; aheadRefused += other.aheadRefused; faults += other.faults
+        readModelsRestored += other.readModelsRestored; aheadRefused += other.aheadRefused; unsyncedTailRepairs += other.unsyncedTailRepairs; faults += other.faults
         acknowledgedChecked += other.acknowledgedChecked; failures += other.failures
     }
 
@@ -35,7 +36,7 @@ struct LedgerSimulationFigures: Sendable, CustomStringConvertible {
         "seeds \(seeds), commands \(commands) (acknowledged \(acknowledged), refused \(refused), failed \(failed), "
             + "idempotent repeats \(repeats)), crashes \(crashes) (\(crashesInsideCommit) inside a group commit), reopens \(reopens), "
             + "read models kept \(readModelsKept) / deleted \(readModelsDeleted) / restored older \(readModelsRestored), "
-            + "read models ahead refused \(aheadRefused), faults injected \(faults), acknowledged events checked \(acknowledgedChecked), "
+            + "read models ahead refused \(aheadRefused), unsynced tails repaired \(unsyncedTailRepairs), faults injected \(faults), acknowledged events checked \(acknowledgedChecked), "
             + "failures \(failures.count)"
     }
 }
@@ -45,7 +46,7 @@ struct LedgerSimulationFailure: Error, CustomStringConvertible {
     let message: String
     let trace: [String]
     var description: String {
-        "seed \(seed): \(message)\n  replay: LedgerSimulator(seed: \(seed)).run()\n  last steps:\n    " + trace.suffix(30).joined(separator: "\n    ")
+        "seed \(seed): \(message)\n  replay: LedgerSimulator(seed: \(seed)).run()\n  last steps:\n    " + trace.suffix(60).joined(separator: "\n    ")
     }
 }
 
@@ -67,6 +68,18 @@ final class SimulationFlag: Sendable {
 final class SimulationInstantClock: Sendable {
     private let value = Mutex<Int64>(1_779_000_000_000_000)
     func now() -> Instant { value.withLock { $0 += 1_000_000; return Instant(microsecondsSinceEpoch: $0) } }
+}
+
+/// Where the read models of a simulation live: memory-backed `/dev/shm` when there is one (SQLite's syncs
+/// cost nothing there, and SQLite's own durability is not what is simulated), else the temporary directory.
+func simulationDirectory() -> String {
+    if let directory = ProcessInfo.processInfo.environment["TALLY_SIM_DIRECTORY"] { return directory }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
+       FileManager.default.isWritableFile(atPath: "/dev/shm") {
+        return "/dev/shm"
+    }
+    return FileManager.default.temporaryDirectory.path
 }
 
 /// A store made once per process on the real disk: every run starts from a copy of it.
@@ -135,7 +148,7 @@ struct LedgerSimulator {
             writeNoSpacePerMillion: profile & 1 == 1 ? Int.random(in: 0...30_000, using: &random) : 0,
             writeIOErrorPerMillion: profile & 1 == 1 ? Int.random(in: 0...30_000, using: &random) : 0,
             syncIOErrorPerMillion: profile & 2 == 2 ? Int.random(in: 0...40_000, using: &random) : 0)
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-sim-\(seed)-\(UUID().uuidString)").path
+        root = simulationDirectory() + "/tally-sim-\(seed)-\(UUID().uuidString)"
         disk = SimulatedDisk(seed: random.next(), faults: .none, roots: [root, root + "/log"])
         let dice = SimulationDice(seed: random.next())
         let insideCommitPerMillion = random.chance(perMillion: 500_000) ? 60_000 : 0
@@ -175,6 +188,8 @@ struct LedgerSimulator {
         }
         note("options: sync \(options.syncMode), segment \(options.segmentBytesLimit) B, faults \(faults)")
         try install()
+        try EventStoreReader.open(at: root, fileSystem: disk).forEach { baseline.append($0) }
+        syncedThrough = UInt64(baseline.count)
         guard try reopen(afterCrash: false) else { return figures }
         for _ in 0..<stepsLimit {
             if crashedInside.value {
@@ -388,11 +403,14 @@ struct LedgerSimulator {
         }
         // Read models ahead of the log must be refused.
         disk.faults = .none
-        let logHead: UInt64
-        do { logHead = try LogReader.open(directory: root + "/log", fileSystem: disk).head.sequence } catch {
-            throw fail("the log cannot be read after a crash: \(error)")
+        var logHead: UInt64
+        do { logHead = try LogReader.open(directory: root + "/log", fileSystem: disk).head.sequence } catch let error as LogError {
+            try repairUnsyncedTail(error)
+            do { logHead = try LogReader.open(directory: root + "/log", fileSystem: disk).head.sequence } catch {
+                throw fail("the log cannot be read after a repair: \(error)")
+            }
         }
-        let checkpoint = readModelCheckpoint()
+        var checkpoint = readModelCheckpoint()
         disk.faults = faults
         var attempt = 0
         while true {
@@ -405,17 +423,27 @@ struct LedgerSimulator {
                 }
                 break
             } catch let error as StoreError where error.code == .readModelsAhead {
-                guard let checkpoint, checkpoint > logHead else { throw fail("a false 'read models ahead': \(error)") }
+                guard let folded = checkpoint, folded > logHead else { throw fail("a false 'read models ahead': \(error)") }
                 guard options.syncMode == .none else {
-                    throw fail("read models ahead of a log that syncs every commit: an acknowledged commit was lost (\(checkpoint) > \(logHead))")
+                    throw fail("read models ahead of a log that syncs every commit: an acknowledged commit was lost (\(folded) > \(logHead))")
                 }
                 // Without per-commit syncs the log may lose what the read models folded: refused, then rebuilt.
-                note("read models ahead (\(checkpoint) > \(logHead)) refused; rebuilding")
+                note("read models ahead (\(folded) > \(logHead)) refused; rebuilding")
                 figures.aheadRefused += 1
+                forgetSnapshots()
                 for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: root + "/readmodels.sqlite" + suffix) }
+                checkpoint = nil
             } catch let error as LogError where error.code == .io {
                 note("open failed: \(error.message)")
                 if attempt > 8 { throw fail("open keeps failing without faults: \(error)") }
+            } catch let error as LogError {
+                // The writer checks every frame of the last segment; a reader only its last.
+                disk.faults = .none
+                try repairUnsyncedTail(error)
+                do { logHead = try LogReader.open(directory: root + "/log", fileSystem: disk).head.sequence } catch {
+                    throw fail("the log cannot be read after a repair: \(error)")
+                }
+                disk.faults = faults
             } catch let failure as LedgerSimulationFailure {
                 throw failure
             } catch {
@@ -426,6 +454,27 @@ struct LedgerSimulator {
         defer { disk.faults = faults }
         try check()
         return true
+    }
+
+    /// Without per-commit syncs, the disk may write unsynced frames back in any order, and a crash can leave
+    /// a hole before a later frame: open refuses, and a repair cuts at the hole. Anything else is a failure.
+    /// The checks that follow make sure that the cut kept everything synced.
+    mutating func repairUnsyncedTail(_ error: LogError) throws {
+        let unsynced = (acknowledged.keys.max() ?? 0) > syncedThrough || failedSinceReopen > 0
+        guard options.syncMode == .none, unsynced else { throw fail("the log was refused after a crash: \(error)") }
+        note("unsynced frames came back out of order (\(error.message)); repair")
+        do { _ = try LogRepair.repair(directory: root + "/log", fileSystem: disk) } catch { throw fail("repair failed: \(error)") }
+        figures.unsyncedTailRepairs += 1
+        forgetSnapshots()
+    }
+
+    /// Copies of the read models from a history the log has since lost (unsynced commits) would disagree
+    /// with the log, rightly: they are not "older read models" any more.
+    mutating func forgetSnapshots() {
+        for snapshot in snapshots {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: snapshot + suffix) }
+        }
+        snapshots.removeAll()
     }
 
     /// The checks after every reopen.
@@ -457,6 +506,7 @@ struct LedgerSimulator {
             throw fail("the log holds \(events.count - Int(lastAcknowledged)) events past the last acknowledged one, and no command failed")
         }
         figures.acknowledgedChecked += acknowledged.count
+        if Int(acknowledged.keys.max() ?? 0) > events.count { forgetSnapshots() }
         // The read models equal a fresh fold of the log.
         let freshPath = root + "/fresh-\(figures.reopens).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: freshPath + suffix) } }
@@ -470,7 +520,11 @@ struct LedgerSimulator {
         }
         guard try ledger.trialBalance().isEmpty else { throw fail("the trial balance does not balance") }
         note("reopened: \(events.count) events, \(acknowledged.count) acknowledged since the last reopen")
-        // Idempotent repeats return the first result after a reopen.
+        // Idempotent repeats return the first result after a reopen. (A keyed command acknowledged but not
+        // synced, and lost, is no longer applied: it is forgotten.)
+        keyed.removeAll { entry in
+            !entry.events.allSatisfy { Int($0.sequence) <= events.count && events[Int($0.sequence) - 1] == $0 }
+        }
         for entry in keyed.suffix(2) {
             let result: Ledger.CommandResult
             do { result = try entry.run(ledger, entry.key) } catch { throw fail("repeating \(entry.key) after a reopen failed: \(error)") }
