@@ -19,6 +19,12 @@ struct LedgerSimulationTests {
         #expect(failing == 0, "failing seeds")
     }
 
+    /// Found by the 10,000-seed run: after a failed write of the published head (`log/PUBLISHED`),
+    /// readers see the log a commit behind the writer, and the ledger read its own commits back through
+    /// such a reader: repeating a key just acknowledged returned an empty result. The writer's process now
+    /// reads through the writer's own view (`LogWriter.reader()`).
+    @Test(arguments: [171, 438, 2931, 7076] as [UInt64]) func aRepeatReadsTheWritersOwnView(seed: UInt64) { replay(seed) }
+
     /// Replays `seed`; on failure the message holds the trace.
     func replay(_ seed: UInt64) {
         var simulator = LedgerSimulator(seed: seed)

@@ -195,7 +195,7 @@ public final class Ledger: Sendable {
                 """)
         }
         do {
-            let reader = try EventStoreReader.open(at: store.layout.root, fileSystem: options.logFileSystem)
+            let reader = try store.reader()
             try readModels.checkAgreement(with: reader)
             try readModels.catchUp(from: reader)
         } catch {
@@ -455,7 +455,7 @@ public final class Ledger: Sendable {
     public func rebuild(progress: ((UInt64) -> Void)? = nil) throws {
         _ = try writableStore()
         try queue.exclusively {
-            try readModels.rebuild(from: try EventStoreReader.open(at: layout.root, fileSystem: options.logFileSystem), progress: progress)
+            try readModels.rebuild(from: try writableStore().reader(), progress: progress)
         }
     }
 }

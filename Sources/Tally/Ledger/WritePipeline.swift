@@ -240,14 +240,16 @@ final class WritePipeline: Sendable {
     /// The events a committed command recorded, read back from the log.
     private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
         var events: [Event] = []
-        try EventStoreReader.open(at: root, fileSystem: fileSystem).forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        // The writer's own view: readers elsewhere may lag its head (a failed write of the published head).
+        let reader = try store?.reader() ?? EventStoreReader.open(at: root, fileSystem: fileSystem)
+        try reader.forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
         return events
     }
 
     /// Folds the log into read models that a failed commit left behind.
     private func catchUpIfBehind(_ store: EventStore) throws {
         guard isBehind else { return }
-        let reader = try EventStoreReader.open(at: store.layout.root, fileSystem: fileSystem)
+        let reader = try store.reader()
         try readModels.checkAgreement(with: reader)
         try readModels.catchUp(from: reader)
         behind.withLock { $0 = false }

@@ -95,6 +95,12 @@ public final class EventStore: Sendable {
         return try await writer.append(events.map { try EventCatalog.record(for: $0) })
     }
 
+    /// The log through this writer's head, every commit it made included (readers in other
+    /// processes may be a commit behind after a failed write of the published head).
+    func reader() throws -> EventStoreReader {
+        EventStoreReader(layout: layout, reader: try writer.reader())
+    }
+
     /// Releases the writer lock.
     public func close() throws { try writer.close() }
 }

@@ -127,6 +127,21 @@ public final class LogWriter: Sendable {
         core.lock.withLock { core.head }
     }
 
+    /// A view of the log through this writer's head: every commit it made, whether or not readers in
+    /// other processes see it yet (they see what ``PublishedHead`` says, and a failed write of that file
+    /// leaves them a commit behind until the next one). The writer's own process reads its commits here.
+    ///
+    /// ```swift
+    /// let result = try writer.append(records)
+    /// try writer.reader().forEach(from: result.first, through: result.last) { event in … }
+    /// ```
+    /// - Throws: ``LogError`` as ``LogReader/open(directory:fileSystem:)``.
+    public func reader() throws -> LogReader {
+        let head = self.head.sequence
+        return LogReader(snapshot: try StoreScanner.scan(
+            directory: core.directory, role: .reader(writerActive: true, publishedThrough: head), fileSystem: core.options.fileSystem))
+    }
+
     /// Syncs everything written so far (for ``LogOptions/SyncMode/none``).
     public func sync() throws {
         try core.sync()
@@ -267,6 +282,8 @@ final class AppendRequest: @unchecked Sendable {
 final class WriterCore: @unchecked Sendable {
     let lock = ConditionLock()
     let options: LogOptions
+    /// The log directory (never changes; `state` is the leader's alone).
+    let directory: String
     private let directoryLock: any LogWriterLock
     private var state: WriterState
     private var pending: [AppendRequest] = []
@@ -279,6 +296,7 @@ final class WriterCore: @unchecked Sendable {
 
     init(lock directoryLock: any LogWriterLock, state: WriterState, options: LogOptions) {
         self.directoryLock = directoryLock
+        self.directory = state.directory
         var state = state
         state.syncedLength = state.activeLength  // create and recovery sync what they leave
         self.state = state
