@@ -40,7 +40,8 @@ extension Ledger {
     private func firstEvent(recordedWith key: String) throws -> Event? {
         guard let range = try read({ db in try IdempotencyProjector.range(of: key, db) }) else { return nil }
         var first: Event?
-        try EventStoreReader.open(at: layout.root).forEach(from: range.lowerBound, through: range.lowerBound) { first = $0 }
+        let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, fileSystem: options.logFileSystem)
+        try reader.forEach(from: range.lowerBound, through: range.lowerBound) { first = $0 }
         return first
     }
 }

@@ -62,6 +62,11 @@ public final class Ledger: Sendable {
         /// let ledger = try Ledger.open(at: ".tally", options: options)
         /// ```
         public var projectors: [any Projector]
+        /// Where the log's files live: the real disk (the default) or a `SimulatedDisk` for
+        /// deterministic fault simulation. The store's directory, its marker and the read
+        /// models stay on the real disk; ``Ledger/create(at:name:baseCurrency:timeZone:options:)``
+        /// needs the real disk (a simulation installs a created log's files on its disk).
+        public var logFileSystem: any LogFileSystem
 
         public init(
             clock: @escaping @Sendable () -> Instant = { Instant.now },
@@ -70,7 +75,8 @@ public final class Ledger: Sendable {
             snapshotInterval: SnapshotInterval = .default,
             subscriptionBufferEvents: Int = 10_000,
             readerLockWaitMicroseconds: Int64 = 60_000_000,
-            projectors: [any Projector] = []
+            projectors: [any Projector] = [],
+            logFileSystem: any LogFileSystem = PosixFileSystem()
         ) {
             self.projectors = projectors
             self.clock = clock
@@ -79,6 +85,7 @@ public final class Ledger: Sendable {
             self.snapshotInterval = snapshotInterval
             self.subscriptionBufferEvents = subscriptionBufferEvents
             self.readerLockWaitMicroseconds = readerLockWaitMicroseconds
+            self.logFileSystem = logFileSystem
         }
 
         /// The built-in projectors then the embedder's, after checking that no two share a
@@ -109,6 +116,7 @@ public final class Ledger: Sendable {
             options.clock = { clock().microsecondsSinceEpoch }
             options.syncMode = syncMode
             options.segmentBytesLimit = segmentBytesLimit
+            options.fileSystem = logFileSystem
             return options
         }
     }
@@ -154,9 +162,13 @@ public final class Ledger: Sendable {
         self.readModels = readModels
         self.calendar = calendar
         self.options = options
-        let observers = Subscriptions(root: layout.root, bufferEvents: options.subscriptionBufferEvents, head: store?.head.sequence ?? readerHead.sequence)
+        let observers = Subscriptions(
+            root: layout.root, fileSystem: options.logFileSystem, bufferEvents: options.subscriptionBufferEvents,
+            head: store?.head.sequence ?? readerHead.sequence)
         self.observers = observers
-        let pipeline = WritePipeline(root: layout.root, faultAfterAppend: options.faultAfterAppend, store: store, readModels: readModels, clock: options.clock, observers: observers)
+        let pipeline = WritePipeline(
+            root: layout.root, fileSystem: options.logFileSystem, faultAfterAppend: options.faultAfterAppend, store: store,
+            readModels: readModels, clock: options.clock, observers: observers)
         self.pipeline = pipeline
         self.queue = CommandQueue { group in pipeline.run(group) }
     }
@@ -173,6 +185,9 @@ public final class Ledger: Sendable {
             throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(baseCurrency.code)")
         }
         _ = try options.registeredProjectors()
+        guard options.logFileSystem is PosixFileSystem else {
+            throw LedgerError(.invalidArgument, "a store is created on the real disk; a simulated log file system is for Ledger.open")
+        }
         let store = try EventStore.create(
             at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
             effectiveAt: options.clock(), options: options.logOptions
@@ -197,7 +212,8 @@ public final class Ledger: Sendable {
         _ = try options.registeredProjectors()
         let store = try EventStore.open(at: root, options: options.logOptions)
         do {
-            return try attach(store, calendar: try EventStoreReader.open(at: root).ledgerCalendar(), options: options)
+            return try attach(
+                store, calendar: try EventStoreReader.open(at: root, fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
         } catch {
             try? store.close()
             throw error
@@ -218,7 +234,7 @@ public final class Ledger: Sendable {
                 """)
         }
         do {
-            let reader = try EventStoreReader.open(at: store.layout.root)
+            let reader = try store.reader()
             try readModels.checkAgreement(with: reader)
             let nothingFolded = try readModels.database.read { db in
                 try readModels.registeredCheckpointDigests(db).allSatisfy { $0.sequence == 0 }
@@ -257,7 +273,7 @@ public final class Ledger: Sendable {
     public static func openForReading(at root: String, options: Options = Options()) throws -> Ledger {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        let calendar = try EventStoreReader.open(at: root).ledgerCalendar()
+        let calendar = try EventStoreReader.open(at: root, fileSystem: options.logFileSystem).ledgerCalendar()
         let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
         let registered = try options.registeredProjectors()
         let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
@@ -268,9 +284,10 @@ public final class Ledger: Sendable {
                     // Checkpoints first, then the log: a live writer publishes a commit to the
                     // log before its read models commit it, so the log is never the one behind.
                     let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
-                    let reader = try EventStoreReader.open(at: root)
+                    let reader = try EventStoreReader.open(at: root, fileSystem: options.logFileSystem)
                     let checkpoint = digests.map(\.sequence).min() ?? 0
-                    if checkpoint >= reader.head.sequence || caughtUp || LogReader.writerIsLive(directory: layout.logDirectory) {
+                    if checkpoint >= reader.head.sequence || caughtUp
+                        || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
                         try readModels.checkAgreement(with: reader, digests: digests)
                         let folded = try readModels.checkpointDigest(reader, digests: digests)
                         return Ledger(layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options, readerHead: folded)
@@ -297,8 +314,12 @@ public final class Ledger: Sendable {
     public func close() throws {
         queue.close()
         observers.finishAll()
-        try store?.close()
-        try readModels.database.close()
+        // Both are released even when the first fails (a log on a failed disk must not keep
+        // the read-model database open).
+        var failure: (any Error)?
+        do { try store?.close() } catch { failure = error }
+        do { try readModels.database.close() } catch { failure = failure ?? error }
+        if let failure { throw failure }
     }
 
     /// Flushes commits appended with ``Options/syncMode`` `.none` to disk.
@@ -502,7 +523,7 @@ public final class Ledger: Sendable {
         let registered = try options.registeredProjectors()
         let store = try EventStore.open(at: root, options: options.logOptions)
         defer { try? store.close() }
-        let reader = try EventStoreReader.open(at: root)
+        let reader = try EventStoreReader.open(at: root, fileSystem: options.logFileSystem)
         let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
         let path = store.layout.readModelPath
         if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {
@@ -529,7 +550,7 @@ public final class Ledger: Sendable {
     public func rebuild(progress: ((UInt64) -> Void)? = nil) throws {
         _ = try writableStore()
         try queue.exclusively {
-            try readModels.rebuild(from: try EventStoreReader.open(at: layout.root), progress: progress)
+            try readModels.rebuild(from: try writableStore().reader(), progress: progress)
         }
     }
 }

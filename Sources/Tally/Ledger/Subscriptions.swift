@@ -1,4 +1,5 @@
 internal import Foundation
+import TallyLog
 
 /// Why a stream of committed events ended before the ledger closed.
 public struct SubscriptionError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -121,10 +122,12 @@ final class Subscriptions: @unchecked Sendable {
     /// Set when the ledger closes: streams still catching up end once they reach the head.
     private var closing = false
     private let root: String
+    private let fileSystem: any LogFileSystem
     private let bufferEvents: Int
 
-    init(root: String, bufferEvents: Int, head: UInt64) {
+    init(root: String, fileSystem: any LogFileSystem, bufferEvents: Int, head: UInt64) {
         self.root = root
+        self.fileSystem = fileSystem
         self.bufferEvents = max(1, bufferEvents)
         self.published = head
     }
@@ -200,7 +203,7 @@ final class Subscriptions: @unchecked Sendable {
             subscriber.condition.unlock()
             lock.unlock()
             do {
-                try EventStoreReader.open(at: root).forEach(from: from, through: target) { event in
+                try EventStoreReader.open(at: root, fileSystem: fileSystem).forEach(from: from, through: target) { event in
                     subscriber.condition.lock()
                     defer { subscriber.condition.unlock() }
                     while subscriber.buffered >= subscriber.capacity && !subscriber.ended { subscriber.condition.wait() }

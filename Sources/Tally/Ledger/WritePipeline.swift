@@ -22,6 +22,8 @@ final class WritePipeline: Sendable {
     let readModels: ReadModelStore
     /// The store's directory.
     let root: String
+    /// Where the log's files live.
+    let fileSystem: any LogFileSystem
     let faultAfterAppend: (@Sendable () throws -> Void)?
     let clock: @Sendable () -> Instant
     let observers: Subscriptions
@@ -30,8 +32,12 @@ final class WritePipeline: Sendable {
     /// While a command is planned: the sequence number its first event will get.
     private let planning = Mutex<UInt64?>(nil)
 
-    init(root: String, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?, readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions) {
+    init(
+        root: String, fileSystem: any LogFileSystem, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?,
+        readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions
+    ) {
         self.root = root
+        self.fileSystem = fileSystem
         self.faultAfterAppend = faultAfterAppend
         self.store = store
         self.readModels = readModels
@@ -244,14 +250,16 @@ final class WritePipeline: Sendable {
     /// The events a committed command recorded, read back from the log.
     private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
         var events: [Event] = []
-        try EventStoreReader.open(at: root).forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        // The writer's own view: readers elsewhere may lag its head (a failed write of the published head).
+        let reader = try store?.reader() ?? EventStoreReader.open(at: root, fileSystem: fileSystem)
+        try reader.forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
         return events
     }
 
     /// Folds the log into read models that a failed commit left behind.
     private func catchUpIfBehind(_ store: EventStore) throws {
         guard isBehind else { return }
-        let reader = try EventStoreReader.open(at: store.layout.root)
+        let reader = try store.reader()
         try readModels.checkAgreement(with: reader)
         try readModels.catchUp(from: reader)
         behind.withLock { $0 = false }

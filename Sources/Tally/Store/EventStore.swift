@@ -95,6 +95,12 @@ public final class EventStore: Sendable {
         return try await writer.append(events.map { try EventCatalog.record(for: $0) })
     }
 
+    /// The log through this writer's head, every commit it made included (readers in other
+    /// processes may be a commit behind after a failed write of the published head).
+    func reader() throws -> EventStoreReader {
+        EventStoreReader(layout: layout, reader: try writer.reader())
+    }
+
     /// Releases the writer lock.
     public func close() throws { try writer.close() }
 }
@@ -106,12 +112,15 @@ public struct EventStoreReader: Sendable {
     let reader: LogReader
 
     /// Opens a store for reading.
+    /// - Parameters:
+    ///   - root: the store's directory.
+    ///   - fileSystem: where the log's files live (default: the real disk).
     /// - Throws: ``StoreError`` when there is no store, or (`incomplete`) when its log holds no event;
     ///   `LogError` for damage.
-    public static func open(at root: String) throws -> EventStoreReader {
+    public static func open(at root: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> EventStoreReader {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        let reader = try LogReader.open(directory: layout.logDirectory)
+        let reader = try LogReader.open(directory: layout.logDirectory, fileSystem: fileSystem)
         guard reader.head.sequence > 0 else {
             throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
         }

@@ -27,6 +27,9 @@ public struct LogOptions: Sendable {
     public var clock: @Sendable () -> Int64
     /// When commits are synced. Default ``SyncMode/everyCommit``.
     public var syncMode: SyncMode
+    /// Where the log's files live: the real disk (``PosixFileSystem``, the default) or a simulated one
+    /// (``SimulatedDisk``) for fault simulation.
+    public var fileSystem: any LogFileSystem
     /// Test hook: called before each frame write with the frame's first sequence number; throwing fails the write.
     var faultInjection: (@Sendable (_ firstSequence: UInt64) throws -> Void)?
 
@@ -36,13 +39,15 @@ public struct LogOptions: Sendable {
         frameBytesLimit: Int = 64 << 20,
         frameEventsLimit: Int = 100_000,
         clock: @escaping @Sendable () -> Int64 = LogOptions.systemClock,
-        syncMode: SyncMode = .everyCommit
+        syncMode: SyncMode = .everyCommit,
+        fileSystem: any LogFileSystem = PosixFileSystem()
     ) {
         self.segmentBytesLimit = segmentBytesLimit
         self.frameBytesLimit = frameBytesLimit
         self.frameEventsLimit = frameEventsLimit
         self.clock = clock
         self.syncMode = syncMode
+        self.fileSystem = fileSystem
         self.faultInjection = nil
     }
 

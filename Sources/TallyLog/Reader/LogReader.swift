@@ -1,6 +1,6 @@
 import Glibc
 
-/// A read-only view of a log as of ``open(directory:)`` or the last ``refresh()``.
+/// A read-only view of a log as of ``open(directory:fileSystem:)`` or the last ``refresh()``.
 ///
 /// Any number of readers may run, in any process, while one writer appends: a reader takes no lock.
 /// While a writer holds the lock, the view ends at the last commit it has published
@@ -18,22 +18,27 @@ public struct LogReader: Sendable {
     var snapshot: StoreSnapshot
 
     /// Opens a view of the log in `directory`, walking frame headers (nothing is decompressed).
+    /// - Parameters:
+    ///   - directory: the log directory.
+    ///   - fileSystem: where the log's files live (default: the real disk).
     /// - Throws: ``LogError`` `.notFound`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
-    public static func open(directory: String) throws -> LogReader {
-        LogReader(snapshot: try StoreScanner.scan(directory: directory, role: readerRole(directory)))
+    public static func open(directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> LogReader {
+        LogReader(snapshot: try StoreScanner.scan(directory: directory, role: readerRole(directory, fileSystem: fileSystem), fileSystem: fileSystem))
     }
 
     /// Moves the view to the current end of the log; sealed segments already seen are not re-read.
     public mutating func refresh() throws {
-        snapshot = try StoreScanner.scan(directory: snapshot.directory, role: Self.readerRole(snapshot.directory), reuse: snapshot)
+        let fileSystem = snapshot.fileSystem
+        snapshot = try StoreScanner.scan(
+            directory: snapshot.directory, role: Self.readerRole(snapshot.directory, fileSystem: fileSystem), reuse: snapshot, fileSystem: fileSystem)
     }
 
     /// While a writer holds the lock, the view ends at what it has published (made durable).
-    private static func readerRole(_ directory: String) -> StoreScanner.Role {
+    private static func readerRole(_ directory: String, fileSystem: any LogFileSystem) -> StoreScanner.Role {
         // The published head is read before the probe: a writer that publishes and closes in
         // between leaves a view that is merely one commit short, never one past it.
-        let published = PublishedHead.read(in: directory)
-        let active = DirectoryLock.isHeld(directory: directory)
+        let published = PublishedHead.read(in: directory, fileSystem: fileSystem)
+        let active = fileSystem.isLockedForWriting(directory: directory)
         return .reader(writerActive: active, publishedThrough: active ? published : nil)
     }
 
@@ -153,7 +158,7 @@ public struct LogReader: Sendable {
                 hashBefore = segment.header.startHash
             }
             guard offset < segment.validLength else { continue }
-            let file = try FileDescriptor.open(segment.path, flags: O_RDONLY)
+            let file = try snapshot.fileSystem.open(segment.path, mode: .read)
             defer { file.close() }
             while offset < segment.validLength {
                 let headerBytes = try file.read(count: LogFormat.frameHeaderBytes, at: offset)
@@ -172,7 +177,7 @@ public struct LogReader: Sendable {
 
 /// One frame found by a walk: its header, and a way to read, check and decode its body on demand.
 struct FrameCursor {
-    let file: FileDescriptor
+    let file: any LogFile
     let path: String
     let offset: Int64
     let header: FrameHeader

@@ -1,10 +1,10 @@
 import Glibc
 
-/// What ``LogRepair/plan(directory:)`` found: the cut a repair would make, if any.
+/// What ``LogRepair/plan(directory:fileSystem:)`` found: the cut a repair would make, if any.
 public struct LogRepairPlan: Sendable {
     /// The part of the log a repair removes: from the first damaged structure to the end of the log.
     public struct Cut: Sendable {
-        /// The damage that decides the cut (the first problem ``verifyLog(directory:expect:capturingHashesAt:progress:)`` finds).
+        /// The damage that decides the cut (the first problem ``verifyLog(directory:expect:capturingHashesAt:fileSystem:progress:)`` finds).
         public let problem: LogError
         /// The segment file that is cut (or removed whole).
         public let path: String
@@ -35,7 +35,7 @@ public struct LogRepairPlan: Sendable {
     public let tornTail: LogError?
 }
 
-/// What ``LogRepair/repair(directory:)`` removed.
+/// What ``LogRepair/repair(directory:fileSystem:)`` removed.
 public struct LogRepairReport: Sendable {
     /// The damage that decided the cut, or `nil` when the log was sound and nothing changed.
     public let problem: LogError?
@@ -58,7 +58,7 @@ public struct LogRepairReport: Sendable {
 
 /// Deliberate repair of a damaged log. Never automatic: `LogWriter.open` refuses damage, and this cuts it.
 public enum LogRepair {
-    /// Says what ``repair(directory:)`` would cut, changing nothing.
+    /// Says what ``repair(directory:fileSystem:)`` would cut, changing nothing.
     ///
     /// Takes the writer's lock while it looks (so it sees what a repair would), and releases it.
     /// ```swift
@@ -66,15 +66,15 @@ public enum LogRepair {
     /// if let cut = plan.cut { print("would remove \(cut.firstRemovedSequence)… from \(cut.path) at byte \(cut.offset)") }
     /// ```
     /// - Throws: ``LogError`` `.locked` while a writer is open, `.notFound`, `.io`.
-    public static func plan(directory: String) throws -> LogRepairPlan {
-        let lock = try DirectoryLock.acquire(directory: directory)
+    public static func plan(directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> LogRepairPlan {
+        let lock = try fileSystem.lockForWriting(directory: directory)
         defer { lock.release() }
-        return try assess(directory: directory).plan
+        return try assess(directory: directory, fileSystem: fileSystem).plan
     }
 
     /// Cuts the log at its first damaged structure, after copying everything cut into `quarantine/`.
     ///
-    /// Verifies the whole log (as ``verifyLog(directory:expect:capturingHashesAt:progress:)``); at the first problem, the
+    /// Verifies the whole log (as ``verifyLog(directory:expect:capturingHashesAt:fileSystem:progress:)``); at the first problem, the
     /// bytes from the damaged frame (or the whole segment, for a damaged segment header) to the end of
     /// that segment are copied into `quarantine/`, every later segment is moved there, and the segment is
     /// truncated. Everything is synced. Events after the cut are gone from the log; the report says which.
@@ -84,35 +84,35 @@ public enum LogRepair {
     /// if report.changed { print("removed from \(report.firstRemovedSequence!) on; see \(report.quarantined)") }
     /// ```
     /// - Throws: ``LogError`` `.locked` while a writer is open, `.notFound`, `.io`.
-    public static func repair(directory: String) throws -> LogRepairReport {
-        let lock = try DirectoryLock.acquire(directory: directory)
+    public static func repair(directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> LogRepairReport {
+        let lock = try fileSystem.lockForWriting(directory: directory)
         defer { lock.release() }
-        let (plan, segmentIndex) = try assess(directory: directory)
+        let (plan, segmentIndex) = try assess(directory: directory, fileSystem: fileSystem)
         guard let cut = plan.cut, let segmentIndex else {
             return LogRepairReport(
                 problem: nil, cutPath: nil, cutOffset: nil, firstRemovedSequence: nil, lastRemovedSequence: nil,
                 kept: plan.kept, quarantined: [], bytesRemoved: 0)
         }
-        let quarantined = try execute(cut, segmentIndex: segmentIndex, directory: directory)
+        let quarantined = try execute(cut, segmentIndex: segmentIndex, directory: directory, fileSystem: fileSystem)
         return LogRepairReport(
             problem: cut.problem, cutPath: cut.path, cutOffset: cut.offset, firstRemovedSequence: cut.firstRemovedSequence,
             lastRemovedSequence: cut.lastRemovedSequence, kept: plan.kept, quarantined: quarantined, bytesRemoved: cut.bytesRemoved)
     }
 
     /// Verifies the log (the caller holds the lock) and works out the cut and the index of its segment.
-    static func assess(directory: String) throws -> (plan: LogRepairPlan, segmentIndex: Int?) {
-        var verifier = Verifier(directory: directory, expect: nil, writerActive: false)
+    static func assess(directory: String, fileSystem: any LogFileSystem) throws -> (plan: LogRepairPlan, segmentIndex: Int?) {
+        var verifier = Verifier(directory: directory, expect: nil, writerActive: false, fileSystem: fileSystem)
         try verifier.run(progress: nil)
         let verification = verifier.result()
         guard let damage = verifier.firstDamage, let problem = verifier.problems.first else {
             return (LogRepairPlan(cut: nil, kept: verification.head, tornTail: verifier.tornTail), nil)
         }
-        let files = try StoreDirectory.segments(in: directory)
+        let files = try StoreDirectory.segments(in: directory, fileSystem: fileSystem)
         let cutFile = files[damage.segment]
         let offset = damage.offset < Int64(LogFormat.segmentHeaderBytes) ? 0 : damage.offset
         let later = Array(files[(damage.segment + 1)...].map(\.path))
-        var bytes = max(0, try fileSize(cutFile.path) - offset)
-        for path in later { bytes += try fileSize(path) }
+        var bytes = max(0, try fileSystem.fileSize(cutFile.path) - offset)
+        for path in later { bytes += try fileSystem.fileSize(path) }
         // A header damaged in the last segment hides where the log ended.
         let last: UInt64? = verifier.resynchronise ? nil : verification.lastSequence
         let cut = LogRepairPlan.Cut(
@@ -122,9 +122,9 @@ public enum LogRepair {
     }
 
     /// Makes the cut: copies, moves, truncates and syncs. Returns the files written into `quarantine/`.
-    static func execute(_ cut: LogRepairPlan.Cut, segmentIndex: Int, directory: String) throws -> [String] {
+    static func execute(_ cut: LogRepairPlan.Cut, segmentIndex: Int, directory: String, fileSystem: any LogFileSystem) throws -> [String] {
         let quarantine = StoreDirectory.join(directory, StoreDirectory.quarantineName)
-        try StoreDirectory.makeDirectory(quarantine)
+        try fileSystem.makeDirectory(quarantine)
         let stamp = String(LogOptions.systemClock())
         var quarantined: [String] = []
         let cutName = (cut.path.split(separator: "/").last).map(String.init) ?? cut.path
@@ -132,20 +132,20 @@ public enum LogRepair {
         // 1. Copy the cut bytes out, synced, before anything is removed.
         if cut.offset > 0 {
             let target = StoreDirectory.join(quarantine, "\(cutName).from-\(cut.offset).\(stamp)")
-            try copyTail(of: cut.path, from: cut.offset, to: target)
+            try copyTail(of: cut.path, from: cut.offset, to: target, fileSystem: fileSystem)
             quarantined.append(target)
         }
         // 2. Move whole segments out (the damaged one too when its header is damaged).
         for path in (cut.offset > 0 ? [] : [cut.path]) + cut.laterSegments {
             let name = (path.split(separator: "/").last).map(String.init) ?? path
             let target = StoreDirectory.join(quarantine, "\(name).\(stamp)")
-            guard rename(path, target) == 0 else { throw ioError("rename", path: path, errno: errno) }
+            try fileSystem.rename(path, to: target)
             quarantined.append(target)
         }
-        try syncDirectory(quarantine)
+        try fileSystem.syncDirectory(quarantine)
         // 3. Truncate the damaged segment at the cut.
         if cut.offset > 0 {
-            let file = try FileDescriptor.open(cut.path, flags: O_RDWR)
+            let file = try fileSystem.open(cut.path, mode: .readWrite)
             defer { file.close() }
             try file.truncate(to: cut.offset)
             try file.fullSync()
@@ -153,18 +153,20 @@ public enum LogRepair {
         // 4. An empty log still needs its first segment.
         if cut.offset == 0 && segmentIndex == 0 {
             let path = StoreDirectory.join(directory, StoreDirectory.segmentName(firstSequence: 1))
-            try LogWriter.createSegment(path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory).close()
+            try LogWriter.createSegment(
+                path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory,
+                fileSystem: fileSystem).close()
         }
-        try syncDirectory(directory)
+        try fileSystem.syncDirectory(directory)
         return quarantined
     }
 
     /// Copies the bytes of `path` from `offset` on into a new file `target`, synced.
-    static func copyTail(of path: String, from offset: Int64, to target: String) throws {
-        let source = try FileDescriptor.open(path, flags: O_RDONLY)
+    static func copyTail(of path: String, from offset: Int64, to target: String, fileSystem: any LogFileSystem) throws {
+        let source = try fileSystem.open(path, mode: .read)
         defer { source.close() }
         let length = try source.size()
-        let copy = try FileDescriptor.open(target, flags: O_WRONLY | O_CREAT | O_EXCL)
+        let copy = try fileSystem.open(target, mode: .createNew)
         defer { copy.close() }
         var position = offset
         while position < length {
@@ -174,11 +176,5 @@ public enum LogRepair {
             position += Int64(chunk.count)
         }
         try copy.fullSync()
-    }
-
-    static func fileSize(_ path: String) throws -> Int64 {
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw ioError("stat", path: path, errno: errno) }
-        return Int64(status.st_size)
     }
 }

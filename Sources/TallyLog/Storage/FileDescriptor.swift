@@ -2,7 +2,7 @@ import Glibc
 
 /// A thin owner of a POSIX file descriptor: positioned reads and writes, syncs, sizes.
 /// Every failure becomes a ``LogError`` with code `.io` naming the call, the path and `errno`.
-struct FileDescriptor: Sendable {
+struct FileDescriptor: LogFile {
     let raw: Int32
     let path: String
 
@@ -30,14 +30,6 @@ struct FileDescriptor: Sendable {
         var status = stat()
         guard fstat(raw, &status) == 0 else { throw ioError("fstat", path: path, errno: errno) }
         return Int64(status.st_size)
-    }
-
-    /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
-    func read(count: Int, at offset: Int64) throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        let got = try buffer.withUnsafeMutableBytes { try read(into: $0, at: offset) }
-        if got < count { buffer.removeLast(count - got) }
-        return buffer
     }
 
     /// Fills `buffer` from `offset`; returns how many bytes were read (less than the buffer only at end of file).
@@ -96,9 +88,67 @@ func ioError(_ call: String, path: String, errno code: Int32, offset: Int64? = n
     return LogError(.io, "\(call) failed: \(reason) (errno \(code))", path: path, offset: offset)
 }
 
-/// Syncs a directory so that a created, renamed or removed entry survives a crash.
-func syncDirectory(_ path: String) throws {
-    let directory = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
-    defer { directory.close() }
-    try directory.fullSync()
+/// The real disk: every operation is the POSIX call of the same name (``LogFileSystem/posix``).
+public struct PosixFileSystem: LogFileSystem {
+    public init() {}
+
+    public func open(_ path: String, mode: LogFileMode) throws -> any LogFile {
+        let flags: Int32
+        switch mode {
+        case .read: flags = O_RDONLY
+        case .readWrite: flags = O_RDWR
+        case .readWriteCreate: flags = O_RDWR | O_CREAT
+        case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
+        }
+        return try FileDescriptor.open(path, flags: flags)
+    }
+
+    public func entries(of directory: String) throws -> [String] {
+        guard let handle = opendir(directory) else {
+            let code = errno
+            if code == ENOENT { throw LogError(.notFound, "the log directory does not exist", path: directory) }
+            throw ioError("opendir", path: directory, errno: code)
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    public func exists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
+    }
+
+    public func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw ioError("mkdir", path: path, errno: errno) }
+    }
+
+    public func remove(_ path: String) throws {
+        guard unlink(path) == 0 else { throw ioError("unlink", path: path, errno: errno) }
+    }
+
+    public func rename(_ source: String, to target: String) throws {
+        guard Glibc.rename(source, target) == 0 else { throw ioError("rename", path: source, errno: errno) }
+    }
+
+    /// Syncs a directory so that a created, renamed or removed entry survives a crash.
+    public func syncDirectory(_ path: String) throws {
+        let directory = try FileDescriptor.open(path, flags: O_RDONLY | O_DIRECTORY)
+        defer { directory.close() }
+        try directory.fullSync()
+    }
+
+    public func lockForWriting(directory: String) throws -> any LogWriterLock {
+        try DirectoryLock.acquire(directory: directory)
+    }
+
+    public func isLockedForWriting(directory: String) -> Bool {
+        DirectoryLock.isHeld(directory: directory)
+    }
 }

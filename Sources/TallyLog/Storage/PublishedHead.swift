@@ -29,8 +29,8 @@ enum PublishedHead {
     /// The published sequence, or nil when the file is missing, short or fails its check (a
     /// log written before there was one, or a read that raced a write): the reader then
     /// relies on frame checks alone, as before.
-    static func read(in directory: String) -> UInt64? {
-        guard let file = try? FileDescriptor.open(path(in: directory), flags: O_RDONLY) else { return nil }
+    static func read(in directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) -> UInt64? {
+        guard let file = try? fileSystem.open(path(in: directory), mode: .read) else { return nil }
         defer { file.close() }
         guard let bytes = try? file.read(count: byteCount, at: 0), bytes.count == byteCount,
               Array(bytes[0..<4]) == magic,
@@ -41,11 +41,11 @@ enum PublishedHead {
 
 /// A writer's handle on ``PublishedHead``: one positioned write of 16 bytes per commit.
 struct PublishedHeadFile: Sendable {
-    private let file: FileDescriptor
+    private let file: any LogFile
 
     /// Opens (or creates) the file in `directory` and publishes `sequence`.
-    init(directory: String, sequence: UInt64) throws {
-        file = try FileDescriptor.open(PublishedHead.path(in: directory), flags: O_RDWR | O_CREAT)
+    init(directory: String, sequence: UInt64, fileSystem: any LogFileSystem) throws {
+        file = try fileSystem.open(PublishedHead.path(in: directory), mode: .readWriteCreate)
         do {
             try publish(sequence)
         } catch {

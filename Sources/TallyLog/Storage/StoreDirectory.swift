@@ -10,24 +10,23 @@ enum StoreDirectory {
         return String(repeating: "0", count: LogFormat.segmentNameDigits - digits.count) + digits + LogFormat.segmentSuffix
     }
 
+    /// The directory that holds `path` (`.` for a bare name).
+    static func parent(of path: String) -> String {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// The segment files of `directory`, sorted by first sequence number.
     /// - Throws: `.notFound` when the directory does not exist; `.corrupt` for a `.tlog` file with a malformed name.
-    static func segments(in directory: String) throws -> [(firstSequence: UInt64, path: String)] {
-        guard let handle = opendir(directory) else {
-            let code = errno
-            if code == ENOENT { throw LogError(.notFound, "the log directory does not exist", path: directory) }
-            throw ioError("opendir", path: directory, errno: code)
-        }
-        defer { closedir(handle) }
+    static func segments(in directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> [(firstSequence: UInt64, path: String)] {
         var found: [(UInt64, String)] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+        for name in try fileSystem.entries(of: directory) {
             guard name.hasSuffix(LogFormat.segmentSuffix) else { continue }
             let stem = name.dropLast(LogFormat.segmentSuffix.count)
             guard stem.utf8.count == LogFormat.segmentNameDigits, stem.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
@@ -39,15 +38,6 @@ enum StoreDirectory {
         }
         return found.sorted { $0.0 < $1.0 }.map { (firstSequence: $0.0, path: $0.1) }
     }
-
-    static func exists(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path, &status) == 0
-    }
-
-    static func makeDirectory(_ path: String) throws {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw ioError("mkdir", path: path, errno: errno) }
-    }
 }
 
 /// The writer's exclusive hold on a log directory: `flock(LOCK_EX | LOCK_NB)` on `LOCK`, plus an
@@ -58,7 +48,7 @@ enum StoreDirectory {
 /// as any descriptor refers to it. A process spawned by another thread holds a copy of every descriptor
 /// between its `fork`/`clone` and its `exec` (`O_CLOEXEC` only closes them at the `exec`), so closing ours
 /// does not, by itself, drop the locks then. ``release()`` therefore unlocks both explicitly before closing.
-struct DirectoryLock: Sendable {
+struct DirectoryLock: LogWriterLock {
     let file: FileDescriptor
 
     /// `F_OFD_GETLK` and `F_OFD_SETLK` on Linux (all architectures); Glibc's module does not export them.

@@ -44,6 +44,7 @@ enum TailState: Sendable, Equatable {
 /// Everything an open needs: segments, the sparse frame index, the tail, the head.
 struct StoreSnapshot: Sendable {
     var directory: String
+    var fileSystem: any LogFileSystem
     var segments: [SegmentState]
     var entries: [IndexEntry]
     var tail: TailState
@@ -76,13 +77,13 @@ enum StoreScanner {
 
     /// Scans `directory`. With `reuse`, an earlier snapshot of the same log, its sealed segments
     /// (all but its last) are trusted as they were, since sealed segments never change.
-    static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil) throws -> StoreSnapshot {
-        let files = try StoreDirectory.segments(in: directory)
+    static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil, fileSystem: any LogFileSystem) throws -> StoreSnapshot {
+        let files = try StoreDirectory.segments(in: directory, fileSystem: fileSystem)
         guard !files.isEmpty else {
             throw LogError(.notFound, "no log here (no .tlog segment files); create one with LogWriter.create", path: directory)
         }
         var snapshot = StoreSnapshot(
-            directory: directory, segments: [], entries: [], tail: .clean, head: .genesis, lastRecordedAt: .min)
+            directory: directory, fileSystem: fileSystem, segments: [], entries: [], tail: .clean, head: .genesis, lastRecordedAt: .min)
         var startIndex = 0
         if let reuse, reuse.segments.count >= 2 {
             let keep = reuse.segments.count - 1
@@ -98,7 +99,7 @@ enum StoreScanner {
         var reachedPublished = false
         for (index, file) in files.enumerated() where index >= startIndex {
             let isLast = index == files.count - 1
-            let descriptor = try FileDescriptor.open(file.path, flags: O_RDONLY)
+            let descriptor = try fileSystem.open(file.path, mode: .read)
             defer { descriptor.close() }
             let fileLength = try descriptor.size()
             let expectedFirst = snapshot.head.sequence + 1
@@ -220,7 +221,7 @@ enum StoreScanner {
     }
 
     /// Whether every byte in `from..<to` is zero.
-    static func isZero(_ descriptor: FileDescriptor, from: Int64, to: Int64) throws -> Bool {
+    static func isZero(_ descriptor: any LogFile, from: Int64, to: Int64) throws -> Bool {
         var position = from
         while position < to {
             let chunk = try descriptor.read(count: Int(min(to - position, 1 << 16)), at: position)

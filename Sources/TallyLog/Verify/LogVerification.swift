@@ -1,6 +1,6 @@
 import Glibc
 
-/// The outcome of ``verifyLog(directory:expect:capturingHashesAt:progress:)``.
+/// The outcome of ``verifyLog(directory:expect:capturingHashesAt:fileSystem:progress:)``.
 ///
 /// Every digest it reports is recomputed from the events' bytes; the chain hashes stored in frame
 /// headers are only compared with, never reported, so a rewritten event cannot hide behind them.
@@ -73,19 +73,23 @@ public struct LogVerification: Sendable {
 ///   - expect: a digest kept from earlier; its sequence number's recomputed hash must equal its hash.
 ///   - sequences: sequence numbers whose recomputed chain hash to return in ``LogVerification/hashes``
 ///     (a read model's checkpoint, say).
+///   - fileSystem: where the log's files live (default: the real disk).
 ///   - progress: called after each frame with the last sequence number checked.
 /// - Throws: ``LogError`` only when the directory cannot be read at all.
 public func verifyLog(
     directory: String, expect: LogDigest? = nil, capturingHashesAt sequences: Set<UInt64> = [],
-    progress: ((UInt64) -> Void)? = nil
+    fileSystem: any LogFileSystem = PosixFileSystem(), progress: ((UInt64) -> Void)? = nil
 ) throws -> LogVerification {
-    var verifier = Verifier(directory: directory, expect: expect, capturing: sequences, writerActive: DirectoryLock.isHeld(directory: directory))
+    var verifier = Verifier(
+        directory: directory, expect: expect, capturing: sequences,
+        writerActive: fileSystem.isLockedForWriting(directory: directory), fileSystem: fileSystem)
     try verifier.run(progress: progress)
     return verifier.result()
 }
 
 struct Verifier {
     let directory: String
+    let fileSystem: any LogFileSystem
     let expect: LogDigest?
     let writerActive: Bool
     /// Sequence numbers whose recomputed hash is kept (the expected digest's among them).
@@ -110,8 +114,9 @@ struct Verifier {
     /// The first problem's location, for repair: segment index in the file list and offset.
     var firstDamage: (segment: Int, offset: Int64, sequence: UInt64)? = nil
 
-    init(directory: String, expect: LogDigest?, capturing sequences: Set<UInt64> = [], writerActive: Bool) {
+    init(directory: String, expect: LogDigest?, capturing sequences: Set<UInt64> = [], writerActive: Bool, fileSystem: any LogFileSystem) {
         self.directory = directory
+        self.fileSystem = fileSystem
         self.expect = expect
         self.writerActive = writerActive
         var capture = sequences
@@ -131,14 +136,14 @@ struct Verifier {
     }
 
     mutating func run(progress: ((UInt64) -> Void)?) throws {
-        let files = try StoreDirectory.segments(in: directory)
+        let files = try StoreDirectory.segments(in: directory, fileSystem: fileSystem)
         guard !files.isEmpty else {
             throw LogError(.notFound, "no log here (no .tlog segment files)", path: directory)
         }
         segments = files.count
         for (index, file) in files.enumerated() {
-            let descriptor: FileDescriptor
-            do { descriptor = try FileDescriptor.open(file.path, flags: O_RDONLY) } catch let error as LogError {
+            let descriptor: any LogFile
+            do { descriptor = try fileSystem.open(file.path, mode: .read) } catch let error as LogError {
                 report(error, segment: index)
                 resynchronise = true
                 loseTheChain()
@@ -149,7 +154,7 @@ struct Verifier {
         }
     }
 
-    mutating func verifySegment(index: Int, file: (firstSequence: UInt64, path: String), descriptor: FileDescriptor, isLast: Bool, progress: ((UInt64) -> Void)?) throws {
+    mutating func verifySegment(index: Int, file: (firstSequence: UInt64, path: String), descriptor: any LogFile, isLast: Bool, progress: ((UInt64) -> Void)?) throws {
         let path = file.path
         let fileLength = try descriptor.size()
         guard try checkSegmentHeader(index: index, file: file, descriptor: descriptor, fileLength: fileLength, isLast: isLast) else { return }
@@ -183,7 +188,7 @@ struct Verifier {
     }
 
     /// Checks a segment's header against the walk so far; false when the rest of the segment cannot be read.
-    mutating func checkSegmentHeader(index: Int, file: (firstSequence: UInt64, path: String), descriptor: FileDescriptor, fileLength: Int64, isLast: Bool) throws -> Bool {
+    mutating func checkSegmentHeader(index: Int, file: (firstSequence: UInt64, path: String), descriptor: any LogFile, fileLength: Int64, isLast: Bool) throws -> Bool {
         let path = file.path
         let headerBytes = try descriptor.read(count: LogFormat.segmentHeaderBytes, at: 0)
         if try headerBytes.count < LogFormat.segmentHeaderBytes || (headerBytes.allSatisfy { $0 == 0 } && StoreScanner.isZero(descriptor, from: 0, to: fileLength)) {
@@ -226,7 +231,7 @@ struct Verifier {
     /// Checks one complete frame: sequence, recorded time, checksum, decoding and both chains.
     /// Returns true when it is the last frame and the writer was seen still writing it (the walk stops).
     /// `isLastFrame`: the frame ends the log's last segment (only such a frame can be in flight).
-    mutating func checkFrame(_ frame: FrameHeader, headerBytes: [UInt8], at offset: Int64, frameEnd: Int64, segment index: Int, descriptor: FileDescriptor, isLastFrame: Bool) throws -> Bool {
+    mutating func checkFrame(_ frame: FrameHeader, headerBytes: [UInt8], at offset: Int64, frameEnd: Int64, segment index: Int, descriptor: any LogFile, isLastFrame: Bool) throws -> Bool {
         let path = descriptor.path
         if frame.firstSequence != nextSequence {
             report(LogError(.corrupt, "frame starts at sequence \(frame.firstSequence) but \(nextSequence) comes next", path: path, offset: offset), segment: index)
@@ -247,7 +252,7 @@ struct Verifier {
             }
         } catch let error as LogError {
             if isLastFrame && writerActive,
-               try Verifier.lastFrameIsInFlight(checked: headerBytes + body, at: offset, frameEnd: frameEnd, in: descriptor, directory: directory) {
+               try Verifier.lastFrameIsInFlight(checked: headerBytes + body, at: offset, frameEnd: frameEnd, in: descriptor, directory: directory, fileSystem: fileSystem) {
                 tornTail = LogError(.tornFrame, "the writer was still writing the last frame, for events \(frame.firstSequence)…\(frame.lastSequence)", path: path, offset: offset)
                 return true
             }
@@ -303,11 +308,11 @@ struct Verifier {
     /// - Parameters:
     ///   - checked: the frame header and body as read (the body possibly short).
     ///   - offset: where the frame starts; `frameEnd`: where its header says it ends.
-    static func lastFrameIsInFlight(checked: [UInt8], at offset: Int64, frameEnd: Int64, in descriptor: FileDescriptor, directory: String) throws -> Bool {
+    static func lastFrameIsInFlight(checked: [UInt8], at offset: Int64, frameEnd: Int64, in descriptor: any LogFile, directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> Bool {
         var waited = 0
         var pause = 1_000
         while true {
-            guard DirectoryLock.isHeld(directory: directory) else { return false }
+            guard fileSystem.isLockedForWriting(directory: directory) else { return false }
             if try descriptor.size() < frameEnd { return true }
             if try descriptor.read(count: checked.count, at: offset) != checked { return true }
             if waited >= inFlightGraceMicroseconds { return false }

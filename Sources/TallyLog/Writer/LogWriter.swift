@@ -29,16 +29,20 @@ public final class LogWriter: Sendable {
     ///   another writer holds it, `.io` on a failed system call.
     public static func create(directory: String, options: LogOptions = .init()) throws -> LogWriter {
         let options = try options.validated()
-        try StoreDirectory.makeDirectory(directory)
-        let lock = try DirectoryLock.acquire(directory: directory)
+        let fileSystem = options.fileSystem
+        try fileSystem.makeDirectory(directory)
+        // The directory's own entry must survive a crash too, or the log vanishes with it.
+        try fileSystem.syncDirectory(StoreDirectory.parent(of: directory))
+        let lock = try fileSystem.lockForWriting(directory: directory)
         do {
-            guard try StoreDirectory.segments(in: directory).isEmpty else {
+            guard try StoreDirectory.segments(in: directory, fileSystem: fileSystem).isEmpty else {
                 throw LogError(.alreadyExists, "a log already exists here; open it with LogWriter.open", path: directory)
             }
             let path = StoreDirectory.join(directory, StoreDirectory.segmentName(firstSequence: 1))
-            let file = try createSegment(path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory)
+            let file = try createSegment(
+                path: path, header: SegmentHeader(firstSequence: 1, startHash: LogFormat.genesisHash), directory: directory, fileSystem: fileSystem)
             let published: PublishedHeadFile
-            do { published = try PublishedHeadFile(directory: directory, sequence: 0) } catch { file.close(); throw error }
+            do { published = try PublishedHeadFile(directory: directory, sequence: 0, fileSystem: fileSystem) } catch { file.close(); throw error }
             let state = WriterState(
                 directory: directory, active: file, activeLength: Int64(LogFormat.segmentHeaderBytes), activeFrames: 0,
                 nextSequence: 1, lastHash: LogFormat.genesisHash, lastRecordedAt: .min, published: published)
@@ -55,17 +59,18 @@ public final class LogWriter: Sendable {
     /// frame, and validates every sealed segment's header and the continuity between segments. A torn
     /// last frame (one that runs past the end of the file, or a zero tail) is cut off and the cut synced.
     /// Any other damage refuses to open, naming the segment file and byte offset; nothing is rewritten.
-    /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:)``.
+    /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:fileSystem:)``.
     /// - Throws: ``LogError`` `.notFound`, `.locked`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
     public static func open(directory: String, options: LogOptions = .init()) throws -> LogWriter {
         let options = try options.validated()
-        guard StoreDirectory.exists(directory) else {
+        let fileSystem = options.fileSystem
+        guard fileSystem.exists(directory) else {
             throw LogError(.notFound, "the log directory does not exist; create a log with LogWriter.create", path: directory)
         }
-        let lock = try DirectoryLock.acquire(directory: directory)
+        let lock = try fileSystem.lockForWriting(directory: directory)
         do {
-            let snapshot = try StoreScanner.scan(directory: directory, role: .writer)
-            let state = try recover(snapshot)
+            let snapshot = try StoreScanner.scan(directory: directory, role: .writer, fileSystem: fileSystem)
+            let state = try recover(snapshot, fileSystem: fileSystem)
             return LogWriter(core: WriterCore(lock: lock, state: state, options: options))
         } catch {
             lock.release()
@@ -122,6 +127,21 @@ public final class LogWriter: Sendable {
         core.lock.withLock { core.head }
     }
 
+    /// A view of the log through this writer's head: every commit it made, whether or not readers in
+    /// other processes see it yet (they see what ``PublishedHead`` says, and a failed write of that file
+    /// leaves them a commit behind until the next one). The writer's own process reads its commits here.
+    ///
+    /// ```swift
+    /// let result = try writer.append(records)
+    /// try writer.reader().forEach(from: result.first, through: result.last) { event in … }
+    /// ```
+    /// - Throws: ``LogError`` as ``LogReader/open(directory:fileSystem:)``.
+    public func reader() throws -> LogReader {
+        let head = self.head.sequence
+        return LogReader(snapshot: try StoreScanner.scan(
+            directory: core.directory, role: .reader(writerActive: true, publishedThrough: head), fileSystem: core.options.fileSystem))
+    }
+
     /// Syncs everything written so far (for ``LogOptions/SyncMode/none``).
     public func sync() throws {
         try core.sync()
@@ -134,33 +154,48 @@ public final class LogWriter: Sendable {
 
     // MARK: Open helpers
 
-    static func createSegment(path: String, header: SegmentHeader, directory: String) throws -> FileDescriptor {
-        let file = try FileDescriptor.open(path, flags: O_RDWR | O_CREAT | O_EXCL)
+    static func createSegment(path: String, header: SegmentHeader, directory: String, fileSystem: any LogFileSystem) throws -> any LogFile {
+        var cleanedUp = true
+        return try createSegment(path: path, header: header, directory: directory, fileSystem: fileSystem, cleanedUp: &cleanedUp)
+    }
+
+    /// Creates a segment file holding only its header, synced with its directory entry. On failure the file is
+    /// removed and the removal synced; `cleanedUp` is false when that failed too, and the file may come back
+    /// after a crash (a writer must then stop: it must not write past it).
+    static func createSegment(
+        path: String, header: SegmentHeader, directory: String, fileSystem: any LogFileSystem, cleanedUp: inout Bool
+    ) throws -> any LogFile {
+        let file = try fileSystem.open(path, mode: .createNew)
         do {
             let bytes = header.encoded()
             try file.write(bytes, at: 0)
             try file.fullSync()
-            try syncDirectory(directory)
+            try fileSystem.syncDirectory(directory)
             return file
         } catch {
             file.close()
-            unlink(path)
+            do {
+                try fileSystem.remove(path)
+                try fileSystem.syncDirectory(directory)
+            } catch {
+                cleanedUp = false
+            }
             throw error
         }
     }
 
-    private static func recover(_ snapshot: StoreSnapshot) throws -> WriterState {
+    private static func recover(_ snapshot: StoreSnapshot, fileSystem: any LogFileSystem) throws -> WriterState {
         let directory = snapshot.directory
         switch snapshot.tail {
         case .tornSegmentHeader(let path, let firstSequence):
-            let file = try FileDescriptor.open(path, flags: O_RDWR)
+            let file = try fileSystem.open(path, mode: .readWrite)
             let published: PublishedHeadFile
             do {
                 try file.truncate(to: 0)
                 try file.write(SegmentHeader(firstSequence: firstSequence, startHash: snapshot.head.hash).encoded(), at: 0)
                 try file.fullSync()
-                try syncDirectory(directory)
-                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence)
+                try fileSystem.syncDirectory(directory)
+                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence, fileSystem: fileSystem)
             } catch {
                 file.close()
                 throw error
@@ -171,7 +206,7 @@ public final class LogWriter: Sendable {
                 published: published)
         case .clean, .tornFrame, .zeroTail, .uncommitted:
             let last = snapshot.segments[snapshot.segments.count - 1]
-            let file = try FileDescriptor.open(last.path, flags: O_RDWR)
+            let file = try fileSystem.open(last.path, mode: .readWrite)
             let published: PublishedHeadFile
             do {
                 if last.fileLength != last.validLength {
@@ -183,7 +218,7 @@ public final class LogWriter: Sendable {
                     // checked but may not be on the disk yet: make them durable, then publish them.
                     try file.dataSync()
                 }
-                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence)
+                published = try PublishedHeadFile(directory: directory, sequence: snapshot.head.sequence, fileSystem: fileSystem)
             } catch {
                 file.close()
                 throw error
@@ -212,8 +247,10 @@ public struct AppendPin: Sendable, Hashable {
 /// What the leader owns while it commits: the active segment and the chain's end.
 struct WriterState: Sendable {
     var directory: String
-    var active: FileDescriptor
+    var active: any LogFile
     var activeLength: Int64
+    /// How much of the active segment is known to be on the disk: its length at the last successful sync.
+    var syncedLength: Int64 = 0
     var activeFrames: Int
     var nextSequence: UInt64
     var lastHash: [UInt8]
@@ -245,7 +282,9 @@ final class AppendRequest: @unchecked Sendable {
 final class WriterCore: @unchecked Sendable {
     let lock = ConditionLock()
     let options: LogOptions
-    private let directoryLock: DirectoryLock
+    /// The log directory (never changes; `state` is the leader's alone).
+    let directory: String
+    private let directoryLock: any LogWriterLock
     private var state: WriterState
     private var pending: [AppendRequest] = []
     private var leaderActive = false
@@ -255,8 +294,11 @@ final class WriterCore: @unchecked Sendable {
     private(set) var head: LogDigest
     private(set) var lastRecordedAt: Int64
 
-    init(lock directoryLock: DirectoryLock, state: WriterState, options: LogOptions) {
+    init(lock directoryLock: any LogWriterLock, state: WriterState, options: LogOptions) {
         self.directoryLock = directoryLock
+        self.directory = state.directory
+        var state = state
+        state.syncedLength = state.activeLength  // create and recovery sync what they leave
         self.state = state
         self.options = options
         self.head = LogDigest(sequence: state.nextSequence - 1, hash: state.lastHash)
@@ -456,7 +498,7 @@ final class WriterCore: @unchecked Sendable {
     /// Rolls if needed, writes the frame at the end of the active segment, syncs; on failure cuts it back off.
     private func write(_ frame: [UInt8], firstSequence: UInt64, stop: inout LogError?) throws {
         if state.activeFrames > 0 && state.activeLength + Int64(frame.count) > options.segmentBytesLimit {
-            try roll(firstSequence: firstSequence)
+            try roll(firstSequence: firstSequence, stop: &stop)
         }
         let start = state.activeLength
         var written = false
@@ -464,18 +506,23 @@ final class WriterCore: @unchecked Sendable {
             try options.faultInjection?(firstSequence)
             try state.active.write(frame, at: start)
             written = true
-            if options.syncMode == .everyCommit { try state.active.dataSync() }
+            if options.syncMode == .everyCommit {
+                try state.active.dataSync()
+                state.syncedLength = start + Int64(frame.count)
+            }
         } catch {
             // Leave the file as before. After a failed fdatasync the page cache cannot be trusted
             // (a later sync may report success for lost pages), so the writer stops: reopen to recover.
-            if written {
+            if written && options.syncMode == .everyCommit {
                 stop = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path, offset: start)
             }
             do {
                 try state.active.truncate(to: start)
                 try state.active.dataSync()
+                state.syncedLength = start
             } catch let truncation as LogError {
                 stop = LogError(.io, "the writer stopped: cutting back a failed write also failed (\(truncation.message)); reopen the log to recover", path: state.active.path, offset: start)
+                cutBackToSynced()
             }
             throw error
         }
@@ -483,15 +530,45 @@ final class WriterCore: @unchecked Sendable {
         state.activeFrames += 1
     }
 
+    /// After a failed sync, cuts the active segment back to what the last successful sync made durable, so
+    /// that no later reader or writer (a reopen in this boot reads the page cache) takes pages the kernel
+    /// dropped for data on the disk. Best effort: the writer has stopped already.
+    private func cutBackToSynced() {
+        try? state.active.truncate(to: state.syncedLength)
+        try? state.active.dataSync()
+    }
+
     /// Seals the active segment (synced) and starts the next, named by `firstSequence`.
-    private func roll(firstSequence: UInt64) throws {
-        if options.syncMode != .everyCommit { try state.active.dataSync() }
+    /// A failed sync stops the writer (the segment's unsynced pages may be gone), and so does a new segment
+    /// that failed and could not be removed (it could come back after a crash, beside frames written after it).
+    private func roll(firstSequence: UInt64, stop: inout LogError?) throws {
+        if options.syncMode != .everyCommit {
+            do {
+                try state.active.dataSync()
+                state.syncedLength = state.activeLength
+            } catch {
+                stop = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path)
+                cutBackToSynced()
+                throw error
+            }
+        }
         let path = StoreDirectory.join(state.directory, StoreDirectory.segmentName(firstSequence: firstSequence))
-        let file = try LogWriter.createSegment(
-            path: path, header: SegmentHeader(firstSequence: firstSequence, startHash: state.lastHash), directory: state.directory)
+        var cleanedUp = true
+        let file: any LogFile
+        do {
+            file = try LogWriter.createSegment(
+                path: path, header: SegmentHeader(firstSequence: firstSequence, startHash: state.lastHash), directory: state.directory,
+                fileSystem: options.fileSystem, cleanedUp: &cleanedUp)
+        } catch {
+            if !cleanedUp {
+                stop = LogError(.io, "the writer stopped: a new segment failed and could not be removed; reopen the log to recover", path: path)
+            }
+            throw error
+        }
         state.active.close()
         state.active = file
         state.activeLength = Int64(LogFormat.segmentHeaderBytes)
+        state.syncedLength = state.activeLength
         state.activeFrames = 0
     }
 
@@ -516,7 +593,9 @@ final class WriterCore: @unchecked Sendable {
         }
         do {
             try state.active.dataSync()
+            state.syncedLength = state.activeLength
         } catch let error as LogError {
+            cutBackToSynced()
             lock.withLock { if stopped == nil { stopped = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path) } }
             throw error
         }
@@ -539,7 +618,10 @@ final class WriterCore: @unchecked Sendable {
         for request in abandoned { request.continuation?.resume(throwing: error) }
         var syncError: (any Error)? = nil
         if options.syncMode != .everyCommit && stopped == nil {
-            do { try state.active.dataSync() } catch { syncError = error }
+            do { try state.active.dataSync() } catch {
+                syncError = error
+                cutBackToSynced()
+            }
         }
         state.active.close()
         state.published.close()
