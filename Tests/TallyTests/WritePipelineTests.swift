@@ -42,7 +42,9 @@ import TallyLog
             defer { try? ledger.close() }
             try ledger.appendEvents([entry("92233720368547758.07", id: "big1", at: clock)])
             let head = ledger.head
-            #expect(throws: (any Error).self) { try ledger.appendEvents([entry("0.01", id: "big2", at: clock)]) }
+            #expect { try ledger.appendEvents([entry("0.01", id: "big2", at: clock)]) } throws: { error in
+                (error as? LedgerError)?.message.contains("event 1 (journal_entry_posted): it would take a balance beyond") == true
+            }
             #expect(ledger.head == head, "nothing reached the log")
             // The store is not bricked: reads, commands and a rebuild all work.
             #expect(try cash(ledger) == usd("92233720368547758.07"))
@@ -66,7 +68,11 @@ import TallyLog
 
                 """.write(toFile: csv, atomically: true, encoding: .utf8)
             let head = ledger.head
-            #expect(throws: (any Error).self) { try ledger.importJournal(csvAt: csv) }
+            // Named by file and line, in words, not SQLite's.
+            #expect { try ledger.importJournal(csvAt: csv) } throws: { error in
+                guard let error = error as? LedgerError else { return false }
+                return error.code == .invalidArgument && error.message.hasPrefix("\(csv):3 (journal_entry_posted): it would take a balance beyond")
+            }
             #expect(ledger.head == head)
             #expect(try ledger.balances().isEmpty)
             try ledger.expectConsistent()

@@ -184,7 +184,11 @@ final class WritePipeline: Sendable {
             if command.admitsEvents {
                 let label = event.origin ?? "event \(position + 1)"
                 let protected = try Admissibility.checkBefore(event, label: label, db)
-                try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
+                do {
+                    try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
+                } catch let error as DatabaseError where Self.isOverflow(error) {
+                    throw Self.overflow(label, event)
+                }
                 try Admissibility.checkAfter(folded, label: label, protected, db)
             }
             records.append(record)
@@ -194,9 +198,48 @@ final class WritePipeline: Sendable {
         guard !records.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: true) }
         try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
         guard draft.fits(records) else { throw FrameFull() }
-        if !command.admitsEvents { try readModels.fold(events[...], db, checkpoints: draft.checkpoints) }
+        if !command.admitsEvents { try foldNamingOverflow(events, planned: planned, draft: draft, db) }
         draft.add(records, events)
         return Ledger.CommandResult(events: events, wasAlreadyApplied: false)
+    }
+
+    /// Folds a command's events; when a balance would overflow, names the event that does it
+    /// (found by folding them again one by one, then rolled back) instead of SQLite's words.
+    private func foldNamingOverflow(_ events: [Event], planned: [NewEvent], draft: GroupDraft, _ db: Database) throws {
+        do {
+            try db.inSavepoint {
+                try readModels.fold(events[...], db, checkpoints: draft.checkpoints)
+                return .commit
+            }
+        } catch let error as DatabaseError where Self.isOverflow(error) {
+            var culprit = 0
+            try db.inSavepoint {
+                for index in events.indices {
+                    do {
+                        try readModels.fold(events[index...index], db, checkpoints: draft.checkpoints.mapValues { max($0, events[index].sequence - 1) })
+                    } catch let error as DatabaseError where Self.isOverflow(error) {
+                        culprit = index
+                        break
+                    }
+                }
+                return .rollback
+            }
+            let event = planned.first { $0.body == events[culprit].body && $0.effectiveAt == events[culprit].effectiveAt } ?? planned[min(culprit, planned.count - 1)]
+            throw Self.overflow(event.origin ?? "event \(culprit + 1) of the command", event)
+        }
+    }
+
+    /// SQLite's refusal of a sum beyond 64 bits (it turns into a REAL, which a STRICT
+    /// integer column refuses).
+    private static func isOverflow(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CONSTRAINT && (error.message ?? "").contains("REAL value in INTEGER column")
+    }
+
+    private static func overflow(_ label: String, _ event: NewEvent) -> LedgerError {
+        LedgerError(.invalidArgument, """
+            \(label) (\(event.type.name)): it would take a balance beyond the largest amount a balance can hold \
+            (9,223,372,036,854,775,807 minor units); nothing was appended
+            """)
     }
 
     /// For an event that arrived decided with a key used before: the sequence number of the
