@@ -224,8 +224,8 @@ final class WritePipeline: Sendable {
                 }
                 return .rollback
             }
-            let event = planned.first { $0.body == events[culprit].body && $0.effectiveAt == events[culprit].effectiveAt } ?? planned[min(culprit, planned.count - 1)]
-            throw Self.overflow(event.origin ?? "event \(culprit + 1) of the command", event)
+            // Without admission no event is skipped: the folded events are the planned ones.
+            throw Self.overflow(planned[culprit].origin ?? "event \(culprit + 1) of the command", planned[culprit])
         }
     }
 

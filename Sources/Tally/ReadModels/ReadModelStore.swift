@@ -217,12 +217,15 @@ public final class ReadModelStore: Sendable {
 
     /// Moves every registered projector's checkpoint to `sequence` (whose chain hash is `hash`).
     func setCheckpoints(_ sequence: UInt64, hash: [UInt8]?, _ db: Database) throws {
-        let names = projectorNames.sorted()
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
         var arguments: [(any DatabaseValueConvertible)?] = [Int64(sequence), hash.map { Data($0) }, Int64(sequence)]
-        arguments += names.map { $0 }
-        try db.cachedStatement(sql: "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ? AND projector IN (\(placeholders))")
-            .execute(arguments: StatementArguments(arguments))
+        arguments += projectors.map(\.name)
+        try db.cachedStatement(sql: setCheckpointsSQL).execute(arguments: StatementArguments(arguments))
+    }
+
+    /// The statement of ``setCheckpoints(_:hash:_:)``: one placeholder per registered projector.
+    private var setCheckpointsSQL: String {
+        let placeholders = Array(repeating: "?", count: projectors.count).joined(separator: ", ")
+        return "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ? AND projector IN (\(placeholders))"
     }
 
     /// The checkpoints of the registered projectors with their hashes.
