@@ -223,12 +223,7 @@ public enum JournalCSV {
             throw fail(nil, "the row has \(record.fields.count) field\(record.fields.count == 1 ? "" : "s"); a journal row has \(fieldNames.count) (\(header)); quote a field that holds a comma")
         }
         let fields = record.fields
-        let date: LocalDate
-        do {
-            date = try LocalDate(parsing: fields[0])
-        } catch {
-            throw fail("date", fields[0].isEmpty ? "is empty; write the date as YYYY-MM-DD" : "is not a calendar date in the form YYYY-MM-DD")
-        }
+        let date = try CSVFields.date(fields[0], fail: fail)
         func checkedAccount(_ name: String, field: String) throws -> String {
             if cache.accounts.contains(name) { return name }
             let valid = try accountName(name, field: field, fail: fail)
@@ -242,36 +237,14 @@ public enum JournalCSV {
             throw fail("counter_account", "is the same account as 'account'; a row moves money between two accounts")
         }
         let commodity: Commodity
-        do {
-            if let known = cache.commodities[fields[4]] {
-                commodity = known
-            } else {
-                commodity = try Commodity.named(fields[4])
-                if cache.commodities.count >= Cache.entriesMax { cache.commodities.removeAll(keepingCapacity: true) }
-                cache.commodities[fields[4]] = commodity
-            }
-        } catch {
-            throw fail("currency", fields[4].isEmpty
-                ? "is empty; name an ISO currency (USD) or a commodity symbol (VEA)"
-                : "is not a currency or commodity symbol: use 1 to 16 characters, an uppercase letter A-Z first, then A-Z, 0-9, '.', '_' or '-'")
+        if let known = cache.commodities[fields[4]] {
+            commodity = known
+        } else {
+            commodity = try CSVFields.commodity(fields[4], field: "currency", fail: fail)
+            if cache.commodities.count >= Cache.entriesMax { cache.commodities.removeAll(keepingCapacity: true) }
+            cache.commodities[fields[4]] = commodity
         }
-        let amount: Money
-        do {
-            amount = try Money(parsing: fields[3], commodity: commodity)
-        } catch let error as MoneyError {
-            let message: String
-            switch error.code {
-            case .tooManyDecimals:
-                message = "has more decimal places than \(commodity.code) allows (\(commodity.scale)); round it first"
-            case .overflow:
-                message = "is too large for \(commodity.code) amounts (64-bit minor units)"
-            default:
-                message = fields[3].isEmpty
-                    ? "is empty; write a signed decimal such as -12.50"
-                    : "is not a decimal number; write an optional '-', digits, and an optional '.' with digits (no grouping, no '+', no spaces)"
-            }
-            throw fail("amount", message)
-        }
+        let amount = try CSVFields.money(fields[3], commodity, field: "amount", signed: true, fail: fail)
         let externalId = fields[7].isEmpty ? nil : fields[7]
         let entry = JournalEntryPosted(
             account: account, counterAccount: counterAccount, amount: amount,

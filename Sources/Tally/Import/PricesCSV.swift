@@ -54,35 +54,11 @@ public enum PricesCSV {
             throw fail(nil, "the row has \(record.fields.count) field\(record.fields.count == 1 ? "" : "s"); a prices row has \(fieldNames.count) (\(header))")
         }
         let fields = record.fields
-        let date: LocalDate
-        do {
-            date = try LocalDate(parsing: fields[0])
-        } catch {
-            throw fail("date", fields[0].isEmpty ? "is empty; write the date as YYYY-MM-DD" : "is not a calendar date in the form YYYY-MM-DD")
-        }
-        func commodity(_ text: String, field: String) throws -> Commodity {
-            do { return try Commodity.named(text) } catch {
-                throw fail(field, text.isEmpty
-                    ? "is empty; name an ISO currency (USD) or a commodity symbol (VEA)"
-                    : "is not a currency or commodity symbol: use 1 to 16 characters, an uppercase letter A-Z first, then A-Z, 0-9, '.', '_' or '-'")
-            }
-        }
-        let symbol = try commodity(fields[1], field: "symbol")
-        let currency = try commodity(fields[3], field: "currency")
+        let date = try CSVFields.date(fields[0], fail: fail)
+        let symbol = try CSVFields.commodity(fields[1], field: "symbol", fail: fail)
+        let currency = try CSVFields.commodity(fields[3], field: "currency", fail: fail)
         guard symbol != currency else { throw fail("currency", "is the symbol itself; a symbol is priced in another currency") }
-        let price: Money
-        do {
-            price = try Money(parsing: fields[2], commodity: currency)
-        } catch let error as MoneyError {
-            switch error.code {
-            case .tooManyDecimals: throw fail("price", "has more decimal places than \(currency.code) allows (\(currency.scale)); round it first")
-            case .overflow: throw fail("price", "is too large for \(currency.code) amounts (64-bit minor units)")
-            default:
-                throw fail("price", fields[2].isEmpty
-                    ? "is empty; write a decimal such as 50.10"
-                    : "is not a decimal number; write digits and an optional '.' with digits (no grouping, no '+', no spaces)")
-            }
-        }
+        let price = try CSVFields.money(fields[2], currency, field: "price", signed: false, fail: fail)
         guard price.isPositive else { throw fail("price", "must be more than zero") }
         return Row(line: line, date: date, quote: PriceQuoted(symbol: symbol, price: price, source: .manual))
     }
