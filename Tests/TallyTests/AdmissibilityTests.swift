@@ -9,12 +9,12 @@ import TallyLog
     static let start = "2026-05-01T09:00:00Z"
 
     private func deposit(_ amount: String, key: String? = nil, at clock: ManualClock) -> NewEvent {
-        NewEvent(effectiveAt: clock.now, idempotencyKey: key, body: .depositReceived(
+        NewEvent(effectiveAt: clock.now, idempotencyKey: key, body: EventBody(
             DepositReceived(account: "main", amount: usd(amount), source: .bankTransfer)))
     }
 
     private func split(_ spend: String, _ invest: String, of position: Int, at clock: ManualClock) -> NewEvent {
-        NewEvent(effectiveAt: clock.now, cause: .earlierInBatch(position), body: .depositSplit(DepositSplit(
+        NewEvent(effectiveAt: clock.now, cause: .earlierInBatch(position), body: EventBody(DepositSplit(
             account: "main", spend: usd(spend), invest: usd(invest), spendWeight: 70, investWeight: 30)))
     }
 
@@ -44,11 +44,11 @@ import TallyLog
             let clock = ManualClock(Self.start)
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             defer { try? ledger.close() }
-            let withdrawal = NewEvent(effectiveAt: clock.now, body: .withdrawalMade(WithdrawalMade(account: "main", amount: usd("1000000.00"))))
+            let withdrawal = NewEvent(effectiveAt: clock.now, body: EventBody(WithdrawalMade(account: "main", amount: usd("1000000.00"))))
             try expectRefused([deposit("100.00", at: clock), split("70.00", "30.00", of: 0, at: clock), withdrawal],
                               .insufficientFunds, mentioning: "event 3 (withdrawal_made)", ledger: ledger)
             // Within what Spend holds, the same file is admissible: later events see earlier ones.
-            let small = NewEvent(effectiveAt: clock.now, body: .withdrawalMade(WithdrawalMade(account: "main", amount: usd("70.00"))))
+            let small = NewEvent(effectiveAt: clock.now, body: EventBody(WithdrawalMade(account: "main", amount: usd("70.00"))))
             try ledger.appendEvents([deposit("100.00", at: clock), split("70.00", "30.00", of: 0, at: clock), small])
             try ledger.expectConsistent()
         }
@@ -59,7 +59,7 @@ import TallyLog
             let clock = ManualClock(Self.start)
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             defer { try? ledger.close() }
-            let withdrawn = NewEvent(effectiveAt: clock.now, body: .potWithdrawn(PotWithdrawn(potId: "holiday", amount: usd("5.00"))))
+            let withdrawn = NewEvent(effectiveAt: clock.now, body: EventBody(PotWithdrawn(potId: "holiday", amount: usd("5.00"))))
             try expectRefused([withdrawn], .notFound, mentioning: "no pot 'holiday'", ledger: ledger)
         }
     }
@@ -69,7 +69,7 @@ import TallyLog
             let clock = ManualClock(Self.start)
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             defer { try? ledger.close() }
-            let created = NewEvent(effectiveAt: clock.now, body: .ledgerCreated(LedgerCreated(name: "Again", baseCurrency: .usd, timeZone: "UTC")))
+            let created = NewEvent(effectiveAt: clock.now, body: EventBody(LedgerCreated(name: "Again", baseCurrency: .usd, timeZone: "UTC")))
             try expectRefused([created], .notAllowed, mentioning: "created once", ledger: ledger)
         }
     }
@@ -118,7 +118,7 @@ import TallyLog
             }
             // Line 23 withdraws more than the wallet will hold by then.
             lines[22] = EventJSON.encode(Event(sequence: 24, recordedAt: clock.now, effectiveAt: clock.now, cause: nil, idempotencyKey: nil,
-                                               body: .withdrawalMade(WithdrawalMade(account: "main", amount: usd("500.00")))))
+                                               body: EventBody(WithdrawalMade(account: "main", amount: usd("500.00")))))
             let path = root + ".ndjson"
             try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path))
             defer { try? FileManager.default.removeItem(atPath: path) }

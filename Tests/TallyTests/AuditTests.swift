@@ -17,9 +17,9 @@ import Testing
             clock.set("2026-04-12T09:00:00Z")
             // The first receipt was 150.00, the second a duplicate.
             try ledger.appendEvents([
-                NewEvent(effectiveAt: ledger.calendar.startOfDay(day("2026-03-10")), body: .transactionAmended(TransactionAmended(
+                NewEvent(effectiveAt: ledger.calendar.startOfDay(day("2026-03-10")), body: EventBody(TransactionAmended(
                     transactionId: "shop-1", payee: "", category: .general, amount: usd("-150.00"), recurring: false))),
-                NewEvent(effectiveAt: clock.now, body: .transactionDeleted(TransactionDeleted(transactionId: "shop-2"))),
+                NewEvent(effectiveAt: clock.now, body: EventBody(TransactionDeleted(transactionId: "shop-2"))),
             ])
             clock.set("2026-05-31T18:00:00Z")
 

@@ -9,7 +9,7 @@ struct BackdatingTests {
             let clock = ManualClock("2026-03-10T12:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock, timeZone: "Europe/London")
             defer { try? ledger.close() }
-            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: .journalEntryPosted(
+            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(
                 JournalEntryPosted(account: "Assets:Bank", counterAccount: "Income:Salary", amount: usd("1000.00"))))])
             let groceries = try ledger.recordTransaction(payee: "Market", category: .groceries, amount: usd("-50.00"), date: day("2026-03-15"))
             let endOfMarch = ledger.calendar.endOfDay(day("2026-03-31"))
@@ -19,7 +19,7 @@ struct BackdatingTests {
             clock.set("2026-04-05T09:00:00Z")
             let correction = try ledger.appendEvents([NewEvent(
                 effectiveAt: ledger.calendar.startOfDay(day("2026-03-20")),
-                body: .journalEntryPosted(JournalEntryPosted(account: "Assets:Bank", counterAccount: "Expenses:Fees", amount: usd("-200.00"))))])
+                body: EventBody(JournalEntryPosted(account: "Assets:Bank", counterAccount: "Expenses:Fees", amount: usd("-200.00"))))])
             try ledger.amendTransaction(id: groceries.transactionId!, amount: usd("-80.00"))
             let justBefore = Instant(microsecondsSinceEpoch: correction.events[0].recordedAt.microsecondsSinceEpoch - 1)
 

@@ -6,7 +6,7 @@ import Testing
 @Suite struct BalanceAssertionTests {
     private func ledgerWithSalary(_ root: String, clock: ManualClock) throws -> Ledger {
         let ledger = try Ledger.forTesting(at: root, clock: clock, baseCurrency: .gbp, timeZone: "Europe/London")
-        try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-03-01T09:00:00Z"), body: .journalEntryPosted(
+        try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-03-01T09:00:00Z"), body: EventBody(
             JournalEntryPosted(account: "Assets:Bank", counterAccount: "Income:Salary", amount: gbp("2500.00"))))])
         return ledger
     }
@@ -27,7 +27,7 @@ import Testing
             let ledger = try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z"))
             try ledger.assertBalance(account: "Assets:Bank", amount: gbp("2500.00"), on: day("2026-03-31"))
             // Recorded later, dated 31 March 23:30 in London (BST): inside the asserted day.
-            try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-03-31T22:30:00Z"), body: .journalEntryPosted(
+            try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-03-31T22:30:00Z"), body: EventBody(
                 JournalEntryPosted(account: "Expenses:Food", counterAccount: "Assets:Bank", amount: gbp("12.00"))))])
             try ledger.close()
             let verification = try StoreVerifier.verify(at: root)
@@ -46,7 +46,7 @@ import Testing
         try withTemporaryStore { root in
             try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z")).close()
             let store = try EventStore.open(at: root)
-            try store.append([NewEvent(effectiveAt: try Instant(parsing: "2026-03-02T09:00:00Z"), body: .journalEntryPosted(
+            try store.append([NewEvent(effectiveAt: try Instant(parsing: "2026-03-02T09:00:00Z"), body: EventBody(
                 JournalEntryPosted(account: "Expenses:Food", counterAccount: "Assets:Bank", amount: gbp("1.00"))))])
             try store.close()
             let verification = try StoreVerifier.verify(at: root)

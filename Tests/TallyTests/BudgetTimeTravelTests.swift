@@ -252,7 +252,7 @@ enum BudgetStory {
                     kind = "generate"
                     result = try ledger.generateRecurring(month: Month(ordinal: thisMonth.ordinal + Int.random(in: -1...0, using: &random)))
                     transactions += result?.events.compactMap { event in
-                        if case .recurringOccurrenceGenerated(let occurrence) = event.body { return occurrence.transactionId }
+                        if let occurrence = event.body.as(RecurringOccurrenceGenerated.self) { return occurrence.transactionId }
                         return nil
                     } ?? []
                 }

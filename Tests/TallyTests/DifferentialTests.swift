@@ -107,7 +107,7 @@ enum RandomStory {
                     let accounts = ["Assets:Bank", "Expenses:Food", "Income:Salary", "Liabilities:Card"]
                     let source = accounts.randomElement(using: &random)!
                     let target = accounts.filter { $0 != source }.randomElement(using: &random)!
-                    result = try ledger.appendEvents([NewEvent(effectiveAt: effective, body: .journalEntryPosted(
+                    result = try ledger.appendEvents([NewEvent(effectiveAt: effective, body: EventBody(
                         JournalEntryPosted(account: target, counterAccount: source, amount: money(-20_000...20_000))))])
                 case 2:
                     result = try ledger.deposit(account: "main", amount: money(1_000...50_000), effectiveAt: effective)

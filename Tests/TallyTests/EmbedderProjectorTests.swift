@@ -23,7 +23,7 @@ import TallyLog
         }
 
         func apply(_ event: Event, _ db: Database) throws {
-            guard case .journalEntryPosted(let entry) = event.body else { return }
+            guard let entry = event.body.as(JournalEntryPosted.self) else { return }
             if entry.amount == usd("13.13") { throw LedgerError(.notAllowed, "the merchant read model refuses 13.13") }
             try db.execute(sql: """
                 INSERT INTO \(table.quotedDatabaseIdentifier) (account, entries) VALUES (?, 1)
@@ -37,7 +37,7 @@ import TallyLog
     }
 
     private func entry(_ amount: String, _ account: String = "Assets:Cash", at clock: ManualClock) -> NewEvent {
-        NewEvent(effectiveAt: clock.now, body: .journalEntryPosted(JournalEntryPosted(
+        NewEvent(effectiveAt: clock.now, body: EventBody(JournalEntryPosted(
             account: account, counterAccount: "Income:Salary", amount: usd(amount))))
     }
 

@@ -67,9 +67,9 @@ import Testing
 
             clock.set("2026-04-12T09:00:00Z")
             try ledger.appendEvents([
-                NewEvent(effectiveAt: ledger.calendar.startOfDay(day("2026-03-10")), body: .transactionAmended(TransactionAmended(
+                NewEvent(effectiveAt: ledger.calendar.startOfDay(day("2026-03-10")), body: EventBody(TransactionAmended(
                     transactionId: "shop-1", payee: "", category: .general, amount: usd("-150.00"), recurring: false))),
-                NewEvent(effectiveAt: clock.now, body: .transactionDeleted(TransactionDeleted(transactionId: "shop-2"))),
+                NewEvent(effectiveAt: clock.now, body: EventBody(TransactionDeleted(transactionId: "shop-2"))),
             ])
             let march = try ledger.envelopeStatus("groceries", on: day("2026-03-31"))
             #expect(march.spent == usd("150.00"), "the amended 150.00 replaces 120.00, the deleted 80.00 is gone")
@@ -170,10 +170,10 @@ import Testing
                                              effectiveAt: ledger.calendar.startOfDay(date))
                 case 5 where !recorded.isEmpty:
                     let id = recorded.remove(at: Int.random(in: 0..<recorded.count, using: &random))
-                    try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: .transactionDeleted(TransactionDeleted(transactionId: id)))])
+                    try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(TransactionDeleted(transactionId: id)))])
                 case 6 where !recorded.isEmpty:
                     let id = recorded[Int.random(in: 0..<recorded.count, using: &random)]
-                    try ledger.appendEvents([NewEvent(effectiveAt: ledger.calendar.startOfDay(date), body: .transactionAmended(TransactionAmended(
+                    try ledger.appendEvents([NewEvent(effectiveAt: ledger.calendar.startOfDay(date), body: EventBody(TransactionAmended(
                         transactionId: id, payee: "", category: .general,
                         amount: Money(minorUnits: -Int64.random(in: 1...9_999, using: &random), commodity: id.hasPrefix("u") ? .usd : .eur),
                         recurring: false)))])

@@ -3,16 +3,16 @@ import Testing
 @testable import Tally
 import TallyLog
 
-/// The log form of every event type: `EventCatalog.record(for:)` and `EventCatalog.decode`.
+/// The log form of every event type: `EventCatalog.standard.record(for:)` and `EventCatalog.standard.decode`.
 @Suite struct EventBinaryCodecTests {
     /// Encodes to a record, hands it back as the log would, decodes, and compares every field.
     private func roundTrip(_ event: NewEvent, sequence: UInt64 = 1, recordedAt: Int64 = 1_777_626_060_000_000) throws -> Event {
-        let record = try EventCatalog.record(for: event)
+        let record = try EventCatalog.standard.record(for: event)
         #expect(record.kind == event.type.code)
         #expect(record.version == event.type.version)
         #expect(record.entity == event.entity)
         #expect(record.effectiveAt == event.effectiveAt.microsecondsSinceEpoch)
-        return try EventCatalog.decode(loggedEvent(record, sequence: sequence, recordedAt: recordedAt))
+        return try EventCatalog.standard.decode(loggedEvent(record, sequence: sequence, recordedAt: recordedAt))
     }
 
     private func expectSame(_ decoded: Event, _ event: NewEvent, sequence: UInt64, recordedAt: Int64, _ comment: Comment? = nil) {
@@ -57,11 +57,11 @@ import TallyLog
     /// Every prefix of every sample's payload is refused as truncated, never trapping.
     @Test(arguments: EventSamples.bodies.map(\.type.name))
     func truncatedPayloadThrowsAtEveryOffset(_ name: String) throws {
-        let record = try EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        let record = try EventCatalog.standard.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
         for length in 0..<record.payload.count {
             let prefix = Array(record.payload.prefix(length))
             let error = #expect(throws: EventCodingError.self, "\(name) cut to \(length) bytes") {
-                try EventCatalog.decodeBody(code: record.kind, version: record.version, payload: prefix)
+                try EventCatalog.standard.decodeBody(code: record.kind, version: record.version, payload: prefix)
             }
             #expect(error?.code == .truncated, "\(name) cut to \(length) bytes: \(String(describing: error))")
             #expect(error?.message.contains(name) == true)
@@ -72,20 +72,20 @@ import TallyLog
         let seed = testSeed()
         let values = RandomValues(seed: seed)
         for index in 0..<550 {
-            let record = try EventCatalog.record(for: values.event(index: index))
+            let record = try EventCatalog.standard.record(for: values.event(index: index))
             let length = values.int(in: 0...(record.payload.count - 1))
             #expect(throws: EventCodingError.self, replay(seed, "event \(index) cut to \(length) bytes")) {
-                try EventCatalog.decodeBody(code: record.kind, version: record.version, payload: Array(record.payload.prefix(length)))
+                try EventCatalog.standard.decodeBody(code: record.kind, version: record.version, payload: Array(record.payload.prefix(length)))
             }
         }
     }
 
     @Test(arguments: EventSamples.bodies.map(\.type.name))
     func trailingBytesThrow(_ name: String) throws {
-        let record = try EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        let record = try EventCatalog.standard.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
         for extra in [[0x00], [0x01, 0x02, 0x03]] as [[UInt8]] {
             let error = #expect(throws: EventCodingError.self) {
-                try EventCatalog.decode(loggedEvent(LogRecord(
+                try EventCatalog.standard.decode(loggedEvent(LogRecord(
                     kind: record.kind, version: record.version, effectiveAt: record.effectiveAt, entity: record.entity,
                     cause: nil, idempotencyKey: nil, payload: record.payload + extra
                 ), sequence: 9))
@@ -102,7 +102,7 @@ import TallyLog
         let seed = testSeed()
         let values = RandomValues(seed: seed)
         for index in 0..<3_000 {
-            let record = try EventCatalog.record(for: index < 550 ? EventSamples.newEvent(EventSamples.bodies[index % 55]) : values.event(index: index))
+            let record = try EventCatalog.standard.record(for: index < 550 ? EventSamples.newEvent(EventSamples.bodies[index % 55]) : values.event(index: index))
             var payload = record.payload
             for _ in 0..<values.int(in: 1...3) where !payload.isEmpty {
                 let position = values.int(in: 0...(payload.count - 1))
@@ -114,7 +114,7 @@ import TallyLog
                 }
             }
             do {
-                _ = try EventCatalog.decodeBody(code: record.kind, version: record.version, payload: payload)
+                _ = try EventCatalog.standard.decodeBody(code: record.kind, version: record.version, payload: payload)
             } catch is EventCodingError {
                 // expected for most damage
             } catch {
@@ -125,7 +125,7 @@ import TallyLog
 
     @Test func unknownTypeCodeThrowsNamingIt() {
         let error = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decode(LoggedEvent(
+            try EventCatalog.standard.decode(LoggedEvent(
                 sequence: 7, recordedAt: 0, kind: 9_999, version: 1, effectiveAt: 0, entity: "x",
                 cause: nil, idempotencyKey: nil, payload: []
             ))
@@ -137,9 +137,9 @@ import TallyLog
 
     @Test(arguments: [0, 3, 999] as [UInt16])
     func unknownVersionThrowsNamingTypeVersionAndKnownVersions(_ version: UInt16) throws {
-        let record = try EventCatalog.record(for: EventSamples.newEvent(EventSamples.byTypeName["deposit_received"]!))
+        let record = try EventCatalog.standard.record(for: EventSamples.newEvent(EventSamples.byTypeName["deposit_received"]!))
         let error = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decodeBody(code: record.kind, version: version, payload: record.payload)
+            try EventCatalog.standard.decodeBody(code: record.kind, version: version, payload: record.payload)
         }
         #expect(error?.code == .unsupportedVersion)
         #expect(error?.message.contains("deposit_received version \(version)") == true, "\(String(describing: error))")
@@ -147,14 +147,14 @@ import TallyLog
     }
 
     @Test func catalogCodesNamesAndVersionsAreConsistent() {
-        let types = EventCatalog.types
-        #expect(types.count == EventBody.payloadTypes.count)
+        let types = EventCatalog.standard.types
+        #expect(types.count == EventCatalog.standard.payloadTypes.count)
         #expect(Set(types.map(\.code)).count == types.count)
         #expect(Set(types.map(\.name)).count == types.count)
         for type in types {
-            #expect(EventCatalog.type(named: type.name) == type)
-            #expect(EventCatalog.type(code: type.code) == type)
-            #expect(EventCatalog.versions(of: type).last == type.version)
+            #expect(EventCatalog.standard.type(named: type.name) == type)
+            #expect(EventCatalog.standard.type(code: type.code) == type)
+            #expect(EventCatalog.standard.versions(of: type).last == type.version)
         }
     }
 
@@ -164,7 +164,7 @@ import TallyLog
     private func decodeBudgetSet(_ build: (inout BinaryWriter) -> Void) throws -> EventBody {
         var writer = BinaryWriter()
         build(&writer)
-        return try EventCatalog.decodeBody(code: BudgetSet.eventType.code, version: 1, payload: writer.bytes)
+        return try EventCatalog.standard.decodeBody(code: BudgetSet.eventType.code, version: 1, payload: writer.bytes)
     }
 
     @Test func invalidValuesThrowInvalidValue() {
@@ -187,33 +187,33 @@ import TallyLog
         var writer = BinaryWriter()
         writer.writeString("main"); writer.writeByte(2)
         let bool = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decodeBody(code: RoundUpsSwitched.eventType.code, version: 1, payload: writer.bytes)
+            try EventCatalog.standard.decodeBody(code: RoundUpsSwitched.eventType.code, version: 1, payload: writer.bytes)
         }
         #expect(bool?.message.contains("boolean byte 2") == true)
         // withdrawal_made: account, amount, destination (optional marker 7).
         writer = BinaryWriter()
         writer.writeString("main"); writer.writeString("USD"); writer.writeZigZag(100); writer.writeByte(7)
         let marker = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decodeBody(code: WithdrawalMade.eventType.code, version: 1, payload: writer.bytes)
+            try EventCatalog.standard.decodeBody(code: WithdrawalMade.eventType.code, version: 1, payload: writer.bytes)
         }
         #expect(marker?.message.contains("optional marker 7") == true)
         // fx_rate_set: base, quote, rate (scale 19).
         writer = BinaryWriter()
         writer.writeString("GBP"); writer.writeString("USD"); writer.writeZigZag(12_703); writer.writeByte(19)
         let scale = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decodeBody(code: FXRateSet.eventType.code, version: 1, payload: writer.bytes)
+            try EventCatalog.standard.decodeBody(code: FXRateSet.eventType.code, version: 1, payload: writer.bytes)
         }
         #expect(scale?.message.contains("decimal scale 19") == true)
         // reminder_set: due date before 0001-01-01.
         writer = BinaryWriter()
         writer.writeString("r"); writer.writeString("a"); writer.writeZigZag(-719_163); writer.writeByte(0)
         let date = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decodeBody(code: ReminderSet.eventType.code, version: 1, payload: writer.bytes)
+            try EventCatalog.standard.decodeBody(code: ReminderSet.eventType.code, version: 1, payload: writer.bytes)
         }
         #expect(date?.message.contains("day number -719163") == true)
         // An 11-byte varint.
         let varint = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decodeBody(code: PriceStalenessSet.eventType.code, version: 1, payload: Array(repeating: 0xFF, count: 9) + [0x7F])
+            try EventCatalog.standard.decodeBody(code: PriceStalenessSet.eventType.code, version: 1, payload: Array(repeating: 0xFF, count: 9) + [0x7F])
         }
         #expect(varint?.message.contains("varint longer than 64 bits") == true)
     }
@@ -222,7 +222,7 @@ import TallyLog
         var writer = BinaryWriter()
         writer.writeString(String(repeating: "x", count: eventStringBytesLimit + 1))
         let error = #expect(throws: EventCodingError.self) {
-            try EventCatalog.decodeBody(code: AccountClosed.eventType.code, version: 1, payload: writer.bytes)
+            try EventCatalog.standard.decodeBody(code: AccountClosed.eventType.code, version: 1, payload: writer.bytes)
         }
         #expect(error?.code == .limitExceeded)
         #expect(error?.message.contains("exceeds the limit of \(eventStringBytesLimit)") == true)
@@ -230,7 +230,7 @@ import TallyLog
         writer = BinaryWriter()
         writer.writeString(String(repeating: "é", count: eventStringBytesLimit / 2))
         #expect(throws: Never.self) {
-            try EventCatalog.decodeBody(code: AccountClosed.eventType.code, version: 1, payload: writer.bytes)
+            try EventCatalog.standard.decodeBody(code: AccountClosed.eventType.code, version: 1, payload: writer.bytes)
         }
     }
 
@@ -238,9 +238,9 @@ import TallyLog
     @Test func writerRefusesWhatTheReaderRefuses() {
         let event = NewEvent(
             effectiveAt: Instant(microsecondsSinceEpoch: 0),
-            body: .accountClosed(AccountClosed(account: String(repeating: "x", count: eventStringBytesLimit + 1)))
+            body: EventBody(AccountClosed(account: String(repeating: "x", count: eventStringBytesLimit + 1)))
         )
-        #expect { try EventCatalog.record(for: event) } throws: { error in
+        #expect { try EventCatalog.standard.record(for: event) } throws: { error in
             (error as? EventCodingError)?.code == .limitExceeded && "\(error)".contains("account_closed")
         }
     }
@@ -250,24 +250,24 @@ import TallyLog
     /// It is refused instead (100.00 VEA at scale 2 must never read back as 0.00010000 VEA).
     @Test func customScaleCommodityIsRefusedNotMisread() throws {
         let shares = try Commodity(code: "VEA", scale: 2)
-        let body = EventBody.potFunded(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: shares)))
+        let body = EventBody(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: shares)))
         let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body)
-        #expect { try EventCatalog.record(for: event) } throws: { error in
+        #expect { try EventCatalog.standard.record(for: event) } throws: { error in
             (error as? EventCodingError)?.code == .invalidValue && "\(error)".contains("scale")
         }
         // At its registered scale the same code round-trips exactly.
-        let registered = NewEvent(effectiveAt: event.effectiveAt, body: .potFunded(PotFunded(
+        let registered = NewEvent(effectiveAt: event.effectiveAt, body: EventBody(PotFunded(
             potId: "holiday", amount: Money(minorUnits: 10_000, commodity: try Commodity.named("VEA")))))
-        #expect(try EventCatalog.decode(loggedEvent(try EventCatalog.record(for: registered))).body == registered.body)
+        #expect(try EventCatalog.standard.decode(loggedEvent(try EventCatalog.standard.record(for: registered))).body == registered.body)
     }
 
     /// Effective times outside years 0001-9999 cannot be written as RFC 3339: refused.
     @Test(arguments: [Int64.min, -62_135_596_800_000_001, 253_402_300_800_000_000, Int64.max])
     func instantsOutsideTheCalendarRangeAreRefused(_ microseconds: Int64) {
         let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: microseconds), body: EventSamples.bodies[0])
-        #expect(throws: EventCodingError.self) { try EventCatalog.record(for: event) }
+        #expect(throws: EventCodingError.self) { try EventCatalog.standard.record(for: event) }
         let record = LogRecord(kind: event.type.code, version: event.type.version, effectiveAt: microseconds,
                                entity: event.entity, cause: nil, idempotencyKey: nil, payload: [])
-        #expect(throws: EventCodingError.self) { try EventCatalog.decode(loggedEvent(record)) }
+        #expect(throws: EventCodingError.self) { try EventCatalog.standard.decode(loggedEvent(record)) }
     }
 }

@@ -61,13 +61,13 @@ import TallyLog
         for index in 0..<550 {
             let event = Self.recorded(values.event(index: index))
             let decoded = try EventJSON.decode(Array(EventJSON.encode(event).utf8))
-            let back = try EventCatalog.decode(loggedEvent(EventCatalog.record(for: decoded.event), sequence: 12, recordedAt: Self.recordedAt.microsecondsSinceEpoch))
+            let back = try EventCatalog.standard.decode(loggedEvent(EventCatalog.standard.record(for: decoded.event), sequence: 12, recordedAt: Self.recordedAt.microsecondsSinceEpoch))
             #expect(back == event, replay(seed, "event \(index)"))
         }
     }
 
     @Test func absentOptionalsAreOmittedAndNullReadsAsAbsent() throws {
-        let body = EventBody.withdrawalMade(WithdrawalMade(account: "main", amount: EventSamples.usd("20.00")))
+        let body = EventBody(WithdrawalMade(account: "main", amount: EventSamples.usd("20.00")))
         let line = EventJSON.encode(Self.recorded(NewEvent(effectiveAt: Self.recordedAt, body: body)))
         #expect(!line.contains("destination"))
         #expect(!line.contains("cause"))

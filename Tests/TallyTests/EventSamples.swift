@@ -11,109 +11,109 @@ enum EventSamples {
     /// One sample per current payload type, in log-code order.
     static let bodies: [EventBody] = [
         // Ledger
-        .ledgerCreated(LedgerCreated(name: "Household ledger", baseCurrency: .usd, timeZone: "Europe/London")),
-        .baseCurrencySet(BaseCurrencySet(currency: .gbp)),
-        .accountOpened(AccountOpened(
+        EventBody(LedgerCreated(name: "Household ledger", baseCurrency: .usd, timeZone: "Europe/London")),
+        EventBody(BaseCurrencySet(currency: .gbp)),
+        EventBody(AccountOpened(
             account: "Assets:Bank:Checking", kind: .asset, commodity: .usd, openingBalance: usd("2500.00")
         )),
-        .accountClosed(AccountClosed(account: "Assets:Bank:Old Savings")),
-        .journalEntryPosted(JournalEntryPosted(
+        EventBody(AccountClosed(account: "Assets:Bank:Old Savings")),
+        EventBody(JournalEntryPosted(
             account: "Expenses:Groceries", counterAccount: "Assets:Bank:Checking", amount: usd("84.17"),
             payee: "Trader Joe's #552", category: "Food:Groceries", externalId: "chk-2026-04-0193"
         )),
-        .transferMade(TransferMade(
+        EventBody(TransferMade(
             transferId: "trf_7d1c2a90", source: "Assets:Bank:Checking", target: "Assets:Bank:UK Current",
             amount: usd("1000.00"), received: gbp("787.40"), envelope: "env_travel"
         )),
-        .balanceAsserted(BalanceAsserted(account: "Assets:Bank:Checking", amount: usd("1415.83"))),
+        EventBody(BalanceAsserted(account: "Assets:Bank:Checking", amount: usd("1415.83"))),
         // Wealth account
-        .depositReceived(DepositReceived(
+        EventBody(DepositReceived(
             account: "main", amount: money("250.000000", "USDC"), source: .chain,
             externalId: "0x9f2c4be1d7a3e5f60b8c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708"
         )),
-        .depositSplit(DepositSplit(
+        EventBody(DepositSplit(
             account: "main", spend: usd("70.00"), invest: usd("30.00"), spendWeight: 70, investWeight: 30
         )),
-        .splitRuleSet(SplitRuleSet(account: "main", spendWeight: 60, investWeight: 40)),
-        .roundUpsSwitched(RoundUpsSwitched(account: "main", enabled: true)),
-        .automationPaused(AutomationPaused(account: "main")),
-        .automationResumed(AutomationResumed(account: "main")),
-        .cardFrozen(CardFrozen(account: "main")),
-        .cardUnfrozen(CardUnfrozen(account: "main")),
-        .purchaseMade(PurchaseMade(
+        EventBody(SplitRuleSet(account: "main", spendWeight: 60, investWeight: 40)),
+        EventBody(RoundUpsSwitched(account: "main", enabled: true)),
+        EventBody(AutomationPaused(account: "main")),
+        EventBody(AutomationResumed(account: "main")),
+        EventBody(CardFrozen(account: "main")),
+        EventBody(CardUnfrozen(account: "main")),
+        EventBody(PurchaseMade(
             account: "main", amount: usd("3.40"), merchant: "Blue Bottle Coffee, Oakland", externalId: "card-auth-55102"
         )),
-        .roundUpApplied(RoundUpApplied(account: "main", amount: usd("0.60"))),
-        .roundUpSkipped(RoundUpSkipped(account: "main", amount: gbp("0.25"))),
-        .withdrawalMade(WithdrawalMade(account: "main", amount: gbp("120.00"), destination: "GB29 NWBK 6016 1331 9268 19")),
+        EventBody(RoundUpApplied(account: "main", amount: usd("0.60"))),
+        EventBody(RoundUpSkipped(account: "main", amount: gbp("0.25"))),
+        EventBody(WithdrawalMade(account: "main", amount: gbp("120.00"), destination: "GB29 NWBK 6016 1331 9268 19")),
         // Budgeting and pots
-        .transactionRecorded(TransactionRecorded(
+        EventBody(TransactionRecorded(
             transactionId: "txn_01J8ZQ4M2K", payee: "Tesco Express", category: .groceries, amount: gbp("-23.45"),
             recurring: true, source: .bank, externalId: "bank-tx-4471902", bankId: "monzo",
             account: "Cash", envelope: "env_groceries", rateToBase: decimal("1.2703")
         )),
-        .transactionAmended(TransactionAmended(
+        EventBody(TransactionAmended(
             transactionId: "txn_01J8ZQ6B7P", payee: "Pizza Express", category: .diningOut, amount: gbp("-31.90"),
             recurring: false
         )),
-        .transactionDeleted(TransactionDeleted(transactionId: "txn_01J8ZQ9TXD")),
-        .transactionRecategorised(TransactionRecategorised(transactionId: "txn_01J8ZQ4M2K", category: .bills)),
-        .bankConnected(BankConnected(bankId: "monzo", name: "Monzo Bank")),
-        .bankDisconnected(BankDisconnected(bankId: "starling")),
-        .referenceBalanceSet(ReferenceBalanceSet(amount: gbp("3120.55"), adjustment: gbp("-42.10"))),
-        .budgetSet(BudgetSet(category: .groceries, month: month("2026-04"), maximum: gbp("400.00"))),
-        .budgetDeleted(BudgetDeleted(category: .entertainment, month: month("2026-03"))),
-        .potCreated(PotCreated(potId: "holiday", name: "Holiday in Lisbon ☀️", target: gbp("1500.00"))),
-        .potFunded(PotFunded(potId: "holiday", amount: gbp("200.00"))),
-        .potWithdrawn(PotWithdrawn(potId: "holiday", amount: gbp("50.00"))),
-        .potDeleted(PotDeleted(potId: "emergency", returned: gbp("725.10"))),
-        .recurringDefined(RecurringDefined(
+        EventBody(TransactionDeleted(transactionId: "txn_01J8ZQ9TXD")),
+        EventBody(TransactionRecategorised(transactionId: "txn_01J8ZQ4M2K", category: .bills)),
+        EventBody(BankConnected(bankId: "monzo", name: "Monzo Bank")),
+        EventBody(BankDisconnected(bankId: "starling")),
+        EventBody(ReferenceBalanceSet(amount: gbp("3120.55"), adjustment: gbp("-42.10"))),
+        EventBody(BudgetSet(category: .groceries, month: month("2026-04"), maximum: gbp("400.00"))),
+        EventBody(BudgetDeleted(category: .entertainment, month: month("2026-03"))),
+        EventBody(PotCreated(potId: "holiday", name: "Holiday in Lisbon ☀️", target: gbp("1500.00"))),
+        EventBody(PotFunded(potId: "holiday", amount: gbp("200.00"))),
+        EventBody(PotWithdrawn(potId: "holiday", amount: gbp("50.00"))),
+        EventBody(PotDeleted(potId: "emergency", returned: gbp("725.10"))),
+        EventBody(RecurringDefined(
             recurringId: "rent", payee: "Foxtons Lettings", category: .bills, amount: gbp("-1450.00"),
             frequency: .monthly, dayOfMonth: 28, startMonth: month("2026-01"), endMonth: month("2027-12")
         )),
-        .recurringRemoved(RecurringRemoved(recurringId: "gym")),
-        .recurringOccurrenceGenerated(RecurringOccurrenceGenerated(
+        EventBody(RecurringRemoved(recurringId: "gym")),
+        EventBody(RecurringOccurrenceGenerated(
             recurringId: "rent", month: month("2026-04"), transactionId: "txn_rent_2026_04",
             payee: "Foxtons Lettings", category: .bills, amount: gbp("-1450.00")
         )),
         // Envelopes and challenges
-        .envelopeCreated(EnvelopeCreated(
+        EventBody(EnvelopeCreated(
             envelopeId: "env_groceries", name: "Groceries", interval: .biweekly, budgeted: usd("250.00"),
             startDate: date("2026-04-06")
         )),
-        .envelopeBudgetChanged(EnvelopeBudgetChanged(envelopeId: "env_groceries", budgeted: usd("275.00"), interval: .weekly)),
-        .envelopeFunded(EnvelopeFunded(envelopeId: "env_travel", amount: money("15000", "JPY"))),
-        .envelopeRolloverSet(EnvelopeRolloverSet(envelopeId: "env_groceries", policy: .carryForward)),
-        .envelopeDeleted(EnvelopeDeleted(envelopeId: "env_old_car")),
-        .challengeStarted(ChallengeStarted(
+        EventBody(EnvelopeBudgetChanged(envelopeId: "env_groceries", budgeted: usd("275.00"), interval: .weekly)),
+        EventBody(EnvelopeFunded(envelopeId: "env_travel", amount: money("15000", "JPY"))),
+        EventBody(EnvelopeRolloverSet(envelopeId: "env_groceries", policy: .carryForward)),
+        EventBody(EnvelopeDeleted(envelopeId: "env_old_car")),
+        EventBody(ChallengeStarted(
             challengeId: "ch_52w_2026", template: "52_week", name: "52-week challenge", unit: usd("1.00"),
             stepCount: 52, account: "Savings"
         )),
-        .challengeStepCompleted(ChallengeStepCompleted(challengeId: "ch_52w_2026", step: 17, amount: usd("17.00"))),
+        EventBody(ChallengeStepCompleted(challengeId: "ch_52w_2026", step: 17, amount: usd("17.00"))),
         // Net worth and X-ray
-        .assetAdded(AssetAdded(
+        EventBody(AssetAdded(
             assetId: "vea", name: "Vanguard FTSE Developed Markets ETF", category: .investments, type: .stockOrETF,
             currency: .usd, country: "US", sector: "Diversified equity", symbol: "VEA"
         )),
-        .assetTagged(AssetTagged(assetId: "vea", country: "IE", sector: "Equity", symbol: "VEA.L")),
-        .assetRemoved(AssetRemoved(assetId: "old_car")),
-        .liabilityAdded(LiabilityAdded(
+        EventBody(AssetTagged(assetId: "vea", country: "IE", sector: "Equity", symbol: "VEA.L")),
+        EventBody(AssetRemoved(assetId: "old_car")),
+        EventBody(LiabilityAdded(
             liabilityId: "mortgage", name: "Nationwide mortgage", category: .mortgage, currency: .gbp,
             linkedAssetId: "flat_e8"
         )),
-        .liabilityRemoved(LiabilityRemoved(liabilityId: "car_loan")),
-        .valuationRecorded(ValuationRecorded(
+        EventBody(LiabilityRemoved(liabilityId: "car_loan")),
+        EventBody(ValuationRecorded(
             itemKind: .asset, itemId: "flat_e8", value: gbp("485000.00"), source: .override
         )),
-        .valuationOverrideCleared(ValuationOverrideCleared(assetId: "flat_e8")),
-        .positionSet(PositionSet(assetId: "vea", quantity: money("12.5", "VEA"), costBasis: usd("612.40"))),
-        .priceQuoted(PriceQuoted(symbol: commodity("VEA"), price: usd("49.87"), source: .live)),
-        .fxRateSet(FXRateSet(base: .gbp, quote: .usd, rate: decimal("1.2703"))),
-        .reminderSet(ReminderSet(
+        EventBody(ValuationOverrideCleared(assetId: "flat_e8")),
+        EventBody(PositionSet(assetId: "vea", quantity: money("12.5", "VEA"), costBasis: usd("612.40"))),
+        EventBody(PriceQuoted(symbol: commodity("VEA"), price: usd("49.87"), source: .live)),
+        EventBody(FXRateSet(base: .gbp, quote: .usd, rate: decimal("1.2703"))),
+        EventBody(ReminderSet(
             reminderId: "rem_flat_q2", assetId: "flat_e8", dueDate: date("2026-06-30"), note: "Check the \"Zoopla\" estimate"
         )),
-        .reminderCompleted(ReminderCompleted(reminderId: "rem_flat_q1")),
-        .priceStalenessSet(PriceStalenessSet(thresholdSeconds: 900)),
+        EventBody(ReminderCompleted(reminderId: "rem_flat_q1")),
+        EventBody(PriceStalenessSet(thresholdSeconds: 900)),
     ]
 
     /// The sample of each type, by type name.
@@ -351,7 +351,7 @@ final class RandomValues {
     /// A random event of the `index`-th payload type (cycling), so every type gets its share;
     /// its entity fits the log's limit (a long random id is drawn again).
     func event(index: Int) -> NewEvent {
-        let types = EventBody.payloadTypes
+        let types = EventCatalog.standard.payloadTypes
         var body = body(of: types[index % types.count])
         while body.payload.entity.utf8.count > LogFormat.entityBytesMax { body = self.body(of: types[index % types.count]) }
         return newEvent(body)
@@ -448,17 +448,17 @@ struct RandomPayloadDecoder: Decoder {
 @Suite struct EventSampleTests {
     @Test func everyPayloadTypeHasExactlyOneSample() {
         let names = EventSamples.bodies.map(\.type.name)
-        for payloadType in EventBody.payloadTypes {
+        for payloadType in EventCatalog.standard.payloadTypes {
             let name = payloadType.eventType.name
             #expect(names.filter { $0 == name }.count == 1, "\(name) needs exactly one sample in EventSamples.bodies")
         }
-        #expect(EventSamples.bodies.count == EventBody.payloadTypes.count)
-        #expect(Set(names) == Set(EventBody.payloadTypes.map { $0.eventType.name }))
+        #expect(EventSamples.bodies.count == EventCatalog.standard.payloadTypes.count)
+        #expect(Set(names) == Set(EventCatalog.standard.payloadTypes.map { $0.eventType.name }))
     }
 
     @Test func everyLegacyVersionHasExactlyOneSample() {
         var expected: [String] = []
-        for payloadType in EventBody.payloadTypes {
+        for payloadType in EventCatalog.standard.payloadTypes {
             for legacy in payloadType.legacyVersions {
                 expected.append("\(payloadType.eventType.name).v\(legacy.version)")
             }
@@ -466,7 +466,7 @@ struct RandomPayloadDecoder: Decoder {
         let sampled = EventSamples.legacy.map { "\($0.typeName).v\($0.version)" }
         #expect(sampled.sorted() == expected.sorted())
         for sample in EventSamples.legacy {
-            let payloadType = EventBody.payloadTypes.first { $0.eventType.name == sample.typeName }
+            let payloadType = EventCatalog.standard.payloadTypes.first { $0.eventType.name == sample.typeName }
             let legacyType = payloadType?.legacyVersions.first { $0.version == sample.version }
             #expect(legacyType.map { type(of: sample.payload) == $0 } == true, "\(sample.typeName).v\(sample.version) sample has the wrong type")
         }
@@ -513,7 +513,7 @@ struct RandomPayloadDecoder: Decoder {
         var seenEnum: [String: Set<String>] = [:]
         var allEnum: [String: Set<String>] = [:]
         var seenOptional: [String: Set<Bool>] = [:]
-        for index in 0..<(EventBody.payloadTypes.count * 40) {
+        for index in 0..<(EventCatalog.standard.payloadTypes.count * 40) {
             let payload = values.event(index: index).body.payload
             for child in Mirror(reflecting: payload).children {
                 let field = "\(type(of: payload)).\(child.label ?? "?")"

@@ -3,7 +3,7 @@ import Testing
 import TallyLog
 @testable import Tally
 
-/// The text rule of the record check (`EventText`, enforced by `EventCatalog.record(for:)`):
+/// The text rule of the record check (`EventText`, enforced by `EventCatalog.standard.record(for:)`):
 /// no control character in any text field of any event, tabs and line feeds in a note; the
 /// limits named by field; old text still readable; and the escaping that shows any text safely.
 @Suite struct EventTextTests {
@@ -36,11 +36,11 @@ import TallyLog
         values.fillOptionals = true
         var checked: Set<String> = []
         var textFields: Set<String> = []
-        for payloadType in EventBody.payloadTypes {
+        for payloadType in EventCatalog.standard.payloadTypes {
             // A random body with every optional field present that the record check takes as
             // it is (an over-long random id could make the entity too long).
             var body = values.body(of: payloadType)
-            while (try? EventCatalog.record(for: NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body))) == nil {
+            while (try? EventCatalog.standard.record(for: NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body))) == nil {
                 body = values.body(of: payloadType)
             }
             let data = try JSON.parse(EventJSON.payloadJSON(body))
@@ -61,12 +61,12 @@ import TallyLog
                     let isFreeText = EventText.freeTextFields.contains(String(path.split(separator: ".").last!))
                     if isFreeText && (control == "\t" || control == "\n") {
                         #expect(throws: Never.self, "\(body.type.name) \(path) with U+\(String(control.value, radix: 16))") {
-                            try EventCatalog.record(for: event)
+                            try EventCatalog.standard.record(for: event)
                         }
                         continue
                     }
                     let error = #expect(throws: EventCodingError.self, "\(body.type.name) \(path) with U+\(String(control.value, radix: 16))") {
-                        try EventCatalog.record(for: event)
+                        try EventCatalog.standard.record(for: event)
                     }
                     #expect(error?.field == path, "\(String(describing: error))")
                     #expect(error?.code == .invalidValue)
@@ -85,24 +85,24 @@ import TallyLog
     @Test func printableTextNextToTheControlRangesIsAccepted() throws {
         // U+00A0 and U+0100 encode as C2 A0 and C4 80: next to C1's C2 80-9F, not in it.
         for name in ["Assets:Caf\u{E9}", "Assets:\u{A0}x", "Assets:\u{100}", "Assets:\u{2028}", "Assets:\u{1F642}", "Assets:~ ok"] {
-            let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: .accountClosed(AccountClosed(account: name)))
-            #expect(throws: Never.self, "\(name.unicodeScalars.map { String($0.value, radix: 16) })") { try EventCatalog.record(for: event) }
+            let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: EventBody(AccountClosed(account: name)))
+            #expect(throws: Never.self, "\(name.unicodeScalars.map { String($0.value, radix: 16) })") { try EventCatalog.standard.record(for: event) }
         }
     }
 
     @Test func aNoteMayHoldTabsAndLineFeedsButNotACarriageReturn() throws {
         func reminder(_ note: String) -> NewEvent {
-            NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: .reminderSet(ReminderSet(
+            NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: EventBody(ReminderSet(
                 reminderId: "r1", assetId: "house", dueDate: day("2026-06-01"), note: note)))
         }
-        #expect(throws: Never.self) { try EventCatalog.record(for: reminder("Call the agent:\n\t- ask for the survey\n")) }
-        let error = #expect(throws: EventCodingError.self) { try EventCatalog.record(for: reminder("line one\r\nline two")) }
+        #expect(throws: Never.self) { try EventCatalog.standard.record(for: reminder("Call the agent:\n\t- ask for the survey\n")) }
+        let error = #expect(throws: EventCodingError.self) { try EventCatalog.standard.record(for: reminder("line one\r\nline two")) }
         #expect(error?.field == "data.note")
         #expect(error?.reason?.contains("U+000D carriage return") == true, "\(String(describing: error))")
         #expect(error?.reason?.contains("a note may hold tabs and line feeds") == true)
         // The reminder's id is a name: no line feed there.
         let idError = #expect(throws: EventCodingError.self) {
-            try EventCatalog.record(for: NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: .reminderSet(ReminderSet(
+            try EventCatalog.standard.record(for: NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: EventBody(ReminderSet(
                 reminderId: "r\n1", assetId: "house", dueDate: day("2026-06-01"), note: nil))))
         }
         #expect(idError?.field == "data.reminder_id")
@@ -110,8 +110,8 @@ import TallyLog
 
     @Test(arguments: ["k\u{0}", "bank:\u{1B}[2J", "line\nbreak", "\u{9B}"])
     func anIdempotencyKeyWithAControlCharacterIsRefused(_ key: String) {
-        let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), idempotencyKey: key, body: .accountClosed(AccountClosed(account: "Assets:Cash")))
-        let error = #expect(throws: EventCodingError.self) { try EventCatalog.record(for: event) }
+        let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), idempotencyKey: key, body: EventBody(AccountClosed(account: "Assets:Cash")))
+        let error = #expect(throws: EventCodingError.self) { try EventCatalog.standard.record(for: event) }
         #expect(error?.field == "idempotency_key")
         #expect(error?.code == .invalidValue)
     }
@@ -121,20 +121,20 @@ import TallyLog
         let zero = Instant(microsecondsSinceEpoch: 0)
         let longPayee = String(repeating: "p", count: eventStringBytesLimit + 1)
         let cases: [(NewEvent, String, EventCodingError.Code, String)] = [
-            (NewEvent(effectiveAt: zero, body: .journalEntryPosted(JournalEntryPosted(
+            (NewEvent(effectiveAt: zero, body: EventBody(JournalEntryPosted(
                 account: "Assets:Cash", counterAccount: "Income:Gift", amount: usd("1.00"), payee: longPayee))),
              "data.payee", .limitExceeded, "holds 1025 bytes; the limit is 1024"),
-            (NewEvent(effectiveAt: zero, body: .accountClosed(AccountClosed(account: String(repeating: "a", count: 250)))),
+            (NewEvent(effectiveAt: zero, body: EventBody(AccountClosed(account: String(repeating: "a", count: 250)))),
              "data.account", .limitExceeded, "the event's entity, built from it, would be 258 bytes; the limit is 255"),
-            (NewEvent(effectiveAt: zero, idempotencyKey: String(repeating: "k", count: 256), body: .accountClosed(AccountClosed(account: "A"))),
+            (NewEvent(effectiveAt: zero, idempotencyKey: String(repeating: "k", count: 256), body: EventBody(AccountClosed(account: "A"))),
              "idempotency_key", .limitExceeded, "holds 256 bytes; the limit is 255"),
-            (NewEvent(effectiveAt: zero, idempotencyKey: "", body: .accountClosed(AccountClosed(account: "A"))),
+            (NewEvent(effectiveAt: zero, idempotencyKey: "", body: EventBody(AccountClosed(account: "A"))),
              "idempotency_key", .invalidValue, "is empty"),
-            (NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: Int64.max), body: .accountClosed(AccountClosed(account: "A"))),
+            (NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: Int64.max), body: EventBody(AccountClosed(account: "A"))),
              "effective_at", .invalidValue, "years 0001-9999"),
         ]
         for (event, field, code, reason) in cases {
-            let error = #expect(throws: EventCodingError.self, "\(field)") { try EventCatalog.record(for: event) }
+            let error = #expect(throws: EventCodingError.self, "\(field)") { try EventCatalog.standard.record(for: event) }
             #expect(error?.field == field, "\(String(describing: error))")
             #expect(error?.code == code, "\(String(describing: error))")
             #expect(error?.reason?.contains(reason) == true, "\(String(describing: error))")
@@ -142,10 +142,10 @@ import TallyLog
         // At the limits, accepted.
         let atLimits = NewEvent(
             effectiveAt: zero, idempotencyKey: String(repeating: "k", count: 255),
-            body: .journalEntryPosted(JournalEntryPosted(
+            body: EventBody(JournalEntryPosted(
                 account: String(repeating: "a", count: 247), counterAccount: "Income:Gift", amount: usd("1.00"),
                 payee: String(repeating: "\u{E9}", count: eventStringBytesLimit / 2))))
-        #expect(throws: Never.self) { try EventCatalog.record(for: atLimits) }
+        #expect(throws: Never.self) { try EventCatalog.standard.record(for: atLimits) }
     }
 
     /// Events recorded before the rule (text with control characters in any field) still
@@ -163,7 +163,7 @@ import TallyLog
                 sequence: UInt64(index + 1), recordedAt: 0, kind: event.type.code, version: event.type.version,
                 effectiveAt: event.effectiveAt.microsecondsSinceEpoch, entity: event.entity, cause: nil,
                 idempotencyKey: nil, payload: writer.bytes)
-            let decoded = try EventCatalog.decode(logged)
+            let decoded = try EventCatalog.standard.decode(logged)
             #expect(decoded.body == event.body, replay(seed, "event \(index)"))
             if EventText.containsControl(writer.bytes) { withControls += 1 }
         }
@@ -197,7 +197,7 @@ import TallyLog
         }))
         let event = Event(
             sequence: 3, recordedAt: Instant(microsecondsSinceEpoch: 0), effectiveAt: Instant(microsecondsSinceEpoch: 0),
-            cause: nil, idempotencyKey: nil, body: .potCreated(PotCreated(potId: "p", name: "a" + name + "b", target: usd("1.00"))))
+            cause: nil, idempotencyKey: nil, body: EventBody(PotCreated(potId: "p", name: "a" + name + "b", target: usd("1.00"))))
         let line = EventJSON.encode(event)
         #expect(!line.unicodeScalars.contains(where: EventText.isControl), "\(line.debugDescription)")
         #expect(line.contains(#"\u001b"#) || line.contains(#"\u001B"#))

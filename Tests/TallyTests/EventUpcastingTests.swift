@@ -6,7 +6,7 @@ import TallyLog
 /// Old versions stay readable forever and come out as the current version, in every read
 /// path alike. `deposit_received` v1 (no `source`) reads as a v2 bank transfer.
 @Suite struct EventUpcastingTests {
-    static let expectedBody = EventBody.depositReceived(DepositReceived(
+    static let expectedBody = EventBody(DepositReceived(
         account: "main", amount: EventSamples.usd("100.00"), source: .bankTransfer, externalId: "bank:tx-88"
     ))
 
@@ -35,13 +35,13 @@ import TallyLog
 
     @Test func binaryV1FixtureDecodesAsCurrentVersion() throws {
         let payload = try Self.hexFixture("deposit_received.v1.bin.hex")
-        let event = try EventCatalog.decode(LoggedEvent(
+        let event = try EventCatalog.standard.decode(LoggedEvent(
             sequence: 7, recordedAt: 1_614_589_200_000_000, kind: DepositReceived.eventType.code, version: 1,
             effectiveAt: 1_614_589_140_000_000, entity: "wealth:main", cause: nil, idempotencyKey: "bank:tx-88",
             payload: payload
         ))
         #expect(event.body == Self.expectedBody)
-        guard case .depositReceived(let deposit) = event.body else { Issue.record("not a deposit"); return }
+        guard let deposit = event.body.as(DepositReceived.self) else { Issue.record("not a deposit"); return }
         #expect(deposit.source == .bankTransfer)
         #expect(event.storedVersion == 1)
         #expect(event.type.version == 2)
@@ -51,7 +51,7 @@ import TallyLog
     @Test func jsonV1FixtureDecodesAsCurrentVersion() throws {
         let decoded = try EventJSON.decode(try Self.fixture("deposit_received.v1.json"))
         #expect(decoded.event.body == Self.expectedBody)
-        guard case .depositReceived(let deposit) = decoded.event.body else { Issue.record("not a deposit"); return }
+        guard let deposit = decoded.event.body.as(DepositReceived.self) else { Issue.record("not a deposit"); return }
         #expect(deposit.source == .bankTransfer)
         #expect(decoded.version == 1)
         #expect(decoded.sequence == 7)
@@ -69,9 +69,9 @@ import TallyLog
     /// Written back, an upcast event is the current version in both forms.
     @Test func upcastEventIsWrittenAsCurrentVersion() throws {
         let decoded = try EventJSON.decode(try Self.fixture("deposit_received.v1.json"))
-        let record = try EventCatalog.record(for: decoded.event)
+        let record = try EventCatalog.standard.record(for: decoded.event)
         #expect(record.version == 2)
-        let event = try EventCatalog.decode(loggedEvent(record, sequence: 7))
+        let event = try EventCatalog.standard.decode(loggedEvent(record, sequence: 7))
         #expect(event.storedVersion == 2)
         let line = try JSON.parse(EventJSON.encode(event))
         #expect(line["version"] == .integer(2))
@@ -82,7 +82,7 @@ import TallyLog
         let payload = try Self.hexFixture("deposit_received.v1.bin.hex")
         for length in 0..<payload.count {
             let error = #expect(throws: EventCodingError.self) {
-                try EventCatalog.decodeBody(code: DepositReceived.eventType.code, version: 1, payload: Array(payload.prefix(length)))
+                try EventCatalog.standard.decodeBody(code: DepositReceived.eventType.code, version: 1, payload: Array(payload.prefix(length)))
             }
             #expect(error?.code == .truncated)
             #expect(error?.message.contains("deposit_received v1") == true)
@@ -115,12 +115,12 @@ import TallyLog
         values.allowsControlCharacters = true  // read paths take text recorded before the rule
         for index in 0..<500 {
             let legacy = values.legacyPayload(DepositReceivedV1.self)
-            let expected = EventBody.depositReceived(DepositReceived(
+            let expected = EventBody(DepositReceived(
                 account: legacy.account, amount: legacy.amount, source: .bankTransfer, externalId: legacy.externalId
             ))
             var writer = BinaryWriter()
             legacy.encode(to: &writer)
-            let fromLog = try EventCatalog.decodeBody(code: DepositReceived.eventType.code, version: 1, payload: writer.bytes)
+            let fromLog = try EventCatalog.standard.decodeBody(code: DepositReceived.eventType.code, version: 1, payload: writer.bytes)
             #expect(fromLog == expected, replay(seed, "payload \(index)"))
 
             let data = String(decoding: try EventJSON.payloadEncoder.encode(legacy), as: UTF8.self)

@@ -301,7 +301,7 @@ struct LedgerSimulator {
         let now = ledger.now
         let commands = (0..<count).map { index in
             let amount = money(20_000)
-            let event = NewEvent(effectiveAt: now, body: .journalEntryPosted(JournalEntryPosted(
+            let event = NewEvent(effectiveAt: now, body: EventBody(JournalEntryPosted(
                 account: "Assets:Cash", counterAccount: "Income:Salary", amount: amount)))
             return LedgerCommand { _ in [event] }
         }

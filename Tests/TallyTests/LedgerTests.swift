@@ -8,8 +8,8 @@ import TallyLog
 
     private func deposit(_ amount: Money, spend: Money, invest: Money, at clock: ManualClock) -> [NewEvent] {
         [
-            NewEvent(effectiveAt: clock.now, body: .depositReceived(DepositReceived(account: "main", amount: amount, source: .bankTransfer))),
-            NewEvent(effectiveAt: clock.now, cause: .earlierInBatch(0), body: .depositSplit(DepositSplit(
+            NewEvent(effectiveAt: clock.now, body: EventBody(DepositReceived(account: "main", amount: amount, source: .bankTransfer))),
+            NewEvent(effectiveAt: clock.now, cause: .earlierInBatch(0), body: EventBody(DepositSplit(
                 account: "main", spend: spend, invest: invest, spendWeight: 70, investWeight: 30))),
         ]
     }
@@ -67,7 +67,7 @@ import TallyLog
         let ledger = try Ledger.forTesting(at: root + "/store", clock: clock)
         let stream = ledger.committedEvents()
         try ledger.appendEvents(deposit(usd("1.00"), spend: usd("0.70"), invest: usd("0.30"), at: clock))
-        try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: .potCreated(PotCreated(potId: "holiday", name: "Holiday", target: usd("100.00"))))])
+        try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(PotCreated(potId: "holiday", name: "Holiday", target: usd("100.00"))))])
         try ledger.close()
         var seen: [UInt64] = []
         for try await event in stream { seen.append(event.sequence) }
@@ -80,7 +80,7 @@ import TallyLog
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             // Recorded on 5 April: a deposit effective 31 March.
             let march31 = try Instant(parsing: "2026-03-31T15:00:00Z")
-            try ledger.appendEvents([NewEvent(effectiveAt: march31, body: .depositReceived(DepositReceived(account: "main", amount: usd("50.00"), source: .bankTransfer)))])
+            try ledger.appendEvents([NewEvent(effectiveAt: march31, body: EventBody(DepositReceived(account: "main", amount: usd("50.00"), source: .bankTransfer)))])
             let endOfMarch = ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31"))
             let wallet = { (balances: [AccountBalance]) in balances.first { $0.account == "Wealth:main:Wallet" }?.amount }
             #expect(wallet(try ledger.balances(asOf: endOfMarch)) == usd("50.00"))

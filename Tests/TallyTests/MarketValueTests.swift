@@ -22,7 +22,7 @@ import Testing
     private func post(_ ledger: Ledger, _ account: String, _ counter: String, _ amount: Money, on date: String) throws {
         _ = try ledger.appendEvents([NewEvent(
             effectiveAt: ledger.calendar.startOfDay(day(date)),
-            body: .journalEntryPosted(JournalEntryPosted(account: account, counterAccount: counter, amount: amount)))])
+            body: EventBody(JournalEntryPosted(account: account, counterAccount: counter, amount: amount)))])
     }
 
     private func price(_ ledger: Ledger, _ symbol: Commodity, _ price: Money, on date: String) throws {

@@ -48,7 +48,7 @@ import Testing
             try ledger.createPot(id: "laptop", target: usd("1200.00"))
             try ledger.addToPot(id: "laptop", amount: usd("150.00"))
             let deleted = try ledger.deletePot(id: "laptop")
-            guard case .potDeleted(let event) = deleted.events.first?.body else {
+            guard let event = deleted.events.first?.body.as(PotDeleted.self) else {
                 Issue.record("expected pot_deleted, got \(deleted.events.map(\.type.name))")
                 return
             }

@@ -16,19 +16,19 @@ import TallyLog
             let cents = Int64(random.next() % 100_000) + 1
             switch index % 4 {
             case 0:
-                events.append(NewEvent(effectiveAt: clock.now, idempotencyKey: "k-\(index)", body: .depositReceived(
+                events.append(NewEvent(effectiveAt: clock.now, idempotencyKey: "k-\(index)", body: EventBody(
                     DepositReceived(account: "main", amount: Money(minorUnits: cents, commodity: .usd), source: .bankTransfer))))
             case 1:
                 let target = accounts[Int(random.next() % 5)]
                 let source = target == accounts[0] ? accounts[1] : accounts[0]
-                events.append(NewEvent(effectiveAt: clock.now, body: .journalEntryPosted(JournalEntryPosted(
+                events.append(NewEvent(effectiveAt: clock.now, body: EventBody(JournalEntryPosted(
                     account: target, counterAccount: source, amount: Money(minorUnits: cents - 50_000, commodity: .usd)))))
             case 2:
-                events.append(NewEvent(effectiveAt: clock.now, body: .transactionRecorded(TransactionRecorded(
+                events.append(NewEvent(effectiveAt: clock.now, body: EventBody(TransactionRecorded(
                     transactionId: "t-\(index)", payee: "Shop", category: .groceries,
                     amount: Money(minorUnits: -cents, commodity: .usd), source: .manual))))
             default:
-                events.append(NewEvent(effectiveAt: clock.now, body: .transactionAmended(TransactionAmended(
+                events.append(NewEvent(effectiveAt: clock.now, body: EventBody(TransactionAmended(
                     transactionId: "t-\(index - 1)", payee: "Shop", category: .diningOut,
                     amount: Money(minorUnits: -cents / 2, commodity: .usd), recurring: false))))
             }
@@ -63,12 +63,12 @@ import TallyLog
             let clock = ManualClock("2026-03-01T00:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             // The pot exists before money moves into it (appended events are checked for that).
-            var events = [NewEvent(effectiveAt: clock.now, body: .potCreated(PotCreated(potId: "trip", name: "Trip", target: usd("500.00"))))]
+            var events = [NewEvent(effectiveAt: clock.now, body: EventBody(PotCreated(potId: "trip", name: "Trip", target: usd("500.00"))))]
             for index in 0..<30 {
                 let body: EventBody = switch index % 3 {
-                case 0: .referenceBalanceSet(ReferenceBalanceSet(amount: Money(minorUnits: Int64(1_000 * (index + 1)), commodity: .usd)))
-                case 1: .potFunded(PotFunded(potId: "trip", amount: usd("1.00")))
-                default: .transactionRecorded(TransactionRecorded(
+                case 0: EventBody(ReferenceBalanceSet(amount: Money(minorUnits: Int64(1_000 * (index + 1)), commodity: .usd)))
+                case 1: EventBody(PotFunded(potId: "trip", amount: usd("1.00")))
+                default: EventBody(TransactionRecorded(
                     transactionId: "t-\(index)", payee: "Shop", category: .general, amount: usd("-2.50"), source: .manual))
                 }
                 events.append(NewEvent(effectiveAt: clock.now, body: body))
@@ -125,7 +125,7 @@ import TallyLog
                 let target = accounts[Int(random.next() % 4)]
                 let source = accounts[(accounts.firstIndex(of: target)! + 1 + Int(random.next() % 3)) % 4]
                 let amount = Money(minorUnits: Int64(random.next() % 20_000) - 10_000, commodity: commodities[Int(random.next() % 3)])
-                try ledger.appendEvents([NewEvent(effectiveAt: effective, body: .journalEntryPosted(
+                try ledger.appendEvents([NewEvent(effectiveAt: effective, body: EventBody(
                     JournalEntryPosted(account: target, counterAccount: source, amount: amount)))])
             }
             let incremental = try ledger.readModels.dump()

@@ -19,7 +19,7 @@ import Testing
 
             // On the 28th the bank says 1,250.00, pots included: 250.00 more than the ledger holds then.
             let reset = try ledger.setReferenceBalance(amount: usd("1250.00"))
-            guard case .referenceBalanceSet(let recorded) = try #require(reset.events.first).body else {
+            guard let recorded = try #require(reset.events.first).body.as(ReferenceBalanceSet.self) else {
                 Issue.record("the reset recorded \(reset.events)")
                 return
             }

@@ -52,10 +52,10 @@ import Testing
         struct Version { var set: ReminderSet; var setAt: Instant; var sequence: UInt64; var doneAt: Instant? }
         var versions: [String: [Version]] = [:]
         for event in events where event.recordedAt <= (knownAt ?? .latest) {
-            switch event.body {
-            case .reminderSet(let set):
+            switch event.body.payload {
+            case let set as ReminderSet:
                 versions[set.reminderId, default: []].append(Version(set: set, setAt: event.effectiveAt, sequence: event.sequence))
-            case .reminderCompleted(let done):
+            case let done as ReminderCompleted:
                 if let last = versions[done.reminderId]?.indices.last { versions[done.reminderId]![last].doneAt = event.effectiveAt }
             default:
                 break

@@ -31,7 +31,7 @@ struct RollupTests {
                     let target = accounts.filter { $0 != source }.randomElement(using: &random)!
                     let amount = Money(minorUnits: Int64.random(in: -50_000...50_000, using: &random), commodity: Bool.random(using: &random) ? .usd : .gbp)
                     return NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: effective),
-                                    body: .journalEntryPosted(JournalEntryPosted(account: target, counterAccount: source, amount: amount)))
+                                    body: EventBody(JournalEntryPosted(account: target, counterAccount: source, amount: amount)))
                 }
                 try ledger.appendEvents(batch)
                 instants += [now, effective]
@@ -68,7 +68,7 @@ struct RollupTests {
             let start = try Instant(parsing: "2020-01-01T12:00:00Z").microsecondsSinceEpoch
             let entries = (0..<500).map { index in
                 NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: start + Int64(index) * 5 * RollupBuckets.dayMicroseconds),
-                         body: .journalEntryPosted(JournalEntryPosted(account: "Assets:Bank", counterAccount: "Income:Salary", amount: usd("10.00"))))
+                         body: EventBody(JournalEntryPosted(account: "Assets:Bank", counterAccount: "Income:Salary", amount: usd("10.00"))))
             }
             try ledger.appendEvents(entries)
             let before = try Instant(parsing: "2026-04-05T08:59:59Z")

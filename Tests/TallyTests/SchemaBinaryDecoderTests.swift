@@ -194,14 +194,14 @@ struct SchemaBinaryDecoder {
     }
 
     @Test func everyCatalogVersionHasASchemaFoundByLogCode() {
-        let expected = EventCatalog.types.flatMap { type in EventCatalog.versions(of: type).map { "\(type.code)/\($0)" } }
+        let expected = EventCatalog.standard.types.flatMap { type in EventCatalog.standard.versions(of: type).map { "\(type.code)/\($0)" } }
         #expect(Set(Self.schemasByRecordKey.keys) == Set(expected))
     }
 
     @Test(arguments: EventSamples.bodies.map(\.type.name))
     func sampleDecodesToTheJSONCodecsData(_ name: String) throws {
         let body = try #require(EventSamples.byTypeName[name])
-        let fromSchema = try Self.decode(EventCatalog.record(for: EventSamples.newEvent(body)))
+        let fromSchema = try Self.decode(EventCatalog.standard.record(for: EventSamples.newEvent(body)))
         let fromCodec = try JSON.parse(EventJSON.payloadJSON(body))
         #expect(fromSchema == fromCodec, "schema: \(fromSchema)\ncodec:  \(fromCodec)")
     }
@@ -212,7 +212,7 @@ struct SchemaBinaryDecoder {
         for index in 0..<1_100 {
             let event = values.event(index: index)
             do {
-                let fromSchema = try Self.decode(EventCatalog.record(for: event))
+                let fromSchema = try Self.decode(EventCatalog.standard.record(for: event))
                 let fromCodec = try JSON.parse(EventJSON.payloadJSON(event.body))
                 #expect(fromSchema == fromCodec, replay(seed, "event \(index)\nschema: \(fromSchema)\ncodec:  \(fromCodec)"))
             } catch {
@@ -246,7 +246,7 @@ struct SchemaBinaryDecoder {
     /// The decoder is strict too: a truncated or over-long payload is not silently accepted.
     @Test(arguments: EventSamples.bodies.map(\.type.name))
     func truncatedOrPaddedPayloadIsRefused(_ name: String) throws {
-        let record = try EventCatalog.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
+        let record = try EventCatalog.standard.record(for: EventSamples.newEvent(try #require(EventSamples.byTypeName[name])))
         let schema = try #require(Self.schemasByRecordKey["\(record.kind)/\(record.version)"])
         #expect(throws: SchemaBinaryDecoder.Failure.self) { try SchemaBinaryDecoder.decode(Array(record.payload.dropLast()), schema: schema) }
         #expect(throws: SchemaBinaryDecoder.Failure.self) { try SchemaBinaryDecoder.decode(record.payload + [0], schema: schema) }

@@ -262,7 +262,7 @@ enum SchemaGenerator {
                 ])),
                 ("type", described("The event type; data follows events/<type>.v<version>.schema.json.", [
                     ("type", .string("string")),
-                    ("enum", .array(EventCatalog.types.map { .string($0.name) })),
+                    ("enum", .array(EventCatalog.standard.types.map { .string($0.name) })),
                 ])),
                 ("version", described("The schema version of data; older versions are upcast on read.", [
                     ("type", .string("integer")), ("minimum", .integer(1)), ("maximum", .integer(UInt16.max)),
@@ -298,7 +298,7 @@ enum SchemaGenerator {
             ))
         }
         for sample in EventSamples.legacy {
-            let type = try #require(EventCatalog.type(named: sample.typeName))
+            let type = try #require(EventCatalog.standard.type(named: sample.typeName))
             files.append((
                 "events/\(fileName(sample.typeName, version: sample.version))",
                 try eventSchema(name: sample.typeName, version: sample.version, code: type.code, swiftType: "\(Swift.type(of: sample.payload))", sample: sample.payload)
@@ -364,11 +364,11 @@ enum SchemaGenerator {
 
     /// Every readable version of every type has a sample (and so a schema), and no more.
     @Test func everyCatalogVersionHasASample() {
-        for type in EventCatalog.types {
+        for type in EventCatalog.standard.types {
             var sampled: [UInt16] = []
             if EventSamples.byTypeName[type.name] != nil { sampled.append(type.version) }
             sampled += EventSamples.legacy.filter { $0.typeName == type.name }.map(\.version)
-            #expect(sampled.sorted() == EventCatalog.versions(of: type), "\(type.name)")
+            #expect(sampled.sorted() == EventCatalog.standard.versions(of: type), "\(type.name)")
         }
     }
 

@@ -28,7 +28,7 @@ private final class Outcomes: Sendable {
         #expect(verification.log.head.sequence == 1, "\(context)", sourceLocation: sourceLocation)
         var first: Event?
         try EventStoreReader.open(at: root).forEach { first = $0 }
-        if case .ledgerCreated(let ledger)? = first?.body {
+        if let ledger = first?.body.as(LedgerCreated.self) {
             #expect(ledger == Self.created, "\(context)", sourceLocation: sourceLocation)
         } else {
             Issue.record("\(context): the first event is \(String(describing: first)), not ledger_created", sourceLocation: sourceLocation)

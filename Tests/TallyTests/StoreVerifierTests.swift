@@ -9,7 +9,7 @@ import TallyLog
 /// models as a finding rather than an SQLite error.
 @Suite struct StoreVerifierTests {
     private func entry(_ amount: String) -> NewEvent {
-        NewEvent(effectiveAt: try! Instant(parsing: "2026-03-01T09:00:00Z"), body: .journalEntryPosted(
+        NewEvent(effectiveAt: try! Instant(parsing: "2026-03-01T09:00:00Z"), body: EventBody(
             JournalEntryPosted(account: "Expenses:Food", counterAccount: "Assets:Bank", amount: usd(amount))))
     }
 
@@ -111,8 +111,8 @@ import TallyLog
             try ledger(at: root, entries: 1)
             // Written below the store, as a damaged or hand-made log would be.
             let writer = try LogWriter.open(directory: StoreLayout(root: root).logDirectory)
-            _ = try writer.append([try EventCatalog.record(for: NewEvent(effectiveAt: try Instant(parsing: "2026-03-02T09:00:00Z"),
-                body: .ledgerCreated(LedgerCreated(name: "Again", baseCurrency: .usd, timeZone: "UTC"))))])
+            _ = try writer.append([try EventCatalog.standard.record(for: NewEvent(effectiveAt: try Instant(parsing: "2026-03-02T09:00:00Z"),
+                body: EventBody(LedgerCreated(name: "Again", baseCurrency: .usd, timeZone: "UTC"))))])
             try writer.close()
             let verification = try StoreVerifier.verify(at: root)
             #expect(verification.outcome == .logDamaged)

@@ -12,7 +12,7 @@ struct TimeTravelTests {
             let ledger = try Ledger.forTesting(at: root, clock: clock, baseCurrency: .gbp, timeZone: "Europe/London")
             defer { try? ledger.close() }
             func entry(_ at: String, _ amount: String) throws -> NewEvent {
-                NewEvent(effectiveAt: try Instant(parsing: at), body: .journalEntryPosted(
+                NewEvent(effectiveAt: try Instant(parsing: at), body: EventBody(
                     JournalEntryPosted(account: "Assets:Bank", counterAccount: "Income:Salary", amount: gbp(amount))))
             }
             try ledger.appendEvents([try entry("2026-03-31T22:30:00Z", "10.00"), try entry("2026-03-31T23:30:00Z", "5.00")])
@@ -34,7 +34,7 @@ struct TimeTravelTests {
             let clock = ManualClock("2026-04-02T10:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock, timeZone: "America/New_York")
             defer { try? ledger.close() }
-            try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-04-01T03:30:00Z"), body: .journalEntryPosted(
+            try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-04-01T03:30:00Z"), body: EventBody(
                 JournalEntryPosted(account: "Assets:Bank", counterAccount: "Income:Salary", amount: usd("7.00"))))])
             #expect(try ledger.balances(asOf: ledger.calendar.endOfDay(day("2026-03-31"))).first { $0.account == "Assets:Bank" }?.amount == usd("7.00"))
             #expect(try ledger.balances(asOf: ledger.calendar.endOfDay(day("2026-03-30"))).isEmpty)

@@ -81,7 +81,7 @@ import TallyLog
             let result = try ledger.purchase(account: "main", amount: usd("6.20"), merchant: "Cinema")   // leaves 0.30 < 0.80
             #expect(result.events.map(\.type.name) == ["purchase_made", "round_up_skipped"])
             #expect(result.events[1].cause == result.events[0].sequence)
-            guard case .roundUpSkipped(let skipped) = result.events[1].body else { Issue.record("no skip"); return }
+            guard let skipped = result.events[1].body.as(RoundUpSkipped.self) else { Issue.record("no skip"); return }
             #expect(skipped.amount == usd("0.80"), "the skip records what the round-up would have been")
             let summary = try ledger.wealthSummary(account: "main")
             #expect(summary.balance(in: .usd).spend == usd("0.30"), "not half made: the 0.30 left stays in Spend")
@@ -110,7 +110,7 @@ import TallyLog
             let first = try ledger.deposit(account: "main", amount: usd("0.01"))
             let second = try ledger.deposit(account: "main", amount: usd("0.01"))
             for result in [first, second] {
-                guard case .depositSplit(let split) = result.events[1].body else { Issue.record("no split"); return }
+                guard let split = result.events[1].body.as(DepositSplit.self) else { Issue.record("no split"); return }
                 #expect(split.spend == usd("0.01"))
                 #expect(split.invest == usd("0.00"))
             }
@@ -222,7 +222,7 @@ import TallyLog
     @Test func aDepositReceivedButNotSplitShowsAllocating() throws {
         try story { ledger, clock in
             // An importer recorded the deposit alone (as a bank feed might, before the split).
-            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: .depositReceived(
+            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(
                 DepositReceived(account: "main", amount: usd("20.00"), source: .bankTransfer)))])
             #expect(try ledger.wealthSummary(account: "main").status == .allocating)
             let resumed = try ledger.resumeAutomation(account: "main")
@@ -259,7 +259,7 @@ import TallyLog
             #expect(summary.balance(in: .usd).spend == usd("7.00"))
             try ledger.setRoundUps(account: "main", enabled: true)
             let purchase = try ledger.purchase(account: "main", amount: usdc("3.4"), merchant: "Onchain Cafe")
-            guard case .roundUpApplied(let roundUp) = purchase.events.last?.body else { Issue.record("no round-up"); return }
+            guard let roundUp = purchase.events.last?.body.as(RoundUpApplied.self) else { Issue.record("no round-up"); return }
             #expect(roundUp.amount == usdc("0.6"))
             expectRefused(.insufficientFunds, by: ledger) { try ledger.withdraw(account: "main", amount: gbp("35.01")) }
         }

@@ -240,8 +240,8 @@ import TallyLog
             let folded = events.filter { $0.effectiveAt <= bound && $0.recordedAt <= (knownAt ?? .latest) }
 
             let moneyEvents = folded.filter { event in
-                switch event.body {
-                case .depositReceived, .depositSplit, .purchaseMade, .roundUpApplied, .roundUpSkipped, .withdrawalMade: true
+                switch event.body.payload {
+                case is DepositReceived, is DepositSplit, is PurchaseMade, is RoundUpApplied, is RoundUpSkipped, is WithdrawalMade: true
                 default: false
                 }
             }
@@ -268,7 +268,7 @@ import TallyLog
             for month in [asOfDay.month, asOfDay.month.adding(months: -1)] {
                 var sums: [String: Money] = [:]
                 for event in folded {
-                    guard case .roundUpApplied(let roundUp) = event.body, ledger.calendar.month(of: event.effectiveAt) == month else { continue }
+                    guard let roundUp = event.body.as(RoundUpApplied.self), ledger.calendar.month(of: event.effectiveAt) == month else { continue }
                     let code = roundUp.amount.commodity.code
                     sums[code] = try (sums[code] ?? .zero(roundUp.amount.commodity)).adding(roundUp.amount)
                 }

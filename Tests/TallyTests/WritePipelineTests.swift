@@ -12,7 +12,7 @@ import TallyLog
     static let start = "2026-05-01T09:00:00Z"
 
     private func entry(_ amount: String, id: String? = nil, at clock: ManualClock) -> NewEvent {
-        NewEvent(effectiveAt: clock.now, body: .journalEntryPosted(JournalEntryPosted(
+        NewEvent(effectiveAt: clock.now, body: EventBody(JournalEntryPosted(
             account: "Assets:Cash", counterAccount: "Income:Salary", amount: usd(amount), externalId: id)))
     }
 
@@ -24,7 +24,7 @@ import TallyLog
             guard try !cash.isLess(than: usd(amount)) else {
                 throw LedgerError(.insufficientFunds, "Assets:Cash cannot cover it")
             }
-            return [NewEvent(effectiveAt: now, body: .journalEntryPosted(JournalEntryPosted(
+            return [NewEvent(effectiveAt: now, body: EventBody(JournalEntryPosted(
                 account: "Expenses:Food", counterAccount: "Assets:Cash", amount: usd(amount))))]
         }
     }
@@ -48,7 +48,7 @@ import TallyLog
             #expect(ledger.head == head, "nothing reached the log")
             // The store is not bricked: reads, commands and a rebuild all work.
             #expect(try cash(ledger) == usd("92233720368547758.07"))
-            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: .journalEntryPosted(JournalEntryPosted(
+            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(JournalEntryPosted(
                 account: "Expenses:Food", counterAccount: "Assets:Cash", amount: usd("1.00"))))])
             try ledger.expectConsistent()
         }
@@ -279,7 +279,7 @@ import TallyLog
             for task in 0..<16 {
                 group.addTask {
                     for index in 0..<perTask {
-                        let event = NewEvent(effectiveAt: ledger.now, body: .journalEntryPosted(JournalEntryPosted(
+                        let event = NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
                             account: "Assets:Cash", counterAccount: "Income:Salary", amount: usd("1.00"), externalId: "t\(task)-\(index)")))
                         _ = try await ledger.run(LedgerCommand(idempotencyKey: "t\(task)-\(index)") { _ in [event] })
                     }
@@ -328,7 +328,7 @@ import TallyLog
                         do {
                             let result = try ledger.recordTransaction(
                                 payee: "Shop \(thread)-\(index)", category: .groceries, amount: usd("-1.00"), date: day("2026-05-03"))
-                            guard case .transactionRecorded(let recorded) = result.events.first?.body else { continue }
+                            guard let recorded = result.events.first?.body.as(TransactionRecorded.self) else { continue }
                             #expect(recorded.transactionId == "manual:\(result.events[0].sequence)", "a generated id names the event's own sequence number")
                             ids.withLock { $0.append(recorded.transactionId) }
                         } catch {

@@ -26,7 +26,7 @@ enum EnvelopeFixture {
         var batch: [NewEvent] = []
         for number in 0..<transactions {
             let day = first.adding(days: number * days / transactions)
-            batch.append(NewEvent(effectiveAt: ledger.calendar.startOfDay(day), body: .transactionRecorded(TransactionRecorded(
+            batch.append(NewEvent(effectiveAt: ledger.calendar.startOfDay(day), body: EventBody(TransactionRecorded(
                 transactionId: "x\(number)", payee: "Shop", category: .general,
                 amount: Money(minorUnits: -Int64.random(in: 100...9_000, using: &random), commodity: .usd),
                 source: .manual, account: "Assets:Bank", envelope: "e\(Int.random(in: 0..<12, using: &random))"

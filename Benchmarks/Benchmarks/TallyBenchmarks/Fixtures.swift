@@ -33,7 +33,7 @@ enum Fixtures {
         var records: [LogRecord] = []
         records.reserveCapacity(count)
         try HouseholdJournal(transactions: count, seed: seed).forEach { entry in
-            records.append(try EventCatalog.record(for: event(for: entry)))
+            records.append(try EventCatalog.standard.record(for: event(for: entry)))
         }
         return records
     }
@@ -49,7 +49,7 @@ enum Fixtures {
         return NewEvent(
             effectiveAt: LedgerCalendar.utc.startOfDay(entry.date),
             idempotencyKey: entry.externalId.map { "journal:" + $0 },
-            body: .journalEntryPosted(posted)
+            body: EventBody(posted)
         )
     }
 

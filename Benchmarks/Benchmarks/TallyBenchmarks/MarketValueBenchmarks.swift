@@ -36,7 +36,7 @@ enum MarketValueFixture {
         for index in 0..<1_000 {
             let symbol = symbols[index % symbolCount]
             let day = firstPriceDay.adding(days: Int(random.next() % 3_650))
-            postings.append(NewEvent(effectiveAt: calendar.startOfDay(day), body: .journalEntryPosted(JournalEntryPosted(
+            postings.append(NewEvent(effectiveAt: calendar.startOfDay(day), body: EventBody(JournalEntryPosted(
                 account: "Assets:Broker\(index % symbolCount)", counterAccount: "Equity:Opening",
                 amount: Money(minorUnits: Int64(random.next() % 10_000_000_000) + 1, commodity: symbol)))))
         }
@@ -48,11 +48,11 @@ enum MarketValueFixture {
             let effective = calendar.startOfDay(firstPriceDay.adding(days: days))
             for index in symbols.indices {
                 prices[index] = max(100, prices[index] + random.step(50))
-                batch.append(NewEvent(effectiveAt: effective, body: .priceQuoted(PriceQuoted(
+                batch.append(NewEvent(effectiveAt: effective, body: EventBody(PriceQuoted(
                     symbol: symbols[index], price: Money(minorUnits: prices[index], commodity: .usd), source: .manual))))
             }
             rate = max(5_000, rate + random.step(40))
-            batch.append(NewEvent(effectiveAt: effective, body: .fxRateSet(FXRateSet(base: .eur, quote: .usd, rate: try ExactDecimal(significand: rate, scale: 4)))))
+            batch.append(NewEvent(effectiveAt: effective, body: EventBody(FXRateSet(base: .eur, quote: .usd, rate: try ExactDecimal(significand: rate, scale: 4)))))
             if batch.count >= 10_000 {
                 _ = try ledger.appendEvents(batch)
                 batch.removeAll(keepingCapacity: true)

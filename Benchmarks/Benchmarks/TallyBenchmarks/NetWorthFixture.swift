@@ -48,14 +48,14 @@ enum NetWorthFixture {
             if index < 6 {
                 let symbol = try Commodity.named("ETF\(index)")
                 let priced: Commodity = index % 2 == 0 ? .usd : .gbp
-                setup.append(NewEvent(effectiveAt: start, body: .assetAdded(AssetAdded(
+                setup.append(NewEvent(effectiveAt: start, body: EventBody(AssetAdded(
                     assetId: id, name: "ETF \(index)", category: .investments, type: .stockOrETF, currency: priced, symbol: symbol.code))))
-                setup.append(NewEvent(effectiveAt: start, body: .positionSet(PositionSet(
+                setup.append(NewEvent(effectiveAt: start, body: EventBody(PositionSet(
                     assetId: id, quantity: Money(minorUnits: Int64(100 + index * 37) * 100_000_000, commodity: symbol)))))
                 symbols.append((symbol, priced, 5_000 + Int64(index) * 1_000))
             } else {
                 let (category, type): (AssetCategory, AssetType) = index < 12 ? (.cash, .cash) : index < 15 ? (.property, .realEstate) : (.investments, .fund)
-                setup.append(NewEvent(effectiveAt: start, body: .assetAdded(AssetAdded(
+                setup.append(NewEvent(effectiveAt: start, body: EventBody(AssetAdded(
                     assetId: id, name: "Asset \(index)", category: category, type: type, currency: currency))))
                 valued.append((.asset, id, currency, 1_000_000 + Int64(index) * 2_500_000))
             }
@@ -63,7 +63,7 @@ enum NetWorthFixture {
         for index in 0..<10 {
             let id = "liability-\(index)"
             let currency = currencies[index % 3]
-            setup.append(NewEvent(effectiveAt: start, body: .liabilityAdded(LiabilityAdded(
+            setup.append(NewEvent(effectiveAt: start, body: EventBody(LiabilityAdded(
                 liabilityId: id, name: "Liability \(index)", category: index < 3 ? .mortgage : .loan, currency: currency))))
             valued.append((.liability, id, currency, 500_000 + Int64(index) * 1_500_000))
         }
@@ -79,22 +79,22 @@ enum NetWorthFixture {
             var events: [NewEvent] = []
             for index in symbols.indices {
                 symbols[index].price = max(100, symbols[index].price + random.step(50))
-                events.append(NewEvent(effectiveAt: effective, body: .priceQuoted(PriceQuoted(
+                events.append(NewEvent(effectiveAt: effective, body: EventBody(PriceQuoted(
                     symbol: symbols[index].symbol, price: Money(minorUnits: symbols[index].price, commodity: symbols[index].currency), source: .live))))
             }
             for symbol in symbols.prefix(2) {
-                events.append(NewEvent(effectiveAt: effective, body: .priceQuoted(PriceQuoted(
+                events.append(NewEvent(effectiveAt: effective, body: EventBody(PriceQuoted(
                     symbol: symbol.symbol, price: Money(minorUnits: symbol.price + 1, commodity: symbol.currency), source: .manual))))
             }
             for (index, pair) in pairs.enumerated() {
                 rates[index] = max(5_000, rates[index] + random.step(40))
-                events.append(NewEvent(effectiveAt: effective, body: .fxRateSet(FXRateSet(
+                events.append(NewEvent(effectiveAt: effective, body: EventBody(FXRateSet(
                     base: pair.0, quote: pair.1, rate: try ExactDecimal(significand: rates[index], scale: 4)))))
             }
             for _ in 0..<16 {
                 let item = valued[next]
                 valued[next].value = max(100, item.value + random.step(item.value / 200 + 1))
-                events.append(NewEvent(effectiveAt: effective, body: .valuationRecorded(ValuationRecorded(
+                events.append(NewEvent(effectiveAt: effective, body: EventBody(ValuationRecorded(
                     itemKind: item.kind, itemId: item.id, value: Money(minorUnits: valued[next].value, commodity: item.currency),
                     source: item.kind == .asset && next % 2 == 0 ? .manual : .bankRefresh))))
                 next = (next + 1) % valued.count
@@ -102,7 +102,7 @@ enum NetWorthFixture {
             _ = try ledger.appendEvents(events)
         }
         clock.withLock { $0 = calendar.startOfDay(lastDay.adding(days: 2)) }
-        _ = try ledger.appendEvents([NewEvent(effectiveAt: calendar.startOfDay(lastDay.adding(days: 2)), body: .assetTagged(AssetTagged(assetId: "asset-0", country: "US")))])
+        _ = try ledger.appendEvents([NewEvent(effectiveAt: calendar.startOfDay(lastDay.adding(days: 2)), body: EventBody(AssetTagged(assetId: "asset-0", country: "US")))])
         try ledger.sync()
         try ledger.close()
     }

@@ -51,7 +51,7 @@ func measureDelivery(_ ledger: Ledger, tasks: Int, perTask: Int) async throws ->
             group.addTask {
                 for index in 0..<perTask {
                     let key = "bench-\(round)-\(task)-\(index)"
-                    let event = NewEvent(effectiveAt: ledger.now, body: .journalEntryPosted(JournalEntryPosted(
+                    let event = NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
                         account: "Assets:Cash", counterAccount: "Income:Salary",
                         amount: try Money(parsing: "1.00", commodity: .usd))))
                     submitted.times.withLock { $0[key] = ContinuousClock.now }

@@ -65,7 +65,7 @@ extension Ledger {
                     sequence: UInt64(row["sequence"] as Int64),
                     recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
                     effectiveAt: effectiveAt, effectiveDate: calendar.date(of: effectiveAt),
-                    eventType: EventCatalog.type(code: UInt32(eventCode))?.name ?? "code \(eventCode)",
+                    eventType: EventCatalog.standard.type(code: UInt32(eventCode))?.name ?? "code \(eventCode)",
                     cause: (row["cause"] as Int64?).map(UInt64.init),
                     amount: Money(minorUnits: amount, commodity: commodity),
                     balance: Money(minorUnits: balance, commodity: commodity)))

@@ -19,7 +19,7 @@ extension Ledger {
         }
         // Effective at noon of that day, so it sorts inside the day it is about.
         let noon = Instant(microsecondsSinceEpoch: calendar.startOfDay(date).microsecondsSinceEpoch + 12 * 3_600_000_000)
-        let asserted = NewEvent(effectiveAt: noon, body: .balanceAsserted(BalanceAsserted(account: account, amount: amount)))
+        let asserted = NewEvent(effectiveAt: noon, body: EventBody(BalanceAsserted(account: account, amount: amount)))
         return try perform(idempotencyKey: idempotencyKey, request: asserted, dated: true) { _ in [asserted] }
     }
 }

@@ -163,14 +163,14 @@ final class BalancesFold {
                 try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairs)
             }
         }
-        switch event.body {
-        case .accountOpened(let opened):
+        switch event.body.payload {
+        case let opened as AccountOpened:
             knownAccounts.insert(opened.account)
             try db.execute(
                 sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind",
                 arguments: [opened.account, opened.kind.rawValue, sequence]
             )
-        case .accountClosed(let closed):
+        case let closed as AccountClosed:
             try db.execute(sql: "UPDATE accounts SET closed_sequence = ? WHERE name = ?", arguments: [sequence, closed.account])
         default:
             break

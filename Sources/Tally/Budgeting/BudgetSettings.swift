@@ -68,7 +68,7 @@ public struct BudgetSettingsProjector: Projector {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        if case .ledgerCreated(let created) = event.body {
+        if let created = event.body.as(LedgerCreated.self) {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO budget_settings (key, value) VALUES ('currency', ?)",
                 arguments: [created.baseCurrency.code]

@@ -23,10 +23,10 @@ extension Ledger {
     public func setReferenceBalance(amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
         let at = now
         func set(adjustment: Money?) -> NewEvent {
-            NewEvent(effectiveAt: at, body: .referenceBalanceSet(ReferenceBalanceSet(amount: amount, adjustment: adjustment)))
+            NewEvent(effectiveAt: at, body: EventBody(ReferenceBalanceSet(amount: amount, adjustment: adjustment)))
         }
         let request = try repeatRequest(key: idempotencyKey) { first in
-            guard case .referenceBalanceSet(let earlier) = first.body else { return nil }
+            guard let earlier = first.body.as(ReferenceBalanceSet.self) else { return nil }
             return set(adjustment: earlier.adjustment)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request) { db in

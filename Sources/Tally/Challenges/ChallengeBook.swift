@@ -45,10 +45,10 @@ public struct ChallengeBook: Sendable {
 
     /// Folds one event. Never validates.
     public mutating func apply(_ event: Event) {
-        switch event.body {
-        case .challengeStarted(let started):
+        switch event.body.payload {
+        case let started as ChallengeStarted:
             challenges[started.challengeId] = Challenge(started: started)
-        case .challengeStepCompleted(let completed):
+        case let completed as ChallengeStepCompleted:
             if challenges[completed.challengeId]?.steps[completed.step] == nil {
                 challenges[completed.challengeId]?.steps[completed.step] = completed.amount
             }

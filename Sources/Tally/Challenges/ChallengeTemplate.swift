@@ -51,3 +51,7 @@ public struct ChallengeTemplate: Hashable, Sendable {
         return total
     }
 }
+
+// A challenge tracks steps; it moves no money.
+extension ChallengeStarted: MovesNoMoney {}
+extension ChallengeStepCompleted: MovesNoMoney {}

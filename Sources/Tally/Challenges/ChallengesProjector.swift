@@ -37,8 +37,8 @@ public struct ChallengesProjector: Projector {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        switch event.body {
-        case .challengeStarted(let started):
+        switch event.body.payload {
+        case let started as ChallengeStarted:
             // A second start of the same id starts again, as the fold does.
             try db.execute(sql: "DELETE FROM challenge_steps WHERE challenge_id = ?", arguments: [started.challengeId])
             try db.execute(
@@ -51,7 +51,7 @@ public struct ChallengesProjector: Projector {
                             started.stepCount, started.account, Int64(event.sequence),
                             event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
             )
-        case .challengeStepCompleted(let completed):
+        case let completed as ChallengeStepCompleted:
             try db.execute(
                 sql: "INSERT INTO challenge_steps (sequence, challenge_id, step, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [Int64(event.sequence), completed.challengeId, completed.step, completed.amount.commodity.code,

@@ -34,7 +34,7 @@ extension Ledger {
             let known = ChallengeTemplate.all.map(\.id).joined(separator: ", ")
             throw LedgerError(.invalidArgument, "there is no challenge template '\(templateId)'; use one of \(known)")
         }
-        let started = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .challengeStarted(ChallengeStarted(
+        let started = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(ChallengeStarted(
             challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
             stepCount: template.stepCount, account: account)))
         return try perform(idempotencyKey: idempotencyKey, request: started, dated: date != nil) { db in
@@ -75,11 +75,11 @@ extension Ledger {
     ) throws -> CommandResult {
         let at = calendar.startOfDay(date ?? today)
         func completed(step number: Int, amount: Money) -> NewEvent {
-            NewEvent(effectiveAt: at, body: .challengeStepCompleted(ChallengeStepCompleted(challengeId: challengeId, step: number, amount: amount)))
+            NewEvent(effectiveAt: at, body: EventBody(ChallengeStepCompleted(challengeId: challengeId, step: number, amount: amount)))
         }
         // The amount, and the step when none is given, come from the challenge: a repeat takes the first run's.
         let request = try repeatRequest(key: idempotencyKey) { first in
-            guard case .challengeStepCompleted(let earlier) = first.body else { return nil }
+            guard let earlier = first.body.as(ChallengeStepCompleted.self) else { return nil }
             return completed(step: step ?? earlier.step, amount: earlier.amount)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
@@ -112,7 +112,7 @@ extension Ledger {
                 throw LedgerError(.insufficientFunds, "'\(source)' cannot cover step \(number) of challenge '\(challengeId)'")
             }
             let transfer = TransferMade(transferId: "challenge:\(challengeId):\(number)", source: source, target: target, amount: amount)
-            events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: .transferMade(transfer)))
+            events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(transfer)))
             return events
         }
     }

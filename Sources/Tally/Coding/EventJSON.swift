@@ -96,7 +96,7 @@ public enum EventJSON {
             throw EventCodingError(.unknownField, "field '\(key)' is not part of the event envelope")
         }
         let typeName = try string(fields, "type")
-        guard let entry = EventCatalog.entriesByName[typeName] else {
+        guard let entry = EventCatalog.standard.entriesByName[typeName] else {
             throw EventCodingError(.unknownType, "type '\(typeName)' is not in the catalog")
         }
         guard let rawVersion = try integer(fields, "version"), let version = UInt16(exactly: rawVersion) else {
@@ -105,7 +105,7 @@ public enum EventJSON {
         guard let payloadDecoder = entry.jsonDecoders[version] else {
             throw EventCodingError(
                 .unsupportedVersion,
-                "\(typeName) version \(version) is not readable (known: \(EventCatalog.versions(of: entry.type).map(String.init).joined(separator: ", ")))"
+                "\(typeName) version \(version) is not readable (known: \(EventCatalog.standard.versions(of: entry.type).map(String.init).joined(separator: ", ")))"
             )
         }
         let context = "\(typeName) v\(version)"

@@ -182,26 +182,26 @@ public struct EnvelopeBook: Sendable {
     public mutating func apply(_ event: Event) throws {
         let at = event.effectiveAt
         let sequence = event.sequence
-        switch event.body {
-        case .ledgerCreated(let created):
+        switch event.body.payload {
+        case let created as LedgerCreated:
             baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: created.baseCurrency))
-        case .baseCurrencySet(let change):
+        case let change as BaseCurrencySet:
             baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: change.currency))
-        case .accountOpened(let opened):
+        case let opened as AccountOpened:
             if opened.kind == .asset || opened.kind == .liability {
                 accounts[opened.account] = EnvelopeAccount(account: opened.account, kind: opened.kind, commodity: opened.commodity, openedAt: at)
             }
-        case .envelopeCreated(let created):
+        case let created as EnvelopeCreated:
             envelopes[created.envelopeId] = EnvelopeRecord(created, effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt)
-        case .envelopeBudgetChanged(let change):
+        case let change as EnvelopeBudgetChanged:
             envelopes[change.envelopeId]?.settings.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, interval: change.interval, budgeted: change.budgeted))
-        case .envelopeRolloverSet(let change):
+        case let change as EnvelopeRolloverSet:
             envelopes[change.envelopeId]?.policies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: change.policy))
-        case .envelopeFunded(let funded):
+        case let funded as EnvelopeFunded:
             envelopes[funded.envelopeId]?.fundings.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: funded.amount))
-        case .envelopeDeleted(let deleted):
+        case let deleted as EnvelopeDeleted:
             envelopes[deleted.envelopeId]?.deletedAt = at
-        case .transactionRecorded(let transaction):
+        case let transaction as TransactionRecorded:
             if let rate = transaction.rateToBase, transaction.amount.commodity != currentBase {
                 quotes.append(ExchangeQuote(base: transaction.amount.commodity, quote: currentBase, rate: rate,
                                             effectiveAt: at, sequence: sequence, source: .transaction))
@@ -213,23 +213,23 @@ public struct EnvelopeBook: Sendable {
                 activity.append(entry)
                 currentVersions[transaction.transactionId] = entry
             }
-        case .transactionAmended(let amended):
+        case let amended as TransactionAmended:
             if let previous = currentVersions[amended.transactionId] {
                 let next = previous.amended(amount: amended.amount, by: event)
                 activity += [try previous.reversal(by: event), next]
                 currentVersions[amended.transactionId] = next
             }
-        case .transactionDeleted(let deleted):
+        case let deleted as TransactionDeleted:
             if let previous = currentVersions.removeValue(forKey: deleted.transactionId) {
                 activity.append(try previous.reversal(by: event))
             }
-        case .transferMade(let transfer):
+        case let transfer as TransferMade:
             if let envelope = transfer.envelope {
                 activity.append(EnvelopeActivity(envelopeId: envelope, sequence: sequence, eventType: event.type.name, effectiveAt: at,
                                                  recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
                                                  rateToBase: nil, base: currentBase, received: try transfer.received?.negated()))
             }
-        case .fxRateSet(let rate):
+        case let rate as FXRateSet:
             quotes.append(ExchangeQuote(base: rate.base, quote: rate.quote, rate: rate.rate, effectiveAt: at, sequence: sequence, source: .fxRate))
         default:
             break

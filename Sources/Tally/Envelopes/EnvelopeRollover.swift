@@ -49,3 +49,10 @@ public enum EnvelopeRollover {
         }
     }
 }
+
+// Envelopes plan money; they never move it between accounts.
+extension EnvelopeCreated: MovesNoMoney {}
+extension EnvelopeBudgetChanged: MovesNoMoney {}
+extension EnvelopeFunded: MovesNoMoney {}
+extension EnvelopeRolloverSet: MovesNoMoney {}
+extension EnvelopeDeleted: MovesNoMoney {}

@@ -160,17 +160,17 @@ public struct EnvelopesProjector: SnapshotTaking {
             )
             try changed(at: event.effectiveAt)
         }
-        switch event.body {
-        case .ledgerCreated(let created):
+        switch event.body.payload {
+        case let created as LedgerCreated:
             try base(created.baseCurrency)
-        case .baseCurrencySet(let change):
+        case let change as BaseCurrencySet:
             try base(change.currency)
-        case .accountOpened(let opened) where opened.kind == .asset || opened.kind == .liability:
+        case let opened as AccountOpened where opened.kind == .asset || opened.kind == .liability:
             try db.execute(
                 sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, sequence, effective, recorded]
             )
-        case .envelopeCreated(let created):
+        case let created as EnvelopeCreated:
             // A second creation of the same id starts its history again, as the fold does.
             try db.execute(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?", arguments: [created.envelopeId])
             try db.execute(
@@ -179,15 +179,15 @@ public struct EnvelopesProjector: SnapshotTaking {
             )
             try Self.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
             try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)
-        case .envelopeBudgetChanged(let budget):
+        case let budget as EnvelopeBudgetChanged:
             try change(budget.envelopeId, "budget", interval: budget.interval, amount: budget.budgeted)
-        case .envelopeRolloverSet(let rollover):
+        case let rollover as EnvelopeRolloverSet:
             try change(rollover.envelopeId, "rollover", policy: rollover.policy)
-        case .envelopeFunded(let funded):
+        case let funded as EnvelopeFunded:
             try change(funded.envelopeId, "funded", amount: funded.amount)
-        case .envelopeDeleted(let deleted):
+        case let deleted as EnvelopeDeleted:
             try change(deleted.envelopeId, "deleted")
-        case .transactionRecorded(let transaction):
+        case let transaction as TransactionRecorded:
             let base = try currentBase()
             if let rateToBase = transaction.rateToBase, transaction.amount.commodity.code != base {
                 try rate(base: transaction.amount.commodity, quote: base, rate: rateToBase, source: .transaction)
@@ -199,13 +199,13 @@ public struct EnvelopesProjector: SnapshotTaking {
                     rateToBase: transaction.rateToBase, base: try Commodity.named(base), received: nil
                 ), part: 0, entryId: transaction.transactionId)
             }
-        case .transactionAmended(let amended):
+        case let amended as TransactionAmended:
             guard let previous = try reverse(amended.transactionId) else { break }
             try activity(previous.amended(amount: amended.amount, by: event),
                          part: 1, entryId: amended.transactionId)
-        case .transactionDeleted(let deleted):
+        case let deleted as TransactionDeleted:
             _ = try reverse(deleted.transactionId)
-        case .transferMade(let transfer):
+        case let transfer as TransferMade:
             if let envelope = transfer.envelope {
                 try activity(EnvelopeActivity(
                     envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
@@ -213,7 +213,7 @@ public struct EnvelopesProjector: SnapshotTaking {
                     rateToBase: nil, base: try Commodity.named(try currentBase()), received: try transfer.received?.negated()
                 ), part: 0, entryId: transfer.transferId, isTransaction: false)
             }
-        case .fxRateSet(let fx):
+        case let fx as FXRateSet:
             try rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
         default:
             break

@@ -39,7 +39,7 @@ extension Ledger {
         if let openingBalance, openingBalance.commodity != commodity {
             throw LedgerError(.currencyMismatch, "the opening balance of '\(account)' must be in \(commodity.code), the account's currency")
         }
-        let opened = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .accountOpened(
+        let opened = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(
             AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
         return try perform(idempotencyKey: idempotencyKey, request: opened, dated: date != nil) { db in
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE name = ?", arguments: [account]) == nil else {
@@ -71,12 +71,12 @@ extension Ledger {
         }
         let at = now
         func created(startingOn start: LocalDate) -> NewEvent {
-            NewEvent(effectiveAt: min(at, calendar.startOfDay(start)), body: .envelopeCreated(
+            NewEvent(effectiveAt: min(at, calendar.startOfDay(start)), body: EventBody(
                 EnvelopeCreated(envelopeId: envelopeId, name: name, interval: interval, budgeted: budgeted, startDate: start)))
         }
         // Without a start date the envelope starts today: a repeat keeps the first run's day.
         let request = try startDate.map(created) ?? repeatRequest(key: idempotencyKey) { first in
-            guard case .envelopeCreated(let earlier) = first.body else { return nil }
+            guard let earlier = first.body.as(EnvelopeCreated.self) else { return nil }
             return created(startingOn: earlier.startDate)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request) { db in
@@ -108,11 +108,11 @@ extension Ledger {
     ) throws -> CommandResult {
         let at = calendar.startOfDay(date ?? today)
         func changed(interval: EnvelopeInterval) -> NewEvent {
-            NewEvent(effectiveAt: at, body: .envelopeBudgetChanged(EnvelopeBudgetChanged(envelopeId: envelopeId, budgeted: budgeted, interval: interval)))
+            NewEvent(effectiveAt: at, body: EventBody(EnvelopeBudgetChanged(envelopeId: envelopeId, budgeted: budgeted, interval: interval)))
         }
         // Without an interval the envelope keeps its own: a repeat keeps the one the first run recorded.
         let request = try interval.map(changed) ?? repeatRequest(key: idempotencyKey) { first in
-            guard case .envelopeBudgetChanged(let earlier) = first.body else { return nil }
+            guard let earlier = first.body.as(EnvelopeBudgetChanged.self) else { return nil }
             return changed(interval: earlier.interval)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
@@ -134,7 +134,7 @@ extension Ledger {
     ///   `idempotencyConflict`.
     @discardableResult
     public func fundEnvelope(_ envelopeId: String, amount: Money, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let funded = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeFunded(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
+        let funded = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
         return try perform(idempotencyKey: idempotencyKey, request: funded, dated: date != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "the amount funding envelope '\(envelopeId)' cannot be zero") }
@@ -151,7 +151,7 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func setEnvelopeRollover(_ envelopeId: String, policy: RolloverPolicy, from date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let set = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeRolloverSet(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
+        let set = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: date != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [set]
@@ -166,7 +166,7 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func deleteEnvelope(_ envelopeId: String, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let deleted = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .envelopeDeleted(EnvelopeDeleted(envelopeId: envelopeId)))
+        let deleted = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeDeleted(envelopeId: envelopeId)))
         return try perform(idempotencyKey: idempotencyKey, request: deleted, dated: date != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [deleted]
@@ -200,7 +200,7 @@ extension Ledger {
         }
         let at = calendar.startOfDay(date ?? today)
         func recorded(rate: ExactDecimal?) -> NewEvent {
-            NewEvent(effectiveAt: at, body: .transactionRecorded(TransactionRecorded(
+            NewEvent(effectiveAt: at, body: EventBody(TransactionRecorded(
                 transactionId: transactionId, payee: payee, category: category, amount: amount, source: .manual,
                 account: account, envelope: envelope, rateToBase: rate
             )))
@@ -209,7 +209,7 @@ extension Ledger {
         // currency itself): a repeat keeps "none" when the first run recorded none and the
         // rate given is 1 or none, and compares the rate given otherwise.
         let request = try repeatRequest(key: idempotencyKey) { first in
-            guard case .transactionRecorded(let earlier) = first.body else { return nil }
+            guard let earlier = first.body.as(TransactionRecorded.self) else { return nil }
             let isBaseCurrency = earlier.rateToBase == nil && (rateToBase == nil || rateToBase == .one)
             return recorded(rate: isBaseCurrency ? nil : rateToBase)
         }
@@ -247,7 +247,7 @@ extension Ledger {
         guard source != target else { throw LedgerError(.invalidArgument, "a transfer needs two different accounts") }
         // Within one currency the received amount is the amount itself, and is not recorded;
         // across currencies it differs from the amount (another currency) and is.
-        let made = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: .transferMade(TransferMade(
+        let made = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(TransferMade(
             transferId: transferId, source: source, target: target, amount: amount,
             received: received == amount ? nil : received, envelope: envelope
         )))

@@ -74,7 +74,3 @@ public struct NewEvent: Hashable, Sendable {
     public var entity: String { body.payload.entity }
 }
 
-extension EventBody {
-    /// The type of the payload.
-    public var type: EventType { payloadType.eventType }
-}

@@ -4,47 +4,75 @@ public import TallyLog
 /// names to payload types, and turns log records into events and back.
 ///
 /// ```swift
-/// let record = try EventCatalog.record(for: newEvent)
-/// let event = try EventCatalog.decode(loggedEvent)
+/// let record = try catalog.record(for: newEvent)
+/// let event = try catalog.decode(loggedEvent)
 /// ```
-public enum EventCatalog {
+public struct EventCatalog: Sendable {
     typealias BinaryDecoder = @Sendable (inout BinaryReader) throws -> EventBody
 
     struct Entry: Sendable {
         let type: EventType
+        let payloadType: any EventPayload.Type
         let binaryDecoders: [UInt16: BinaryDecoder]
         let jsonDecoders: [UInt16: JSONPayloadDecoder]
     }
 
-    static let entriesByCode: [UInt32: Entry] = {
-        var entries: [UInt32: Entry] = [:]
-        for payloadType in EventBody.payloadTypes {
-            let entry = makeEntry(payloadType)
-            precondition(entries[entry.type.code] == nil, "duplicate event code \(entry.type.code)")
-            entries[entry.type.code] = entry
-        }
-        return entries
-    }()
+    let entriesByCode: [UInt32: Entry]
+    let entriesByName: [String: Entry]
 
-    static let entriesByName: [String: Entry] = {
-        var entries: [String: Entry] = [:]
-        for entry in entriesByCode.values {
-            precondition(entries[entry.type.name] == nil, "duplicate event name \(entry.type.name)")
-            entries[entry.type.name] = entry
+    /// A catalog of these payload types.
+    ///
+    /// Every type must say what it does to balances: conform to ``MovesMoney`` (and give its
+    /// postings) or to ``MovesNoMoney``; a type that says neither is refused, so no money
+    /// event can be registered and silently post nothing.
+    ///
+    /// ```swift
+    /// let catalog = try EventCatalog(EventCatalog.engineTypes + [MerchantTagged.self])
+    /// ```
+    /// - Throws: ``EventCodingError`` (`invalidValue`) naming a type whose code or name
+    ///   another type has, a legacy version not older than its type's, or a type that
+    ///   declares no postings.
+    public init(_ payloadTypes: [any EventPayload.Type]) throws {
+        var byCode: [UInt32: Entry] = [:]
+        var byName: [String: Entry] = [:]
+        for payloadType in payloadTypes {
+            let entry = try Self.makeEntry(payloadType)
+            if let other = byCode[entry.type.code] {
+                guard ObjectIdentifier(other.payloadType) != ObjectIdentifier(payloadType) else { continue }
+                throw EventCodingError(.invalidValue, "event types \(other.type.name) and \(entry.type.name) share the log code \(entry.type.code); give each a code of its own")
+            }
+            if let other = byName[entry.type.name] {
+                throw EventCodingError(.invalidValue, "two event types are named \(other.type.name) (codes \(other.type.code) and \(entry.type.code)); give each a name of its own")
+            }
+            guard payloadType is any MovesMoney.Type || payloadType is any MovesNoMoney.Type else {
+                throw EventCodingError(.invalidValue, "event type \(entry.type.name) declares no postings: conform it to MovesMoney (and give its postings) or to MovesNoMoney")
+            }
+            byCode[entry.type.code] = entry
+            byName[entry.type.name] = entry
         }
-        return entries
-    }()
+        entriesByCode = byCode
+        entriesByName = byName
+    }
 
-    private static func makeEntry<Payload: EventPayload>(_ payloadType: Payload.Type) -> Entry {
+    /// This catalog with more types.
+    ///
+    /// - Throws: as ``init(_:)`` does.
+    public func adding(_ payloadTypes: [any EventPayload.Type]) throws -> EventCatalog {
+        try EventCatalog(entriesByCode.values.sorted { $0.type.code < $1.type.code }.map(\.payloadType) + payloadTypes)
+    }
+
+    private static func makeEntry<Payload: EventPayload>(_ payloadType: Payload.Type) throws -> Entry {
         let current = Payload.eventType.version
         var binary: [UInt16: BinaryDecoder] = [current: { reader in try Payload(from: &reader).body }]
         var json: [UInt16: JSONPayloadDecoder] = [current: JSONPayloadDecoder(Payload.self)]
         for legacy in Payload.legacyVersions {
-            precondition(legacy.version < current, "\(Payload.eventType.name): legacy version must be older")
+            guard legacy.version < current, binary[legacy.version] == nil else {
+                throw EventCodingError(.invalidValue, "\(Payload.eventType.name): legacy version \(legacy.version) must be older than \(current) and listed once")
+            }
             binary[legacy.version] = legacyBinaryDecoder(legacy)
             json[legacy.version] = JSONPayloadDecoder(legacy)
         }
-        return Entry(type: Payload.eventType, binaryDecoders: binary, jsonDecoders: json)
+        return Entry(type: Payload.eventType, payloadType: payloadType, binaryDecoders: binary, jsonDecoders: json)
     }
 
     private static func legacyBinaryDecoder<Legacy: LegacyEventPayload>(_ type: Legacy.Type) -> BinaryDecoder {
@@ -52,16 +80,21 @@ public enum EventCatalog {
     }
 
     /// Every event type, ordered by log code.
-    public static var types: [EventType] { entriesByCode.values.map(\.type).sorted { $0.code < $1.code } }
+    public var types: [EventType] { entriesByCode.values.map(\.type).sorted { $0.code < $1.code } }
+
+    /// Every payload type, ordered by log code.
+    public var payloadTypes: [any EventPayload.Type] {
+        entriesByCode.values.sorted { $0.type.code < $1.type.code }.map(\.payloadType)
+    }
 
     /// The type with this `snake_case` name.
-    public static func type(named name: String) -> EventType? { entriesByName[name]?.type }
+    public func type(named name: String) -> EventType? { entriesByName[name]?.type }
 
     /// The type with this log code.
-    public static func type(code: UInt32) -> EventType? { entriesByCode[code]?.type }
+    public func type(code: UInt32) -> EventType? { entriesByCode[code]?.type }
 
     /// Every version of a type that can be read, oldest first.
-    public static func versions(of type: EventType) -> [UInt16] {
+    public func versions(of type: EventType) -> [UInt16] {
         (entriesByCode[type.code]?.binaryDecoders.keys).map { $0.sorted() } ?? []
     }
 
@@ -85,14 +118,14 @@ public enum EventCatalog {
     ///   characters (a note may hold tabs and line feeds).
     ///
     /// ```swift
-    /// do { _ = try EventCatalog.record(for: event) }
+    /// do { _ = try catalog.record(for: event) }
     /// catch let error as EventCodingError { print(error.field ?? "?", error.reason ?? error.message) }
     /// ```
     ///
     /// - Throws: ``EventCodingError`` naming the type and, in ``EventCodingError/field``,
     ///   the field at fault as its path in the event's JSON form (`data.payee`,
     ///   `idempotency_key`, `effective_at`).
-    public static func record(for event: NewEvent) throws -> LogRecord {
+    public func record(for event: NewEvent) throws -> LogRecord {
         let type = event.type
         guard event.effectiveAt.isInCalendarRange else {
             throw EventCodingError(.invalidValue, field: "effective_at", reason: "lies outside years 0001-9999", context: type.name)
@@ -112,7 +145,7 @@ public enum EventCatalog {
 
     /// Reads the payload back with every string scanned for control characters; on a
     /// failure or a control character, finds the field (the slow path, run only then).
-    private static func checkReadBack(_ body: EventBody, payload: [UInt8]) throws {
+    private func checkReadBack(_ body: EventBody, payload: [UInt8]) throws {
         let type = body.type
         var reader = BinaryReader(payload)
         reader.scansForControlCharacters = true
@@ -135,7 +168,7 @@ public enum EventCatalog {
     }
 
     /// The limits of the log record around the payload: entity, idempotency key, size.
-    private static func checkEnvelope(_ event: NewEvent, entity: String, payloadBytes: Int) throws {
+    private func checkEnvelope(_ event: NewEvent, entity: String, payloadBytes: Int) throws {
         let context = event.type.name
         let entityBytes = entity.utf8.count
         if entityBytes > LogFormat.entityBytesMax {
@@ -169,7 +202,7 @@ public enum EventCatalog {
     ///
     /// - Throws: ``EventCodingError`` naming the sequence number, type and version when the
     ///   type or version is unknown or the payload does not decode.
-    public static func decode(_ logged: LoggedEvent) throws -> Event {
+    public func decode(_ logged: LoggedEvent) throws -> Event {
         let recordedAt = Instant(microsecondsSinceEpoch: logged.recordedAt)
         let effectiveAt = Instant(microsecondsSinceEpoch: logged.effectiveAt)
         guard recordedAt.isInCalendarRange, effectiveAt.isInCalendarRange else {
@@ -186,14 +219,14 @@ public enum EventCatalog {
     }
 
     /// Decodes a binary payload of the given type code and version.
-    public static func decodeBody(code: UInt32, version: UInt16, payload: [UInt8], sequence: UInt64? = nil) throws -> EventBody {
+    public func decodeBody(code: UInt32, version: UInt16, payload: [UInt8], sequence: UInt64? = nil) throws -> EventBody {
         var reader = BinaryReader(payload)
         reader.sequence = sequence
         return try decodeBody(code: code, version: version, reader: &reader)
     }
 
     /// Decodes the whole of `reader` as a payload of the given type code and version.
-    private static func decodeBody(code: UInt32, version: UInt16, reader: inout BinaryReader) throws -> EventBody {
+    private func decodeBody(code: UInt32, version: UInt16, reader: inout BinaryReader) throws -> EventBody {
         let sequence = reader.sequence
         var at: String { sequence.map { "event \($0): " } ?? "" }
         guard let entry = entriesByCode[code] else {

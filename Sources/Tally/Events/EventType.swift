@@ -11,7 +11,14 @@ public struct EventType: Hashable, Sendable, CustomStringConvertible {
     /// The version written by this build; older versions are upcast on read.
     public let version: UInt16
 
-    init(_ name: String, code: UInt32, version: UInt16 = 1) {
+    /// Creates a type. Choose a code no other registered type uses (``EventCatalog`` refuses
+    /// a clash); engine and products use codes below 10,000, so an embedder's types are safe
+    /// from 10,000 on.
+    ///
+    /// ```swift
+    /// static let eventType = EventType("merchant_tagged", code: 10_001)
+    /// ```
+    public init(_ name: String, code: UInt32, version: UInt16 = 1) {
         self.name = name
         self.code = code
         self.version = version
@@ -28,8 +35,6 @@ public protocol EventPayload: BinaryCodable, Codable, Hashable, Sendable {
     static var legacyVersions: [any LegacyEventPayload.Type] { get }
     /// The entity the event is about, e.g. `pot:holiday` or `account:Assets:Bank`.
     var entity: String { get }
-    /// The payload wrapped as a catalog case.
-    var body: EventBody { get }
 }
 
 extension EventPayload {

@@ -66,7 +66,7 @@ public enum EventImport {
     public static func event(fromLine bytes: some Collection<UInt8>, line: Int, file: String) throws -> NewEvent {
         do {
             var event = try EventJSON.decode(bytes).event
-            _ = try EventCatalog.record(for: event)
+            _ = try EventCatalog.standard.record(for: event)
             event.origin = "\(file):\(line)"
             return event
         } catch let error as EventCodingError {
@@ -193,7 +193,7 @@ extension EventStoreReader {
     public func ledgerCalendar() throws -> LedgerCalendar {
         var timeZone = "UTC"
         try forEach(from: 1, through: 1) { event in
-            if case .ledgerCreated(let created) = event.body { timeZone = created.timeZone }
+            if let created = event.body.as(LedgerCreated.self) { timeZone = created.timeZone }
         }
         return try LedgerCalendar(timeZoneIdentifier: timeZone)
     }

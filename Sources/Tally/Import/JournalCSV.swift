@@ -170,7 +170,7 @@ public enum JournalCSV {
     /// - Throws: ``ImportError`` (`invalidRow`) naming file, line and column.
     static func checkRecord(_ event: NewEvent, line: Int, file: String) throws {
         do {
-            _ = try EventCatalog.record(for: event)
+            _ = try EventCatalog.standard.record(for: event)
         } catch let error as EventCodingError {
             guard let field = error.field, let reason = error.reason, let column = column(forField: field) else {
                 throw ImportError(.invalidRow, file: file, line: line, "\(error)")

@@ -96,7 +96,7 @@ struct JournalEvents {
         guard dayStart.isInCalendarRange else {
             throw ImportError(.invalidRow, file: reader.path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
         }
-        var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: .journalEntryPosted(row.entry))
+        var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: EventBody(row.entry))
         event.origin = "\(reader.path):\(row.line)"
         return (row.line, event)
     }

@@ -92,7 +92,7 @@ struct PriceRows {
         guard dayStart.isInCalendarRange else {
             throw ImportError(.invalidRow, file: reader.path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
         }
-        return (row, NewEvent(effectiveAt: dayStart, body: .priceQuoted(row.quote)))
+        return (row, NewEvent(effectiveAt: dayStart, body: EventBody(row.quote)))
     }
 }
 

@@ -1,107 +1,105 @@
-import GRDB
+public import GRDB
 
-/// The invariants an event must keep where it lands in the log, for events that arrive
-/// already decided (an NDJSON import, `tally append`, ``Ledger/appendEvents(_:)``): what
-/// the commands would never record. The decisions such an event carries (a split's parts,
-/// a round-up's amount) are not made again; only what no decision may break is checked:
+/// An event type with invariants that an event arriving already decided (an NDJSON import,
+/// `tally append`, ``Ledger/appendEvents(_:)``) must keep where it lands in the log: what
+/// its commands would never record. The decisions such an event carries (a split's parts, a
+/// round-up's amount) are not made again; only what no decision may break is checked.
 ///
-/// - one `ledger_created`, the first event of the log;
-/// - amounts that are positive by meaning (deposits, purchases, withdrawals, round-ups,
-///   pot targets and moves, prices and FX rates), and split parts that are not negative;
-/// - a price names a symbol other than its currency, a rate two different currencies;
-/// - the pots a pot event names exist (and are not deleted);
-/// - no wealth balance (Wallet, Spend, Invest) and no pot goes below zero.
-///
-/// Causes must name an earlier event (the pipeline checks that for every command).
-enum Admissibility {
+/// ```swift
+/// extension MerchantTagged: AdmissionChecked {
+///     public func checkAdmission(_ admission: inout Admission) throws {
+///         guard !merchant.isEmpty else { throw admission.refuse(.invalidArgument, "'merchant' is empty") }
+///     }
+/// }
+/// ```
+public protocol AdmissionChecked: EventPayload {
+    /// Checks the event against the state before it (``Admission/database``), throwing
+    /// ``Admission/refuse(_:_:)``'s error, and names through ``Admission/protect(_:in:)`` the
+    /// balances it moves that must not go below zero once it is folded.
+    func checkAdmission(_ admission: inout Admission) throws
+}
+
+/// What an admission check may read, and what it declares (``AdmissionChecked``).
+public struct Admission {
     /// A balance that must stay at or above zero once the event is folded.
     struct ProtectedBalance {
         let account: String
         let commodity: Commodity
     }
 
+    /// The read models as they stand before the event: every earlier event folded.
+    public let database: Database
+    /// The event's place in messages (its index in a command, or a file and line) and its type.
+    let label: String
+    let typeName: String
+    private(set) var protected: [ProtectedBalance] = []
+
+    /// The error that refuses the event, naming where it is and its type.
+    public func refuse(_ code: LedgerError.Code, _ reason: String) -> LedgerError {
+        LedgerError(code, "\(label) (\(typeName)): \(reason); nothing was appended")
+    }
+
+    /// Refuses an amount that is not more than zero.
+    public func requirePositive(_ amount: Money, _ field: String) throws {
+        guard amount.isPositive else { throw refuse(.invalidArgument, "'\(field)' must be more than zero") }
+    }
+
+    /// Refuses an amount below zero.
+    public func requireNotNegative(_ amount: Money, _ field: String) throws {
+        guard !amount.isNegative else { throw refuse(.invalidArgument, "'\(field)' must not be negative") }
+    }
+
+    /// Declares that `account` must hold at least zero in `commodity` once the event is folded.
+    public mutating func protect(_ account: String, in commodity: Commodity) {
+        protected.append(ProtectedBalance(account: account, commodity: commodity))
+    }
+}
+
+/// The admission of events that arrive already decided: the checks each type declares
+/// (``AdmissionChecked``) before the event is folded, and the balances they protect after.
+/// Causes must name an earlier event (the pipeline checks that for every command).
+enum Admissibility {
     /// Checks `event` (named `label` in messages: its place in the command or in a file)
     /// against the state before it, and returns the balances it moves that must not go below
     /// zero (``checkAfter(_:label:_:_:)``).
-    static func checkBefore(_ event: NewEvent, label: String, _ db: Database) throws -> [ProtectedBalance] {
-        func refuse(_ code: LedgerError.Code, _ reason: String) -> LedgerError {
-            LedgerError(code, "\(label) (\(event.type.name)): \(reason); nothing was appended")
-        }
-        func positive(_ amount: Money, _ field: String) throws {
-            guard amount.isPositive else { throw refuse(.invalidArgument, "'\(field)' must be more than zero") }
-        }
-        func notNegative(_ amount: Money, _ field: String) throws {
-            guard !amount.isNegative else { throw refuse(.invalidArgument, "'\(field)' must not be negative") }
-        }
-        func potExists(_ id: String) throws {
-            guard try PotRules.existing(id, db) != nil else { throw refuse(.notFound, "no pot '\(id)' exists at this point of the log") }
-        }
-        func protected(_ accounts: [String], _ commodity: Commodity) -> [ProtectedBalance] {
-            accounts.map { ProtectedBalance(account: $0, commodity: commodity) }
-        }
-        switch event.body {
-        case .ledgerCreated:
-            throw refuse(.notAllowed, "a ledger is created once, by the first event of its log")
-        case .depositReceived(let deposit):
-            try positive(deposit.amount, "amount")
-            return protected([LedgerAccounts.wallet(deposit.account)], deposit.amount.commodity)
-        case .depositSplit(let split):
-            try notNegative(split.spend, "spend")
-            try notNegative(split.invest, "invest")
-            return protected([LedgerAccounts.wallet(split.account), LedgerAccounts.spend(split.account), LedgerAccounts.invest(split.account)], split.spend.commodity)
-        case .purchaseMade(let purchase):
-            try positive(purchase.amount, "amount")
-            return protected([LedgerAccounts.spend(purchase.account)], purchase.amount.commodity)
-        case .roundUpApplied(let roundUp):
-            try positive(roundUp.amount, "amount")
-            return protected([LedgerAccounts.spend(roundUp.account)], roundUp.amount.commodity)
-        case .withdrawalMade(let withdrawal):
-            try positive(withdrawal.amount, "amount")
-            return protected([LedgerAccounts.spend(withdrawal.account)], withdrawal.amount.commodity)
-        case .potCreated(let pot):
-            try positive(pot.target, "target")
-            return []
-        case .potFunded(let funded):
-            try potExists(funded.potId)
-            try positive(funded.amount, "amount")
-            return []
-        case .potWithdrawn(let withdrawn):
-            try potExists(withdrawn.potId)
-            try positive(withdrawn.amount, "amount")
-            return protected([LedgerAccounts.pot(withdrawn.potId)], withdrawn.amount.commodity)
-        case .potDeleted(let deleted):
-            try potExists(deleted.potId)
-            return []
-        case .priceQuoted(let quote):
-            try positive(quote.price, "price")
-            guard quote.symbol != quote.price.commodity else { throw refuse(.invalidArgument, "a symbol cannot be priced in itself") }
-            return []
-        case .fxRateSet(let rate):
-            guard rate.rate.significand > 0 else { throw refuse(.invalidArgument, "'rate' must be more than zero") }
-            guard rate.base != rate.quote else { throw refuse(.invalidArgument, "a rate needs two different currencies") }
-            return []
-        // Signed by meaning, settings, or facts whose own fields the catalog checks.
-        case .baseCurrencySet, .accountOpened, .accountClosed, .journalEntryPosted, .transferMade, .balanceAsserted,
-             .splitRuleSet, .roundUpsSwitched, .automationPaused, .automationResumed, .cardFrozen, .cardUnfrozen,
-             .roundUpSkipped, .transactionRecorded, .transactionAmended, .transactionDeleted, .transactionRecategorised,
-             .bankConnected, .bankDisconnected, .referenceBalanceSet, .budgetSet, .budgetDeleted,
-             .recurringDefined, .recurringRemoved, .recurringOccurrenceGenerated,
-             .envelopeCreated, .envelopeBudgetChanged, .envelopeFunded, .envelopeRolloverSet, .envelopeDeleted,
-             .challengeStarted, .challengeStepCompleted, .assetAdded, .assetTagged, .assetRemoved,
-             .liabilityAdded, .liabilityRemoved, .valuationRecorded, .valuationOverrideCleared, .positionSet,
-             .reminderSet, .reminderCompleted, .priceStalenessSet:
-            return []
-        }
+    static func checkBefore(_ event: NewEvent, label: String, _ db: Database) throws -> [Admission.ProtectedBalance] {
+        guard let checked = event.body.payload as? any AdmissionChecked else { return [] }
+        var admission = Admission(database: db, label: label, typeName: event.type.name)
+        try checked.checkAdmission(&admission)
+        return admission.protected
     }
 
     /// Checks, once `event` is folded, that none of the balances ``checkBefore(_:label:_:)``
     /// named is below zero.
-    static func checkAfter(_ event: Event, label: String, _ balances: [ProtectedBalance], _ db: Database) throws {
+    static func checkAfter(_ event: Event, label: String, _ balances: [Admission.ProtectedBalance], _ db: Database) throws {
         let context = DatabasePostingContext(db: db)
         for balance in balances where try context.balance(of: balance.account, in: balance.commodity) < 0 {
             throw LedgerError(.insufficientFunds, """
                 \(label) (\(event.type.name)): it would take \(balance.account) below zero in \(balance.commodity.code); nothing was appended
                 """)
         }
+    }
+}
+
+extension LedgerCreated: AdmissionChecked {
+    /// A ledger is created once, by the first event of its log.
+    public func checkAdmission(_ admission: inout Admission) throws {
+        throw admission.refuse(.notAllowed, "a ledger is created once, by the first event of its log")
+    }
+}
+
+extension PriceQuoted: AdmissionChecked {
+    /// A price is positive and names a symbol other than its currency.
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(price, "price")
+        guard symbol != price.commodity else { throw admission.refuse(.invalidArgument, "a symbol cannot be priced in itself") }
+    }
+}
+
+extension FXRateSet: AdmissionChecked {
+    /// A rate is positive, between two different currencies.
+    public func checkAdmission(_ admission: inout Admission) throws {
+        guard rate.significand > 0 else { throw admission.refuse(.invalidArgument, "'rate' must be more than zero") }
+        guard base != quote else { throw admission.refuse(.invalidArgument, "a rate needs two different currencies") }
     }
 }

@@ -20,14 +20,14 @@ public struct SettingsProjector: Projector {
         func set(_ key: String, _ value: String) throws {
             try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value])
         }
-        switch event.body {
-        case .ledgerCreated(let created):
+        switch event.body.payload {
+        case let created as LedgerCreated:
             try set("name", created.name)
             try set("base_currency", created.baseCurrency.code)
             try set("time_zone", created.timeZone)
-        case .baseCurrencySet(let change):
+        case let change as BaseCurrencySet:
             try set("base_currency", change.currency.code)
-        case .priceStalenessSet(let change):
+        case let change as PriceStalenessSet:
             try set("price_staleness_seconds", String(change.thresholdSeconds))
         default:
             break

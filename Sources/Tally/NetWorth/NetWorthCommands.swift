@@ -36,7 +36,7 @@ extension Ledger {
     @discardableResult
     public func addAsset(_ asset: AssetAdded, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try Self.requireIdentifier(asset.assetId, "an asset id")
-        let added = NewEvent(effectiveAt: effectiveAt ?? now, body: .assetAdded(asset))
+        let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(asset))
         return try perform(idempotencyKey: idempotencyKey, request: added, dated: effectiveAt != nil) { db in
             if try item(.asset, asset.assetId, db) != nil || item(.liability, asset.assetId, db) != nil {
                 throw LedgerError(.alreadyExists, "an asset or liability '\(asset.assetId)' exists already")
@@ -51,7 +51,7 @@ extension Ledger {
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
     public func tagAsset(_ tags: AssetTagged, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let tagged = NewEvent(effectiveAt: effectiveAt ?? now, body: .assetTagged(tags))
+        let tagged = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(tags))
         return try perform(idempotencyKey: idempotencyKey, request: tagged, dated: effectiveAt != nil) { db in
             _ = try requireItem(.asset, tags.assetId, db)
             return [tagged]
@@ -64,7 +64,7 @@ extension Ledger {
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
     public func removeAsset(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: .assetRemoved(AssetRemoved(assetId: assetId)))
+        let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(AssetRemoved(assetId: assetId)))
         return try perform(idempotencyKey: idempotencyKey, request: removed, dated: effectiveAt != nil) { db in
             _ = try requireItem(.asset, assetId, db)
             return [removed]
@@ -78,7 +78,7 @@ extension Ledger {
     @discardableResult
     public func addLiability(_ liability: LiabilityAdded, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try Self.requireIdentifier(liability.liabilityId, "a liability id")
-        let added = NewEvent(effectiveAt: effectiveAt ?? now, body: .liabilityAdded(liability))
+        let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(liability))
         return try perform(idempotencyKey: idempotencyKey, request: added, dated: effectiveAt != nil) { db in
             if try item(.asset, liability.liabilityId, db) != nil || item(.liability, liability.liabilityId, db) != nil {
                 throw LedgerError(.alreadyExists, "an asset or liability '\(liability.liabilityId)' exists already")
@@ -94,7 +94,7 @@ extension Ledger {
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
     public func removeLiability(_ liabilityId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: .liabilityRemoved(LiabilityRemoved(liabilityId: liabilityId)))
+        let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(LiabilityRemoved(liabilityId: liabilityId)))
         return try perform(idempotencyKey: idempotencyKey, request: removed, dated: effectiveAt != nil) { db in
             _ = try requireItem(.liability, liabilityId, db)
             return [removed]
@@ -108,7 +108,7 @@ extension Ledger {
     @discardableResult
     public func recordValuation(_ valuation: ValuationRecorded, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try Self.requirePositive(valuation.value, "a valuation")
-        let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: .valuationRecorded(valuation))
+        let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(valuation))
         return try perform(idempotencyKey: idempotencyKey, request: recorded, dated: effectiveAt != nil) { db in
             let row = try requireItem(valuation.itemKind, valuation.itemId, db)
             guard valuation.value.commodity.code == row["currency"] as String else {
@@ -127,7 +127,7 @@ extension Ledger {
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
     public func clearValuationOverride(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let cleared = NewEvent(effectiveAt: effectiveAt ?? now, body: .valuationOverrideCleared(ValuationOverrideCleared(assetId: assetId)))
+        let cleared = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ValuationOverrideCleared(assetId: assetId)))
         return try perform(idempotencyKey: idempotencyKey, request: cleared, dated: effectiveAt != nil) { db in
             _ = try requireItem(.asset, assetId, db)
             return [cleared]
@@ -142,7 +142,7 @@ extension Ledger {
     @discardableResult
     public func setPosition(_ position: PositionSet, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         guard !position.quantity.isNegative else { throw LedgerError(.invalidArgument, "a position's quantity cannot be negative") }
-        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: .positionSet(position))
+        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(position))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in
             _ = try requireItem(.asset, position.assetId, db)
             return [set]
@@ -157,7 +157,7 @@ extension Ledger {
     public func quotePrice(_ quote: PriceQuoted, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try Self.requirePositive(quote.price, "a price")
         guard quote.symbol != quote.price.commodity else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
-        let quoted = NewEvent(effectiveAt: effectiveAt ?? now, body: .priceQuoted(quote))
+        let quoted = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(quote))
         return try perform(idempotencyKey: idempotencyKey, request: quoted, dated: effectiveAt != nil) { _ in [quoted] }
     }
 
@@ -169,7 +169,7 @@ extension Ledger {
     public func setFXRate(_ rate: FXRateSet, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         guard rate.rate.significand > 0 else { throw LedgerError(.invalidArgument, "an FX rate must be positive") }
         guard rate.base != rate.quote else { throw LedgerError(.invalidArgument, "an FX rate needs two different currencies") }
-        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: .fxRateSet(rate))
+        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(rate))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { _ in [set] }
     }
 
@@ -180,7 +180,7 @@ extension Ledger {
     @discardableResult
     public func setBaseCurrency(_ currency: Commodity, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         guard currency.isISOCurrency else { throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(currency.code)") }
-        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: .baseCurrencySet(BaseCurrencySet(currency: currency)))
+        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(BaseCurrencySet(currency: currency)))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { _ in [set] }
     }
 
@@ -191,7 +191,7 @@ extension Ledger {
     @discardableResult
     public func setPriceStaleness(seconds: Int64, idempotencyKey: String? = nil) throws -> CommandResult {
         guard seconds > 0 else { throw LedgerError(.invalidArgument, "the staleness threshold must be positive") }
-        let set = NewEvent(effectiveAt: now, body: .priceStalenessSet(PriceStalenessSet(thresholdSeconds: seconds)))
+        let set = NewEvent(effectiveAt: now, body: EventBody(PriceStalenessSet(thresholdSeconds: seconds)))
         return try perform(idempotencyKey: idempotencyKey, request: set) { _ in [set] }
     }
 
@@ -202,7 +202,7 @@ extension Ledger {
     @discardableResult
     public func setReminder(_ reminder: ReminderSet, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try Self.requireIdentifier(reminder.reminderId, "a reminder id")
-        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: .reminderSet(reminder))
+        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(reminder))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in
             _ = try requireItem(.asset, reminder.assetId, db)
             return [set]
@@ -215,7 +215,7 @@ extension Ledger {
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
     public func completeReminder(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let completed = NewEvent(effectiveAt: effectiveAt ?? now, body: .reminderCompleted(ReminderCompleted(reminderId: reminderId)))
+        let completed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ReminderCompleted(reminderId: reminderId)))
         return try perform(idempotencyKey: idempotencyKey, request: completed, dated: effectiveAt != nil) { db in
             guard try Row.fetchOne(db, sql: """
                 SELECT 1 FROM nw_reminders WHERE reminder_id = ? AND completed_at IS NULL

@@ -119,12 +119,12 @@ public struct NetWorthProjector: SnapshotTaking {
             guard let row = try Row.fetchOne(db, sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id]) else { return }
             try changed(at: min(effective, (row["removed_at"] as Int64?) ?? effective))
         }
-        switch event.body {
-        case .ledgerCreated(let created):
+        switch event.body.payload {
+        case let created as LedgerCreated:
             try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, created.baseCurrency.code])
-        case .baseCurrencySet(let change):
+        case let change as BaseCurrencySet:
             try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.currency.code])
-        case .assetAdded(let asset):
+        case let asset as AssetAdded:
             try replacing(.asset, asset.assetId)
             try db.execute(sql: """
                 INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
@@ -132,56 +132,56 @@ public struct NetWorthProjector: SnapshotTaking {
                 """, arguments: [asset.assetId, asset.name, asset.category.rawValue, asset.type.rawValue, asset.currency.code, effective, recorded])
             try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [asset.assetId, effective, recorded, sequence, asset.country, asset.sector, asset.symbol])
-        case .assetTagged(let tags):
+        case let tags as AssetTagged:
             try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [tags.assetId, effective, recorded, sequence, tags.country, tags.sector, tags.symbol])
-        case .assetRemoved(let removed):
+        case let removed as AssetRemoved:
             try removing(.asset, removed.assetId)
             try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'asset' AND item_id = ?",
                            arguments: [effective, recorded, sequence, removed.assetId])
-        case .liabilityAdded(let liability):
+        case let liability as LiabilityAdded:
             try replacing(.liability, liability.liabilityId)
             try db.execute(sql: """
                 INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
                 VALUES ('liability', ?, ?, ?, NULL, ?, ?, ?, ?)
                 """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
                                  liability.linkedAssetId, effective, recorded])
-        case .liabilityRemoved(let removed):
+        case let removed as LiabilityRemoved:
             try removing(.liability, removed.liabilityId)
             try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'liability' AND item_id = ?",
                            arguments: [effective, recorded, sequence, removed.liabilityId])
-        case .valuationRecorded(let valuation):
+        case let valuation as ValuationRecorded:
             try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                            arguments: [valuation.itemKind.rawValue, valuation.itemId, effective, recorded, sequence,
                                        valuation.value.commodity.code, valuation.value.minorUnits, valuation.source.rawValue])
             try changed(at: effective)
-        case .valuationOverrideCleared(let cleared):
+        case let cleared as ValuationOverrideCleared:
             try db.execute(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)", arguments: [cleared.assetId, effective, recorded, sequence])
             try changed(at: effective)
-        case .positionSet(let position):
+        case let position as PositionSet:
             try db.execute(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                            arguments: [position.assetId, effective, recorded, sequence, position.quantity.commodity.code,
                                        position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
             try changed(at: effective)
-        case .priceQuoted(let quote):
+        case let quote as PriceQuoted:
             try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [quote.symbol.code, effective, recorded, sequence, quote.price.commodity.code,
                                        quote.price.minorUnits, quote.source.rawValue])
             try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.price.commodity.code])
             try changed(at: effective)
-        case .fxRateSet(let rate):
+        case let rate as FXRateSet:
             try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
             try db.execute(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)", arguments: [rate.base.code, rate.quote.code])
             try changed(at: effective)
-        case .priceStalenessSet(let change):
+        case let change as PriceStalenessSet:
             try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])
-        case .reminderSet(let reminder):
+        case let reminder as ReminderSet:
             try db.execute(sql: """
                 INSERT INTO nw_reminders (reminder_id, sequence, asset_id, due_date, note, set_at, set_recorded_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [reminder.reminderId, sequence, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, effective, recorded])
-        case .reminderCompleted(let done):
+        case let done as ReminderCompleted:
             // Done applies to the version set last: setting a reminder again keeps its earlier versions.
             try db.execute(sql: """
                 UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ?

@@ -213,3 +213,16 @@ struct FXQuote: Hashable, Sendable {
         return try money.converted(to: target, inverseOf: latest.rate)
     }
 }
+
+// Net worth values what is held; its events move no money between accounts.
+extension AssetAdded: MovesNoMoney {}
+extension AssetTagged: MovesNoMoney {}
+extension AssetRemoved: MovesNoMoney {}
+extension LiabilityAdded: MovesNoMoney {}
+extension LiabilityRemoved: MovesNoMoney {}
+extension ValuationRecorded: MovesNoMoney {}
+extension ValuationOverrideCleared: MovesNoMoney {}
+extension PositionSet: MovesNoMoney {}
+extension ReminderSet: MovesNoMoney {}
+extension ReminderCompleted: MovesNoMoney {}
+extension PriceStalenessSet: MovesNoMoney {}

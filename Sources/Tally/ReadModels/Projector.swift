@@ -10,7 +10,7 @@ public import GRDB
 /// struct PotsProjector: Projector {
 ///     let name = "pots"; let version = 1
 ///     func createTables(_ db: Database) throws { try db.execute(sql: "CREATE TABLE pots (…)") }
-///     func apply(_ event: Event, _ db: Database) throws { if case .potCreated(let p) = event.body { … } }
+///     func apply(_ event: Event, _ db: Database) throws { if let p = event.body.as(PotCreated.self) { … } }
 /// }
 /// ```
 public protocol Projector: Sendable {

@@ -9,7 +9,7 @@ public import TallyLog
 /// ```swift
 /// let store = try EventStore.create(at: ".tally", ledger: LedgerCreated(name: "Home",
 ///     baseCurrency: .usd, timeZone: "America/New_York"), effectiveAt: now)
-/// let result = try store.append([NewEvent(effectiveAt: now, body: .depositReceived(deposit))])
+/// let result = try store.append([NewEvent(effectiveAt: now, body: EventBody(deposit))])
 /// ```
 public final class EventStore: Sendable {
     /// Where the store lives.
@@ -76,7 +76,7 @@ public final class EventStore: Sendable {
     ///   (`limitExceeded`) past a limit, or an I/O error. Either way nothing is appended.
     @discardableResult
     public func append(_ events: [NewEvent]) throws -> AppendResult {
-        return try writer.append(events.map { try EventCatalog.record(for: $0) })
+        return try writer.append(events.map { try EventCatalog.standard.record(for: $0) })
     }
 
     /// Appends encoded records as one durable commit of their own, at the sequence number
@@ -92,7 +92,7 @@ public final class EventStore: Sendable {
     /// The same, without blocking a task's thread while the commit is synced.
     @discardableResult
     public func append(_ events: [NewEvent]) async throws -> AppendResult {
-        return try await writer.append(events.map { try EventCatalog.record(for: $0) })
+        return try await writer.append(events.map { try EventCatalog.standard.record(for: $0) })
     }
 
     /// The log through this writer's head, every commit it made included (readers in other
@@ -136,7 +136,7 @@ public struct EventStoreReader: Sendable {
     ///   a payload this build cannot read, or whatever `body` throws.
     public func forEach(from first: UInt64 = 1, through last: UInt64? = nil, _ body: (Event) throws -> Void) throws {
         try reader.forEach(from: first, through: last) { logged in
-            try body(try EventCatalog.decode(logged))
+            try body(try EventCatalog.standard.decode(logged))
         }
     }
 

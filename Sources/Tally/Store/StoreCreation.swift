@@ -83,7 +83,7 @@ enum StoreCreation {
         let writer = try LogWriter.create(directory: layout.logDirectory, options: options)
         do {
             try reached(.logCreated)
-            let record = try EventCatalog.record(for: NewEvent(effectiveAt: effectiveAt, body: .ledgerCreated(ledger)))
+            let record = try EventCatalog.standard.record(for: NewEvent(effectiveAt: effectiveAt, body: EventBody(ledger)))
             _ = try writer.append([record])
             try writer.sync()
             try writer.close()

@@ -57,11 +57,11 @@ public enum StoreVerifier {
         let reader = try LogReader.open(directory: layout.logDirectory)
         try reader.forEach { logged in
             let event: Event
-            do { event = try EventCatalog.decode(logged) } catch {
+            do { event = try EventCatalog.standard.decode(logged) } catch {
                 if scan.undecodable.count < 100 { scan.undecodable.append("\(error)") }
                 return
             }
-            if case .ledgerCreated(let created) = event.body {
+            if let created = event.body.as(LedgerCreated.self) {
                 if event.sequence == 1 {
                     scan.timeZone = created.timeZone
                 } else if scan.content.count < 100 {
@@ -69,7 +69,7 @@ public enum StoreVerifier {
                 }
             } else if event.sequence == 1 {
                 scan.content.append("event 1 is \(event.type.name), not ledger_created: a store begins with ledger_created")
-            } else if case .balanceAsserted = event.body {
+            } else if event.body.is(BalanceAsserted.self) {
                 scan.assertions.append(event)
             }
         }
@@ -198,7 +198,7 @@ public enum StoreVerifier {
     static func failedAssertions(_ assertions: [Event], calendar: LedgerCalendar, _ db: Database) throws -> [FailedAssertion] {
         var failed: [FailedAssertion] = []
         for event in assertions {
-            guard case .balanceAsserted(let assertion) = event.body else { continue }
+            guard let assertion = event.body.as(BalanceAsserted.self) else { continue }
             let date = calendar.date(of: event.effectiveAt)
             let actual = try Int64.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(amount), 0) FROM postings WHERE account = ? AND commodity = ? AND effective_at <= ?

@@ -163,11 +163,11 @@ struct PotLifecycles {
     private var pots: [String: [Lifecycle]] = [:]
 
     mutating func apply(_ event: Event) {
-        switch event.body {
-        case .potCreated(let created):
+        switch event.body.payload {
+        case let created as PotCreated:
             end(created.potId, at: event.effectiveAt)
             pots[created.potId, default: []].append(Lifecycle(name: created.name, target: created.target, createdAt: event.effectiveAt))
-        case .potDeleted(let deleted):
+        case let deleted as PotDeleted:
             end(deleted.potId, at: event.effectiveAt)
         default:
             break

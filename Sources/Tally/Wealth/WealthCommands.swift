@@ -43,7 +43,7 @@ extension Ledger {
         try WealthRules.validate(accountName: account)
         try WealthRules.requirePositive(amount, "the deposit amount")
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
-        let received = NewEvent(effectiveAt: at, body: .depositReceived(
+        let received = NewEvent(effectiveAt: at, body: EventBody(
             DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
         return try perform(idempotencyKey: idempotencyKey, request: received, dated: effectiveAt != nil) { db in
             try Self.requireBalancesCanHold(deposit: amount, db)
@@ -82,7 +82,7 @@ extension Ledger {
         try WealthRules.validate(accountName: account)
         let rule = SplitRule(spendWeight: spendWeight, investWeight: investWeight)
         try WealthRules.validate(rule)
-        let event = NewEvent(effectiveAt: at, body: .splitRuleSet(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))
+        let event = NewEvent(effectiveAt: at, body: EventBody(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))
         return try perform(idempotencyKey: idempotencyKey, request: event, dated: effectiveAt != nil) { db in
             try WealthQueries.settings(account, db).splitRule == rule ? [] : [event]
         }
@@ -106,7 +106,7 @@ extension Ledger {
     @discardableResult
     public func setRoundUps(account: String, enabled: Bool, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.roundUpsEnabled == enabled }) {
-            .roundUpsSwitched(RoundUpsSwitched(account: account, enabled: enabled))
+            EventBody(RoundUpsSwitched(account: account, enabled: enabled))
         }
     }
 
@@ -124,7 +124,7 @@ extension Ledger {
     @discardableResult
     public func pauseAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.isPaused }) {
-            .automationPaused(AutomationPaused(account: account))
+            EventBody(AutomationPaused(account: account))
         }
     }
 
@@ -150,15 +150,15 @@ extension Ledger {
     public func resumeAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
-        let resumed = NewEvent(effectiveAt: at, body: .automationResumed(AutomationResumed(account: account)))
+        let resumed = NewEvent(effectiveAt: at, body: EventBody(AutomationResumed(account: account)))
         // The first event is the resume, or a waiting deposit's split: a repeat is compared on the account.
         let request = try repeatRequest(key: idempotencyKey) { first in
-            switch first.body {
-            case .automationResumed:
+            switch first.body.payload {
+            case is AutomationResumed:
                 return resumed
-            case .depositSplit(var split):
+            case var split as DepositSplit:
                 split.account = account
-                return NewEvent(effectiveAt: at, body: .depositSplit(split))
+                return NewEvent(effectiveAt: at, body: EventBody(split))
             default:
                 return nil
             }
@@ -187,7 +187,7 @@ extension Ledger {
     @discardableResult
     public func freezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.cardFrozen }) {
-            .cardFrozen(CardFrozen(account: account))
+            EventBody(CardFrozen(account: account))
         }
     }
 
@@ -204,7 +204,7 @@ extension Ledger {
     @discardableResult
     public func unfreezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { !$0.cardFrozen }) {
-            .cardUnfrozen(CardUnfrozen(account: account))
+            EventBody(CardUnfrozen(account: account))
         }
     }
 
@@ -241,7 +241,7 @@ extension Ledger {
         try WealthRules.requirePositive(amount, "the purchase amount")
         try WealthRules.validate(text: merchant, "the merchant", isRequired: true)
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
-        let made = NewEvent(effectiveAt: at, body: .purchaseMade(
+        let made = NewEvent(effectiveAt: at, body: EventBody(
             PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
         return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
             let settings = try WealthQueries.settings(account, db)
@@ -255,9 +255,9 @@ extension Ledger {
             let roundUp = try WealthRules.roundUp(for: amount)
             switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.subtracting(amount)) {
             case .applied:
-                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: .roundUpApplied(RoundUpApplied(account: account, amount: roundUp))))
+                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(RoundUpApplied(account: account, amount: roundUp))))
             case .skipped:
-                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: .roundUpSkipped(RoundUpSkipped(account: account, amount: roundUp))))
+                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(RoundUpSkipped(account: account, amount: roundUp))))
             case nil:
                 break
             }
@@ -290,7 +290,7 @@ extension Ledger {
         try WealthRules.validate(accountName: account)
         try WealthRules.requirePositive(amount, "the withdrawal amount")
         if let destination { try WealthRules.validate(text: destination, "the destination") }
-        let made = NewEvent(effectiveAt: at, body: .withdrawalMade(WithdrawalMade(account: account, amount: amount, destination: destination)))
+        let made = NewEvent(effectiveAt: at, body: EventBody(WithdrawalMade(account: account, amount: amount, destination: destination)))
         return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
             let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
             try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the withdrawal")
@@ -325,7 +325,7 @@ extension Ledger {
     /// The split of one deposit, caused by it.
     private static func split(_ amount: Money, of deposit: CauseReference, account: String, rule: SplitRule, at: Instant) throws -> NewEvent {
         let parts = try WealthRules.split(amount, by: rule)
-        return NewEvent(effectiveAt: at, cause: deposit, body: .depositSplit(DepositSplit(
+        return NewEvent(effectiveAt: at, cause: deposit, body: EventBody(DepositSplit(
             account: account, spend: parts.spend, invest: parts.invest, spendWeight: rule.spendWeight, investWeight: rule.investWeight)))
     }
 

@@ -98,12 +98,12 @@ public struct WealthProjector: Projector {
     /// Folds one event: wealth events update their account's rows; `ledger_created` records
     /// the time zone that round-up months are counted in; every other event is ignored.
     public func apply(_ event: Event, _ db: Database) throws {
-        switch event.body {
-        case .ledgerCreated(let created):
+        switch event.body.payload {
+        case let created as LedgerCreated:
             try Self.run(db, sql: "DELETE FROM wealth_calendar", arguments: [])
             try Self.run(db, sql: "INSERT INTO wealth_calendar (time_zone) VALUES (?)", arguments: [created.timeZone])
 
-        case .depositReceived(let deposit):
+        case let deposit as DepositReceived:
             let rule = try openAccount(deposit.account, event, db)
             try Self.run(
                 db,
@@ -116,7 +116,7 @@ public struct WealthProjector: Projector {
                             rule.spendWeight, rule.investWeight, event.effectiveAt.microsecondsSinceEpoch]
             )
             try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
-        case .depositSplit(let split):
+        case let split as DepositSplit:
             try openAccount(split.account, event, db)
             if let cause = event.cause {
                 try Self.run(db, sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?",
@@ -126,11 +126,11 @@ public struct WealthProjector: Projector {
             try history(split.account, .split, (try? split.spend.adding(split.invest)) ?? split.spend,
                         spend: split.spend.minorUnits, invest: split.invest.minorUnits,
                         detail: SplitRule(spendWeight: split.spendWeight, investWeight: split.investWeight).description, event, db)
-        case .purchaseMade(let purchase):
+        case let purchase as PurchaseMade:
             try openAccount(purchase.account, event, db)
             try history(purchase.account, .purchase, purchase.amount, spend: try purchase.amount.negated().minorUnits,
                         detail: purchase.merchant, event, db)
-        case .roundUpApplied(let roundUp):
+        case let roundUp as RoundUpApplied:
             try openAccount(roundUp.account, event, db)
             try history(roundUp.account, .roundUp, roundUp.amount, spend: try roundUp.amount.negated().minorUnits,
                         invest: roundUp.amount.minorUnits, event, db)
@@ -143,28 +143,28 @@ public struct WealthProjector: Projector {
                     """,
                 arguments: [roundUp.account, month.description, roundUp.amount.commodity.code, roundUp.amount.minorUnits]
             )
-        case .roundUpSkipped(let skipped):
+        case let skipped as RoundUpSkipped:
             try openAccount(skipped.account, event, db)
             try history(skipped.account, .roundUpSkipped, skipped.amount, event, db)
-        case .withdrawalMade(let withdrawal):
+        case let withdrawal as WithdrawalMade:
             try openAccount(withdrawal.account, event, db)
             try history(withdrawal.account, .withdrawal, withdrawal.amount, spend: try withdrawal.amount.negated().minorUnits,
                         detail: withdrawal.destination, event, db)
 
-        case .splitRuleSet(let change):
+        case let change as SplitRuleSet:
             try openAccount(change.account, event, db)
             try Self.run(db, sql: "UPDATE wealth_accounts SET spend_weight = ?, invest_weight = ? WHERE account = ?",
                          arguments: [change.spendWeight, change.investWeight, change.account])
             try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
-        case .roundUpsSwitched(let change):
+        case let change as RoundUpsSwitched:
             try flag(change.account, .roundUps, change.enabled, event, db)
-        case .automationPaused(let change):
+        case let change as AutomationPaused:
             try flag(change.account, .paused, true, event, db)
-        case .automationResumed(let change):
+        case let change as AutomationResumed:
             try flag(change.account, .paused, false, event, db)
-        case .cardFrozen(let change):
+        case let change as CardFrozen:
             try flag(change.account, .cardFrozen, true, event, db)
-        case .cardUnfrozen(let change):
+        case let change as CardUnfrozen:
             try flag(change.account, .cardFrozen, false, event, db)
         default:
             break

@@ -207,3 +207,44 @@ public enum WealthRules {
         }
     }
 }
+
+// What an event of the wealth account arriving already decided must keep: amounts positive
+// by meaning, split parts not negative, and no wallet, Spend or Invest balance below zero.
+
+extension DepositReceived: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.wallet(account), in: amount.commodity)
+    }
+}
+
+extension DepositSplit: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requireNotNegative(spend, "spend")
+        try admission.requireNotNegative(invest, "invest")
+        for protected in [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)] {
+            admission.protect(protected, in: spend.commodity)
+        }
+    }
+}
+
+extension PurchaseMade: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.spend(account), in: amount.commodity)
+    }
+}
+
+extension RoundUpApplied: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.spend(account), in: amount.commodity)
+    }
+}
+
+extension WithdrawalMade: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.spend(account), in: amount.commodity)
+    }
+}

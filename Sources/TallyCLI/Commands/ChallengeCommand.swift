@@ -69,7 +69,7 @@ struct ChallengeStepCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let result = try ledger.completeChallengeStep(id, step: step, from: from, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
-            if case .challengeStepCompleted(let completed)? = result.events.first?.body {
+            if let completed = result.events.first?.body.as(ChallengeStepCompleted.self) {
                 EnvelopeCLI.report(result, "Completed step \(completed.step) of \(id): saved \(EnvelopeCLI.text(completed.amount))")
             }
         }

@@ -43,8 +43,8 @@ struct LogCommand: ParsableCommand {
     func validate() throws {
         if let from, let to, from > to { throw ValidationError("--from \(from) is after --to \(to)") }
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        for name in types where EventCatalog.type(named: name) == nil {
-            throw ValidationError("--type '\(name)' is not an event type; known: \(EventCatalog.types.map(\.name).joined(separator: ", "))")
+        for name in types where EventCatalog.standard.type(named: name) == nil {
+            throw ValidationError("--type '\(name)' is not an event type; known: \(EventCatalog.standard.types.map(\.name).joined(separator: ", "))")
         }
     }
 
@@ -57,7 +57,7 @@ struct LogCommand: ParsableCommand {
             guard let found = try reader.firstSequence(recordedAtOrAfter: sinceInstant) else { return }
             first = max(first, found)
         }
-        let wanted = Set(types.compactMap { EventCatalog.type(named: $0)?.code })
+        let wanted = Set(types.compactMap { EventCatalog.standard.type(named: $0)?.code })
         var printed = 0
         var rows: [[String]] = []
         let limit = self.limit ?? Int.max

@@ -102,31 +102,31 @@ enum WealthCLI {
 
     /// One event in words.
     static func describe(_ event: Event) -> String {
-        switch event.body {
-        case .depositReceived(let deposit):
+        switch event.body.payload {
+        case let deposit as DepositReceived:
             return "deposit of \(deposit.amount) received (\(deposit.source.rawValue))"
-        case .depositSplit(let split):
+        case let split as DepositSplit:
             let cause = event.cause.map { " of deposit seq \($0)" } ?? ""
             return "split \(split.spendWeight)/\(split.investWeight)\(cause): Spend +\(split.spend), Invest +\(split.invest)"
-        case .purchaseMade(let purchase):
+        case let purchase as PurchaseMade:
             return "purchase of \(purchase.amount) at \(purchase.merchant)"
-        case .roundUpApplied(let roundUp):
+        case let roundUp as RoundUpApplied:
             return "round-up of \(roundUp.amount) moved from Spend to Invest"
-        case .roundUpSkipped(let skipped):
+        case let skipped as RoundUpSkipped:
             return "round-up of \(skipped.amount) skipped: Spend cannot cover it"
-        case .withdrawalMade(let withdrawal):
+        case let withdrawal as WithdrawalMade:
             return "withdrawal of \(withdrawal.amount)" + (withdrawal.destination.map { " to \($0)" } ?? "")
-        case .splitRuleSet(let rule):
+        case let rule as SplitRuleSet:
             return "split rule set to \(rule.spendWeight)/\(rule.investWeight) (Spend/Invest) for later deposits"
-        case .roundUpsSwitched(let change):
+        case let change as RoundUpsSwitched:
             return "round-ups \(change.enabled ? "on" : "off")"
-        case .automationPaused:
+        case is AutomationPaused:
             return "automation paused: deposits wait unsplit in the wallet"
-        case .automationResumed:
+        case is AutomationResumed:
             return "automation resumed"
-        case .cardFrozen:
+        case is CardFrozen:
             return "card frozen"
-        case .cardUnfrozen:
+        case is CardUnfrozen:
             return "card unfrozen"
         default:
             return event.type.name

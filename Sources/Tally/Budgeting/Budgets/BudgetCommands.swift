@@ -16,7 +16,7 @@ extension Ledger {
     ///   `idempotencyConflict`.
     @discardableResult
     public func setBudget(category: BudgetCategory, month: Month, maximum: Money, idempotencyKey: String? = nil) throws -> CommandResult {
-        let set = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: .budgetSet(BudgetSet(
+        let set = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetSet(
             category: category, month: month, maximum: maximum
         )))
         return try perform(idempotencyKey: idempotencyKey, request: set) { db in
@@ -37,7 +37,7 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (there is no such budget), `idempotencyConflict`.
     @discardableResult
     public func deleteBudget(category: BudgetCategory, month: Month, idempotencyKey: String? = nil) throws -> CommandResult {
-        let deleted = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: .budgetDeleted(BudgetDeleted(
+        let deleted = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetDeleted(
             category: category, month: month
         )))
         return try perform(idempotencyKey: idempotencyKey, request: deleted) { db in

@@ -26,8 +26,8 @@ public struct BudgetsProjector: Projector {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        switch event.body {
-        case .budgetSet(let budget):
+        switch event.body.payload {
+        case let budget as BudgetSet:
             try close(month: budget.month, category: budget.category, event, db)
             try db.execute(
                 sql: """
@@ -37,7 +37,7 @@ public struct BudgetsProjector: Projector {
                 arguments: [budget.month.ordinal, budget.category.rawValue, Int64(event.sequence), budget.maximum.commodity.code,
                             budget.maximum.minorUnits, event.recordedAt.microsecondsSinceEpoch, BudgetTime.openEnd]
             )
-        case .budgetDeleted(let deleted):
+        case let deleted as BudgetDeleted:
             try close(month: deleted.month, category: deleted.category, event, db)
         default:
             break

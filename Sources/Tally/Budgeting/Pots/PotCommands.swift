@@ -26,7 +26,7 @@ extension Ledger {
     @discardableResult
     public func createPot(id: String, name: String? = nil, target: Money, idempotencyKey: String? = nil) throws -> CommandResult {
         let id = try BudgetSettings.validIdentifier(id, "the pot id")
-        let created = NewEvent(effectiveAt: now, body: .potCreated(PotCreated(
+        let created = NewEvent(effectiveAt: now, body: EventBody(PotCreated(
             potId: id, name: try BudgetSettings.validName(name ?? id, "the pot name"), target: target)))
         return try perform(idempotencyKey: idempotencyKey, request: created) { db in
             try BudgetSettings.requireBudgetCurrency(target, "the target", db)
@@ -51,7 +51,7 @@ extension Ledger {
     ///   `notFound`, `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func addToPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
-        let funded = NewEvent(effectiveAt: now, body: .potFunded(PotFunded(potId: id, amount: amount)))
+        let funded = NewEvent(effectiveAt: now, body: EventBody(PotFunded(potId: id, amount: amount)))
         return try perform(idempotencyKey: idempotencyKey, request: funded) { db in
             _ = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
@@ -76,7 +76,7 @@ extension Ledger {
     ///   `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func withdrawFromPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
-        let withdrawn = NewEvent(effectiveAt: now, body: .potWithdrawn(PotWithdrawn(potId: id, amount: amount)))
+        let withdrawn = NewEvent(effectiveAt: now, body: EventBody(PotWithdrawn(potId: id, amount: amount)))
         return try perform(idempotencyKey: idempotencyKey, request: withdrawn) { db in
             let pot = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
@@ -101,10 +101,10 @@ extension Ledger {
     public func deletePot(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
         let at = now
         func deleted(returning total: Money) -> NewEvent {
-            NewEvent(effectiveAt: at, body: .potDeleted(PotDeleted(potId: id, returned: total)))
+            NewEvent(effectiveAt: at, body: EventBody(PotDeleted(potId: id, returned: total)))
         }
         let request = try repeatRequest(key: idempotencyKey) { first in
-            guard case .potDeleted(let earlier) = first.body else { return nil }
+            guard let earlier = first.body.as(PotDeleted.self) else { return nil }
             return deleted(returning: earlier.returned)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request) { db in
@@ -159,5 +159,44 @@ enum PotRules {
     static func requirePositive(_ amount: Money, _ db: Database) throws {
         try BudgetSettings.requireBudgetCurrency(amount, "the amount", db)
         guard amount.isPositive else { throw LedgerError(.invalidArgument, "the amount must be more than zero") }
+    }
+}
+
+// What a pot event arriving already decided must keep: a positive target or amount, a pot
+// that exists where the event lands, and no pot below zero.
+
+extension PotCreated: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(target, "target")
+    }
+}
+
+extension PotFunded: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try PotRules.requireExisting(potId, admission)
+        try admission.requirePositive(amount, "amount")
+    }
+}
+
+extension PotWithdrawn: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try PotRules.requireExisting(potId, admission)
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.pot(potId), in: amount.commodity)
+    }
+}
+
+extension PotDeleted: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try PotRules.requireExisting(potId, admission)
+    }
+}
+
+extension PotRules {
+    /// Refuses an admitted event naming a pot that does not exist at its point of the log.
+    static func requireExisting(_ id: String, _ admission: Admission) throws {
+        guard try existing(id, admission.database) != nil else {
+            throw admission.refuse(.notFound, "no pot '\(id)' exists at this point of the log")
+        }
     }
 }

@@ -30,8 +30,8 @@ public struct PotsProjector: Projector {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        switch event.body {
-        case .potCreated(let pot):
+        switch event.body.payload {
+        case let pot as PotCreated:
             try end(pot.potId, event, db)
             try db.execute(
                 sql: """
@@ -43,7 +43,7 @@ public struct PotsProjector: Projector {
                             event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch,
                             BudgetTime.openEnd, BudgetTime.openEnd]
             )
-        case .potDeleted(let deleted):
+        case let deleted as PotDeleted:
             try end(deleted.potId, event, db)
         default:
             break

@@ -31,7 +31,7 @@ extension Ledger {
         startMonth: Month, endMonth: Month? = nil, frequency: RecurringFrequency = .monthly, idempotencyKey: String? = nil
     ) throws -> CommandResult {
         let id = try BudgetSettings.validIdentifier(id, "the recurring item id")
-        let defined = NewEvent(effectiveAt: now, body: .recurringDefined(RecurringDefined(
+        let defined = NewEvent(effectiveAt: now, body: EventBody(RecurringDefined(
             recurringId: id, payee: try BudgetSettings.validName(payee, "the payee"), category: category, amount: amount,
             frequency: frequency, dayOfMonth: dayOfMonth, startMonth: startMonth, endMonth: endMonth
         )))
@@ -62,7 +62,7 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func removeRecurring(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
-        let removed = NewEvent(effectiveAt: now, body: .recurringRemoved(RecurringRemoved(recurringId: id)))
+        let removed = NewEvent(effectiveAt: now, body: EventBody(RecurringRemoved(recurringId: id)))
         return try perform(idempotencyKey: idempotencyKey, request: removed) { db in
             guard try RecurringItem.exists(id, db) else { throw LedgerError(.notFound, "there is no recurring item '\(id)'; list them with `tally recurring status`") }
             return [removed]
@@ -90,10 +90,10 @@ extension Ledger {
     public func generateRecurring(month: Month, idempotencyKey: String? = nil) throws -> CommandResult {
         // The first occurrence depends on the items defined: a repeat is compared on the month.
         let request = try repeatRequest(key: idempotencyKey) { first in
-            guard case .recurringOccurrenceGenerated(var occurrence) = first.body else { return nil }
+            guard var occurrence = first.body.as(RecurringOccurrenceGenerated.self) else { return nil }
             occurrence.month = month
             occurrence.transactionId = RecurringRules.occurrenceKey(occurrence.recurringId, month)
-            return NewEvent(effectiveAt: first.effectiveAt, body: .recurringOccurrenceGenerated(occurrence))
+            return NewEvent(effectiveAt: first.effectiveAt, body: EventBody(occurrence))
         }
         return try perform(idempotencyKey: idempotencyKey, request: request) { db in
             try RecurringItem.all(db).filter { $0.isDue(in: month) }.compactMap { item in
@@ -101,7 +101,7 @@ extension Ledger {
                 guard try !RecurringRules.isGenerated(key, db) else { return nil }
                 return NewEvent(
                     effectiveAt: calendar.startOfDay(item.dueDate(in: month)), idempotencyKey: key,
-                    body: .recurringOccurrenceGenerated(RecurringOccurrenceGenerated(
+                    body: EventBody(RecurringOccurrenceGenerated(
                         recurringId: item.id, month: month, transactionId: key, payee: item.payee,
                         category: item.category, amount: item.amount
                     ))

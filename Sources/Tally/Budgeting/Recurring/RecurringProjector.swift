@@ -34,8 +34,8 @@ public struct RecurringProjector: Projector {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        switch event.body {
-        case .recurringDefined(let item):
+        switch event.body.payload {
+        case let item as RecurringDefined:
             try end(item.recurringId, event, db)
             try db.execute(
                 sql: """
@@ -49,7 +49,7 @@ public struct RecurringProjector: Projector {
                             item.endMonth?.ordinal, event.effectiveAt.microsecondsSinceEpoch,
                             event.recordedAt.microsecondsSinceEpoch, BudgetTime.openEnd, BudgetTime.openEnd]
             )
-        case .recurringRemoved(let removed):
+        case let removed as RecurringRemoved:
             try end(removed.recurringId, event, db)
         default:
             break

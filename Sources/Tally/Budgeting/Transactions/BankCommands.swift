@@ -28,7 +28,7 @@ extension Ledger {
     @discardableResult
     public func connectBank(id: String, name: String? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let id = try BudgetSettings.validIdentifier(id, "the bank id")
-        let connected = NewEvent(effectiveAt: now, body: .bankConnected(BankConnected(
+        let connected = NewEvent(effectiveAt: now, body: EventBody(BankConnected(
             bankId: id, name: try BudgetSettings.validName(name ?? id, "the bank name"))))
         return try perform(idempotencyKey: idempotencyKey, request: connected) { db in
             if try BankRules.connection(id, db)?.isConnected == true {
@@ -49,7 +49,7 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (not connected), `idempotencyConflict`.
     @discardableResult
     public func disconnectBank(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
-        let disconnected = NewEvent(effectiveAt: now, body: .bankDisconnected(BankDisconnected(bankId: id)))
+        let disconnected = NewEvent(effectiveAt: now, body: EventBody(BankDisconnected(bankId: id)))
         return try perform(idempotencyKey: idempotencyKey, request: disconnected) { db in
             guard try BankRules.connection(id, db)?.isConnected == true else {
                 throw LedgerError(.notFound, "bank '\(id)' is not connected")

@@ -39,14 +39,14 @@ extension Ledger {
         let payee = try BudgetSettings.validName(payee, "the payee")
         let chosenId = try id.map { try BudgetSettings.validIdentifier($0, "the transaction id") }
         func recorded(_ transactionId: String) -> NewEvent {
-            NewEvent(effectiveAt: calendar.startOfDay(date), body: .transactionRecorded(TransactionRecorded(
+            NewEvent(effectiveAt: calendar.startOfDay(date), body: EventBody(TransactionRecorded(
                 transactionId: transactionId, payee: payee, category: category, amount: amount,
                 recurring: recurring, source: .manual
             )))
         }
         // A generated id depends on the log: a repeat takes the one its first run generated.
         let request = try chosenId.map(recorded) ?? repeatRequest(key: idempotencyKey) { first in
-            guard case .transactionRecorded(let earlier) = first.body, earlier.transactionId.hasPrefix("manual:") else {
+            guard let earlier = first.body.as(TransactionRecorded.self), earlier.transactionId.hasPrefix("manual:") else {
                 return recorded("manual:\(first.sequence)")
             }
             return recorded(earlier.transactionId)
@@ -98,7 +98,7 @@ extension Ledger {
         // an event of its own that the comparison never sees, so a plain re-import of a
         // transaction the user moved since returns the first result and the user's category
         // stays; another payee, amount, category or date from the bank is a conflict.
-        let recorded = NewEvent(effectiveAt: calendar.startOfDay(date), body: .transactionRecorded(TransactionRecorded(
+        let recorded = NewEvent(effectiveAt: calendar.startOfDay(date), body: EventBody(TransactionRecorded(
             transactionId: transactionId, payee: payee, category: category, amount: amount,
             recurring: false, source: .bank, externalId: externalId, bankId: bankId
         )))
@@ -132,13 +132,13 @@ extension Ledger {
         let payee = try payee.map { try BudgetSettings.validName($0, "the payee") }
         /// The new version: each field given, else the one of `base` (effective at `baseAt`).
         func amended(over base: TransactionAmended, at baseAt: Instant) -> NewEvent {
-            NewEvent(effectiveAt: date.map(calendar.startOfDay) ?? baseAt, body: .transactionAmended(TransactionAmended(
+            NewEvent(effectiveAt: date.map(calendar.startOfDay) ?? baseAt, body: EventBody(TransactionAmended(
                 transactionId: id, payee: payee ?? base.payee, category: category ?? base.category, amount: amount ?? base.amount,
                 recurring: recurring ?? base.recurring
             )))
         }
         let request = try repeatRequest(key: idempotencyKey) { first in
-            guard case .transactionAmended(let earlier) = first.body else { return nil }
+            guard let earlier = first.body.as(TransactionAmended.self) else { return nil }
             return amended(over: earlier, at: first.effectiveAt)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
@@ -162,7 +162,7 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `notAllowed` (a bank transaction), `idempotencyConflict`.
     @discardableResult
     public func deleteTransaction(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
-        let deleted = NewEvent(effectiveAt: now, body: .transactionDeleted(TransactionDeleted(transactionId: id)))
+        let deleted = NewEvent(effectiveAt: now, body: EventBody(TransactionDeleted(transactionId: id)))
         return try perform(idempotencyKey: idempotencyKey, request: deleted) { db in
             _ = try TransactionRules.requireEditable(id, calendar: calendar, action: "deleted", db)
             return [deleted]
@@ -182,7 +182,7 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (no such transaction, or deleted), `idempotencyConflict`.
     @discardableResult
     public func recategorise(id: String, category: BudgetCategory, idempotencyKey: String? = nil) throws -> CommandResult {
-        let moved = NewEvent(effectiveAt: now, body: .transactionRecategorised(TransactionRecategorised(transactionId: id, category: category)))
+        let moved = NewEvent(effectiveAt: now, body: EventBody(TransactionRecategorised(transactionId: id, category: category)))
         return try perform(idempotencyKey: idempotencyKey, request: moved) { db in
             let current = try TransactionRules.requireExisting(id, calendar: calendar, db)
             return current.category == category ? [] : [moved]
@@ -194,12 +194,12 @@ extension Ledger.CommandResult {
     /// The transaction a transaction command recorded or changed (nil for other commands).
     public var transactionId: String? {
         for event in events {
-            switch event.body {
-            case .transactionRecorded(let recorded): return recorded.transactionId
-            case .transactionAmended(let amended): return amended.transactionId
-            case .transactionDeleted(let deleted): return deleted.transactionId
-            case .transactionRecategorised(let change): return change.transactionId
-            case .recurringOccurrenceGenerated(let occurrence): return occurrence.transactionId
+            switch event.body.payload {
+            case let recorded as TransactionRecorded: return recorded.transactionId
+            case let amended as TransactionAmended: return amended.transactionId
+            case let deleted as TransactionDeleted: return deleted.transactionId
+            case let change as TransactionRecategorised: return change.transactionId
+            case let occurrence as RecurringOccurrenceGenerated: return occurrence.transactionId
             default: continue
             }
         }

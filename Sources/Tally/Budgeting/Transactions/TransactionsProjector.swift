@@ -74,21 +74,21 @@ public struct TransactionsProjector: Projector {
 
     public func apply(_ event: Event, _ db: Database) throws {
         let sequence = Int64(event.sequence)
-        switch event.body {
-        case .transactionRecorded(let transaction):
+        switch event.body.payload {
+        case let transaction as TransactionRecorded:
             guard transaction.account == nil || transaction.account == LedgerAccounts.current else { return }
             try insert(
                 id: transaction.transactionId, source: transaction.source, bankId: transaction.bankId,
                 externalId: transaction.externalId, recurringId: nil, recurringMonth: nil, payee: transaction.payee,
                 category: transaction.category, amount: transaction.amount, recurring: transaction.recurring, event, db
             )
-        case .recurringOccurrenceGenerated(let occurrence):
+        case let occurrence as RecurringOccurrenceGenerated:
             try insert(
                 id: occurrence.transactionId, source: .manual, bankId: nil, externalId: nil,
                 recurringId: occurrence.recurringId, recurringMonth: occurrence.month.ordinal, payee: occurrence.payee,
                 category: occurrence.category, amount: occurrence.amount, recurring: true, event, db
             )
-        case .transactionAmended(let amended):
+        case let amended as TransactionAmended:
             try db.execute(
                 sql: """
                     UPDATE budget_transactions SET payee = ?, payee_key = ?, category = ?, commodity = ?, amount = ?,
@@ -100,24 +100,24 @@ public struct TransactionsProjector: Projector {
                             amended.transactionId]
             )
             try recordHistory(amended.transactionId, change: "amended", event, db)
-        case .transactionRecategorised(let change):
+        case let change as TransactionRecategorised:
             try db.execute(
                 sql: "UPDATE budget_transactions SET category = ?, version_sequence = ? WHERE transaction_id = ? AND deleted = 0",
                 arguments: [change.category.rawValue, sequence, change.transactionId]
             )
             try recordHistory(change.transactionId, change: "recategorised", event, db)
-        case .transactionDeleted(let deleted):
+        case let deleted as TransactionDeleted:
             try db.execute(
                 sql: "UPDATE budget_transactions SET deleted = 1, version_sequence = ? WHERE transaction_id = ? AND deleted = 0",
                 arguments: [sequence, deleted.transactionId]
             )
             try recordHistory(deleted.transactionId, change: "deleted", event, db)
-        case .bankConnected(let bank):
+        case let bank as BankConnected:
             try db.execute(
                 sql: "INSERT OR REPLACE INTO budget_banks (bank_id, name, connected, changed_sequence) VALUES (?, ?, 1, ?)",
                 arguments: [bank.bankId, bank.name, sequence]
             )
-        case .bankDisconnected(let bank):
+        case let bank as BankDisconnected:
             try db.execute(
                 sql: "UPDATE budget_banks SET connected = 0, changed_sequence = ? WHERE bank_id = ?",
                 arguments: [sequence, bank.bankId]

@@ -76,7 +76,6 @@ public struct TransactionRecorded: EventPayload {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public var body: EventBody { .transactionRecorded(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(transactionId); writer.write(payee); writer.write(category); writer.write(amount)
         writer.write(recurring); writer.write(source); writer.write(externalId); writer.write(bankId)
@@ -109,7 +108,6 @@ public struct TransactionAmended: EventPayload {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public var body: EventBody { .transactionAmended(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(transactionId); writer.write(payee); writer.write(category); writer.write(amount)
         writer.write(recurring)
@@ -128,7 +126,6 @@ public struct TransactionDeleted: EventPayload {
     public init(transactionId: String) { self.transactionId = transactionId }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public var body: EventBody { .transactionDeleted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(transactionId) }
     public init(from reader: inout BinaryReader) throws { transactionId = try reader.read() }
 }
@@ -145,7 +142,6 @@ public struct TransactionRecategorised: EventPayload {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public var body: EventBody { .transactionRecategorised(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(transactionId); writer.write(category) }
     public init(from reader: inout BinaryReader) throws {
         transactionId = try reader.read(); category = try reader.read()
@@ -164,7 +160,6 @@ public struct BankConnected: EventPayload {
     }
 
     public var entity: String { "bank:\(bankId)" }
-    public var body: EventBody { .bankConnected(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(bankId); writer.write(name) }
     public init(from reader: inout BinaryReader) throws { bankId = try reader.read(); name = try reader.read() }
 }
@@ -177,7 +172,6 @@ public struct BankDisconnected: EventPayload {
     public init(bankId: String) { self.bankId = bankId }
 
     public var entity: String { "bank:\(bankId)" }
-    public var body: EventBody { .bankDisconnected(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(bankId) }
     public init(from reader: inout BinaryReader) throws { bankId = try reader.read() }
 }
@@ -202,7 +196,6 @@ public struct ReferenceBalanceSet: EventPayload {
     }
 
     public var entity: String { "balance:reference" }
-    public var body: EventBody { .referenceBalanceSet(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(amount); writer.write(adjustment) }
     public init(from reader: inout BinaryReader) throws { amount = try reader.read(); adjustment = try reader.read() }
 }
@@ -215,7 +208,7 @@ public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
     public init(amount: Money) { self.amount = amount }
 
     /// Version 1 recorded no adjustment: replay measures it as version 1 did.
-    public func upcastBody() -> EventBody { .referenceBalanceSet(ReferenceBalanceSet(amount: amount)) }
+    public func upcastBody() -> EventBody { EventBody(ReferenceBalanceSet(amount: amount)) }
     public func encode(to writer: inout BinaryWriter) { writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { amount = try reader.read() }
 }
@@ -235,7 +228,6 @@ public struct BudgetSet: EventPayload {
     }
 
     public var entity: String { "budget:\(category.rawValue):\(month)" }
-    public var body: EventBody { .budgetSet(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(category); writer.write(month); writer.write(maximum)
     }
@@ -256,7 +248,6 @@ public struct BudgetDeleted: EventPayload {
     }
 
     public var entity: String { "budget:\(category.rawValue):\(month)" }
-    public var body: EventBody { .budgetDeleted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(category); writer.write(month) }
     public init(from reader: inout BinaryReader) throws { category = try reader.read(); month = try reader.read() }
 }
@@ -276,7 +267,6 @@ public struct PotCreated: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public var body: EventBody { .potCreated(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(name); writer.write(target) }
     public init(from reader: inout BinaryReader) throws {
         potId = try reader.read(); name = try reader.read(); target = try reader.read()
@@ -296,7 +286,6 @@ public struct PotFunded: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public var body: EventBody { .potFunded(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { potId = try reader.read(); amount = try reader.read() }
 }
@@ -314,7 +303,6 @@ public struct PotWithdrawn: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public var body: EventBody { .potWithdrawn(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { potId = try reader.read(); amount = try reader.read() }
 }
@@ -332,7 +320,6 @@ public struct PotDeleted: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public var body: EventBody { .potDeleted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(returned) }
     public init(from reader: inout BinaryReader) throws { potId = try reader.read(); returned = try reader.read() }
 }
@@ -366,7 +353,6 @@ public struct RecurringDefined: EventPayload {
     }
 
     public var entity: String { "recurring:\(recurringId)" }
-    public var body: EventBody { .recurringDefined(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(recurringId); writer.write(payee); writer.write(category); writer.write(amount)
         writer.write(frequency); writer.write(dayOfMonth); writer.write(startMonth); writer.write(endMonth)
@@ -386,7 +372,6 @@ public struct RecurringRemoved: EventPayload {
     public init(recurringId: String) { self.recurringId = recurringId }
 
     public var entity: String { "recurring:\(recurringId)" }
-    public var body: EventBody { .recurringRemoved(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(recurringId) }
     public init(from reader: inout BinaryReader) throws { recurringId = try reader.read() }
 }
@@ -415,7 +400,6 @@ public struct RecurringOccurrenceGenerated: EventPayload {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public var body: EventBody { .recurringOccurrenceGenerated(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(recurringId); writer.write(month); writer.write(transactionId); writer.write(payee)
         writer.write(category); writer.write(amount)

@@ -40,7 +40,6 @@ public struct EnvelopeCreated: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public var body: EventBody { .envelopeCreated(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(envelopeId); writer.write(name); writer.write(interval); writer.write(budgeted)
         writer.write(startDate)
@@ -65,7 +64,6 @@ public struct EnvelopeBudgetChanged: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public var body: EventBody { .envelopeBudgetChanged(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(envelopeId); writer.write(budgeted); writer.write(interval)
     }
@@ -86,7 +84,6 @@ public struct EnvelopeFunded: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public var body: EventBody { .envelopeFunded(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(envelopeId); writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { envelopeId = try reader.read(); amount = try reader.read() }
 }
@@ -103,7 +100,6 @@ public struct EnvelopeRolloverSet: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public var body: EventBody { .envelopeRolloverSet(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(envelopeId); writer.write(policy) }
     public init(from reader: inout BinaryReader) throws { envelopeId = try reader.read(); policy = try reader.read() }
 }
@@ -116,7 +112,6 @@ public struct EnvelopeDeleted: EventPayload {
     public init(envelopeId: String) { self.envelopeId = envelopeId }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public var body: EventBody { .envelopeDeleted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(envelopeId) }
     public init(from reader: inout BinaryReader) throws { envelopeId = try reader.read() }
 }
@@ -143,7 +138,6 @@ public struct ChallengeStarted: EventPayload {
     }
 
     public var entity: String { "challenge:\(challengeId)" }
-    public var body: EventBody { .challengeStarted(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(challengeId); writer.write(template); writer.write(name); writer.write(unit)
         writer.write(stepCount); writer.write(account)
@@ -169,7 +163,6 @@ public struct ChallengeStepCompleted: EventPayload {
     }
 
     public var entity: String { "challenge:\(challengeId)" }
-    public var body: EventBody { .challengeStepCompleted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(challengeId); writer.write(step); writer.write(amount) }
     public init(from reader: inout BinaryReader) throws {
         challengeId = try reader.read(); step = try reader.read(); amount = try reader.read()

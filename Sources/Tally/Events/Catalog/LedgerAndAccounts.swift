@@ -24,7 +24,6 @@ public struct LedgerCreated: EventPayload {
     }
 
     public var entity: String { "ledger" }
-    public var body: EventBody { .ledgerCreated(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(name); writer.write(baseCurrency); writer.write(timeZone)
     }
@@ -42,7 +41,6 @@ public struct BaseCurrencySet: EventPayload {
     public init(currency: Commodity) { self.currency = currency }
 
     public var entity: String { "ledger" }
-    public var body: EventBody { .baseCurrencySet(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(currency) }
     public init(from reader: inout BinaryReader) throws { currency = try reader.read() }
 }
@@ -64,7 +62,6 @@ public struct AccountOpened: EventPayload {
     }
 
     public var entity: String { "account:\(account)" }
-    public var body: EventBody { .accountOpened(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(kind); writer.write(commodity); writer.write(openingBalance)
     }
@@ -82,7 +79,6 @@ public struct AccountClosed: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "account:\(account)" }
-    public var body: EventBody { .accountClosed(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
@@ -114,7 +110,6 @@ public struct JournalEntryPosted: EventPayload {
     }
 
     public var entity: String { "account:\(account)" }
-    public var body: EventBody { .journalEntryPosted(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(counterAccount); writer.write(amount)
         writer.write(payee); writer.write(category); writer.write(externalId)
@@ -151,7 +146,6 @@ public struct TransferMade: EventPayload {
     }
 
     public var entity: String { "transfer:\(transferId)" }
-    public var body: EventBody { .transferMade(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(transferId); writer.write(source); writer.write(target); writer.write(amount)
         writer.write(received); writer.write(envelope)
@@ -175,7 +169,6 @@ public struct BalanceAsserted: EventPayload {
     }
 
     public var entity: String { "account:\(account)" }
-    public var body: EventBody { .balanceAsserted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
 }

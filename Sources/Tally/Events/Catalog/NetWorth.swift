@@ -70,7 +70,6 @@ public struct AssetAdded: EventPayload {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public var body: EventBody { .assetAdded(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(assetId); writer.write(name); writer.write(category); writer.write(type)
         writer.write(currency); writer.write(country); writer.write(sector); writer.write(symbol)
@@ -98,7 +97,6 @@ public struct AssetTagged: EventPayload {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public var body: EventBody { .assetTagged(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(assetId); writer.write(country); writer.write(sector); writer.write(symbol)
     }
@@ -115,7 +113,6 @@ public struct AssetRemoved: EventPayload {
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
-    public var body: EventBody { .assetRemoved(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(assetId) }
     public init(from reader: inout BinaryReader) throws { assetId = try reader.read() }
 }
@@ -141,7 +138,6 @@ public struct LiabilityAdded: EventPayload {
     }
 
     public var entity: String { "liability:\(liabilityId)" }
-    public var body: EventBody { .liabilityAdded(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(liabilityId); writer.write(name); writer.write(category); writer.write(currency)
         writer.write(linkedAssetId)
@@ -160,7 +156,6 @@ public struct LiabilityRemoved: EventPayload {
     public init(liabilityId: String) { self.liabilityId = liabilityId }
 
     public var entity: String { "liability:\(liabilityId)" }
-    public var body: EventBody { .liabilityRemoved(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(liabilityId) }
     public init(from reader: inout BinaryReader) throws { liabilityId = try reader.read() }
 }
@@ -181,7 +176,6 @@ public struct ValuationRecorded: EventPayload {
     }
 
     public var entity: String { "\(itemKind.rawValue):\(itemId)" }
-    public var body: EventBody { .valuationRecorded(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(itemKind); writer.write(itemId); writer.write(value); writer.write(source)
     }
@@ -198,7 +192,6 @@ public struct ValuationOverrideCleared: EventPayload {
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
-    public var body: EventBody { .valuationOverrideCleared(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(assetId) }
     public init(from reader: inout BinaryReader) throws { assetId = try reader.read() }
 }
@@ -219,7 +212,6 @@ public struct PositionSet: EventPayload {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public var body: EventBody { .positionSet(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(assetId); writer.write(quantity); writer.write(costBasis)
     }
@@ -242,7 +234,6 @@ public struct PriceQuoted: EventPayload {
     }
 
     public var entity: String { "price:\(symbol.code)" }
-    public var body: EventBody { .priceQuoted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(symbol); writer.write(price); writer.write(source) }
     public init(from reader: inout BinaryReader) throws {
         symbol = try reader.read(); price = try reader.read(); source = try reader.read()
@@ -263,7 +254,6 @@ public struct FXRateSet: EventPayload {
     }
 
     public var entity: String { "fx:\(base.code)/\(quote.code)" }
-    public var body: EventBody { .fxRateSet(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(base); writer.write(quote); writer.write(rate) }
     public init(from reader: inout BinaryReader) throws {
         base = try reader.read(); quote = try reader.read(); rate = try reader.read()
@@ -288,7 +278,6 @@ public struct ReminderSet: EventPayload {
     }
 
     public var entity: String { "reminder:\(reminderId)" }
-    public var body: EventBody { .reminderSet(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(reminderId); writer.write(assetId); writer.write(dueDate); writer.write(note)
     }
@@ -305,7 +294,6 @@ public struct ReminderCompleted: EventPayload {
     public init(reminderId: String) { self.reminderId = reminderId }
 
     public var entity: String { "reminder:\(reminderId)" }
-    public var body: EventBody { .reminderCompleted(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(reminderId) }
     public init(from reader: inout BinaryReader) throws { reminderId = try reader.read() }
 }
@@ -318,7 +306,6 @@ public struct PriceStalenessSet: EventPayload {
     public init(thresholdSeconds: Int64) { self.thresholdSeconds = thresholdSeconds }
 
     public var entity: String { "ledger" }
-    public var body: EventBody { .priceStalenessSet(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(thresholdSeconds) }
     public init(from reader: inout BinaryReader) throws { thresholdSeconds = try reader.read() }
 }

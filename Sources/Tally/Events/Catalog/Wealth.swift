@@ -30,7 +30,6 @@ public struct DepositReceived: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .depositReceived(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(amount); writer.write(source); writer.write(externalId)
     }
@@ -55,7 +54,7 @@ public struct DepositReceivedV1: LegacyEventPayload, Hashable {
 
     /// Version 1 knew only bank transfers.
     public func upcastBody() -> EventBody {
-        .depositReceived(DepositReceived(account: account, amount: amount, source: .bankTransfer, externalId: externalId))
+        EventBody(DepositReceived(account: account, amount: amount, source: .bankTransfer, externalId: externalId))
     }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(amount); writer.write(externalId)
@@ -85,7 +84,6 @@ public struct DepositSplit: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .depositSplit(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(spend); writer.write(invest)
         writer.write(spendWeight); writer.write(investWeight)
@@ -110,7 +108,6 @@ public struct SplitRuleSet: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .splitRuleSet(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(spendWeight); writer.write(investWeight)
     }
@@ -131,7 +128,6 @@ public struct RoundUpsSwitched: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .roundUpsSwitched(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(enabled) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read(); enabled = try reader.read() }
 }
@@ -144,7 +140,6 @@ public struct AutomationPaused: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .automationPaused(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
@@ -157,7 +152,6 @@ public struct AutomationResumed: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .automationResumed(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
@@ -170,7 +164,6 @@ public struct CardFrozen: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .cardFrozen(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
@@ -183,7 +176,6 @@ public struct CardUnfrozen: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .cardUnfrozen(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
@@ -205,7 +197,6 @@ public struct PurchaseMade: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .purchaseMade(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(amount); writer.write(merchant); writer.write(externalId)
     }
@@ -227,7 +218,6 @@ public struct RoundUpApplied: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .roundUpApplied(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
 }
@@ -245,7 +235,6 @@ public struct RoundUpSkipped: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .roundUpSkipped(self) }
     public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
     public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
 }
@@ -265,7 +254,6 @@ public struct WithdrawalMade: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public var body: EventBody { .withdrawalMade(self) }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(amount); writer.write(destination)
     }
