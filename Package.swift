@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TallyLog", targets: ["TallyLog"]),
+        .library(name: "TallyEngine", targets: ["TallyEngine"]),
+        .library(name: "TallyProducts", targets: ["TallyProducts"]),
         .library(name: "Tally", targets: ["Tally"]),
         .executable(name: "tally", targets: ["TallyCLI"]),
     ],
@@ -35,12 +37,26 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "Tally",
+            name: "TallyEngine",
             dependencies: [
                 "TallyLog",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "TallyProducts",
+            dependencies: [
+                "TallyEngine",
+                "TallyLog",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Tally",
+            dependencies: ["TallyEngine", "TallyProducts"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -61,15 +77,26 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "TallyTestSupport",
+            dependencies: ["TallyEngine", "TallyLog"],
+            path: "Tests/TallyTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TallyEngineTests",
+            dependencies: ["TallyEngine", "TallyLog", "TallyTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "TallyTests",
-            dependencies: ["Tally", "TallyLog"],
+            dependencies: ["Tally", "TallyLog", "TallyTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "TallyCLITests",
-            dependencies: ["TallyCLI"],
+            dependencies: ["TallyCLI", "Tally", "TallyLog", "TallyTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

@@ -7,7 +7,7 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
-    guard let decoded = try? EventJSON.decode(bytes) else { return 0 }
+    guard let decoded = try? EventJSON.decode(bytes, catalog: .standard) else { return 0 }
     let new = decoded.event
     let event = Event(
         sequence: 1, recordedAt: new.effectiveAt, effectiveAt: new.effectiveAt, cause: nil,
@@ -15,7 +15,7 @@ public func fuzzEventJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let line = EventJSON.encode(event)
     let again: EventJSON.Decoded
     do {
-        again = try EventJSON.decode(Array(line.utf8))
+        again = try EventJSON.decode(Array(line.utf8), catalog: .standard)
     } catch {
         fatalError("an event that decoded prints as JSON that does not decode: \(error)\n\(line)")
     }

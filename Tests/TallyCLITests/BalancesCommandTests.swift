@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tally
+import TallyLog
 
 @Suite struct BalancesCommandTests {
     static let header = "date,account,counter_account,amount,currency,payee,category,external_id"

@@ -1,5 +1,6 @@
 import Foundation
 import Tally
+import TallyLog
 import Testing
 
 @Suite struct InitCommandTests {

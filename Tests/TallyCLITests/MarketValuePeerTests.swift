@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tally
+import TallyLog
 
 /// `tally balances --value EUR` against ledger-cli (`bal -X EUR`) and hledger (`bal -X EUR`)
 /// on one generated journal with prices and rates: every account's value equal to the cent.

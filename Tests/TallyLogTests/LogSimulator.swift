@@ -52,7 +52,7 @@ struct SimulationFailure: Error, CustomStringConvertible {
 /// verifies, and that damage to stored data is reported rather than read.
 struct LogSimulator {
     let seed: UInt64
-    var random: SimulationRandom
+    var random: SplitMix64
     let disk: SimulatedDisk
     let faults: SimulatedDisk.Faults
     var options: LogOptions
@@ -80,7 +80,7 @@ struct LogSimulator {
 
     init(seed: UInt64, steps: Int = 60) {
         self.seed = seed
-        var random = SimulationRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let profile = Int.random(in: 0..<4, using: &random)
         // Profiles: quiet, write faults, sync faults, everything.
         faults = SimulatedDisk.Faults(

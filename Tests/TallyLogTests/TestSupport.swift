@@ -2,19 +2,6 @@ import Foundation
 import Synchronization
 @testable import TallyLog
 
-/// SplitMix64: a tiny seeded generator; tests print the seed in every failure message.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A fresh directory under the system temp directory, removed after `body`.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("tallylog-\(UUID().uuidString)").path

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Events that arrive already decided (`append`, NDJSON imports) pass the invariants the
 /// commands keep, at their position in the log, and their idempotency keys are honoured.

@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// A correction recorded today for last March changes "as of March" from the moment it is
 /// recorded, and never what the ledger said about March at earlier instants.

@@ -2,6 +2,9 @@ import Foundation
 import GRDB
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct BalanceAssertionTests {
     private func ledgerWithSalary(_ root: String, clock: ManualClock) throws -> Ledger {
@@ -16,7 +19,7 @@ import Testing
             let ledger = try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z"))
             try ledger.assertBalance(account: "Assets:Bank", amount: gbp("2500.00"), on: day("2026-03-31"))
             try ledger.close()
-            let verification = try StoreVerifier.verify(at: root)
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.isIntact, "\(verification.readModels?.problems ?? [])")
             #expect(verification.readModels?.assertionsChecked == 1)
         }
@@ -30,7 +33,7 @@ import Testing
             try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: "2026-03-31T22:30:00Z"), body: EventBody(
                 JournalEntryPosted(account: "Expenses:Food", counterAccount: "Assets:Bank", amount: gbp("12.00"))))])
             try ledger.close()
-            let verification = try StoreVerifier.verify(at: root)
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(!verification.isIntact)
             let failure = try #require(verification.readModels?.failedAssertions.first)
             #expect(failure.account == "Assets:Bank")
@@ -45,17 +48,17 @@ import Testing
     @Test func readModelsBehindTheLogAreANoteNotAFailure() throws {
         try withTemporaryStore { root in
             try ledgerWithSalary(root, clock: ManualClock("2026-04-01T09:00:00Z")).close()
-            let store = try EventStore.open(at: root)
+            let store = try EventStore.open(at: root, catalog: .standard)
             try store.append([NewEvent(effectiveAt: try Instant(parsing: "2026-03-02T09:00:00Z"), body: EventBody(
                 JournalEntryPosted(account: "Expenses:Food", counterAccount: "Assets:Bank", amount: gbp("1.00"))))])
             try store.close()
-            let verification = try StoreVerifier.verify(at: root)
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.isIntact, "\(verification.problems)")
             #expect(verification.readModels?.laggingProjectors.isEmpty == false)
             #expect(verification.notes.contains { $0.contains("1 event behind") }, "\(verification.notes)")
             // Opening the ledger catches up; then verify is clean.
-            try Ledger.open(at: root).close()
-            #expect(try StoreVerifier.verify(at: root).isIntact)
+            try Ledger.open(at: root, options: .standard).close()
+            #expect(try StoreVerifier.verify(at: root, options: .standard).isIntact)
         }
     }
 
@@ -80,13 +83,13 @@ import Testing
                 try db.execute(sql: "ROLLBACK")
             }
             try queue.close()
-            let verification = try StoreVerifier.verify(at: root)
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.readModels?.needsRecovery == true)
             #expect(verification.notes.contains { $0.contains("left mid-write") }, "\(verification.notes)")
             // Normal after a crash: the log is intact, and the next open recovers the read models.
             #expect(verification.isIntact)
-            try Ledger.open(at: root).close()
-            #expect(try StoreVerifier.verify(at: root).isIntact)
+            try Ledger.open(at: root, options: .standard).close()
+            #expect(try StoreVerifier.verify(at: root, options: .standard).isIntact)
         }
     }
 }

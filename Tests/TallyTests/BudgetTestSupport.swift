@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 
 /// A ledger (USD, New York) on a manual clock, for a budget story; closed at the end.
@@ -17,7 +20,7 @@ extension Ledger {
     /// Every event of the log, in order, for stories that look at what was recorded.
     func allEvents() throws -> [Event] {
         var events: [Event] = []
-        try EventStoreReader.open(at: layout.root).forEach { events.append($0) }
+        try EventStoreReader.open(at: layout.root, catalog: .standard).forEach { events.append($0) }
         return events
     }
 }

@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct BudgetTests {
     @Test func aBudgetShowsSpentRemainingAndTheThreeLatestTransactions() throws {

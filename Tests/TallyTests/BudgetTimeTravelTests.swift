@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The budget product "as of D, as known at K": budgets, the overview, the transaction
 /// list and pots from indexed versions against a full replay of the log to (D, K), over

@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Savings challenges as a user meets them (DOMAIN.md §3).
 @Suite struct ChallengeTests {

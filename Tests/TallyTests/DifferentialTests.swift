@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Indexed point-in-time answers (balances from roll-ups, net worth from latest-value-at
 /// lookups, pots, budgets, the budget overview and transaction list from versioned rows)

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Envelope budgeting as a user meets it (DOMAIN.md §3). Every answer is also checked at
 /// past dates against a full replay of the log up to that date.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Tally
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The reference answers: fold the log's events up to a date from scratch and compute
 /// the same answers the ledger gives from its read models.
@@ -8,7 +10,7 @@ extension Ledger {
     /// Every event in the log, in order.
     func loggedEvents() throws -> [Event] {
         var events: [Event] = []
-        try EventStoreReader.open(at: layout.root).forEach { events.append($0) }
+        try EventStoreReader.open(at: layout.root, catalog: .standard).forEach { events.append($0) }
         return events
     }
 

@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The interval arithmetic of envelopes, exhaustively over small ranges.
 @Suite struct EnvelopeScheduleTests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Envelope answers resume from compressed snapshots of every envelope's interval fold.
 /// Whatever the interval, every answer equals a fold of the whole log from scratch, as
@@ -98,7 +102,7 @@ import Testing
             }
             try ledger.close()
             let beforeBackdating = clock.now
-            ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .months(1)))
+            ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .months(1), features: standardFeatures))
             clock.advance(seconds: 3_600)
             try ledger.recordEnvelopeTransaction("late", account: "Assets:Bank", amount: usd("-25.00"), envelope: "fun", on: day("2026-01-10"))
             for date in stride(from: 9, through: 95, by: 4).map({ day("2026-01-01").adding(days: $0) }) {

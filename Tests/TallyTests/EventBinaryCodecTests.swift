@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Tally
+@testable import TallyEngine
+@testable import TallyProducts
 import TallyLog
 
 /// The log form of every event type: `EventCatalog.standard.record(for:)` and `EventCatalog.standard.decode`.

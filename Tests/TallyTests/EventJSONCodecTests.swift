@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 import TallyLog
 
 /// The JSON form of every event type: `EventJSON.encode` and `EventJSON.decode`.
@@ -19,7 +22,7 @@ import TallyLog
     private func expectRoundTrip(_ event: Event, _ comment: Comment? = nil) {
         let line = EventJSON.encode(event)
         do {
-            let decoded = try EventJSON.decode(Array(line.utf8))
+            let decoded = try EventJSON.decode(Array(line.utf8), catalog: .standard)
             #expect(decoded.event.body == event.body, comment)
             #expect(decoded.event.effectiveAt == event.effectiveAt, comment)
             #expect(decoded.event.cause == event.cause.map { .sequence($0) }, comment)
@@ -60,7 +63,7 @@ import TallyLog
         let values = RandomValues(seed: seed)
         for index in 0..<550 {
             let event = Self.recorded(values.event(index: index))
-            let decoded = try EventJSON.decode(Array(EventJSON.encode(event).utf8))
+            let decoded = try EventJSON.decode(Array(EventJSON.encode(event).utf8), catalog: .standard)
             let back = try EventCatalog.standard.decode(loggedEvent(EventCatalog.standard.record(for: decoded.event), sequence: 12, recordedAt: Self.recordedAt.microsecondsSinceEpoch))
             #expect(back == event, replay(seed, "event \(index)"))
         }
@@ -75,7 +78,7 @@ import TallyLog
         let withNull = try JSON.parse(line)
             .setting("cause", to: .null)
             .setting("data", to: try #require(try JSON.parse(line)["data"]).setting("destination", to: .null))
-        #expect(try EventJSON.decode(Array(withNull.compact.utf8)).event.body == body)
+        #expect(try EventJSON.decode(Array(withNull.compact.utf8), catalog: .standard).event.body == body)
     }
 
     // MARK: Refused input, with messages that name the field
@@ -86,7 +89,7 @@ import TallyLog
     }
 
     private func refusal(_ object: JSON) -> EventCodingError? {
-        #expect(throws: EventCodingError.self, "\(object)") { try EventJSON.decode(Array(object.compact.utf8)) }
+        #expect(throws: EventCodingError.self, "\(object)") { try EventJSON.decode(Array(object.compact.utf8), catalog: .standard) }
     }
 
     private func refusal(_ name: String, data change: (JSON) -> JSON) throws -> EventCodingError? {
@@ -210,7 +213,7 @@ import TallyLog
         expect(refusal(try sampleObject("pot_funded").setting("entity", to: .string("pot:other"))), .invalidValue,
                "pot_funded v1", "entity 'pot:other' does not match the payload's entity 'pot:holiday'")
         // Absent is fine: the payload implies it.
-        #expect(throws: Never.self) { try EventJSON.decode(Array(try sampleObject("pot_funded").removing("entity").compact.utf8)) }
+        #expect(throws: Never.self) { try EventJSON.decode(Array(try sampleObject("pot_funded").removing("entity").compact.utf8), catalog: .standard) }
     }
 
     @Test func tooLongStringIsRefused() throws {
@@ -222,7 +225,7 @@ import TallyLog
         // At the limit is fine.
         let atLimit = try sampleObject("transaction_recorded")
         let data = try #require(atLimit["data"]).setting("payee", to: .string(String(long.dropLast())))
-        #expect(throws: Never.self) { try EventJSON.decode(Array(atLimit.setting("data", to: data).compact.utf8)) }
+        #expect(throws: Never.self) { try EventJSON.decode(Array(atLimit.setting("data", to: data).compact.utf8), catalog: .standard) }
     }
 
     @Test func unknownTypeAndVersionAreRefusedNamingThem() throws {
@@ -234,9 +237,9 @@ import TallyLog
     }
 
     @Test func notJSONOrNotAnObjectIsRefused() {
-        let syntax = #expect(throws: EventCodingError.self) { try EventJSON.decode(Array("{\"type\":".utf8)) }
+        let syntax = #expect(throws: EventCodingError.self) { try EventJSON.decode(Array("{\"type\":".utf8), catalog: .standard) }
         #expect(syntax?.code == .invalidJSON)
-        let array = #expect(throws: EventCodingError.self) { try EventJSON.decode(Array("[1]".utf8)) }
+        let array = #expect(throws: EventCodingError.self) { try EventJSON.decode(Array("[1]".utf8), catalog: .standard) }
         #expect(array?.code == .invalidJSON)
         #expect(array?.message.contains("not an array") == true)
     }

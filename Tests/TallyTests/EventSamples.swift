@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 import TallyLog
 
 // One fully populated, realistic sample per event type and version (every optional set),

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The text rule of the record check (`EventText`, enforced by `EventCatalog.standard.record(for:)`):
 /// no control character in any text field of any event, tabs and line feeds in a note; the
@@ -56,7 +59,7 @@ import TallyLog
                         ("effective_at", .string("2026-05-01T09:00:00Z")),
                         ("data", replacing(path.split(separator: ".").dropFirst(), in: data, with: text)),
                     ]).compact
-                    guard let event = try? EventJSON.decode(Array(line.utf8)).event else { continue }
+                    guard let event = try? EventJSON.decode(Array(line.utf8), catalog: .standard).event else { continue }
                     reachedTheRecordCheck = true
                     let isFreeText = EventText.freeTextFields.contains(String(path.split(separator: ".").last!))
                     if isFreeText && (control == "\t" || control == "\n") {
@@ -202,7 +205,7 @@ import TallyLog
         #expect(!line.unicodeScalars.contains(where: EventText.isControl), "\(line.debugDescription)")
         #expect(line.contains(#"\u001b"#) || line.contains(#"\u001B"#))
         #expect(line.contains(#"\u007f"#) && line.contains(#"\u009b"#))
-        #expect(try EventJSON.decode(Array(line.utf8)).event.body == event.body)
+        #expect(try EventJSON.decode(Array(line.utf8), catalog: .standard).event.body == event.body)
         #expect(!EventJSON.quoted("x\u{85}\u{1B}").unicodeScalars.contains(where: EventText.isControl))
     }
 
@@ -237,8 +240,8 @@ import TallyLog
             let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-06-01T12:00:00Z"))
             for escaped in ["\\u0000", "\\u001b", "\\n"] {
                 let line = #"{"type":"account_opened","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"account":"Assets:Ca"# + escaped + #"sh","kind":"asset","commodity":"USD"}}"#
-                let good = try EventJSON.decode(Array(#"{"type":"account_opened","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"account":"Assets:Fine","kind":"asset","commodity":"USD"}}"#.utf8)).event
-                let bad = try EventJSON.decode(Array(line.utf8)).event
+                let good = try EventJSON.decode(Array(#"{"type":"account_opened","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"account":"Assets:Fine","kind":"asset","commodity":"USD"}}"#.utf8), catalog: .standard).event
+                let bad = try EventJSON.decode(Array(line.utf8), catalog: .standard).event
                 let error = #expect(throws: EventCodingError.self) { try ledger.appendEvents([good, bad]) }
                 #expect(error?.field == "data.account", "\(String(describing: error))")
             }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 import TallyLog
 
 /// Old versions stay readable forever and come out as the current version, in every read
@@ -49,7 +52,7 @@ import TallyLog
     }
 
     @Test func jsonV1FixtureDecodesAsCurrentVersion() throws {
-        let decoded = try EventJSON.decode(try Self.fixture("deposit_received.v1.json"))
+        let decoded = try EventJSON.decode(try Self.fixture("deposit_received.v1.json"), catalog: .standard)
         #expect(decoded.event.body == Self.expectedBody)
         guard let deposit = decoded.event.body.as(DepositReceived.self) else { Issue.record("not a deposit"); return }
         #expect(deposit.source == .bankTransfer)
@@ -68,7 +71,7 @@ import TallyLog
 
     /// Written back, an upcast event is the current version in both forms.
     @Test func upcastEventIsWrittenAsCurrentVersion() throws {
-        let decoded = try EventJSON.decode(try Self.fixture("deposit_received.v1.json"))
+        let decoded = try EventJSON.decode(try Self.fixture("deposit_received.v1.json"), catalog: .standard)
         let record = try EventCatalog.standard.record(for: decoded.event)
         #expect(record.version == 2)
         let event = try EventCatalog.standard.decode(loggedEvent(record, sequence: 7))
@@ -93,7 +96,7 @@ import TallyLog
         let line = try JSON.parse(String(decoding: try Self.fixture("deposit_received.v1.json"), as: UTF8.self))
         let data = try #require(line["data"]).setting("source", to: .string("chain"))
         let error = #expect(throws: EventCodingError.self) {
-            try EventJSON.decode(Array(line.setting("data", to: data).compact.utf8))
+            try EventJSON.decode(Array(line.setting("data", to: data).compact.utf8), catalog: .standard)
         }
         #expect(error?.code == .unknownField)
         #expect(error?.message.contains("deposit_received v1: field 'data.source'") == true, "\(String(describing: error))")
@@ -102,7 +105,7 @@ import TallyLog
     @Test func v2JSONWithoutASourceIsRefused() throws {
         let line = try JSON.parse(String(decoding: try Self.fixture("deposit_received.v1.json"), as: UTF8.self))
         let error = #expect(throws: EventCodingError.self) {
-            try EventJSON.decode(Array(line.setting("version", to: .integer(2)).compact.utf8))
+            try EventJSON.decode(Array(line.setting("version", to: .integer(2)).compact.utf8), catalog: .standard)
         }
         #expect(error?.code == .missingField)
         #expect(error?.message.contains("deposit_received v2: field 'data.source' is missing") == true, "\(String(describing: error))")
@@ -125,7 +128,7 @@ import TallyLog
 
             let data = String(decoding: try EventJSON.payloadEncoder.encode(legacy), as: UTF8.self)
             let line = "{\"type\":\"deposit_received\",\"version\":1,\"effective_at\":\"2021-03-01T08:59:00Z\",\"data\":\(data)}"
-            let fromJSON = try EventJSON.decode(Array(line.utf8))
+            let fromJSON = try EventJSON.decode(Array(line.utf8), catalog: .standard)
             #expect(fromJSON.event.body == expected, replay(seed, "payload \(index)"))
             #expect(fromJSON.version == 1)
         }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// One command method run with an idempotency key, for ``IdempotencyTests``: `prepare` brings
 /// a fresh budget ledger (USD, New York, 2026-05-20 noon) to a state where the command records

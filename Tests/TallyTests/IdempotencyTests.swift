@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Every command method of `Ledger` with an idempotency key (issue 10, item 5): the first run
 /// appends; a repeat with the same input returns the same events and appends nothing; a
@@ -246,15 +249,21 @@ private func expectRepeat(
     #expect(ledger.head == before, sourceLocation: sourceLocation)
 }
 
-/// The public command methods of the products, read from the sources: every public method
-/// outside the engine (`Ledger/`, `Import/`) that returns a `CommandResult`.
+/// The public command methods of the products and the engine, read from the sources: every
+/// public method outside the engine's pipeline (`Ledger/`) and imports (`Import/`) that
+/// returns a `CommandResult`.
 enum CommandSources {
     static func commandMethods() throws -> [(name: String, signature: String)] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/Tally")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") && !$0.hasPrefix("Ledger/") && !$0.hasPrefix("Import/") }
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        // The products' module whole; of the engine, what lies outside its pipeline and imports.
+        let files = try ["TallyProducts", "TallyEngine"].flatMap { module in
+            try #require(FileManager.default.enumerator(atPath: sources.appendingPathComponent(module).path)).compactMap { $0 as? String }
+                .filter { $0.hasSuffix(".swift") && !(module == "TallyEngine" && ($0.hasPrefix("Ledger/") || $0.hasPrefix("Import/"))) }
+                .map { module + "/" + $0 }
+        }
         var methods: [(name: String, signature: String)] = []
+        let root = sources
         for file in files.sorted() {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
             for chunk in text.components(separatedBy: "public func ").dropFirst() {

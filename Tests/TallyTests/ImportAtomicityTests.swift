@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// An import is all or nothing, and a row is recognised by what it says: a file the
 /// validating pass accepts is appended whole (no limit or text rule refuses it halfway); a

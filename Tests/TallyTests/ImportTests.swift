@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Importing journal CSVs and NDJSON event files into a ledger: what is appended, what is
 /// skipped, in which commits, and the balances that result.
@@ -57,7 +60,7 @@ import TallyLog
             let summary = try ledger.importJournal(csvAt: try write(text, in: root))
             let event = try #require(summary.sequences?.lowerBound)
             var posted: Event?
-            try EventStoreReader.open(at: root).forEach(from: event, through: event) { posted = $0 }
+            try EventStoreReader.open(at: root, catalog: .standard).forEach(from: event, through: event) { posted = $0 }
             #expect(posted?.effectiveAt == (try Instant(parsing: "2026-04-30T15:00:00Z")))
             #expect(posted?.idempotencyKey == "journal:g-1")
             try ledger.expectConsistent()
@@ -144,7 +147,7 @@ import TallyLog
             }
             #expect(commits == [8_001, 16_001, 20_001], "seed \(seed)")
             #expect(summary.commits == 3 && summary.eventsAppended == 20_000)
-            let statistics = try EventStoreReader.open(at: root).statistics()
+            let statistics = try EventStoreReader.open(at: root, catalog: .standard).statistics()
             #expect(statistics.frames == 4, "ledger_created, then one frame per batch")
             let balances = Dictionary(uniqueKeysWithValues: try ledger.balances().map { ($0.account, $0.amount.minorUnits) })
             #expect(balances == expected, "seed \(seed)")

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The journal CSV format and the strict RFC 4180 reader under it: what a row means and
 /// how every malformed file is refused, naming its line.

@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import TallyLog
 @testable import Tally
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// What a ledger simulation run did, summed over seeds.
 struct LedgerSimulationFigures: Sendable, CustomStringConvertible {
@@ -52,8 +54,8 @@ struct LedgerSimulationFailure: Error, CustomStringConvertible {
 
 /// A seeded source of randomness that a `@Sendable` hook can share with the simulator.
 final class SimulationDice: Sendable {
-    private let random: Mutex<SimulationRandom>
-    init(seed: UInt64) { random = Mutex(SimulationRandom(seed: seed)) }
+    private let random: Mutex<SplitMix64>
+    init(seed: UInt64) { random = Mutex(SplitMix64(seed: seed)) }
     func chance(perMillion: Int) -> Bool { random.withLock { $0.chance(perMillion: perMillion) } }
 }
 
@@ -95,7 +97,7 @@ enum LedgerSimulationTemplate {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let clock = SimulationInstantClock()
         let ledger = try! Ledger.create(
-            at: root, name: "Simulated household", baseCurrency: .usd, timeZone: "UTC", options: Ledger.Options(clock: { clock.now() }))
+            at: root, name: "Simulated household", baseCurrency: .usd, timeZone: "UTC", options: Ledger.Options(clock: { clock.now() }, features: standardFeatures))
         try! ledger.close()
         func bytes(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path)!) }
         let log = try! FileManager.default.contentsOfDirectory(atPath: root + "/log").sorted()
@@ -114,7 +116,7 @@ enum LedgerSimulationTemplate {
 /// read models ahead of the log are refused, never used.
 struct LedgerSimulator {
     let seed: UInt64
-    var random: SimulationRandom
+    var random: SplitMix64
     let disk: SimulatedDisk
     let faults: SimulatedDisk.Faults
     let options: Ledger.Options
@@ -142,7 +144,7 @@ struct LedgerSimulator {
 
     init(seed: UInt64, steps: Int = 40) {
         self.seed = seed
-        var random = SimulationRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let profile = Int.random(in: 0..<4, using: &random)
         faults = SimulatedDisk.Faults(
             writeNoSpacePerMillion: profile & 1 == 1 ? Int.random(in: 0...30_000, using: &random) : 0,
@@ -156,7 +158,7 @@ struct LedgerSimulator {
         let clock = SimulationInstantClock()
         var options = Ledger.Options(
             clock: { clock.now() }, syncMode: random.chance(perMillion: 800_000) ? .everyCommit : .none,
-            segmentBytesLimit: Int64.random(in: 512...8192, using: &random), logFileSystem: disk)
+            segmentBytesLimit: Int64.random(in: 512...8192, using: &random), features: standardFeatures, logFileSystem: disk)
         let disk = self.disk
         let crashedInside = self.crashedInside
         options.faultAfterAppend = {
@@ -188,7 +190,7 @@ struct LedgerSimulator {
         }
         note("options: sync \(options.syncMode), segment \(options.segmentBytesLimit) B, faults \(faults)")
         try install()
-        try EventStoreReader.open(at: root, fileSystem: disk).forEach { baseline.append($0) }
+        try EventStoreReader.open(at: root, catalog: .standard, fileSystem: disk).forEach { baseline.append($0) }
         syncedThrough = UInt64(baseline.count)
         guard try reopen(afterCrash: false) else { return figures }
         for _ in 0..<stepsLimit {
@@ -384,7 +386,7 @@ struct LedgerSimulator {
 
     /// The highest checkpoint of the read models on the disk, or nil when there are none.
     func readModelCheckpoint() -> UInt64? {
-        guard let store = try? ReadModelStore.openForReading(path: root + "/readmodels.sqlite", projectors: Ledger.projectors, snapshots: nil)
+        guard let store = try? ReadModelStore.openForReading(path: root + "/readmodels.sqlite", projectors: try! Ledger.Options.standard.registeredProjectors(), snapshots: nil)
         else { return nil }
         defer { try? store.database.close() }
         return try? store.database.read { db in try ReadModelStore.checkpointDigests(db) }.map(\.sequence).max()
@@ -482,7 +484,7 @@ struct LedgerSimulator {
         guard let ledger else { return }
         var events: [Event] = []
         do {
-            try EventStoreReader.open(at: root, fileSystem: disk).forEach { events.append($0) }
+            try EventStoreReader.open(at: root, catalog: .standard, fileSystem: disk).forEach { events.append($0) }
         } catch { throw fail("reading the log failed: \(error)") }
         let verification = try verifyLog(directory: root + "/log", fileSystem: disk)
         guard verification.problems.isEmpty else { throw fail("verify found problems: \(verification.problems)") }
@@ -510,9 +512,9 @@ struct LedgerSimulator {
         // The read models equal a fresh fold of the log.
         let freshPath = root + "/fresh-\(figures.reopens).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: freshPath + suffix) } }
-        let fresh = try ReadModelStore(path: freshPath, projectors: Ledger.projectors, snapshots: SnapshotSettings(calendar: ledger.calendar, interval: .default))
+        let fresh = try ReadModelStore(path: freshPath, projectors: try! Ledger.Options.standard.registeredProjectors(), snapshots: SnapshotSettings(calendar: ledger.calendar, interval: .default))
         defer { try? fresh.database.close() }
-        try fresh.rebuild(from: try EventStoreReader.open(at: root, fileSystem: disk))
+        try fresh.rebuild(from: try EventStoreReader.open(at: root, catalog: .standard, fileSystem: disk))
         let folded = try fresh.dump()
         let live = try ledger.readModels.dump()
         for table in Set(folded.keys).union(live.keys).sorted() where folded[table] != live[table] {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct LedgerTests {
     static let start = "2026-05-01T09:00:00Z"
@@ -38,10 +41,10 @@ import TallyLog
             try Ledger.forTesting(at: root, clock: clock).close()
             // The process stops right after the log append: the events are durable, the
             // read models never saw them.
-            let store = try EventStore.open(at: root)
+            let store = try EventStore.open(at: root, catalog: .standard)
             try store.append(deposit(usd("10.00"), spend: usd("7.00"), invest: usd("3.00"), at: clock))
             try store.close()
-            let reopened = try Ledger.open(at: root, options: .init(clock: clock.function))
+            let reopened = try Ledger.open(at: root, options: .init(clock: clock.function, features: standardFeatures))
             let spend = try reopened.balances().first { $0.account == "Wealth:main:Spend" }
             #expect(spend?.amount == usd("7.00"))
             #expect(try reopened.readModels.checkpoint() == 3)
@@ -53,7 +56,7 @@ import TallyLog
     @Test func aSecondLedgerOnTheSameStoreIsRefused() throws {
         try withTemporaryStore { root in
             let ledger = try Ledger.forTesting(at: root, clock: ManualClock(Self.start))
-            #expect { try Ledger.open(at: root) } throws: { error in
+            #expect { try Ledger.open(at: root, options: .standard) } throws: { error in
                 (error as? LogError)?.code == .locked
             }
             try ledger.close()

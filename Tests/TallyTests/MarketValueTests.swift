@@ -2,6 +2,10 @@ import Foundation
 import GRDB
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Market value of balances at a date (`balances --value`): every expected figure below is
 /// computed by hand in the comment beside it.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Net worth and the X-ray answer "as of D, as known at K" from indexed lookups. The
 /// reference answer folds, from scratch, only the events effective by D and recorded by K
@@ -63,7 +67,7 @@ import Testing
     /// each recorded at its original instant.
     private func replay(_ source: Ledger, root: String, asOf: Instant, knownAt: Instant) throws -> Ledger {
         var events: [Event] = []
-        try EventStoreReader.open(at: source.layout.root).forEach { events.append($0) }
+        try EventStoreReader.open(at: source.layout.root, catalog: .standard).forEach { events.append($0) }
         let clock = ManualClock(events[0].recordedAt)
         let fresh = try Ledger.forTesting(at: root, clock: clock)
         for event in events.dropFirst() where event.effectiveAt <= asOf && event.recordedAt <= knownAt {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The net-worth series reads month ends from compressed bitemporal snapshots of every item's
 /// active value and the FX quotes in force. Whatever the interval, every month's report, as
@@ -150,7 +154,7 @@ import Testing
             }
             try ledger.close()
             let beforeBackdating = clock.now
-            ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .months(1)))
+            ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .months(1), features: standardFeatures))
             clock.advance(seconds: 3_600)
             try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "cash", value: usd("5.00"), source: .override),
                                        effectiveAt: ledger.calendar.startOfDay(day("2026-02-27")))
@@ -161,7 +165,7 @@ import Testing
             try ledger.close()
             // Weekly from now on: the month ends a backdated value retires are not taken again.
             let beforeSecondBackdating = clock.now
-            ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .days(7)))
+            ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .days(7), features: standardFeatures))
             clock.advance(seconds: 3_600)
             try ledger.clearValuationOverride("cash", effectiveAt: ledger.calendar.startOfDay(day("2026-04-15")))
             #expect(try ledger.netWorth(asOf: ledger.calendar.endOfDay(day("2026-05-31"))).netWorth != usd("5.00"))

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct NetWorthTests {
     private func day(_ text: String, _ ledger: Ledger) -> Instant { ledger.calendar.endOfDay(try! LocalDate(parsing: text)) }

@@ -3,6 +3,9 @@ import GRDB
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Throwing the read models away and folding the log again reproduces them exactly.
 @Suite struct RebuildTests {
@@ -94,7 +97,7 @@ import TallyLog
             let before = try ledger.readModels.dump()
             try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX postings_by_account") }
             try ledger.close()
-            let reopened = try Ledger.open(at: root)
+            let reopened = try Ledger.open(at: root, options: .standard)
             let index = try reopened.read { db in
                 try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'postings_by_account'")
             }
@@ -157,7 +160,7 @@ import TallyLog
             #expect(settingsAfter == settingsBefore)
             #expect(try ledger.readModels.dump() == before)
             try ledger.close()
-            let reopened = try Ledger.open(at: root)
+            let reopened = try Ledger.open(at: root, options: .standard)
             #expect(try reopened.readModels.dump() == before)
             try reopened.close()
         }
@@ -170,7 +173,7 @@ import TallyLog
             let balances = try ledger.balances()
             try ledger.close()
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: root + "/readmodels.sqlite" + suffix) }
-            let reopened = try Ledger.open(at: root)
+            let reopened = try Ledger.open(at: root, options: .standard)
             #expect(try reopened.readModels.dump() == before)
             #expect(try reopened.balances() == balances)
             try reopened.expectConsistent()

@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The reference balance (DOMAIN.md §2): a reset records the untracked transfer that makes
 /// the current balance plus pots equal the bank balance as of the reset, whatever is

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Reminders to update an asset's value, asked about at any point: open from when they are
 /// set until done, due from their date, each version kept when one is set again.

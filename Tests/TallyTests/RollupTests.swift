@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The roll-up cells answer exactly what the scan over every posting answers, for every
 /// (as of, known at) — including the edges of days, blocks and recorded blocks.

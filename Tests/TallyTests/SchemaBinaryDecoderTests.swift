@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Tally
+@testable import TallyEngine
+@testable import TallyProducts
 import TallyLog
 
 /// Reads a binary event payload with nothing but its JSON Schema and the rules in

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 // `Schemas/` is the published contract: one JSON Schema per event type and version, and one
 // for the envelope. These tests derive every schema from the Swift code (the samples'
@@ -30,14 +33,17 @@ enum Repository {
     }
 }
 
-/// The doc comments of the catalog's types and properties, read from `Sources/Tally`.
+/// The doc comments of the catalog's types and properties, read from the engine's and the
+/// products' sources.
 enum SwiftDocComments {
     static let files: [[Substring]] = {
-        let sources = Repository.root.appendingPathComponent("Sources/Tally")
-        guard let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else { return [] }
         var files: [[Substring]] = []
-        for case let url as URL in enumerator where url.pathExtension == "swift" {
-            if let text = try? Repository.read(url) { files.append(text.split(separator: "\n", omittingEmptySubsequences: false)) }
+        for module in ["Sources/TallyEngine", "Sources/TallyProducts"] {
+            let sources = Repository.root.appendingPathComponent(module)
+            guard let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else { continue }
+            for case let url as URL in enumerator where url.pathExtension == "swift" {
+                if let text = try? Repository.read(url) { files.append(text.split(separator: "\n", omittingEmptySubsequences: false)) }
+            }
         }
         return files
     }()

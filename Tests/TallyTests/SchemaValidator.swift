@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Tally
+@testable import TallyEngine
+@testable import TallyProducts
 
 // Test-only helpers for the published schemas: a JSON model that keeps key order and the
 // exact text of numbers (so schema files can be written and compared byte for byte, and
@@ -560,7 +562,7 @@ struct SchemaValidator {
         #expect(errors.first?.hasPrefix(expected) == true, "\(errors)")
         if damage != "null optional" {  // Tally reads a null optional as absent; the schema asks writers to omit it
             #expect(throws: EventCodingError.self, "\(damage)") {
-                try EventJSON.decode(Array(line.setting("data", to: damaged).compact.utf8))
+                try EventJSON.decode(Array(line.setting("data", to: damaged).compact.utf8), catalog: .standard)
             }
         }
     }

@@ -2,6 +2,9 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 import TallyLog
 
 /// What racing threads report, collected under a lock.
@@ -23,11 +26,11 @@ private final class Outcomes: Sendable {
 
     /// A complete store: marker, log with `ledger_created` as its one event, verified.
     private func expectComplete(_ root: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let verification = try StoreVerifier.verify(at: root)
+        let verification = try StoreVerifier.verify(at: root, options: .standard)
         #expect(verification.isIntact, "\(context): \(verification.problems)", sourceLocation: sourceLocation)
         #expect(verification.log.head.sequence == 1, "\(context)", sourceLocation: sourceLocation)
         var first: Event?
-        try EventStoreReader.open(at: root).forEach { first = $0 }
+        try EventStoreReader.open(at: root, catalog: .standard).forEach { first = $0 }
         if let ledger = first?.body.as(LedgerCreated.self) {
             #expect(ledger == Self.created, "\(context)", sourceLocation: sourceLocation)
         } else {
@@ -94,7 +97,7 @@ private final class Outcomes: Sendable {
             let leftovers = entries(parent)
             #expect(leftovers.count == 1 && leftovers[0].hasPrefix(".store.tally-init."), "\(step): \(leftovers)")
             #expect(!FileManager.default.fileExists(atPath: root), "\(step)")
-            #expect(throws: StoreError.self) { try EventStoreReader.open(at: root) }
+            #expect(throws: StoreError.self) { try EventStoreReader.open(at: root, catalog: .standard) }
 
             // The next creation ignores the fresh leftover (it might be a live init's) and succeeds.
             try EventStore.create(at: root, ledger: Self.created, effectiveAt: Self.at).close()
@@ -167,11 +170,11 @@ private final class Outcomes: Sendable {
         try withTemporaryStore { root in
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             #expect(FileManager.default.createFile(atPath: root + "/STORE", contents: Data(StoreLayout.markerText.utf8)))
-            #expect { try EventStore.open(at: root) } throws: { ($0 as? StoreError)?.code == .incomplete }
+            #expect { try EventStore.open(at: root, catalog: .standard) } throws: { ($0 as? StoreError)?.code == .incomplete }
             try LogWriter.create(directory: root + "/log").close()
-            #expect { try EventStore.open(at: root) } throws: { ($0 as? StoreError)?.code == .incomplete }
-            #expect { try EventStoreReader.open(at: root) } throws: { ($0 as? StoreError)?.code == .incomplete }
-            let verification = try StoreVerifier.verify(at: root)
+            #expect { try EventStore.open(at: root, catalog: .standard) } throws: { ($0 as? StoreError)?.code == .incomplete }
+            #expect { try EventStoreReader.open(at: root, catalog: .standard) } throws: { ($0 as? StoreError)?.code == .incomplete }
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.outcome == .logDamaged)
             #expect(verification.contentProblems.first?.contains("no events") == true, "\(verification.contentProblems)")
             #expect { try EventStore.create(at: root, ledger: Self.created, effectiveAt: Self.at) } throws: {

@@ -2,6 +2,9 @@ import Foundation
 import GRDB
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 import TallyLog
 
 /// Issue 10, finding 9: verify tells read models behind the log (a note) from read models ahead of
@@ -44,13 +47,13 @@ import TallyLog
             let layout = StoreLayout(root: root)
             try FileManager.default.copyItem(atPath: layout.logDirectory, toPath: root + "-older-log")
             defer { try? FileManager.default.removeItem(atPath: root + "-older-log") }
-            let ledger = try Ledger.open(at: root)
+            let ledger = try Ledger.open(at: root, options: .standard)
             for amount in ["2.00", "3.00", "4.00"] { try ledger.appendEvents([entry(amount)]) }
             try ledger.close()
             try FileManager.default.removeItem(atPath: layout.logDirectory)
             try FileManager.default.copyItem(atPath: root + "-older-log", toPath: layout.logDirectory)
 
-            let verification = try StoreVerifier.verify(at: root)
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.log.isValid && verification.log.head.sequence == 2)
             #expect(verification.outcome == .readModelsDisagree)
             let projectors = try #require(verification.readModels?.projectors)
@@ -66,23 +69,23 @@ import TallyLog
     @Test func aCheckpointHashFromAnotherChainIsAFailureAndTheLogsOwnIsNot() throws {
         try withTemporaryStore { root in
             try ledger(at: root, entries: 3)
-            #expect(try StoreVerifier.verify(at: root).readModels?.projectors.allSatisfy { $0.hashMatches != false } == true)
+            #expect(try StoreVerifier.verify(at: root, options: .standard).readModels?.projectors.allSatisfy { $0.hashMatches != false } == true)
             let reader = try LogReader.open(directory: StoreLayout(root: root).logDirectory)
             let headHash = try #require(try reader.hash(of: 4))
 
             try setCheckpoints(root, hash: headHash)
-            let matching = try StoreVerifier.verify(at: root)
+            let matching = try StoreVerifier.verify(at: root, options: .standard)
             #expect(matching.isIntact, "\(matching.problems)")
             #expect(matching.readModels?.projectors.allSatisfy { $0.position == .atHead && $0.hashMatches == true } == true)
 
             try setCheckpoints(root, sequence: 2, hash: try reader.hash(of: 2), projector: "balances")
-            let behind = try StoreVerifier.verify(at: root)
+            let behind = try StoreVerifier.verify(at: root, options: .standard)
             #expect(behind.isIntact, "\(behind.problems)")
             #expect(behind.readModels?.projectors.first { $0.projector == "balances" }?.position == .behind(events: 2))
             #expect(behind.notes.contains { $0.contains("balances at event 2 of 4 (2 events behind)") }, "\(behind.notes)")
 
             try setCheckpoints(root, hash: [UInt8](repeating: 0xAB, count: 32), projector: "balances")
-            let other = try StoreVerifier.verify(at: root)
+            let other = try StoreVerifier.verify(at: root, options: .standard)
             #expect(other.outcome == .readModelsDisagree)
             #expect(other.readModels?.projectors.first { $0.projector == "balances" }?.position == .otherChain)
             #expect(other.problems.first?.contains("another history") == true && other.problems.first?.contains("`tally rebuild`") == true, "\(other.problems)")
@@ -98,7 +101,7 @@ import TallyLog
             let path = StoreLayout(root: root).readModelPath
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             try Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }).write(to: URL(fileURLWithPath: path))
-            let verification = try StoreVerifier.verify(at: root)
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.log.isValid, "seed \(seed)")
             #expect(verification.outcome == .readModelsDamaged, "seed \(seed): \(verification.problems)")
             let problem = try #require(verification.problems.first)
@@ -114,7 +117,7 @@ import TallyLog
             _ = try writer.append([try EventCatalog.standard.record(for: NewEvent(effectiveAt: try Instant(parsing: "2026-03-02T09:00:00Z"),
                 body: EventBody(LedgerCreated(name: "Again", baseCurrency: .usd, timeZone: "UTC"))))])
             try writer.close()
-            let verification = try StoreVerifier.verify(at: root)
+            let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.outcome == .logDamaged)
             #expect(verification.contentProblems == ["event 3 is a second ledger_created: a store has one, as its event 1"])
         }

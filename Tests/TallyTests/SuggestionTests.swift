@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct SuggestionTests {
     @Test func aBudgetIsSuggestedFromTheAverageOfRecentCompleteMonthsPlusAMargin() throws {

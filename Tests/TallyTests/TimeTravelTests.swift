@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// "As of a date" is the whole of that day in the ledger's time zone, and an audit's
 /// running balance ends where `balances` does.

@@ -1,5 +1,9 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+import TallyLog
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct TransactionListTests {
     private static let payees = ["Alpha Market", "beta books", "Cafe Gamma", "delta DINER", "Epsilon Energy", "zeta Zoo"]

@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct TransactionTests {
     @Test func importingTheSameBankIdTwiceRecordsItOnce() throws {

@@ -1,6 +1,9 @@
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The automated wealth account as its user meets it: deposits split 70/30, purchases and
 /// withdrawals from Spend, round-ups, a frozen card, paused automation, rules that change.
@@ -318,7 +321,7 @@ import TallyLog
             try ledger.deposit(account: "main", amount: usd("10.00"))
             try ledger.setSplitRule(account: "main", spendWeight: 10, investWeight: 90)
             try ledger.close()
-            let reopened = try Ledger.open(at: root, options: .init(clock: clock.function, syncMode: .none))
+            let reopened = try Ledger.open(at: root, options: .init(clock: clock.function, syncMode: .none, features: standardFeatures))
             try reopened.rebuild()
             try reopened.resumeAutomation(account: "main")
             let summary = try reopened.wealthSummary(account: "main")

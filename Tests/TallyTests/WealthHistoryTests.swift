@@ -1,6 +1,9 @@
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// What the wealth account answers about the past: its history, the round-ups of a month,
 /// and its summary as of a date and as known at a time.

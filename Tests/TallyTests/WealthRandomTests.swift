@@ -1,6 +1,9 @@
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// Seeded random sequences of wealth commands against a plain model of the account: the
 /// ledger must refuse exactly what the model refuses, agree with it after every command,

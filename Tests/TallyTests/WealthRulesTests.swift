@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct WealthRulesTests {
     @Test func theDefaultRuleSplits100Into70And30() throws {

@@ -1,5 +1,8 @@
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The what-if projection (DOMAIN.md §3): a pure function of the state at a date.
 @Suite struct WhatIfTests {

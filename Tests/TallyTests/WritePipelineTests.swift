@@ -3,6 +3,9 @@ import Synchronization
 import Testing
 import TallyLog
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 /// The seam between the log and the read models (issue: the write pipeline, part 1): a
 /// refused command leaves nothing, a failed commit after a durable append is caught up, a
@@ -84,7 +87,7 @@ import TallyLog
             let clock = ManualClock(Self.start)
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             defer { try? ledger.close() }
-            let frames = try EventStoreReader.open(at: root).statistics().frames
+            let frames = try EventStoreReader.open(at: root, catalog: .standard).statistics().frames
             let deposit = entry("10.00", at: clock)
             let results = try ledger.run(batch: [
                 LedgerCommand { _ in [deposit] },
@@ -95,7 +98,7 @@ import TallyLog
             #expect(throws: LedgerError.self) { try results[1].get() }
             #expect(try results[2].get().events.map(\.sequence) == [3])
             #expect(try cash(ledger) == usd("6.00"))
-            #expect(try EventStoreReader.open(at: root).statistics().frames == frames + 1, "one commit for the batch")
+            #expect(try EventStoreReader.open(at: root, catalog: .standard).statistics().frames == frames + 1, "one commit for the batch")
             try ledger.expectConsistent()
         }
     }
@@ -106,7 +109,7 @@ import TallyLog
         try withTemporaryStore { root in
             let clock = ManualClock(Self.start)
             let failures = Mutex(1)
-            var options = Ledger.Options(clock: clock.function, syncMode: .none)
+            var options = Ledger.Options(clock: clock.function, syncMode: .none, features: standardFeatures)
             options.faultAfterAppend = {
                 let fail = failures.withLock { remaining in
                     defer { remaining -= 1 }
@@ -143,11 +146,11 @@ import TallyLog
             try FileManager.default.removeItem(atPath: root + "/log")
             try FileManager.default.copyItem(atPath: backup, toPath: root + "/log")
 
-            #expect { try Ledger.open(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
-            #expect { try Ledger.openForReading(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
-            let head = try Ledger.rebuild(at: root)
+            #expect { try Ledger.open(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
+            #expect { try Ledger.openForReading(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
+            let head = try Ledger.rebuild(at: root, options: .standard)
             #expect(head.sequence == 2)
-            let ledger = try Ledger.open(at: root, options: .init(clock: clock.function, syncMode: .none))
+            let ledger = try Ledger.open(at: root, options: .init(clock: clock.function, syncMode: .none, features: standardFeatures))
             defer { try? ledger.close() }
             #expect(try cash(ledger) == usd("10.00"))
             #expect(try ledger.appendEvents([entry("1.00", at: clock)]).events.map(\.sequence) == [3])
@@ -167,7 +170,7 @@ import TallyLog
             }
             try FileManager.default.removeItem(atPath: root + "/log")
             try FileManager.default.copyItem(atPath: other + "/log", toPath: root + "/log")
-            #expect { try Ledger.open(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsDisagree }
+            #expect { try Ledger.open(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsDisagree }
         }
     }
 
@@ -180,9 +183,9 @@ import TallyLog
             let path = StoreLayout(root: root).readModelPath
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
-            #expect { try Ledger.open(at: root) } throws: { ($0 as? StoreError)?.code == .readModelsUnreadable }
-            try Ledger.rebuild(at: root)
-            let reopened = try Ledger.openForReading(at: root)
+            #expect { try Ledger.open(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsUnreadable }
+            try Ledger.rebuild(at: root, options: .standard)
+            let reopened = try Ledger.openForReading(at: root, options: .standard)
             defer { try? reopened.close() }
             #expect(try cash(reopened) == usd("10.00"))
         }
@@ -196,7 +199,7 @@ import TallyLog
             let writer = try Ledger.forTesting(at: root, clock: clock)
             defer { try? writer.close() }
             try writer.appendEvents([entry("10.00", at: clock)])
-            let readers = try (0..<8).map { _ in try Ledger.openForReading(at: root) }
+            let readers = try (0..<8).map { _ in try Ledger.openForReading(at: root, options: .standard) }
             for reader in readers {
                 #expect(reader.isReadOnly)
                 #expect(try cash(reader) == usd("10.00"))
@@ -217,7 +220,7 @@ import TallyLog
             try writer.close()
             let path = StoreLayout(root: root).readModelPath
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            let reader = try Ledger.openForReading(at: root)
+            let reader = try Ledger.openForReading(at: root, options: .standard)
             defer { try? reader.close() }
             #expect(try cash(reader) == usd("10.00"))
             #expect(reader.head.sequence == 2)
@@ -245,7 +248,7 @@ import TallyLog
         defer { try? FileManager.default.removeItem(atPath: root) }
         let clock = ManualClock(Self.start)
         let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC",
-                                       options: .init(clock: clock.function, syncMode: .none, subscriptionBufferEvents: 4))
+                                       options: .init(clock: clock.function, syncMode: .none, subscriptionBufferEvents: 4, features: standardFeatures))
         let stream = ledger.committedEvents()
         for _ in 0..<3 { try ledger.appendEvents([entry("1.00", at: clock), entry("1.00", at: clock)]) }
         var delivered: [UInt64] = []
@@ -267,7 +270,7 @@ import TallyLog
     @Test func sixteenConcurrentTasksShareCommitsAndEveryEventIsDeliveredOnceInOrder() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC")
+        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC", options: .standard)
         let stream = ledger.committedEvents(after: 1)
         let consumer = Task {
             var seen: [UInt64] = []
@@ -287,7 +290,7 @@ import TallyLog
             }
             try await group.waitForAll()
         }
-        let frames = try EventStoreReader.open(at: root + "/store").statistics().frames
+        let frames = try EventStoreReader.open(at: root + "/store", catalog: .standard).statistics().frames
         #expect(try cash(ledger) == usd("320.00"))
         try ledger.close()
         let seen = try await consumer.value
@@ -298,7 +301,7 @@ import TallyLog
     @Test func closeWaitsForCommandsInFlight() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC")
+        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC", options: .standard)
         let clock = ManualClock(Self.start)
         let entry = entry("1.00", at: clock)
         async let outcomes: [Bool] = withTaskGroup(of: Bool.self) { group in
@@ -307,7 +310,7 @@ import TallyLog
         }
         try ledger.close()
         let succeeded = await outcomes.filter { $0 }.count
-        let reopened = try Ledger.openForReading(at: root + "/store")
+        let reopened = try Ledger.openForReading(at: root + "/store", options: .standard)
         defer { try? reopened.close() }
         #expect(reopened.head.sequence == UInt64(1 + succeeded), "every acknowledged command is in the log, nothing else")
     }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
 
 @Suite struct XRayTests {
     private func asset(_ ledger: Ledger, _ id: String, type: AssetType, country: String?, sector: String?, value: String) throws {

@@ -15,7 +15,7 @@ enum EnvelopeFixture {
         let directory = try Fixtures.temporaryDirectory("envelopes-\(label)")
         let clock: @Sendable () -> Instant = { Instant(microsecondsSinceEpoch: 1_768_478_400_000_000) }  // 2026-01-15T12:00:00Z
         let ledger = try Ledger.create(at: directory + "/store", name: "Envelope household", baseCurrency: .usd, timeZone: "America/New_York",
-                                       options: Ledger.Options(clock: clock, syncMode: .none, snapshotInterval: interval))
+                                       options: Ledger.Options(clock: clock, syncMode: .none, snapshotInterval: interval, features: standardFeatures))
         try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: Money(minorUnits: 100_000_000, commodity: .usd), on: first)
         let intervals: [EnvelopeInterval] = [.weekly, .biweekly, .monthly, .oneTime]
         for index in 0..<12 {

@@ -73,7 +73,7 @@ enum Fixtures {
         let csv = try journalCSV(rows: rows)
         let ledger = try Ledger.create(
             at: path, name: "Benchmark household", baseCurrency: .usd, timeZone: "UTC",
-            options: Ledger.Options(syncMode: .none)
+            options: Ledger.Options(syncMode: .none, features: standardFeatures)
         )
         _ = try ledger.importJournal(csvAt: csv, batchSize: ImportBatch.sizeMax)
         try ledger.sync()

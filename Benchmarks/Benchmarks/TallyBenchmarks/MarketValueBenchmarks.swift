@@ -28,7 +28,7 @@ enum MarketValueFixture {
     }
 
     private static func build(at path: String) throws {
-        let ledger = try Ledger.open(at: path, options: Ledger.Options(syncMode: .none))
+        let ledger = try Ledger.open(at: path, options: Ledger.Options(syncMode: .none, features: standardFeatures))
         let calendar = ledger.calendar
         var random = SplitMix64(seed: Fixtures.seed)
         let symbols = try (0..<symbolCount).map { try Commodity.named("SYM\($0)") }
@@ -66,7 +66,7 @@ enum MarketValueFixture {
 
 func marketValueBenchmarks() {
     var ledger: Ledger?
-    func setUp() throws { ledger = try Ledger.open(at: try MarketValueFixture.store()) }
+    func setUp() throws { ledger = try Ledger.open(at: try MarketValueFixture.store(), options: .standard) }
     func tearDown() {
         try? ledger?.close()
         ledger = nil

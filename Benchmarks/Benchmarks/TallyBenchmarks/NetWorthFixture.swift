@@ -26,7 +26,7 @@ enum NetWorthFixture {
 
     /// Opens the store of `interval` with that interval.
     static func ledger(interval: SnapshotInterval) throws -> Ledger {
-        try Ledger.open(at: try store(interval: interval), options: Ledger.Options(syncMode: .none, snapshotInterval: interval))
+        try Ledger.open(at: try store(interval: interval), options: Ledger.Options(syncMode: .none, snapshotInterval: interval, features: standardFeatures))
     }
 
     private static func build(at path: String, interval: SnapshotInterval) throws {
@@ -34,7 +34,7 @@ enum NetWorthFixture {
         let clock = Mutex(calendar.startOfDay(firstDay))
         let ledger = try Ledger.create(
             at: path, name: "Net worth household", baseCurrency: .usd, timeZone: "UTC",
-            options: Ledger.Options(clock: { clock.withLock { $0 } }, syncMode: .none, snapshotInterval: interval)
+            options: Ledger.Options(clock: { clock.withLock { $0 } }, syncMode: .none, snapshotInterval: interval, features: standardFeatures)
         )
         var random = SplitMix64(seed: Fixtures.seed)
         let currencies: [Commodity] = [.usd, .gbp, .eur]

@@ -94,7 +94,7 @@ func pipelineBenchmarks() {
         }
     } setup: {
         let directory = try Fixtures.temporaryDirectory("pipeline")
-        fixture = (try Ledger.create(at: directory + "/store", name: "Pipeline", baseCurrency: .usd, timeZone: "UTC"), directory)
+        fixture = (try Ledger.create(at: directory + "/store", name: "Pipeline", baseCurrency: .usd, timeZone: "UTC", options: .standard), directory)
     } teardown: {
         try? fixture?.ledger.close()
         fixture.map { Fixtures.remove($0.directory) }

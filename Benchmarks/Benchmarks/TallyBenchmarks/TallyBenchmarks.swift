@@ -192,7 +192,7 @@ func readBenchmarks() {
         guard let store else { return benchmark.error("no store") }
         do {
             var count = 0
-            try EventStoreReader.open(at: store).forEach { event in
+            try EventStoreReader.open(at: store, catalog: .standard).forEach { event in
                 if case .journalEntryPosted = event.body { count &+= 1 }
             }
             blackHole(count)
@@ -216,7 +216,7 @@ func readBenchmarks() {
     ) { benchmark in
         guard let store else { return benchmark.error("no store") }
         do {
-            let reader = try EventStoreReader.open(at: store)
+            let reader = try EventStoreReader.open(at: store, catalog: .standard)
             let statistics = try reader.statistics()
             var ndjsonBytes: Int64 = 0
             try reader.forEach { event in ndjsonBytes += Int64(EventJSON.encode(event).utf8.count + 1) }
@@ -254,7 +254,7 @@ func ledgerBenchmarks() {
             guard let csv, let scratch else { return benchmark.error("no journal") }
             let store = scratch + "/store-\(benchmark.currentIteration)"
             do {
-                let ledger = try Ledger.create(at: store, name: "Benchmark household", baseCurrency: .usd, timeZone: "UTC")
+                let ledger = try Ledger.create(at: store, name: "Benchmark household", baseCurrency: .usd, timeZone: "UTC", options: .standard)
                 let summary = try ledger.importJournal(csvAt: csv)
                 try ledger.close()
                 if summary.imported != rows { benchmark.error("imported \(summary.imported) of \(rows) rows") }
@@ -284,7 +284,7 @@ func ledgerBenchmarks() {
             do { try ledger.rebuild() } catch { benchmark.error("rebuild failed: \(error)") }
         } setup: {
             copy = try Fixtures.copyOfImportedStore(rows: rows)
-            ledger = try Ledger.open(at: copy!)
+            ledger = try Ledger.open(at: copy!, options: .standard)
         } teardown: {
             try? ledger?.close()
             ledger = nil
@@ -309,7 +309,7 @@ func ledgerBenchmarks() {
                 benchmark.error("query failed: \(error)")
             }
         } setup: {
-            ledger = try Ledger.open(at: try Fixtures.importedStore(rows: rows))
+            ledger = try Ledger.open(at: try Fixtures.importedStore(rows: rows), options: .standard)
         } teardown: {
             try? ledger?.close()
             ledger = nil

@@ -36,7 +36,7 @@ struct AppendCommand: ParsableCommand {
             print("\(file): no events; nothing appended")
             return
         }
-        let ledger = try Ledger.open(at: storeOptions.path)
+        let ledger = try Ledger.open(at: storeOptions.path, options: .standard)
         defer { try? ledger.close() }
         let size = batchSize == 0 ? events.count : batchSize
         // All or nothing across batches: the library rehearses the whole file first, and a
@@ -90,7 +90,7 @@ enum NDJSONInput {
             if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
             // The record check every event passes before the log, per line, so that a
             // refused event is named by line and field before anything is appended.
-            events.append(try EventImport.event(fromLine: bytes, line: lineNumber, file: path))
+            events.append(try EventImport.event(fromLine: bytes, line: lineNumber, file: path, catalog: .standard))
         }
         return events
     }

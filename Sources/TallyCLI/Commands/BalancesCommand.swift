@@ -33,7 +33,7 @@ struct BalancesCommand: ParsableCommand {
 
     func run() throws {
         let currency = try value.map { try CLIParse.commodity($0, option: "--value") }
-        let ledger = try Ledger.openForReading(at: storeOptions.path)
+        let ledger = try Ledger.openForReading(at: storeOptions.path, options: .standard)
         defer { try? ledger.close() }
         let asOf = try time.asOfInstant(ledger)
         let knownAt = try time.knownAtInstant()

@@ -38,7 +38,7 @@ struct InitCommand: ParsableCommand {
         }
         // The log is made atomically; the read models, derived from it, are folded right after
         // (a store whose read models are missing folds them on its first open anyway).
-        let ledger = try Ledger.create(at: storeOptions.path, name: name, baseCurrency: currency, timeZone: timeZone)
+        let ledger = try Ledger.create(at: storeOptions.path, name: name, baseCurrency: currency, timeZone: timeZone, options: .standard)
         let head = ledger.head
         try ledger.close()
         print("Created store \(storeOptions.path): ledger '\(name)', base currency \(currency.code), time zone \(timeZone)")

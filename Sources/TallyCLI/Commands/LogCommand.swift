@@ -51,7 +51,7 @@ struct LogCommand: ParsableCommand {
     func run() throws {
         let sinceInstant = try since.map { try CLITime.instant($0, option: "--since") }
         let untilInstant = try until.map { try CLITime.instant($0, option: "--until", endOfDay: true) }
-        let reader = try EventStoreReader.open(at: storeOptions.path)
+        let reader = try EventStoreReader.open(at: storeOptions.path, catalog: .standard)
         var first = from ?? 1
         if let sinceInstant {
             guard let found = try reader.firstSequence(recordedAtOrAfter: sinceInstant) else { return }

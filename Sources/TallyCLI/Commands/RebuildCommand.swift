@@ -19,10 +19,10 @@ struct RebuildCommand: ParsableCommand {
     var progress: ProgressMode = .bar
 
     func run() throws {
-        let total = try EventStoreReader.open(at: storeOptions.path).head.sequence
+        let total = try EventStoreReader.open(at: storeOptions.path, catalog: .standard).head.sequence
         let bar = ProgressBar(label: "rebuild", enabled: progress == .bar)
         let stopwatch = Stopwatch()
-        try Ledger.rebuild(at: storeOptions.path) { sequence in
+        try Ledger.rebuild(at: storeOptions.path, options: .standard) { sequence in
             bar.update(completed: Int64(sequence), total: Int64(total), detail: "\(sequence)/\(total) events")
             if progress == .json {
                 print("{\"folded_seq\": \(sequence)}")

@@ -38,7 +38,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let date = try day()
         let known = try time.knownAtInstant()
-        let calendar = try EventStoreReader.open(at: storeOptions.path).ledgerCalendar()
+        let calendar = try EventStoreReader.open(at: storeOptions.path, catalog: .standard).ledgerCalendar()
         let result = try Replay.run(at: storeOptions.path, until: calendar.endOfDay(date), knownAt: known)
         print(json ? ReplayOutput.json(result, date: date) : ReplayOutput.text(result, date: date))
     }

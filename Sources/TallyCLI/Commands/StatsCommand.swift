@@ -22,7 +22,7 @@ struct StatsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let reader = try EventStoreReader.open(at: storeOptions.path)
+        let reader = try EventStoreReader.open(at: storeOptions.path, catalog: .standard)
         let statistics = try reader.statistics()
         var ndjsonBytes: Int64?
         if compareWithNDJSON {
@@ -30,7 +30,7 @@ struct StatsCommand: ParsableCommand {
             try reader.forEach { event in total += Int64(EventJSON.encode(event).utf8.count + 1) }
             ndjsonBytes = total
         }
-        let snapshots = try SnapshotStatistics.read(storeAt: storeOptions.path)
+        let snapshots = try SnapshotStatistics.read(storeAt: storeOptions.path, options: .standard)
         if json {
             var fields: [(String, String)] = [
                 ("events", String(statistics.events)), ("segments", String(statistics.segments)),

@@ -1,23 +1,3 @@
-/// A seeded generator (SplitMix64) for fault simulation: the same seed makes the same faults.
-public struct SimulationRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-
-    /// True with probability `perMillion` / 1,000,000.
-    public mutating func chance(perMillion: Int) -> Bool {
-        perMillion > 0 && Int.random(in: 0..<1_000_000, using: &self) < perMillion
-    }
-}
-
 /// An in-memory disk for deterministic fault simulation, driven by a seeded generator.
 ///
 /// Each file keeps the bytes that are durable and the writes and truncations made since its last
@@ -88,7 +68,7 @@ public final class SimulatedDisk: LogFileSystem, @unchecked Sendable {
     }
 
     private let lock = ConditionLock()
-    private var random: SimulationRandom
+    private var random: SplitMix64
     private var faultsValue: Faults
     private var statisticsValue = Statistics()
     private var inodes: [Int: Inode] = [:]
@@ -105,7 +85,7 @@ public final class SimulatedDisk: LogFileSystem, @unchecked Sendable {
 
     /// A disk whose faults come from `seed`. Directories given in `roots` exist, durably, with no files.
     public init(seed: UInt64, faults: Faults = .none, roots: [String] = []) {
-        random = SimulationRandom(seed: seed)
+        random = SplitMix64(seed: seed)
         faultsValue = faults
         for root in roots {
             directories.insert(Self.normal(root))

@@ -1,0 +1,83 @@
+package import GRDB
+
+/// One account's balance in one commodity.
+public struct AccountBalance: Hashable, Sendable {
+    public let account: String
+    public let kind: AccountKind
+    public let amount: Money
+
+    public init(account: String, kind: AccountKind, amount: Money) {
+        self.account = account
+        self.kind = kind
+        self.amount = amount
+    }
+}
+
+extension Ledger {
+    /// Every non-zero balance, by account then commodity.
+    ///
+    /// A point-in-time answer reads roll-up cells (32-day and one-day sums per account,
+    /// commodity and recorded block) and at most one day and one recorded block of postings:
+    /// it never sums the whole log.
+    ///
+    /// ```swift
+    /// let march = try ledger.balances(asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: count only postings effective at or before this instant.
+    ///   - knownAt: count only postings the ledger had recorded at this instant.
+    public func balances(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
+        try read { db in try BalanceQueries.balances(db, asOf: asOf, knownAt: knownAt) }
+    }
+
+    /// The sum of all balances per commodity that is not zero: empty when the books balance,
+    /// as double entry guarantees.
+    public func trialBalance() throws -> [Money] {
+        try read { db in try BalanceQueries.trialBalance(db) }
+    }
+}
+
+package enum BalanceQueries {
+    /// Every non-zero balance: the balances table now, the roll-up cells (sub-linear) at a
+    /// point in time.
+    package static func balances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
+        if asOf == nil && knownAt == nil {
+            return try accountBalances(Row.fetchAll(db, sql: """
+                SELECT b.account, b.commodity, b.amount, a.kind FROM balances b JOIN accounts a ON a.name = b.account
+                WHERE b.amount != 0 ORDER BY b.account, b.commodity
+                """))
+        }
+        return try accountBalances(BalanceRollups.balances(
+            db, asOf: asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt: knownAt?.microsecondsSinceEpoch))
+    }
+
+    /// The same answer as ``balances(_:asOf:knownAt:)`` by summing every posting: linear in
+    /// the log, kept as the oracle the roll-ups are tested against.
+    package static func scannedBalances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
+        try accountBalances(Row.fetchAll(db, sql: """
+            SELECT p.account, p.commodity, SUM(p.amount) AS amount, a.kind FROM postings p JOIN accounts a ON a.name = p.account
+            WHERE p.effective_at <= ? AND p.recorded_at <= ?
+            GROUP BY p.account, p.commodity HAVING SUM(p.amount) != 0 ORDER BY p.account, p.commodity
+            """, arguments: [asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt?.microsecondsSinceEpoch ?? Int64.max]))
+    }
+
+    private static func accountBalances(_ rows: [Row]) throws -> [AccountBalance] {
+        try rows.map { row in
+            AccountBalance(
+                account: row["account"],
+                kind: AccountKind(rawValue: row["kind"]) ?? .asset,
+                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"]))
+            )
+        }
+    }
+
+    package static func balance(_ db: Database, account: String, commodity: Commodity) throws -> Money {
+        Money(minorUnits: try DatabasePostingContext(db: db).balance(of: account, in: commodity), commodity: commodity)
+    }
+
+    package static func trialBalance(_ db: Database) throws -> [Money] {
+        try Row.fetchAll(db, sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity")
+            .map { row in Money(minorUnits: row["total"], commodity: try Commodity.named(row["commodity"])) }
+    }
+}

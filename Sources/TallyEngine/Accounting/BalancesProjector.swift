@@ -1,0 +1,302 @@
+public import GRDB
+
+/// The double-entry read model: accounts, every posting (indexed for point-in-time sums),
+/// balances per account and commodity, bitemporal roll-up cells for point-in-time sums
+/// (the `balance_rollup_*` tables), and the version of each budget transaction in force.
+public struct BalancesProjector: Projector {
+    public init() {}
+
+    public let name = "balances"
+    public let version = 4
+    public let tables = ["accounts", "postings", "balances", "transaction_versions"] + BalanceRollups.tables
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE accounts (
+                name TEXT PRIMARY KEY NOT NULL,
+                kind TEXT NOT NULL,
+                opened_sequence INTEGER NOT NULL,
+                closed_sequence INTEGER
+            ) STRICT;
+            CREATE TABLE postings (
+                sequence INTEGER NOT NULL,
+                leg INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                event_code INTEGER NOT NULL,
+                cause INTEGER,
+                PRIMARY KEY (sequence, leg)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX postings_by_account ON postings (account, commodity, effective_at);
+            CREATE TABLE balances (
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                PRIMARY KEY (account, commodity)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE transaction_versions (
+                transaction_id TEXT PRIMARY KEY NOT NULL,
+                sequence INTEGER NOT NULL,
+                account TEXT NOT NULL,
+                counter_account TEXT NOT NULL,
+                category TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                source TEXT NOT NULL,
+                deleted INTEGER NOT NULL DEFAULT 0
+            ) STRICT, WITHOUT ROWID;
+            """)
+        try BalanceRollups.createTables(db)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        try apply([event][...], db)
+    }
+
+    /// Folds a run of events with prepared statements kept for the run, accounts opened
+    /// once, and balance changes summed in memory and written once per account and commodity
+    /// (before any posting rule reads a balance, so rules see every earlier event).
+    public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        let fold = try BalancesFold(db)
+        defer { fold.finish() }
+        try events.withUnsafeBufferPointer { buffer in
+            guard var event = buffer.baseAddress else { return }
+            for _ in 0..<buffer.count {
+                try fold.apply(event.pointee)
+                try recordTransactionVersion(event.pointee, db)
+                event += 1
+            }
+        }
+        try fold.flushBalances()
+        try fold.flushRollups()
+    }
+
+    /// `apply` never reads postings by account or by effective time: a rebuild builds those
+    /// indexes once at the end.
+    public var indexesDeferredOnRebuild: [String] { ["postings_by_account", "postings_by_effective"] }
+
+    private func recordTransactionVersion(_ event: Event, _ db: Database) throws {
+        func upsert(_ version: TransactionVersion) throws {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO transaction_versions
+                        (transaction_id, sequence, account, counter_account, category, commodity, amount, effective_at, source, deleted)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                    """,
+                arguments: [version.transactionId, Int64(event.sequence), version.account, version.counterAccount, version.category,
+                            version.amount.commodity.code, version.amount.minorUnits,
+                            version.effectiveAt.microsecondsSinceEpoch, version.source]
+            )
+        }
+        switch try PostingRules.versionChange(for: event, context: DatabasePostingContext(db: db)) {
+        case .set(let version)?:
+            try upsert(version)
+        case .delete(let transactionId)?:
+            try db.execute(sql: "UPDATE transaction_versions SET deleted = 1 WHERE transaction_id = ?", arguments: [transactionId])
+        case nil:
+            break
+        }
+    }
+}
+
+/// The state of one run of ``BalancesProjector`` folding: its prepared statements, the
+/// accounts it has opened, and balance changes not yet written.
+///
+/// Each (account, commodity) pair met in the run gets a small number on first sight, so a
+/// posting hashes its two strings once; the pending balance and roll-up sums are keyed by
+/// that number.
+final class BalancesFold {
+    let db: Database
+    private let insertPosting: RawStatement
+    private let upsertBalance: RawStatement
+    private let insertAccount: Statement
+    private var knownAccounts: Set<String> = []
+    private var pairNumbers: [BalancePair: Int] = [:]
+    /// The texts of each pair, by number, bound in place.
+    private var pairs: [BalancePairTexts] = []
+    /// The summed change of each pair not yet written (nil: none since the last write).
+    private var pending: [Int64?] = []
+    /// The pairs with a pending change, in the order first changed.
+    private var pendingPairs: [Int] = []
+    private var rollups: BalanceRollups
+
+    init(_ db: Database) throws {
+        self.db = db
+        rollups = try BalanceRollups(db)
+        insertPosting = RawStatement(try db.cachedStatement(sql: """
+            INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at, event_code, cause)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """))
+        upsertBalance = RawStatement(try db.cachedStatement(sql: """
+            INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
+            ON CONFLICT (account, commodity) DO UPDATE SET amount = amount + excluded.amount
+            """))
+        insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
+    }
+
+    func apply(_ event: Event) throws {
+        let postings = try PostingRules.postings(for: event, context: BufferedPostingContext(fold: self))
+        let sequence = Int64(event.sequence)
+        let recordedAt = event.recordedAt.microsecondsSinceEpoch
+        try rollups.note(sequence: sequence, recordedAt: recordedAt)
+        if !postings.isEmpty {
+            let eventCode = Int64(event.type.code)
+            let cause = event.cause.map(Int64.init)
+            for (leg, posting) in postings.enumerated() {
+                let pair = try number(of: BalancePair(account: posting.account, commodity: posting.amount.commodity.code), sequence: sequence)
+                let amount = posting.amount.minorUnits
+                let effectiveAt = posting.effectiveAt.microsecondsSinceEpoch
+                insertPosting.bind(1, sequence)
+                insertPosting.bind(2, Int64(leg))
+                insertPosting.bind(3, pairs[pair].account)
+                insertPosting.bind(4, pairs[pair].commodity)
+                insertPosting.bind(5, amount)
+                insertPosting.bind(6, effectiveAt)
+                insertPosting.bind(7, recordedAt)
+                insertPosting.bind(8, eventCode)
+                insertPosting.bind(9, cause)
+                try insertPosting.step(db)
+                try add(amount, to: pair)
+                try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairs)
+            }
+        }
+        switch event.body.payload {
+        case let opened as AccountOpened:
+            knownAccounts.insert(opened.account)
+            try db.execute(
+                sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind",
+                arguments: [opened.account, opened.kind.rawValue, sequence]
+            )
+        case let closed as AccountClosed:
+            try db.execute(sql: "UPDATE accounts SET closed_sequence = ? WHERE name = ?", arguments: [sequence, closed.account])
+        default:
+            break
+        }
+    }
+
+    /// The pair's number in this run; on first sight, opens its account unless the run
+    /// already did.
+    private func number(of pair: BalancePair, sequence: Int64) throws -> Int {
+        if let number = pairNumbers[pair] { return number }
+        if knownAccounts.insert(pair.account).inserted {
+            insertAccount.setUncheckedArguments([pair.account, (LedgerAccounts.kind(of: pair.account) ?? .asset).rawValue, sequence])
+            try insertAccount.execute()
+        }
+        let number = pairs.count
+        pairNumbers[pair] = number
+        pairs.append(BalancePairTexts(account: InternedText(pair.account), commodity: InternedText(pair.commodity)))
+        pending.append(nil)
+        return number
+    }
+
+    private func add(_ amount: Int64, to pair: Int) throws {
+        guard let current = pending[pair] else {
+            pending[pair] = amount
+            pendingPairs.append(pair)
+            return
+        }
+        let (sum, overflow) = current.addingReportingOverflow(amount)
+        if overflow {
+            // Let SQLite see the two amounts separately, exactly as the one-by-one fold does.
+            try write(current, to: pair)
+            pending[pair] = amount
+        } else {
+            pending[pair] = sum
+        }
+    }
+
+    private func write(_ amount: Int64, to pair: Int) throws {
+        upsertBalance.bind(1, pairs[pair].account)
+        upsertBalance.bind(2, pairs[pair].commodity)
+        upsertBalance.bind(3, amount)
+        try upsertBalance.step(db)
+    }
+
+    /// Unbinds the texts bound in place, which go with this fold.
+    func finish() {
+        insertPosting.clearBindings()
+        upsertBalance.clearBindings()
+        rollups.clearBindings()
+    }
+
+    /// Writes the summed roll-up cells (at the end of a run: no rule reads them).
+    func flushRollups() throws {
+        try rollups.flush(pairs: pairs)
+    }
+
+    /// Writes the summed balance changes.
+    func flushBalances() throws {
+        for pair in pendingPairs {
+            if let amount = pending[pair] { try write(amount, to: pair) }
+            pending[pair] = nil
+        }
+        pendingPairs.removeAll(keepingCapacity: true)
+    }
+}
+
+/// An account and a commodity code: the key of a balance.
+struct BalancePair: Hashable {
+    let account: String
+    let commodity: String
+}
+
+/// The texts of a ``BalancePair``, bound in place by the fold's statements.
+struct BalancePairTexts {
+    let account: InternedText
+    let commodity: InternedText
+}
+
+/// Posting lookups during a run: balances are read after the run's pending changes are
+/// written, so a rule sees every earlier event.
+struct BufferedPostingContext: PostingContext {
+    let fold: BalancesFold
+
+    func currentVersion(of transactionId: String) throws -> TransactionVersion? {
+        try DatabasePostingContext(db: fold.db).currentVersion(of: transactionId)
+    }
+
+    func balance(of account: String, in commodity: Commodity) throws -> Int64 {
+        try fold.flushBalances()
+        return try DatabasePostingContext(db: fold.db).balance(of: account, in: commodity)
+    }
+
+    func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {
+        try fold.flushBalances()
+        return try DatabasePostingContext(db: fold.db).balances(withPrefix: prefix)
+    }
+}
+
+/// Posting lookups answered from the balances read model, as of the events folded so far.
+struct DatabasePostingContext: PostingContext {
+    let db: Database
+
+    func currentVersion(of transactionId: String) throws -> TransactionVersion? {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM transaction_versions WHERE transaction_id = ? AND deleted = 0", arguments: [transactionId]
+        ) else { return nil }
+        return TransactionVersion(
+            transactionId: row["transaction_id"], account: row["account"], counterAccount: row["counter_account"],
+            category: row["category"],
+            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
+            source: row["source"]
+        )
+    }
+
+    func balance(of account: String, in commodity: Commodity) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT amount FROM balances WHERE account = ? AND commodity = ?", arguments: [account, commodity.code]) ?? 0
+    }
+
+    func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {
+        try Row.fetchAll(
+            db, sql: "SELECT account, commodity, amount FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
+            arguments: [prefix, prefix + "\u{10FFFF}"]
+        ).map { row in
+            (row["account"], Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])))
+        }
+    }
+}

@@ -1,0 +1,13 @@
+extension EventCatalog {
+    /// The engine's own event types: the ledger, its accounts and their movements, prices,
+    /// FX rates and the price staleness threshold.
+    public static let engineTypes: [any EventPayload.Type] = [
+        LedgerCreated.self, BaseCurrencySet.self, AccountOpened.self, AccountClosed.self,
+        JournalEntryPosted.self, TransferMade.self, BalanceAsserted.self,
+        PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self,
+    ]
+
+    /// A catalog of the engine's own event types only.
+    // swiftlint:disable:next force_try
+    public static let engine = try! EventCatalog(engineTypes)
+}

@@ -1,0 +1,274 @@
+internal import Crypto
+import TallyLog
+
+/// The journal CSV format: what a row means and every rule a row must meet, in one place.
+///
+/// ```text
+/// date,account,counter_account,amount,currency,payee,category,external_id
+/// 2026-05-01,Assets:Checking,Income:Salary,2500.00,USD,"ACME, Inc.",Salary,bank-001
+/// 2026-05-02,Expenses:Dining,Assets:Checking,42.10,USD,"Joe's ""Diner""",Dining,
+/// ```
+///
+/// Each row moves the signed `amount` of `currency` into `account` out of
+/// `counter_account`, effective at the start of `date` in the ledger's time zone: one
+/// `journal_entry_posted` event. The header must be exactly ``header``.
+///
+/// - `date`: `YYYY-MM-DD`.
+/// - `account`, `counter_account`: colon-separated names whose first segment gives the
+///   kind, as in ledger-cli: `Assets`, `Liabilities`, `Income`, `Expenses` or `Equity`
+///   (and the synonyms ``LedgerAccounts/kind(of:)`` knows); two different accounts.
+/// - `amount`: signed decimal (`-12.50`), no grouping or exponent; more decimals than the
+///   commodity's scale only if the extra digits are zeros.
+/// - `currency`: an ISO currency or a commodity symbol (`USD`, `VEA`, `USDC`, `IRAUSD`):
+///   an uppercase letter, then uppercase letters, digits, `.`, `_` or `-`.
+/// - `payee`, `category`, `external_id`: optional text.
+///
+/// Every field is text without control characters (no NUL, ESC, tab or line break, even
+/// inside quotes; ``EventText``), and every limit of the event it becomes holds (a payee of
+/// at most ``eventStringBytesLimit`` bytes …): the validating pass runs each row's event
+/// through the record check the log applies, so a file is refused whole, naming file, line
+/// and column, before anything is appended.
+///
+/// ## Which rows count as already imported
+///
+/// Each row carries an idempotency key, and a row whose key was used before (in an earlier
+/// import, or earlier in the file) is skipped:
+/// - with an `external_id`: `journal:<external_id>`;
+/// - without one: `journal:row:<digest>:<n>`, where `<digest>` is the first 128 bits of the
+///   SHA-256 of the row's content (``RowKeys/contentDigest(of:)``: date, account,
+///   counter_account, amount and currency in canonical form, payee, category) in base64url
+///   without padding (22 characters), and `<n>` counts the rows of the file with that same
+///   content, from 1. Two identical coffees on one day in one file are two rows (`:1` and
+///   `:2`). 128 bits keep an accidental match between two different rows out of reach (about
+///   one in 10^20 for a billion rows) while the key, stored with every event and random to
+///   the compressor, stays short: the full digest in hex tripled the log of an id-less import.
+///
+/// So a row is recognised by what it says, not by where it stands: re-running a file after
+/// a crash resumes exactly; a corrected file after a refused import, a longer export that
+/// starts with rows already imported, or the same rows reordered, add only the rows not yet
+/// there. The consequence: the same content in two *different* files is the same row (the
+/// second file's first such row is skipped), as it is for two files sharing an external id.
+/// Give rows an `external_id` when two files may hold distinct but identical-looking rows.
+public enum JournalCSV {
+    /// The header every journal CSV starts with, exactly.
+    public static let header = "date,account,counter_account,amount,currency,payee,category,external_id"
+    /// The header's field names, in order.
+    public static let fieldNames = header.split(separator: ",").map(String.init)
+
+    /// The account kinds a journal row may name.
+    static let journalKinds: Set<AccountKind> = [.asset, .liability, .income, .expense, .equity]
+
+    /// The idempotency key prefix of journal rows.
+    static let keyPrefix = "journal:"
+    /// The idempotency key prefix of journal rows without an external id.
+    static let contentKeyPrefix = "journal:row:"
+    /// The longest account name: its entity (`account:NAME`) must fit the log's entity limit.
+    static let accountBytesMax = LogFormat.entityBytesMax - "account:".utf8.count
+
+    /// Checks the header record.
+    static func checkHeader(_ record: CSVRecord?, file: String) throws {
+        guard let record else {
+            throw ImportError(.header, file: file, line: 1, "the file is empty; a journal CSV starts with the header \(header)")
+        }
+        guard record.fields == fieldNames else {
+            let found = CSVWriter.line(record.fields)
+            let hint = record.fields.count == fieldNames.count || found.count > 200 ? "" : " (found \(record.fields.count) fields)"
+            throw ImportError(.header, file: file, line: record.line, "the first line must be exactly the header \(header)\(hint) (or, for a prices CSV, \(PricesCSV.header))")
+        }
+    }
+
+    /// One row, validated: what it will append.
+    struct Row {
+        let line: Int
+        let date: LocalDate
+        let entry: JournalEntryPosted
+    }
+
+    /// The idempotency keys of a file's rows, handed out in file order (see "Which rows
+    /// count as already imported" above). Both passes of an import hand out the same keys.
+    ///
+    /// Memory: one entry (a 16-byte digest and a count) per distinct row without an
+    /// external id, for as long as the file is read.
+    struct RowKeys {
+        private var occurrences: [Digest: UInt32] = [:]
+        private var buffer: [UInt8] = []
+
+        /// The first 128 bits of a row's SHA-256: what its key names.
+        struct Digest: Hashable {
+            var high, low: UInt64
+
+            init(high: UInt64, low: UInt64) {
+                self.high = high
+                self.low = low
+            }
+
+            init(_ digest: SHA256.Digest) {
+                (high, low) = digest.withUnsafeBytes { raw in
+                    (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                     UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                }
+            }
+
+            /// The 16 bytes in base64url without padding: 22 characters.
+            var base64URL: String {
+                let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+                var text: [UInt8] = []
+                text.reserveCapacity(22)
+                // 128 bits as 21 groups of six bits, then the last two bits padded with zeros.
+                for index in 0..<22 {
+                    let bit = index * 6
+                    var sextet: UInt64
+                    if bit + 6 <= 64 {
+                        sextet = high >> (58 - bit)
+                    } else if bit < 64 {
+                        sextet = (high << (bit - 58)) | (low >> (122 - bit))
+                    } else if bit + 6 <= 128 {
+                        sextet = low >> (122 - bit)
+                    } else {
+                        sextet = low << (bit - 122)
+                    }
+                    text.append(alphabet[Int(sextet & 0x3F)])
+                }
+                return String(decoding: text, as: UTF8.self)
+            }
+        }
+
+        /// The next row's key: `journal:<external_id>`, or `journal:row:<digest>:<n>`.
+        mutating func key(for row: Row) -> String {
+            if let externalId = row.entry.externalId { return JournalCSV.keyPrefix + externalId }
+            let digest = Digest(contentDigest(of: row))
+            let occurrence = occurrences[digest, default: 0] + 1
+            occurrences[digest] = occurrence
+            return "\(JournalCSV.contentKeyPrefix)\(digest.base64URL):\(occurrence)"
+        }
+
+        /// The SHA-256 of a row's content: for each of date (`YYYY-MM-DD`), account,
+        /// counter_account, amount (a plain decimal at the commodity's scale, so `5`, `5.0`
+        /// and `5.00` USD are the same), currency (its code), payee and category (empty when
+        /// absent), in that order, its UTF-8 byte count in decimal, a colon, its bytes and a
+        /// comma (a netstring), so that no two different rows can run together alike.
+        mutating func contentDigest(of row: Row) -> SHA256.Digest {
+            buffer.removeAll(keepingCapacity: true)
+            let entry = row.entry
+            for field in [
+                row.date.description, entry.account, entry.counterAccount, entry.amount.decimalString,
+                entry.amount.commodity.code, entry.payee ?? "", entry.category ?? "",
+            ] {
+                buffer.append(contentsOf: String(field.utf8.count).utf8)
+                buffer.append(UInt8(ascii: ":"))
+                buffer.append(contentsOf: field.utf8)
+                buffer.append(UInt8(ascii: ","))
+            }
+            return SHA256.hash(data: buffer)
+        }
+    }
+
+    /// Runs a row's event through the record check every event passes before the log
+    /// (``EventCatalog/record(for:)``), naming the column at fault: every limit and text
+    /// rule the appending pass would meet is met here, in the validating pass.
+    ///
+    /// - Throws: ``ImportError`` (`invalidRow`) naming file, line and column.
+    package static func checkRecord(_ event: NewEvent, line: Int, file: String) throws {
+        do {
+            _ = try EventCatalog.engine.record(for: event)
+        } catch let error as EventCodingError {
+            guard let field = error.field, let reason = error.reason, let column = column(forField: field) else {
+                throw ImportError(.invalidRow, file: file, line: line, "\(error)")
+            }
+            let message = field == "idempotency_key"
+                ? "makes the row's idempotency key (journal:<external_id>) too long: it \(reason)"
+                : reason
+            throw ImportError(.invalidRow, file: file, line: line, field: column, message)
+        }
+    }
+
+    /// The CSV column a field of `journal_entry_posted` (its path in the JSON form) comes
+    /// from; nil for a field no column holds.
+    static func column(forField field: String) -> String? {
+        switch field {
+        case "data.account", "entity": "account"
+        case "data.counter_account": "counter_account"
+        case "data.amount", "data.amount.amount": "amount"
+        case "data.amount.currency": "currency"
+        case "data.payee": "payee"
+        case "data.category": "category"
+        case "data.external_id", "idempotency_key": "external_id"
+        case "effective_at": "date"
+        default: nil
+        }
+    }
+
+    /// Account names and currency codes already found valid in a file (they repeat on
+    /// almost every row), so each is checked once; bounded, emptied when full.
+    struct Cache {
+        static let entriesMax = 4096
+        var accounts: Set<String> = []
+        var commodities: [String: Commodity] = [:]
+    }
+
+    /// Validates one data record.
+    /// - Throws: ``ImportError`` (`invalidRow`) naming the line and field.
+    static func row(_ record: CSVRecord, file: String) throws -> Row {
+        var cache = Cache()
+        return try row(record, file: file, cache: &cache)
+    }
+
+    /// Validates one data record, remembering valid names in `cache`.
+    static func row(_ record: CSVRecord, file: String, cache: inout Cache) throws -> Row {
+        let line = record.line
+        func fail(_ field: String?, _ message: String) -> ImportError {
+            ImportError(.invalidRow, file: file, line: line, field: field, message)
+        }
+        guard record.fields.count == fieldNames.count else {
+            throw fail(nil, "the row has \(record.fields.count) field\(record.fields.count == 1 ? "" : "s"); a journal row has \(fieldNames.count) (\(header)); quote a field that holds a comma")
+        }
+        let fields = record.fields
+        let date = try CSVFields.date(fields[0], fail: fail)
+        func checkedAccount(_ name: String, field: String) throws -> String {
+            if cache.accounts.contains(name) { return name }
+            let valid = try accountName(name, field: field, fail: fail)
+            if cache.accounts.count >= Cache.entriesMax { cache.accounts.removeAll(keepingCapacity: true) }
+            cache.accounts.insert(valid)
+            return valid
+        }
+        let account = try checkedAccount(fields[1], field: "account")
+        let counterAccount = try checkedAccount(fields[2], field: "counter_account")
+        guard account != counterAccount else {
+            throw fail("counter_account", "is the same account as 'account'; a row moves money between two accounts")
+        }
+        let commodity: Commodity
+        if let known = cache.commodities[fields[4]] {
+            commodity = known
+        } else {
+            commodity = try CSVFields.commodity(fields[4], field: "currency", fail: fail)
+            if cache.commodities.count >= Cache.entriesMax { cache.commodities.removeAll(keepingCapacity: true) }
+            cache.commodities[fields[4]] = commodity
+        }
+        let amount = try CSVFields.money(fields[3], commodity, field: "amount", signed: true, fail: fail)
+        let externalId = fields[7].isEmpty ? nil : fields[7]
+        let entry = JournalEntryPosted(
+            account: account, counterAccount: counterAccount, amount: amount,
+            payee: fields[5].isEmpty ? nil : fields[5],
+            category: fields[6].isEmpty ? nil : fields[6],
+            externalId: externalId
+        )
+        return Row(line: line, date: date, entry: entry)
+    }
+
+    private static func accountName(_ name: String, field: String, fail: (String?, String) -> ImportError) throws -> String {
+        guard !name.isEmpty else {
+            throw fail(field, "is empty; name an account such as Assets:Checking")
+        }
+        guard name.utf8.count <= accountBytesMax else {
+            throw fail(field, "is longer than \(accountBytesMax) bytes")
+        }
+        let segments = name.split(separator: ":", omittingEmptySubsequences: false)
+        guard !segments.contains(where: { $0.isEmpty || $0.first == " " || $0.last == " " }) else {
+            throw fail(field, "'\(name)' has an empty segment or one with leading or trailing spaces; write Kind:Name:Sub")
+        }
+        guard let kind = LedgerAccounts.kind(of: name), journalKinds.contains(kind), segments[0] != "Budget" else {
+            throw fail(field, "'\(name)' does not start with an account kind: Assets, Liabilities, Income, Expenses or Equity")
+        }
+        return name
+    }
+}

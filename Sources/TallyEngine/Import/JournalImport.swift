@@ -1,0 +1,320 @@
+public import GRDB
+internal import Synchronization
+import TallyLog
+
+/// A journal CSV that passed the validating pass: every row is well formed.
+public struct ValidatedJournal: Hashable, Sendable {
+    /// The file, as given.
+    public let path: String
+    /// Its data rows.
+    public let rows: Int
+    /// The SHA-256 of its bytes, in hex: the appending pass refuses a file whose bytes
+    /// changed after they were validated.
+    public let sha256: String
+}
+
+/// Importing a journal CSV (``JournalCSV``) in two streaming passes: validate the whole
+/// file, appending nothing; then append in batches, one durable commit per batch, skipping
+/// rows whose key was used before (``JournalCSV`` says which rows count as imported).
+///
+/// Both passes build each row's event the same way (``JournalEvents``), and the validating
+/// pass runs every one through the record check the log applies, so a file the first pass
+/// accepts is not refused halfway through the second for a limit or a text rule.
+///
+/// ```swift
+/// let journal = try JournalImport.validate(csvAt: "bank.csv", calendar: ledger.calendar)
+/// let summary = try ledger.importJournal(journal)
+/// print(summary.imported, summary.duplicatesSkipped)
+/// ```
+///
+/// Memory: one read chunk, one batch of rows, and a 32-byte digest with a count per
+/// distinct row without an external id (to number identical rows; ``JournalCSV/RowKeys``).
+/// Duplicates are found through the idempotency read model (earlier imports and earlier
+/// batches of this file, already committed) and a set of the current batch's keys.
+public enum JournalImport {
+    /// The validating pass: reads the whole file and checks the header and every row,
+    /// running each row's event, idempotency key included, through the record check the
+    /// log applies (``EventCatalog/record(for:)``): every limit and text rule.
+    ///
+    /// - Parameters:
+    ///   - path: the CSV file.
+    ///   - calendar: the ledger's calendar (dates become the start of that day in it).
+    ///   - progress: called now and then with bytes read; throwing from it stops the import.
+    /// - Throws: ``ImportError`` naming the line (and column or field) of the first problem.
+    public static func validate(
+        csvAt path: String, calendar: LedgerCalendar, progress: ((ImportProgress) throws -> Void)? = nil
+    ) throws -> ValidatedJournal {
+        var events = try JournalEvents(path: path, calendar: calendar)
+        try events.readHeader()
+        var rows = 0
+        while let (line, event) = try events.next() {
+            try JournalCSV.checkRecord(event, line: line, file: path)
+            rows += 1
+            if rows % 65_536 == 0 {
+                try progress?(ImportProgress(phase: .validating, completed: events.bytesRead, total: events.fileBytes, committedSequence: nil))
+            }
+        }
+        try progress?(ImportProgress(phase: .validating, completed: events.bytesRead, total: events.fileBytes, committedSequence: nil))
+        return ValidatedJournal(path: path, rows: rows, sha256: events.hexDigest())
+    }
+}
+
+/// The events a journal CSV appends, row by row in file order, each with its idempotency
+/// key: the one path both passes of an import take, so that the validating pass checks
+/// exactly the events the appending pass appends.
+struct JournalEvents {
+    private let reader: CSVReader
+    private var days: DayStarts
+    private var cache = JournalCSV.Cache()
+    private var keys = JournalCSV.RowKeys()
+
+    /// Opens a file.
+    /// - Throws: ``ImportError`` (`unreadable`).
+    init(path: String, calendar: LedgerCalendar) throws {
+        reader = try CSVReader(path: path)
+        days = DayStarts(calendar: calendar)
+    }
+
+    var path: String { reader.path }
+    var bytesRead: Int64 { reader.bytesRead }
+    var fileBytes: Int64 { reader.fileBytes }
+    /// The SHA-256 of the file in hex; valid once ``next()`` returned nil.
+    func hexDigest() -> String { reader.hexDigest() }
+
+    /// Reads the header record and checks it.
+    /// - Throws: ``ImportError`` (`header`, `syntax`).
+    func readHeader() throws {
+        try JournalCSV.checkHeader(try reader.next(), file: reader.path)
+    }
+
+    /// The next row's line and event, or nil at the end of the file.
+    /// - Throws: ``ImportError`` naming the line (and column or field) of a bad row.
+    mutating func next() throws -> (line: Int, event: NewEvent)? {
+        guard let record = try reader.next() else { return nil }
+        let row = try JournalCSV.row(record, file: reader.path, cache: &cache)
+        let dayStart = days.start(of: row.date)
+        guard dayStart.isInCalendarRange else {
+            throw ImportError(.invalidRow, file: reader.path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
+        }
+        var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: EventBody(row.entry))
+        event.origin = "\(reader.path):\(row.line)"
+        return (row.line, event)
+    }
+}
+
+/// The start of each day in the ledger's time zone, remembering the last few days asked
+/// for (journal rows come mostly in date order).
+package struct DayStarts {
+    let calendar: LedgerCalendar
+    private var cache: [Int: Instant] = [:]
+
+    package init(calendar: LedgerCalendar) { self.calendar = calendar }
+
+    package mutating func start(of date: LocalDate) -> Instant {
+        if let instant = cache[date.daysSinceEpoch] { return instant }
+        if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
+        let instant = calendar.startOfDay(date)
+        cache[date.daysSinceEpoch] = instant
+        return instant
+    }
+}
+
+extension Ledger {
+    /// Validates and imports a journal CSV: ``JournalImport/validate(csvAt:calendar:progress:)``
+    /// then ``importJournal(_:batchSize:progress:)``.
+    ///
+    /// - Throws: ``ImportError`` for a bad file (nothing appended); `LogError` for I/O failures.
+    public func importJournal(
+        csvAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
+    ) throws -> ImportSummary {
+        try importJournal(try JournalImport.validate(csvAt: path, calendar: calendar, progress: progress), batchSize: batchSize, progress: progress)
+    }
+
+    /// The appending pass of a validated journal: reads the file again and appends one
+    /// `journal_entry_posted` per row in batches of `batchSize` rows, each one durable commit
+    /// folded into the read models. A row whose key (`journal:<external_id>`, else
+    /// `journal:row:<content digest>:<n>`; see ``JournalCSV``) was used before is skipped
+    /// and counted.
+    ///
+    /// - Parameters:
+    ///   - journal: the result of the validating pass.
+    ///   - batchSize: rows per commit, `1...100_000`.
+    ///   - progress: called after every commit with the rows handled and the last sequence;
+    ///     throwing from it stops the import (what was committed stays; re-running resumes).
+    /// - Throws: ``ImportError`` (`changedDuringImport`) when the file no longer matches what
+    ///   was validated (the message says how much was appended); `LogError` for I/O failures.
+    public func importJournal(
+        _ journal: ValidatedJournal, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
+    ) throws -> ImportSummary {
+        try ImportBatch.check(batchSize)
+        let path = journal.path
+        var summary = ImportSummary()
+        func changed(_ detail: String) -> ImportError {
+            let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
+            return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
+        }
+        do {
+            try requireNoKeyConflicts(journal, batchSize: batchSize)
+        } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
+            throw changed(error.description)
+        }
+        var events = try JournalEvents(path: path, calendar: calendar)
+        var batch: [NewEvent] = []
+        batch.reserveCapacity(batchSize)
+        func commit() throws {
+            let outcome = try appendSkippingUsedKeys(batch)
+            summary.duplicatesSkipped += outcome.skipped
+            summary.imported += outcome.result.events.count
+            summary.record(outcome.result)
+            batch.removeAll(keepingCapacity: true)
+            try progress?(ImportProgress(
+                phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
+                committedSequence: outcome.result.events.last?.sequence))
+        }
+        do {
+            try events.readHeader()
+            while let (_, event) = try events.next() {
+                summary.rows += 1
+                batch.append(event)
+                if batch.count == batchSize { try commit() }
+            }
+        } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
+            throw changed(error.description)
+        }
+        guard events.hexDigest() == journal.sha256, summary.rows == journal.rows else {
+            throw changed("its SHA-256 differs")
+        }
+        if !batch.isEmpty { try commit() }
+        return summary
+    }
+
+    /// Appends events in one commit, leaving out those whose idempotency key was used in an
+    /// earlier commit or earlier in `events` for the same event; a key used for a different
+    /// event (a bank row re-imported with the same external id and another amount, payee or
+    /// date) refuses the whole commit as an idempotency conflict naming the key. With `admitting`, each event kept passes the
+    /// ``Admissibility`` checks of events that arrive already decided (an NDJSON import);
+    /// a journal's rows are admissible by construction and are folded as one batch.
+    func appendSkippingUsedKeys(_ events: [NewEvent], admitting: Bool = false) throws -> (result: CommandResult, skipped: Int) {
+        let skipped = SkipCount()
+        let result = try run(Self.skippingUsedKeys(events, admitting: admitting, root: layout.root, catalog: catalog, skipped: skipped))
+        return (result, skipped.value.withLock { $0 })
+    }
+
+    /// The command ``appendSkippingUsedKeys(_:admitting:)`` runs; `skipped` counts the
+    /// events it leaves out.
+    static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, skipped: SkipCount) -> LedgerCommand {
+        var command = LedgerCommand { db in
+            let lookup = try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?")
+            var seen: [String: NewEvent] = [:]
+            seen.reserveCapacity(events.count)
+            var recorded: [(event: NewEvent, key: String, sequence: UInt64)] = []
+            var kept: [NewEvent] = []
+            kept.reserveCapacity(events.count)
+            for event in events {
+                if let key = event.idempotencyKey {
+                    if let earlier = seen[key] {
+                        guard Self.isSame(earlier, event) else {
+                            throw keyConflict(event, key: key, usedBy: earlier.origin ?? "an earlier event of the same input")
+                        }
+                        skipped.value.withLock { $0 += 1 }
+                        continue
+                    }
+                    seen[key] = event
+                    if let first = try Int64.fetchOne(lookup, arguments: [key]) {
+                        recorded.append((event, key, UInt64(first)))
+                        skipped.value.withLock { $0 += 1 }
+                        continue
+                    }
+                }
+                kept.append(event)
+            }
+            if !recorded.isEmpty { try requireSameAsRecorded(recorded, root: root, catalog: catalog) }
+            return kept
+        }
+        command.admitsEvents = admitting
+        return command
+    }
+
+    /// Before a journal's first batch is appended: when the store holds rows imported with an
+    /// external id, every row of the file whose external id was imported before is compared
+    /// with what that id recorded, so that a conflict refuses the file before anything is
+    /// appended. (Rows keyed by their content cannot conflict: the key is the content.)
+    private func requireNoKeyConflicts(_ journal: ValidatedJournal, batchSize: Int) throws {
+        let hasExternalIds = try read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT 1 FROM idempotency_keys
+                WHERE (key >= 'journal:' AND key < 'journal:row:') OR (key >= 'journal:row;' AND key < 'journal;')
+                LIMIT 1
+                """) != nil
+        }
+        guard hasExternalIds else { return }
+        var events = try JournalEvents(path: journal.path, calendar: calendar)
+        try events.readHeader()
+        var batch: [NewEvent] = []
+        batch.reserveCapacity(batchSize)
+        func check() throws {
+            let command = Self.skippingUsedKeys(batch, admitting: false, root: layout.root, catalog: catalog, skipped: SkipCount())
+            _ = try read { db in try command.plan(db) }
+            batch.removeAll(keepingCapacity: true)
+        }
+        while let (_, event) = try events.next() {
+            guard let key = event.idempotencyKey, !key.hasPrefix(JournalCSV.contentKeyPrefix) else { continue }
+            batch.append(event)
+            if batch.count == batchSize { try check() }
+        }
+        if !batch.isEmpty { try check() }
+    }
+
+    /// Whether a repeat of a key is the event the key recorded: the same body at the same
+    /// effective time.
+    static func isSame(_ recorded: NewEvent, _ repeated: NewEvent) -> Bool {
+        recorded.body == repeated.body && recorded.effectiveAt == repeated.effectiveAt
+    }
+
+    /// Reads the events repeated keys recorded back from the log, with one reader, and
+    /// refuses the first repeat that is not the same event. A key whose event is not in the
+    /// log yet (a rehearsal's earlier batch) is left to the append, which checks it again.
+    private static func requireSameAsRecorded(
+        _ repeats: [(event: NewEvent, key: String, sequence: UInt64)], root: String, catalog: EventCatalog
+    ) throws {
+        let reader = try EventStoreReader.open(at: root, catalog: catalog)
+        for (event, key, sequence) in repeats where sequence <= reader.head.sequence {
+            var first: Event?
+            try reader.forEach(from: sequence, through: sequence) { first = $0 }
+            guard let first else { continue }
+            let recorded = NewEvent(effectiveAt: first.effectiveAt, body: first.body)
+            guard isSame(recorded, event) else { throw keyConflict(event, key: key, usedBy: "event \(sequence)") }
+        }
+    }
+
+    private static func keyConflict(_ event: NewEvent, key: String, usedBy: String) -> LedgerError {
+        LedgerError(.idempotencyConflict, """
+            \(event.origin.map { "\($0): " } ?? "")the idempotency key '\(key)' was used by \(usedBy) for a different \(event.type.name) \
+            (another amount, account, payee, date or detail); a repeat must be the same, and a different one needs another key \
+            (external id); nothing was appended
+            """)
+    }
+
+    /// Runs a plan as a command and waits for it; when `admitting`, its events arrive already
+    /// decided (an import) and each is checked at its position by the admission checks its type
+    /// declares (``AdmissionChecked``) instead of being planned by rules.
+    ///
+    /// ```swift
+    /// let result = try ledger.perform(admitting: true) { db in rowsNotYetRecorded(db) }
+    /// ```
+    @discardableResult
+    public func perform(admitting: Bool, _ plan: (Database) throws -> [NewEvent]) throws -> CommandResult {
+        guard admitting else { return try perform(plan) }
+        return try withoutActuallyEscaping(plan) { plan in
+            let sendable = unsafeBitCast(plan, to: (@Sendable (Database) throws -> [NewEvent]).self)
+            var command = LedgerCommand(plan: sendable)
+            command.admitsEvents = true
+            return try run(command)
+        }
+    }
+}
+
+/// How many events an import's command left out as already recorded.
+final class SkipCount: Sendable {
+    let value = Mutex(0)
+}

@@ -1,0 +1,586 @@
+internal import Foundation
+public import GRDB
+internal import Synchronization
+public import TallyLog
+
+/// The engine an application embeds: it runs commands against the ledger's state, appends
+/// their events atomically to the log, folds them into the read models, and answers queries.
+///
+/// ```swift
+/// let ledger = try Ledger.create(at: path, name: "Home", baseCurrency: .usd, timeZone: "America/New_York")
+/// try ledger.deposit(account: "main", amount: try Money(parsing: "100.00", commodity: .usd), source: .bankTransfer)
+/// let wallet = try ledger.wealthSummary(account: "main")   // spend 70.00, invest 30.00
+/// ```
+///
+/// ## The write pipeline
+/// Commands queue; the next group is taken whole. Inside one SQLite write transaction each
+/// command is planned against state that includes the earlier ones, encoded and folded;
+/// every check that can fail (rules, overflow, limits) fails there, before the log is
+/// touched, and a refused command changes nothing. The group's events are then appended as
+/// one frame with one `fdatasync`, the transaction commits, and observers are told. If that
+/// commit fails after the append, the ledger marks its read models behind and folds the
+/// log into them before the next command: nothing traps and nothing is half done.
+///
+/// ## Who may write, who may read
+/// One ledger opened with ``open(at:options:)`` or ``create(at:name:baseCurrency:timeZone:options:)``
+/// per store holds the writer lock. Any number of ledgers opened with
+/// ``openForReading(at:options:)``, in any process, answer from the newest committed
+/// read-model state and never take the lock, except to fold a log the read models are behind
+/// when no writer is live.
+public final class Ledger: Sendable {
+    /// Options for opening a ledger.
+    public struct Options: Sendable {
+        /// The clock that stamps recorded times; tests and simulations replace it.
+        public var clock: @Sendable () -> Instant
+        /// Sync each commit (the default), or leave syncing to ``Ledger/sync()`` (bulk loads).
+        public var syncMode: LogOptions.SyncMode
+        /// The log's segment size limit.
+        public var segmentBytesLimit: Int64
+        /// Where read models snapshot state that is not a sum (envelopes' rollovers, net
+        /// worth): monthly by default. Answers are the same at any interval; a shorter one
+        /// folds fewer events per answer and stores more snapshots.
+        public var snapshotInterval: SnapshotInterval
+        /// The most events a ``committedEvents(after:)`` consumer may leave unread before its
+        /// stream ends with ``SubscriptionError`` (it resumes from its last sequence number).
+        public var subscriptionBufferEvents: Int
+        /// Test hook: called after a group's frame is durable and before its SQLite commit;
+        /// throwing makes that commit fail, as a full disk or an I/O error would.
+        var faultAfterAppend: (@Sendable () throws -> Void)?
+        /// How long a reader waits for another process's writer lock when it must fold the
+        /// log into read models it cannot use as they are. Default 60 s.
+        public var readerLockWaitMicroseconds: Int64
+        /// The features the ledger records and keeps read models for, beside the engine's own:
+        /// Tally's products (``LedgerFeature``; `TallyProducts` offers `Ledger.Options.standard`)
+        /// and an embedder's. Give the same list every time the store is opened.
+        ///
+        /// ```swift
+        /// let ledger = try Ledger.open(at: ".tally", options: Ledger.Options(features: [MerchantTags()]))
+        /// ```
+        public var features: [any LedgerFeature]
+        /// More read models, folded after the engine's and the features' (``Ledger/projectors``)
+        /// in the same database and the same transaction as every command: each is
+        /// checkpointed, caught up on open, rebuilt by ``Ledger/rebuild(at:options:progress:)``
+        /// and checked by `verify` like the built-in ones. Give the same list every time the
+        /// store is opened: a projector left out is not folded, and its checkpoint stays
+        /// where it was (it catches up when it is registered again).
+        ///
+        /// ```swift
+        /// var options = Ledger.Options()
+        /// options.projectors = [MerchantTotalsProjector()]
+        /// let ledger = try Ledger.open(at: ".tally", options: options)
+        /// ```
+        public var projectors: [any Projector]
+        /// Where the log's files live: the real disk (the default) or a `SimulatedDisk` for
+        /// deterministic fault simulation. The store's directory, its marker and the read
+        /// models stay on the real disk; ``Ledger/create(at:name:baseCurrency:timeZone:options:)``
+        /// needs the real disk (a simulation installs a created log's files on its disk).
+        public var logFileSystem: any LogFileSystem
+
+        public init(
+            clock: @escaping @Sendable () -> Instant = { Instant.now },
+            syncMode: LogOptions.SyncMode = .everyCommit,
+            segmentBytesLimit: Int64 = LogOptions().segmentBytesLimit,
+            snapshotInterval: SnapshotInterval = .default,
+            subscriptionBufferEvents: Int = 10_000,
+            readerLockWaitMicroseconds: Int64 = 60_000_000,
+            features: [any LedgerFeature] = [],
+            projectors: [any Projector] = [],
+            logFileSystem: any LogFileSystem = PosixFileSystem()
+        ) {
+            self.features = features
+            self.projectors = projectors
+            self.clock = clock
+            self.syncMode = syncMode
+            self.segmentBytesLimit = segmentBytesLimit
+            self.snapshotInterval = snapshotInterval
+            self.subscriptionBufferEvents = subscriptionBufferEvents
+            self.readerLockWaitMicroseconds = readerLockWaitMicroseconds
+            self.logFileSystem = logFileSystem
+        }
+
+        /// The engine's event types and every feature's, after checking that no two share a
+        /// code or a name and that each declares its postings.
+        ///
+        /// - Throws: ``LedgerError`` `invalidArgument` naming the clash.
+        public func catalog() throws -> EventCatalog {
+            do {
+                return try EventCatalog(EventCatalog.engineTypes + features.flatMap(\.eventTypes))
+            } catch let error as EventCodingError {
+                throw LedgerError(.invalidArgument, error.message)
+            }
+        }
+
+        /// The engine's projectors, then each feature's, then ``projectors``, after checking
+        /// that no two share a name or a table.
+        ///
+        /// - Throws: ``LedgerError`` `invalidArgument` naming the clash.
+        public func registeredProjectors() throws -> [any Projector] {
+            let all = Ledger.projectors + features.flatMap(\.projectors) + projectors
+            var names: Set<String> = []
+            var owners = Dictionary(uniqueKeysWithValues: ReadModelStore.engineTables.map { ($0.lowercased(), "the engine") })
+            for projector in all {
+                guard !projector.name.isEmpty, names.insert(projector.name).inserted else {
+                    throw LedgerError(.invalidArgument, "two projectors are named '\(projector.name)'; every projector needs a name of its own (it is its checkpoint's key)")
+                }
+                for table in projector.tables {
+                    if let owner = owners[table.lowercased()] {
+                        throw LedgerError(.invalidArgument, "projector '\(projector.name)' lists table '\(table)', which \(owner) already owns")
+                    }
+                    owners[table.lowercased()] = "projector '\(projector.name)'"
+                }
+            }
+            return all
+        }
+
+        var logOptions: LogOptions {
+            var options = LogOptions()
+            let clock = self.clock
+            options.clock = { clock().microsecondsSinceEpoch }
+            options.syncMode = syncMode
+            options.segmentBytesLimit = segmentBytesLimit
+            options.fileSystem = logFileSystem
+            return options
+        }
+    }
+
+    /// Where the store lives.
+    public let layout: StoreLayout
+    /// The ledger's time zone, for "as of a date" and transaction dates.
+    public let calendar: LedgerCalendar
+    /// The log opened for writing; nil for a ledger opened for reading.
+    let store: EventStore?
+    package let readModels: ReadModelStore
+    let options: Options
+    let pipeline: WritePipeline
+    private let queue: CommandQueue
+    let observers: Subscriptions
+
+    /// The engine's own projectors: balances, idempotency keys and settings; features' follow.
+    public static var projectors: [any Projector] {
+        [BalancesProjector(), IdempotencyProjector(), SettingsProjector()]
+    }
+
+    /// For a ledger opened for reading: the log head its read models had folded when it opened.
+    private let readerHead: LogDigest
+
+    /// The event types this ledger records and reads: the engine's and its features'.
+    public let catalog: EventCatalog
+
+    private init(
+        layout: StoreLayout, store: EventStore?, readModels: ReadModelStore, calendar: LedgerCalendar, options: Options,
+        catalog: EventCatalog, readerHead: LogDigest = .genesis
+    ) {
+        self.layout = layout
+        self.catalog = catalog
+        self.readerHead = readerHead
+        self.store = store
+        self.readModels = readModels
+        self.calendar = calendar
+        self.options = options
+        let observers = Subscriptions(
+            root: layout.root, catalog: catalog, fileSystem: options.logFileSystem, bufferEvents: options.subscriptionBufferEvents,
+            head: store?.head.sequence ?? readerHead.sequence)
+        self.observers = observers
+        let pipeline = WritePipeline(
+            root: layout.root, catalog: catalog, fileSystem: options.logFileSystem, faultAfterAppend: options.faultAfterAppend, store: store,
+            readModels: readModels, clock: options.clock, observers: observers)
+        self.pipeline = pipeline
+        self.queue = CommandQueue { group in pipeline.run(group) }
+    }
+
+    /// Creates a store and its ledger.
+    ///
+    /// - Throws: ``StoreError`` if a store exists there; ``EventCodingError`` for an unknown
+    ///   time zone; ``LedgerError`` for a base currency that is not an ISO currency.
+    public static func create(
+        at root: String, name: String, baseCurrency: Commodity, timeZone: String, options: Options = Options()
+    ) throws -> Ledger {
+        let calendar = try LedgerCalendar(timeZoneIdentifier: timeZone)
+        guard baseCurrency.isISOCurrency else {
+            throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(baseCurrency.code)")
+        }
+        _ = try options.registeredProjectors()
+        let catalog = try options.catalog()
+        guard options.logFileSystem is PosixFileSystem else {
+            throw LedgerError(.invalidArgument, "a store is created on the real disk; a simulated log file system is for Ledger.open")
+        }
+        let store = try EventStore.create(
+            at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
+            effectiveAt: options.clock(), catalog: catalog, options: options.logOptions
+        )
+        do {
+            return try attach(store, calendar: calendar, options: options)
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    /// Opens an existing store for writing: recovers the log, checks that the read models
+    /// describe a prefix of it, then folds whatever they have not yet seen (after a crash
+    /// between an append and its fold, nothing is lost).
+    ///
+    /// - Throws: ``StoreError`` when there is no store, and `readModelsAhead` /
+    ///   `readModelsDisagree` when the read models have folded events this log does not hold
+    ///   (restore the newer log, or ``rebuild(at:options:progress:)``); `LogError` (`locked`)
+    ///   when another process writes, (`corrupt`) for damage, naming segment and offset.
+    public static func open(at root: String, options: Options = Options()) throws -> Ledger {
+        _ = try options.registeredProjectors()
+        let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
+        do {
+            return try attach(
+                store, calendar: try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    private static func attach(_ store: EventStore, calendar: LedgerCalendar, options: Options) throws -> Ledger {
+        let readModels: ReadModelStore
+        do {
+            readModels = try ReadModelStore(
+                path: store.layout.readModelPath, projectors: try options.registeredProjectors(),
+                snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
+            )
+        } catch let error as DatabaseError {
+            throw StoreError(.readModelsUnreadable, """
+                the read models (\(store.layout.readModelPath)) cannot be opened: \(error.message ?? "\(error.resultCode)"); \
+                they are derived from the log: run `tally rebuild` to make them again
+                """)
+        }
+        do {
+            let reader = try store.reader()
+            try readModels.checkAgreement(with: reader)
+            let nothingFolded = try readModels.database.read { db in
+                try readModels.registeredCheckpointDigests(db).allSatisfy { $0.sequence == 0 }
+            }
+            if nothingFolded && reader.head.sequence > 1 {
+                // Nothing folded yet (read models deleted, new, or every projector of another
+                // version): the bulk fold of a rebuild, not the per-commit catch-up.
+                try readModels.rebuild(from: reader)
+            } else {
+                try readModels.catchUp(from: reader)
+            }
+        } catch {
+            try? readModels.database.close()
+            throw error
+        }
+        return Ledger(layout: store.layout, store: store, readModels: readModels, calendar: calendar, options: options, catalog: store.catalog)
+    }
+
+    /// Opens a store for reading, without the writer lock: the ledger answers every query
+    /// from the newest committed read-model state, while another process writes, as many
+    /// times over as there are readers. Commands throw ``StoreError`` `readOnly`.
+    ///
+    /// When the read models are behind the log (or missing, or of an older version) and no
+    /// writer is live, it takes the writer lock just long enough to fold the log into them;
+    /// when a writer is live it answers from what that writer has committed, and waits for
+    /// the writer (up to ``Options/readerLockWaitMicroseconds``) only if there are no usable
+    /// read models at all.
+    ///
+    /// ```swift
+    /// let reader = try Ledger.openForReading(at: ".tally")
+    /// let balances = try reader.balances()
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` as ``open(at:options:)`` does; `LogError` (`locked`) when a
+    ///   writer kept the store busy longer than the wait and no read models could be used.
+    public static func openForReading(at root: String, options: Options = Options()) throws -> Ledger {
+        let layout = StoreLayout(root: root)
+        try layout.requireStore()
+        let calendar = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar()
+        let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
+        let registered = try options.registeredProjectors()
+        let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
+        var caughtUp = false
+        while true {
+            if let readModels = try ReadModelStore.openForReading(path: layout.readModelPath, projectors: registered, snapshots: snapshots) {
+                do {
+                    // Checkpoints first, then the log: a live writer publishes a commit to the
+                    // log before its read models commit it, so the log is never the one behind.
+                    let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
+                    let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
+                    let checkpoint = digests.map(\.sequence).min() ?? 0
+                    if checkpoint >= reader.head.sequence || caughtUp
+                        || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
+                        try readModels.checkAgreement(with: reader, digests: digests)
+                        let folded = try readModels.checkpointDigest(reader, digests: digests)
+                        return Ledger(
+                            layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options,
+                            catalog: reader.catalog, readerHead: folded)
+                    }
+                    try readModels.database.close()
+                } catch {
+                    try? readModels.database.close()
+                    throw error
+                }
+            }
+            // Behind with no writer live, or no usable read models: fold the log as the writer.
+            do {
+                try Ledger.open(at: root, options: options).close()
+                caughtUp = true
+            } catch let error as LogError where error.code == .locked {
+                guard Instant.now.microsecondsSinceEpoch < deadline else { throw error }
+                usleep(20_000)
+            }
+        }
+    }
+
+    /// Closes the ledger: waits for every queued and in-flight command, ends the event
+    /// streams, then closes the log (releasing the writer lock) and the read-model database.
+    public func close() throws {
+        queue.close()
+        observers.finishAll()
+        // Both are released even when the first fails (a log on a failed disk must not keep
+        // the read-model database open).
+        var failure: (any Error)?
+        do { try store?.close() } catch { failure = error }
+        do { try readModels.database.close() } catch { failure = failure ?? error }
+        if let failure { throw failure }
+    }
+
+    /// Flushes commits appended with ``Options/syncMode`` `.none` to disk.
+    public func sync() throws { try writableStore().writer.sync() }
+
+    /// The last event's sequence number and hash: the log's head for a writer, the head the
+    /// read models answer from for a reader.
+    public var head: LogDigest { store?.head ?? readerHead }
+
+    /// Inside a command's plan: the sequence number its first event will get (the log's head
+    /// plus the events of the commands planned before it in the same group). Outside a plan:
+    /// the head's successor.
+    public var nextSequence: UInt64 { pipeline.sequenceBeingPlanned ?? head.sequence + 1 }
+
+    /// The current instant by the ledger's clock.
+    public var now: Instant { options.clock() }
+
+    /// Whether this ledger was opened for reading (commands throw ``StoreError`` `readOnly`).
+    public var isReadOnly: Bool { store == nil }
+
+    func writableStore() throws -> EventStore {
+        guard let store else {
+            throw StoreError(.readOnly, "this ledger was opened for reading; open it with Ledger.open to run commands")
+        }
+        return store
+    }
+
+    // MARK: Commands
+
+    /// What a command did.
+    public struct CommandResult: Sendable {
+        /// The events it appended, or for a repeated idempotency key, those the first run appended.
+        public let events: [Event]
+        /// True when the key had been used: nothing was appended this time.
+        public let wasAlreadyApplied: Bool
+    }
+
+    /// Runs a command through the write pipeline and waits for its commit.
+    ///
+    /// ```swift
+    /// let result = try ledger.run(LedgerCommand(idempotencyKey: "k-1") { db in [event] })
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` when the command is refused (nothing appended), including
+    ///   `idempotencyConflict` for a key used before with different input; ``StoreError``
+    ///   `readOnly` on a ledger opened for reading; `LogError` for I/O failures.
+    @discardableResult
+    public func run(_ command: LedgerCommand) throws -> CommandResult {
+        let pending = PendingCommand(command)
+        try queue.submitAndWait([pending])
+        return try pending.outcome!.get()
+    }
+
+    /// Runs many commands in order, in as few commits as the frame limits allow (one for
+    /// any batch up to 100,000 events), each planned against state that includes the
+    /// earlier ones. A refused command fails alone; the others go on. TigerBeetle's
+    /// `create_transfers` is the model.
+    ///
+    /// ```swift
+    /// let results = try ledger.run(batch: deposits)      // one Result per command
+    /// ```
+    public func run(batch commands: [LedgerCommand]) throws -> [Result<CommandResult, any Error>] {
+        let pending = commands.map { PendingCommand($0) }
+        try queue.submitAndWait(pending)
+        return pending.map { $0.outcome! }
+    }
+
+    /// Runs a command without blocking the cooperative thread pool: the commit runs on the
+    /// ledger's own thread and concurrent callers share one `fdatasync`.
+    @discardableResult
+    public func run(_ command: LedgerCommand) async throws -> CommandResult {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.enqueue([PendingCommand(command, continuation: continuation)])
+        }
+    }
+
+    /// Runs any blocking work on the ledger (a product's command method, a query) on a
+    /// thread of its own, so that the calling task never blocks the cooperative thread pool.
+    /// Commands from concurrent callers still meet in the pipeline's queue and share commits.
+    ///
+    /// ```swift
+    /// let result = try await ledger.run { ledger in
+    ///     try ledger.deposit(account: "main", amount: try Money(parsing: "25.00", commodity: .usd))
+    /// }
+    /// ```
+    public func run<T: Sendable>(_ body: @escaping @Sendable (Ledger) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { [self] in
+                do {
+                    continuation.resume(returning: try body(self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.name = "Tally.blocking"
+            thread.start()
+        }
+    }
+
+    /// The asynchronous ``run(batch:)``.
+    public func run(batch commands: [LedgerCommand]) async -> [Result<CommandResult, any Error>] {
+        guard !commands.isEmpty else { return [] }
+        var pending: [PendingCommand] = []
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let batch = PendingBatch(count: commands.count, continuation: continuation)
+            pending = commands.map { PendingCommand($0, batch: batch) }
+            queue.enqueue(pending)
+        }
+        return pending.map { $0.outcome! }
+    }
+
+    /// Runs a command given as its parts and waits for it: ``run(_:)-(LedgerCommand)`` for a
+    /// blocking caller whose plan need not be `@Sendable` (it never outlives the call). Every
+    /// product's command method is written this way, and an embedder's can be.
+    ///
+    /// ```swift
+    /// let request = NewEvent(effectiveAt: now, body: EventBody(MerchantTagged(transactionId: "t1", merchant: "Grocer")))
+    /// let result = try ledger.perform(idempotencyKey: key, request: request) { db in
+    ///     guard try transactionExists(db, "t1") else { throw LedgerError(.notFound, "no transaction 't1'") }
+    ///     return [request]
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - idempotencyKey: put on the first event; a repeat returns the first result.
+    ///   - request: the first event, built from the command's input alone, that a repeat of
+    ///     the key is compared with (``LedgerCommand/request``).
+    ///   - dated: whether the caller gave the request's effective time.
+    ///   - plan: reads state and returns the events to append, or throws ``LedgerError``.
+    @discardableResult
+    public func perform(
+        idempotencyKey: String? = nil, request: NewEvent? = nil, dated: Bool = false,
+        _ plan: (Database) throws -> [NewEvent]
+    ) throws -> CommandResult {
+        // The caller waits for the outcome, so the plan never outlives this call, and it runs
+        // on whichever thread leads the group while this one waits: never two at once.
+        try withoutActuallyEscaping(plan) { plan in
+            let sendable = unsafeBitCast(plan, to: (@Sendable (Database) throws -> [NewEvent]).self)
+            return try run(LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: dated, plan: sendable))
+        }
+    }
+
+    /// Appends events as given (an import of events in their JSON form) as one atomic
+    /// commit, folds them, and tells observers. Business decisions already recorded are not
+    /// made again, but each event must be admissible where it lands (``Admissibility``: one
+    /// `ledger_created`, signs, referenced pots, no wealth balance or pot below zero), and
+    /// an event whose idempotency key was used before is skipped when it is the same event
+    /// (a repeated file appends nothing) and refused as a conflict when it is not.
+    ///
+    /// - Throws: ``LedgerError`` naming the event (its position in `events`) that is not
+    ///   admissible; nothing is appended.
+    @discardableResult
+    public func appendEvents(_ events: [NewEvent]) throws -> CommandResult {
+        try run(Self.admitting(events))
+    }
+
+    /// Appends events as given, as ``appendEvents(_:)`` does, in commits of `batchSize`
+    /// events (for inputs larger than one commit may hold), all or nothing: the whole input
+    /// is first rehearsed against the read models, each batch admitted where it would land,
+    /// and only when every event is admissible is the first batch appended.
+    ///
+    /// ```swift
+    /// let results = try ledger.appendEvents(events, batchSize: 10_000)
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` naming the first event that is not admissible; nothing is
+    ///   appended. An I/O error while appending leaves the batches before it committed.
+    @discardableResult
+    public func appendEvents(_ events: [NewEvent], batchSize: Int) throws -> [CommandResult] {
+        precondition(batchSize > 0, "a batch holds at least one event")
+        let batches = stride(from: 0, to: events.count, by: batchSize).map { Array(events[$0..<min($0 + batchSize, events.count)]) }
+        try rehearse { plan in
+            for batch in batches { try plan(Self.admitting(batch)) }
+        }
+        return try batches.map { try run(Self.admitting($0)) }
+    }
+
+    /// The command that appends events as decided, each checked by ``Admissibility``.
+    static func admitting(_ events: [NewEvent]) -> LedgerCommand {
+        var command = LedgerCommand { _ in events }
+        command.admitsEvents = true
+        return command
+    }
+
+    /// Plans commands one after another as one group would, each against the state the
+    /// earlier ones leave, and keeps nothing: the first refusal is thrown. Waits for the
+    /// commands in flight and holds the next ones back while it runs.
+    func rehearse(_ body: (_ plan: (LedgerCommand) throws -> Void) throws -> Void) throws {
+        _ = try writableStore()
+        try queue.exclusively { try pipeline.rehearse(body) }
+    }
+
+    // MARK: Read models
+
+    /// Rebuilds a store's read models from its log, whatever state they are in: a damaged or
+    /// unreadable read-model file is deleted and made again, and read models ahead of or
+    /// disagreeing with the log are simply replaced. Every registered projector (the
+    /// built-in ones and ``Options/projectors``) folds the log afresh; a readable file keeps
+    /// the tables no registered projector made (an embedder's projector left out this time
+    /// keeps its tables and its checkpoint). Takes the writer lock for the duration.
+    ///
+    /// ```swift
+    /// let head = try Ledger.rebuild(at: ".tally") { folded in print(folded) }
+    /// ```
+    ///
+    /// - Returns: the log head the read models now describe.
+    /// - Throws: ``StoreError`` when there is no store; `LogError` (`locked`) while another
+    ///   process writes, (`corrupt`) for log damage (`tally repair` first); ``LedgerError``
+    ///   when two registered projectors share a name or a table.
+    @discardableResult
+    public static func rebuild(at root: String, options: Options = Options(), progress: ((UInt64) -> Void)? = nil) throws -> LogDigest {
+        let registered = try options.registeredProjectors()
+        let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
+        defer { try? store.close() }
+        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
+        let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
+        let path = store.layout.readModelPath
+        if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {
+            defer { try? kept.database.close() }
+            try kept.rebuild(from: reader, progress: progress)
+            return reader.head
+        }
+        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+        let readModels = try ReadModelStore(path: path, projectors: registered, snapshots: snapshots)
+        defer { try? readModels.database.close() }
+        try readModels.rebuild(from: reader, progress: progress)
+        return reader.head
+    }
+
+    /// Reads the read models in a consistent snapshot.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try readModels.database.read(body)
+    }
+
+    /// Drops every read model and folds the whole log again; `progress` gets the last
+    /// sequence number folded. Waits for the commands in flight.
+    public func rebuild(progress: ((UInt64) -> Void)? = nil) throws {
+        _ = try writableStore()
+        try queue.exclusively {
+            try readModels.rebuild(from: try writableStore().reader(), progress: progress)
+        }
+    }
+}
+

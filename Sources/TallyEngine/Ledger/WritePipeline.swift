@@ -1,0 +1,389 @@
+internal import Foundation
+import GRDB
+internal import Synchronization
+import TallyLog
+
+/// The write pipeline of DESIGN.md, one group of commands at a time:
+///
+/// 1. the group is taken whole from the ``CommandQueue``;
+/// 2. inside one open SQLite write transaction each command is planned against state that
+///    includes the earlier ones, encoded (every limit the log enforces), checked and folded,
+///    each in a savepoint of its own so that a refused command leaves no trace;
+/// 3. the group's events are appended as one frame with one `fdatasync`, at the sequence
+///    numbers and recorded time they were folded with;
+/// 4. the transaction commits, with every checkpoint at the new head and its chain hash;
+/// 5. observers are told.
+///
+/// A crash before (3) leaves nothing. Between (3) and (4) the read models are behind and
+/// the next open folds the log into them. A commit that fails at (4) marks the pipeline
+/// behind: it folds the log before the next group.
+final class WritePipeline: Sendable {
+    let store: EventStore?
+    let readModels: ReadModelStore
+    /// The store's directory.
+    let root: String
+    let catalog: EventCatalog
+    /// Where the log's files live.
+    let fileSystem: any LogFileSystem
+    let faultAfterAppend: (@Sendable () throws -> Void)?
+    let clock: @Sendable () -> Instant
+    let observers: Subscriptions
+    /// Set when the read models may be behind the log (a failed commit after an append).
+    private let behind = Mutex(false)
+    /// While a command is planned: the sequence number its first event will get.
+    private let planning = Mutex<UInt64?>(nil)
+
+    init(
+        root: String, catalog: EventCatalog, fileSystem: any LogFileSystem, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?,
+        readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions
+    ) {
+        self.root = root
+        self.fileSystem = fileSystem
+        self.catalog = catalog
+        self.faultAfterAppend = faultAfterAppend
+        self.store = store
+        self.readModels = readModels
+        self.clock = clock
+        self.observers = observers
+    }
+
+    /// Whether the read models are known to be behind the log.
+    var isBehind: Bool { behind.withLock { $0 } }
+
+    /// The sequence number the first event of the command being planned will get (nil when
+    /// no command is being planned). Commands of one group are planned one after the other,
+    /// each after the events of the earlier ones: the log's head is not this.
+    var sequenceBeingPlanned: UInt64? { planning.withLock { $0 } }
+
+    /// Runs a group and returns each command's outcome, in order. Never throws and never
+    /// traps: a failure is the outcome of the commands it concerns.
+    func run(_ group: [PendingCommand]) -> [Result<Ledger.CommandResult, any Error>] {
+        var outcomes: [Result<Ledger.CommandResult, any Error>?] = Array(repeating: nil, count: group.count)
+        var index = 0
+        while index < group.count {
+            index = commitSome(group, from: index, into: &outcomes)
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// Plans and folds commands from `start` until the group ends or the frame is full,
+    /// appends them as one frame and commits. Returns the index of the first command left.
+    private func commitSome(
+        _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?]
+    ) -> Int {
+        func failAll(_ error: any Error) -> Int {
+            for index in start..<group.count { outcomes[index] = .failure(error) }
+            return group.count
+        }
+        guard let store else {
+            return failAll(StoreError(.readOnly, "this ledger was opened for reading; open it with Ledger.open to run commands"))
+        }
+        do { try catchUpIfBehind(store) } catch { return failAll(error) }
+
+        let head = store.head
+        let recordedAt = Instant(microsecondsSinceEpoch: max(clock().microsecondsSinceEpoch, store.writer.lastRecordedAt))
+        var draft = GroupDraft(first: head.sequence + 1, recordedAt: recordedAt, frameLimits: store.writer.frameLimits)
+        var next = start
+        var appended: AppendResult?
+        do {
+            try readModels.database.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    draft.checkpoints = try ReadModelStore.checkpoints(db)
+                    while next < group.count {
+                        guard let outcome = try planOne(group[next].command, into: &draft, db) else { break }
+                        outcomes[next] = outcome
+                        next += 1
+                    }
+                    guard !draft.records.isEmpty else { return .rollback }
+                    let result = try store.append(records: draft.records, pinnedTo: AppendPin(
+                        firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch))
+                    appended = result
+                    try faultAfterAppend?()
+                    try readModels.setCheckpoints(result.head.sequence, hash: result.head.hash, db)
+                    return .commit
+                }
+            }
+        } catch {
+            guard appended != nil else {
+                // Nothing reached the log: every command whose result lay in this frame fails.
+                guard next > start else { return failAll(error) }
+                for index in start..<next where outcomes[index].map({ Self.lies(in: draft, $0) }) == true {
+                    outcomes[index] = .failure(error)
+                }
+                return next
+            }
+            // The log has the events and the read models do not: they catch up before the next group.
+            behind.withLock { $0 = true }
+        }
+        if appended != nil { observers.publish(draft.events) }
+        return next
+    }
+
+    /// Whether a successful outcome's events are those of the frame being built.
+    private static func lies(in draft: GroupDraft, _ outcome: Result<Ledger.CommandResult, any Error>) -> Bool {
+        guard case .success(let result) = outcome, let first = result.events.first else { return false }
+        return first.sequence >= draft.first
+    }
+
+    /// Plans one command in a savepoint of its own. Returns nil when its events do not fit the
+    /// frame the group has left (it goes into the next frame), else its outcome.
+    private func planOne(
+        _ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database
+    ) throws -> Result<Ledger.CommandResult, any Error>? {
+        var outcome: Result<Ledger.CommandResult, any Error>? = nil
+        do {
+            try db.inSavepoint {
+                outcome = .success(try plan(command, into: &draft, db))
+                return .commit
+            }
+        } catch is FrameFull {
+            if draft.records.isEmpty {
+                return .failure(LogError(.limitExceeded, "the command's events exceed one commit (\(draft.frameLimits.events) events, \(draft.frameLimits.bytes) bytes); split it"))
+            }
+            return nil
+        } catch {
+            if db.isInsideTransaction { return .failure(error) }
+            throw error
+        }
+        return outcome
+    }
+
+    /// Plans, encodes and folds one command against the open transaction.
+    fileprivate func plan(_ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database) throws -> Ledger.CommandResult {
+        if let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db) {
+            let events = try draft.events(in: range) ?? committedEvents(range)
+            try Self.requireSameInput(command, key: key, first: events.first)
+            return Ledger.CommandResult(events: events, wasAlreadyApplied: true)
+        }
+        planning.withLock { $0 = draft.next }
+        defer { planning.withLock { $0 = nil } }
+        var planned = try command.plan(db)
+        guard !planned.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: false) }
+        if let key = command.idempotencyKey { planned[0].idempotencyKey = key }
+        assert(command.request.map { $0.body == planned[0].body } ?? true,
+               "a command's request must be the first event it records, or a repeat of its key could not be recognised")
+        let first = draft.next
+        var records: [LogRecord] = []
+        records.reserveCapacity(planned.count)
+        var events: [Event] = []
+        events.reserveCapacity(planned.count)
+        /// The sequence number each planned event has: its own, or a repeat's first one.
+        var sequences: [UInt64] = []
+        sequences.reserveCapacity(planned.count)
+        for (position, event) in planned.enumerated() {
+            let sequence = first + UInt64(records.count)
+            if command.admitsEvents, let key = event.idempotencyKey, position > 0 || command.idempotencyKey == nil,
+               let existing = try repeatOf(event, key: key, draft: draft, db) {
+                sequences.append(existing)
+                continue
+            }
+            let cause = try Self.resolve(event.cause, position: position, sequences: sequences, own: sequence)
+            var record = try catalog.record(for: event)
+            record.cause = cause.map { .sequence($0) }
+            let folded = Event(
+                sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: event.effectiveAt, cause: cause,
+                idempotencyKey: event.idempotencyKey, body: event.body)
+            if command.admitsEvents {
+                let label = event.origin ?? "event \(position + 1)"
+                let protected = try Admissibility.checkBefore(event, label: label, db)
+                do {
+                    try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
+                } catch let error as DatabaseError where Self.isOverflow(error) {
+                    throw Self.overflow(label, event)
+                }
+                try Admissibility.checkAfter(folded, label: label, protected, db)
+            }
+            records.append(record)
+            events.append(folded)
+            sequences.append(sequence)
+        }
+        guard !records.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: true) }
+        try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
+        guard draft.fits(records) else { throw FrameFull() }
+        if !command.admitsEvents { try foldNamingOverflow(events, planned: planned, draft: draft, db) }
+        draft.add(records, events)
+        return Ledger.CommandResult(events: events, wasAlreadyApplied: false)
+    }
+
+    /// Folds a command's events; when a balance would overflow, names the event that does it
+    /// (found by folding them again one by one, then rolled back) instead of SQLite's words.
+    private func foldNamingOverflow(_ events: [Event], planned: [NewEvent], draft: GroupDraft, _ db: Database) throws {
+        do {
+            try db.inSavepoint {
+                try readModels.fold(events[...], db, checkpoints: draft.checkpoints)
+                return .commit
+            }
+        } catch let error as DatabaseError where Self.isOverflow(error) {
+            var culprit = 0
+            try db.inSavepoint {
+                for index in events.indices {
+                    do {
+                        try readModels.fold(events[index...index], db, checkpoints: draft.checkpoints.mapValues { max($0, events[index].sequence - 1) })
+                    } catch let error as DatabaseError where Self.isOverflow(error) {
+                        culprit = index
+                        break
+                    }
+                }
+                return .rollback
+            }
+            // Without admission no event is skipped: the folded events are the planned ones.
+            throw Self.overflow(planned[culprit].origin ?? "event \(culprit + 1) of the command", planned[culprit])
+        }
+    }
+
+    /// SQLite's refusal of a sum beyond 64 bits (it turns into a REAL, which a STRICT
+    /// integer column refuses).
+    private static func isOverflow(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CONSTRAINT && (error.message ?? "").contains("REAL value in INTEGER column")
+    }
+
+    private static func overflow(_ label: String, _ event: NewEvent) -> LedgerError {
+        LedgerError(.invalidArgument, """
+            \(label) (\(event.type.name)): it would take a balance beyond the largest amount a balance can hold \
+            (9,223,372,036,854,775,807 minor units); nothing was appended
+            """)
+    }
+
+    /// For an event that arrived decided with a key used before: the sequence number of the
+    /// event the key recorded when it is the same event, nil when the key is new.
+    ///
+    /// - Throws: ``LedgerError`` `idempotencyConflict` when the key recorded another event.
+    private func repeatOf(_ event: NewEvent, key: String, draft: GroupDraft, _ db: Database) throws -> UInt64? {
+        guard let range = try IdempotencyProjector.range(of: key, db) else { return nil }
+        let recorded = try draft.events(in: range.lowerBound...range.lowerBound) ?? committedEvents(range.lowerBound...range.lowerBound)
+        guard let first = recorded.first, first.body == event.body, first.effectiveAt == event.effectiveAt else {
+            throw LedgerError(.idempotencyConflict, """
+                \(event.origin.map { "\($0): " } ?? "")the idempotency key '\(key)' was used by event \(range.lowerBound) for a different event; \
+                a repeat must be the same event, and a new event needs a new key
+                """)
+        }
+        return range.lowerBound
+    }
+
+    /// A cause as a sequence number: an earlier event of the same command (its own sequence
+    /// number, or the first one of the event it repeats), or an event already in the log.
+    private static func resolve(_ cause: CauseReference?, position: Int, sequences: [UInt64], own: UInt64) throws -> UInt64? {
+        switch cause {
+        case .none:
+            return nil
+        case .earlierInBatch(let earlier):
+            guard earlier >= 0, earlier < position else {
+                throw LedgerError(.invalidArgument, "event \(position + 1) of the command names event \(earlier + 1) of the same command as its cause, which does not come before it")
+            }
+            return sequences[earlier]
+        case .sequence(let sequence):
+            guard sequence >= 1, sequence < own else {
+                throw LedgerError(.invalidArgument, "event \(position + 1) of the command names sequence \(sequence) as its cause, which is not an earlier event")
+            }
+            return sequence
+        }
+    }
+
+    /// A repeat of a key is the same command when its input is what the key first recorded.
+    private static func requireSameInput(_ command: LedgerCommand, key: String, first: Event?) throws {
+        guard let request = command.request, let first else { return }
+        let sameBody = first.body == request.body
+        let sameTime = !command.requestHasEffectiveTime || first.effectiveAt == request.effectiveAt
+        guard sameBody && sameTime else {
+            throw LedgerError(.idempotencyConflict, """
+                the idempotency key '\(key)' was used by event \(first.sequence) (\(first.type.name)) with different input\
+                \(sameBody ? " (another effective time)" : ""); a repeat must be the same command, and a new command needs a new key
+                """)
+        }
+    }
+
+    /// The events a committed command recorded, read back from the log.
+    private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
+        var events: [Event] = []
+        // The writer's own view: readers elsewhere may lag its head (a failed write of the published head).
+        let reader = try store?.reader() ?? EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem)
+        try reader.forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        return events
+    }
+
+    /// Folds the log into read models that a failed commit left behind.
+    private func catchUpIfBehind(_ store: EventStore) throws {
+        guard isBehind else { return }
+        let reader = try store.reader()
+        try readModels.checkAgreement(with: reader)
+        try readModels.catchUp(from: reader)
+        behind.withLock { $0 = false }
+    }
+}
+
+extension WritePipeline {
+    /// Plans commands one after another, each against state that includes the earlier ones,
+    /// exactly as one group would, then rolls everything back: nothing reaches the log or the
+    /// read models. The first refusal is thrown. An import rehearses a whole file before it
+    /// appends its first batch, so that a refusal anywhere in it leaves the store as it was.
+    /// Call it while no group runs (``CommandQueue/exclusively(_:)``).
+    func rehearse(_ body: (_ plan: (LedgerCommand) throws -> Void) throws -> Void) throws {
+        guard let store else {
+            throw StoreError(.readOnly, "this ledger was opened for reading; open it with Ledger.open to run commands")
+        }
+        try catchUpIfBehind(store)
+        let recordedAt = Instant(microsecondsSinceEpoch: max(clock().microsecondsSinceEpoch, store.writer.lastRecordedAt))
+        var draft = GroupDraft(first: store.head.sequence + 1, recordedAt: recordedAt, frameLimits: store.writer.frameLimits, isRehearsal: true)
+        try readModels.database.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                draft.checkpoints = try ReadModelStore.checkpoints(db)
+                try body { command in _ = try plan(command, into: &draft, db) }
+                return .rollback
+            }
+        }
+    }
+}
+
+/// Thrown inside a command's savepoint when its events do not fit the frame being built.
+private struct FrameFull: Error {}
+
+/// The frame a group is building: its records, its events as folded, and what is left.
+struct GroupDraft {
+    let first: UInt64
+    let recordedAt: Instant
+    let frameLimits: (events: Int, bytes: Int)
+    /// A rehearsal's draft: never full, and it keeps no records (nothing is appended).
+    let isRehearsal: Bool
+    private(set) var records: [LogRecord] = []
+    private(set) var events: [Event] = []
+    /// How many records the draft holds (a rehearsal counts them without keeping them).
+    private(set) var recordCount = 0
+    /// Each projector's checkpoint as the group's folds have moved it (the table itself moves
+    /// once the frame is durable).
+    var checkpoints: [String: UInt64] = [:]
+    private var bytes = 0
+
+    init(first: UInt64, recordedAt: Instant, frameLimits: (events: Int, bytes: Int), isRehearsal: Bool = false) {
+        self.first = first
+        self.recordedAt = recordedAt
+        self.frameLimits = frameLimits
+        self.isRehearsal = isRehearsal
+    }
+
+    /// The sequence number the next event gets.
+    var next: UInt64 { first + UInt64(recordCount) }
+
+    func fits(_ more: [LogRecord]) -> Bool {
+        if isRehearsal { return true }
+        return records.count + more.count <= frameLimits.events
+            && bytes + more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) } <= frameLimits.bytes
+    }
+
+    mutating func add(_ more: [LogRecord], _ folded: [Event]) {
+        recordCount += more.count
+        if !isRehearsal {
+            bytes += more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) }
+            records.append(contentsOf: more)
+        }
+        events.append(contentsOf: folded)
+        if let last = folded.last?.sequence {
+            for name in checkpoints.keys { checkpoints[name] = max(checkpoints[name]!, last) }
+        }
+    }
+
+    /// The events of this group in `range`, or nil when the range was committed before.
+    func events(in range: ClosedRange<UInt64>) -> [Event]? {
+        guard range.lowerBound >= first else { return nil }
+        return Array(events[Int(range.lowerBound - first)...Int(range.upperBound - first)])
+    }
+}

@@ -1,0 +1,373 @@
+internal import Foundation
+public import GRDB
+import TallyLog
+
+/// The SQLite database of a store's read models (`readmodels.sqlite`, WAL), kept in step
+/// with the log by its projectors. It can always be thrown away and rebuilt from the log.
+public final class ReadModelStore: Sendable {
+    /// The database; read it freely, write it only through ``apply(_:)``.
+    public let database: DatabasePool
+    let projectors: [any Projector]
+    /// The names of ``projectors``: the checkpoints this store reads and moves. A checkpoint
+    /// of a projector not registered this time is left as it is.
+    let projectorNames: Set<String>
+    /// Tables the engine keeps beside the projectors' own.
+    static let engineTables = ["projection_checkpoints", "projection_tables"]
+    /// Where projectors that keep snapshots take them; nil: none are taken (answers fold
+    /// from the beginning, as a replay does).
+    let snapshots: SnapshotSettings?
+
+    /// Opens (or creates) the database and makes every projector's tables current: a
+    /// projector whose version changed, or that is new, starts again from sequence 0.
+    public init(path: String, projectors: [any Projector], snapshots: SnapshotSettings? = nil) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "tally.readmodels"
+        database = try DatabasePool(path: path, configuration: configuration)
+        self.projectors = projectors
+        self.projectorNames = Set(projectors.map(\.name))
+        self.snapshots = snapshots
+        try database.write { db in
+            try Self.createCheckpointTable(db)
+            for projector in projectors {
+                let row = try Row.fetchOne(db, sql: "SELECT version FROM projection_checkpoints WHERE projector = ?", arguments: [projector.name])
+                // A rebuild that stopped before it created its deferred indexes again leaves
+                // the projector to be folded afresh.
+                if try row?["version"] as Int? != projector.version || !Self.hasIndexes(projector.indexesDeferredOnRebuild, db) {
+                    try Self.reset(projector, db)
+                }
+            }
+        }
+    }
+
+    /// The checkpoints: per projector, the version of its tables, the last sequence number it
+    /// folded and the chain hash of that event (NULL when a store from before hashes were kept
+    /// has not folded anything since), so that opening can tell a log that was cut or swapped
+    /// under its read models.
+    private init(database: DatabasePool, projectors: [any Projector], snapshots: SnapshotSettings?) {
+        self.database = database
+        self.projectors = projectors
+        self.projectorNames = Set(projectors.map(\.name))
+        self.snapshots = snapshots
+    }
+
+    /// Opens the read models for reading only, or returns nil when they cannot answer as
+    /// they are: no file, no checkpoints, or a projector missing or of another version (a
+    /// writer must fold them first). Nothing is written.
+    static func openForReading(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) throws -> ReadModelStore? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        configuration.label = "tally.readmodels.reader"
+        let database: DatabasePool
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            return nil
+        }
+        let usable = (try? database.read { db -> Bool in
+            guard try db.tableExists("projection_checkpoints") else { return false }
+            var versions: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT projector, version FROM projection_checkpoints") {
+                versions[row["projector"]] = row["version"]
+            }
+            for projector in projectors {
+                guard versions[projector.name] == projector.version, try hasIndexes(projector.indexesDeferredOnRebuild, db) else { return false }
+            }
+            return true
+        }) ?? false
+        guard usable else {
+            try? database.close()
+            return nil
+        }
+        return ReadModelStore(database: database, projectors: projectors, snapshots: snapshots)
+    }
+
+    /// Opens the read models for a rebuild when the file is there and passes SQLite's quick
+    /// check; nil when it is missing, damaged or not a database (the rebuild then starts
+    /// from a new file).
+    static func openIfIntact(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) -> ReadModelStore? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "tally.readmodels"
+        guard let database = try? DatabasePool(path: path, configuration: configuration) else { return nil }
+        let intact = (try? database.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" }) ?? false
+        guard intact else {
+            try? database.close()
+            return nil
+        }
+        try? database.close()
+        return try? ReadModelStore(path: path, projectors: projectors, snapshots: snapshots)
+    }
+
+    /// The lowest checkpoint with its chain hash, the hash read from `reader`'s log when the
+    /// checkpoint has none (call after ``checkAgreement(with:)``).
+    func checkpointDigest(_ reader: EventStoreReader, digests: [(projector: String, sequence: UInt64, hash: [UInt8]?)]) throws -> LogDigest {
+        let lowest = digests.min(by: { $0.sequence < $1.sequence })
+        guard let lowest, lowest.sequence > 0 else { return .genesis }
+        if let hash = lowest.hash { return LogDigest(sequence: lowest.sequence, hash: hash) }
+        guard let hash = try reader.reader.hash(of: lowest.sequence) else {
+            throw StoreError(.readModelsAhead, "the read models have folded event \(lowest.sequence), which the log does not hold; run `tally rebuild`")
+        }
+        return LogDigest(sequence: lowest.sequence, hash: hash)
+    }
+
+    private static func createCheckpointTable(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS projection_checkpoints (
+                projector TEXT PRIMARY KEY NOT NULL,
+                version INTEGER NOT NULL,
+                sequence INTEGER NOT NULL,
+                hash BLOB
+            ) STRICT
+            """)
+        let columns = try db.columns(in: "projection_checkpoints").map(\.name)
+        if !columns.contains("hash") {
+            try db.execute(sql: "ALTER TABLE projection_checkpoints ADD COLUMN hash BLOB")
+        }
+        // Which projector made which table: a rebuild drops exactly these, so that tables a
+        // projector no longer lists go, and tables no registered projector made stay.
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS projection_tables (
+                projector TEXT NOT NULL,
+                name TEXT NOT NULL,
+                PRIMARY KEY (projector, name)
+            ) STRICT, WITHOUT ROWID
+            """)
+    }
+
+    /// Drops the projector's tables (those it lists and those it made before), creates them
+    /// afresh and sets its checkpoint to 0.
+    private static func reset(_ projector: any Projector, _ db: Database) throws {
+        let made = try String.fetchAll(db, sql: "SELECT name FROM projection_tables WHERE projector = ?", arguments: [projector.name])
+        for table in Set(projector.tables + made) {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(table.quotedDatabaseIdentifier)")
+        }
+        try db.execute(sql: "DELETE FROM projection_tables WHERE projector = ?", arguments: [projector.name])
+        try projector.createTables(db)
+        for table in projector.tables {
+            try db.execute(sql: "INSERT INTO projection_tables (projector, name) VALUES (?, ?)", arguments: [projector.name, table])
+        }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence, hash) VALUES (?, ?, 0, NULL)",
+            arguments: [projector.name, projector.version]
+        )
+    }
+
+    /// The last sequence number every registered projector has folded.
+    public func checkpoint() throws -> UInt64 {
+        try database.read { db in try Self.checkpoints(db).filter { projectorNames.contains($0.key) }.values.min() ?? 0 }
+    }
+
+    static func checkpoints(_ db: Database) throws -> [String: UInt64] {
+        var result: [String: UInt64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT projector, sequence FROM projection_checkpoints") {
+            result[row["projector"]] = UInt64(row["sequence"] as Int64)
+        }
+        return result
+    }
+
+    private static func hasIndexes(_ names: [String], _ db: Database) throws -> Bool {
+        for name in names where try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) == nil {
+            return false
+        }
+        return true
+    }
+
+    /// Folds events (in log order, contiguous) into every projector that has not seen them,
+    /// in one transaction with the checkpoints. `hash` is the chain hash of the last event.
+    ///
+    /// - Throws: ``StoreError`` (`readModelsDisagree`) when a projector's checkpoint leaves a
+    ///   gap before the first event (nothing is folded); whatever a projector throws.
+    public func apply(_ events: [Event], hash: [UInt8]?) throws {
+        try database.write { db in
+            try fold(events[...], db)
+            if let last = events.last?.sequence { try setCheckpoints(last, hash: hash, db) }
+        }
+    }
+
+    /// Folds events into every projector whose checkpoint is before them, inside the caller's
+    /// transaction, without moving any checkpoint: the write pipeline folds each command
+    /// before its events reach the log and moves the checkpoints once the append is durable
+    /// (``setCheckpoints(_:hash:_:)``).
+    ///
+    /// - Throws: ``StoreError`` (`readModelsDisagree`) when the events are not contiguous or
+    ///   a projector's checkpoint leaves a gap before them; whatever a projector throws.
+    func fold(_ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil) throws {
+        guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
+        guard last - first == UInt64(events.count - 1) else {
+            throw StoreError(.readModelsDisagree, "events \(first)-\(last) handed to the read models are not contiguous")
+        }
+        let checkpoints = try checkpoints ?? Self.checkpoints(db)
+        for projector in projectors {
+            let checkpoint = checkpoints[projector.name] ?? 0
+            guard last > checkpoint else { continue }
+            guard checkpoint + 1 >= first else {
+                throw StoreError(.readModelsDisagree, "read model \(projector.name) has folded up to event \(checkpoint) but was handed events from \(first); run `tally rebuild`")
+            }
+            let start = events.startIndex + Int(checkpoint + 1 - first)
+            try projector.apply(events[max(start, events.startIndex)...], db)
+            if let snapshots, let taking = projector as? any SnapshotTaking {
+                try taking.takeSnapshots(db, settings: snapshots, last: events[events.endIndex - 1])
+            }
+        }
+    }
+
+    /// Moves every registered projector's checkpoint to `sequence` (whose chain hash is `hash`).
+    func setCheckpoints(_ sequence: UInt64, hash: [UInt8]?, _ db: Database) throws {
+        var arguments: [(any DatabaseValueConvertible)?] = [Int64(sequence), hash.map { Data($0) }, Int64(sequence)]
+        arguments += projectors.map(\.name)
+        try db.cachedStatement(sql: setCheckpointsSQL).execute(arguments: StatementArguments(arguments))
+    }
+
+    /// The statement of ``setCheckpoints(_:hash:_:)``: one placeholder per registered projector.
+    private var setCheckpointsSQL: String {
+        let placeholders = Array(repeating: "?", count: projectors.count).joined(separator: ", ")
+        return "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ? AND projector IN (\(placeholders))"
+    }
+
+    /// The checkpoints of the registered projectors with their hashes.
+    func registeredCheckpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
+        try Self.checkpointDigests(db).filter { projectorNames.contains($0.projector) }
+    }
+
+    /// Every projector's checkpoint with its hash.
+    public static func checkpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
+        try Row.fetchAll(db, sql: "SELECT projector, sequence, hash FROM projection_checkpoints ORDER BY projector").map { row in
+            (row["projector"], UInt64(row["sequence"] as Int64), (row["hash"] as Data?).map { [UInt8]($0) })
+        }
+    }
+
+    /// Checks that the read models describe a prefix of this log: no checkpoint past its
+    /// head, and every checkpoint's hash equal to the log's at that sequence number.
+    ///
+    /// - Throws: ``StoreError`` `readModelsAhead` or `readModelsDisagree`, saying what happened
+    ///   and the two ways out.
+    ///
+    /// A reader beside a live writer must take the checkpoints before it opens the log (the
+    /// writer publishes a commit to the log before the read models commit it): pass them as
+    /// `digests`; nil reads them now.
+    public func checkAgreement(with reader: EventStoreReader, digests: [(projector: String, sequence: UInt64, hash: [UInt8]?)]? = nil) throws {
+        let digests = try digests ?? database.read { db in try registeredCheckpointDigests(db) }
+        let head = reader.head
+        var hashes: [UInt64: [UInt8]?] = [:]
+        for digest in digests where digest.sequence > 0 {
+            guard digest.sequence <= head.sequence else {
+                throw StoreError(.readModelsAhead, """
+                    the read models have folded events up to \(digest.sequence) (read model \(digest.projector)), but the log ends at \(head.sequence): \
+                    the log was cut or replaced by an older copy. Restore the newer log if you have it, or run `tally rebuild` to accept the log as it is \
+                    (the read models are then rebuilt from it and the events after \(head.sequence) are gone)
+                    """)
+            }
+            guard let expected = digest.hash else { continue }
+            if hashes[digest.sequence] == nil { hashes[digest.sequence] = try reader.reader.hash(of: digest.sequence) }
+            guard hashes[digest.sequence]! == expected else {
+                throw StoreError(.readModelsDisagree, """
+                    the read models folded a different event \(digest.sequence) than the log holds (read model \(digest.projector)): \
+                    the log was replaced or rewritten after they folded it. Restore the log they were built from, or run `tally rebuild` \
+                    to accept the log as it is
+                    """)
+            }
+        }
+    }
+
+    /// Folds every event after the lowest checkpoint up to the reader's head, in batches of
+    /// `batchSize` events per transaction, each with its checkpoint and the chain hash of its
+    /// last event; `progress` gets the last sequence folded. The log is read and decoded on
+    /// a second thread while the previous batch is folded.
+    public func catchUp(from reader: EventStoreReader, batchSize: Int = 10_000, progress: ((UInt64) -> Void)? = nil) throws {
+        let start = try checkpoint()
+        guard reader.head.sequence > start else { return }
+        try EventBatches.read(from: reader, first: start + 1, batchSize: batchSize) { batch in
+            guard let last = batch.last?.sequence else { return }
+            try apply(batch, hash: try reader.reader.hash(of: last))
+            progress?(last)
+        }
+    }
+
+    /// Drops every read model and folds the whole log again, in bulk mode: deferred indexes
+    /// are created once at the end, and SQLite does not sync while it folds (the read models
+    /// are derived data; the log is the truth). Afterwards the usual
+    /// durability is restored and the WAL is checkpointed into the database.
+    ///
+    /// Only the registered projectors' tables are dropped (those they list and those they
+    /// made before): tables of a projector not registered this time stay, with its
+    /// checkpoint, and so does any table no projector made. When the database holds nothing
+    /// else, it is emptied as a whole, which costs nothing next to dropping its tables page
+    /// by page.
+    public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
+        if try database.read({ db in try holdsOnlyRegisteredTables(db) }) { try database.erase() }
+        var deferredIndexes: [String] = []
+        try database.write { db in
+            try Self.createCheckpointTable(db)
+            for projector in projectors {
+                try Self.reset(projector, db)
+                for name in projector.indexesDeferredOnRebuild {
+                    guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) else { continue }
+                    deferredIndexes.append(sql)
+                    try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+                }
+            }
+        }
+        let (synchronous, cacheSize) = try database.writeWithoutTransaction { db in
+            (try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2, try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000)
+        }
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
+        }
+        var folded: Result<Void, any Error> = .success(())
+        do {
+            try catchUp(from: reader, batchSize: batchSize, progress: progress)
+        } catch {
+            folded = .failure(error)
+        }
+        // The indexes come back even when the fold failed, so the tables stay usable.
+        try database.write { db in
+            for sql in deferredIndexes { try db.execute(sql: sql) }
+        }
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(cacheSize)")
+            try db.checkpoint(.truncate)
+        }
+        try folded.get()
+    }
+}
+
+extension ReadModelStore {
+    /// Whether every table of the database belongs to the engine or to a registered projector
+    /// (and no other projector has a checkpoint), so that a rebuild may empty it whole.
+    private func holdsOnlyRegisteredTables(_ db: Database) throws -> Bool {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        var owned = Set(Self.engineTables + projectors.flatMap(\.tables))
+        if try db.tableExists("projection_tables") {
+            for row in try Row.fetchAll(db, sql: "SELECT projector, name FROM projection_tables") {
+                guard projectorNames.contains(row["projector"] as String) else { return false }
+                owned.insert(row["name"])
+            }
+        }
+        if try db.tableExists("projection_checkpoints"),
+           try String.fetchAll(db, sql: "SELECT projector FROM projection_checkpoints").contains(where: { !projectorNames.contains($0) }) {
+            return false
+        }
+        return tables.allSatisfy { owned.contains($0) }
+    }
+
+    /// Every row of every projector table, as text, sorted: two stores that folded the same
+    /// log must dump the same (tests compare incremental folding with a rebuild).
+    package func dump() throws -> [String: [String]] {
+        try database.read { db in
+            var result: [String: [String]] = [:]
+            for projector in projectors {
+                for table in projector.tables where !projector.cacheTables.contains(table) {
+                    let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+                    result[table] = rows.map { row in
+                        row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: "|")
+                    }.sorted()
+                }
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,170 @@
+internal import Foundation
+public import TallyLog
+
+/// A store's event log opened for writing: the single writer of a store directory.
+///
+/// It appends catalog events after checking their envelopes; it does not validate
+/// business rules (that is the `Ledger`'s job) and never interprets money.
+///
+/// ```swift
+/// let store = try EventStore.create(at: ".tally", ledger: LedgerCreated(name: "Home",
+///     baseCurrency: .usd, timeZone: "America/New_York"), effectiveAt: now)
+/// let result = try store.append([NewEvent(effectiveAt: now, body: EventBody(deposit))])
+/// ```
+public final class EventStore: Sendable {
+    /// Where the store lives.
+    public let layout: StoreLayout
+    /// The event types this store reads and writes.
+    public let catalog: EventCatalog
+    let writer: LogWriter
+
+    private init(layout: StoreLayout, catalog: EventCatalog, writer: LogWriter) {
+        self.layout = layout
+        self.catalog = catalog
+        self.writer = writer
+    }
+
+    /// Creates a store in an absent or empty directory and records `ledger_created` as its
+    /// first event: all of it, or nothing.
+    ///
+    /// The complete store (marker, log, `ledger_created` synced) is built in a staging directory
+    /// beside `root` and renamed onto it in one step, so no other process ever sees a partial store.
+    /// Of two creations racing for one path exactly one succeeds; the other throws `alreadyExists`
+    /// and leaves the winner's store alone. Missing parent directories are created (as `mkdir -p`)
+    /// and kept. A staging directory left by a killed creation is never taken for a store; a later
+    /// creation of the same path removes it once it is stale (unlocked for a minute).
+    ///
+    /// ```swift
+    /// let store = try EventStore.create(at: "books", ledger: LedgerCreated(name: "Home",
+    ///     baseCurrency: .usd, timeZone: "UTC"), effectiveAt: .now)
+    /// ```
+    /// - Parameters:
+    ///   - root: the store's directory: absent, or an empty directory (it is replaced).
+    ///   - ledger: the first event's payload.
+    ///   - effectiveAt: the first event's effective time.
+    ///   - catalog: the event types the store reads and writes (the engine's by default).
+    ///   - options: the log's options (its clock records the first event).
+    /// - Throws: ``StoreError`` (`alreadyExists`) for an existing store, a non-empty directory or a
+    ///   file; (`invalidPath`) for `.`, `..`, `/`, the current directory or a mount point; (`io`) for
+    ///   a failed system call; `LogError` from the log. Either way nothing is left behind.
+    public static func create(
+        at root: String, ledger: LedgerCreated, effectiveAt: Instant, catalog: EventCatalog = .engine,
+        options: LogOptions = LogOptions()
+    ) throws -> EventStore {
+        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options)
+        return try open(at: root, catalog: catalog, options: options)
+    }
+
+    /// Opens an existing store for writing, recovering a torn last frame.
+    ///
+    /// - Parameters:
+    ///   - root: the store's directory.
+    ///   - catalog: the event types the store reads and writes (the engine's by default).
+    ///   - options: the log's options.
+    /// - Throws: ``StoreError`` when there is no store, or (`incomplete`) when its log holds no event;
+    ///   `LogError` (`locked`) when another writer holds it, (`corrupt`) naming the segment and offset
+    ///   of any damage.
+    public static func open(at root: String, catalog: EventCatalog = .engine, options: LogOptions = LogOptions()) throws -> EventStore {
+        let layout = StoreLayout(root: root)
+        try layout.requireStore()
+        let writer = try LogWriter.open(directory: layout.logDirectory, options: options)
+        guard writer.head.sequence > 0 else {
+            try? writer.close()
+            throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
+        }
+        return EventStore(layout: layout, catalog: catalog, writer: writer)
+    }
+
+    /// The last event's sequence number and hash.
+    public var head: LogDigest { writer.head }
+
+    /// Appends events as one atomic, durable commit.
+    ///
+    /// - Throws: ``EventCodingError`` for a payload that would not read back exactly;
+    ///   `LogError` (`invalidRecord`) when a cause does not name an earlier event,
+    ///   (`limitExceeded`) past a limit, or an I/O error. Either way nothing is appended.
+    @discardableResult
+    public func append(_ events: [NewEvent]) throws -> AppendResult {
+        return try writer.append(events.map { try catalog.record(for: $0) })
+    }
+
+    /// Appends encoded records as one durable commit of their own, at the sequence number
+    /// and recorded time the caller decided (the ledger folds them before they reach the log).
+    ///
+    /// - Throws: `LogError` (`invalidRecord`) when the log is not where the pin says; as
+    ///   ``append(_:)-5u1ru`` otherwise. Either way nothing is appended.
+    @discardableResult
+    func append(records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
+        try writer.append(records, pinnedTo: pin)
+    }
+
+    /// The same, without blocking a task's thread while the commit is synced.
+    @discardableResult
+    public func append(_ events: [NewEvent]) async throws -> AppendResult {
+        return try await writer.append(events.map { try catalog.record(for: $0) })
+    }
+
+    /// The log through this writer's head, every commit it made included (readers in other
+    /// processes may be a commit behind after a failed write of the published head).
+    func reader() throws -> EventStoreReader {
+        EventStoreReader(layout: layout, catalog: catalog, reader: try writer.reader())
+    }
+
+    /// Releases the writer lock.
+    public func close() throws { try writer.close() }
+}
+
+/// A store's event log opened for reading: any number at once, while a writer appends.
+public struct EventStoreReader: Sendable {
+    /// Where the store lives.
+    public let layout: StoreLayout
+    /// The event types this reader decodes.
+    public let catalog: EventCatalog
+    let reader: LogReader
+
+    /// Opens a store for reading.
+    /// - Parameters:
+    ///   - root: the store's directory.
+    ///   - catalog: the event types to decode (the engine's by default); an event of another
+    ///     type throws when it is read.
+    ///   - fileSystem: where the log's files live (default: the real disk).
+    /// - Throws: ``StoreError`` when there is no store, or (`incomplete`) when its log holds no event;
+    ///   `LogError` for damage.
+    public static func open(
+        at root: String, catalog: EventCatalog = .engine, fileSystem: any LogFileSystem = PosixFileSystem()
+    ) throws -> EventStoreReader {
+        let layout = StoreLayout(root: root)
+        try layout.requireStore()
+        let reader = try LogReader.open(directory: layout.logDirectory, fileSystem: fileSystem)
+        guard reader.head.sequence > 0 else {
+            throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
+        }
+        return EventStoreReader(layout: layout, catalog: catalog, reader: reader)
+    }
+
+    /// The last event's sequence number and hash when the reader was opened.
+    public var head: LogDigest { reader.head }
+
+    /// Streams decoded events in log order, frame by frame.
+    ///
+    /// - Throws: `LogError` for damage (naming segment and offset), ``EventCodingError`` for
+    ///   a payload this build cannot read, or whatever `body` throws.
+    public func forEach(from first: UInt64 = 1, through last: UInt64? = nil, _ body: (Event) throws -> Void) throws {
+        try reader.forEach(from: first, through: last) { logged in
+            try body(try catalog.decode(logged))
+        }
+    }
+
+    /// Streams the raw log records, undecoded.
+    public func forEachRecord(from first: UInt64 = 1, through last: UInt64? = nil, _ body: (LoggedEvent) throws -> Void) throws {
+        try reader.forEach(from: first, through: last, body)
+    }
+
+    /// The first event recorded at or after an instant, found without reading the whole log.
+    public func firstSequence(recordedAtOrAfter instant: Instant) throws -> UInt64? {
+        try reader.firstSequence(recordedAtOrAfter: instant.microsecondsSinceEpoch)
+    }
+
+    /// Sizes and counts of the log on disk.
+    public func statistics() throws -> LogStatistics { try reader.statistics() }
+}

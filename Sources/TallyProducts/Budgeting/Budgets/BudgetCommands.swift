@@ -1,0 +1,55 @@
+public import TallyEngine
+import GRDB
+
+// The rules of monthly budgets (DOMAIN.md §2): one per (category, month), with a positive
+// maximum; deleting one touches no transaction.
+
+extension Ledger {
+    /// Sets the maximum of a category's budget for a month (creating or replacing it).
+    ///
+    /// ```swift
+    /// try ledger.setBudget(category: .groceries, month: try Month(parsing: "2026-05"), maximum: usd("400.00"))
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same category, month and
+    ///   maximum returns the first result and appends nothing, one with others is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (not positive), `currencyMismatch`,
+    ///   `idempotencyConflict`.
+    @discardableResult
+    public func setBudget(category: BudgetCategory, month: Month, maximum: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let set = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetSet(
+            category: category, month: month, maximum: maximum
+        )))
+        return try perform(idempotencyKey: idempotencyKey, request: set) { db in
+            try BudgetSettings.requireBudgetCurrency(maximum, "the maximum", db)
+            guard maximum.isPositive else { throw LedgerError(.invalidArgument, "the budget's maximum must be more than zero") }
+            return [set]
+        }
+    }
+
+    /// Deletes a category's budget for a month. No transaction changes.
+    ///
+    /// ```swift
+    /// try ledger.deleteBudget(category: .groceries, month: try Month(parsing: "2026-05"))
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same category and month
+    ///   returns the first result and appends nothing, one with others is refused.
+    /// - Throws: ``LedgerError`` `notFound` (there is no such budget), `idempotencyConflict`.
+    @discardableResult
+    public func deleteBudget(category: BudgetCategory, month: Month, idempotencyKey: String? = nil) throws -> CommandResult {
+        let deleted = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetDeleted(
+            category: category, month: month
+        )))
+        return try perform(idempotencyKey: idempotencyKey, request: deleted) { db in
+            let exists = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
+                arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
+            ) ?? false
+            guard exists else {
+                throw LedgerError(.notFound, "there is no \(category.displayName) budget for \(month)")
+            }
+            return [deleted]
+        }
+    }
+}

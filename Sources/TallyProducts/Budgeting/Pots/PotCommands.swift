@@ -1,0 +1,203 @@
+public import TallyEngine
+import GRDB
+
+// The rules of savings pots (DOMAIN.md §2): adding money needs that much in the current
+// balance, withdrawing needs that much in the pot, deleting returns the pot's total to
+// the current balance. Each is an event; PostingRules moves the money.
+//
+// Idempotency: every command takes an optional key; a repeat with the same input returns
+// the first result without planning again (a withdrawal repeated after the pot was emptied
+// still returns the first withdrawal), a repeat with other input throws `idempotencyConflict`.
+
+extension Ledger {
+    /// Creates a savings pot with a target.
+    ///
+    /// ```swift
+    /// try ledger.createPot(id: "holiday", name: "Holiday", target: usd("500.00"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: letters, digits, `-`, `_`; names the pot in later commands.
+    ///   - name: what the user calls it; defaults to the id.
+    ///   - target: positive, in the budget currency.
+    ///   - idempotencyKey: an optional key; a repeat with the same id, name and target returns
+    ///     the first result and appends nothing, one with others is refused.
+    /// - Throws: ``LedgerError`` `alreadyExists` (a pot with that id exists),
+    ///   `invalidArgument`, `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func createPot(id: String, name: String? = nil, target: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let id = try BudgetSettings.validIdentifier(id, "the pot id")
+        let created = NewEvent(effectiveAt: now, body: EventBody(PotCreated(
+            potId: id, name: try BudgetSettings.validName(name ?? id, "the pot name"), target: target)))
+        return try perform(idempotencyKey: idempotencyKey, request: created) { db in
+            try BudgetSettings.requireBudgetCurrency(target, "the target", db)
+            guard target.isPositive else { throw LedgerError(.invalidArgument, "the pot's target must be more than zero") }
+            guard try PotRules.existing(id, db) == nil else {
+                throw LedgerError(.alreadyExists, "a pot with id '\(id)' exists already; choose another id")
+            }
+            return [created]
+        }
+    }
+
+    /// Moves money from the current balance into a pot.
+    ///
+    /// ```swift
+    /// try ledger.addToPot(id: "holiday", amount: usd("50.00"))
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same pot and amount
+    ///   returns the first result (even when the balance could no longer cover it), one with
+    ///   others is refused.
+    /// - Throws: ``LedgerError`` `insufficientFunds` (the current balance cannot cover it),
+    ///   `notFound`, `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func addToPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let funded = NewEvent(effectiveAt: now, body: EventBody(PotFunded(potId: id, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: funded) { db in
+            _ = try PotRules.requireExisting(id, db)
+            try PotRules.requirePositive(amount, db)
+            let current = try BudgetQueries.currentBalance(db, asOf: funded.effectiveAt)
+            guard try !current.isLess(than: amount) else {
+                throw LedgerError(.insufficientFunds, "the current balance cannot cover this amount; add less to pot '\(id)'")
+            }
+            return [funded]
+        }
+    }
+
+    /// Moves money from a pot back to the current balance.
+    ///
+    /// ```swift
+    /// try ledger.withdrawFromPot(id: "holiday", amount: usd("20.00"))
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same pot and amount
+    ///   returns the first result (even when the pot no longer holds that much), one with
+    ///   others is refused.
+    /// - Throws: ``LedgerError`` `insufficientFunds` (the pot holds less), `notFound`,
+    ///   `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func withdrawFromPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        let withdrawn = NewEvent(effectiveAt: now, body: EventBody(PotWithdrawn(potId: id, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: withdrawn) { db in
+            let pot = try PotRules.requireExisting(id, db)
+            try PotRules.requirePositive(amount, db)
+            guard try !pot.total.isLess(than: amount) else {
+                throw LedgerError(.insufficientFunds, "pot '\(id)' holds less than this amount; withdraw at most its total")
+            }
+            return [withdrawn]
+        }
+    }
+
+    /// Deletes a pot; its whole total returns to the current balance.
+    ///
+    /// ```swift
+    /// try ledger.deletePot(id: "holiday")
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key. The event records the total the pot
+    ///   returned, which depends on state, so a repeat is compared on the pot's id: the same
+    ///   returns the first result and appends nothing, another is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
+    @discardableResult
+    public func deletePot(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        let at = now
+        func deleted(returning total: Money) -> NewEvent {
+            NewEvent(effectiveAt: at, body: EventBody(PotDeleted(potId: id, returned: total)))
+        }
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            guard let earlier = first.body.as(PotDeleted.self) else { return nil }
+            return deleted(returning: earlier.returned)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+            [deleted(returning: try PotRules.requireExisting(id, db).total)]
+        }
+    }
+}
+
+/// The checks pot commands share, and the pot reads.
+enum PotRules {
+    /// The pots alive as of `asOf`, as known at `knownAt` (both nil: now), by id; only the
+    /// pot `id` when given. Totals from the balances table now, from the roll-ups otherwise.
+    static func pots(_ db: Database, id: String? = nil, asOf: Instant?, knownAt: Instant?) throws -> [Pot] {
+        var sql = "SELECT * FROM budget_pots WHERE \(BudgetTime.lifecycleInForce)"
+        var arguments = BudgetTime.lifecycleArguments(asOf: asOf, knownAt: knownAt)
+        if let id {
+            sql += " AND pot_id = ?"
+            _ = arguments.append(contentsOf: [id])
+        }
+        let rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY pot_id"), arguments: arguments)
+        guard !rows.isEmpty else { return [] }
+        let total: (String, Commodity) throws -> Money
+        if asOf == nil && knownAt == nil {
+            total = { account, commodity in try BalanceQueries.balance(db, account: account, commodity: commodity) }
+        } else {
+            let balances = try BalanceQueries.balances(db, asOf: asOf, knownAt: knownAt)
+            total = { account, commodity in
+                balances.first { $0.account == account && $0.amount.commodity == commodity }?.amount ?? Money.zero(commodity)
+            }
+        }
+        return try rows.map { row in
+            let commodity = try Commodity.named(row["commodity"])
+            let id: String = row["pot_id"]
+            return Pot(
+                id: id, name: row["name"], target: Money(minorUnits: row["target"], commodity: commodity),
+                total: try total(LedgerAccounts.pot(id), commodity)
+            )
+        }
+    }
+
+    static func existing(_ id: String, _ db: Database) throws -> Pot? {
+        try pots(db, id: id, asOf: nil, knownAt: nil).first
+    }
+
+    static func requireExisting(_ id: String, _ db: Database) throws -> Pot {
+        guard let pot = try existing(id, db) else {
+            throw LedgerError(.notFound, "there is no pot '\(id)'; list them with `tally pot list`")
+        }
+        return pot
+    }
+
+    static func requirePositive(_ amount: Money, _ db: Database) throws {
+        try BudgetSettings.requireBudgetCurrency(amount, "the amount", db)
+        guard amount.isPositive else { throw LedgerError(.invalidArgument, "the amount must be more than zero") }
+    }
+}
+
+// What a pot event arriving already decided must keep: a positive target or amount, a pot
+// that exists where the event lands, and no pot below zero.
+
+extension PotCreated: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(target, "target")
+    }
+}
+
+extension PotFunded: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try PotRules.requireExisting(potId, admission)
+        try admission.requirePositive(amount, "amount")
+    }
+}
+
+extension PotWithdrawn: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try PotRules.requireExisting(potId, admission)
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.pot(potId), in: amount.commodity)
+    }
+}
+
+extension PotDeleted: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try PotRules.requireExisting(potId, admission)
+    }
+}
+
+extension PotRules {
+    /// Refuses an admitted event naming a pot that does not exist at its point of the log.
+    static func requireExisting(_ id: String, _ admission: Admission) throws {
+        guard try existing(id, admission.database) != nil else {
+            throw admission.refuse(.notFound, "no pot '\(id)' exists at this point of the log")
+        }
+    }
+}

@@ -1,0 +1,129 @@
+public import TallyEngine
+import GRDB
+
+// The rules of recurring items (DOMAIN.md §2): defined monthly by default; generating a
+// month creates each item's occurrence once, keyed `recurring:<id>:<month>`, so asking
+// twice for the same month generates nothing the second time.
+//
+// Idempotency: every command also takes an optional key of the caller's; a repeat with the
+// same input returns the first result and appends nothing, with other input it throws
+// `idempotencyConflict`.
+
+extension Ledger {
+    /// Defines a recurring income (positive amount) or expense (negative).
+    ///
+    /// ```swift
+    /// try ledger.defineRecurring(id: "rent", payee: "Landlord", category: .bills, amount: usd("-1200.00"),
+    ///                            dayOfMonth: 1, startMonth: try Month(parsing: "2026-01"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - dayOfMonth: 1 to 31; in shorter months the item falls due on the last day.
+    ///   - endMonth: the last month it falls due in; nil for no end.
+    ///   - frequency: monthly (the default), quarterly or yearly, counted from the start month.
+    ///   - idempotencyKey: an optional key; a repeat with the same definition returns the
+    ///     first result and appends nothing, one with another is refused.
+    /// - Throws: ``LedgerError`` `alreadyExists` (an item with that id exists),
+    ///   `invalidArgument` (empty payee, zero amount, day outside 1-31, end before start,
+    ///   weekly), `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func defineRecurring(
+        id: String, payee: String, category: BudgetCategory, amount: Money, dayOfMonth: Int,
+        startMonth: Month, endMonth: Month? = nil, frequency: RecurringFrequency = .monthly, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let id = try BudgetSettings.validIdentifier(id, "the recurring item id")
+        let defined = NewEvent(effectiveAt: now, body: EventBody(RecurringDefined(
+            recurringId: id, payee: try BudgetSettings.validName(payee, "the payee"), category: category, amount: amount,
+            frequency: frequency, dayOfMonth: dayOfMonth, startMonth: startMonth, endMonth: endMonth
+        )))
+        return try perform(idempotencyKey: idempotencyKey, request: defined) { db in
+            try TransactionRules.requireAmount(amount, db)
+            guard (1...31).contains(dayOfMonth) else {
+                throw LedgerError(.invalidArgument, "the day of the month must be 1 to 31 (shorter months use their last day)")
+            }
+            if let endMonth, endMonth < startMonth {
+                throw LedgerError(.invalidArgument, "the end month comes before the start month")
+            }
+            guard frequency != .weekly else {
+                throw LedgerError(.invalidArgument, "weekly recurring items are not supported; define it monthly, quarterly or yearly")
+            }
+            guard try !RecurringItem.exists(id, db) else { throw LedgerError(.alreadyExists, "a recurring item with id '\(id)' exists already; remove it first or choose another id") }
+            return [defined]
+        }
+    }
+
+    /// Removes a recurring item. Occurrences already generated stay.
+    ///
+    /// ```swift
+    /// try ledger.removeRecurring(id: "rent")
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat for the same item returns the
+    ///   first result and appends nothing, one for another item is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
+    @discardableResult
+    public func removeRecurring(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        let removed = NewEvent(effectiveAt: now, body: EventBody(RecurringRemoved(recurringId: id)))
+        return try perform(idempotencyKey: idempotencyKey, request: removed) { db in
+            guard try RecurringItem.exists(id, db) else { throw LedgerError(.notFound, "there is no recurring item '\(id)'; list them with `tally recurring status`") }
+            return [removed]
+        }
+    }
+
+    /// Generates the month's occurrence of every recurring item due in it, dated on its due
+    /// day, each with the idempotency key `recurring:<id>:<month>`, which is also its
+    /// transaction id. Items already generated for the month are skipped: asking twice
+    /// appends nothing the second time.
+    ///
+    /// ```swift
+    /// let may = try ledger.generateRecurring(month: try Month(parsing: "2026-05"))
+    /// print(may.events.count)   // 0 the second time
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key of the caller's for the whole command; it
+    ///   takes the place of the first occurrence's own key (that occurrence is still found
+    ///   by its transaction id and never generated twice). Which items are due depends on
+    ///   state, so a repeat is compared on the month: the same returns the first result and
+    ///   appends nothing, another month is refused. A month with nothing to generate does not
+    ///   use up the key.
+    /// - Throws: ``LedgerError`` `idempotencyConflict`.
+    @discardableResult
+    public func generateRecurring(month: Month, idempotencyKey: String? = nil) throws -> CommandResult {
+        // The first occurrence depends on the items defined: a repeat is compared on the month.
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            guard var occurrence = first.body.as(RecurringOccurrenceGenerated.self) else { return nil }
+            occurrence.month = month
+            occurrence.transactionId = RecurringRules.occurrenceKey(occurrence.recurringId, month)
+            return NewEvent(effectiveAt: first.effectiveAt, body: EventBody(occurrence))
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+            try RecurringItem.all(db).filter { $0.isDue(in: month) }.compactMap { item in
+                let key = RecurringRules.occurrenceKey(item.id, month)
+                guard try !RecurringRules.isGenerated(key, db) else { return nil }
+                return NewEvent(
+                    effectiveAt: calendar.startOfDay(item.dueDate(in: month)), idempotencyKey: key,
+                    body: EventBody(RecurringOccurrenceGenerated(
+                        recurringId: item.id, month: month, transactionId: key, payee: item.payee,
+                        category: item.category, amount: item.amount
+                    ))
+                )
+            }
+        }
+    }
+}
+
+/// Names recurring commands share.
+enum RecurringRules {
+    /// The idempotency key, and the transaction id, of an item's occurrence in a month.
+    static func occurrenceKey(_ id: String, _ month: Month) -> String { "recurring:\(id):\(month)" }
+
+    /// Whether the occurrence with this key was generated: by its key, or by its transaction
+    /// id (the same text), which the first occurrence of a command run under a caller's key
+    /// keeps although its key is the caller's.
+    static func isGenerated(_ key: String, _ db: Database) throws -> Bool {
+        guard try IdempotencyProjector.range(of: key, db) == nil else { return true }
+        return try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM transaction_versions WHERE transaction_id = ?"), arguments: [key]
+        ) ?? false
+    }
+}

@@ -1,0 +1,67 @@
+public import TallyEngine
+public import GRDB
+
+/// The recurring items: one row per item's life, from its definition to its removal, each
+/// with its effective and recorded instants (``BudgetTime/openEnd`` while it lives), so
+/// that "as of" and "as known at" read indexed rows. Their generated occurrences are budget
+/// transactions (``TransactionsProjector``), found by recurring id and month.
+public struct RecurringProjector: Projector {
+    public init() {}
+
+    public let name = "recurring_items"
+    public let version = 2
+    public let tables = ["recurring_items"]
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE recurring_items (
+                recurring_id TEXT NOT NULL,
+                defined_sequence INTEGER NOT NULL,
+                payee TEXT NOT NULL,
+                category TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                frequency TEXT NOT NULL,
+                day_of_month INTEGER NOT NULL,
+                start_month INTEGER NOT NULL,
+                end_month INTEGER,
+                created_at INTEGER NOT NULL,
+                created_recorded_at INTEGER NOT NULL,
+                ended_at INTEGER NOT NULL,
+                ended_recorded_at INTEGER NOT NULL,
+                PRIMARY KEY (recurring_id, defined_sequence)
+            ) STRICT, WITHOUT ROWID;
+            """)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        switch event.body.payload {
+        case let item as RecurringDefined:
+            try end(item.recurringId, event, db)
+            try db.execute(
+                sql: """
+                    INSERT INTO recurring_items
+                        (recurring_id, defined_sequence, payee, category, commodity, amount, frequency, day_of_month, start_month,
+                         end_month, created_at, created_recorded_at, ended_at, ended_recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [item.recurringId, Int64(event.sequence), item.payee, item.category.rawValue, item.amount.commodity.code,
+                            item.amount.minorUnits, item.frequency.rawValue, item.dayOfMonth, item.startMonth.ordinal,
+                            item.endMonth?.ordinal, event.effectiveAt.microsecondsSinceEpoch,
+                            event.recordedAt.microsecondsSinceEpoch, BudgetTime.openEnd, BudgetTime.openEnd]
+            )
+        case let removed as RecurringRemoved:
+            try end(removed.recurringId, event, db)
+        default:
+            break
+        }
+    }
+
+    /// Ends the item's life in progress at the event's times.
+    private func end(_ id: String, _ event: Event, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE recurring_items SET ended_at = ?, ended_recorded_at = ? WHERE recurring_id = ? AND ended_recorded_at = ?",
+            arguments: [event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch, id, BudgetTime.openEnd]
+        )
+    }
+}

@@ -1,0 +1,89 @@
+public import TallyEngine
+import GRDB
+
+// Bank connections (DOMAIN.md §2): transactions are imported only from a connected bank;
+// disconnecting keeps every transaction it imported.
+
+/// A bank connection.
+public struct BankConnection: Hashable, Sendable {
+    /// The bank's id, chosen when connected.
+    public let bankId: String
+    /// Its display name.
+    public let name: String
+    /// False once disconnected; its transactions stay.
+    public let isConnected: Bool
+}
+
+extension Ledger {
+    /// Connects a bank, so its transactions can be imported; reconnecting one that was
+    /// disconnected is allowed.
+    ///
+    /// ```swift
+    /// try ledger.connectBank(id: "chase", name: "Chase Checking")
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same id and name
+    ///   returns the first result and appends nothing, one with others is refused.
+    /// - Throws: ``LedgerError`` `alreadyExists` (connected already), `invalidArgument`,
+    ///   `idempotencyConflict`.
+    @discardableResult
+    public func connectBank(id: String, name: String? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let id = try BudgetSettings.validIdentifier(id, "the bank id")
+        let connected = NewEvent(effectiveAt: now, body: EventBody(BankConnected(
+            bankId: id, name: try BudgetSettings.validName(name ?? id, "the bank name"))))
+        return try perform(idempotencyKey: idempotencyKey, request: connected) { db in
+            if try BankRules.connection(id, db)?.isConnected == true {
+                throw LedgerError(.alreadyExists, "bank '\(id)' is connected already")
+            }
+            return [connected]
+        }
+    }
+
+    /// Disconnects a bank. Every transaction it imported stays.
+    ///
+    /// ```swift
+    /// try ledger.disconnectBank(id: "chase")
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat for the same bank returns the
+    ///   first result and appends nothing, one for another bank is refused.
+    /// - Throws: ``LedgerError`` `notFound` (not connected), `idempotencyConflict`.
+    @discardableResult
+    public func disconnectBank(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        let disconnected = NewEvent(effectiveAt: now, body: EventBody(BankDisconnected(bankId: id)))
+        return try perform(idempotencyKey: idempotencyKey, request: disconnected) { db in
+            guard try BankRules.connection(id, db)?.isConnected == true else {
+                throw LedgerError(.notFound, "bank '\(id)' is not connected")
+            }
+            return [disconnected]
+        }
+    }
+
+    /// Every bank ever connected, by id.
+    public func banks() throws -> [BankConnection] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM budget_banks ORDER BY bank_id").map(BankRules.connection(from:))
+        }
+    }
+}
+
+/// The checks bank commands share.
+enum BankRules {
+    static func connection(from row: Row) -> BankConnection {
+        BankConnection(bankId: row["bank_id"], name: row["name"], isConnected: row["connected"])
+    }
+
+    static func connection(_ id: String, _ db: Database) throws -> BankConnection? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM budget_banks WHERE bank_id = ?"), arguments: [id]).map(connection(from:))
+    }
+
+    /// Imports need a connected bank.
+    static func requireConnected(_ id: String, _ db: Database) throws {
+        guard let bank = try connection(id, db) else {
+            throw LedgerError(.notFound, "bank '\(id)' was never connected; connect it first")
+        }
+        guard bank.isConnected else {
+            throw LedgerError(.notAllowed, "bank '\(id)' is disconnected; reconnect it to import its transactions")
+        }
+    }
+}

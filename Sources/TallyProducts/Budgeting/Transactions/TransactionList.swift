@@ -1,0 +1,141 @@
+public import TallyEngine
+import GRDB
+
+/// What to list: a period, a search, a category, an order and a page.
+///
+/// ```swift
+/// var query = TransactionQuery(month: try Month(parsing: "2026-05"))
+/// query.search = "netflix"
+/// query.sort = .amount; query.descending = false
+/// let page = try ledger.transactions(query)
+/// ```
+public struct TransactionQuery: Hashable, Sendable {
+    /// The order of a list.
+    public enum Sort: String, Sendable, CaseIterable {
+        /// By date, then by when the ledger learned them.
+        case date
+        /// By payee, ignoring case, then by date.
+        case name
+        /// By signed amount, then by date.
+        case amount
+    }
+
+    /// The first day listed, inclusive; nil for no bound.
+    public var from: LocalDate?
+    /// The last day listed, inclusive; nil for no bound.
+    public var through: LocalDate?
+    /// Only payees that contain this text, ignoring case.
+    public var search: String?
+    /// Only this category.
+    public var category: BudgetCategory?
+    /// The order; date unless told.
+    public var sort: Sort = .date
+    /// Newest, largest or Z first (the default: newest first).
+    public var descending = true
+    /// 1 for the first page.
+    public var page = 1
+    /// 1 to ``BudgetSettings/pageSizeLimit``.
+    public var pageSize = 50
+
+    /// Every transaction, newest first, 50 a page.
+    public init() {}
+
+    /// One month's transactions.
+    public init(month: Month) {
+        from = month.firstDay
+        through = month.lastDay
+    }
+
+    /// The transactions of a range of days, inclusive.
+    public init(from: LocalDate?, through: LocalDate?) {
+        self.from = from
+        self.through = through
+    }
+}
+
+/// One page of a transaction list.
+public struct TransactionPage: Hashable, Sendable {
+    /// The page's transactions, in the query's order.
+    public let transactions: [BudgetTransaction]
+    /// 1-based.
+    public let page: Int
+    /// The most transactions a page holds.
+    public let pageSize: Int
+    /// How many transactions match, over every page.
+    public let totalCount: Int
+
+    /// How many pages the matches fill (at least 1).
+    public var pageCount: Int { max(1, (totalCount + pageSize - 1) / pageSize) }
+}
+
+extension Ledger {
+    /// Lists budget transactions in their current version, or in the version the ledger
+    /// held at `knownAt`; deleted ones are hidden. Reads indexed versions, never the log.
+    ///
+    /// ```swift
+    /// let may = try ledger.transactions(TransactionQuery(month: try Month(parsing: "2026-05")))
+    /// let asKnown = try ledger.transactions(TransactionQuery(month: try Month(parsing: "2026-03")),
+    ///                                       knownAt: try Instant(parsing: "2026-04-05T00:00:00Z"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: only transactions dated at or before this instant (with the query's range).
+    ///   - knownAt: as the ledger knew them at this instant; nil for everything recorded.
+    /// - Throws: ``LedgerError`` `invalidArgument` for a page below 1, a page size outside
+    ///   1 to 500, or a range whose end comes before its start.
+    public func transactions(
+        _ query: TransactionQuery = TransactionQuery(), asOf: Instant? = nil, knownAt: Instant? = nil
+    ) throws -> TransactionPage {
+        guard query.page >= 1 else { throw LedgerError(.invalidArgument, "the page must be 1 or more") }
+        guard (1...BudgetSettings.pageSizeLimit).contains(query.pageSize) else {
+            throw LedgerError(.invalidArgument, "the page size must be 1 to \(BudgetSettings.pageSizeLimit)")
+        }
+        if let from = query.from, let through = query.through, through < from {
+            throw LedgerError(.invalidArgument, "the range ends before it starts; swap its dates")
+        }
+        let (_, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.pageSize)
+        guard !overflow else { throw LedgerError(.invalidArgument, "the page is too large") }
+        return try read { db in try TransactionQueries.page(db, query, asOf: asOf, knownAt: knownAt, calendar: calendar) }
+    }
+}
+
+/// The transaction list over the read models in `db` (the ledger's, or a replay's).
+enum TransactionQueries {
+    /// One page of `query` as of `asOf`, as known at `knownAt`, from indexed versions; the
+    /// query is valid already.
+    static func page(
+        _ db: Database, _ query: TransactionQuery, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar
+    ) throws -> TransactionPage {
+        var conditions = [BudgetTransaction.visible, "effective_at >= ?", "effective_at <= ?"]
+        let through = query.through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
+        var arguments = BudgetTime.versionArguments(knownAt: knownAt) + [
+            query.from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min,
+            min(through, BudgetTime.effectiveBound(asOf)),
+        ]
+        if let search = query.search, !search.isEmpty {
+            conditions.append("instr(payee_key, ?) > 0")
+            _ = arguments.append(contentsOf: [search.lowercased()])
+        }
+        if let category = query.category {
+            conditions.append("category = ?")
+            _ = arguments.append(contentsOf: [category.rawValue])
+        }
+        let direction = query.descending ? "DESC" : "ASC"
+        let order = switch query.sort {
+        case .date: "effective_at \(direction), recorded_sequence \(direction)"
+        case .name: "payee_key \(direction), effective_at \(direction), recorded_sequence \(direction)"
+        case .amount: "amount \(direction), effective_at \(direction), recorded_sequence \(direction)"
+        }
+        let filter = conditions.joined(separator: " AND ")
+        let offset = (query.page - 1) * query.pageSize
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_transaction_history WHERE \(filter)", arguments: arguments) ?? 0
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM budget_transaction_history WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
+            arguments: arguments + [query.pageSize, offset]
+        )
+        return TransactionPage(
+            transactions: try rows.map { try BudgetTransaction.from($0, calendar: calendar) },
+            page: query.page, pageSize: query.pageSize, totalCount: total
+        )
+    }
+}

@@ -1,0 +1,90 @@
+public import TallyEngine
+public import GRDB
+
+/// The challenges read model: challenges and their completed steps, with their times.
+public struct ChallengesProjector: Projector {
+    /// The projector; its tables are created by ``createTables(_:)``.
+    public init() {}
+
+    public let name = "challenges"
+    public let version = 1
+    public let tables = ["challenges", "challenge_steps"]
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE challenges (
+                challenge_id TEXT PRIMARY KEY NOT NULL,
+                template TEXT NOT NULL,
+                name TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                unit INTEGER NOT NULL,
+                step_count INTEGER NOT NULL,
+                account TEXT,
+                sequence INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE challenge_steps (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                challenge_id TEXT NOT NULL,
+                step INTEGER NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX challenge_steps_by_challenge ON challenge_steps (challenge_id, step);
+            """)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        switch event.body.payload {
+        case let started as ChallengeStarted:
+            // A second start of the same id starts again, as the fold does.
+            try db.execute(sql: "DELETE FROM challenge_steps WHERE challenge_id = ?", arguments: [started.challengeId])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO challenges
+                        (challenge_id, template, name, commodity, unit, step_count, account, sequence, effective_at, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [started.challengeId, started.template, started.name, started.unit.commodity.code, started.unit.minorUnits,
+                            started.stepCount, started.account, Int64(event.sequence),
+                            event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
+            )
+        case let completed as ChallengeStepCompleted:
+            try db.execute(
+                sql: "INSERT INTO challenge_steps (sequence, challenge_id, step, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [Int64(event.sequence), completed.challengeId, completed.step, completed.amount.commodity.code,
+                            completed.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
+            )
+        default:
+            break
+        }
+    }
+}
+
+extension ChallengeBook {
+    /// The book for events effective at or before `bound` (recorded by `knownAt`), from
+    /// the challenges read model.
+    static func load(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> ChallengeBook {
+        let arguments: StatementArguments = [bound.microsecondsSinceEpoch, knownAt?.microsecondsSinceEpoch ?? Int64.max]
+        var book = ChallengeBook()
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM challenges WHERE effective_at <= ? AND recorded_at <= ?", arguments: arguments) {
+            let started = ChallengeStarted(
+                challengeId: row["challenge_id"], template: row["template"], name: row["name"],
+                unit: Money(minorUnits: row["unit"], commodity: try Commodity.named(row["commodity"])),
+                stepCount: row["step_count"], account: row["account"]
+            )
+            book.challenges[started.challengeId] = Challenge(started: started)
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM challenge_steps WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence", arguments: arguments) {
+            let id: String = row["challenge_id"]
+            let step: Int = row["step"]
+            if book.challenges[id] != nil, book.challenges[id]?.steps[step] == nil {
+                book.challenges[id]?.steps[step] = Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"]))
+            }
+        }
+        return book
+    }
+}

@@ -1,0 +1,139 @@
+public import TallyEngine
+import GRDB
+
+// Savings challenges (DOMAIN.md §3): started from a template; each completed step is a
+// saving transaction; progress is derived from the completed steps.
+//
+// Idempotency: both commands take an optional key; a repeat with the same input (and the
+// same day, when the caller gave one) returns the first result and appends nothing, with
+// other input it throws `idempotencyConflict`.
+
+extension Ledger {
+    /// Starts a savings challenge from a template (``ChallengeTemplate/all``).
+    ///
+    /// ```swift
+    /// try ledger.startChallenge("save-2026", template: "52_week", unit: usd("1.00"), account: "Assets:Savings")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - unit: what one template unit is worth (step n of `52_week` saves n units).
+    ///   - account: where the savings go; each step then moves its amount there from the
+    ///     account named when completing it. Without one, steps are only counted.
+    ///   - idempotencyKey: an optional key; a repeat with the same input (and day, when given)
+    ///     returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (unknown template, unit not above zero,
+    ///   empty id), `alreadyExists`, `notFound` (account), `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func startChallenge(
+        _ challengeId: String, template templateId: String, name: String? = nil, unit: Money, account: String? = nil,
+        on date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        guard !challengeId.isEmpty, challengeId.count <= 100, (name ?? "").count <= 200 else {
+            throw LedgerError(.invalidArgument, "a challenge needs an id of up to 100 characters and a name of up to 200")
+        }
+        guard let template = ChallengeTemplate.named(templateId) else {
+            let known = ChallengeTemplate.all.map(\.id).joined(separator: ", ")
+            throw LedgerError(.invalidArgument, "there is no challenge template '\(templateId)'; use one of \(known)")
+        }
+        let started = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(ChallengeStarted(
+            challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
+            stepCount: template.stepCount, account: account)))
+        return try perform(idempotencyKey: idempotencyKey, request: started, dated: date != nil) { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM challenges WHERE challenge_id = ?", arguments: [challengeId]) == nil else {
+                throw LedgerError(.alreadyExists, "a challenge with id '\(challengeId)' exists; choose another id")
+            }
+            guard unit.isPositive else { throw LedgerError(.invalidArgument, "a challenge's unit must be above zero") }
+            _ = try template.total(unit: unit)
+            if let account {
+                let commodity = try EnvelopeRules.openAccount(account, db)
+                guard commodity == unit.commodity else {
+                    throw LedgerError(.currencyMismatch, "'\(account)' holds \(commodity.code); give the unit in \(commodity.code)")
+                }
+            }
+            return [started]
+        }
+    }
+
+    /// Completes a step of a challenge: a saving of the template's amount for that step.
+    /// For a challenge with an account, the amount moves there from `source` (a
+    /// `transfer_made` caused by the step, in the same commit).
+    ///
+    /// - Parameters:
+    ///   - step: 1-based; the lowest step not completed by default.
+    ///   - source: the account the saving comes from (required when the challenge has an account).
+    ///   - idempotencyKey: an optional key. The step's amount (and, without `step`, its
+    ///     number) depends on the challenge, so a repeat is compared on the challenge, the
+    ///     step when given and the day when given, against the step the key recorded: the
+    ///     same returns the first result and appends nothing (even once the source could no
+    ///     longer cover it), others are refused. The source account lies in the step's second
+    ///     event, which a repeat is not compared with.
+    /// - Throws: ``LedgerError`` `notFound` (challenge, account), `invalidArgument` (step out
+    ///   of range, missing source), `alreadyExists` (step done), `insufficientFunds` (the
+    ///   source cannot cover the step), `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func completeChallengeStep(
+        _ challengeId: String, step: Int? = nil, from source: String? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = calendar.startOfDay(date ?? today)
+        func completed(step number: Int, amount: Money) -> NewEvent {
+            NewEvent(effectiveAt: at, body: EventBody(ChallengeStepCompleted(challengeId: challengeId, step: number, amount: amount)))
+        }
+        // The amount, and the step when none is given, come from the challenge: a repeat takes the first run's.
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            guard let earlier = first.body.as(ChallengeStepCompleted.self) else { return nil }
+            return completed(step: step ?? earlier.step, amount: earlier.amount)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
+            guard let progress = try ChallengeBook.load(db, effectiveThrough: .latest).progress(of: challengeId) else {
+                throw LedgerError(.notFound, "there is no challenge '\(challengeId)'; start it first (tally challenge start)")
+            }
+            guard let template = ChallengeTemplate.named(progress.template) else {
+                throw LedgerError(.notAllowed, "challenge '\(challengeId)' uses template '\(progress.template)', which this version does not know")
+            }
+            guard let number = step ?? progress.nextStep else {
+                throw LedgerError(.notAllowed, "challenge '\(challengeId)' is complete: every step is done")
+            }
+            guard (1...progress.stepCount).contains(number) else {
+                throw LedgerError(.invalidArgument, "challenge '\(challengeId)' has steps 1 to \(progress.stepCount), not \(number)")
+            }
+            guard !progress.completedSteps.contains(number) else {
+                throw LedgerError(.alreadyExists, "step \(number) of challenge '\(challengeId)' is done already")
+            }
+            let amount = try template.amount(ofStep: number, unit: progress.unit)
+            var events = [completed(step: number, amount: amount)]
+            guard let target = progress.account else { return events }
+            guard let source, source != target else {
+                throw LedgerError(.invalidArgument, "challenge '\(challengeId)' saves into '\(target)'; name the account the saving comes from")
+            }
+            let commodity = try EnvelopeRules.openAccount(source, db)
+            guard commodity == amount.commodity else {
+                throw LedgerError(.currencyMismatch, "'\(source)' holds \(commodity.code); the challenge saves \(amount.commodity.code)")
+            }
+            guard try !BalanceQueries.balance(db, account: source, commodity: commodity).isLess(than: amount) else {
+                throw LedgerError(.insufficientFunds, "'\(source)' cannot cover step \(number) of challenge '\(challengeId)'")
+            }
+            let transfer = TransferMade(transferId: "challenge:\(challengeId):\(number)", source: source, target: target, amount: amount)
+            events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(transfer)))
+            return events
+        }
+    }
+
+    /// A challenge's progress at the end of `date` (today by default).
+    ///
+    /// - Throws: ``LedgerError`` `notFound` when it had not started by then.
+    public func challengeProgress(_ challengeId: String, on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> ChallengeProgress {
+        let day = date ?? today
+        return try read { db in
+            guard let progress = try ChallengeBook.load(db, effectiveThrough: calendar.endOfDay(day), knownAt: knownAt).progress(of: challengeId) else {
+                throw LedgerError(.notFound, "challenge '\(challengeId)' had not started by \(day)")
+            }
+            return progress
+        }
+    }
+
+    /// Every challenge started by the end of `date`, by id.
+    public func challengeProgresses(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> [ChallengeProgress] {
+        let day = date ?? today
+        return try read { db in try ChallengeBook.load(db, effectiveThrough: calendar.endOfDay(day), knownAt: knownAt).progresses() }
+    }
+}

@@ -1,0 +1,347 @@
+public import TallyEngine
+public import GRDB
+
+/// The envelopes read model: envelopes and their changes, the money assigned to them,
+/// exchange rates, base currencies and the user accounts, each row with its effective and
+/// recorded times, so that an answer for any date reads only rows up to it.
+public struct EnvelopesProjector: SnapshotTaking {
+    /// The projector; its tables are created by ``createTables(_:)``.
+    public init() {}
+
+    public let name = "envelopes"
+    public let version = 2
+    public let tables = [
+        "envelopes", "envelope_changes", "envelope_activity", "envelope_entries", "envelope_rates", "envelope_base_currencies",
+        "envelope_accounts", "envelope_snapshots",
+    ]
+    public let cacheTables = ["envelope_snapshots"]
+
+    /// Snapshots of every envelope's interval fold (``EnvelopeProgress``).
+    static let snapshots = SnapshotTable(name: "envelope_snapshots")
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE envelopes (
+                envelope_id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                start_date INTEGER NOT NULL,
+                sequence INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE envelope_changes (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                envelope_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                interval TEXT,
+                commodity TEXT,
+                amount INTEGER,
+                policy TEXT,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX envelope_changes_by_envelope ON envelope_changes (envelope_id, effective_at);
+            CREATE INDEX envelope_changes_by_time ON envelope_changes (effective_at);
+            CREATE TABLE envelope_activity (
+                sequence INTEGER NOT NULL,
+                part INTEGER NOT NULL,
+                envelope_id TEXT NOT NULL,
+                entry_id TEXT NOT NULL,
+                event TEXT NOT NULL,
+                reversal INTEGER NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                rate_to_base TEXT,
+                base TEXT NOT NULL,
+                received_commodity TEXT,
+                received_amount INTEGER,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                PRIMARY KEY (sequence, part)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX envelope_activity_by_time ON envelope_activity (effective_at);
+            CREATE INDEX envelope_activity_by_envelope ON envelope_activity (envelope_id, effective_at);
+            CREATE TABLE envelope_entries (
+                entry_id TEXT PRIMARY KEY NOT NULL,
+                sequence INTEGER NOT NULL,
+                part INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE envelope_rates (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                base TEXT NOT NULL,
+                quote TEXT NOT NULL,
+                rate TEXT NOT NULL,
+                source TEXT NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX envelope_rates_by_time ON envelope_rates (effective_at);
+            CREATE INDEX envelope_rates_by_pair ON envelope_rates (base, quote, source, effective_at);
+            CREATE TABLE envelope_base_currencies (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                currency TEXT NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE TABLE envelope_accounts (
+                account TEXT PRIMARY KEY NOT NULL,
+                kind TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """)
+        try Self.snapshots.create(db)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        let sequence = Int64(event.sequence)
+        let effective = event.effectiveAt.microsecondsSinceEpoch
+        let recorded = event.recordedAt.microsecondsSinceEpoch
+        /// Every row that changes an envelope's answers retires the snapshots it falls in.
+        func changed(at instant: Instant) throws {
+            try Self.snapshots.supersede(effectiveAt: instant, recordedAt: event.recordedAt, db)
+        }
+        func change(_ envelopeId: String, _ kind: String, interval: EnvelopeInterval? = nil, amount: Money? = nil, policy: RolloverPolicy? = nil) throws {
+            try db.execute(
+                sql: """
+                    INSERT INTO envelope_changes (sequence, envelope_id, kind, interval, commodity, amount, policy, effective_at, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [sequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, effective, recorded]
+            )
+            try changed(at: event.effectiveAt)
+        }
+        func currentBase() throws -> String {
+            try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence DESC LIMIT 1") ?? "USD"
+        }
+        func activity(_ row: EnvelopeActivity, part: Int, entryId: String, isTransaction: Bool = true) throws {
+            try db.cachedStatement(sql: """
+                INSERT INTO envelope_activity
+                    (sequence, part, envelope_id, entry_id, event, reversal, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    sequence, part, row.envelopeId, entryId, row.eventType, row.isReversal ? 1 : 0, row.amount.commodity.code, row.amount.minorUnits,
+                    row.rateToBase?.decimalString, row.base.code, row.received?.commodity.code, row.received?.minorUnits,
+                    row.effectiveAt.microsecondsSinceEpoch, recorded,
+                ])
+            if isTransaction && !row.isReversal {
+                try db.execute(sql: "INSERT OR REPLACE INTO envelope_entries (entry_id, sequence, part) VALUES (?, ?, ?)", arguments: [entryId, sequence, part])
+            }
+            try changed(at: row.effectiveAt)
+        }
+        /// The current version of a transaction assigned to an envelope, if any.
+        func currentEntry(_ entryId: String) throws -> EnvelopeActivity? {
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT a.* FROM envelope_entries e JOIN envelope_activity a ON a.sequence = e.sequence AND a.part = e.part
+                WHERE e.entry_id = ?
+                """, arguments: [entryId]) else { return nil }
+            return try EnvelopeBook.activity(row)
+        }
+        /// Takes a transaction's current version out (a reversal row at its date), for an
+        /// amendment or a deletion.
+        func reverse(_ entryId: String) throws -> EnvelopeActivity? {
+            guard let previous = try currentEntry(entryId) else { return nil }
+            try activity(try previous.reversal(by: event), part: 0, entryId: entryId)
+            try db.execute(sql: "DELETE FROM envelope_entries WHERE entry_id = ?", arguments: [entryId])
+            return previous
+        }
+        func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
+            try db.execute(
+                sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [sequence, base.code, quote, rate.decimalString, source.rawValue, effective, recorded]
+            )
+            try changed(at: event.effectiveAt)
+        }
+        func base(_ currency: Commodity) throws {
+            try db.execute(
+                sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)",
+                arguments: [sequence, currency.code, effective, recorded]
+            )
+            try changed(at: event.effectiveAt)
+        }
+        switch event.body.payload {
+        case let created as LedgerCreated:
+            try base(created.baseCurrency)
+        case let change as BaseCurrencySet:
+            try base(change.currency)
+        case let opened as AccountOpened where opened.kind == .asset || opened.kind == .liability:
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, sequence, effective, recorded]
+            )
+        case let created as EnvelopeCreated:
+            // A second creation of the same id starts its history again, as the fold does.
+            try db.execute(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?", arguments: [created.envelopeId])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, sequence, effective, recorded]
+            )
+            try Self.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
+            try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)
+        case let budget as EnvelopeBudgetChanged:
+            try change(budget.envelopeId, "budget", interval: budget.interval, amount: budget.budgeted)
+        case let rollover as EnvelopeRolloverSet:
+            try change(rollover.envelopeId, "rollover", policy: rollover.policy)
+        case let funded as EnvelopeFunded:
+            try change(funded.envelopeId, "funded", amount: funded.amount)
+        case let deleted as EnvelopeDeleted:
+            try change(deleted.envelopeId, "deleted")
+        case let transaction as TransactionRecorded:
+            let base = try currentBase()
+            if let rateToBase = transaction.rateToBase, transaction.amount.commodity.code != base {
+                try rate(base: transaction.amount.commodity, quote: base, rate: rateToBase, source: .transaction)
+            }
+            if let envelope = transaction.envelope {
+                try activity(EnvelopeActivity(
+                    envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
+                    recordedAt: event.recordedAt, amount: transaction.amount,
+                    rateToBase: transaction.rateToBase, base: try Commodity.named(base), received: nil
+                ), part: 0, entryId: transaction.transactionId)
+            }
+        case let amended as TransactionAmended:
+            guard let previous = try reverse(amended.transactionId) else { break }
+            try activity(previous.amended(amount: amended.amount, by: event),
+                         part: 1, entryId: amended.transactionId)
+        case let deleted as TransactionDeleted:
+            _ = try reverse(deleted.transactionId)
+        case let transfer as TransferMade:
+            if let envelope = transfer.envelope {
+                try activity(EnvelopeActivity(
+                    envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
+                    recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
+                    rateToBase: nil, base: try Commodity.named(try currentBase()), received: try transfer.received?.negated()
+                ), part: 0, entryId: transfer.transferId, isTransaction: false)
+            }
+        case let fx as FXRateSet:
+            try rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
+        default:
+            break
+        }
+    }
+
+    public func takeSnapshots(_ db: Database, settings: SnapshotSettings, last: Event) throws {
+        try EnvelopeSnapshots.take(db, settings: settings, last: last)
+    }
+}
+
+extension EnvelopeBook {
+    /// The book as of `bound` (and as known at `knownAt`): the rows of events effective at
+    /// or before it, read from the envelopes read model. Balances are not loaded (they
+    /// come from the postings).
+    ///
+    /// With `after` (a snapshot's instant), money rows (fundings, activity) are loaded only
+    /// when effective after it, and exchange rates after it plus the latest of each pair and
+    /// source at it: what a fold resumed from the snapshot reads. Envelopes, their settings,
+    /// policies and deletions, base currencies and accounts are always loaded whole: they
+    /// are few; `envelopesThrough` loads them (and their changes) through a later instant.
+    static func load(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil, after: Instant? = nil,
+                     envelopesThrough: Instant? = nil) throws -> EnvelopeBook {
+        let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
+        let lower = after?.microsecondsSinceEpoch ?? Int64.min
+        let arguments: StatementArguments = [bound.microsecondsSinceEpoch, known]
+        let definitions = (envelopesThrough ?? bound).microsecondsSinceEpoch
+        let window = "effective_at <= ? AND recorded_at <= ?"
+        var book = EnvelopeBook()
+        func instant(_ row: Row) -> Instant { Instant(microsecondsSinceEpoch: row["effective_at"]) }
+        func sequence(_ row: Row) -> UInt64 { UInt64(row["sequence"] as Int64) }
+        func recorded(_ row: Row) -> Instant { Instant(microsecondsSinceEpoch: row["recorded_at"]) }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_base_currencies WHERE \(window) ORDER BY sequence", arguments: arguments) {
+            book.baseCurrencies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: try Commodity.named(row["currency"])))
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_accounts WHERE \(window)", arguments: arguments) {
+            let account: String = row["account"]
+            book.accounts[account] = EnvelopeAccount(account: account, kind: AccountKind(rawValue: row["kind"]) ?? .asset,
+                                                     commodity: try Commodity.named(row["commodity"]), openedAt: instant(row))
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelopes WHERE \(window)", arguments: [definitions, known]) {
+            let id: String = row["envelope_id"]
+            book.envelopes[id] = EnvelopeRecord(envelopeId: id, name: row["name"], startDate: LocalDate(daysSinceEpoch: row["start_date"]),
+                                                createdAt: instant(row), settings: [])
+        }
+        let changes = try Row.fetchAll(db, sql: """
+            SELECT * FROM envelope_changes WHERE recorded_at <= ?
+                AND ((kind != 'funded' AND effective_at <= ?) OR (kind = 'funded' AND effective_at > ? AND effective_at <= ?))
+            ORDER BY sequence
+            """, arguments: [known, definitions, lower, bound.microsecondsSinceEpoch])
+        for row in changes {
+            let id: String = row["envelope_id"]
+            guard book.envelopes[id] != nil else { continue }
+            let amount: Money? = try (row["commodity"] as String?).map { Money(minorUnits: row["amount"], commodity: try Commodity.named($0)) }
+            switch row["kind"] as String {
+            case "created", "budget":
+                let interval = EnvelopeInterval(rawValue: row["interval"]) ?? .monthly
+                book.envelopes[id]?.settings.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), interval: interval, budgeted: amount!))
+            case "rollover":
+                book.envelopes[id]?.policies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: RolloverPolicy(rawValue: row["policy"]) ?? .default))
+            case "funded":
+                book.envelopes[id]?.fundings.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: amount!))
+            default:
+                book.envelopes[id]?.deletedAt = instant(row)
+            }
+        }
+        book.envelopes = book.envelopes.filter { !$0.value.settings.isEmpty }
+        for row in try Row.fetchAll(db, sql: """
+            SELECT * FROM envelope_activity WHERE \(window) AND effective_at > ? ORDER BY sequence, part
+            """, arguments: arguments + [lower]) {
+            book.activity.append(try activity(row))
+        }
+        book.quotes = try quotes(db, through: bound, knownAt: knownAt, after: after)
+        return book
+    }
+
+    /// The exchange rates effective through `bound` (recorded by `knownAt`): with `after`,
+    /// those effective after it and the latest of each pair and source at it.
+    static func quotes(_ db: Database, through bound: Instant, knownAt: Instant?, after: Instant?) throws -> [ExchangeQuote] {
+        let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
+        func quote(_ row: Row) throws -> ExchangeQuote {
+            ExchangeQuote(
+                base: try Commodity.named(row["base"]), quote: try Commodity.named(row["quote"]), rate: try ExactDecimal(parsing: row["rate"]),
+                effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), sequence: UInt64(row["sequence"] as Int64),
+                source: ExchangeQuote.Source(rawValue: row["source"]) ?? .fxRate
+            )
+        }
+        guard let after else {
+            return try Row.fetchAll(db, sql: "SELECT * FROM envelope_rates WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence",
+                                    arguments: [bound.microsecondsSinceEpoch, known]).map(quote)
+        }
+        let start = min(after, bound).microsecondsSinceEpoch
+        var result: [ExchangeQuote] = []
+        // The latest quote of each pair and source at `after`: one indexed lookup per pair.
+        for key in try db.distinctKeys("envelope_rates", ["base", "quote", "source"]) {
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT * FROM envelope_rates WHERE base = ? AND quote = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
+                ORDER BY effective_at DESC, sequence DESC LIMIT 1
+                """, arguments: StatementArguments(key) + [start, known]) {
+                result.append(try quote(row))
+            }
+        }
+        result += try Row.fetchAll(db, sql: """
+            SELECT * FROM envelope_rates WHERE effective_at > ? AND effective_at <= ? AND recorded_at <= ? ORDER BY sequence
+            """, arguments: [start, bound.microsecondsSinceEpoch, known]).map(quote)
+        return result
+    }
+
+    /// An activity row of the read model.
+    static func activity(_ row: Row) throws -> EnvelopeActivity {
+        let received: Money? = try (row["received_commodity"] as String?).map { Money(minorUnits: row["received_amount"], commodity: try Commodity.named($0)) }
+        return EnvelopeActivity(
+            envelopeId: row["envelope_id"], sequence: UInt64(row["sequence"] as Int64), eventType: row["event"],
+            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
+            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+            rateToBase: try (row["rate_to_base"] as String?).map(ExactDecimal.init(parsing:)),
+            base: try Commodity.named(row["base"]), received: received, isReversal: (row["reversal"] as Int) != 0
+        )
+    }
+
+    /// The user accounts' balances at `bound`, from the balances' roll-ups (sub-linear),
+    /// for ``total(balances:at:)``.
+    static func accountBalances(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> [(account: String, amount: Money)] {
+        let opened = Set(try String.fetchAll(db, sql: "SELECT account FROM envelope_accounts WHERE effective_at <= ? AND recorded_at <= ?",
+                                             arguments: [bound.microsecondsSinceEpoch, knownAt?.microsecondsSinceEpoch ?? Int64.max]))
+        return try BalanceQueries.balances(db, asOf: bound, knownAt: knownAt)
+            .filter { opened.contains($0.account) }
+            .map { (account: $0.account, amount: $0.amount) }
+    }
+}

@@ -1,0 +1,327 @@
+public import TallyEngine
+import GRDB
+
+// The envelope product's commands and the rules they enforce (DOMAIN.md §3): accounts
+// with an opening balance, envelopes, and transactions and transfers assigned to them.
+//
+// Idempotency: every command takes an optional key; a repeat with the same input (and the
+// same date, when the caller gave one) returns the first result and appends nothing, with
+// other input it throws `idempotencyConflict`. The input is compared as the first event the
+// command records, built once before planning and returned by the plan.
+
+extension Ledger {
+    /// The day a command without a date happens on: today in the ledger's time zone.
+    var today: LocalDate { calendar.date(of: now) }
+
+    /// Opens a user account (`Assets:…` or `Liabilities:…`) in one currency, with an
+    /// optional opening balance booked against `Equity:Opening Balances`.
+    ///
+    /// ```swift
+    /// try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1500.00"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the name; its first segment gives its kind.
+    ///   - commodity: the account's currency.
+    ///   - openingBalance: in `commodity`; negative for money owed on a liability.
+    ///   - date: the day it opens (today by default).
+    ///   - idempotencyKey: an optional key; a repeat with the same input returns the first
+    ///     result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` for another kind of name, `alreadyExists`,
+    ///   `currencyMismatch` for an opening balance in another currency, `idempotencyConflict`.
+    @discardableResult
+    public func openEnvelopeAccount(
+        _ account: String, commodity: Commodity, openingBalance: Money? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let kind = LedgerAccounts.kind(of: account)
+        guard !account.isEmpty, account.count <= 200, let kind, kind == .asset || kind == .liability, !account.hasPrefix("Budget:") else {
+            throw LedgerError(.invalidArgument, "the account name '\(account)' must start with Assets: or Liabilities:, e.g. Assets:Cash")
+        }
+        if let openingBalance, openingBalance.commodity != commodity {
+            throw LedgerError(.currencyMismatch, "the opening balance of '\(account)' must be in \(commodity.code), the account's currency")
+        }
+        let opened = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(
+            AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
+        return try perform(idempotencyKey: idempotencyKey, request: opened, dated: date != nil) { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE name = ?", arguments: [account]) == nil else {
+                throw LedgerError(.alreadyExists, "an account named '\(account)' exists already; choose another name")
+            }
+            return [opened]
+        }
+    }
+
+    /// Creates an envelope with a budgeted amount (in the base currency) per interval.
+    ///
+    /// ```swift
+    /// try ledger.createEnvelope("groceries", name: "Groceries", interval: .monthly, budgeted: usd("400.00"),
+    ///                           startDate: try LocalDate(parsing: "2026-05-01"))
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input returns the
+    ///   first result and appends nothing, other input is refused. Without a start date, a
+    ///   repeat keeps the day the first run started the envelope on.
+    /// - Throws: ``LedgerError`` `invalidArgument` (empty id or name, amount not above
+    ///   zero), `alreadyExists`, `currencyMismatch` (not the base currency), `idempotencyConflict`.
+    @discardableResult
+    public func createEnvelope(
+        _ envelopeId: String, name: String, interval: EnvelopeInterval, budgeted: Money, startDate: LocalDate? = nil,
+        idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        guard !envelopeId.isEmpty, envelopeId.count <= 100, !name.isEmpty, name.count <= 200 else {
+            throw LedgerError(.invalidArgument, "an envelope needs an id (up to 100 characters) and a name (up to 200)")
+        }
+        let at = now
+        func created(startingOn start: LocalDate) -> NewEvent {
+            NewEvent(effectiveAt: min(at, calendar.startOfDay(start)), body: EventBody(
+                EnvelopeCreated(envelopeId: envelopeId, name: name, interval: interval, budgeted: budgeted, startDate: start)))
+        }
+        // Without a start date the envelope starts today: a repeat keeps the first run's day.
+        let request = try startDate.map(created) ?? repeatRequest(key: idempotencyKey) { first in
+            guard let earlier = first.body.as(EnvelopeCreated.self) else { return nil }
+            return created(startingOn: earlier.startDate)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM envelopes WHERE envelope_id = ?", arguments: [envelopeId]) == nil else {
+                throw LedgerError(.alreadyExists, "an envelope with id '\(envelopeId)' exists (or existed); choose another id")
+            }
+            guard budgeted.isPositive else {
+                throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' must be above zero")
+            }
+            let base = try LedgerSettings.read(db).baseCurrency
+            guard budgeted.commodity == base else {
+                throw LedgerError(.currencyMismatch, "envelope budgets are in the base currency, \(base.code)")
+            }
+            return [created(startingOn: startDate ?? calendar.date(of: at))]
+        }
+    }
+
+    /// Changes an envelope's budgeted amount (and interval) from a day on; a new interval
+    /// re-anchors the envelope's intervals on that day (``EnvelopeSchedule``).
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    ///   Without an interval, a repeat keeps the interval the first run recorded.
+    /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (a negative amount),
+    ///   `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func changeEnvelopeBudget(
+        _ envelopeId: String, budgeted: Money, interval: EnvelopeInterval? = nil, from date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = calendar.startOfDay(date ?? today)
+        func changed(interval: EnvelopeInterval) -> NewEvent {
+            NewEvent(effectiveAt: at, body: EventBody(EnvelopeBudgetChanged(envelopeId: envelopeId, budgeted: budgeted, interval: interval)))
+        }
+        // Without an interval the envelope keeps its own: a repeat keeps the one the first run recorded.
+        let request = try interval.map(changed) ?? repeatRequest(key: idempotencyKey) { first in
+            guard let earlier = first.body.as(EnvelopeBudgetChanged.self) else { return nil }
+            return changed(interval: earlier.interval)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
+            let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
+            guard !budgeted.isNegative else {
+                throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' cannot be negative")
+            }
+            try EnvelopeRules.requireCurrency(budgeted, of: envelope)
+            return [changed(interval: interval ?? envelope.interval)]
+        }
+    }
+
+    /// Assigns money to an envelope beyond its budget in the interval of `date` (a negative
+    /// amount takes some back).
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (zero), `currencyMismatch`,
+    ///   `idempotencyConflict`.
+    @discardableResult
+    public func fundEnvelope(_ envelopeId: String, amount: Money, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let funded = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: funded, dated: date != nil) { db in
+            let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
+            guard !amount.isZero else { throw LedgerError(.invalidArgument, "the amount funding envelope '\(envelopeId)' cannot be zero") }
+            try EnvelopeRules.requireCurrency(amount, of: envelope)
+            return [funded]
+        }
+    }
+
+    /// Sets what an envelope's unspent and overspent amounts do next interval, from a day
+    /// on (``EnvelopeRollover``; ``RolloverPolicy/default`` before any).
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
+    @discardableResult
+    public func setEnvelopeRollover(_ envelopeId: String, policy: RolloverPolicy, from date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let set = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
+        return try perform(idempotencyKey: idempotencyKey, request: set, dated: date != nil) { db in
+            _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
+            return [set]
+        }
+    }
+
+    /// Deletes an envelope from a day on; its transactions stay, and answers for earlier
+    /// days still show it.
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat for the same envelope (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
+    @discardableResult
+    public func deleteEnvelope(_ envelopeId: String, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let deleted = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeDeleted(envelopeId: envelopeId)))
+        return try perform(idempotencyKey: idempotencyKey, request: deleted, dated: date != nil) { db in
+            _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
+            return [deleted]
+        }
+    }
+
+    /// Records income (positive) or an expense (negative) on an account, in the account's
+    /// currency, with its rate to the base currency when they differ, assigned to an
+    /// envelope.
+    ///
+    /// ```swift
+    /// // A 3,000 JPY dinner in a USD ledger, 1 JPY = 0.0067 USD: 20.10 USD from Dining out.
+    /// try ledger.recordEnvelopeTransaction("t1", account: "Assets:Travel cash", amount: Money(parsing: "-3000", commodity: .jpy),
+    ///                                      rateToBase: ExactDecimal(parsing: "0.0067"), envelope: "dining", payee: "Sushi bar")
+    /// ```
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused. A
+    ///   transaction in the base currency records no rate, so there a rate of 1 and none are
+    ///   the same input.
+    /// - Throws: ``LedgerError`` `notFound` (account, envelope), `alreadyExists` (the
+    ///   transaction id), `invalidArgument` (zero amount, a missing or non-positive rate),
+    ///   `currencyMismatch` (not the account's currency), `idempotencyConflict`.
+    @discardableResult
+    public func recordEnvelopeTransaction(
+        _ transactionId: String, account: String, amount: Money, rateToBase: ExactDecimal? = nil, envelope: String? = nil,
+        payee: String = "", category: BudgetCategory = .general, on date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        guard !transactionId.isEmpty, transactionId.count <= 100, payee.count <= 200 else {
+            throw LedgerError(.invalidArgument, "a transaction needs an id (up to 100 characters) and a payee of up to 200")
+        }
+        let at = calendar.startOfDay(date ?? today)
+        func recorded(rate: ExactDecimal?) -> NewEvent {
+            NewEvent(effectiveAt: at, body: EventBody(TransactionRecorded(
+                transactionId: transactionId, payee: payee, category: category, amount: amount, source: .manual,
+                account: account, envelope: envelope, rateToBase: rate
+            )))
+        }
+        // The rate recorded depends on the base currency when planned (none for the base
+        // currency itself): a repeat keeps "none" when the first run recorded none and the
+        // rate given is 1 or none, and compares the rate given otherwise.
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            guard let earlier = first.body.as(TransactionRecorded.self) else { return nil }
+            let isBaseCurrency = earlier.rateToBase == nil && (rateToBase == nil || rateToBase == .one)
+            return recorded(rate: isBaseCurrency ? nil : rateToBase)
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM transaction_versions WHERE transaction_id = ?", arguments: [transactionId]) == nil else {
+                throw LedgerError(.alreadyExists, "a transaction with id '\(transactionId)' exists; choose another id")
+            }
+            let commodity = try EnvelopeRules.openAccount(account, db)
+            guard amount.commodity == commodity else {
+                throw LedgerError(.currencyMismatch, "'\(account)' holds \(commodity.code); record the transaction in \(commodity.code)")
+            }
+            guard !amount.isZero else { throw LedgerError(.invalidArgument, "a transaction's amount cannot be zero") }
+            let rate = try EnvelopeRules.rateToBase(rateToBase, for: amount.commodity, db)
+            if let envelope { _ = try EnvelopeRules.liveEnvelope(envelope, db) }
+            return [recorded(rate: rate)]
+        }
+    }
+
+    /// Moves money between two user accounts; across currencies, `received` is what the
+    /// target got. Assigned to an envelope, the amount counts as spent from it.
+    ///
+    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
+    ///   when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (same account, amount not
+    ///   above zero, `received` missing across currencies or given within one),
+    ///   `currencyMismatch`, `idempotencyConflict`.
+    @discardableResult
+    public func transferBetweenAccounts(
+        _ transferId: String, from source: String, to target: String, amount: Money, received: Money? = nil,
+        envelope: String? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        guard !transferId.isEmpty, transferId.count <= 100 else {
+            throw LedgerError(.invalidArgument, "a transfer needs an id of up to 100 characters")
+        }
+        guard source != target else { throw LedgerError(.invalidArgument, "a transfer needs two different accounts") }
+        // Within one currency the received amount is the amount itself, and is not recorded;
+        // across currencies it differs from the amount (another currency) and is.
+        let made = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(TransferMade(
+            transferId: transferId, source: source, target: target, amount: amount,
+            received: received == amount ? nil : received, envelope: envelope
+        )))
+        return try perform(idempotencyKey: idempotencyKey, request: made, dated: date != nil) { db in
+            let sourceCommodity = try EnvelopeRules.openAccount(source, db)
+            let targetCommodity = try EnvelopeRules.openAccount(target, db)
+            guard amount.commodity == sourceCommodity else {
+                throw LedgerError(.currencyMismatch, "'\(source)' holds \(sourceCommodity.code); give the amount in \(sourceCommodity.code)")
+            }
+            guard amount.isPositive else { throw LedgerError(.invalidArgument, "a transfer's amount must be above zero") }
+            if sourceCommodity == targetCommodity {
+                guard received == nil || received == amount else {
+                    throw LedgerError(.invalidArgument, "both accounts hold \(sourceCommodity.code); give no received amount")
+                }
+            } else {
+                guard let received, received.commodity == targetCommodity, received.isPositive else {
+                    throw LedgerError(.invalidArgument, "'\(target)' holds \(targetCommodity.code); give the amount received in \(targetCommodity.code), above zero")
+                }
+            }
+            if let envelope { _ = try EnvelopeRules.liveEnvelope(envelope, db) }
+            return [made]
+        }
+    }
+}
+
+/// The checks the envelope commands share, read from the read models.
+enum EnvelopeRules {
+    struct LiveEnvelope {
+        let commodity: Commodity
+        let interval: EnvelopeInterval
+    }
+
+    /// An envelope that exists and is not deleted.
+    static func liveEnvelope(_ envelopeId: String, _ db: Database) throws -> LiveEnvelope {
+        let rows = try Row.fetchAll(db, sql: "SELECT kind, interval, commodity FROM envelope_changes WHERE envelope_id = ? ORDER BY effective_at, sequence", arguments: [envelopeId])
+        guard try Row.fetchOne(db, sql: "SELECT 1 FROM envelopes WHERE envelope_id = ?", arguments: [envelopeId]) != nil,
+              let created = rows.first(where: { $0["kind"] as String == "created" }),
+              !rows.contains(where: { $0["kind"] as String == "deleted" }) else {
+            throw LedgerError(.notFound, "there is no envelope '\(envelopeId)'; create it first (tally envelope create)")
+        }
+        let interval = rows.last { ["created", "budget"].contains($0["kind"] as String) }.flatMap { EnvelopeInterval(rawValue: $0["interval"]) }
+        return LiveEnvelope(commodity: try Commodity.named(created["commodity"]), interval: interval ?? .monthly)
+    }
+
+    static func requireCurrency(_ amount: Money, of envelope: LiveEnvelope) throws {
+        guard amount.commodity == envelope.commodity else {
+            throw LedgerError(.currencyMismatch, "the envelope's amounts are in \(envelope.commodity.code)")
+        }
+    }
+
+    /// The currency of an opened, not closed, user account.
+    static func openAccount(_ account: String, _ db: Database) throws -> Commodity {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT e.commodity, a.closed_sequence FROM envelope_accounts e JOIN accounts a ON a.name = e.account WHERE e.account = ?
+            """, arguments: [account]), (row["closed_sequence"] as Int64?) == nil else {
+            throw LedgerError(.notFound, "there is no open account '\(account)'; open it first (tally envelope account-open)")
+        }
+        return try Commodity.named(row["commodity"])
+    }
+
+    /// The rate to record: required, above zero, for a currency other than the base; none
+    /// (or exactly 1, dropped) for the base currency.
+    static func rateToBase(_ rate: ExactDecimal?, for commodity: Commodity, _ db: Database) throws -> ExactDecimal? {
+        let base = try LedgerSettings.read(db).baseCurrency
+        if commodity == base {
+            guard rate == nil || rate == .one else {
+                throw LedgerError(.invalidArgument, "the transaction is in the base currency \(base.code); its rate to base is 1")
+            }
+            return nil
+        }
+        guard let rate, rate.significand > 0 else {
+            throw LedgerError(.invalidArgument, "a transaction in \(commodity.code) needs its rate to \(base.code), above zero (1 \(commodity.code) = RATE \(base.code))")
+        }
+        return rate
+    }
+}

@@ -1,0 +1,120 @@
+public import TallyEngine
+import GRDB
+
+// The envelope product's answers, for any day: each reads the envelopes read model for
+// events effective through that day and computes with ``EnvelopeBook``. Statuses resume
+// from the latest snapshot that holds the state as known then (``EnvelopeSnapshots``), so
+// they read the money of at most one snapshot interval and the envelopes' settings, never
+// the whole history; spending reads its period; totals read the balances' roll-ups and
+// the latest rate of each pair.
+
+extension Ledger {
+    /// Every envelope's status on `date` as known at `knownAt`: the fold resumed from the
+    /// latest snapshot that fits, or from the beginning.
+    func envelopeStatuses(on date: LocalDate, knownAt: Instant?, _ db: Database) throws -> [EnvelopeStatus] {
+        let bound = calendar.endOfDay(date)
+        if let snapshot = try EnvelopeSnapshots.latest(through: date, knownAt: knownAt, calendar: calendar, db) {
+            do {
+                let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt, after: snapshot.effectiveThrough)
+                return try book.statuses(on: date, resuming: snapshot, calendar: calendar)
+            } catch is EnvelopeSnapshotMismatch {
+                // Fold from the beginning below.
+            }
+        }
+        return try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt).statuses(on: date, calendar: calendar)
+    }
+
+    /// An envelope's budgeted, spent and remaining amounts in the interval containing `date`.
+    ///
+    /// ```swift
+    /// let groceries = try ledger.envelopeStatus("groceries", on: try LocalDate(parsing: "2026-05-31"))
+    /// print(groceries.remaining, groceries.isOverBudget)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - date: the day asked about (today by default).
+    ///   - knownAt: what the ledger had recorded by then (everything by default).
+    /// - Throws: ``LedgerError`` `notFound` when the envelope did not exist that day (not
+    ///   created yet, deleted, or before its start date).
+    public func envelopeStatus(_ envelopeId: String, on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> EnvelopeStatus {
+        let day = date ?? today
+        return try read { db in
+            guard let status = try envelopeStatuses(on: day, knownAt: knownAt, db).first(where: { $0.envelopeId == envelopeId }) else {
+                throw LedgerError(.notFound, "envelope '\(envelopeId)' did not exist on \(day) (not created, deleted, or not started yet)")
+            }
+            return status
+        }
+    }
+
+    /// Every envelope that exists on `date`, by name, in its interval containing `date`.
+    public func envelopeStatuses(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> [EnvelopeStatus] {
+        let day = date ?? today
+        return try read { db in try envelopeStatuses(on: day, knownAt: knownAt, db) }
+    }
+
+    /// What went through each envelope from `first` through `last`, both days included.
+    ///
+    /// - Throws: ``LedgerError`` `invalidArgument` when `last` is before `first`.
+    public func envelopeSpending(from first: LocalDate, through last: LocalDate, knownAt: Instant? = nil) throws -> [EnvelopeSpending] {
+        guard first <= last else { throw LedgerError(.invalidArgument, "the period's last day (\(last)) is before its first (\(first))") }
+        return try read { db in
+            let before = Instant(microsecondsSinceEpoch: calendar.startOfDay(first).microsecondsSinceEpoch - 1)
+            return try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(last), knownAt: knownAt, after: before)
+                .spending(from: first, through: last, calendar: calendar)
+        }
+    }
+
+    /// The total balance across the user's accounts at the end of `date`, in the base
+    /// currency then, each balance converted at the rate in force (``RateBook``).
+    public func envelopeAccountsTotal(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> EnvelopeAccountsTotal {
+        let day = date ?? today
+        let bound = calendar.endOfDay(day)
+        return try read { db in
+            let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt, after: bound)
+            return try book.total(balances: try EnvelopeBook.accountBalances(db, effectiveThrough: bound, knownAt: knownAt), at: bound)
+        }
+    }
+}
+
+extension Ledger {
+    /// The user accounts opened (kind asset or liability), by name.
+    public func envelopeAccounts() throws -> [EnvelopeAccount] {
+        try read { db in try EnvelopeBook.load(db, effectiveThrough: .latest, after: .latest).accounts.values.sorted { $0.account < $1.account } }
+    }
+}
+
+extension Ledger {
+    /// Every change to what an envelope has left, with the event that made it and the
+    /// running balance (`remaining` of ``EnvelopeStatus``), in effective-time order: each
+    /// interval's budget as it opens (from the `envelope_created` or `envelope_budget_changed`
+    /// in force on its last day), fundings, transactions and transfers (an amended
+    /// transaction shows its original, the reversal and the new version; a deletion its
+    /// reversal), and what each interval's rollover policy did with its remainder
+    /// (`envelope_rollover_set`, or `envelope_created` for the default). Amounts are in the
+    /// envelope's currency; a transaction with no known rate is left out, as from `spent`.
+    ///
+    /// ```swift
+    /// let changes = try ledger.envelopeAudit("groceries", through: try LocalDate(parsing: "2026-05-31"))
+    /// changes.last?.balance == try ledger.envelopeStatus("groceries", on: try LocalDate(parsing: "2026-05-31")).remaining   // true
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - from: list changes from this day on (earlier ones make up the opening balance).
+    ///   - through: the last day (today by default); a deleted envelope stops the day before
+    ///     its deletion.
+    ///   - knownAt: as the ledger knew it at this instant.
+    /// - Throws: ``LedgerError`` `notFound` when no such envelope existed by `through`.
+    public func envelopeAudit(_ envelopeId: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [AuditEntry] {
+        let last = through ?? today
+        return try read { db in
+            let book = try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(last), knownAt: knownAt)
+            guard let envelope = book.envelopes[envelopeId] else {
+                throw LedgerError(.notFound, "no envelope '\(envelopeId)' by \(last); `tally envelope list` lists them")
+            }
+            let end = envelope.deletedAt.map { min(last, calendar.date(of: $0).adding(days: -1)) } ?? last
+            var entries: [AuditEntry] = []
+            _ = try book.fold(of: envelope, through: end, resuming: nil, calendar: calendar) { entries.append($0) }
+            return entries.filter { entry in from.map { entry.effectiveDate >= $0 } ?? true }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+public import TallyEngine
+public import GRDB
+
+/// The history behind net worth and the X-ray: assets and liabilities with their tags,
+/// every valuation, position, price and FX rate, and reminders — each with its effective
+/// and recorded time, so that "the latest value at a date, as known at an instant" is one
+/// indexed lookup. Snapshots of the state net worth is computed from, at the end of every
+/// boundary day of the ledger's snapshot interval, answer a month's net worth without the
+/// lookups (``NetWorthSnapshot``).
+public struct NetWorthProjector: SnapshotTaking {
+    public init() {}
+
+    public let name = "net_worth"
+    public let version = 6
+    public let tables = [
+        "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
+        "nw_price_pairs", "nw_fx_pairs", "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
+    ]
+    public let cacheTables = ["nw_snapshots"]
+
+    /// Snapshots of every item's active value and the FX quotes in force (``NetWorthSnapshot``).
+    static let snapshots = SnapshotTable(name: "nw_snapshots")
+
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE nw_items (
+                kind TEXT NOT NULL, item_id TEXT NOT NULL, name TEXT NOT NULL, category TEXT NOT NULL,
+                type TEXT, currency TEXT NOT NULL, linked_asset_id TEXT,
+                added_at INTEGER NOT NULL, added_recorded_at INTEGER NOT NULL,
+                removed_at INTEGER, removed_recorded_at INTEGER, removed_sequence INTEGER,
+                PRIMARY KEY (kind, item_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_item_tags (
+                asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                country TEXT, sector TEXT, symbol TEXT,
+                PRIMARY KEY (asset_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_item_tags_at ON nw_item_tags (asset_id, effective_at);
+            CREATE TABLE nw_valuations (
+                kind TEXT NOT NULL, item_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                sequence INTEGER NOT NULL, commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
+                PRIMARY KEY (kind, item_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_valuations_at ON nw_valuations (kind, item_id, source, effective_at);
+            CREATE INDEX nw_valuations_by_time ON nw_valuations (effective_at, recorded_at);
+            CREATE TABLE nw_override_clears (
+                asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                PRIMARY KEY (asset_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_override_clears_by_time ON nw_override_clears (effective_at, recorded_at);
+            CREATE INDEX nw_override_clears_at ON nw_override_clears (asset_id, effective_at);
+            CREATE TABLE nw_positions (
+                asset_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                symbol TEXT NOT NULL, quantity INTEGER NOT NULL, cost_commodity TEXT, cost_amount INTEGER,
+                PRIMARY KEY (asset_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_positions_by_time ON nw_positions (effective_at, recorded_at);
+            CREATE INDEX nw_positions_at ON nw_positions (asset_id, effective_at);
+            CREATE TABLE nw_prices (
+                symbol TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
+                commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
+                PRIMARY KEY (symbol, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_prices_at ON nw_prices (symbol, effective_at);
+            CREATE INDEX nw_prices_by_time ON nw_prices (effective_at, recorded_at);
+            -- "The latest price of a symbol in a currency, effective by D, known at K": a seek to
+            -- (symbol, commodity, D) walking back, answered from the index alone.
+            CREATE INDEX nw_prices_in ON nw_prices (symbol, commodity, effective_at, sequence, recorded_at, amount);
+            -- Which symbol is priced in which currency, and which currencies have a rate: the
+            -- graph market values are found on (a handful of rows, read whole).
+            CREATE TABLE nw_price_pairs (
+                symbol TEXT NOT NULL, commodity TEXT NOT NULL, PRIMARY KEY (symbol, commodity)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_fx_pairs (
+                base TEXT NOT NULL, quote TEXT NOT NULL, PRIMARY KEY (base, quote)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE nw_fx_rates (
+                base TEXT NOT NULL, quote TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                sequence INTEGER NOT NULL, significand INTEGER NOT NULL, scale INTEGER NOT NULL,
+                PRIMARY KEY (base, quote, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX nw_fx_rates_at ON nw_fx_rates (base, quote, effective_at);
+            CREATE INDEX nw_fx_rates_by_time ON nw_fx_rates (effective_at, recorded_at);
+            CREATE TABLE nw_base_currencies (
+                sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                currency TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE nw_price_staleness (
+                sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                threshold_seconds INTEGER NOT NULL
+            ) STRICT;
+            CREATE TABLE nw_reminders (
+                reminder_id TEXT NOT NULL, sequence INTEGER NOT NULL, asset_id TEXT NOT NULL, due_date INTEGER NOT NULL, note TEXT,
+                set_at INTEGER NOT NULL, set_recorded_at INTEGER NOT NULL,
+                completed_at INTEGER, completed_recorded_at INTEGER,
+                PRIMARY KEY (reminder_id, sequence)
+            ) STRICT, WITHOUT ROWID;
+            """)
+        try Self.snapshots.create(db)
+    }
+
+    public func apply(_ event: Event, _ db: Database) throws {
+        let effective = event.effectiveAt.microsecondsSinceEpoch
+        let recorded = event.recordedAt.microsecondsSinceEpoch
+        let sequence = Int64(event.sequence)
+        /// A row that net worth reads by its effective time retires the snapshots it falls in.
+        /// Base currencies and the staleness threshold are not in snapshots (answers apply
+        /// the ones known at the instant asked about), nor are tags and reminders.
+        func changed(at instant: Int64) throws {
+            try Self.snapshots.supersede(effectiveAt: Instant(microsecondsSinceEpoch: instant), recordedAt: event.recordedAt, db)
+        }
+        /// Adding an item replaces any earlier row of its id, and with it the dates it held.
+        func replacing(_ kind: ItemKind, _ id: String) throws {
+            let row = try Row.fetchOne(db, sql: "SELECT added_at, removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
+            let held: [Int64?] = [row?["added_at"], row?["removed_at"]]
+            try changed(at: held.compactMap { $0 }.reduce(effective, min))
+        }
+        /// Removing an item moves its removal date.
+        func removing(_ kind: ItemKind, _ id: String) throws {
+            guard let row = try Row.fetchOne(db, sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id]) else { return }
+            try changed(at: min(effective, (row["removed_at"] as Int64?) ?? effective))
+        }
+        switch event.body.payload {
+        case let created as LedgerCreated:
+            try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, created.baseCurrency.code])
+        case let change as BaseCurrencySet:
+            try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.currency.code])
+        case let asset as AssetAdded:
+            try replacing(.asset, asset.assetId)
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
+                VALUES ('asset', ?, ?, ?, ?, ?, NULL, ?, ?)
+                """, arguments: [asset.assetId, asset.name, asset.category.rawValue, asset.type.rawValue, asset.currency.code, effective, recorded])
+            try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [asset.assetId, effective, recorded, sequence, asset.country, asset.sector, asset.symbol])
+        case let tags as AssetTagged:
+            try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [tags.assetId, effective, recorded, sequence, tags.country, tags.sector, tags.symbol])
+        case let removed as AssetRemoved:
+            try removing(.asset, removed.assetId)
+            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'asset' AND item_id = ?",
+                           arguments: [effective, recorded, sequence, removed.assetId])
+        case let liability as LiabilityAdded:
+            try replacing(.liability, liability.liabilityId)
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
+                VALUES ('liability', ?, ?, ?, NULL, ?, ?, ?, ?)
+                """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
+                                 liability.linkedAssetId, effective, recorded])
+        case let removed as LiabilityRemoved:
+            try removing(.liability, removed.liabilityId)
+            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'liability' AND item_id = ?",
+                           arguments: [effective, recorded, sequence, removed.liabilityId])
+        case let valuation as ValuationRecorded:
+            try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [valuation.itemKind.rawValue, valuation.itemId, effective, recorded, sequence,
+                                       valuation.value.commodity.code, valuation.value.minorUnits, valuation.source.rawValue])
+            try changed(at: effective)
+        case let cleared as ValuationOverrideCleared:
+            try db.execute(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)", arguments: [cleared.assetId, effective, recorded, sequence])
+            try changed(at: effective)
+        case let position as PositionSet:
+            try db.execute(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [position.assetId, effective, recorded, sequence, position.quantity.commodity.code,
+                                       position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
+            try changed(at: effective)
+        case let quote as PriceQuoted:
+            try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [quote.symbol.code, effective, recorded, sequence, quote.price.commodity.code,
+                                       quote.price.minorUnits, quote.source.rawValue])
+            try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.price.commodity.code])
+            try changed(at: effective)
+        case let rate as FXRateSet:
+            try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
+            try db.execute(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)", arguments: [rate.base.code, rate.quote.code])
+            try changed(at: effective)
+        case let change as PriceStalenessSet:
+            try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])
+        case let reminder as ReminderSet:
+            try db.execute(sql: """
+                INSERT INTO nw_reminders (reminder_id, sequence, asset_id, due_date, note, set_at, set_recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [reminder.reminderId, sequence, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, effective, recorded])
+        case let done as ReminderCompleted:
+            // Done applies to the version set last: setting a reminder again keeps its earlier versions.
+            try db.execute(sql: """
+                UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ?
+                WHERE reminder_id = ? AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
+                """, arguments: [effective, recorded, done.reminderId, done.reminderId])
+        default:
+            break
+        }
+    }
+
+    public func takeSnapshots(_ db: Database, settings: SnapshotSettings, last: Event) throws {
+        try NetWorthSnapshots.take(db, settings: settings, last: last)
+    }
+}

@@ -1,0 +1,161 @@
+public import TallyEngine
+import GRDB
+
+/// One asset in an X-ray snapshot.
+public struct XRayHolding: Hashable, Sendable {
+    public let assetId: String
+    public let name: String
+    public let type: AssetType
+    public let country: String?
+    public let sector: String?
+    public let value: ActiveValue
+    /// In the base currency.
+    public let converted: Money
+    /// Share of the included total, basis points.
+    public let weightBasisPoints: Int64
+    public let isStale: Bool
+    /// Country and sector both known.
+    public var hasFullTags: Bool { country != nil && sector != nil }
+}
+
+/// A named group's share of the total (a type, a country, a sector, Other or Unknown).
+public struct GroupShare: Hashable, Sendable {
+    public let group: String
+    public let total: Money
+    public let basisPoints: Int64
+}
+
+/// A metric with its severity band (``XRayRules``).
+public struct XRayMetric: Hashable, Sendable {
+    /// Basis points for shares; hundredths of a point for the concentration score.
+    public let value: Int64
+    public let severity: XRayRules.Severity
+}
+
+/// A reminder to update an asset's value that is due.
+public struct DueReminder: Hashable, Sendable {
+    public let reminderId: String
+    public let assetId: String
+    public let dueDate: LocalDate
+    public let note: String?
+}
+
+/// The portfolio X-ray at a point in time (DOMAIN.md §5).
+public struct XRaySnapshot: Hashable, Sendable {
+    public let point: PointInTime
+    public let baseCurrency: Commodity
+    /// The included assets' total in the base currency.
+    public let total: Money
+    public let holdings: [XRayHolding]
+    /// Assets left out (no value, or no FX rate), with the reason.
+    public let excluded: [ExcludedItem]
+    /// Included assets over all assets held, basis points.
+    public let coverageBasisPoints: Int64
+    public let allocationByType: [GroupShare]
+    public let exposureByCountry: [GroupShare]
+    public let exposureBySector: [GroupShare]
+    /// 100 × Σ wᵢ², in hundredths (2500 = 25.00).
+    public let concentration: XRayMetric
+    public let homeBias: XRayMetric
+    public let illiquidity: XRayMetric
+    public let dataConfidence: XRayMetric
+    /// Liabilities with their amounts in the base currency (linked assets named).
+    public let liabilities: [NetWorthLine]
+    public let remindersDue: [DueReminder]
+}
+
+extension Ledger {
+    /// The X-ray at the end of `asOf` (now when absent), as known at `knownAt`.
+    public func xray(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> XRaySnapshot {
+        let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
+        let calendar = self.calendar
+        return try read { db in
+            try XRayQueries.snapshot(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds(), calendar: calendar)
+        }
+    }
+}
+
+enum XRayQueries {
+    static func snapshot(_ db: Database, point: PointInTime, stalenessSeconds: Int64, calendar: LedgerCalendar) throws -> XRaySnapshot {
+        let report = try NetWorthQueries.report(db, point: point, stalenessSeconds: stalenessSeconds)
+        let valuations = Valuations(db: db, point: point)
+        let base = report.baseCurrency
+        var types: [String: AssetType] = [:]
+        for row in try valuations.items() where row["kind"] == "asset" {
+            types[row["item_id"]] = AssetType(rawValue: row["type"] ?? "") ?? .custom
+        }
+        let total = report.assets
+        let holdings = try report.lines.filter { $0.kind == .asset }.map { line in
+            let tags = try valuations.tags(of: line.itemId)
+            return XRayHolding(
+                assetId: line.itemId, name: line.name, type: types[line.itemId] ?? .custom,
+                country: tags.country, sector: tags.sector, value: line.value, converted: line.converted,
+                weightBasisPoints: Shares.basisPoints(line.converted.minorUnits, of: total.minorUnits), isStale: line.isStale)
+        }
+        let excluded = report.excluded.filter { $0.kind == .asset }
+        let held = holdings.count + excluded.count
+        let coverage = held == 0 ? 10_000 : Shares.basisPoints(Int64(holdings.count), of: Int64(held))
+
+        let home = XRayRules.homeCountries(of: base)
+        let homeValue = holdings.filter { $0.country.map(home.contains) ?? false }.reduce(Int64(0)) { $0 + $1.converted.minorUnits }
+        let illiquid = holdings.filter { XRayRules.illiquidTypes.contains($0.type) }.reduce(Int64(0)) { $0 + $1.converted.minorUnits }
+        let confident = holdings.filter { $0.hasFullTags && !$0.isStale }.reduce(Int64(0)) { $0 + $1.converted.minorUnits }
+        let concentration = concentrationHundredths(holdings.map(\.converted.minorUnits))
+
+        let reminders = try ReminderQueries.open(db, point: point, calendar: calendar).filter(\.isDue).map { reminder in
+            DueReminder(reminderId: reminder.reminderId, assetId: reminder.assetId, dueDate: reminder.dueDate, note: reminder.note)
+        }
+
+        return XRaySnapshot(
+            point: point, baseCurrency: base, total: total, holdings: holdings, excluded: excluded,
+            coverageBasisPoints: coverage,
+            allocationByType: try groups(holdings, total: total, top: Int.max) { $0.type.rawValue },
+            exposureByCountry: try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.country },
+            exposureBySector: try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.sector },
+            concentration: XRayMetric(value: concentration, severity: XRayRules.concentrationSeverity(hundredths: concentration)),
+            homeBias: metric(homeValue, total, XRayRules.homeBiasSeverity),
+            illiquidity: metric(illiquid, total, XRayRules.illiquiditySeverity),
+            dataConfidence: metric(confident, total, XRayRules.dataConfidenceSeverity),
+            liabilities: report.lines.filter { $0.kind == .liability },
+            remindersDue: reminders
+        )
+    }
+
+    private static func metric(_ part: Int64, _ total: Money, _ severity: (Int64) -> XRayRules.Severity) -> XRayMetric {
+        let share = Shares.basisPoints(part, of: total.minorUnits)
+        return XRayMetric(value: share, severity: severity(share))
+    }
+
+    /// Groups by key, largest first: the top `top` by name, the rest as "Other", missing keys as "Unknown".
+    private static func groups(_ holdings: [XRayHolding], total: Money, top: Int, key: (XRayHolding) -> String?) throws -> [GroupShare] {
+        var totals: [String: Money] = [:]
+        var unknown = Money.zero(total.commodity)
+        for holding in holdings {
+            if let name = key(holding), !name.isEmpty {
+                totals[name] = try (totals[name] ?? Money.zero(total.commodity)).adding(holding.converted)
+            } else {
+                unknown = try unknown.adding(holding.converted)
+            }
+        }
+        let ranked = totals.sorted { $0.value.minorUnits != $1.value.minorUnits ? $0.value.minorUnits > $1.value.minorUnits : $0.key < $1.key }
+        var result = ranked.prefix(top).map { GroupShare(group: $0.key, total: $0.value, basisPoints: Shares.basisPoints($0.value.minorUnits, of: total.minorUnits)) }
+        let other = try ranked.dropFirst(top).reduce(Money.zero(total.commodity)) { try $0.adding($1.value) }
+        if !other.isZero { result.append(GroupShare(group: "Other", total: other, basisPoints: Shares.basisPoints(other.minorUnits, of: total.minorUnits))) }
+        if !unknown.isZero { result.append(GroupShare(group: "Unknown", total: unknown, basisPoints: Shares.basisPoints(unknown.minorUnits, of: total.minorUnits))) }
+        return result
+    }
+
+    /// 100 × Σ (vᵢ / V)², in hundredths, computed exactly as 10000 · Σ vᵢ² / V² (values
+    /// scaled down by powers of ten past 10^12 minor units, so every sum fits in 128 bits).
+    static func concentrationHundredths(_ values: [Int64]) -> Int64 {
+        let positive = values.filter { $0 > 0 }
+        guard !positive.isEmpty else { return 0 }
+        var divisor: Int64 = 1
+        while positive.max()! / divisor > 1_000_000_000_000 { divisor *= 10 }
+        let scaled = positive.map { Int128($0 / divisor) }
+        let whole = scaled.reduce(Int128(0), +)
+        guard whole > 0 else { return 0 }
+        let squares = scaled.reduce(Int128(0)) { $0 + $1 * $1 }
+        return Int64(RationalRounding.rounded(squares * 10_000, dividedBy: whole * whole, rule: .halfEven))
+    }
+}

@@ -1,0 +1,343 @@
+public import TallyEngine
+import GRDB
+import TallyLog
+
+// The commands of the automated wealth account (DOMAIN.md §1). Each validates against the
+// current read models, applies the rules of `WealthRules`, and returns the events that
+// `perform` appends in one commit; a refusal throws `LedgerError` and appends nothing.
+//
+// Idempotency: every command takes an optional key. A repeat with the same input returns
+// the first result and appends nothing, without planning again (so a withdrawal repeated
+// after Spend was spent still returns the first withdrawal); a repeat with other input
+// (amount, merchant, an explicit effective time …) throws `idempotencyConflict`. The input
+// is compared as the first event the command records, built once, before planning, and
+// returned by the plan as its first event.
+
+extension Ledger {
+    /// Records a deposit and, unless automation is paused, its split by the rule in force,
+    /// in one commit: `deposit_received`, then `deposit_split` caused by it.
+    ///
+    /// ```swift
+    /// try ledger.deposit(account: "main", amount: try Money(parsing: "100.00", commodity: .usd),
+    ///                    source: .bankTransfer, externalId: "tx-1", idempotencyKey: "bank:tx-1")
+    /// // Spend 70.00 USD, Invest 30.00 USD
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account, e.g. `main`; its first event creates it.
+    ///   - amount: positive, in any currency (USD, GBP, USDC …); balances are per currency.
+    ///   - source: a bank transfer or a chain.
+    ///   - externalId: the bank's or the chain's transaction id.
+    ///   - effectiveAt: when the money arrived (default: now).
+    ///   - idempotencyKey: a key (e.g. the bank's id). A repeat with the same account, amount,
+    ///     source, external id and effective time (when given) returns the first result and
+    ///     appends nothing; with other input it is refused.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name, a non-positive
+    ///   amount, text past its limit, or a deposit no balance could hold; `idempotencyConflict`
+    ///   for a key used with other input.
+    @discardableResult
+    public func deposit(
+        account: String, amount: Money, source: DepositSource = .bankTransfer, externalId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        try WealthRules.requirePositive(amount, "the deposit amount")
+        if let externalId { try WealthRules.validate(text: externalId, "the external id") }
+        let received = NewEvent(effectiveAt: at, body: EventBody(
+            DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
+        return try perform(idempotencyKey: idempotencyKey, request: received, dated: effectiveAt != nil) { db in
+            try Self.requireBalancesCanHold(deposit: amount, db)
+            let settings = try WealthQueries.settings(account, db)
+            var events = [received]
+            if !settings.isPaused {
+                events.append(try Self.split(amount, of: .earlierInBatch(0), account: account, rule: settings.splitRule, at: at))
+            }
+            return events
+        }
+    }
+
+    /// Sets the split rule for deposits that arrive from now on; earlier deposits keep
+    /// theirs, including those waiting while automation is paused. Nothing is recorded when
+    /// the rule is already in force.
+    ///
+    /// ```swift
+    /// try ledger.setSplitRule(account: "main", spendWeight: 50, investWeight: 50)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - spendWeight: Spend's weight, 0 to ``WealthRules/splitWeightLimit``.
+    ///   - investWeight: Invest's weight, 0 to ``WealthRules/splitWeightLimit``; not both zero.
+    ///   - effectiveAt: when the rule takes effect (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same weights (and effective time,
+    ///     when given) returns the first result; with others it is refused. A command that
+    ///     records nothing (the rule was in force) does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a negative weight, a weight past the
+    ///   limit, or both weights zero; `idempotencyConflict` for a key used with other input.
+    @discardableResult
+    public func setSplitRule(
+        account: String, spendWeight: Int64, investWeight: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        let rule = SplitRule(spendWeight: spendWeight, investWeight: investWeight)
+        try WealthRules.validate(rule)
+        let event = NewEvent(effectiveAt: at, body: EventBody(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))
+        return try perform(idempotencyKey: idempotencyKey, request: event, dated: effectiveAt != nil) { db in
+            try WealthQueries.settings(account, db).splitRule == rule ? [] : [event]
+        }
+    }
+
+    /// Switches round-ups on or off. Nothing is recorded when they are already so.
+    ///
+    /// ```swift
+    /// try ledger.setRoundUps(account: "main", enabled: true)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - enabled: on or off.
+    ///   - effectiveAt: when the switch takes effect (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
+    @discardableResult
+    public func setRoundUps(account: String, enabled: Bool, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.roundUpsEnabled == enabled }) {
+            EventBody(RoundUpsSwitched(account: account, enabled: enabled))
+        }
+    }
+
+    /// Pauses automation: deposits from now on stay unsplit in the wallet (status `paused`).
+    /// Nothing is recorded when automation is already paused.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when the pause takes effect (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
+    @discardableResult
+    public func pauseAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.isPaused }) {
+            EventBody(AutomationPaused(account: account))
+        }
+    }
+
+    /// Resumes automation and, in the same commit, splits every deposit that waited, each
+    /// caused by its deposit and split by the rule in force when that deposit arrived.
+    /// When automation is not paused it only splits deposits that wait (if any); otherwise
+    /// nothing is recorded.
+    ///
+    /// ```swift
+    /// try ledger.resumeAutomation(account: "main")   // automation_resumed, deposit_split …
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when automation resumes and the waiting deposits split (default: now).
+    ///   - idempotencyKey: an optional key. Which event comes first depends on state (the
+    ///     resume, or a waiting deposit's split), so a repeat is compared on the account and
+    ///     the effective time (when given) of the event the key recorded: the same returns
+    ///     the first result, others are refused.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input or by another command.
+    @discardableResult
+    public func resumeAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        let resumed = NewEvent(effectiveAt: at, body: EventBody(AutomationResumed(account: account)))
+        // The first event is the resume, or a waiting deposit's split: a repeat is compared on the account.
+        let request = try repeatRequest(key: idempotencyKey) { first in
+            switch first.body.payload {
+            case is AutomationResumed:
+                return resumed
+            case var split as DepositSplit:
+                split.account = account
+                return NewEvent(effectiveAt: at, body: EventBody(split))
+            default:
+                return nil
+            }
+        }
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
+            var events: [NewEvent] = []
+            if try WealthQueries.settings(account, db).isPaused { events.append(resumed) }
+            for deposit in try WealthQueries.unsplitDeposits(account, db) {
+                events.append(try Self.split(deposit.amount, of: .sequence(deposit.sequence), account: account, rule: deposit.rule, at: at))
+            }
+            return events
+        }
+    }
+
+    /// Freezes the card: purchases are refused until it is unfrozen. Nothing is recorded
+    /// when the card is already frozen.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when the freeze takes effect (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
+    @discardableResult
+    public func freezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.cardFrozen }) {
+            EventBody(CardFrozen(account: account))
+        }
+    }
+
+    /// Unfreezes the card. Nothing is recorded when the card is not frozen.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - effectiveAt: when the card works again (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused. A command
+    ///     that records nothing does not use up its key.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad account name;
+    ///   `idempotencyConflict` for a key used with other input.
+    @discardableResult
+    public func unfreezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { !$0.cardFrozen }) {
+            EventBody(CardUnfrozen(account: account))
+        }
+    }
+
+    /// Pays a card purchase from Spend and, with round-ups on, moves its round-up from Spend
+    /// to Invest in the same commit (`round_up_applied`, caused by the purchase) — or, when
+    /// Spend after the purchase cannot cover the round-up whole, records `round_up_skipped`
+    /// and moves nothing. A whole amount rounds up by zero: no round-up event.
+    ///
+    /// ```swift
+    /// try ledger.purchase(account: "main", amount: try Money(parsing: "3.40", commodity: .usd), merchant: "Coffee")
+    /// // Spend -3.40, and with round-ups on -0.60 more; Invest +0.60
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - amount: positive, in the currency of a Spend balance that covers it.
+    ///   - merchant: who was paid (not empty).
+    ///   - externalId: the card network's transaction id.
+    ///   - effectiveAt: when the purchase was made (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same amount, merchant, external
+    ///     id and effective time (when given) returns the first result, even when Spend could
+    ///     no longer cover it; with other input it is refused.
+    /// - Throws: ``LedgerError``: `cardFrozen` when the card is frozen; `insufficientFunds`
+    ///   when the amount is more than Spend in its currency; `invalidArgument` for a
+    ///   non-positive amount, an empty merchant or text past its limit; `idempotencyConflict`
+    ///   for a key used with other input. Nothing is appended.
+    @discardableResult
+    public func purchase(
+        account: String, amount: Money, merchant: String, externalId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        try WealthRules.requirePositive(amount, "the purchase amount")
+        try WealthRules.validate(text: merchant, "the merchant", isRequired: true)
+        if let externalId { try WealthRules.validate(text: externalId, "the external id") }
+        let made = NewEvent(effectiveAt: at, body: EventBody(
+            PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
+        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
+            let settings = try WealthQueries.settings(account, db)
+            guard !settings.cardFrozen else {
+                throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen; unfreeze it to make purchases")
+            }
+            let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
+            try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the purchase")
+            var events = [made]
+            guard settings.roundUpsEnabled else { return events }
+            let roundUp = try WealthRules.roundUp(for: amount)
+            switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.subtracting(amount)) {
+            case .applied:
+                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(RoundUpApplied(account: account, amount: roundUp))))
+            case .skipped:
+                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(RoundUpSkipped(account: account, amount: roundUp))))
+            case nil:
+                break
+            }
+            return events
+        }
+    }
+
+    /// Withdraws money from Spend (to a bank account, a wallet address …).
+    ///
+    /// ```swift
+    /// try ledger.withdraw(account: "main", amount: try Money(parsing: "20.00", commodity: .usd), destination: "checking")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - amount: positive, at most Spend in its currency.
+    ///   - destination: where the money went, optional.
+    ///   - effectiveAt: when the withdrawal was made (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same amount, destination and
+    ///     effective time (when given) returns the first result, even when Spend could no
+    ///     longer cover it; with other input it is refused.
+    /// - Throws: ``LedgerError``: `insufficientFunds` when the amount is more than Spend in its
+    ///   currency; `invalidArgument` for a non-positive amount or text past its limit;
+    ///   `idempotencyConflict` for a key used with other input.
+    @discardableResult
+    public func withdraw(
+        account: String, amount: Money, destination: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        try WealthRules.requirePositive(amount, "the withdrawal amount")
+        if let destination { try WealthRules.validate(text: destination, "the destination") }
+        let made = NewEvent(effectiveAt: at, body: EventBody(WithdrawalMade(account: account, amount: amount, destination: destination)))
+        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
+            let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
+            try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the withdrawal")
+            return [made]
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The effective time of a wealth command: `now` by default; refused outside years 0001-9999.
+    private func wealthInstant(_ effectiveAt: Instant?) throws -> Instant {
+        let at = effectiveAt ?? now
+        guard at.isInCalendarRange else {
+            throw LedgerError(.invalidArgument, "the effective time must lie in years 0001 to 9999")
+        }
+        return at
+    }
+
+    /// A command that records one event unless the setting it asks for is already in force.
+    private func wealthSwitch(
+        _ account: String, _ effectiveAt: Instant?, _ idempotencyKey: String?,
+        isInForce: (WealthQueries.Settings) -> Bool, _ body: () -> EventBody
+    ) throws -> CommandResult {
+        let at = try wealthInstant(effectiveAt)
+        try WealthRules.validate(accountName: account)
+        let event = NewEvent(effectiveAt: at, body: body())
+        return try perform(idempotencyKey: idempotencyKey, request: event, dated: effectiveAt != nil) { db in
+            try isInForce(WealthQueries.settings(account, db)) ? [] : [event]
+        }
+    }
+
+    /// The split of one deposit, caused by it.
+    private static func split(_ amount: Money, of deposit: CauseReference, account: String, rule: SplitRule, at: Instant) throws -> NewEvent {
+        let parts = try WealthRules.split(amount, by: rule)
+        return NewEvent(effectiveAt: at, cause: deposit, body: EventBody(DepositSplit(
+            account: account, spend: parts.spend, invest: parts.invest, spendWeight: rule.spendWeight, investWeight: rule.investWeight)))
+    }
+
+    /// Refuses a deposit that would take the sum of all deposits in its currency (and so the
+    /// wallet, Spend or Invest) past what 64-bit minor units hold.
+    private static func requireBalancesCanHold(deposit amount: Money, _ db: Database) throws {
+        let deposited = try BalanceQueries.balance(db, account: LedgerAccounts.deposits, commodity: amount.commodity)
+        do {
+            _ = try deposited.subtracting(amount).negated()
+        } catch {
+            throw LedgerError(.invalidArgument, "the deposit would take the \(amount.commodity.code) balance past the largest amount an account can hold")
+        }
+    }
+}

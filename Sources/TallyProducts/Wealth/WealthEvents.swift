@@ -1,0 +1,264 @@
+public import TallyEngine
+// Events of the automated wealth account (DOMAIN.md §1): deposits split between Spend and
+// Invest, round-ups, card purchases and withdrawals. The entity is `wealth:<account>`.
+
+/// Where a deposit came from.
+public enum DepositSource: String, EventEnumeration {
+    /// A bank transfer in a fiat currency (USD, GBP, …).
+    case bankTransfer = "bank_transfer"
+    /// A stablecoin transfer from a chain (USDC).
+    case chain
+}
+
+/// Money arrived in the wealth account's wallet, not yet split.
+///
+/// Version 2 added ``source``; version 1 events read as bank transfers.
+public struct DepositReceived: EventPayload {
+    public static let eventType = EventType("deposit_received", code: 20, version: 2)
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [DepositReceivedV1.self] }
+    public var account: String
+    /// Positive.
+    public var amount: Money
+    public var source: DepositSource
+    /// The bank's or the chain's transaction id.
+    public var externalId: String?
+
+    public init(account: String, amount: Money, source: DepositSource, externalId: String? = nil) {
+        self.account = account
+        self.amount = amount
+        self.source = source
+        self.externalId = externalId
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) {
+        writer.write(account); writer.write(amount); writer.write(source); writer.write(externalId)
+    }
+    public init(from reader: inout BinaryReader) throws {
+        account = try reader.read(); amount = try reader.read(); source = try reader.read()
+        externalId = try reader.read()
+    }
+}
+
+/// `deposit_received` version 1, before deposits recorded their source.
+public struct DepositReceivedV1: LegacyEventPayload, Hashable {
+    public static let version: UInt16 = 1
+    public var account: String
+    public var amount: Money
+    public var externalId: String?
+
+    public init(account: String, amount: Money, externalId: String? = nil) {
+        self.account = account
+        self.amount = amount
+        self.externalId = externalId
+    }
+
+    /// Version 1 knew only bank transfers.
+    public func upcastBody() -> EventBody {
+        EventBody(DepositReceived(account: account, amount: amount, source: .bankTransfer, externalId: externalId))
+    }
+    public func encode(to writer: inout BinaryWriter) {
+        writer.write(account); writer.write(amount); writer.write(externalId)
+    }
+    public init(from reader: inout BinaryReader) throws {
+        account = try reader.read(); amount = try reader.read(); externalId = try reader.read()
+    }
+}
+
+/// A deposit was split between Spend and Invest by the rule in force when it arrived.
+/// Its cause is the deposit; `spend + invest` equals the deposit to the last minor unit.
+public struct DepositSplit: EventPayload {
+    public static let eventType = EventType("deposit_split", code: 21)
+    public var account: String
+    public var spend: Money
+    public var invest: Money
+    /// The rule applied, as integer weights (70 and 30 by default).
+    public var spendWeight: Int64
+    public var investWeight: Int64
+
+    public init(account: String, spend: Money, invest: Money, spendWeight: Int64, investWeight: Int64) {
+        self.account = account
+        self.spend = spend
+        self.invest = invest
+        self.spendWeight = spendWeight
+        self.investWeight = investWeight
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) {
+        writer.write(account); writer.write(spend); writer.write(invest)
+        writer.write(spendWeight); writer.write(investWeight)
+    }
+    public init(from reader: inout BinaryReader) throws {
+        account = try reader.read(); spend = try reader.read(); invest = try reader.read()
+        spendWeight = try reader.read(); investWeight = try reader.read()
+    }
+}
+
+/// The split rule changed; deposits from now on use it, earlier ones keep theirs.
+public struct SplitRuleSet: EventPayload {
+    public static let eventType = EventType("split_rule_set", code: 22)
+    public var account: String
+    public var spendWeight: Int64
+    public var investWeight: Int64
+
+    public init(account: String, spendWeight: Int64, investWeight: Int64) {
+        self.account = account
+        self.spendWeight = spendWeight
+        self.investWeight = investWeight
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) {
+        writer.write(account); writer.write(spendWeight); writer.write(investWeight)
+    }
+    public init(from reader: inout BinaryReader) throws {
+        account = try reader.read(); spendWeight = try reader.read(); investWeight = try reader.read()
+    }
+}
+
+/// Round-ups were switched on or off.
+public struct RoundUpsSwitched: EventPayload {
+    public static let eventType = EventType("round_ups_switched", code: 23)
+    public var account: String
+    public var enabled: Bool
+
+    public init(account: String, enabled: Bool) {
+        self.account = account
+        self.enabled = enabled
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(enabled) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read(); enabled = try reader.read() }
+}
+
+/// The user paused automation: deposits stay unsplit in the wallet until resumed.
+public struct AutomationPaused: EventPayload {
+    public static let eventType = EventType("automation_paused", code: 24)
+    public var account: String
+
+    public init(account: String) { self.account = account }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
+}
+
+/// The user resumed automation.
+public struct AutomationResumed: EventPayload {
+    public static let eventType = EventType("automation_resumed", code: 25)
+    public var account: String
+
+    public init(account: String) { self.account = account }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
+}
+
+/// The card was frozen: purchases are refused until it is unfrozen.
+public struct CardFrozen: EventPayload {
+    public static let eventType = EventType("card_frozen", code: 26)
+    public var account: String
+
+    public init(account: String) { self.account = account }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
+}
+
+/// The card was unfrozen.
+public struct CardUnfrozen: EventPayload {
+    public static let eventType = EventType("card_unfrozen", code: 27)
+    public var account: String
+
+    public init(account: String) { self.account = account }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
+}
+
+/// A card purchase, paid from Spend.
+public struct PurchaseMade: EventPayload {
+    public static let eventType = EventType("purchase_made", code: 28)
+    public var account: String
+    /// Positive.
+    public var amount: Money
+    public var merchant: String
+    public var externalId: String?
+
+    public init(account: String, amount: Money, merchant: String, externalId: String? = nil) {
+        self.account = account
+        self.amount = amount
+        self.merchant = merchant
+        self.externalId = externalId
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) {
+        writer.write(account); writer.write(amount); writer.write(merchant); writer.write(externalId)
+    }
+    public init(from reader: inout BinaryReader) throws {
+        account = try reader.read(); amount = try reader.read(); merchant = try reader.read()
+        externalId = try reader.read()
+    }
+}
+
+/// A purchase's round-up moved from Spend to Invest. Its cause is the purchase.
+public struct RoundUpApplied: EventPayload {
+    public static let eventType = EventType("round_up_applied", code: 29)
+    public var account: String
+    public var amount: Money
+
+    public init(account: String, amount: Money) {
+        self.account = account
+        self.amount = amount
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
+}
+
+/// A round-up was skipped whole because Spend could not cover it. Its cause is the purchase.
+public struct RoundUpSkipped: EventPayload {
+    public static let eventType = EventType("round_up_skipped", code: 30)
+    public var account: String
+    /// What the round-up would have been.
+    public var amount: Money
+
+    public init(account: String, amount: Money) {
+        self.account = account
+        self.amount = amount
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
+}
+
+/// Money withdrawn from Spend.
+public struct WithdrawalMade: EventPayload {
+    public static let eventType = EventType("withdrawal_made", code: 31)
+    public var account: String
+    /// Positive.
+    public var amount: Money
+    public var destination: String?
+
+    public init(account: String, amount: Money, destination: String? = nil) {
+        self.account = account
+        self.amount = amount
+        self.destination = destination
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) {
+        writer.write(account); writer.write(amount); writer.write(destination)
+    }
+    public init(from reader: inout BinaryReader) throws {
+        account = try reader.read(); amount = try reader.read(); destination = try reader.read()
+    }
+}

@@ -1,0 +1,262 @@
+public import TallyEngine
+public import GRDB
+import Synchronization
+
+/// The wealth accounts' read model (DOMAIN.md §1): per account the settings in force, the
+/// deposits waiting to be split, a history row per money event, the changes of each
+/// setting (for answers as of a past date) and the round-ups per month.
+///
+/// Balances are not kept here: Wallet, Spend and Invest are sums of postings
+/// (``BalancesProjector``). The fold never validates and never applies a rule: a deposit
+/// waiting to be split keeps the split rule in force when the log recorded it, so a resume
+/// splits by the same rule live, on replay and after a rebuild.
+///
+/// Tables:
+/// - `wealth_accounts`: split rule, round-ups, paused, card frozen.
+/// - `wealth_unsplit_deposits`: deposits received and not yet split, with their rule.
+/// - `wealth_history`: deposit, split, purchase, round_up, round_up_skipped, withdrawal rows
+///   with the amount, the change to Spend and to Invest, and the cause.
+/// - `wealth_setting_changes`: every pause, resume, switch, freeze and rule change.
+/// - `wealth_round_up_totals`: round-ups applied per account, month (ledger time zone) and currency.
+/// - `wealth_calendar`: the ledger's time zone, from `ledger_created`.
+public struct WealthProjector: Projector {
+    /// A projector with empty caches; ``Ledger/projectors`` lists one.
+    public init() {}
+
+    private let calendars = CalendarCache()
+
+    /// The checkpoint key, `wealth`.
+    public let name = "wealth"
+    /// The version of the tables and the fold; a change rebuilds them from the log.
+    public let version = 1
+    /// The tables listed above, dropped and recreated on rebuild.
+    public let tables = [
+        "wealth_accounts", "wealth_unsplit_deposits", "wealth_history", "wealth_setting_changes",
+        "wealth_round_up_totals", "wealth_calendar",
+    ]
+
+    /// Creates the tables and the indexes the queries use (history by account and time, by cause).
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE wealth_accounts (
+                account TEXT PRIMARY KEY NOT NULL,
+                spend_weight INTEGER NOT NULL,
+                invest_weight INTEGER NOT NULL,
+                round_ups INTEGER NOT NULL,
+                paused INTEGER NOT NULL,
+                card_frozen INTEGER NOT NULL,
+                opened_sequence INTEGER NOT NULL
+            ) STRICT;
+            CREATE TABLE wealth_unsplit_deposits (
+                account TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                spend_weight INTEGER NOT NULL,
+                invest_weight INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL,
+                PRIMARY KEY (account, sequence)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE wealth_history (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                account TEXT NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                spend_delta INTEGER NOT NULL,
+                invest_delta INTEGER NOT NULL,
+                cause INTEGER,
+                detail TEXT
+            ) STRICT;
+            CREATE INDEX wealth_history_by_account ON wealth_history (account, effective_at, sequence);
+            CREATE INDEX wealth_history_by_cause ON wealth_history (cause) WHERE cause IS NOT NULL;
+            CREATE TABLE wealth_setting_changes (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                account TEXT NOT NULL,
+                setting TEXT NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                enabled INTEGER,
+                spend_weight INTEGER,
+                invest_weight INTEGER
+            ) STRICT;
+            CREATE INDEX wealth_setting_changes_by_account ON wealth_setting_changes (account, setting, effective_at, sequence);
+            CREATE TABLE wealth_round_up_totals (
+                account TEXT NOT NULL,
+                month TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                PRIMARY KEY (account, month, commodity)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE wealth_calendar (
+                time_zone TEXT NOT NULL
+            ) STRICT;
+            """)
+    }
+
+    /// Folds one event: wealth events update their account's rows; `ledger_created` records
+    /// the time zone that round-up months are counted in; every other event is ignored.
+    public func apply(_ event: Event, _ db: Database) throws {
+        switch event.body.payload {
+        case let created as LedgerCreated:
+            try Self.run(db, sql: "DELETE FROM wealth_calendar", arguments: [])
+            try Self.run(db, sql: "INSERT INTO wealth_calendar (time_zone) VALUES (?)", arguments: [created.timeZone])
+
+        case let deposit as DepositReceived:
+            let rule = try openAccount(deposit.account, event, db)
+            try Self.run(
+                db,
+                sql: """
+                    INSERT OR REPLACE INTO wealth_unsplit_deposits
+                        (account, sequence, commodity, amount, spend_weight, invest_weight, effective_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [deposit.account, Int64(event.sequence), deposit.amount.commodity.code, deposit.amount.minorUnits,
+                            rule.spendWeight, rule.investWeight, event.effectiveAt.microsecondsSinceEpoch]
+            )
+            try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
+        case let split as DepositSplit:
+            try openAccount(split.account, event, db)
+            if let cause = event.cause {
+                try Self.run(db, sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?",
+                             arguments: [split.account, Int64(cause)])
+            }
+            // The split's amount is the deposit's; parts in two commodities (an import) show Spend's.
+            try history(split.account, .split, (try? split.spend.adding(split.invest)) ?? split.spend,
+                        spend: split.spend.minorUnits, invest: split.invest.minorUnits,
+                        detail: SplitRule(spendWeight: split.spendWeight, investWeight: split.investWeight).description, event, db)
+        case let purchase as PurchaseMade:
+            try openAccount(purchase.account, event, db)
+            try history(purchase.account, .purchase, purchase.amount, spend: try purchase.amount.negated().minorUnits,
+                        detail: purchase.merchant, event, db)
+        case let roundUp as RoundUpApplied:
+            try openAccount(roundUp.account, event, db)
+            try history(roundUp.account, .roundUp, roundUp.amount, spend: try roundUp.amount.negated().minorUnits,
+                        invest: roundUp.amount.minorUnits, event, db)
+            let month = try calendar(db).month(of: event.effectiveAt)
+            try Self.run(
+                db,
+                sql: """
+                    INSERT INTO wealth_round_up_totals (account, month, commodity, amount) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (account, month, commodity) DO UPDATE SET amount = amount + excluded.amount
+                    """,
+                arguments: [roundUp.account, month.description, roundUp.amount.commodity.code, roundUp.amount.minorUnits]
+            )
+        case let skipped as RoundUpSkipped:
+            try openAccount(skipped.account, event, db)
+            try history(skipped.account, .roundUpSkipped, skipped.amount, event, db)
+        case let withdrawal as WithdrawalMade:
+            try openAccount(withdrawal.account, event, db)
+            try history(withdrawal.account, .withdrawal, withdrawal.amount, spend: try withdrawal.amount.negated().minorUnits,
+                        detail: withdrawal.destination, event, db)
+
+        case let change as SplitRuleSet:
+            try openAccount(change.account, event, db)
+            try Self.run(db, sql: "UPDATE wealth_accounts SET spend_weight = ?, invest_weight = ? WHERE account = ?",
+                         arguments: [change.spendWeight, change.investWeight, change.account])
+            try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
+        case let change as RoundUpsSwitched:
+            try flag(change.account, .roundUps, change.enabled, event, db)
+        case let change as AutomationPaused:
+            try flag(change.account, .paused, true, event, db)
+        case let change as AutomationResumed:
+            try flag(change.account, .paused, false, event, db)
+        case let change as CardFrozen:
+            try flag(change.account, .cardFrozen, true, event, db)
+        case let change as CardUnfrozen:
+            try flag(change.account, .cardFrozen, false, event, db)
+        default:
+            break
+        }
+    }
+
+    /// The settings a wealth account folds; the raw value names the setting's column.
+    enum Setting: String {
+        case splitRule = "split_rule"
+        case roundUps = "round_ups"
+        case paused = "paused"
+        case cardFrozen = "card_frozen"
+    }
+
+    /// Creates the account's row with the defaults if it has none; returns its split rule.
+    @discardableResult
+    private func openAccount(_ account: String, _ event: Event, _ db: Database) throws -> SplitRule {
+        let rule = WealthRules.defaultSplitRule
+        try Self.run(
+                db,
+            sql: """
+                INSERT INTO wealth_accounts (account, spend_weight, invest_weight, round_ups, paused, card_frozen, opened_sequence)
+                VALUES (?, ?, ?, ?, 0, 0, ?) ON CONFLICT (account) DO NOTHING
+                """,
+            arguments: [account, rule.spendWeight, rule.investWeight, WealthRules.defaultRoundUpsEnabled, Int64(event.sequence)]
+        )
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT spend_weight, invest_weight FROM wealth_accounts WHERE account = ?"), arguments: [account])
+        return SplitRule(spendWeight: row?["spend_weight"] ?? rule.spendWeight, investWeight: row?["invest_weight"] ?? rule.investWeight)
+    }
+
+    private func flag(_ account: String, _ setting: Setting, _ enabled: Bool, _ event: Event, _ db: Database) throws {
+        try openAccount(account, event, db)
+        // The column name comes from the closed set above, never from input.
+        try Self.run(db, sql: "UPDATE wealth_accounts SET \(setting.rawValue) = ? WHERE account = ?", arguments: [enabled, account])
+        try settingChanged(account, setting, enabled: enabled, event, db)
+    }
+
+    private func settingChanged(
+        _ account: String, _ setting: Setting, enabled: Bool? = nil, rule: SplitRule? = nil, _ event: Event, _ db: Database
+    ) throws {
+        try Self.run(
+                db,
+            sql: """
+                INSERT OR REPLACE INTO wealth_setting_changes
+                    (sequence, account, setting, effective_at, recorded_at, enabled, spend_weight, invest_weight)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [Int64(event.sequence), account, setting.rawValue, event.effectiveAt.microsecondsSinceEpoch,
+                        event.recordedAt.microsecondsSinceEpoch, enabled, rule?.spendWeight, rule?.investWeight]
+        )
+    }
+
+    private func history(
+        _ account: String, _ kind: WealthHistoryEntry.Kind, _ amount: Money, spend: Int64 = 0, invest: Int64 = 0,
+        detail: String? = nil, _ event: Event, _ db: Database
+    ) throws {
+        try Self.run(
+                db,
+            sql: """
+                INSERT OR REPLACE INTO wealth_history
+                    (sequence, account, effective_at, recorded_at, kind, commodity, amount, spend_delta, invest_delta, cause, detail)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [Int64(event.sequence), account, event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch,
+                        kind.rawValue, amount.commodity.code, amount.minorUnits, spend, invest, event.cause.map(Int64.init), detail]
+        )
+    }
+
+    /// The ledger's calendar, from the time zone `ledger_created` recorded (UTC before it).
+    private func calendar(_ db: Database) throws -> LedgerCalendar {
+        guard let zone = try String.fetchOne(db.cachedStatement(sql: "SELECT time_zone FROM wealth_calendar")) else { return .utc }
+        return calendars.calendar(for: zone)
+    }
+
+    /// Runs one of the fold's statements, compiled once per connection.
+    private static func run(_ db: Database, sql: String, arguments: StatementArguments) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+}
+
+/// The last calendar the wealth fold built, so a rebuild does not look the time zone up
+/// for every round-up.
+private final class CalendarCache: Sendable {
+    private let last = Mutex<LedgerCalendar?>(nil)
+
+    func calendar(for zone: String) -> LedgerCalendar {
+        last.withLock { cached in
+            if let cached, cached.timeZoneIdentifier == zone { return cached }
+            let calendar = (try? LedgerCalendar(timeZoneIdentifier: zone)) ?? .utc
+            cached = calendar
+            return calendar
+        }
+    }
+}

@@ -1,0 +1,387 @@
+public import TallyEngine
+import GRDB
+
+/// One currency of a wealth account: what waits in the wallet, Spend, Invest and their total.
+public struct WealthBalance: Hashable, Sendable {
+    /// The currency or token these amounts count.
+    public let commodity: Commodity
+    /// Deposits received and not yet split (while paused or allocating).
+    public let wallet: Money
+    /// What purchases and withdrawals can use.
+    public let spend: Money
+    /// What splits and round-ups invested.
+    public let invest: Money
+    /// Wallet + Spend + Invest: the account's whole balance in this currency.
+    public let total: Money
+}
+
+/// A wealth account at a moment: balances per currency and the settings in force.
+///
+/// ```swift
+/// let summary = try ledger.wealthSummary(account: "main")
+/// summary.balances.first?.spend   // 70.00 USD
+/// summary.status                  // .active
+/// ```
+public struct WealthSummary: Hashable, Sendable {
+    /// The wealth account.
+    public let account: String
+    /// One entry per currency the account has held, by currency code; zero balances included.
+    public let balances: [WealthBalance]
+    /// `paused`, `allocating` or `active` (``WealthRules/status(isPaused:hasUnsplitDeposits:)``).
+    public let status: WealthStatus
+    /// The rule the next deposit will be split by.
+    public let splitRule: SplitRule
+    /// Whether purchases round up into Invest.
+    public let roundUpsEnabled: Bool
+    /// Whether the card refuses purchases.
+    public let cardFrozen: Bool
+    /// How many deposits wait to be split.
+    public let unsplitDepositCount: Int
+
+    /// The balance in one currency, zero if the account never held it.
+    public func balance(in commodity: Commodity) -> WealthBalance {
+        balances.first { $0.commodity == commodity } ?? WealthBalance(
+            commodity: commodity, wallet: .zero(commodity), spend: .zero(commodity), invest: .zero(commodity), total: .zero(commodity))
+    }
+}
+
+/// One money event of a wealth account, as its history lists it.
+public struct WealthHistoryEntry: Hashable, Sendable {
+    /// What happened.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Money arrived in the wallet (`deposit_received`).
+        case deposit
+        /// A deposit was divided between Spend and Invest (`deposit_split`).
+        case split
+        /// A card purchase paid from Spend (`purchase_made`).
+        case purchase
+        /// A purchase's round-up moved from Spend to Invest (`round_up_applied`).
+        case roundUp = "round_up"
+        /// A round-up Spend could not cover; nothing moved (`round_up_skipped`).
+        case roundUpSkipped = "round_up_skipped"
+        /// Money withdrawn from Spend (`withdrawal_made`).
+        case withdrawal
+    }
+
+    /// The event's sequence number.
+    public let sequence: UInt64
+    /// When it happened.
+    public let effectiveAt: Instant
+    /// When the ledger learned it.
+    public let recordedAt: Instant
+    /// What happened.
+    public let kind: Kind
+    /// The amount: deposited, split, paid, rounded up (or that would have been), withdrawn.
+    public let amount: Money
+    /// The change to Spend (negative for purchases, withdrawals and round-ups).
+    public let spendChange: Money
+    /// The change to Invest.
+    public let investChange: Money
+    /// The event that caused it: a split's deposit, a round-up's purchase.
+    public let cause: UInt64?
+    /// The merchant of a purchase, the source of a deposit, the destination of a
+    /// withdrawal, the rule of a split (`70/30`).
+    public let detail: String?
+}
+
+/// Which history rows a query lists.
+public enum WealthHistoryFilter: String, Sendable, CaseIterable {
+    /// Every row.
+    case all
+    /// Rows that changed Spend: splits, purchases, round-ups, withdrawals.
+    case spend
+    /// Rows that changed Invest: splits and round-ups.
+    case invest
+    /// Deposits received.
+    case deposits
+}
+
+/// One page of a wealth account's history, newest first.
+public struct WealthHistoryPage: Hashable, Sendable {
+    /// The rows on this page.
+    public let entries: [WealthHistoryEntry]
+    /// The page number, from 1.
+    public let page: Int
+    /// Rows per page.
+    public let pageSize: Int
+    /// Rows matching the filter on all pages.
+    public let totalCount: Int
+}
+
+extension Ledger {
+    /// The most rows one history page holds.
+    public static let wealthHistoryPageSizeLimit = 500
+
+    /// A wealth account's balances per currency, status and settings, now or at a past date.
+    ///
+    /// ```swift
+    /// let now = try ledger.wealthSummary(account: "main")
+    /// let endOfMarch = try ledger.wealthSummary(account: "main", asOf: ledger.calendar.endOfDay(march31))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account, e.g. `main`.
+    ///   - asOf: count only events effective at or before this instant (default: all).
+    ///   - knownAt: count only events the ledger had recorded by this instant (default: all).
+    /// - Throws: ``LedgerError`` (`notFound`) for an account with no events.
+    public func wealthSummary(account: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> WealthSummary {
+        try read { db in
+            try WealthQueries.requireAccount(account, db)
+            if asOf == nil && knownAt == nil {
+                return try WealthQueries.currentSummary(account, db)
+            }
+            return try WealthQueries.summary(account, asOf: asOf ?? .latest, knownAt: knownAt ?? .latest, db)
+        }
+    }
+
+    /// The round-ups applied in a month (the ledger's time zone), per currency, now or as of
+    /// a moment and as the ledger knew it then.
+    ///
+    /// ```swift
+    /// try ledger.roundUpTotal(account: "main", month: try Month(parsing: "2026-05"))   // [0.60 USD]
+    /// // What the ledger said on 5 June about May, before a backdated purchase was recorded:
+    /// try ledger.roundUpTotal(account: "main", month: may, knownAt: fifthOfJune)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - month: any month.
+    ///   - asOf: count only round-ups effective at or before this instant (default: all).
+    ///   - knownAt: count only round-ups the ledger had recorded by this instant (default: all).
+    /// - Returns: one amount per currency with round-ups that month, by currency code; empty if none.
+    /// - Throws: ``LedgerError`` (`notFound`) for an account with no events.
+    public func roundUpTotal(account: String, month: Month, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [Money] {
+        let calendar = self.calendar
+        return try read { db in
+            try WealthQueries.requireAccount(account, db)
+            guard asOf != nil || knownAt != nil else {
+                return try Row.fetchAll(
+                    db, sql: "SELECT commodity, amount FROM wealth_round_up_totals WHERE account = ? AND month = ? ORDER BY commodity",
+                    arguments: [account, month.description]
+                ).map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
+            }
+            // The month's round-up rows, read by the (account, effective_at) index.
+            let first = calendar.startOfDay(month.firstDay).microsecondsSinceEpoch
+            let last = min(calendar.endOfDay(month.lastDay), asOf ?? .latest).microsecondsSinceEpoch
+            return try Row.fetchAll(
+                db, sql: """
+                    SELECT commodity, SUM(amount) AS amount FROM wealth_history
+                    WHERE account = ? AND effective_at BETWEEN ? AND ? AND kind = ? AND recorded_at <= ?
+                    GROUP BY commodity ORDER BY commodity
+                    """,
+                arguments: [account, first, last, WealthHistoryEntry.Kind.roundUp.rawValue, (knownAt ?? .latest).microsecondsSinceEpoch]
+            ).map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
+        }
+    }
+
+    /// A page of a wealth account's history, newest first (by effective time, then sequence),
+    /// now or as of a moment and as the ledger knew it then.
+    ///
+    /// ```swift
+    /// let page = try ledger.wealthHistory(account: "main", filter: .spend, page: 1, pageSize: 20)
+    /// for entry in page.entries { print(entry.kind, entry.amount, entry.spendChange) }
+    /// let march = try ledger.wealthHistory(account: "main", asOf: ledger.calendar.endOfDay(march31))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - filter: all rows, those that changed Spend, those that changed Invest, or deposits.
+    ///   - page: the page, from 1.
+    ///   - pageSize: rows per page, 1 to ``wealthHistoryPageSizeLimit``.
+    ///   - asOf: list only events effective at or before this instant (default: all).
+    ///   - knownAt: list only events the ledger had recorded by this instant (default: all).
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad page or size, (`notFound`) for
+    ///   an account with no events.
+    public func wealthHistory(
+        account: String, filter: WealthHistoryFilter = .all, page: Int = 1, pageSize: Int = 20,
+        asOf: Instant? = nil, knownAt: Instant? = nil
+    ) throws -> WealthHistoryPage {
+        guard page >= 1 else { throw LedgerError(.invalidArgument, "the history page must be 1 or more") }
+        guard (1...Self.wealthHistoryPageSizeLimit).contains(pageSize) else {
+            throw LedgerError(.invalidArgument, "the history page size must be between 1 and \(Self.wealthHistoryPageSizeLimit)")
+        }
+        return try read { db in
+            try WealthQueries.requireAccount(account, db)
+            let condition = WealthQueries.condition(filter)
+            let bounds = "effective_at <= ? AND recorded_at <= ?"
+            let effective = (asOf ?? .latest).microsecondsSinceEpoch
+            let recorded = (knownAt ?? .latest).microsecondsSinceEpoch
+            let total = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)",
+                arguments: [account, effective, recorded]) ?? 0
+            let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: pageSize)
+            guard !overflow, offset < total else {
+                return WealthHistoryPage(entries: [], page: page, pageSize: pageSize, totalCount: total)
+            }
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT * FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)
+                    ORDER BY effective_at DESC, sequence DESC LIMIT ? OFFSET ?
+                    """,
+                arguments: [account, effective, recorded, pageSize, offset]
+            )
+            return WealthHistoryPage(entries: try rows.map(WealthQueries.entry), page: page, pageSize: pageSize, totalCount: total)
+        }
+    }
+}
+
+/// The state a wealth command validates against, and the queries behind the public answers.
+enum WealthQueries {
+    /// A deposit received and not yet split, with the rule in force when it arrived.
+    struct UnsplitDeposit {
+        let sequence: UInt64
+        let amount: Money
+        let rule: SplitRule
+    }
+
+    /// A wealth account's settings now; the defaults for an account with no events.
+    struct Settings {
+        var splitRule = WealthRules.defaultSplitRule
+        var roundUpsEnabled = WealthRules.defaultRoundUpsEnabled
+        var isPaused = false
+        var cardFrozen = false
+    }
+
+    static func settings(_ account: String, _ db: Database) throws -> Settings {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM wealth_accounts WHERE account = ?", arguments: [account]) else {
+            return Settings()
+        }
+        return Settings(
+            splitRule: SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"]),
+            roundUpsEnabled: row["round_ups"], isPaused: row["paused"], cardFrozen: row["card_frozen"]
+        )
+    }
+
+    static func unsplitDeposits(_ account: String, _ db: Database) throws -> [UnsplitDeposit] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM wealth_unsplit_deposits WHERE account = ? ORDER BY sequence", arguments: [account]
+        ).map { row in
+            UnsplitDeposit(
+                sequence: UInt64(row["sequence"] as Int64),
+                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+                rule: SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
+            )
+        }
+    }
+
+    static func requireAccount(_ account: String, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM wealth_accounts WHERE account = ?", arguments: [account]) != nil else {
+            throw LedgerError(.notFound, "there is no wealth account '\(account)'; its first deposit creates it")
+        }
+    }
+
+    static func currentSummary(_ account: String, _ db: Database) throws -> WealthSummary {
+        let settings = try settings(account, db)
+        let unsplit = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wealth_unsplit_deposits WHERE account = ?", arguments: [account]) ?? 0
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT account, commodity, amount FROM balances WHERE account IN (?, ?, ?)",
+            arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)]
+        )
+        return WealthSummary(
+            account: account, balances: try balances(account, rows),
+            status: WealthRules.status(isPaused: settings.isPaused, hasUnsplitDeposits: unsplit > 0),
+            splitRule: settings.splitRule, roundUpsEnabled: settings.roundUpsEnabled, cardFrozen: settings.cardFrozen,
+            unsplitDepositCount: unsplit
+        )
+    }
+
+    /// The summary from postings and setting changes effective by `asOf` and recorded by `knownAt`.
+    static func summary(_ account: String, asOf: Instant, knownAt: Instant, _ db: Database) throws -> WealthSummary {
+        let effective = asOf.microsecondsSinceEpoch
+        let recorded = knownAt.microsecondsSinceEpoch
+        let rows = try Row.fetchAll(
+            db, sql: """
+                SELECT account, commodity, SUM(amount) AS amount FROM postings
+                WHERE account IN (?, ?, ?) AND effective_at <= ? AND recorded_at <= ?
+                GROUP BY account, commodity
+                """,
+            arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account), effective, recorded]
+        )
+        func latest(_ setting: WealthProjector.Setting) throws -> Row? {
+            try Row.fetchOne(
+                db, sql: """
+                    SELECT enabled, spend_weight, invest_weight FROM wealth_setting_changes
+                    WHERE account = ? AND setting = ? AND effective_at <= ? AND recorded_at <= ?
+                    ORDER BY effective_at DESC, sequence DESC LIMIT 1
+                    """,
+                arguments: [account, setting.rawValue, effective, recorded]
+            )
+        }
+        var settings = Settings()
+        if let row = try latest(.splitRule) {
+            settings.splitRule = SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
+        }
+        if let row = try latest(.roundUps) { settings.roundUpsEnabled = row["enabled"] }
+        if let row = try latest(.paused) { settings.isPaused = row["enabled"] }
+        if let row = try latest(.cardFrozen) { settings.cardFrozen = row["enabled"] }
+        // A deposit is unsplit at `asOf` when no split caused by it is effective and known by then.
+        let unsplit = try Int.fetchOne(
+            db, sql: """
+                SELECT COUNT(*) FROM wealth_history d
+                WHERE d.account = ? AND d.kind = 'deposit' AND d.effective_at <= ? AND d.recorded_at <= ?
+                  AND NOT EXISTS (SELECT 1 FROM wealth_history s
+                                  WHERE s.cause = d.sequence AND s.kind = 'split' AND s.effective_at <= ? AND s.recorded_at <= ?)
+                """,
+            arguments: [account, effective, recorded, effective, recorded]
+        ) ?? 0
+        return WealthSummary(
+            account: account, balances: try balances(account, rows),
+            status: WealthRules.status(isPaused: settings.isPaused, hasUnsplitDeposits: unsplit > 0),
+            splitRule: settings.splitRule, roundUpsEnabled: settings.roundUpsEnabled, cardFrozen: settings.cardFrozen,
+            unsplitDepositCount: unsplit
+        )
+    }
+
+    /// Rows of (account, commodity, amount) for the wallet, Spend and Invest, per currency.
+    private static func balances(_ account: String, _ rows: [Row]) throws -> [WealthBalance] {
+        var amounts: [String: (wallet: Int64, spend: Int64, invest: Int64)] = [:]
+        for row in rows {
+            let code: String = row["commodity"]
+            let amount: Int64 = row["amount"]
+            var entry = amounts[code] ?? (0, 0, 0)
+            switch row["account"] as String {
+            case LedgerAccounts.spend(account): entry.spend = amount
+            case LedgerAccounts.invest(account): entry.invest = amount
+            default: entry.wallet = amount
+            }
+            amounts[code] = entry
+        }
+        return try amounts.keys.sorted().map { code in
+            let commodity = try Commodity.named(code)
+            let entry = amounts[code]!
+            let wallet = Money(minorUnits: entry.wallet, commodity: commodity)
+            let spend = Money(minorUnits: entry.spend, commodity: commodity)
+            let invest = Money(minorUnits: entry.invest, commodity: commodity)
+            return WealthBalance(
+                commodity: commodity, wallet: wallet, spend: spend, invest: invest,
+                total: try wallet.adding(spend).adding(invest)
+            )
+        }
+    }
+
+    /// The SQL condition of a history filter (a closed set: never built from input).
+    static func condition(_ filter: WealthHistoryFilter) -> String {
+        switch filter {
+        case .all: "1"
+        case .spend: "spend_delta != 0"
+        case .invest: "invest_delta != 0"
+        case .deposits: "kind = 'deposit'"
+        }
+    }
+
+    static func entry(_ row: Row) throws -> WealthHistoryEntry {
+        let commodity = try Commodity.named(row["commodity"])
+        let kind: String = row["kind"]
+        return WealthHistoryEntry(
+            sequence: UInt64(row["sequence"] as Int64),
+            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
+            recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
+            kind: WealthHistoryEntry.Kind(rawValue: kind) ?? .deposit,
+            amount: Money(minorUnits: row["amount"], commodity: commodity),
+            spendChange: Money(minorUnits: row["spend_delta"], commodity: commodity),
+            investChange: Money(minorUnits: row["invest_delta"], commodity: commodity),
+            cause: (row["cause"] as Int64?).map { UInt64($0) },
+            detail: row["detail"]
+        )
+    }
+}

@@ -1,0 +1,251 @@
+public import TallyEngine
+// The rules of the automated wealth account (DOMAIN.md §1), each in one place and pure:
+// how a deposit splits, what a purchase rounds up by, what the account's status is, and
+// which arguments a wealth command accepts. Commands call them; projectors never do
+// (replay folds what the events recorded).
+
+/// How deposits are divided between Spend and Invest: two integer weights.
+///
+/// ```swift
+/// let rule = SplitRule(spendWeight: 70, investWeight: 30)   // the default
+/// let even = SplitRule(spendWeight: 1, investWeight: 1)      // 50/50
+/// ```
+public struct SplitRule: Hashable, Sendable, CustomStringConvertible {
+    /// The share of a deposit that goes to Spend, relative to ``investWeight``.
+    public let spendWeight: Int64
+    /// The share of a deposit that goes to Invest, relative to ``spendWeight``.
+    public let investWeight: Int64
+
+    /// A rule from two weights; ``WealthRules/validate(_:)`` says whether a command may set it.
+    ///
+    /// - Parameters:
+    ///   - spendWeight: the Spend weight, e.g. 70.
+    ///   - investWeight: the Invest weight, e.g. 30.
+    public init(spendWeight: Int64, investWeight: Int64) {
+        self.spendWeight = spendWeight
+        self.investWeight = investWeight
+    }
+
+    /// `"70/30"`.
+    public var description: String { "\(spendWeight)/\(investWeight)" }
+}
+
+/// Whether a wealth account's automation is running, waiting, or stopped by the user.
+public enum WealthStatus: String, Sendable, CaseIterable {
+    /// Every deposit received has been split.
+    case active
+    /// A deposit has been received and not yet split.
+    case allocating
+    /// The user paused automation: deposits stay unsplit in the wallet until resumed.
+    case paused
+}
+
+/// The rules of the automated wealth account, pure functions of their inputs.
+///
+/// ```swift
+/// let deposit = try Money(parsing: "100.00", commodity: .usd)
+/// let split = try WealthRules.split(deposit, by: WealthRules.defaultSplitRule)   // 70.00 / 30.00
+/// let roundUp = try WealthRules.roundUp(for: try Money(parsing: "3.40", commodity: .usd))   // 0.60
+/// ```
+public enum WealthRules {
+    /// The rule a wealth account uses until the user sets another: 70% Spend, 30% Invest.
+    public static let defaultSplitRule = SplitRule(spendWeight: 70, investWeight: 30)
+    /// Whether round-ups are on before the user switches them: off.
+    public static let defaultRoundUpsEnabled = false
+    /// The largest weight a split rule may use (weights are ratios, not amounts).
+    public static let splitWeightLimit: Int64 = 1_000_000
+    /// The longest wealth account name, in bytes.
+    public static let accountNameBytesLimit = 64
+    /// The longest merchant, source or destination text, in bytes (the event string limit).
+    public static let textBytesLimit = 1_024
+
+    // MARK: Split
+
+    /// Splits a deposit between Spend and Invest by `rule`; the two parts always add up to
+    /// the deposit, to the last minor unit.
+    ///
+    /// Each part first gets its exact share rounded toward zero; a minor unit left over
+    /// goes to the part with the larger remainder, and on equal remainders to Spend (the
+    /// largest-remainder method of ``Money/allocated(byRatios:)``). So at 70/30 a deposit of
+    /// 0.01 gives Spend 0.01 and Invest 0.00, and 100.01 gives 70.01 and 30.00.
+    ///
+    /// - Parameters:
+    ///   - deposit: the amount received, positive.
+    ///   - rule: the rule in force when the deposit arrived.
+    /// - Returns: Spend's part and Invest's part, in the deposit's commodity.
+    /// - Throws: ``LedgerError`` (`invalidArgument`) for a rule ``validate(_:)`` refuses.
+    public static func split(_ deposit: Money, by rule: SplitRule) throws -> (spend: Money, invest: Money) {
+        try validate(rule)
+        let parts = try deposit.allocated(byRatios: [rule.spendWeight, rule.investWeight])
+        return (parts[0], parts[1])
+    }
+
+    /// Refuses a rule with a negative weight, a weight past ``splitWeightLimit``, or both
+    /// weights zero.
+    ///
+    /// - Throws: ``LedgerError`` (`invalidArgument`).
+    public static func validate(_ rule: SplitRule) throws {
+        guard rule.spendWeight >= 0, rule.investWeight >= 0 else {
+            throw LedgerError(.invalidArgument, "split weights must be zero or more; give e.g. 70 30 (Spend, Invest)")
+        }
+        guard rule.spendWeight <= splitWeightLimit, rule.investWeight <= splitWeightLimit else {
+            throw LedgerError(.invalidArgument, "split weights must be at most \(splitWeightLimit); they are ratios, e.g. 70 30")
+        }
+        guard rule.spendWeight > 0 || rule.investWeight > 0 else {
+            throw LedgerError(.invalidArgument, "split weights cannot both be zero; give e.g. 100 0 to keep every deposit in Spend")
+        }
+    }
+
+    // MARK: Round-up
+
+    /// The round-up of a purchase: the next whole unit minus the amount (3.40 rounds up by
+    /// 0.60); a whole amount (5.00), and any amount in a currency without minor units (JPY),
+    /// rounds up by zero.
+    ///
+    /// - Parameter purchase: the purchase amount, positive.
+    /// - Returns: the round-up in the purchase's commodity, zero or positive.
+    public static func roundUp(for purchase: Money) throws -> Money {
+        try purchase.remainderToNextWholeUnit()
+    }
+
+    /// What happens to a purchase's round-up: applied when Spend, after the purchase, still
+    /// covers it whole; otherwise skipped whole, never half made. Nil for a zero round-up.
+    ///
+    /// - Parameters:
+    ///   - roundUp: the round-up (``roundUp(for:)``).
+    ///   - spendAfterPurchase: the Spend balance once the purchase is paid, same commodity.
+    public static func roundUpOutcome(_ roundUp: Money, spendAfterPurchase: Money) throws -> RoundUpOutcome? {
+        guard roundUp.isPositive else { return nil }
+        return try spendAfterPurchase.isLess(than: roundUp) ? .skipped : .applied
+    }
+
+    /// Whether a round-up moved money or was skipped.
+    public enum RoundUpOutcome: Sendable {
+        /// Spend covered it: it moved from Spend to Invest.
+        case applied
+        /// Spend could not cover it: nothing moved; the skip is recorded.
+        case skipped
+    }
+
+    // MARK: Status
+
+    /// The account's status: `paused` if the user paused automation; otherwise
+    /// `allocating` while any deposit is received but not yet split; otherwise `active`.
+    ///
+    /// - Parameters:
+    ///   - isPaused: whether automation is paused.
+    ///   - hasUnsplitDeposits: whether any deposit waits to be split.
+    public static func status(isPaused: Bool, hasUnsplitDeposits: Bool) -> WealthStatus {
+        if isPaused { return .paused }
+        return hasUnsplitDeposits ? .allocating : .active
+    }
+
+    // MARK: Arguments
+
+    /// Refuses an amount that is zero or negative: deposits, purchases and withdrawals move
+    /// money one way, named by the command.
+    ///
+    /// - Parameters:
+    ///   - amount: the amount given.
+    ///   - what: the role, e.g. "the purchase amount".
+    /// - Throws: ``LedgerError`` (`invalidArgument`).
+    public static func requirePositive(_ amount: Money, _ what: String) throws {
+        guard amount.isPositive else {
+            throw LedgerError(.invalidArgument, "\(what) must be more than zero")
+        }
+    }
+
+    /// Refuses a Spend balance that cannot pay `amount` (a purchase or a withdrawal).
+    ///
+    /// - Parameters:
+    ///   - amount: what is to be paid.
+    ///   - spend: the Spend balance in the amount's commodity.
+    ///   - account: the wealth account, for the message.
+    ///   - what: the payment, e.g. "the purchase".
+    /// - Throws: ``LedgerError`` (`insufficientFunds`).
+    public static func requireSpendCovers(_ amount: Money, spend: Money, account: String, what: String) throws {
+        if try spend.isLess(than: amount) {
+            throw LedgerError(
+                .insufficientFunds,
+                "the Spend balance in \(amount.commodity.code) of wealth account '\(account)' is less than \(what); deposit more or pay less"
+            )
+        }
+    }
+
+    /// Refuses an account name that is empty, longer than ``accountNameBytesLimit`` bytes, or
+    /// holds anything but ASCII letters, digits, `-`, `_` and `.` (names become parts of
+    /// ledger account names such as `Wealth:main:Spend`).
+    ///
+    /// - Throws: ``LedgerError`` (`invalidArgument`).
+    public static func validate(accountName account: String) throws {
+        let allowed = account.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }
+        guard !account.isEmpty, account.utf8.count <= accountNameBytesLimit, allowed else {
+            throw LedgerError(
+                .invalidArgument,
+                "a wealth account name must be 1 to \(accountNameBytesLimit) ASCII letters, digits, '-', '_' or '.', e.g. main"
+            )
+        }
+    }
+
+    /// Refuses text (a merchant, a source, a destination, an external id) that is empty
+    /// when required, or longer than ``textBytesLimit`` bytes.
+    ///
+    /// - Parameters:
+    ///   - text: the text given.
+    ///   - what: its role, e.g. "the merchant".
+    ///   - isRequired: whether it must not be empty.
+    /// - Throws: ``LedgerError`` (`invalidArgument`).
+    public static func validate(text: String, _ what: String, isRequired: Bool = false) throws {
+        if isRequired && text.isEmpty {
+            throw LedgerError(.invalidArgument, "\(what) must not be empty")
+        }
+        guard text.utf8.count <= textBytesLimit else {
+            throw LedgerError(.invalidArgument, "\(what) is longer than \(textBytesLimit) bytes; shorten it")
+        }
+    }
+}
+
+// What an event of the wealth account arriving already decided must keep: amounts positive
+// by meaning, split parts not negative, and no wallet, Spend or Invest balance below zero.
+
+extension DepositReceived: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.wallet(account), in: amount.commodity)
+    }
+}
+
+extension DepositSplit: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requireNotNegative(spend, "spend")
+        try admission.requireNotNegative(invest, "invest")
+        for protected in [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)] {
+            admission.protect(protected, in: spend.commodity)
+        }
+    }
+}
+
+extension PurchaseMade: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.spend(account), in: amount.commodity)
+    }
+}
+
+extension RoundUpApplied: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.spend(account), in: amount.commodity)
+    }
+}
+
+extension WithdrawalMade: AdmissionChecked {
+    public func checkAdmission(_ admission: inout Admission) throws {
+        try admission.requirePositive(amount, "amount")
+        admission.protect(LedgerAccounts.spend(account), in: amount.commodity)
+    }
+}

@@ -1,0 +1,59 @@
+public import TallyEngine
+import GRDB
+
+extension Ledger {
+    /// How many full months before the start date the monthly saving from history averages.
+    public static let whatIfHistoryMonths = 3
+
+    /// Projects savings forward from the ledger's state at the end of `date`: the savings
+    /// balance is `account`'s (or, without one, every user account's) in the base currency;
+    /// the monthly saving, unless given, is the average monthly change of that balance
+    /// over the ``whatIfHistoryMonths`` full months before `date`'s month. Records nothing.
+    ///
+    /// ```swift
+    /// let answer = try ledger.whatIf(goal: usd("10000.00"), extraMonthly: usd("50.00"), oneTime: usd("500.00"))
+    /// answer.reachedDate   // nil: not within the horizon
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` `notFound` (an account the ledger does not have),
+    ///   `invalidArgument`, `currencyMismatch` (amounts not in the base currency).
+    public func whatIf(
+        goal: Money, account: String? = nil, extraMonthly: Money? = nil, oneTime: Money? = nil, monthlySaving: Money? = nil,
+        horizonMonths: Int = 120, on date: LocalDate? = nil, knownAt: Instant? = nil
+    ) throws -> WhatIfProjection {
+        let day = date ?? today
+        let plan = try read { db in
+            if let account, try Row.fetchOne(db, sql: "SELECT 1 FROM envelope_accounts WHERE account = ?", arguments: [account]) == nil {
+                throw LedgerError(.notFound, "there is no account '\(account)'")
+            }
+            func savings(at end: LocalDate) throws -> Money {
+                let bound = calendar.endOfDay(end)
+                let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt)
+                return try book.total(balances: try EnvelopeBook.accountBalances(db, effectiveThrough: bound, knownAt: knownAt), at: bound)
+                    .total(of: account)
+            }
+            let balance = try savings(at: day)
+            let lastFullMonth = day.month.adding(months: -1)
+            let monthly = try monthlySaving ?? WhatIf.monthlySaving(
+                from: try savings(at: lastFullMonth.adding(months: -Self.whatIfHistoryMonths).lastDay),
+                to: try savings(at: lastFullMonth.lastDay), months: Self.whatIfHistoryMonths
+            )
+            let zero = Money.zero(balance.commodity)
+            return WhatIfPlan(startDate: day, startBalance: balance, monthlySaving: monthly, extraMonthly: extraMonthly ?? zero,
+                              oneTime: oneTime ?? zero, goal: goal, horizonMonths: horizonMonths)
+        }
+        return try WhatIf.project(plan)
+    }
+}
+
+extension EnvelopeAccountsTotal {
+    /// The total of one account's lines in the base currency, or the whole total.
+    ///
+    /// - Throws: ``MoneyError`` on overflow.
+    public func total(of account: String?) throws -> Money {
+        guard let account else { return total }
+        var sum = Money.zero(total.commodity)
+        for line in lines where line.account == account { if let inBase = line.inBase { sum = try sum.adding(inBase) } }
+        return sum
+    }
+}
