@@ -18,6 +18,7 @@ demo: release
 
 test: setup
 	$(SWIFT) test
+	SWIFT=$(SWIFT) scripts/examples.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build Examples/*/.build

@@ -52,7 +52,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory.url) }
         let store = directory.url.appendingPathComponent("store").path
         #expect(try TallyProcess.run(["init", "--store", store]).status == 0)
-        FileManager.default.createFile(atPath: store + "/readmodels.sqlite", contents: Data())
+        _ = FileManager.default.createFile(atPath: store + "/readmodels.sqlite", contents: Data())
 
         let behind = try TallyProcess.run(["verify", "--json", "--store", store])
         #expect(behind.status == 0, "\(behind.standardOutput)\(behind.standardError)")

@@ -3,8 +3,12 @@ import GRDB
 /// One change to an account: the event that caused it, its times, the amount and the
 /// balance after it (per commodity, in effective-time order).
 public struct AuditEntry: Hashable, Sendable {
+    /// The sequence number of the event that made the change.
     public let sequence: UInt64
+    /// When the ledger recorded that event.
     public let recordedAt: Instant
+    /// When the change takes effect: the event's effective time, or for the reversal of an
+    /// amended transaction, the effective time of the version it reverses.
     public let effectiveAt: Instant
     /// The day of `effectiveAt` in the ledger's time zone.
     public let effectiveDate: LocalDate
@@ -12,10 +16,12 @@ public struct AuditEntry: Hashable, Sendable {
     public let eventType: String
     /// The event that caused the causing event (a split names its deposit), if any.
     public let cause: UInt64?
+    /// The signed change: positive into the account, negative out of it.
     public let amount: Money
     /// The balance in `amount`'s commodity after this change.
     public let balance: Money
 
+    /// Creates an entry; ``Ledger/audit(account:from:through:knownAt:)`` makes them.
     public init(
         sequence: UInt64, recordedAt: Instant, effectiveAt: Instant, effectiveDate: LocalDate, eventType: String,
         cause: UInt64?, amount: Money, balance: Money

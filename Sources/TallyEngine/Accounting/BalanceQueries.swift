@@ -2,10 +2,15 @@ package import GRDB
 
 /// One account's balance in one commodity.
 public struct AccountBalance: Hashable, Sendable {
+    /// The account's name, e.g. `Assets:Checking`.
     public let account: String
+    /// The account's kind: for a user's account, from the first segment of its name.
     public let kind: AccountKind
+    /// The balance in one commodity: positive for debits (assets, expenses), negative for
+    /// credits (income, liabilities, equity).
     public let amount: Money
 
+    /// Creates a balance; the ledger's balance queries make them.
     public init(account: String, kind: AccountKind, amount: Money) {
         self.account = account
         self.kind = kind

@@ -4,6 +4,7 @@ public import GRDB
 /// balances per account and commodity, bitemporal roll-up cells for point-in-time sums
 /// (the `balance_rollup_*` tables), and the version of each budget transaction in force.
 public struct BalancesProjector: Projector {
+    /// Creates the projector; ``Ledger/projectors`` registers it in every ledger.
     public init() {}
 
     public let name = "balances"

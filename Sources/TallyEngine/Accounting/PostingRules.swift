@@ -1,12 +1,15 @@
 /// One leg of a double-entry movement: an amount into (positive) or out of (negative) an
 /// account, effective at an instant. The legs of one event sum to zero per commodity.
 public struct Posting: Hashable, Sendable {
+    /// The account the leg moves.
     public let account: String
+    /// The signed amount: positive into the account, negative out of it.
     public let amount: Money
     /// When the leg takes effect: the event's effective time, or for the reversal of an
     /// amended transaction, the effective time of the version it reverses.
     public let effectiveAt: Instant
 
+    /// Creates a leg.
     public init(account: String, amount: Money, effectiveAt: Instant) {
         self.account = account
         self.amount = amount
@@ -27,6 +30,7 @@ public struct Posting: Hashable, Sendable {
 ///     effectiveAt: now, source: "manual")
 /// ```
 public struct TransactionVersion: Hashable, Sendable {
+    /// The transaction's id, which every later amendment or deletion names.
     public let transactionId: String
     /// The account the transaction moves.
     public let account: String
@@ -36,10 +40,12 @@ public struct TransactionVersion: Hashable, Sendable {
     public let category: String
     /// The signed amount the account moves by.
     public let amount: Money
+    /// When this version takes effect; its reversal is effective at the same instant.
     public let effectiveAt: Instant
     /// The feature's label for where the transaction came from.
     public let source: String
 
+    /// Creates a version; each parameter is the property of the same name.
     public init(
         transactionId: String, account: String, counterAccount: String, category: String, amount: Money,
         effectiveAt: Instant, source: String

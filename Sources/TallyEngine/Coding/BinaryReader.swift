@@ -7,7 +7,9 @@ public struct BinaryReader {
     /// The event type, version and sequence number being read, named in errors. Kept as
     /// parts and composed only when an error is thrown: decoding is a hot path.
     public var typeName: String?
+    /// The schema version being read, named in errors with ``typeName``.
     public var version: UInt16 = 0
+    /// The sequence number of the event being read, when it comes from the log.
     public var sequence: UInt64?
 
     /// Set by the record check (``EventCatalog/record(for:)``) to have every string read
@@ -24,6 +26,7 @@ public struct BinaryReader {
         return "\(sequence.map { "event \($0): " } ?? "")\(typeName) v\(version)"
     }
 
+    /// A reader at the start of `bytes`.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         self.position = 0
@@ -41,6 +44,9 @@ public struct BinaryReader {
 
     @usableFromInline var `where`: String { context.isEmpty ? "" : " of \(context)" }
 
+    /// Reads one byte.
+    ///
+    /// - Throws: ``EventCodingError`` (`truncated`) at the end of the payload.
     @inlinable
     public mutating func readByte() throws -> UInt8 {
         guard position < bytes.count else {
@@ -50,6 +56,10 @@ public struct BinaryReader {
         return bytes[position]
     }
 
+    /// Reads an unsigned LEB128 varint (1 to 10 bytes), as ``BinaryWriter/writeVarint(_:)`` writes it.
+    ///
+    /// - Throws: ``EventCodingError`` (`truncated`) at the end of the payload, (`invalidValue`)
+    ///   for a varint longer than 64 bits.
     @inlinable
     public mutating func readVarint() throws -> UInt64 {
         var result: UInt64 = 0
@@ -65,6 +75,9 @@ public struct BinaryReader {
         }
     }
 
+    /// Reads a signed integer in zigzag form, as ``BinaryWriter/writeZigZag(_:)`` writes it.
+    ///
+    /// - Throws: ``EventCodingError`` as ``readVarint()`` does.
     @inlinable
     public mutating func readZigZag() throws -> Int64 {
         let raw = try readVarint()
@@ -93,6 +106,9 @@ public struct BinaryReader {
         return string
     }
 
+    /// Reads a value of any ``BinaryCodable`` type: `account = try reader.read()`.
+    ///
+    /// - Throws: ``EventCodingError`` from the value's ``BinaryCodable/init(from:)``.
     @inlinable
     public mutating func read<Value: BinaryCodable>(_ type: Value.Type = Value.self) throws -> Value {
         try Value(from: &self)

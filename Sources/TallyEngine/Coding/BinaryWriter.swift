@@ -4,11 +4,13 @@ public struct BinaryWriter: Sendable {
     /// The bytes written so far.
     public var bytes: [UInt8]
 
+    /// An empty writer with room for `capacity` bytes before it grows.
     public init(capacity: Int = 64) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
+    /// Writes one byte.
     @inlinable
     public mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
 

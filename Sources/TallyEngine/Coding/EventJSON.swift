@@ -70,8 +70,11 @@ public enum EventJSON {
 
     /// An event read from JSON: what to append, and the log fields if the text carried them.
     public struct Decoded: Hashable, Sendable {
+        /// The event to append: its effective time, cause, idempotency key and body.
         public var event: NewEvent
+        /// The `seq` the text carried (an event printed from a log), if any; never appended as is.
         public var sequence: UInt64?
+        /// The `recorded_at` the text carried, if any; the log stamps its own when appending.
         public var recordedAt: Instant?
         /// The version the text was written in (its body is upcast to the current version).
         public var version: UInt16

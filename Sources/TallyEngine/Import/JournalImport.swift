@@ -204,7 +204,6 @@ extension Ledger {
     /// events it leaves out.
     static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, skipped: SkipCount) -> LedgerCommand {
         var command = LedgerCommand { db in
-            let lookup = try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?")
             var seen: [String: NewEvent] = [:]
             seen.reserveCapacity(events.count)
             var recorded: [(event: NewEvent, key: String, sequence: UInt64)] = []
@@ -220,8 +219,8 @@ extension Ledger {
                         continue
                     }
                     seen[key] = event
-                    if let first = try Int64.fetchOne(lookup, arguments: [key]) {
-                        recorded.append((event, key, UInt64(first)))
+                    if let first = try IdempotencyProjector.firstSequence(of: key, db) {
+                        recorded.append((event, key, first))
                         skipped.value.withLock { $0 += 1 }
                         continue
                     }
@@ -241,11 +240,7 @@ extension Ledger {
     /// appended. (Rows keyed by their content cannot conflict: the key is the content.)
     private func requireNoKeyConflicts(_ journal: ValidatedJournal, batchSize: Int) throws {
         let hasExternalIds = try read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT 1 FROM idempotency_keys
-                WHERE (key >= 'journal:' AND key < 'journal:row:') OR (key >= 'journal:row;' AND key < 'journal;')
-                LIMIT 1
-                """) != nil
+            try IdempotencyProjector.hasJournalExternalIds(db)
         }
         guard hasExternalIds else { return }
         var events = try JournalEvents(path: journal.path, calendar: calendar)

@@ -3,6 +3,7 @@ public import GRDB
 /// Which commands have run, by idempotency key: the keyed event's sequence number and the
 /// last event it caused, so a repeated command can return its first result.
 public struct IdempotencyProjector: Projector {
+    /// Creates the projector; ``Ledger/projectors`` registers it in every ledger.
     public init() {}
 
     public let name = "idempotency"
@@ -63,5 +64,21 @@ public struct IdempotencyProjector: Projector {
             return nil
         }
         return UInt64(row["first_sequence"] as Int64)...UInt64(row["last_sequence"] as Int64)
+    }
+
+    /// The first event recorded with `key`, if a command used it (a prepared statement kept
+    /// per connection: imports ask once per row).
+    static func firstSequence(of key: String, _ db: Database) throws -> UInt64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"), arguments: [key]).map(UInt64.init)
+    }
+
+    /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
+    /// content key `journal:row:…`).
+    static func hasJournalExternalIds(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: """
+            SELECT 1 FROM idempotency_keys
+            WHERE (key >= 'journal:' AND key < 'journal:row:') OR (key >= 'journal:row;' AND key < 'journal;')
+            LIMIT 1
+            """) != nil
     }
 }

@@ -1,5 +1,5 @@
 public import GRDB
-public import TallyLog
+import TallyLog
 
 /// A command as a value: what it would record, planned against the read models as they
 /// stand when the write pipeline reaches it (including every earlier command of its group).

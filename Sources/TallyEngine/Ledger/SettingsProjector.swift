@@ -3,6 +3,7 @@ public import GRDB
 /// The ledger's configuration as events set it: name, base currency, time zone, the
 /// stale-price threshold (15 minutes unless set).
 public struct SettingsProjector: Projector {
+    /// Creates the projector; ``Ledger/projectors`` registers it in every ledger.
     public init() {}
 
     public let name = "settings"
@@ -37,9 +38,15 @@ public struct SettingsProjector: Projector {
 
 /// The ledger's settings, read from the settings read model.
 public struct LedgerSettings: Hashable, Sendable {
+    /// The ledger's display name, from `ledger_created`.
     public let name: String
+    /// The currency net worth and market values are given in: `ledger_created`'s, or the
+    /// last `base_currency_set`'s.
     public let baseCurrency: Commodity
+    /// The IANA time zone whose days "as of a date" means, e.g. `Europe/London`.
     public let timeZone: String
+    /// How old a price may be before answers flag it stale: the last
+    /// `price_staleness_set`'s, else ``SettingsProjector/defaultPriceStalenessSeconds``.
     public let priceStalenessSeconds: Int64
 
     package static func read(_ db: Database) throws -> LedgerSettings {

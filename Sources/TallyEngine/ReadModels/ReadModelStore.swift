@@ -354,6 +354,12 @@ extension ReadModelStore {
         return tables.allSatisfy { owned.contains($0) }
     }
 
+    /// Stops syncing commits to disk: for throw-away read models (a replay's), which a
+    /// crash may lose whole.
+    func skipSyncing() throws {
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+    }
+
     /// Every row of every projector table, as text, sorted: two stores that folded the same
     /// log must dump the same (tests compare incremental folding with a rebuild).
     package func dump() throws -> [String: [String]] {

@@ -43,7 +43,7 @@ public enum Replay {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let state = try ReadModelStore(path: directory + "/replay.sqlite", projectors: try options.registeredProjectors())
         defer { try? state.database.close() }
-        try state.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+        try state.skipSyncing()
 
         var folded: UInt64 = 0
         let bound = knownAt?.microsecondsSinceEpoch ?? Int64.max

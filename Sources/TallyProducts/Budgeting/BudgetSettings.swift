@@ -1,6 +1,6 @@
 public import TallyEngine
 internal import Foundation
-public import GRDB
+import GRDB
 
 /// The budget product's fixed settings (DOMAIN.md §2): the currency it keeps its books in
 /// and the limits on what a user may type.
@@ -20,8 +20,7 @@ public enum BudgetSettings {
 
     /// The budget currency, as the settings projector recorded it.
     static func currency(_ db: Database) throws -> Commodity {
-        let code = try String.fetchOne(db, sql: "SELECT value FROM budget_settings WHERE key = 'currency'")
-        return try Commodity.named(code ?? "USD")
+        try BudgetSettingsProjector.currency(db)
     }
 
     /// Refuses an amount in another currency than the budget's.
@@ -53,28 +52,6 @@ public enum BudgetSettings {
             throw LedgerError(.invalidArgument, "\(what) '\(text)' must not contain ':' or spaces; use letters, digits, '-' or '_'")
         }
         return text
-    }
-}
-
-/// Records the budget currency from the ledger's first event.
-public struct BudgetSettingsProjector: Projector {
-    public init() {}
-
-    public let name = "budget_settings"
-    public let version = 1
-    public let tables = ["budget_settings"]
-
-    public func createTables(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE budget_settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT")
-    }
-
-    public func apply(_ event: Event, _ db: Database) throws {
-        if let created = event.body.as(LedgerCreated.self) {
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO budget_settings (key, value) VALUES ('currency', ?)",
-                arguments: [created.baseCurrency.code]
-            )
-        }
     }
 }
 

@@ -39,7 +39,7 @@ extension Ledger {
             challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
             stepCount: template.stepCount, account: account)))
         return try perform(idempotencyKey: idempotencyKey, request: started, dated: date != nil) { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM challenges WHERE challenge_id = ?", arguments: [challengeId]) == nil else {
+            guard try !ChallengesProjector.challengeExists(challengeId, db) else {
                 throw LedgerError(.alreadyExists, "a challenge with id '\(challengeId)' exists; choose another id")
             }
             guard unit.isPositive else { throw LedgerError(.invalidArgument, "a challenge's unit must be above zero") }

@@ -43,7 +43,7 @@ extension Ledger {
         let opened = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(
             AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
         return try perform(idempotencyKey: idempotencyKey, request: opened, dated: date != nil) { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE name = ?", arguments: [account]) == nil else {
+            guard try !AccountRecords.exists(account, db) else {
                 throw LedgerError(.alreadyExists, "an account named '\(account)' exists already; choose another name")
             }
             return [opened]
@@ -81,7 +81,7 @@ extension Ledger {
             return created(startingOn: earlier.startDate)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request) { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM envelopes WHERE envelope_id = ?", arguments: [envelopeId]) == nil else {
+            guard try !EnvelopeRecords.exists(envelopeId, db) else {
                 throw LedgerError(.alreadyExists, "an envelope with id '\(envelopeId)' exists (or existed); choose another id")
             }
             guard budgeted.isPositive else {
@@ -215,7 +215,7 @@ extension Ledger {
             return recorded(rate: isBaseCurrency ? nil : rateToBase)
         }
         return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM transaction_versions WHERE transaction_id = ?", arguments: [transactionId]) == nil else {
+            guard try !TransactionVersionRecords.exists(transactionId, db) else {
                 throw LedgerError(.alreadyExists, "a transaction with id '\(transactionId)' exists; choose another id")
             }
             let commodity = try EnvelopeRules.openAccount(account, db)
@@ -283,14 +283,16 @@ enum EnvelopeRules {
 
     /// An envelope that exists and is not deleted.
     static func liveEnvelope(_ envelopeId: String, _ db: Database) throws -> LiveEnvelope {
-        let rows = try Row.fetchAll(db, sql: "SELECT kind, interval, commodity FROM envelope_changes WHERE envelope_id = ? ORDER BY effective_at, sequence", arguments: [envelopeId])
-        guard try Row.fetchOne(db, sql: "SELECT 1 FROM envelopes WHERE envelope_id = ?", arguments: [envelopeId]) != nil,
-              let created = rows.first(where: { $0["kind"] as String == "created" }),
-              !rows.contains(where: { $0["kind"] as String == "deleted" }) else {
+        let changes = try EnvelopeRecords.changes(of: envelopeId, db)
+        guard try EnvelopeRecords.exists(envelopeId, db),
+              let created = changes.first(where: { $0.kind == .created }), let commodity = created.commodity,
+              !changes.contains(where: { $0.kind == .deleted }) else {
             throw LedgerError(.notFound, "there is no envelope '\(envelopeId)'; create it first (tally envelope create)")
         }
-        let interval = rows.last { ["created", "budget"].contains($0["kind"] as String) }.flatMap { EnvelopeInterval(rawValue: $0["interval"]) }
-        return LiveEnvelope(commodity: try Commodity.named(created["commodity"]), interval: interval ?? .monthly)
+        guard let interval = changes.last(where: { $0.kind == .created || $0.kind == .budget })?.interval else {
+            throw LedgerError(.inconsistentLog, "envelope '\(envelopeId)' has no interval in its read model; run tally rebuild")
+        }
+        return LiveEnvelope(commodity: commodity, interval: interval)
     }
 
     static func requireCurrency(_ amount: Money, of envelope: LiveEnvelope) throws {
@@ -301,12 +303,10 @@ enum EnvelopeRules {
 
     /// The currency of an opened, not closed, user account.
     static func openAccount(_ account: String, _ db: Database) throws -> Commodity {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT e.commodity, a.closed_sequence FROM envelope_accounts e JOIN accounts a ON a.name = e.account WHERE e.account = ?
-            """, arguments: [account]), (row["closed_sequence"] as Int64?) == nil else {
+        guard let commodity = try EnvelopeRecords.accountCurrency(account, db), try AccountRecords.isOpen(account, db) == true else {
             throw LedgerError(.notFound, "there is no open account '\(account)'; open it first (tally envelope account-open)")
         }
-        return try Commodity.named(row["commodity"])
+        return commodity
     }
 
     /// The rate to record: required, above zero, for a currency other than the base; none

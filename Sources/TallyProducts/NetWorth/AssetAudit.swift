@@ -11,23 +11,15 @@ extension Ledger {
     public func auditValue(of kind: ItemKind, _ id: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [AuditEntry] {
         let calendar = self.calendar
         return try read { db in
-            guard let item = try Row.fetchOne(db, sql: "SELECT currency, added_at, removed_at, removed_recorded_at, removed_sequence FROM nw_items WHERE kind = ? AND item_id = ?",
-                                              arguments: [kind.rawValue, id]) else {
+            guard let item = try NetWorthHistory.item(kind: kind, id: id, db) else {
                 throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'")
             }
-            let currency = try Commodity.named(item["currency"])
+            let currency = item.currency
             let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
             // Every moment the value may have changed, with the event that changed it.
-            var moments = try Row.fetchAll(db, sql: """
-                SELECT effective_at, recorded_at, sequence, 'valuation_recorded' AS type FROM nw_valuations WHERE kind = ? AND item_id = ? AND recorded_at <= ?
-                UNION ALL SELECT effective_at, recorded_at, sequence, 'valuation_override_cleared' FROM nw_override_clears WHERE asset_id = ? AND recorded_at <= ?
-                UNION ALL SELECT effective_at, recorded_at, sequence, 'position_set' FROM nw_positions WHERE asset_id = ? AND recorded_at <= ?
-                UNION ALL SELECT p.effective_at, p.recorded_at, p.sequence, 'price_quoted' FROM nw_prices p
-                    WHERE p.symbol IN (SELECT DISTINCT symbol FROM nw_positions WHERE asset_id = ?) AND p.recorded_at <= ?
-                """, arguments: [kind.rawValue, id, known, id, known, id, known, id, known]
-            ).map { (effective: $0["effective_at"] as Int64, recorded: $0["recorded_at"] as Int64, sequence: $0["sequence"] as Int64, type: $0["type"] as String) }
-            if let removed = item["removed_at"] as Int64?, let recorded = item["removed_recorded_at"] as Int64?, recorded <= known {
-                moments.append((removed, recorded, item["removed_sequence"] ?? 0, "\(kind.rawValue)_removed"))
+            var moments = try NetWorthHistory.valueChanges(kind: kind, id: id, recordedBound: known, db)
+            if let removed = item.removed, removed.recordedAt <= known {
+                moments.append(.init(effective: removed.effectiveAt, recorded: removed.recordedAt, sequence: removed.sequence, type: "\(kind.rawValue)_removed"))
             }
             moments.sort { ($0.effective, $0.sequence) < ($1.effective, $1.sequence) }
             let start = from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min
@@ -38,7 +30,7 @@ extension Ledger {
                 // The state after every event at this instant: report once, at the last one.
                 if index + 1 < moments.count, moments[index + 1].effective == moment.effective { continue }
                 let valuations = Valuations(db: db, point: PointInTime(asOf: Instant(microsecondsSinceEpoch: moment.effective), knownAt: knownAt))
-                let alive = try valuations.items().contains { $0["kind"] == kind.rawValue && $0["item_id"] == id }
+                let alive = try valuations.items().contains { $0.kind == kind && $0.itemId == id }
                 let value = alive ? try valuations.activeValue(kind: kind, id: id).flatMap { $0.value.commodity == currency ? $0.value.minorUnits : nil } ?? 0 : 0
                 defer { previous = value }
                 guard value != previous, moment.effective >= start, moment.effective <= end else { continue }

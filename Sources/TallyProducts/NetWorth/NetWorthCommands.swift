@@ -9,15 +9,17 @@ import GRDB
 /// with other input it throws ``LedgerError`` `idempotencyConflict`. The event is built
 /// from the input once, compared on a repeat, and returned by the plan.
 extension Ledger {
-    private func item(_ kind: ItemKind, _ id: String, _ db: Database) throws -> Row? {
-        try Row.fetchOne(db, sql: "SELECT * FROM nw_items WHERE kind = ? AND item_id = ? AND removed_at IS NULL", arguments: [kind.rawValue, id])
+    /// The currency of an item held now (added and not removed), nil when there is none.
+    private func item(_ kind: ItemKind, _ id: String, _ db: Database) throws -> Commodity? {
+        try NetWorthRecords.heldItemCurrency(kind: kind, id: id, db)
     }
 
-    private func requireItem(_ kind: ItemKind, _ id: String, _ db: Database) throws -> Row {
-        guard let row = try item(kind, id, db) else {
+    /// The currency of an item held now, or ``LedgerError`` (`notFound`).
+    private func requireItem(_ kind: ItemKind, _ id: String, _ db: Database) throws -> Commodity {
+        guard let currency = try item(kind, id, db) else {
             throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'; add it first")
         }
-        return row
+        return currency
     }
 
     private static func requireIdentifier(_ id: String, _ what: String) throws {
@@ -111,9 +113,9 @@ extension Ledger {
         try Self.requirePositive(valuation.value, "a valuation")
         let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(valuation))
         return try perform(idempotencyKey: idempotencyKey, request: recorded, dated: effectiveAt != nil) { db in
-            let row = try requireItem(valuation.itemKind, valuation.itemId, db)
-            guard valuation.value.commodity.code == row["currency"] as String else {
-                throw LedgerError(.currencyMismatch, "\(valuation.itemKind.rawValue) '\(valuation.itemId)' is valued in \(row["currency"] as String), not \(valuation.value.commodity.code)")
+            let currency = try requireItem(valuation.itemKind, valuation.itemId, db)
+            guard valuation.value.commodity == currency else {
+                throw LedgerError(.currencyMismatch, "\(valuation.itemKind.rawValue) '\(valuation.itemId)' is valued in \(currency.code), not \(valuation.value.commodity.code)")
             }
             if valuation.itemKind == .liability && valuation.source == .override {
                 throw LedgerError(.invalidArgument, "overrides apply to assets only")
@@ -218,10 +220,7 @@ extension Ledger {
     public func completeReminder(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let completed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ReminderCompleted(reminderId: reminderId)))
         return try perform(idempotencyKey: idempotencyKey, request: completed, dated: effectiveAt != nil) { db in
-            guard try Row.fetchOne(db, sql: """
-                SELECT 1 FROM nw_reminders WHERE reminder_id = ? AND completed_at IS NULL
-                  AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
-                """, arguments: [reminderId, reminderId]) != nil else {
+            guard try NetWorthRecords.isReminderOpen(reminderId, db) else {
                 throw LedgerError(.notFound, "no open reminder '\(reminderId)'")
             }
             return [completed]
@@ -233,8 +232,7 @@ extension Ledger {
     /// The currency an asset or liability is valued in, if it exists.
     public func currency(of kind: ItemKind, _ id: String) throws -> Commodity? {
         try read { db in
-            try String.fetchOne(db, sql: "SELECT currency FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
-                .map { try Commodity.named($0) }
+            try NetWorthHistory.item(kind: kind, id: id, db)?.currency
         }
     }
 }

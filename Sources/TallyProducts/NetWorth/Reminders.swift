@@ -35,27 +35,3 @@ extension Ledger {
         return try read { db in try ReminderQueries.open(db, point: point, calendar: calendar) }
     }
 }
-
-enum ReminderQueries {
-    /// The open reminders at `point`: of each reminder's versions set by then (effective and
-    /// recorded), the latest by effective time then sequence, unless it was done by then.
-    static func open(_ db: Database, point: PointInTime, calendar: LedgerCalendar) throws -> [OpenReminder] {
-        let day = calendar.date(of: point.asOf)
-        let effective = point.effectiveBound
-        let recorded = point.recordedBound
-        return try Row.fetchAll(db, sql: """
-            SELECT r.reminder_id, r.asset_id, r.due_date, r.note FROM nw_reminders r
-            WHERE r.set_at <= ? AND r.set_recorded_at <= ?
-              AND NOT EXISTS (
-                  SELECT 1 FROM nw_reminders later
-                  WHERE later.reminder_id = r.reminder_id AND later.set_at <= ? AND later.set_recorded_at <= ?
-                    AND (later.set_at > r.set_at OR (later.set_at = r.set_at AND later.sequence > r.sequence)))
-              AND NOT (r.completed_at IS NOT NULL AND r.completed_at <= ? AND r.completed_recorded_at <= ?)
-            ORDER BY r.due_date, r.reminder_id
-            """, arguments: [effective, recorded, effective, recorded, effective, recorded]
-        ).map { row in
-            let due = LocalDate(daysSinceEpoch: row["due_date"])
-            return OpenReminder(reminderId: row["reminder_id"], assetId: row["asset_id"], dueDate: due, note: row["note"], isDue: due <= day)
-        }
-    }
-}

@@ -37,64 +37,47 @@ public struct MissingRate: Error, Hashable, Sendable {
     public let to: String
 }
 
-/// Latest-value-at lookups over the net worth read model: one indexed query each, never
-/// a replay. The active-value rule of DOMAIN.md §5 lives here, and net worth uses it too.
+/// The active-value rule of DOMAIN.md §5, over the latest-value-at lookups of the net
+/// worth read model (``NetWorthLookups``: one indexed query each, never a replay); net
+/// worth and the X-ray use it alike.
 struct Valuations {
-    let db: Database
-    let point: PointInTime
+    let lookups: NetWorthLookups
 
-    private var bounds: StatementArguments { [point.effectiveBound, point.recordedBound] }
+    init(db: Database, point: PointInTime) {
+        lookups = NetWorthLookups(db: db, point: point)
+    }
 
-    /// The base currency chosen as of `knownAt` (answers convert into it at the rates of `asOf`).
+    /// The base currency chosen as of `knownAt` (answers convert into it at the rates of `asOf`);
+    /// USD as known before the ledger was created, when nothing is held either.
     func baseCurrency() throws -> Commodity {
-        let code = try String.fetchOne(db, sql: "SELECT currency FROM nw_base_currencies WHERE recorded_at <= ? ORDER BY sequence DESC LIMIT 1",
-                                       arguments: [point.recordedBound])
-        return try Commodity.named(code ?? "USD")
+        try lookups.baseCurrency() ?? .usd
     }
 
     /// Assets and liabilities held at the point: added by then, not removed by then.
-    func items() throws -> [Row] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT * FROM nw_items
-            WHERE added_at <= ? AND added_recorded_at <= ?
-              AND NOT (removed_at IS NOT NULL AND removed_at <= ? AND removed_recorded_at <= ?)
-            ORDER BY kind, item_id
-            """), arguments: [point.effectiveBound, point.recordedBound, point.effectiveBound, point.recordedBound])
-    }
+    func items() throws -> [NetWorthItem] { try lookups.items() }
 
     /// Every item held at the point with its active value (nil: none yet), by kind then id.
     func holdings() throws -> [NetWorthHolding] {
-        try items().map { row in
-            let kind = ItemKind(rawValue: row["kind"]) ?? .asset
-            let id: String = row["item_id"]
-            return NetWorthHolding(kind: kind, itemId: id, name: row["name"], category: row["category"], value: try activeValue(kind: kind, id: id))
+        try items().map { item in
+            NetWorthHolding(kind: item.kind, itemId: item.itemId, name: item.name, category: item.category,
+                            value: try activeValue(kind: item.kind, id: item.itemId))
         }
     }
 
     /// The asset's tags in force.
     func tags(of assetId: String) throws -> (country: String?, sector: String?, symbol: String?) {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT country, sector, symbol FROM nw_item_tags WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """), arguments: [assetId] + bounds) else { return (nil, nil, nil) }
-        return (row["country"], row["sector"], row["symbol"])
+        try lookups.tags(of: assetId)
     }
 
     /// The latest valuation of an item from any of `sources`: one indexed lookup per source
     /// (an `IN` over sources would sort the item's whole history).
-    private func latestValuation(kind: String, id: String, sources: [ValuationSource]) throws -> (Money, Int64)? {
-        var latest: (money: Money, effectiveAt: Int64, sequence: Int64)?
+    private func latestValuation(kind: ItemKind, id: String, sources: [ValuationSource]) throws -> (Money, Int64)? {
+        var latest: NetWorthLookups.Valuation?
         for source in sources {
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT commodity, amount, effective_at, sequence FROM nw_valuations
-                WHERE kind = ? AND item_id = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
-                ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                """), arguments: [kind, id, source.rawValue] + bounds) else { continue }
-            let candidate = (money: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                             effectiveAt: row["effective_at"] as Int64, sequence: row["sequence"] as Int64)
+            guard let candidate = try lookups.latestValuation(kind: kind, id: id, source: source) else { continue }
             if latest.map({ ($0.effectiveAt, $0.sequence) < (candidate.effectiveAt, candidate.sequence) }) ?? true { latest = candidate }
         }
-        return latest.map { ($0.money, $0.effectiveAt) }
+        return latest.map { ($0.value, $0.effectiveAt) }
     }
 
     /// The active value: the latest manual override not cleared since, else the latest live
@@ -103,25 +86,21 @@ struct Valuations {
     /// manual price, whichever is newer). Liabilities: their latest amount of any source.
     func activeValue(kind: ItemKind, id: String) throws -> ActiveValue? {
         if kind == .liability {
-            guard let (money, at) = try latestValuation(kind: "liability", id: id, sources: ValuationSource.allCases) else { return nil }
+            guard let (money, at) = try latestValuation(kind: .liability, id: id, sources: ValuationSource.allCases) else { return nil }
             return ActiveValue(value: money, source: .manual, valuedAt: Instant(microsecondsSinceEpoch: at), pricedSymbol: nil)
         }
-        if let (money, at) = try latestValuation(kind: "asset", id: id, sources: [.override]) {
-            let cleared = try Int64.fetchOne(db.cachedStatement(sql: """
-                SELECT COUNT(*) FROM nw_override_clears WHERE asset_id = ? AND effective_at >= ? AND effective_at <= ? AND recorded_at <= ?
-                """), arguments: [id, at] + bounds) ?? 0
-            if cleared == 0 {
-                return ActiveValue(value: money, source: .override, valuedAt: Instant(microsecondsSinceEpoch: at), pricedSymbol: nil)
-            }
+        if let (money, at) = try latestValuation(kind: .asset, id: id, sources: [.override]),
+           try lookups.overrideClears(of: id, since: at) == 0 {
+            return ActiveValue(value: money, source: .override, valuedAt: Instant(microsecondsSinceEpoch: at), pricedSymbol: nil)
         }
         let position = try positionValue(of: id)
         var candidates: [ActiveValue] = []
-        if let (money, at) = try latestValuation(kind: "asset", id: id, sources: [.live]) {
+        if let (money, at) = try latestValuation(kind: .asset, id: id, sources: [.live]) {
             candidates.append(ActiveValue(value: money, source: .live, valuedAt: Instant(microsecondsSinceEpoch: at), pricedSymbol: nil))
         }
         if let position, position.source == .live { candidates.append(position) }
         if let live = candidates.max(by: { $0.valuedAt < $1.valuedAt }) { return live }
-        if let (money, at) = try latestValuation(kind: "asset", id: id, sources: [.manual, .bankRefresh]) {
+        if let (money, at) = try latestValuation(kind: .asset, id: id, sources: [.manual, .bankRefresh]) {
             candidates.append(ActiveValue(value: money, source: .manual, valuedAt: Instant(microsecondsSinceEpoch: at), pricedSymbol: nil))
         }
         if let position, position.source == .manual { candidates.append(position) }
@@ -130,21 +109,12 @@ struct Valuations {
 
     /// The asset's position at the latest price of its symbol.
     private func positionValue(of assetId: String) throws -> ActiveValue? {
-        guard let position = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT symbol, quantity FROM nw_positions WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """), arguments: [assetId] + bounds) else { return nil }
-        let symbol: String = position["symbol"]
-        guard let price = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT commodity, amount, source, effective_at FROM nw_prices WHERE symbol = ? AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """), arguments: [symbol] + bounds) else { return nil }
-        let quantity = Money(minorUnits: position["quantity"], commodity: try Commodity.named(symbol))
-        let unitPrice = Money(minorUnits: price["amount"], commodity: try Commodity.named(price["commodity"]))
+        guard let position = try lookups.position(of: assetId), let price = try lookups.latestPrice(of: position.symbol) else { return nil }
+        let quantity = Money(minorUnits: position.quantityMinorUnits, commodity: position.symbol)
         return ActiveValue(
-            value: try Money.value(ofQuantity: quantity, atUnitPrice: unitPrice),
-            source: price["source"] == PriceSource.live.rawValue ? .live : .manual,
-            valuedAt: Instant(microsecondsSinceEpoch: price["effective_at"]), pricedSymbol: symbol
+            value: try Money.value(ofQuantity: quantity, atUnitPrice: price.unitPrice),
+            source: price.source == .live ? .live : .manual,
+            valuedAt: Instant(microsecondsSinceEpoch: price.effectiveAt), pricedSymbol: position.symbol.code
         )
     }
 
@@ -159,20 +129,13 @@ struct Valuations {
 
     /// The latest `base`/`quote` rate in force at the point.
     func latestQuote(base: String, quote: String) throws -> FXQuote? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT significand, scale, effective_at, sequence FROM nw_fx_rates
-            WHERE base = ? AND quote = ? AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """), arguments: [base, quote] + bounds) else { return nil }
-        return FXQuote(base: base, quote: quote, rate: try ExactDecimal(significand: row["significand"], scale: row["scale"]),
-                       effectiveAt: row["effective_at"], sequence: row["sequence"])
+        try lookups.latestQuote(base: base, quote: quote)
     }
 
     /// The stale-price threshold as known at `knownAt`: the latest `price_staleness_set`
     /// recorded by then (as a replay to that instant has it), else the default.
     func priceStalenessSeconds() throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT threshold_seconds FROM nw_price_staleness WHERE recorded_at <= ? ORDER BY sequence DESC LIMIT 1",
-                           arguments: [point.recordedBound]) ?? SettingsProjector.defaultPriceStalenessSeconds
+        try lookups.priceStalenessSeconds() ?? SettingsProjector.defaultPriceStalenessSeconds
     }
 }
 

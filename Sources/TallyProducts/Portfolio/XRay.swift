@@ -81,8 +81,8 @@ enum XRayQueries {
         let valuations = Valuations(db: db, point: point)
         let base = report.baseCurrency
         var types: [String: AssetType] = [:]
-        for row in try valuations.items() where row["kind"] == "asset" {
-            types[row["item_id"]] = AssetType(rawValue: row["type"] ?? "") ?? .custom
+        for item in try valuations.items() where item.kind == .asset {
+            types[item.itemId] = item.type ?? .custom
         }
         let total = report.assets
         let holdings = try report.lines.filter { $0.kind == .asset }.map { line in

@@ -23,7 +23,7 @@ extension Ledger {
     ) throws -> WhatIfProjection {
         let day = date ?? today
         let plan = try read { db in
-            if let account, try Row.fetchOne(db, sql: "SELECT 1 FROM envelope_accounts WHERE account = ?", arguments: [account]) == nil {
+            if let account, try !EnvelopeRecords.isEnvelopeAccount(account, db) {
                 throw LedgerError(.notFound, "there is no account '\(account)'")
             }
             func savings(at end: LocalDate) throws -> Money {

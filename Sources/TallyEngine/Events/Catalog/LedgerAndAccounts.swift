@@ -4,7 +4,11 @@
 /// products keep (wallet, spend and invest of the wealth account, pots, envelopes, and
 /// `external` for money that leaves or enters the ledger's view).
 public enum AccountKind: String, EventEnumeration {
+    /// The five kinds of double-entry bookkeeping: `Assets:…`, `Liabilities:…`, `Income:…`,
+    /// `Expenses:…` and `Equity:…` accounts.
     case asset, liability, income, expense, equity
+    /// The accounts the products keep: the wealth account's wallet, Spend and Invest, savings
+    /// pots, envelopes, and the outside world that money leaves to or enters from.
     case wallet, spend, invest, pot, envelope, external
 }
 
@@ -12,11 +16,14 @@ public enum AccountKind: String, EventEnumeration {
 /// "as of a date" queries use.
 public struct LedgerCreated: EventPayload {
     public static let eventType = EventType("ledger_created", code: 1)
+    /// The ledger's display name.
     public var name: String
+    /// The ISO 4217 currency net worth and market values are given in.
     public var baseCurrency: Commodity
     /// An IANA time zone identifier, e.g. `Europe/London`.
     public var timeZone: String
 
+    /// The first event of every store; ``Ledger/create(at:name:baseCurrency:timeZone:options:)`` records it.
     public init(name: String, baseCurrency: Commodity, timeZone: String) {
         self.name = name
         self.baseCurrency = baseCurrency
@@ -36,8 +43,10 @@ public struct LedgerCreated: EventPayload {
 /// the date asked about, so switching back and forth never compounds rounding.
 public struct BaseCurrencySet: EventPayload {
     public static let eventType = EventType("base_currency_set", code: 2)
+    /// The new base currency, an ISO 4217 currency.
     public var currency: Commodity
 
+    /// A change of base currency, in force from the effective time.
     public init(currency: Commodity) { self.currency = currency }
 
     public var entity: String { "ledger" }
@@ -50,10 +59,14 @@ public struct AccountOpened: EventPayload {
     public static let eventType = EventType("account_opened", code: 3)
     /// The account's name, e.g. `Assets:Bank:Checking` or `Envelope accounts:Cash`.
     public var account: String
+    /// The account's kind.
     public var kind: AccountKind
+    /// The commodity the account is kept in.
     public var commodity: Commodity
+    /// The balance the account opens with, posted against `Equity:Opening Balances`; nil for none.
     public var openingBalance: Money?
 
+    /// An account opened, with an optional opening balance.
     public init(account: String, kind: AccountKind, commodity: Commodity, openingBalance: Money? = nil) {
         self.account = account
         self.kind = kind
@@ -74,8 +87,10 @@ public struct AccountOpened: EventPayload {
 /// An account was closed; its history stays.
 public struct AccountClosed: EventPayload {
     public static let eventType = EventType("account_closed", code: 4)
+    /// The account's name.
     public var account: String
 
+    /// An account closed.
     public init(account: String) { self.account = account }
 
     public var entity: String { "account:\(account)" }
@@ -87,16 +102,20 @@ public struct AccountClosed: EventPayload {
 /// row of a journal CSV does.
 public struct JournalEntryPosted: EventPayload {
     public static let eventType = EventType("journal_entry_posted", code: 5)
+    /// The account that moves by ``amount``.
     public var account: String
+    /// The account that moves by the opposite of ``amount``.
     public var counterAccount: String
     /// Signed: positive moves money into `account`.
     public var amount: Money
+    /// Who was paid or paid, as the source journal names them.
     public var payee: String?
     /// Free text from the source journal (not the budget categories).
     public var category: String?
     /// The source's transaction id; a second entry with the same id is not recorded.
     public var externalId: String?
 
+    /// An entry moving `amount` into `account` out of `counterAccount`.
     public init(
         account: String, counterAccount: String, amount: Money,
         payee: String? = nil, category: String? = nil, externalId: String? = nil
@@ -124,15 +143,20 @@ public struct JournalEntryPosted: EventPayload {
 /// arrived in the target's currency.
 public struct TransferMade: EventPayload {
     public static let eventType = EventType("transfer_made", code: 6)
+    /// The transfer's id, unique in the ledger.
     public var transferId: String
+    /// The account the money leaves.
     public var source: String
+    /// The account the money arrives in.
     public var target: String
     /// Positive, in the source account's currency.
     public var amount: Money
     /// Positive, in the target account's currency, when it differs from the source's.
     public var received: Money?
+    /// The envelope the transfer is counted against, if any.
     public var envelope: String?
 
+    /// A transfer of `amount` from `source` to `target`; `received` when the currencies differ.
     public init(
         transferId: String, source: String, target: String, amount: Money,
         received: Money? = nil, envelope: String? = nil
@@ -160,9 +184,12 @@ public struct TransferMade: EventPayload {
 /// `balance`); `verify` reports a failing assertion with the expected and actual amounts.
 public struct BalanceAsserted: EventPayload {
     public static let eventType = EventType("balance_asserted", code: 7)
+    /// The account whose balance is asserted.
     public var account: String
+    /// The balance it must have at the end of the effective day, in its commodity.
     public var amount: Money
 
+    /// An assertion; ``Ledger/assertBalance(account:amount:on:idempotencyKey:)`` records one.
     public init(account: String, amount: Money) {
         self.account = account
         self.amount = amount

@@ -2,16 +2,21 @@
 
 /// Where a price quote came from.
 public enum PriceSource: String, EventEnumeration {
+    /// From a price feed (`live`) or typed in by the user (`manual`).
     case live, manual
 }
 
 /// A price for one whole unit of a symbol was quoted at the effective time.
 public struct PriceQuoted: EventPayload {
     public static let eventType = EventType("price_quoted", code: 88)
+    /// What is priced: a ticker such as `VEA`, a crypto asset, a commodity.
     public var symbol: Commodity
+    /// The price of one whole unit, in the currency it was quoted in.
     public var price: Money
+    /// Where the quote came from.
     public var source: PriceSource
 
+    /// A quote of `price` for one unit of `symbol`.
     public init(symbol: Commodity, price: Money, source: PriceSource) {
         self.symbol = symbol
         self.price = price
@@ -28,10 +33,14 @@ public struct PriceQuoted: EventPayload {
 /// An exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
 public struct FXRateSet: EventPayload {
     public static let eventType = EventType("fx_rate_set", code: 89)
+    /// The currency one unit of which is priced.
     public var base: Commodity
+    /// The currency the rate is given in.
     public var quote: Commodity
+    /// How many units of `quote` one `base` is worth; positive, exact.
     public var rate: ExactDecimal
 
+    /// A rate: 1 `base` = `rate` `quote`.
     public init(base: Commodity, quote: Commodity, rate: ExactDecimal) {
         self.base = base
         self.quote = quote
@@ -48,8 +57,10 @@ public struct FXRateSet: EventPayload {
 /// How old a price may be before answers flag it stale (15 minutes by default).
 public struct PriceStalenessSet: EventPayload {
     public static let eventType = EventType("price_staleness_set", code: 92)
+    /// The age in seconds past which a price is stale.
     public var thresholdSeconds: Int64
 
+    /// A new staleness threshold, in force from the effective time.
     public init(thresholdSeconds: Int64) { self.thresholdSeconds = thresholdSeconds }
 
     public var entity: String { "ledger" }

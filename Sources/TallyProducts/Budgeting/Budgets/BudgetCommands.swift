@@ -42,10 +42,7 @@ extension Ledger {
             category: category, month: month
         )))
         return try perform(idempotencyKey: idempotencyKey, request: deleted) { db in
-            let exists = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
-                arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
-            ) ?? false
+            let exists = try BudgetQueries.hasCurrentBudget(month: month, category: category, db)
             guard exists else {
                 throw LedgerError(.notFound, "there is no \(category.displayName) budget for \(month)")
             }

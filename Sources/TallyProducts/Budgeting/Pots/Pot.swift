@@ -44,7 +44,7 @@ extension Ledger {
     ///   - asOf: the pots created and not deleted by this instant, with their totals then.
     ///   - knownAt: as the ledger knew them at this instant; nil for everything recorded.
     public func pots(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [Pot] {
-        try read { db in try PotRules.pots(db, asOf: asOf, knownAt: knownAt) }
+        try read { db in try PotRecords.pots(db, asOf: asOf, knownAt: knownAt) }
     }
 
     /// The pot with this id, or nil if there is none (or it was deleted), at the same
@@ -54,6 +54,6 @@ extension Ledger {
     /// let holiday = try ledger.pot(id: "holiday")
     /// ```
     public func pot(id: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> Pot? {
-        try read { db in try PotRules.pots(db, id: id, asOf: asOf, knownAt: knownAt).first }
+        try read { db in try PotRecords.pots(db, id: id, asOf: asOf, knownAt: knownAt).first }
     }
 }

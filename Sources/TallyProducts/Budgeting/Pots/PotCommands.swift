@@ -116,38 +116,8 @@ extension Ledger {
 
 /// The checks pot commands share, and the pot reads.
 enum PotRules {
-    /// The pots alive as of `asOf`, as known at `knownAt` (both nil: now), by id; only the
-    /// pot `id` when given. Totals from the balances table now, from the roll-ups otherwise.
-    static func pots(_ db: Database, id: String? = nil, asOf: Instant?, knownAt: Instant?) throws -> [Pot] {
-        var sql = "SELECT * FROM budget_pots WHERE \(BudgetTime.lifecycleInForce)"
-        var arguments = BudgetTime.lifecycleArguments(asOf: asOf, knownAt: knownAt)
-        if let id {
-            sql += " AND pot_id = ?"
-            _ = arguments.append(contentsOf: [id])
-        }
-        let rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY pot_id"), arguments: arguments)
-        guard !rows.isEmpty else { return [] }
-        let total: (String, Commodity) throws -> Money
-        if asOf == nil && knownAt == nil {
-            total = { account, commodity in try BalanceQueries.balance(db, account: account, commodity: commodity) }
-        } else {
-            let balances = try BalanceQueries.balances(db, asOf: asOf, knownAt: knownAt)
-            total = { account, commodity in
-                balances.first { $0.account == account && $0.amount.commodity == commodity }?.amount ?? Money.zero(commodity)
-            }
-        }
-        return try rows.map { row in
-            let commodity = try Commodity.named(row["commodity"])
-            let id: String = row["pot_id"]
-            return Pot(
-                id: id, name: row["name"], target: Money(minorUnits: row["target"], commodity: commodity),
-                total: try total(LedgerAccounts.pot(id), commodity)
-            )
-        }
-    }
-
     static func existing(_ id: String, _ db: Database) throws -> Pot? {
-        try pots(db, id: id, asOf: nil, knownAt: nil).first
+        try PotRecords.pots(db, id: id, asOf: nil, knownAt: nil).first
     }
 
     static func requireExisting(_ id: String, _ db: Database) throws -> Pot {

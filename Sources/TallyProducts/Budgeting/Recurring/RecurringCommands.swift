@@ -122,8 +122,6 @@ enum RecurringRules {
     /// keeps although its key is the caller's.
     static func isGenerated(_ key: String, _ db: Database) throws -> Bool {
         guard try IdempotencyProjector.range(of: key, db) == nil else { return true }
-        return try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM transaction_versions WHERE transaction_id = ?"), arguments: [key]
-        ) ?? false
+        return try TransactionVersionRecords.exists(key, db)
     }
 }

@@ -37,33 +37,8 @@ public struct RecurringItem: Hashable, Sendable {
     public func dueDate(in month: Month) -> LocalDate {
         month.firstDay.adding(days: min(dayOfMonth, month.dayCount) - 1)
     }
-
-    static func from(_ row: Row) throws -> RecurringItem {
-        RecurringItem(
-            id: row["recurring_id"], payee: row["payee"], category: BudgetCategory(rawValue: row["category"]) ?? .general,
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            frequency: RecurringFrequency(rawValue: row["frequency"]) ?? .monthly, dayOfMonth: row["day_of_month"],
-            startMonth: Month(ordinal: row["start_month"]), endMonth: (row["end_month"] as Int?).map(Month.init(ordinal:))
-        )
-    }
-
-    /// Every item defined and not removed as of `asOf`, as known at `knownAt` (both nil:
-    /// now), by id.
-    static func all(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [RecurringItem] {
-        try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM recurring_items WHERE \(BudgetTime.lifecycleInForce) ORDER BY recurring_id"),
-            arguments: BudgetTime.lifecycleArguments(asOf: asOf, knownAt: knownAt)
-        ).map(from)
-    }
-
-    /// Whether an item with this id is defined now.
-    static func exists(_ id: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM recurring_items WHERE recurring_id = ? AND ended_recorded_at = ?"),
-            arguments: [id, BudgetTime.openEnd]
-        ) ?? false
-    }
 }
+
 
 extension Ledger {
     /// Every recurring item defined and not removed, by id: now, or as of an effective

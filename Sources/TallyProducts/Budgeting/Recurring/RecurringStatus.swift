@@ -89,32 +89,3 @@ extension Ledger {
         }
     }
 }
-
-extension RecurringRules {
-    /// The item's generated occurrence for the month if not deleted, else the first
-    /// transaction of the month with the same payee (ignoring case) and amount; as known
-    /// at `knownAt`.
-    static func matchingTransaction(
-        for item: RecurringItem, month: Month, range: ClosedRange<Int64>, knownAt: Instant?, _ db: Database
-    ) throws -> String? {
-        let known = BudgetTime.versionArguments(knownAt: knownAt)
-        if let generated = try String.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transaction_history
-                WHERE recurring_id = ? AND recurring_month = ? AND \(BudgetTransaction.visible)
-                """),
-            arguments: [item.id, month.ordinal] + known
-        ) {
-            return generated
-        }
-        return try String.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transaction_history
-                WHERE effective_at >= ? AND effective_at <= ? AND payee_key = ? AND commodity = ? AND amount = ?
-                  AND \(BudgetTransaction.visible)
-                ORDER BY effective_at, recorded_sequence LIMIT 1
-                """),
-            arguments: [range.lowerBound, range.upperBound, item.payee.lowercased(), item.amount.commodity.code, item.amount.minorUnits] + known
-        )
-    }
-}

@@ -59,23 +59,15 @@ extension Ledger {
         let calendar = self.calendar
         return try read { db in
             let currency = try BudgetSettings.currency(db)
-            let known = BudgetTime.versionArguments(knownAt: knownAt)
-            guard let firstAt = try Int64.fetchOne(
-                db, sql: "SELECT MIN(effective_at) FROM budget_transaction_history WHERE \(BudgetTransaction.visible)", arguments: known
-            ) else { return [] }
+            guard let firstAt = try TransactionRecords.firstEffectiveAt(knownAt: knownAt, db) else { return [] }
             let firstMonth = calendar.month(of: Instant(microsecondsSinceEpoch: firstAt))
             let earliest = max(firstMonth.ordinal, month.ordinal - SuggestionRules.monthsMaximum)
             let months = (earliest..<month.ordinal).map(Month.init(ordinal:))
             guard months.count >= SuggestionRules.monthsMinimum, let start = months.first, let end = months.last else { return [] }
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT category, SUM(-amount) AS spent FROM budget_transaction_history
-                WHERE effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ? AND \(BudgetTransaction.visible)
-                GROUP BY category ORDER BY category
-                """, arguments: [calendar.startOfDay(start.firstDay).microsecondsSinceEpoch,
-                                 calendar.endOfDay(end.lastDay).microsecondsSinceEpoch, currency.code] + known)
-            return try rows.compactMap { row in
-                guard let category = BudgetCategory(rawValue: row["category"]) else { return nil }
-                let spent = Money(minorUnits: row["spent"], commodity: currency)
+            let spending = try TransactionRecords.spendingByCategory(
+                from: calendar.startOfDay(start.firstDay), through: calendar.endOfDay(end.lastDay), in: currency, knownAt: knownAt, db)
+            return try spending.map { category, spentMinorUnits in
+                let spent = Money(minorUnits: spentMinorUnits, commodity: currency)
                 let count = Int128(months.count)
                 let average = RationalRounding.rounded(Int128(spent.minorUnits), dividedBy: count, rule: .halfEven)
                 let unit = PowerOfTen.int128(currency.scale)
@@ -105,39 +97,35 @@ extension Ledger {
         return try read { db in
             let through = calendar.endOfDay(date)
             let defined = Set(try RecurringItem.all(db, knownAt: knownAt).map { $0.payee.lowercased() })
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_history
-                WHERE effective_at <= ? AND recurring_id IS NULL AND \(BudgetTransaction.visible)
-                ORDER BY payee_key, effective_at, recorded_sequence
-                """, arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt))
-            var groups: [String: [Row]] = [:]
+            let rows = try TransactionRecords.unscheduled(through: through, knownAt: knownAt, db)
+            var groups: [String: [TransactionRecords.Occurrence]] = [:]
             var order: [String] = []
             for row in rows {
-                let key: String = row["payee_key"]
+                let key = row.payeeKey
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(row)
             }
-            return try order.compactMap { key -> RecurringProposal? in
+            return order.compactMap { key -> RecurringProposal? in
                 guard let group = groups[key], group.count >= SuggestionRules.occurrencesMinimum, !defined.contains(key) else { return nil }
                 let latest = group[group.count - 1]
-                let commodity: String = latest["commodity"]
-                let latestAmount: Int64 = latest["amount"]
-                guard group.allSatisfy({ $0["commodity"] == commodity }) else { return nil }
+                let commodity = latest.amount.commodity
+                let latestAmount = latest.amount.minorUnits
+                guard group.allSatisfy({ $0.amount.commodity == commodity }) else { return nil }
                 let tolerance = Int128(latestAmount.magnitude) * Int128(SuggestionRules.amountToleranceBasisPoints)
                 guard group.allSatisfy({ row in
-                    let amount: Int64 = row["amount"]
+                    let amount = row.amount.minorUnits
                     return (amount < 0) == (latestAmount < 0) && Int128((amount - latestAmount).magnitude) * 10_000 <= tolerance
                 }) else { return nil }
-                let dates = group.map { calendar.date(of: Instant(microsecondsSinceEpoch: $0["effective_at"])) }
+                let dates = group.map { calendar.date(of: $0.effectiveAt) }
                 for (earlier, later) in zip(dates, dates.dropFirst()) {
                     guard SuggestionRules.monthlyGapDays.contains(later.daysSinceEpoch - earlier.daysSinceEpoch) else { return nil }
                 }
-                var categories: [String: Int] = [:]
-                for row in group { categories[row["category"], default: 0] += 1 }
-                let category = categories.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key
+                var categories: [BudgetCategory: Int] = [:]
+                for row in group { categories[row.category, default: 0] += 1 }
+                let category = categories.max { $0.value != $1.value ? $0.value < $1.value : $0.key.rawValue > $1.key.rawValue }!.key
                 return RecurringProposal(
-                    payee: latest["payee"], category: BudgetCategory(rawValue: category) ?? .general,
-                    amount: Money(minorUnits: latestAmount, commodity: try Commodity.named(commodity)),
+                    payee: latest.payee, category: category,
+                    amount: latest.amount,
                     dayOfMonth: dates[dates.count - 1].day, months: dates.map(\.month))
             }
         }

@@ -62,19 +62,15 @@ extension Ledger {
     /// Every bank ever connected, by id.
     public func banks() throws -> [BankConnection] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM budget_banks ORDER BY bank_id").map(BankRules.connection(from:))
+            try BankRecords.all(db)
         }
     }
 }
 
 /// The checks bank commands share.
 enum BankRules {
-    static func connection(from row: Row) -> BankConnection {
-        BankConnection(bankId: row["bank_id"], name: row["name"], isConnected: row["connected"])
-    }
-
     static func connection(_ id: String, _ db: Database) throws -> BankConnection? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM budget_banks WHERE bank_id = ?"), arguments: [id]).map(connection(from:))
+        try BankRecords.connection(id, db)
     }
 
     /// Imports need a connected bank.

@@ -30,33 +30,6 @@ public struct BudgetTransaction: Hashable, Sendable {
 
     /// Whether the user may amend or delete it: manual transactions only (DOMAIN.md §2).
     public var isEditable: Bool { source == .manual }
-
-    /// Reads a row of `budget_transactions` (latest versions) or of
-    /// `budget_transaction_history` (every version).
-    static func from(_ row: Row, calendar: LedgerCalendar) throws -> BudgetTransaction {
-        let version: Int64 = row.hasColumn("version_sequence") ? row["version_sequence"] : row["sequence"]
-        return BudgetTransaction(
-            id: row["transaction_id"], payee: row["payee"],
-            category: BudgetCategory(rawValue: row["category"]) ?? .general,
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            date: calendar.date(of: Instant(microsecondsSinceEpoch: row["effective_at"])),
-            recurring: row["recurring"], source: TransactionSource(rawValue: row["source"]) ?? .manual,
-            bankId: row["bank_id"], externalId: row["external_id"], recurringId: row["recurring_id"],
-            isChanged: version != (row["recorded_sequence"] as Int64)
-        )
-    }
-
-    /// The SQL filter on `budget_transaction_history` of the versions in force as known at
-    /// an instant, deleted ones excluded: bind ``BudgetTime/versionArguments(knownAt:)``.
-    static let visible = "deleted = 0 AND " + BudgetTime.versionInForce
-
-    /// The transaction with this id, deleted or not, as `(transaction, deleted)`.
-    static func fetch(_ id: String, calendar: LedgerCalendar, _ db: Database) throws -> (transaction: BudgetTransaction, deleted: Bool)? {
-        guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM budget_transactions WHERE transaction_id = ?"), arguments: [id]
-        ) else { return nil }
-        return (try from(row, calendar: calendar), row["deleted"])
-    }
 }
 
 /// One version of a transaction in the audit trail: what it said after one event.
@@ -95,15 +68,8 @@ extension Ledger {
     ///   - asOf: only a version effective at or before this instant.
     ///   - knownAt: the version the ledger held at this instant; nil for the current one.
     public func transaction(id: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> BudgetTransaction? {
-        try read { db in
-            try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT * FROM budget_transaction_history
-                    WHERE transaction_id = ? AND \(BudgetTransaction.visible) AND effective_at <= ?
-                    """),
-                arguments: [id] + BudgetTime.versionArguments(knownAt: knownAt) + [BudgetTime.effectiveBound(asOf)]
-            ).map { try BudgetTransaction.from($0, calendar: calendar) }
-        }
+        let calendar = self.calendar
+        return try read { db in try TransactionRecords.version(of: id, asOf: asOf, knownAt: knownAt, calendar: calendar, db) }
     }
 
     /// Every version of a budget transaction, oldest first: the audit trail of amendments,
@@ -118,23 +84,7 @@ extension Ledger {
     ///     the version it deletes).
     ///   - knownAt: only versions recorded at or before this instant.
     public func transactionHistory(id: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [TransactionChange] {
-        try read { db in
-            try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT * FROM budget_transaction_history
-                    WHERE transaction_id = ? AND recorded_at <= ? AND effective_at <= ? ORDER BY sequence
-                    """),
-                arguments: [id, BudgetTime.knownBound(knownAt), BudgetTime.effectiveBound(asOf)]
-            ).map { row in
-                TransactionChange(
-                    sequence: UInt64(row["sequence"] as Int64),
-                    kind: TransactionChange.Kind(rawValue: row["change"]) ?? .recorded,
-                    payee: row["payee"], category: BudgetCategory(rawValue: row["category"]) ?? .general,
-                    amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                    date: calendar.date(of: Instant(microsecondsSinceEpoch: row["effective_at"])),
-                    recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"])
-                )
-            }
-        }
+        let calendar = self.calendar
+        return try read { db in try TransactionRecords.history(of: id, asOf: asOf, knownAt: knownAt, calendar: calendar, db) }
     }
 }

@@ -222,9 +222,7 @@ enum TransactionRules {
 
     /// No transaction of any product, live or deleted, has this id.
     static func requireUnused(_ id: String, _ db: Database) throws {
-        let taken = try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM transaction_versions WHERE transaction_id = ?"), arguments: [id]
-        ) ?? false
+        let taken = try TransactionVersionRecords.exists(id, db)
         guard !taken else { throw LedgerError(.alreadyExists, "a transaction with id '\(id)' exists already; choose another id") }
     }
 

@@ -91,6 +91,14 @@ extension Ledger {
 /// Sums the budget queries and commands share, from indexed postings, roll-ups and
 /// transaction versions.
 enum BudgetQueries {
+    /// Whether a budget for the category and month is in force (not deleted, not replaced).
+    static func hasCurrentBudget(month: Month, category: BudgetCategory, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
+            arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
+        ) ?? false
+    }
+
     /// The first and last microsecond of a month in the ledger's time zone.
     static func range(of month: Month, _ calendar: LedgerCalendar) -> ClosedRange<Int64> {
         calendar.startOfDay(month.firstDay).microsecondsSinceEpoch...calendar.endOfDay(month.lastDay).microsecondsSinceEpoch

@@ -1,4 +1,4 @@
-public import TallyEngine
+import TallyEngine
 import GRDB
 
 /// Where one envelope's interval fold stands at the end of a day: the interval running

@@ -1,4 +1,4 @@
-public import TallyEngine
+import TallyEngine
 import GRDB
 
 /// The two times every budget read honours (DESIGN.md, time travel): "as of" an effective

@@ -1,4 +1,4 @@
-public import TallyEngine
+import TallyEngine
 import GRDB
 
 /// The state net worth is computed from at the end of a boundary day: every item held then

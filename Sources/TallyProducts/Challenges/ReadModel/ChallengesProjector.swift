@@ -88,3 +88,10 @@ extension ChallengeBook {
         return book
     }
 }
+
+extension ChallengesProjector {
+    /// Whether a challenge of this id was ever started.
+    static func challengeExists(_ challengeId: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM challenges WHERE challenge_id = ?)"), arguments: [challengeId]) ?? false
+    }
+}

@@ -1,0 +1,31 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// An embedder of Tally's engine, as its own package: an event type, a read model and a
+// command of its own, registered as a `LedgerFeature`. `make test` builds and runs it
+// (scripts/examples.sh); by hand, from the repository's root:
+//   swift run --package-path Examples/MerchantTags merchant-tags
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "MerchantTags",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Tally", path: "../.."),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "merchant-tags",
+            dependencies: [
+                .product(name: "TallyEngine", package: "Tally"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,47 @@
+import GRDB
+import TallyEngine
+
+/// An account tagged with the merchant it deals with: the example's own event type.
+///
+/// It moves no money (`MovesNoMoney`), so the engine's balances ignore it. Its code, 10,001,
+/// is in the range the engine leaves to embedders (from 10,000). The binary form is the
+/// log's; the JSON form (`tally log`, imports) is the synthesized `Codable` one.
+struct MerchantTagged: EventPayload, MovesNoMoney, AdmissionChecked {
+    static let eventType = EventType("merchant_tagged", code: 10_001)
+    var account: String
+    var merchant: String
+
+    init(account: String, merchant: String) {
+        self.account = account
+        self.merchant = merchant
+    }
+
+    var entity: String { "merchant:\(account)" }
+    func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(merchant) }
+    init(from reader: inout BinaryReader) throws { account = try reader.read(); merchant = try reader.read() }
+
+    /// What is wrong with the tag, if anything: the one rule every recorded tag keeps.
+    var problem: String? { merchant.isEmpty ? "'merchant' is empty" : nil }
+
+    /// Checked for events that arrive already decided (`Ledger.appendEvents`, imports).
+    /// Commands are not admission-checked: the tag command below checks the same rule.
+    func checkAdmission(_ admission: inout Admission) throws {
+        if let problem { throw admission.refuse(.invalidArgument, problem) }
+    }
+}
+
+extension LedgerCommand {
+    /// The example's command: tags `account` with `merchant`. Its plan runs inside the write
+    /// pipeline's transaction, so it sees every command committed or planned before it, and
+    /// refuses (appending nothing) a tag without a merchant or for an account the engine has
+    /// never seen (``AccountRecords``: every posting opens its accounts).
+    static func tag(_ account: String, as merchant: String, key: String, at instant: Instant) -> LedgerCommand {
+        let tagged = MerchantTagged(account: account, merchant: merchant)
+        let request = NewEvent(effectiveAt: instant, body: EventBody(tagged))
+        return LedgerCommand(idempotencyKey: key, request: request) { db in
+            if let problem = tagged.problem { throw LedgerError(.invalidArgument, problem) }
+            guard try AccountRecords.exists(account, db) else { throw LedgerError(.notFound, "no account '\(account)' to tag") }
+            return [request]
+        }
+    }
+}

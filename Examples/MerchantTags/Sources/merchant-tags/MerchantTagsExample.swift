@@ -1,0 +1,160 @@
+import Foundation
+import TallyEngine
+
+/// `merchant-tags [STORE]`: a tour of an embedder's feature on Tally's engine alone. It
+/// creates a store (in a temporary directory removed at the end, or at STORE, which must not
+/// exist, kept), records journal entries and tags, and checks every answer on the way. A
+/// failed check prints what failed and exits 1.
+@main
+struct MerchantTagsExample {
+    static func main() async {
+        let given = CommandLine.arguments.dropFirst().first
+        let temporary = given == nil ? FileManager.default.temporaryDirectory.appendingPathComponent("merchant-tags-\(UUID().uuidString)").path : nil
+        var failure: (any Error)?
+        do {
+            if let temporary { try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true) }
+            try await tour(store: given ?? temporary! + "/store")
+        } catch {
+            failure = error
+        }
+        if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+        if let failure {
+            print("merchant-tags example: FAILED: \(failure)")
+            exit(1)
+        }
+        print("merchant-tags example: ok")
+    }
+
+    /// Where each account's merchant is: the tags the example records.
+    static let shop: [(account: String, merchant: String)] = [
+        ("Assets:Till", "Corner Grocer"), ("Assets:Bank", "First Bank"),
+        ("Expenses:Supplies", "Paper Co"), ("Income:Sales", "Market Stall"),
+    ]
+
+    static func tour(store: String) async throws {
+        let clock = try ManualClock("2026-05-01T09:00:00Z")
+        let options = Ledger.Options(clock: { clock.now }, features: [MerchantTags()])
+        let ledger = try Ledger.create(at: store, name: "Corner Shop", baseCurrency: .usd, timeZone: "UTC", options: options)
+        print("store: \(store)")
+
+        // Every committed event, from the first, observed in a task of its own until the ledger closes.
+        let stream = ledger.committedEvents(after: 0)
+        let observer = Task {
+            var seen: [Event] = []
+            for try await event in stream { seen.append(event) }
+            return seen
+        }
+
+        // 1. Journal entries, each recorded on its own day; the third is backdated.
+        let entries: [(recorded: String, effective: String, account: String, from: String, amount: String)] = [
+            ("2026-05-01T09:00:00Z", "2026-05-01T09:00:00Z", "Assets:Till", "Income:Sales", "120.00"),
+            ("2026-05-10T09:00:00Z", "2026-05-09T12:00:00Z", "Assets:Bank", "Income:Sales", "500.00"),
+            ("2026-05-20T09:00:00Z", "2026-05-03T12:00:00Z", "Expenses:Supplies", "Assets:Till", "35.50"),
+        ]
+        for entry in entries {
+            try clock.set(entry.recorded)
+            let posted = JournalEntryPosted(account: entry.account, counterAccount: entry.from, amount: try usd(entry.amount))
+            try ledger.appendEvents([NewEvent(effectiveAt: try Instant(parsing: entry.effective), body: EventBody(posted))])
+        }
+        print("journal: \(entries.count) entries recorded on 2026-05-01, 05-10 and 05-20 (the last backdated to 05-03)")
+
+        // 2. Sixteen tag commands at once through the async API: they meet in the write
+        // pipeline's queue and share commits. Fourteen tag the shop's accounts; one names an
+        // account the engine has never seen, one has no merchant: those two are refused alone.
+        try clock.set("2026-05-21T09:00:00Z")
+        let requests: [(account: String, merchant: String)] = (0..<14).map { shop[$0 % shop.count] } + [("Assets:Nowhere", "Ghost Ltd"), ("Assets:Till", "")]
+        let headBefore = ledger.head.sequence
+        let outcomes = try await withThrowingTaskGroup(of: (Int, Result<Ledger.CommandResult, LedgerError>).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask {
+                    let command = LedgerCommand.tag(request.account, as: request.merchant, key: "tag-\(index)", at: clock.now)
+                    do {
+                        return (index, .success(try await ledger.run(command)))
+                    } catch let refusal as LedgerError {
+                        return (index, .failure(refusal))
+                    }
+                }
+            }
+            var outcomes: [Result<Ledger.CommandResult, LedgerError>?] = Array(repeating: nil, count: requests.count)
+            for try await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes.map { $0! }
+        }
+        var recorded: [Event] = []
+        for (index, outcome) in outcomes.enumerated().prefix(14) {
+            let result = try outcome.get()
+            try check(result.events.map(\.type.name) == ["merchant_tagged"] && !result.wasAlreadyApplied, "tag-\(index) recorded \(result.events.map(\.type.name))")
+            recorded += result.events
+        }
+        for (index, code) in [(14, LedgerError.Code.notFound), (15, .invalidArgument)] {
+            guard case .failure(let refusal) = outcomes[index] else { throw CheckFailed(description: "tag-\(index) was not refused") }
+            try check(refusal.code == code, "tag-\(index) refused as '\(refusal.code)', expected '\(code)'")
+        }
+        try check(ledger.head.sequence == headBefore + 14, "16 commands, 2 refused: \(ledger.head.sequence - headBefore) events appended, expected 14")
+        print("tags: 16 concurrent commands, 14 recorded, 2 refused (not found, invalid argument)")
+
+        // 3. A repeated idempotency key returns the first result and appends nothing; so does
+        // a refused command, and a refused append (the admission check).
+        let first = try outcomes[0].get()
+        try clock.set("2026-05-22T09:00:00Z")
+        let repeated = try await ledger.run(.tag("Assets:Till", as: "Corner Grocer", key: "tag-0", at: clock.now))
+        try check(repeated.wasAlreadyApplied && repeated.events == first.events, "repeating key tag-0 gave \(repeated)")
+        let head = ledger.head.sequence
+        let viewBefore = try MerchantTagsView.read(ledger)
+        _ = try await expectRefusal(.notFound, "tagging an unknown account") {
+            try await ledger.run(.tag("Assets:Nowhere", as: "Ghost Ltd", key: "tag-ghost", at: clock.now))
+        }
+        let empty = NewEvent(effectiveAt: clock.now, body: EventBody(MerchantTagged(account: "Assets:Till", merchant: "")))
+        let admission = try await expectRefusal(.invalidArgument, "appending a tag without a merchant") {
+            try ledger.appendEvents([empty])
+        }
+        try check(admission.message.contains("'merchant' is empty"), "the admission check's message: \(admission.message)")
+        try check(ledger.head.sequence == head, "refusals appended \(ledger.head.sequence - head) events")
+        let viewAfter = try MerchantTagsView.read(ledger)
+        try check(viewAfter == viewBefore, "refusals changed the read model: \(viewAfter)")
+        print("repeat of key tag-0: already applied; refused command and refused append: nothing appended")
+
+        // 4. Balances at an earlier date, and as the ledger knew them at an earlier time.
+        let may5 = ledger.calendar.endOfDay(try LocalDate(parsing: "2026-05-05"))
+        let may15 = try Instant(parsing: "2026-05-15T00:00:00Z")
+        let expectations: [(String, Instant?, Instant?, [String: String])] = [
+            ("now", nil, nil, ["Assets:Bank": "500.00", "Assets:Till": "84.50", "Expenses:Supplies": "35.50", "Income:Sales": "-620.00"]),
+            ("as of 2026-05-05", may5, nil, ["Assets:Till": "84.50", "Expenses:Supplies": "35.50", "Income:Sales": "-120.00"]),
+            ("known at 2026-05-15", nil, may15, ["Assets:Bank": "500.00", "Assets:Till": "120.00", "Income:Sales": "-620.00"]),
+            ("as of 2026-05-05, known at 2026-05-15", may5, may15, ["Assets:Till": "120.00", "Income:Sales": "-120.00"]),
+        ]
+        for (label, asOf, knownAt, expected) in expectations {
+            let balances = amounts(try ledger.balances(asOf: asOf, knownAt: knownAt))
+            try check(balances == (try expected.mapValues(usd)), "balances \(label): \(describe(balances))")
+            print("balances \(label): \(describe(balances))")
+        }
+
+        // 5. The read model, the same after a rebuild from the log.
+        let expected = MerchantTagsView(
+            merchants: Dictionary(uniqueKeysWithValues: shop.map { ($0.account, $0.merchant) }),
+            tagCounts: ["Corner Grocer": 4, "First Bank": 4, "Paper Co": 3, "Market Stall": 3])
+        let view = try MerchantTagsView.read(ledger)
+        try check(view == expected, "read model: \(view), expected \(expected)")
+        try ledger.rebuild()
+        let rebuilt = try MerchantTagsView.read(ledger)
+        try check(rebuilt == view, "read model after rebuild: \(rebuilt)")
+        print("read model (tags per merchant): \(view); the same after rebuild")
+
+        // 6. Close; the observer saw every committed event once, in order.
+        let last = ledger.head.sequence
+        try ledger.close()
+        let seen = try await observer.value
+        try check(seen.map(\.sequence) == Array(1...last), "the observer saw \(seen.map(\.sequence)), expected 1...\(last)")
+        let seenTags = seen.filter { $0.type == MerchantTagged.eventType }
+        try check(seenTags == recorded.sorted { $0.sequence < $1.sequence }, "the observer's tags differ from those the commands recorded")
+        print("observer: events 1...\(last), each once, in order")
+
+        // 7. Verify the store with the same feature, and reopen it.
+        let verification = try StoreVerifier.verify(at: store, options: options)
+        try check(verification.isIntact, "verify: \(verification.outcome): \(verification.problems)")
+        let reopened = try Ledger.open(at: store, options: options)
+        let reread = try MerchantTagsView.read(reopened)
+        try reopened.close()
+        try check(reread == expected, "read model after reopening: \(reread)")
+        print("verify: intact; reopened: read model intact")
+    }
+}

@@ -1,0 +1,36 @@
+public import GRDB
+
+/// Typed lookups of the accounts the balances read model keeps, for commands' checks (a
+/// command's plan reads state through these, never through SQL of its own).
+///
+/// ```swift
+/// try ledger.perform(request: opened) { db in
+///     guard try !AccountRecords.exists("Assets:Cash", db) else { throw LedgerError(.alreadyExists, "…") }
+///     return [opened]
+/// }
+/// ```
+public enum AccountRecords {
+    /// Whether an account of this name was ever opened (closed ones included).
+    public static func exists(_ name: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM accounts WHERE name = ?)"), arguments: [name]) ?? false
+    }
+
+    /// Whether the account was opened and not closed since; nil when it was never opened.
+    public static func isOpen(_ name: String, _ db: Database) throws -> Bool? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT closed_sequence FROM accounts WHERE name = ?"), arguments: [name]) else {
+            return nil
+        }
+        return (row["closed_sequence"] as Int64?) == nil
+    }
+}
+
+/// Typed lookups of the transaction versions the balances read model keeps
+/// (``TransactionVersion``).
+public enum TransactionVersionRecords {
+    /// Whether a transaction of this id was ever recorded, deleted ones included: an id is
+    /// never used twice.
+    public static func exists(_ transactionId: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM transaction_versions WHERE transaction_id = ?)"),
+                          arguments: [transactionId]) ?? false
+    }
+}

@@ -1,0 +1,134 @@
+import TallyEngine
+import GRDB
+
+extension BudgetTransaction {
+    /// Reads a row of `budget_transactions` (latest versions) or of
+    /// `budget_transaction_history` (every version).
+    static func from(_ row: Row, calendar: LedgerCalendar) throws -> BudgetTransaction {
+        let version: Int64 = row.hasColumn("version_sequence") ? row["version_sequence"] : row["sequence"]
+        return BudgetTransaction(
+            id: row["transaction_id"], payee: row["payee"],
+            category: try TransactionRecords.category(row["category"], of: row["transaction_id"]),
+            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+            date: calendar.date(of: Instant(microsecondsSinceEpoch: row["effective_at"])),
+            recurring: row["recurring"], source: try TransactionRecords.source(row["source"], of: row["transaction_id"]),
+            bankId: row["bank_id"], externalId: row["external_id"], recurringId: row["recurring_id"],
+            isChanged: version != (row["recorded_sequence"] as Int64)
+        )
+    }
+
+    /// The SQL filter on `budget_transaction_history` of the versions in force as known at
+    /// an instant, deleted ones excluded: bind ``BudgetTime/versionArguments(knownAt:)``.
+    static let visible = "deleted = 0 AND " + BudgetTime.versionInForce
+
+    /// The transaction with this id, deleted or not, as `(transaction, deleted)`.
+    static func fetch(_ id: String, calendar: LedgerCalendar, _ db: Database) throws -> (transaction: BudgetTransaction, deleted: Bool)? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM budget_transactions WHERE transaction_id = ?"), arguments: [id]
+        ) else { return nil }
+        return (try from(row, calendar: calendar), row["deleted"])
+    }
+}
+
+/// The statements of the budget's transactions read model (`budget_transactions`, the
+/// latest version of each, and `budget_transaction_history`, every version).
+enum TransactionRecords {
+    /// A stored category name as the budget's category.
+    ///
+    /// - Throws: ``LedgerError`` (`inconsistentLog`) for a name no event writes.
+    static func category(_ name: String, of transactionId: String) throws -> BudgetCategory {
+        guard let category = BudgetCategory(rawValue: name) else {
+            throw LedgerError(.inconsistentLog, "transaction '\(transactionId)' has the category '\(name)', which is no budget category; run tally rebuild")
+        }
+        return category
+    }
+
+    /// A stored source name as a transaction source.
+    ///
+    /// - Throws: ``LedgerError`` (`inconsistentLog`) for a name no event writes.
+    static func source(_ name: String, of transactionId: String) throws -> TransactionSource {
+        guard let source = TransactionSource(rawValue: name) else {
+            throw LedgerError(.inconsistentLog, "transaction '\(transactionId)' has the source '\(name)', which is no transaction source; run tally rebuild")
+        }
+        return source
+    }
+
+    /// The version in force of a transaction (nil when none or deleted), as known at `knownAt`,
+    /// when dated by `asOf` (``Ledger/transaction(id:asOf:knownAt:)``).
+    static func version(of id: String, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar, _ db: Database) throws -> BudgetTransaction? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT * FROM budget_transaction_history
+                WHERE transaction_id = ? AND \(BudgetTransaction.visible) AND effective_at <= ?
+                """),
+            arguments: [id] + BudgetTime.versionArguments(knownAt: knownAt) + [BudgetTime.effectiveBound(asOf)]
+        ).map { try BudgetTransaction.from($0, calendar: calendar) }
+    }
+
+    /// Every version of a transaction, oldest first (``Ledger/transactionHistory(id:asOf:knownAt:)``).
+    static func history(of id: String, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar, _ db: Database) throws -> [TransactionChange] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: """
+                SELECT * FROM budget_transaction_history
+                WHERE transaction_id = ? AND recorded_at <= ? AND effective_at <= ? ORDER BY sequence
+                """),
+            arguments: [id, BudgetTime.knownBound(knownAt), BudgetTime.effectiveBound(asOf)]
+        ).map { row in
+            let changeName: String = row["change"]
+            guard let kind = TransactionChange.Kind(rawValue: changeName) else {
+                throw LedgerError(.inconsistentLog, "transaction '\(id)' has a change of kind '\(changeName)', which no event makes; run tally rebuild")
+            }
+            return TransactionChange(
+                sequence: UInt64(row["sequence"] as Int64), kind: kind,
+                payee: row["payee"], category: try category(row["category"], of: id),
+                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+                date: calendar.date(of: Instant(microsecondsSinceEpoch: row["effective_at"])),
+                recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"])
+            )
+        }
+    }
+
+    /// The earliest effective time of a visible transaction as known at `knownAt`.
+    static func firstEffectiveAt(knownAt: Instant?, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT MIN(effective_at) FROM budget_transaction_history WHERE \(BudgetTransaction.visible)",
+                           arguments: BudgetTime.versionArguments(knownAt: knownAt))
+    }
+
+    /// The expenses in `currency` effective from `start` through `end`, per category (as
+    /// positive minor units), as known at `knownAt`, by category.
+    static func spendingByCategory(
+        from start: Instant, through end: Instant, in currency: Commodity, knownAt: Instant?, _ db: Database
+    ) throws -> [(category: BudgetCategory, spent: Int64)] {
+        try Row.fetchAll(db, sql: """
+            SELECT category, SUM(-amount) AS spent FROM budget_transaction_history
+            WHERE effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ? AND \(BudgetTransaction.visible)
+            GROUP BY category ORDER BY category
+            """, arguments: [start.microsecondsSinceEpoch, end.microsecondsSinceEpoch, currency.code] + BudgetTime.versionArguments(knownAt: knownAt)
+        ).map { row in (try category(row["category"], of: "in the \(row["category"] as String) spending"), row["spent"]) }
+    }
+
+    /// One transaction not generated by a recurring item, as a proposal reads it.
+    struct Occurrence {
+        let payee: String
+        /// The payee, lower-cased: occurrences of one payee share it.
+        let payeeKey: String
+        let category: BudgetCategory
+        let amount: Money
+        let effectiveAt: Instant
+    }
+
+    /// The visible transactions dated by `through` that no recurring item generated, as known
+    /// at `knownAt`, by payee then date.
+    static func unscheduled(through: Instant, knownAt: Instant?, _ db: Database) throws -> [Occurrence] {
+        try Row.fetchAll(db, sql: """
+            SELECT transaction_id, payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_history
+            WHERE effective_at <= ? AND recurring_id IS NULL AND \(BudgetTransaction.visible)
+            ORDER BY payee_key, effective_at, recorded_sequence
+            """, arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt)
+        ).map { row in
+            Occurrence(payee: row["payee"], payeeKey: row["payee_key"], category: try category(row["category"], of: row["transaction_id"]),
+                       amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+                       effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]))
+        }
+    }
+}

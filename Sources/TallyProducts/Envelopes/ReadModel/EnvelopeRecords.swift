@@ -1,0 +1,57 @@
+import TallyEngine
+import GRDB
+
+/// What the envelope commands check against the envelopes read model.
+enum EnvelopeRecords {
+    /// One change to an envelope's definition, as `envelope_changes` keeps it.
+    struct Change {
+        /// What changed.
+        enum Kind: String {
+            case created, budget, rollover, funded, deleted
+        }
+
+        let kind: Kind
+        /// The interval set by a creation or a budget change.
+        let interval: EnvelopeInterval?
+        /// The currency of the amount, when the change has one.
+        let commodity: Commodity?
+    }
+
+    /// Whether an envelope of this id was ever created (deleted ones included).
+    static func exists(_ envelopeId: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM envelopes WHERE envelope_id = ?)"), arguments: [envelopeId]) ?? false
+    }
+
+    /// The envelope's changes in effective-time order.
+    ///
+    /// - Throws: ``LedgerError`` (`inconsistentLog`) for a kind or interval no envelope event writes.
+    static func changes(of envelopeId: String, _ db: Database) throws -> [Change] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT kind, interval, commodity FROM envelope_changes WHERE envelope_id = ? ORDER BY effective_at, sequence
+            """), arguments: [envelopeId]).map { row in
+            let kindName: String = row["kind"]
+            let intervalName: String? = row["interval"]
+            guard let kind = Change.Kind(rawValue: kindName) else {
+                throw LedgerError(.inconsistentLog, "envelope '\(envelopeId)' has a change of kind '\(kindName)', which no envelope event makes")
+            }
+            let interval = try intervalName.map { name in
+                guard let interval = EnvelopeInterval(rawValue: name) else {
+                    throw LedgerError(.inconsistentLog, "envelope '\(envelopeId)' has the interval '\(name)', which is no envelope interval")
+                }
+                return interval
+            }
+            return Change(kind: kind, interval: interval, commodity: try (row["commodity"] as String?).map(Commodity.named))
+        }
+    }
+
+    /// The currency of an account opened for envelope budgeting; nil for another account.
+    static func accountCurrency(_ account: String, _ db: Database) throws -> Commodity? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT commodity FROM envelope_accounts WHERE account = ?"), arguments: [account])
+            .map(Commodity.named)
+    }
+
+    /// Whether the account was opened for envelope budgeting.
+    static func isEnvelopeAccount(_ account: String, _ db: Database) throws -> Bool {
+        try accountCurrency(account, db) != nil
+    }
+}
