@@ -154,20 +154,20 @@ enum RandomStory {
                     if assets.count < 3 {
                         let id = "asset\(step)"
                         let currency: Commodity = Bool.random(using: &random) ? .usd : .gbp
-                        result = try ledger.addAsset(AssetAdded(assetId: id, name: "Asset \(step)", category: .cash, type: .cash, currency: currency), effectiveAt: effective)
+                        result = try ledger.addAsset(assetId: id, name: "Asset \(step)", category: .cash, type: .cash, currency: currency, effectiveAt: effective)
                         assets.append(id)
                     } else {
-                        result = try ledger.addLiability(LiabilityAdded(liabilityId: "loan\(step)", name: "Loan", category: .loan, currency: .usd), effectiveAt: effective)
+                        result = try ledger.addLiability(liabilityId: "loan\(step)", name: "Loan", category: .loan, currency: .usd, effectiveAt: effective)
                     }
                 case 14:
                     guard let id = assets.randomElement(using: &random) else { continue }
                     let currency = try ledger.read { db in try String.fetchOne(db, sql: "SELECT currency FROM nw_items WHERE item_id = ?", arguments: [id]) } ?? "USD"
                     let value = Money(minorUnits: Int64.random(in: 100_000...9_000_000, using: &random), commodity: try Commodity.named(currency))
-                    result = try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: id, value: value,
-                                                                          source: Bool.random(using: &random) ? .manual : .live), effectiveAt: effective)
+                    result = try ledger.recordValuation(itemKind: .asset, itemId: id, value: value,
+                                                                          source: Bool.random(using: &random) ? .manual : .live, effectiveAt: effective)
                 default:
                     let rate = try ExactDecimal(parsing: "1.\(Int.random(in: 10...40, using: &random))")
-                    result = try ledger.setFXRate(FXRateSet(base: .gbp, quote: .usd, rate: rate), effectiveAt: effective)
+                    result = try ledger.setFXRate(base: .gbp, quote: .usd, rate: rate, effectiveAt: effective)
                 }
             } catch is LedgerError {
                 continue

@@ -170,7 +170,7 @@ import TallyLog
                                                              rateToBase: Bool.random(using: &random) ? rate("1.0\(Int.random(in: 10...99, using: &random))") : nil,
                                                              envelope: envelope, on: date)
                     recorded.append("t\(number)")
-                case 4: try ledger.setFXRate(FXRateSet(base: .eur, quote: .usd, rate: rate("1.\(Int.random(in: 1_000...2_999, using: &random))")),
+                case 4: try ledger.setFXRate(base: .eur, quote: .usd, rate: rate("1.\(Int.random(in: 1_000...2_999, using: &random))"),
                                              effectiveAt: ledger.calendar.startOfDay(date))
                 case 5 where !recorded.isEmpty:
                     let id = recorded.remove(at: Int.random(in: 0..<recorded.count, using: &random))

@@ -241,69 +241,72 @@ extension KeyedCommand {
 extension KeyedCommand {
     static func propertyItems(_ ledger: Ledger) throws {
         for id in ["house", "flat"] {
-            try ledger.addAsset(AssetAdded(assetId: id, name: id, category: .property, type: .realEstate, currency: .usd))
+            try ledger.addAsset(assetId: id, name: id, category: .property, type: .realEstate, currency: .usd)
         }
-        try ledger.addLiability(LiabilityAdded(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd))
-        try ledger.addLiability(LiabilityAdded(liabilityId: "loan", name: "Loan", category: .loan, currency: .usd))
-        for id in ["r1", "r2"] { try ledger.setReminder(ReminderSet(reminderId: id, assetId: "house", dueDate: day("2026-06-01"))) }
+        try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd)
+        try ledger.addLiability(liabilityId: "loan", name: "Loan", category: .loan, currency: .usd)
+        for id in ["r1", "r2"] { try ledger.setReminder(reminderId: id, assetId: "house", dueDate: day("2026-06-01")) }
     }
 
-    static func house(_ name: String = "House", id: String = "home") -> AssetAdded {
-        AssetAdded(assetId: id, name: name, category: .property, type: .realEstate, currency: .usd, country: "US")
+    static func addHouse(_ l: Ledger, _ name: String = "House", id: String = "home", effectiveAt: Instant? = nil, key: String?) throws -> Ledger.CommandResult {
+        try l.addAsset(assetId: id, name: name, category: .property, type: .realEstate, currency: .usd, country: "US",
+                       effectiveAt: effectiveAt, idempotencyKey: key)
     }
 
-    static func valuation(_ value: String, source: ValuationSource = .manual) -> ValuationRecorded {
-        ValuationRecorded(itemKind: .asset, itemId: "house", value: usd(value), source: source)
+    static func value(_ l: Ledger, _ value: String, source: ValuationSource = .manual, effectiveAt: Instant, key: String?) throws -> Ledger.CommandResult {
+        try l.recordValuation(itemKind: .asset, itemId: "house", value: usd(value), source: source, effectiveAt: effectiveAt, idempotencyKey: key)
     }
 
-    static func position(_ quantity: String) -> PositionSet {
-        PositionSet(assetId: "house", quantity: try! Money(parsing: quantity, commodity: vea), costBasis: usd("500.00"))
+    static func position(_ l: Ledger, _ quantity: String, key: String?) throws -> Ledger.CommandResult {
+        try l.setPosition(assetId: "house", quantity: try Money(parsing: quantity, commodity: vea), costBasis: usd("500.00"), idempotencyKey: key)
     }
 
-    static func rate(_ text: String) -> FXRateSet { FXRateSet(base: .gbp, quote: .usd, rate: try! ExactDecimal(parsing: text)) }
+    static func rate(_ l: Ledger, _ text: String, effectiveAt: Instant? = nil, key: String?) throws -> Ledger.CommandResult {
+        try l.setFXRate(base: .gbp, quote: .usd, rate: try ExactDecimal(parsing: text), effectiveAt: effectiveAt, idempotencyKey: key)
+    }
 
     static let netWorth: [KeyedCommand] = [
-        KeyedCommand("addAsset", run: { l, k in try l.addAsset(house(), idempotencyKey: k) }, [
-            changed("name") { l, k in try l.addAsset(house("Home"), idempotencyKey: k) },
-            changed("id") { l, k in try l.addAsset(house(id: "cabin"), idempotencyKey: k) },
-            changed("effective time") { l, k in try l.addAsset(house(), effectiveAt: at("2026-05-01T12:00:00Z"), idempotencyKey: k) },
+        KeyedCommand("addAsset", run: { l, k in try addHouse(l, key: k) }, [
+            changed("name") { l, k in try addHouse(l, "Home", key: k) },
+            changed("id") { l, k in try addHouse(l, id: "cabin", key: k) },
+            changed("effective time") { l, k in try addHouse(l, effectiveAt: at("2026-05-01T12:00:00Z"), key: k) },
         ]),
-        KeyedCommand("tagAsset", prepare: propertyItems, run: { l, k in try l.tagAsset(AssetTagged(assetId: "house", country: "US"), idempotencyKey: k) }, [
-            changed("country") { l, k in try l.tagAsset(AssetTagged(assetId: "house", country: "GB"), idempotencyKey: k) },
+        KeyedCommand("tagAsset", prepare: propertyItems, run: { l, k in try l.tagAsset(assetId: "house", country: "US", idempotencyKey: k) }, [
+            changed("country") { l, k in try l.tagAsset(assetId: "house", country: "GB", idempotencyKey: k) },
         ]),
         KeyedCommand("removeAsset", prepare: propertyItems, run: { l, k in try l.removeAsset("house", idempotencyKey: k) }, [
             changed("asset") { l, k in try l.removeAsset("flat", idempotencyKey: k) },
         ]),
         KeyedCommand("addLiability", run: { l, k in
-            try l.addLiability(LiabilityAdded(liabilityId: "card", name: "Card", category: .creditCard, currency: .usd), idempotencyKey: k)
+            try l.addLiability(liabilityId: "card", name: "Card", category: .creditCard, currency: .usd, idempotencyKey: k)
         }, [
-            changed("category") { l, k in try l.addLiability(LiabilityAdded(liabilityId: "card", name: "Card", category: .loan, currency: .usd), idempotencyKey: k) },
-            changed("currency") { l, k in try l.addLiability(LiabilityAdded(liabilityId: "card", name: "Card", category: .creditCard, currency: .gbp), idempotencyKey: k) },
+            changed("category") { l, k in try l.addLiability(liabilityId: "card", name: "Card", category: .loan, currency: .usd, idempotencyKey: k) },
+            changed("currency") { l, k in try l.addLiability(liabilityId: "card", name: "Card", category: .creditCard, currency: .gbp, idempotencyKey: k) },
         ]),
         KeyedCommand("removeLiability", prepare: propertyItems, run: { l, k in try l.removeLiability("mortgage", idempotencyKey: k) }, [
             changed("liability") { l, k in try l.removeLiability("loan", idempotencyKey: k) },
         ]),
         KeyedCommand("recordValuation", prepare: propertyItems,
-                     run: { l, k in try l.recordValuation(valuation("300000.00"), effectiveAt: at("2026-05-01T12:00:00Z"), idempotencyKey: k) }, [
-            changed("value") { l, k in try l.recordValuation(valuation("300000.01"), effectiveAt: at("2026-05-01T12:00:00Z"), idempotencyKey: k) },
-            changed("source") { l, k in try l.recordValuation(valuation("300000.00", source: .override), effectiveAt: at("2026-05-01T12:00:00Z"), idempotencyKey: k) },
-            changed("effective time") { l, k in try l.recordValuation(valuation("300000.00"), effectiveAt: at("2026-05-02T12:00:00Z"), idempotencyKey: k) },
+                     run: { l, k in try value(l, "300000.00", effectiveAt: at("2026-05-01T12:00:00Z"), key: k) }, [
+            changed("value") { l, k in try value(l, "300000.01", effectiveAt: at("2026-05-01T12:00:00Z"), key: k) },
+            changed("source") { l, k in try value(l, "300000.00", source: .override, effectiveAt: at("2026-05-01T12:00:00Z"), key: k) },
+            changed("effective time") { l, k in try value(l, "300000.00", effectiveAt: at("2026-05-02T12:00:00Z"), key: k) },
         ]),
         KeyedCommand("clearValuationOverride", prepare: propertyItems, run: { l, k in try l.clearValuationOverride("house", idempotencyKey: k) }, [
             changed("asset") { l, k in try l.clearValuationOverride("flat", idempotencyKey: k) },
         ]),
-        KeyedCommand("setPosition", prepare: propertyItems, run: { l, k in try l.setPosition(position("10.5"), idempotencyKey: k) }, [
-            changed("quantity") { l, k in try l.setPosition(position("10.25"), idempotencyKey: k) },
+        KeyedCommand("setPosition", prepare: propertyItems, run: { l, k in try position(l, "10.5", key: k) }, [
+            changed("quantity") { l, k in try position(l, "10.25", key: k) },
         ]),
         KeyedCommand("quotePrice", run: { l, k in
-            try l.quotePrice(PriceQuoted(symbol: vea, price: usd("50.00"), source: .live), effectiveAt: at("2026-05-19T20:00:00Z"), idempotencyKey: k)
+            try l.quotePrice(symbol: vea, price: usd("50.00"), source: .live, effectiveAt: at("2026-05-19T20:00:00Z"), idempotencyKey: k)
         }, [
-            changed("price") { l, k in try l.quotePrice(PriceQuoted(symbol: vea, price: usd("50.01"), source: .live), effectiveAt: at("2026-05-19T20:00:00Z"), idempotencyKey: k) },
-            changed("effective time") { l, k in try l.quotePrice(PriceQuoted(symbol: vea, price: usd("50.00"), source: .live), effectiveAt: at("2026-05-19T21:00:00Z"), idempotencyKey: k) },
+            changed("price") { l, k in try l.quotePrice(symbol: vea, price: usd("50.01"), source: .live, effectiveAt: at("2026-05-19T20:00:00Z"), idempotencyKey: k) },
+            changed("effective time") { l, k in try l.quotePrice(symbol: vea, price: usd("50.00"), source: .live, effectiveAt: at("2026-05-19T21:00:00Z"), idempotencyKey: k) },
         ]),
-        KeyedCommand("setFXRate", run: { l, k in try l.setFXRate(rate("1.27"), idempotencyKey: k) }, [
-            changed("rate") { l, k in try l.setFXRate(rate("1.2701"), idempotencyKey: k) },
-            changed("effective time") { l, k in try l.setFXRate(rate("1.27"), effectiveAt: at("2026-05-01T00:00:00Z"), idempotencyKey: k) },
+        KeyedCommand("setFXRate", run: { l, k in try rate(l, "1.27", key: k) }, [
+            changed("rate") { l, k in try rate(l, "1.2701", key: k) },
+            changed("effective time") { l, k in try rate(l, "1.27", effectiveAt: at("2026-05-01T00:00:00Z"), key: k) },
         ]),
         KeyedCommand("setBaseCurrency", run: { l, k in try l.setBaseCurrency(.gbp, idempotencyKey: k) }, [
             changed("currency") { l, k in try l.setBaseCurrency(.eur, idempotencyKey: k) },
@@ -312,10 +315,10 @@ extension KeyedCommand {
             changed("threshold") { l, k in try l.setPriceStaleness(seconds: 7_200, idempotencyKey: k) },
         ]),
         KeyedCommand("setReminder", prepare: propertyItems, run: { l, k in
-            try l.setReminder(ReminderSet(reminderId: "r9", assetId: "house", dueDate: day("2026-07-01"), note: "appraisal"), idempotencyKey: k)
+            try l.setReminder(reminderId: "r9", assetId: "house", dueDate: day("2026-07-01"), note: "appraisal", idempotencyKey: k)
         }, [
-            changed("due date") { l, k in try l.setReminder(ReminderSet(reminderId: "r9", assetId: "house", dueDate: day("2026-07-02"), note: "appraisal"), idempotencyKey: k) },
-            changed("note") { l, k in try l.setReminder(ReminderSet(reminderId: "r9", assetId: "house", dueDate: day("2026-07-01")), idempotencyKey: k) },
+            changed("due date") { l, k in try l.setReminder(reminderId: "r9", assetId: "house", dueDate: day("2026-07-02"), note: "appraisal", idempotencyKey: k) },
+            changed("note") { l, k in try l.setReminder(reminderId: "r9", assetId: "house", dueDate: day("2026-07-01"), idempotencyKey: k) },
         ]),
         KeyedCommand("completeReminder", prepare: propertyItems, run: { l, k in try l.completeReminder("r1", idempotencyKey: k) }, [
             changed("reminder") { l, k in try l.completeReminder("r2", idempotencyKey: k) },

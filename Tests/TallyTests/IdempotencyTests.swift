@@ -42,7 +42,7 @@ import TallyTestSupport
             try command.prepare(ledger)
             let key = "used-before"
             if command.name == "setPriceStaleness" {
-                try ledger.quotePrice(PriceQuoted(symbol: .gbp, price: usd("1.27"), source: .manual), idempotencyKey: key)
+                try ledger.quotePrice(symbol: .gbp, price: usd("1.27"), source: .manual, idempotencyKey: key)
             } else {
                 try ledger.setPriceStaleness(seconds: 86_400, idempotencyKey: key)
             }

@@ -30,11 +30,11 @@ import TallyLog
     }
 
     private func price(_ ledger: Ledger, _ symbol: Commodity, _ price: Money, on date: String) throws {
-        try ledger.quotePrice(PriceQuoted(symbol: symbol, price: price, source: .manual), effectiveAt: ledger.calendar.startOfDay(day(date)))
+        try ledger.quotePrice(symbol: symbol, price: price, source: .manual, effectiveAt: ledger.calendar.startOfDay(day(date)))
     }
 
     private func rate(_ ledger: Ledger, _ base: Commodity, _ quote: Commodity, _ rate: String, on date: String) throws {
-        try ledger.setFXRate(FXRateSet(base: base, quote: quote, rate: try ExactDecimal(parsing: rate)), effectiveAt: ledger.calendar.startOfDay(day(date)))
+        try ledger.setFXRate(base: base, quote: quote, rate: try ExactDecimal(parsing: rate), effectiveAt: ledger.calendar.startOfDay(day(date)))
     }
 
     private func units(_ text: String, _ commodity: Commodity) -> Money { try! Money(parsing: text, commodity: commodity) }

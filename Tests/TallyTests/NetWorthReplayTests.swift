@@ -27,34 +27,34 @@ import TallyLog
             case 0, 1:
                 let id = "a\(step)"
                 let type = [AssetType.cash, .stockOrETF, .realEstate, .fund, .gold, .custom][Int(random.next() % 6)]
-                try ledger.addAsset(AssetAdded(assetId: id, name: id, category: .investments, type: type, currency: currency,
-                                               country: ["US", "GB", nil][Int(random.next() % 3)], sector: ["Tech", nil][Int(random.next() % 2)]),
+                try ledger.addAsset(assetId: id, name: id, category: .investments, type: type, currency: currency,
+                                               country: ["US", "GB", nil][Int(random.next() % 3)], sector: ["Tech", nil][Int(random.next() % 2)],
                                     effectiveAt: effective)
                 assets.append((id, currency))
             case 2:
                 let id = "l\(step)"
-                try ledger.addLiability(LiabilityAdded(liabilityId: id, name: id, category: .loan, currency: currency), effectiveAt: effective)
+                try ledger.addLiability(liabilityId: id, name: id, category: .loan, currency: currency, effectiveAt: effective)
                 liabilities.append((id, currency))
             case 3, 4:
                 guard let (id, currency) = assets.randomElement(using: &random) else { continue }
                 let source = [ValuationSource.manual, .bankRefresh, .live, .override][Int(random.next() % 4)]
-                try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: id, value: Money(minorUnits: Int64(random.next() % 10_000_000) + 1, commodity: currency), source: source), effectiveAt: effective)
+                try ledger.recordValuation(itemKind: .asset, itemId: id, value: Money(minorUnits: Int64(random.next() % 10_000_000) + 1, commodity: currency), source: source, effectiveAt: effective)
             case 5:
                 guard let (id, currency) = liabilities.randomElement(using: &random) else { continue }
-                try ledger.recordValuation(ValuationRecorded(itemKind: .liability, itemId: id, value: Money(minorUnits: Int64(random.next() % 5_000_000) + 1, commodity: currency), source: .bankRefresh), effectiveAt: effective)
+                try ledger.recordValuation(itemKind: .liability, itemId: id, value: Money(minorUnits: Int64(random.next() % 5_000_000) + 1, commodity: currency), source: .bankRefresh, effectiveAt: effective)
             case 6:
                 let (base, quote) = (currencies[Int(random.next() % 3)], currencies[Int(random.next() % 3)])
                 guard base != quote else { continue }
-                try ledger.setFXRate(FXRateSet(base: base, quote: quote, rate: try ExactDecimal(significand: Int64(random.next() % 20_000) + 5_000, scale: 4)), effectiveAt: effective)
+                try ledger.setFXRate(base: base, quote: quote, rate: try ExactDecimal(significand: Int64(random.next() % 20_000) + 5_000, scale: 4), effectiveAt: effective)
             case 7:
                 guard let (id, _) = assets.randomElement(using: &random) else { continue }
                 if random.next() % 2 == 0 {
-                    try ledger.setPosition(PositionSet(assetId: id, quantity: Money(minorUnits: Int64(random.next() % 10_000_000_000), commodity: vea)), effectiveAt: effective)
+                    try ledger.setPosition(assetId: id, quantity: Money(minorUnits: Int64(random.next() % 10_000_000_000), commodity: vea), effectiveAt: effective)
                 } else {
                     try ledger.clearValuationOverride(id, effectiveAt: effective)
                 }
             case 8:
-                try ledger.quotePrice(PriceQuoted(symbol: vea, price: Money(minorUnits: Int64(random.next() % 10_000) + 100, commodity: currency), source: random.next() % 2 == 0 ? .live : .manual), effectiveAt: effective)
+                try ledger.quotePrice(symbol: vea, price: Money(minorUnits: Int64(random.next() % 10_000) + 100, commodity: currency), source: random.next() % 2 == 0 ? .live : .manual, effectiveAt: effective)
             default:
                 guard random.next() % 3 == 0, let index = assets.indices.randomElement(using: &random) else { continue }
                 try ledger.removeAsset(assets[index].0, effectiveAt: effective)

@@ -16,19 +16,19 @@ import TallyLog
         try withTemporaryStore { root in
             let clock = ManualClock("2025-01-02T15:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
-            try ledger.addAsset(AssetAdded(assetId: "home", name: "Home", category: .property, type: .realEstate, currency: .usd))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: usd("400000.00"), source: .manual))
-            try ledger.addAsset(AssetAdded(assetId: "savings", name: "Savings", category: .cash, type: .cash, currency: .gbp))
-            try ledger.addLiability(LiabilityAdded(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd))
+            try ledger.addAsset(assetId: "home", name: "Home", category: .property, type: .realEstate, currency: .usd)
+            try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("400000.00"), source: .manual)
+            try ledger.addAsset(assetId: "savings", name: "Savings", category: .cash, type: .cash, currency: .gbp)
+            try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd)
             var owed: Int64 = 30_000_000
             for index in 0..<23 {
                 // Each month: the bank refreshes, the mortgage shrinks, GBP moves; all recorded on the 2nd.
                 clock.set(ledger.calendar.startOfDay(month("2025-01").adding(months: index).firstDay.adding(days: 1)).description)
                 clock.advance(seconds: 15 * 3_600)
-                try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "savings", value: gbp("\(5_000 + index * 250).00"), source: .bankRefresh))
-                try ledger.recordValuation(ValuationRecorded(itemKind: .liability, itemId: "mortgage", value: Money(minorUnits: owed, commodity: .usd), source: .bankRefresh))
+                try ledger.recordValuation(itemKind: .asset, itemId: "savings", value: gbp("\(5_000 + index * 250).00"), source: .bankRefresh)
+                try ledger.recordValuation(itemKind: .liability, itemId: "mortgage", value: Money(minorUnits: owed, commodity: .usd), source: .bankRefresh)
                 owed -= 120_000
-                try ledger.setFXRate(FXRateSet(base: .gbp, quote: .usd, rate: rate("1.2\(index % 10)")))
+                try ledger.setFXRate(base: .gbp, quote: .usd, rate: rate("1.2\(index % 10)"))
             }
             clock.set("2026-11-20T18:00:00Z")
             let yesterday = clock.now
@@ -36,7 +36,7 @@ import TallyLog
             #expect(try snapshotHits(ledger, before.map(\.report.point)) == before.count, "every month end from a snapshot")
 
             clock.set("2026-11-21T10:00:00Z")
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: usd("430000.00"), source: .manual),
+            try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("430000.00"), source: .manual,
                                        effectiveAt: ledger.calendar.startOfDay(day("2026-03-20")))
             let after = try ledger.netWorthSeries(from: month("2025-01"), through: month("2026-10"))
             for (old, new) in zip(before, after) {
@@ -63,15 +63,15 @@ import TallyLog
             let clock = ManualClock("2026-01-05T15:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             let vea = try Commodity.named("VEA")
-            try ledger.addAsset(AssetAdded(assetId: "vea", name: "VEA", category: .investments, type: .stockOrETF, currency: .usd, symbol: "VEA"))
-            try ledger.setPosition(PositionSet(assetId: "vea", quantity: try Money(parsing: "12.5", commodity: vea)))
-            try ledger.addAsset(AssetAdded(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .gbp))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "flat", value: gbp("250000.00"), source: .manual))
+            try ledger.addAsset(assetId: "vea", name: "VEA", category: .investments, type: .stockOrETF, currency: .usd, symbol: "VEA")
+            try ledger.setPosition(assetId: "vea", quantity: try Money(parsing: "12.5", commodity: vea))
+            try ledger.addAsset(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .gbp)
+            try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: gbp("250000.00"), source: .manual)
             for week in 0..<30 {
                 clock.advance(seconds: 7 * 86_400)
-                try ledger.quotePrice(PriceQuoted(symbol: vea, price: usd("\(50 + week % 7).10"), source: .live),
+                try ledger.quotePrice(symbol: vea, price: usd("\(50 + week % 7).10"), source: .live,
                                       effectiveAt: ledger.calendar.startOfDay(ledger.calendar.date(of: clock.now).adding(days: -(week % 3))))
-                try ledger.setFXRate(FXRateSet(base: .gbp, quote: .usd, rate: rate("1.3\(week % 10)")))
+                try ledger.setFXRate(base: .gbp, quote: .usd, rate: rate("1.3\(week % 10)"))
             }
             let beforeSwitch = clock.now
             let usdSeries = try ledger.netWorthSeries(from: month("2026-01"), through: month("2026-07"))
@@ -105,15 +105,15 @@ import TallyLog
         try withTemporaryStore { root in
             let clock = ManualClock("2026-01-05T15:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
-            try ledger.addAsset(AssetAdded(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .eur))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "flat", value: Money(parsing: "300000.00", commodity: .eur), source: .manual))
-            try ledger.setFXRate(FXRateSet(base: .usd, quote: .eur, rate: rate("0.8")))
+            try ledger.addAsset(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .eur)
+            try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: Money(parsing: "300000.00", commodity: .eur), source: .manual)
+            try ledger.setFXRate(base: .usd, quote: .eur, rate: rate("0.8"))
             clock.set("2026-03-10T15:00:00Z")
-            try ledger.setFXRate(FXRateSet(base: .eur, quote: .usd, rate: rate("1.1")))
+            try ledger.setFXRate(base: .eur, quote: .usd, rate: rate("1.1"))
             clock.set("2026-05-10T15:00:00Z")
-            try ledger.setFXRate(FXRateSet(base: .usd, quote: .eur, rate: rate("0.9")))
+            try ledger.setFXRate(base: .usd, quote: .eur, rate: rate("0.9"))
             clock.set("2026-07-10T15:00:00Z")
-            try ledger.tagAsset(AssetTagged(assetId: "flat", country: "FR"))
+            try ledger.tagAsset(assetId: "flat", country: "FR")
             let series = try ledger.netWorthSeries(from: month("2026-01"), through: month("2026-06"))
             #expect(series.map(\.report.netWorth) == [usd("375000.00"), usd("375000.00"), usd("330000.00"), usd("330000.00"), usd("333333.33"), usd("333333.33")])
             #expect(try snapshotHits(ledger, series.map(\.report.point)) == 6)
@@ -127,14 +127,14 @@ import TallyLog
         try withTemporaryStore { root in
             let clock = ManualClock("2026-01-05T15:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
-            try ledger.addAsset(AssetAdded(assetId: "car", name: "Car", category: .other, type: .custom, currency: .usd))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "car", value: usd("20000.00"), source: .manual))
+            try ledger.addAsset(assetId: "car", name: "Car", category: .other, type: .custom, currency: .usd)
+            try ledger.recordValuation(itemKind: .asset, itemId: "car", value: usd("20000.00"), source: .manual)
             clock.set("2026-03-10T15:00:00Z")
             try ledger.removeAsset("car")
             clock.set("2026-07-10T15:00:00Z")
-            try ledger.addAsset(AssetAdded(assetId: "car", name: "Car", category: .other, type: .custom, currency: .usd),
+            try ledger.addAsset(assetId: "car", name: "Car", category: .other, type: .custom, currency: .usd,
                                 effectiveAt: ledger.calendar.startOfDay(day("2026-06-01")))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "car", value: usd("15000.00"), source: .manual),
+            try ledger.recordValuation(itemKind: .asset, itemId: "car", value: usd("15000.00"), source: .manual,
                                        effectiveAt: ledger.calendar.startOfDay(day("2026-06-01")))
             let hits = try expectSeriesMatchLookupsAndReplay(ledger, from: month("2026-01"), through: month("2026-06"), knownAt: nil, context: "now")
             #expect(hits == 1, "the item's row now starts in June: snapshots are taken from then on")
@@ -147,16 +147,16 @@ import TallyLog
         try withTemporaryStore { root in
             let clock = ManualClock("2026-01-02T12:00:00Z")
             var ledger = try Ledger.forTesting(at: root, clock: clock, snapshotInterval: .days(5))
-            try ledger.addAsset(AssetAdded(assetId: "cash", name: "Cash", category: .cash, type: .cash, currency: .usd))
+            try ledger.addAsset(assetId: "cash", name: "Cash", category: .cash, type: .cash, currency: .usd)
             for number in 0..<40 {
                 clock.advance(seconds: 4 * 86_400)
-                try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "cash", value: usd("\(1_000 + number * 17).00"), source: .bankRefresh))
+                try ledger.recordValuation(itemKind: .asset, itemId: "cash", value: usd("\(1_000 + number * 17).00"), source: .bankRefresh)
             }
             try ledger.close()
             let beforeBackdating = clock.now
             ledger = try Ledger.open(at: root, options: Ledger.Options(clock: clock.function, syncMode: .none, snapshotInterval: .months(1), features: standardFeatures))
             clock.advance(seconds: 3_600)
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "cash", value: usd("5.00"), source: .override),
+            try ledger.recordValuation(itemKind: .asset, itemId: "cash", value: usd("5.00"), source: .override,
                                        effectiveAt: ledger.calendar.startOfDay(day("2026-02-27")))
             #expect(try ledger.netWorth(asOf: ledger.calendar.endOfDay(day("2026-05-31"))).netWorth == usd("5.00"))
             for knownAt in [nil, beforeBackdating, clock.now] {
@@ -240,36 +240,36 @@ import TallyLog
                 case 0, 1:
                     let id = "a\(step)"
                     let type = [AssetType.cash, .stockOrETF, .realEstate, .fund, .gold, .custom].randomElement(using: &random)!
-                    result = try ledger.addAsset(AssetAdded(assetId: id, name: "Asset \(step)", category: [.cash, .investments, .property, .other].randomElement(using: &random)!,
-                                                            type: type, currency: currency), effectiveAt: effective)
+                    result = try ledger.addAsset(assetId: id, name: "Asset \(step)", category: [.cash, .investments, .property, .other].randomElement(using: &random)!,
+                                                            type: type, currency: currency, effectiveAt: effective)
                     assets.append((id, currency))
                 case 2:
                     let id = "l\(step)"
-                    result = try ledger.addLiability(LiabilityAdded(liabilityId: id, name: "Loan \(step)", category: .loan, currency: currency), effectiveAt: effective)
+                    result = try ledger.addLiability(liabilityId: id, name: "Loan \(step)", category: .loan, currency: currency, effectiveAt: effective)
                     liabilities.append((id, currency))
                 case 3, 4, 5:
                     guard let asset = assets.randomElement(using: &random) else { continue }
                     let source = [ValuationSource.manual, .bankRefresh, .live, .override].randomElement(using: &random)!
-                    result = try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: asset.id, value: amount(1...10_000_000, asset.currency), source: source),
+                    result = try ledger.recordValuation(itemKind: .asset, itemId: asset.id, value: amount(1...10_000_000, asset.currency), source: source,
                                                         effectiveAt: effective)
                 case 6:
                     guard let liability = liabilities.randomElement(using: &random) else { continue }
-                    result = try ledger.recordValuation(ValuationRecorded(itemKind: .liability, itemId: liability.id, value: amount(1...5_000_000, liability.currency),
-                                                                          source: .bankRefresh), effectiveAt: effective)
+                    result = try ledger.recordValuation(itemKind: .liability, itemId: liability.id, value: amount(1...5_000_000, liability.currency),
+                                                                          source: .bankRefresh, effectiveAt: effective)
                 case 7, 8:
                     let pair = currencies.shuffled(using: &random)
-                    result = try ledger.setFXRate(FXRateSet(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 5_000...25_000, using: &random), scale: 4)),
+                    result = try ledger.setFXRate(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 5_000...25_000, using: &random), scale: 4),
                                                   effectiveAt: effective)
                 case 9:
                     guard let asset = assets.randomElement(using: &random) else { continue }
-                    result = try ledger.setPosition(PositionSet(assetId: asset.id, quantity: Money(minorUnits: Int64.random(in: 0...10_000_000_000, using: &random), commodity: vea)),
+                    result = try ledger.setPosition(assetId: asset.id, quantity: Money(minorUnits: Int64.random(in: 0...10_000_000_000, using: &random), commodity: vea),
                                                     effectiveAt: effective)
                 case 10:
                     guard let asset = assets.randomElement(using: &random) else { continue }
                     result = try ledger.clearValuationOverride(asset.id, effectiveAt: effective)
                 case 11, 12:
-                    result = try ledger.quotePrice(PriceQuoted(symbol: vea, price: amount(100...10_000, [Commodity.usd, .gbp].randomElement(using: &random)!),
-                                                               source: Bool.random(using: &random) ? .live : .manual), effectiveAt: effective)
+                    result = try ledger.quotePrice(symbol: vea, price: amount(100...10_000, [Commodity.usd, .gbp].randomElement(using: &random)!),
+                                                               source: Bool.random(using: &random) ? .live : .manual, effectiveAt: effective)
                 case 13:
                     guard Bool.random(using: &random), let index = assets.indices.randomElement(using: &random) else { continue }
                     result = try ledger.removeAsset(assets[index].id, effectiveAt: effective)
@@ -284,17 +284,17 @@ import TallyLog
                     result = try ledger.setPriceStaleness(seconds: [900, 86_400, 20 * 86_400, 90 * 86_400].randomElement(using: &random)!)
                 case 17:
                     guard let asset = assets.randomElement(using: &random) else { continue }
-                    result = try ledger.tagAsset(AssetTagged(assetId: asset.id, country: ["US", "GB", nil].randomElement(using: &random)!, sector: nil, symbol: nil),
+                    result = try ledger.tagAsset(assetId: asset.id, country: ["US", "GB", nil].randomElement(using: &random)!, sector: nil, symbol: nil,
                                                  effectiveAt: effective)
                 default:
                     // A burst at the same instant, for ties of effective time and sequence.
                     guard let asset = assets.randomElement(using: &random) else { continue }
                     for _ in 0..<2 {
-                        result = try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: asset.id, value: amount(1...9_000_000, asset.currency), source: .live),
+                        result = try ledger.recordValuation(itemKind: .asset, itemId: asset.id, value: amount(1...9_000_000, asset.currency), source: .live,
                                                             effectiveAt: effective)
                     }
                     let pair = currencies.shuffled(using: &random)
-                    result = try ledger.setFXRate(FXRateSet(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 5_000...25_000, using: &random), scale: 4)),
+                    result = try ledger.setFXRate(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 5_000...25_000, using: &random), scale: 4),
                                                   effectiveAt: effective)
                 }
             } catch is LedgerError {

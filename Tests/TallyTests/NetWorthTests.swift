@@ -11,13 +11,13 @@ import TallyTestSupport
     /// A household with a home in USD, savings in GBP, a mortgage, and rates over spring.
     private func household(_ root: String, clock: ManualClock, base: Commodity = .usd) throws -> Ledger {
         let ledger = try Ledger.forTesting(at: root, clock: clock, baseCurrency: base)
-        try ledger.addAsset(AssetAdded(assetId: "home", name: "Home", category: .property, type: .realEstate, currency: .usd, country: "US"))
-        try ledger.addAsset(AssetAdded(assetId: "uk-savings", name: "UK savings", category: .cash, type: .cash, currency: .gbp, country: "GB"))
-        try ledger.addLiability(LiabilityAdded(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd, linkedAssetId: "home"))
-        try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: usd("400000.00"), source: .manual))
-        try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "uk-savings", value: gbp("10000.00"), source: .bankRefresh))
-        try ledger.recordValuation(ValuationRecorded(itemKind: .liability, itemId: "mortgage", value: usd("250000.00"), source: .bankRefresh))
-        try ledger.setFXRate(FXRateSet(base: .gbp, quote: .usd, rate: try ExactDecimal(parsing: "1.2500")))
+        try ledger.addAsset(assetId: "home", name: "Home", category: .property, type: .realEstate, currency: .usd, country: "US")
+        try ledger.addAsset(assetId: "uk-savings", name: "UK savings", category: .cash, type: .cash, currency: .gbp, country: "GB")
+        try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd, linkedAssetId: "home")
+        try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("400000.00"), source: .manual)
+        try ledger.recordValuation(itemKind: .asset, itemId: "uk-savings", value: gbp("10000.00"), source: .bankRefresh)
+        try ledger.recordValuation(itemKind: .liability, itemId: "mortgage", value: usd("250000.00"), source: .bankRefresh)
+        try ledger.setFXRate(base: .gbp, quote: .usd, rate: try ExactDecimal(parsing: "1.2500"))
         return ledger
     }
 
@@ -64,15 +64,15 @@ import TallyTestSupport
             let clock = ManualClock("2026-03-01T12:00:00Z")
             let ledger = try household(root, clock: clock)
             let yen = try Commodity.named("JPY")
-            try ledger.addAsset(AssetAdded(assetId: "tokyo-account", name: "Tokyo account", category: .cash, type: .cash, currency: yen, country: "JP"))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "tokyo-account", value: Money(minorUnits: 500_000, commodity: yen), source: .manual))
+            try ledger.addAsset(assetId: "tokyo-account", name: "Tokyo account", category: .cash, type: .cash, currency: yen, country: "JP")
+            try ledger.recordValuation(itemKind: .asset, itemId: "tokyo-account", value: Money(minorUnits: 500_000, commodity: yen), source: .manual)
             let report = try ledger.netWorth()
             #expect(!report.isComplete)
             #expect(report.excluded.map(\.itemId) == ["tokyo-account"])
             #expect(report.excluded.first?.reason.contains("JPY/USD") == true)
             #expect(report.netWorth == usd("162500.00"))
             // Once a rate exists, it counts: 500,000 JPY at 0.0067 = 3,350.00 USD.
-            try ledger.setFXRate(FXRateSet(base: yen, quote: .usd, rate: try ExactDecimal(parsing: "0.0067")))
+            try ledger.setFXRate(base: yen, quote: .usd, rate: try ExactDecimal(parsing: "0.0067"))
             #expect(try ledger.netWorth().netWorth == usd("165850.00"))
             try ledger.expectConsistent()
         }
@@ -83,9 +83,9 @@ import TallyTestSupport
             let clock = ManualClock("2026-03-02T14:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             let vea = try Commodity.named("VEA")
-            try ledger.addAsset(AssetAdded(assetId: "vea", name: "Developed markets ETF", category: .investments, type: .stockOrETF, currency: .usd, symbol: "VEA"))
-            try ledger.setPosition(PositionSet(assetId: "vea", quantity: try Money(parsing: "12.5", commodity: vea)))
-            try ledger.quotePrice(PriceQuoted(symbol: vea, price: usd("50.10"), source: .live))
+            try ledger.addAsset(assetId: "vea", name: "Developed markets ETF", category: .investments, type: .stockOrETF, currency: .usd, symbol: "VEA")
+            try ledger.setPosition(assetId: "vea", quantity: try Money(parsing: "12.5", commodity: vea))
+            try ledger.quotePrice(symbol: vea, price: usd("50.10"), source: .live)
             var report = try ledger.netWorth()
             #expect(report.netWorth == usd("626.25"))
             #expect(report.lines.first?.isStale == false)
@@ -103,10 +103,10 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let clock = ManualClock("2026-01-15T12:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
-            try ledger.addAsset(AssetAdded(assetId: "cash", name: "Cash", category: .cash, type: .cash, currency: .usd))
+            try ledger.addAsset(assetId: "cash", name: "Cash", category: .cash, type: .cash, currency: .usd)
             for (date, amount) in [("2026-01-15", "1000.00"), ("2026-02-15", "1500.00"), ("2026-03-15", "1200.00")] {
                 clock.set(date + "T12:00:00Z")
-                try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "cash", value: usd(amount), source: .manual))
+                try ledger.recordValuation(itemKind: .asset, itemId: "cash", value: usd(amount), source: .manual)
             }
             let change = try ledger.netWorthChange(asOf: day("2026-03-20", ledger))
             #expect(change.start.netWorth == usd("1500.00"))
@@ -125,7 +125,7 @@ import TallyTestSupport
             let before = clock.now
             clock.set("2026-04-05T09:00:00Z")
             // On 5 April the user records that the home was worth 390,000 on 1 February.
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: usd("390000.00"), source: .manual),
+            try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("390000.00"), source: .manual,
                                        effectiveAt: try Instant(parsing: "2026-02-01T12:00:00Z"))
             // Items were added on 1 March, so on 28 February only what was known then counts.
             #expect(try ledger.netWorth(asOf: february).netWorth == usd("0.00"))
@@ -141,16 +141,16 @@ import TallyTestSupport
             let clock = ManualClock("2026-03-01T12:00:00Z")
             let ledger = try household(root, clock: clock)
             let head = ledger.head
-            #expect { try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: gbp("1.00"), source: .manual)) } throws: {
+            #expect { try ledger.recordValuation(itemKind: .asset, itemId: "home", value: gbp("1.00"), source: .manual) } throws: {
                 ($0 as? LedgerError)?.code == .currencyMismatch
             }
-            #expect { try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "boat", value: usd("1.00"), source: .manual)) } throws: {
+            #expect { try ledger.recordValuation(itemKind: .asset, itemId: "boat", value: usd("1.00"), source: .manual) } throws: {
                 ($0 as? LedgerError)?.code == .notFound
             }
-            #expect { try ledger.addAsset(AssetAdded(assetId: "home", name: "Again", category: .property, type: .realEstate, currency: .usd)) } throws: {
+            #expect { try ledger.addAsset(assetId: "home", name: "Again", category: .property, type: .realEstate, currency: .usd) } throws: {
                 ($0 as? LedgerError)?.code == .alreadyExists
             }
-            #expect { try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: usd("0.00"), source: .manual)) } throws: {
+            #expect { try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("0.00"), source: .manual) } throws: {
                 ($0 as? LedgerError)?.code == .invalidArgument
             }
             #expect(ledger.head == head)

@@ -13,7 +13,7 @@ import TallyLog
         try withTemporaryStore { root in
             let clock = ManualClock("2026-03-01T15:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)   // America/New_York
-            try ledger.addAsset(AssetAdded(assetId: "house", name: "House", category: .property, type: .realEstate, currency: .usd),
+            try ledger.addAsset(assetId: "house", name: "House", category: .property, type: .realEstate, currency: .usd,
                                 effectiveAt: try Instant(parsing: "2026-01-01T15:00:00Z"))
             try body(ledger, clock)
             try ledger.expectConsistent()
@@ -23,14 +23,14 @@ import TallyLog
 
     @Test func aReminderSetAgainKeepsWhatTheLedgerSaidBefore() throws {
         try story { ledger, clock in
-            try ledger.setReminder(ReminderSet(reminderId: "revalue", assetId: "house", dueDate: day("2026-03-10"), note: "Check sales"))
+            try ledger.setReminder(reminderId: "revalue", assetId: "house", dueDate: day("2026-03-10"), note: "Check sales")
             let before = clock.now
             let march12 = ledger.calendar.endOfDay(day("2026-03-12"))
             #expect(try ledger.reminders(asOf: march12).map(\.dueDate) == [day("2026-03-10")])
             #expect(try ledger.reminders(asOf: march12).map(\.isDue) == [true])
             clock.set("2026-03-05T15:00:00Z")
             // Learned on 5 March: the reminder was moved to 20 March on 2 March.
-            try ledger.setReminder(ReminderSet(reminderId: "revalue", assetId: "house", dueDate: day("2026-03-20")),
+            try ledger.setReminder(reminderId: "revalue", assetId: "house", dueDate: day("2026-03-20"),
                                    effectiveAt: try Instant(parsing: "2026-03-02T15:00:00Z"))
             #expect(try ledger.reminders(asOf: march12).map(\.dueDate) == [day("2026-03-20")])
             #expect(try ledger.reminders(asOf: march12).map(\.isDue) == [false])
@@ -44,7 +44,7 @@ import TallyLog
             #expect(try ledger.reminders(asOf: ledger.calendar.endOfDay(day("2026-03-20"))).map(\.isDue) == [true])
             #expect { try ledger.completeReminder("revalue") } throws: { ($0 as? LedgerError)?.code == .notFound }
             // Set again after it was done: open again, and the past stays as it was.
-            try ledger.setReminder(ReminderSet(reminderId: "revalue", assetId: "house", dueDate: day("2026-06-01")))
+            try ledger.setReminder(reminderId: "revalue", assetId: "house", dueDate: day("2026-06-01"))
             #expect(try ledger.reminders().map(\.dueDate) == [day("2026-06-01")])
             #expect(try ledger.reminders(asOf: ledger.calendar.endOfDay(day("2026-03-20"))).map(\.dueDate) == [day("2026-03-20")])
         }
@@ -91,7 +91,7 @@ import TallyLog
                 let id = ids.randomElement(using: &random)!
                 if Bool.random(using: &random) {
                     let due = ledger.calendar.date(of: clock.now).adding(days: Int.random(in: -10...30, using: &random))
-                    try ledger.setReminder(ReminderSet(reminderId: id, assetId: "house", dueDate: due, note: "step \(step)"), effectiveAt: at)
+                    try ledger.setReminder(reminderId: id, assetId: "house", dueDate: due, note: "step \(step)", effectiveAt: at)
                 } else {
                     do { try ledger.completeReminder(id, effectiveAt: at) } catch let error as LedgerError where error.code == .notFound {}
                 }

@@ -7,9 +7,9 @@ import TallyTestSupport
 
 @Suite struct XRayTests {
     private func asset(_ ledger: Ledger, _ id: String, type: AssetType, country: String?, sector: String?, value: String) throws {
-        try ledger.addAsset(AssetAdded(assetId: id, name: id.capitalized, category: type == .realEstate ? .property : .investments,
-                                       type: type, currency: .usd, country: country, sector: sector))
-        try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: id, value: usd(value), source: .manual))
+        try ledger.addAsset(assetId: id, name: id.capitalized, category: type == .realEstate ? .property : .investments,
+                                       type: type, currency: .usd, country: country, sector: sector)
+        try ledger.recordValuation(itemKind: .asset, itemId: id, value: usd(value), source: .manual)
     }
 
     @Test func fourEqualAssetsHaveAConcentrationOf25() throws {
@@ -38,11 +38,11 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let clock = ManualClock("2026-05-01T12:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
-            try ledger.addAsset(AssetAdded(assetId: "fund", name: "Fund", category: .investments, type: .fund, currency: .usd, country: "US", sector: "Diversified"))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "fund", value: usd("900.00"), source: .manual))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "fund", value: usd("1000.00"), source: .override))
+            try ledger.addAsset(assetId: "fund", name: "Fund", category: .investments, type: .fund, currency: .usd, country: "US", sector: "Diversified")
+            try ledger.recordValuation(itemKind: .asset, itemId: "fund", value: usd("900.00"), source: .manual)
+            try ledger.recordValuation(itemKind: .asset, itemId: "fund", value: usd("1000.00"), source: .override)
             clock.advance(seconds: 60)
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "fund", value: usd("1100.00"), source: .live))
+            try ledger.recordValuation(itemKind: .asset, itemId: "fund", value: usd("1100.00"), source: .live)
             var holding = try #require(try ledger.xray().holdings.first)
             #expect(holding.converted == usd("1000.00"))
             #expect(holding.value.source == .override)
@@ -60,8 +60,8 @@ import TallyTestSupport
             let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-05-01T12:00:00Z"))
             try asset(ledger, "us", type: .stockOrETF, country: "US", sector: "Tech", value: "3000.00")
             let chf = try Commodity.named("CHF")
-            try ledger.addAsset(AssetAdded(assetId: "swiss", name: "Swiss account", category: .cash, type: .cash, currency: chf, country: "CH"))
-            try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "swiss", value: Money(minorUnits: 100_000, commodity: chf), source: .manual))
+            try ledger.addAsset(assetId: "swiss", name: "Swiss account", category: .cash, type: .cash, currency: chf, country: "CH")
+            try ledger.recordValuation(itemKind: .asset, itemId: "swiss", value: Money(minorUnits: 100_000, commodity: chf), source: .manual)
             let xray = try ledger.xray()
             #expect(xray.excluded.map(\.itemId) == ["swiss"])
             #expect(xray.coverageBasisPoints == 5_000)
@@ -105,7 +105,7 @@ import TallyTestSupport
             let clock = ManualClock("2026-05-01T12:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             try asset(ledger, "house", type: .realEstate, country: "US", sector: "Real estate", value: "6000.00")
-            try ledger.setReminder(ReminderSet(reminderId: "revalue", assetId: "house", dueDate: try LocalDate(parsing: "2026-05-10"), note: "Check sales"))
+            try ledger.setReminder(reminderId: "revalue", assetId: "house", dueDate: try LocalDate(parsing: "2026-05-10"), note: "Check sales")
             #expect(try ledger.xray().remindersDue.isEmpty)
             let tenth = ledger.calendar.endOfDay(try LocalDate(parsing: "2026-05-10"))
             #expect(try ledger.xray(asOf: tenth).remindersDue.map(\.reminderId) == ["revalue"])

@@ -31,8 +31,8 @@ struct AssetCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             let result = try ledger.addAsset(
-                AssetAdded(assetId: id, name: name, category: category, type: type, currency: try CLIParse.commodity(currency),
-                           country: country, sector: sector, symbol: symbol),
+                assetId: id, name: name, category: category, type: type, currency: try CLIParse.commodity(currency),
+                country: country, sector: sector, symbol: symbol,
                 effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             RepeatReport.printRecorded(result)
         }
@@ -67,8 +67,8 @@ struct AssetCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             let result = try ledger.setPosition(
-                PositionSet(assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
-                            costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, option: "--cost") }),
+                assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
+                            costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, option: "--cost") },
                 effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             RepeatReport.printRecorded(result)
         }
@@ -86,7 +86,7 @@ struct AssetCommand: ParsableCommand {
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            RepeatReport.printRecorded(try ledger.tagAsset(AssetTagged(assetId: id, country: country, sector: sector, symbol: symbol), idempotencyKey: idempotency.idempotencyKey))
+            RepeatReport.printRecorded(try ledger.tagAsset(assetId: id, country: country, sector: sector, symbol: symbol, idempotencyKey: idempotency.idempotencyKey))
         }
     }
 
@@ -143,7 +143,7 @@ struct LiabilityCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             RepeatReport.printRecorded(try ledger.addLiability(
-                LiabilityAdded(liabilityId: id, name: name, category: category, currency: try CLIParse.commodity(currency), linkedAssetId: linkedAsset),
+                liabilityId: id, name: name, category: category, currency: try CLIParse.commodity(currency), linkedAssetId: linkedAsset,
                 effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
@@ -186,7 +186,7 @@ enum ValueRecording {
         defer { try? ledger.close() }
         guard let currency = try ledger.currency(of: kind, id) else { throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'; add it first") }
         RepeatReport.printRecorded(try ledger.recordValuation(
-            ValuationRecorded(itemKind: kind, itemId: id, value: try CLIParse.money(amount, currency: currency.code), source: source),
+            itemKind: kind, itemId: id, value: try CLIParse.money(amount, currency: currency.code), source: source,
             effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotencyKey))
     }
 }
@@ -207,7 +207,7 @@ struct PriceCommand: ParsableCommand {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         RepeatReport.printRecorded(try ledger.quotePrice(
-            PriceQuoted(symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency), source: source),
+            symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency), source: source,
             effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }, idempotencyKey: idempotency.idempotencyKey))
     }
 }
@@ -226,8 +226,8 @@ struct FXCommand: ParsableCommand {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         RepeatReport.printRecorded(try ledger.setFXRate(
-            FXRateSet(base: try CLIParse.commodity(base, option: "base"), quote: try CLIParse.commodity(quote, option: "quote"),
-                      rate: try CLIParse.decimal(rate, option: "rate")),
+            base: try CLIParse.commodity(base, option: "base"), quote: try CLIParse.commodity(quote, option: "quote"),
+                      rate: try CLIParse.decimal(rate, option: "rate"),
             effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }, idempotencyKey: idempotency.idempotencyKey))
     }
 }
@@ -263,7 +263,7 @@ struct ReminderCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             RepeatReport.printRecorded(try ledger.setReminder(
-                ReminderSet(reminderId: id, assetId: asset, dueDate: try CLIParse.date(due, option: "--due"), note: note), idempotencyKey: idempotency.idempotencyKey))
+                reminderId: id, assetId: asset, dueDate: try CLIParse.date(due, option: "--due"), note: note, idempotencyKey: idempotency.idempotencyKey))
         }
     }
 

@@ -23,21 +23,21 @@ extension DemoLife {
             vwrlPrice += vwrlPrice * draw(-110...120) / 10_000
             let (vti, vwrl) = (vtiPrice, vwrlPrice)
             plan(16, 30) {
-                try self.run { try ledger.quotePrice(PriceQuoted(symbol: try Commodity.named("VTI"), price: usd(vti), source: .live)) }
-                try self.run { try ledger.quotePrice(PriceQuoted(symbol: try Commodity.named("VWRL"), price: Money(minorUnits: vwrl, commodity: .gbp), source: .live)) }
+                try self.run { try ledger.quotePrice(symbol: try Commodity.named("VTI"), price: usd(vti), source: .live) }
+                try self.run { try ledger.quotePrice(symbol: try Commodity.named("VWRL"), price: Money(minorUnits: vwrl, commodity: .gbp), source: .live) }
             }
         }
         if date.day == 1 {
             goldPrice += goldPrice * draw(-300...350) / 10_000
             let gold = goldPrice
-            plan(6, 45) { try self.run { try ledger.quotePrice(PriceQuoted(symbol: try Commodity.named("XAU"), price: usd(gold), source: .manual)) } }
+            plan(6, 45) { try self.run { try ledger.quotePrice(symbol: try Commodity.named("XAU"), price: usd(gold), source: .manual) } }
         }
         if date.day == 5 {
             vtiShares += 7_500_0000
             vtiCostBasis += vtiPrice * 3 / 4
             let (shares, basis) = (vtiShares, vtiCostBasis)
             plan(17) {
-                try self.run { try ledger.setPosition(PositionSet(assetId: "vti", quantity: Money(minorUnits: shares, commodity: try Commodity.named("VTI")), costBasis: usd(basis))) }
+                try self.run { try ledger.setPosition(assetId: "vti", quantity: Money(minorUnits: shares, commodity: try Commodity.named("VTI")), costBasis: usd(basis)) }
             }
         }
         if month.month % 3 == 0 && date.day == 28 {
@@ -47,9 +47,9 @@ extension DemoLife {
             let (done, next) = ("home-value-\(reminderNumber)", "home-value-\(reminderNumber + 1)")
             reminderNumber += 1
             plan(17) {
-                try self.run { try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: usd(value), source: .manual)) }
+                try self.run { try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd(value), source: .manual) }
                 try self.run(refusable: true) { try ledger.completeReminder(done) }
-                try self.run { try ledger.setReminder(ReminderSet(reminderId: next, assetId: "home", dueDate: date.adding(days: 90), note: "Check comparable sales")) }
+                try self.run { try ledger.setReminder(reminderId: next, assetId: "home", dueDate: date.adding(days: 90), note: "Check comparable sales") }
             }
         }
         // The appraisal ordered for the end of the corrected month arrives late: recorded
@@ -58,7 +58,7 @@ extension DemoLife {
             let appraised = homeValue + 6_500_00
             let effective = DemoHousehold.at(household.correctedMonth.lastDay, 12, 0, calendar)
             plan(10, 1) {
-                try self.run { try ledger.recordValuation(ValuationRecorded(itemKind: .asset, itemId: "home", value: usd(appraised), source: .manual), effectiveAt: effective) }
+                try self.run { try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd(appraised), source: .manual, effectiveAt: effective) }
             }
         }
         if date == month.lastDay {
@@ -72,7 +72,9 @@ extension DemoLife {
                     ValuationRecorded(itemKind: .asset, itemId: "checking", value: usd(checking), source: .bankRefresh),
                     ValuationRecorded(itemKind: .asset, itemId: "uk-savings", value: Money(minorUnits: savings, commodity: .gbp), source: .bankRefresh),
                 ] {
-                    try self.run { try ledger.recordValuation(valuation) }
+                    try self.run {
+                        try ledger.recordValuation(itemKind: valuation.itemKind, itemId: valuation.itemId, value: valuation.value, source: valuation.source)
+                    }
                 }
             }
             if month.month % 3 == 0 {
@@ -85,10 +87,10 @@ extension DemoLife {
     func quoteRates(includingYen: Bool) throws {
         let ledger = self.ledger
         let (gbp, eur, jpy) = (gbpInUSD, eurInUSD, jpyInUSD)
-        try run { try ledger.setFXRate(FXRateSet(base: .gbp, quote: .usd, rate: try ExactDecimal(significand: gbp, scale: 4))) }
-        try run { try ledger.setFXRate(FXRateSet(base: .eur, quote: .usd, rate: try ExactDecimal(significand: eur, scale: 4))) }
+        try run { try ledger.setFXRate(base: .gbp, quote: .usd, rate: try ExactDecimal(significand: gbp, scale: 4)) }
+        try run { try ledger.setFXRate(base: .eur, quote: .usd, rate: try ExactDecimal(significand: eur, scale: 4)) }
         if includingYen {
-            try run { try ledger.setFXRate(FXRateSet(base: .jpy, quote: .usd, rate: try ExactDecimal(significand: jpy, scale: 6))) }
+            try run { try ledger.setFXRate(base: .jpy, quote: .usd, rate: try ExactDecimal(significand: jpy, scale: 6)) }
         }
     }
 

@@ -187,18 +187,21 @@ final class DemoLife {
             AssetAdded(assetId: "jp-fund", name: "Japan growth fund", category: .investments, type: .fund, currency: .jpy, country: "JP", sector: "Technology"),
             AssetAdded(assetId: "art", name: "Painting", category: .other, type: .custom, currency: .usd),
         ] {
-            try run { try ledger.addAsset(asset) }
+            try run {
+                try ledger.addAsset(assetId: asset.assetId, name: asset.name, category: asset.category, type: asset.type,
+                                    currency: asset.currency, country: asset.country, sector: asset.sector, symbol: asset.symbol)
+            }
         }
-        try run { try ledger.addLiability(LiabilityAdded(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd, linkedAssetId: "home")) }
-        try run { try ledger.addLiability(LiabilityAdded(liabilityId: "card", name: "Credit card", category: .creditCard, currency: .usd)) }
-        try run { try ledger.setPosition(PositionSet(assetId: "vti", quantity: Money(minorUnits: vtiShares, commodity: vti), costBasis: usd(vtiCostBasis))) }
-        try run { try ledger.setPosition(PositionSet(assetId: "vwrl", quantity: Money(minorUnits: 120_0000_0000, commodity: vwrl),
-                                                     costBasis: Money(minorUnits: 10_900_00, commodity: .gbp))) }
-        try run { try ledger.setPosition(PositionSet(assetId: "gold", quantity: Money(minorUnits: 2_5000_0000, commodity: gold), costBasis: usd(4_700_00))) }
+        try run { try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd, linkedAssetId: "home") }
+        try run { try ledger.addLiability(liabilityId: "card", name: "Credit card", category: .creditCard, currency: .usd) }
+        try run { try ledger.setPosition(assetId: "vti", quantity: Money(minorUnits: vtiShares, commodity: vti), costBasis: usd(vtiCostBasis)) }
+        try run { try ledger.setPosition(assetId: "vwrl", quantity: Money(minorUnits: 120_0000_0000, commodity: vwrl),
+                                                     costBasis: Money(minorUnits: 10_900_00, commodity: .gbp)) }
+        try run { try ledger.setPosition(assetId: "gold", quantity: Money(minorUnits: 2_5000_0000, commodity: gold), costBasis: usd(4_700_00)) }
         try quoteRates(includingYen: false)
-        try run { try ledger.quotePrice(PriceQuoted(symbol: vti, price: usd(vtiPrice), source: .live)) }
-        try run { try ledger.quotePrice(PriceQuoted(symbol: vwrl, price: Money(minorUnits: vwrlPrice, commodity: .gbp), source: .live)) }
-        try run { try ledger.quotePrice(PriceQuoted(symbol: gold, price: usd(goldPrice), source: .manual)) }
+        try run { try ledger.quotePrice(symbol: vti, price: usd(vtiPrice), source: .live) }
+        try run { try ledger.quotePrice(symbol: vwrl, price: Money(minorUnits: vwrlPrice, commodity: .gbp), source: .live) }
+        try run { try ledger.quotePrice(symbol: gold, price: usd(goldPrice), source: .manual) }
         for valuation in [
             ValuationRecorded(itemKind: .asset, itemId: "home", value: usd(homeValue), source: .manual),
             ValuationRecorded(itemKind: .asset, itemId: "checking", value: usd(6_200_00), source: .bankRefresh),
@@ -208,9 +211,9 @@ final class DemoLife {
             ValuationRecorded(itemKind: .liability, itemId: "mortgage", value: usd(mortgage), source: .bankRefresh),
             ValuationRecorded(itemKind: .liability, itemId: "card", value: usd(1_240_00), source: .bankRefresh),
         ] {
-            try run { try ledger.recordValuation(valuation) }
+            try run { try ledger.recordValuation(itemKind: valuation.itemKind, itemId: valuation.itemId, value: valuation.value, source: valuation.source) }
         }
-        try run { try ledger.setReminder(ReminderSet(reminderId: "home-value-1", assetId: "home", dueDate: day.adding(days: 90), note: "Check comparable sales")) }
-        try run { try ledger.setReminder(ReminderSet(reminderId: "art-value", assetId: "art", dueDate: day.adding(days: 365), note: "Have the painting appraised")) }
+        try run { try ledger.setReminder(reminderId: "home-value-1", assetId: "home", dueDate: day.adding(days: 90), note: "Check comparable sales") }
+        try run { try ledger.setReminder(reminderId: "art-value", assetId: "art", dueDate: day.adding(days: 365), note: "Have the painting appraised") }
     }
 }

@@ -37,7 +37,11 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func addAsset(_ asset: AssetAdded, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+    public func addAsset(
+        assetId: String, name: String, category: AssetCategory, type: AssetType, currency: Commodity, country: String? = nil, sector: String? = nil, symbol: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let asset = AssetAdded(assetId: assetId, name: name, category: category, type: type, currency: currency, country: country, sector: sector, symbol: symbol)
         try Self.requireIdentifier(asset.assetId, "an asset id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(asset))
         return try perform(idempotencyKey: idempotencyKey, request: added, dated: effectiveAt != nil) { db in
@@ -53,7 +57,11 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func tagAsset(_ tags: AssetTagged, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+    public func tagAsset(
+        assetId: String, country: String? = nil, sector: String? = nil, symbol: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let tags = AssetTagged(assetId: assetId, country: country, sector: sector, symbol: symbol)
         let tagged = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(tags))
         return try perform(idempotencyKey: idempotencyKey, request: tagged, dated: effectiveAt != nil) { db in
             _ = try requireItem(.asset, tags.assetId, db)
@@ -79,7 +87,11 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func addLiability(_ liability: LiabilityAdded, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+    public func addLiability(
+        liabilityId: String, name: String, category: LiabilityCategory, currency: Commodity, linkedAssetId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let liability = LiabilityAdded(liabilityId: liabilityId, name: name, category: category, currency: currency, linkedAssetId: linkedAssetId)
         try Self.requireIdentifier(liability.liabilityId, "a liability id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(liability))
         return try perform(idempotencyKey: idempotencyKey, request: added, dated: effectiveAt != nil) { db in
@@ -109,7 +121,11 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func recordValuation(_ valuation: ValuationRecorded, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+    public func recordValuation(
+        itemKind: ItemKind, itemId: String, value: Money, source: ValuationSource,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let valuation = ValuationRecorded(itemKind: itemKind, itemId: itemId, value: value, source: source)
         try Self.requirePositive(valuation.value, "a valuation")
         let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(valuation))
         return try perform(idempotencyKey: idempotencyKey, request: recorded, dated: effectiveAt != nil) { db in
@@ -143,7 +159,11 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func setPosition(_ position: PositionSet, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+    public func setPosition(
+        assetId: String, quantity: Money, costBasis: Money? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let position = PositionSet(assetId: assetId, quantity: quantity, costBasis: costBasis)
         guard !position.quantity.isNegative else { throw LedgerError(.invalidArgument, "a position's quantity cannot be negative") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(position))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in
@@ -157,7 +177,11 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func quotePrice(_ quote: PriceQuoted, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+    public func quotePrice(
+        symbol: Commodity, price: Money, source: PriceSource,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let quote = PriceQuoted(symbol: symbol, price: price, source: source)
         try Self.requirePositive(quote.price, "a price")
         guard quote.symbol != quote.price.commodity else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
         let quoted = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(quote))
@@ -169,10 +193,14 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func setFXRate(_ rate: FXRateSet, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        guard rate.rate.significand > 0 else { throw LedgerError(.invalidArgument, "an FX rate must be positive") }
-        guard rate.base != rate.quote else { throw LedgerError(.invalidArgument, "an FX rate needs two different currencies") }
-        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(rate))
+    public func setFXRate(
+        base: Commodity, quote: Commodity, rate: ExactDecimal,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let fxRate = FXRateSet(base: base, quote: quote, rate: rate)
+        guard rate.significand > 0 else { throw LedgerError(.invalidArgument, "an FX rate must be positive") }
+        guard base != quote else { throw LedgerError(.invalidArgument, "an FX rate needs two different currencies") }
+        let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(fxRate))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { _ in [set] }
     }
 
@@ -203,7 +231,11 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
     @discardableResult
-    public func setReminder(_ reminder: ReminderSet, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+    public func setReminder(
+        reminderId: String, assetId: String, dueDate: LocalDate, note: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        let reminder = ReminderSet(reminderId: reminderId, assetId: assetId, dueDate: dueDate, note: note)
         try Self.requireIdentifier(reminder.reminderId, "a reminder id")
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(reminder))
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// The layout the README promises, checked on the sources themselves: SQL lives only in the
+/// read-model layer (a `ReadModel/` folder beside the feature it serves, or the engine's
+/// `ReadModels/` machinery), and the modules import one way.
+@Suite struct SourceLayoutTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Every Swift file under `Sources/<module>`, as (path from the repository, lines).
+    static func sources(_ module: String) throws -> [(path: String, lines: [Substring])] {
+        let root = repository.appendingPathComponent("Sources/\(module)")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        return try files.sorted().map { file in
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            return ("Sources/\(module)/\(file)", text.split(separator: "\n", omittingEmptySubsequences: false))
+        }
+    }
+
+    static let modules = ["TallyLog", "TallyEngine", "TallyProducts", "Tally", "TallyCLI"]
+
+    /// A statement's first word at the start of a string literal or a line, or GRDB's `sql:`
+    /// argument: what SQL looks like in Swift source.
+    /// The lines of `lines` that hold SQL (comments aside).
+    static func sqlLines(_ lines: [Substring]) -> [Int] {
+        lines.indices.filter { index in
+            let line = lines[index]
+            guard !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { return false }
+            return line.contains(/\bsql:/) || line.contains(/(^|")\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|WITH|PRAGMA|REPLACE)\s/)
+        }
+    }
+
+    static func isReadModelLayer(_ path: String) -> Bool {
+        path.contains("/ReadModel/") || path.hasPrefix("Sources/TallyEngine/ReadModels/")
+    }
+
+    @Test func sqlLivesOnlyInTheReadModelLayer() throws {
+        var offenders: [String] = []
+        for module in Self.modules {
+            for (path, lines) in try Self.sources(module) where !Self.isReadModelLayer(path) {
+                offenders += Self.sqlLines(lines).map { "\(path):\($0 + 1): \(lines[$0].trimmingCharacters(in: .whitespaces))" }
+            }
+        }
+        #expect(offenders.isEmpty, "SQL outside a ReadModel/ folder (move the statement into the read model's typed lookups):\n\(offenders.joined(separator: "\n"))")
+    }
+
+    @Test func theCheckSeesSQLWhereItIs() {
+        // The check itself: statements in the forms the sources write them are found, prose is not.
+        let samples: [(Substring, Bool)] = [
+            (#"try Row.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE name = ?")"#, true),
+            (#"            SELECT currency FROM nw_items"#, true),
+            (#"try db.execute(sql: query)"#, true),
+            (#"let text = "INSERT OR REPLACE INTO t VALUES (?)""#, true),
+            (#"/// Select the accounts to insert (a comment)"#, false),
+            (#"// SELECT in a comment"#, false),
+            (#"let selected = try ledger.balances()"#, false),
+        ]
+        for (line, isSQL) in samples {
+            #expect(Self.sqlLines([line]).isEmpty != isSQL, "\(line)")
+        }
+    }
+
+    @Test func importsPointOneWay() throws {
+        // Each module may import only the modules below it.
+        let below: [String: Set<String>] = [
+            "TallyLog": [],
+            "TallyEngine": ["TallyLog"],
+            "TallyProducts": ["TallyLog", "TallyEngine"],
+            "Tally": ["TallyLog", "TallyEngine", "TallyProducts"],
+        ]
+        let ours = Set(Self.modules)
+        var offenders: [String] = []
+        for (module, allowed) in below {
+            for (path, lines) in try Self.sources(module) {
+                for line in lines {
+                    guard let match = line.firstMatch(of: /^\s*(?:@_exported\s+)?(?:public\s+|package\s+|internal\s+)?import\s+(\w+)/) else { continue }
+                    let imported = String(match.1)
+                    if ours.contains(imported), !allowed.contains(imported) { offenders.append("\(path): imports \(imported)") }
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+    }
+}
