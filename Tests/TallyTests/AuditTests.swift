@@ -10,12 +10,12 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let clock = ManualClock("2026-03-25T12:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
-            try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("2000.00"), on: day("2026-03-01"))
+            try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("2000.00"), effectiveAt: ledger.calendar.startOfDay(day("2026-03-01")))
             try ledger.createEnvelope("groceries", name: "Groceries", interval: .monthly, budgeted: usd("400.00"), startDate: day("2026-03-01"))
-            try ledger.recordEnvelopeTransaction("shop-1", account: "Assets:Bank", amount: usd("-120.00"), envelope: "groceries", on: day("2026-03-10"))
-            try ledger.recordEnvelopeTransaction("shop-2", account: "Assets:Bank", amount: usd("-80.00"), envelope: "groceries", on: day("2026-03-12"))
-            try ledger.fundEnvelope("groceries", amount: usd("50.00"), on: day("2026-03-20"))
-            try ledger.setEnvelopeRollover("groceries", policy: .reset, from: day("2026-04-01"))
+            try ledger.recordEnvelopeTransaction("shop-1", account: "Assets:Bank", amount: usd("-120.00"), envelope: "groceries", effectiveAt: ledger.calendar.startOfDay(day("2026-03-10")))
+            try ledger.recordEnvelopeTransaction("shop-2", account: "Assets:Bank", amount: usd("-80.00"), envelope: "groceries", effectiveAt: ledger.calendar.startOfDay(day("2026-03-12")))
+            try ledger.fundEnvelope("groceries", amount: usd("50.00"), effectiveAt: ledger.calendar.startOfDay(day("2026-03-20")))
+            try ledger.setEnvelopeRollover("groceries", policy: .reset, effectiveAt: ledger.calendar.startOfDay(day("2026-04-01")))
             let beforeCorrections = clock.now
             clock.set("2026-04-12T09:00:00Z")
             // The first receipt was 150.00, the second a duplicate.
@@ -33,17 +33,17 @@ import TallyTestSupport
                 "transaction_recorded", "transaction_deleted", "envelope_funded", "envelope_created",
             ])
             #expect(april.map(\.balance).last == usd("700.00"), "300.00 left in March carried forward, and April's 400.00")
-            #expect(april.last?.balance == (try ledger.envelopeStatus("groceries", on: day("2026-04-30"))).remaining)
+            #expect(april.last?.balance == (try ledger.envelopeStatus("groceries", asOf: ledger.calendar.endOfDay(day("2026-04-30")))).remaining)
 
             // April's 700.00 goes back to be assigned (reset from 1 April) before May's budget.
             let may = try ledger.envelopeAudit("groceries", from: day("2026-04-30"), through: day("2026-05-31"))
             #expect(may.map(\.eventType) == ["envelope_rollover_set", "envelope_created"])
             #expect(may.map(\.amount) == [usd("-700.00"), usd("400.00")] && may.map(\.balance) == [usd("0.00"), usd("400.00")])
-            #expect(may.last?.balance == (try ledger.envelopeStatus("groceries", on: day("2026-05-31"))).remaining)
+            #expect(may.last?.balance == (try ledger.envelopeStatus("groceries", asOf: ledger.calendar.endOfDay(day("2026-05-31")))).remaining)
 
             let asKnownBefore = try ledger.envelopeAudit("groceries", through: day("2026-03-31"), knownAt: beforeCorrections)
             #expect(asKnownBefore.map(\.amount) == ["400.00", "-120.00", "-80.00", "50.00"].map(usd))
-            #expect(asKnownBefore.last?.balance == (try ledger.envelopeStatus("groceries", on: day("2026-03-31"), knownAt: beforeCorrections)).remaining)
+            #expect(asKnownBefore.last?.balance == (try ledger.envelopeStatus("groceries", asOf: ledger.calendar.endOfDay(day("2026-03-31")), knownAt: beforeCorrections)).remaining)
             #expect(throws: LedgerError.self) { try ledger.envelopeAudit("holidays") }
             try ledger.expectConsistent()
             try ledger.close()

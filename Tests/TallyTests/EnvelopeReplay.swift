@@ -20,9 +20,9 @@ extension Ledger {
         let events = try loggedEvents()
         let bound = calendar.endOfDay(date)
         let book = try EnvelopeBook.folding(events, effectiveThrough: bound, knownAt: knownAt)
-        #expect(try envelopeStatuses(on: date, knownAt: knownAt) == book.statuses(on: date, calendar: calendar),
+        #expect(try envelopeStatuses(asOf: bound, knownAt: knownAt) == book.statuses(on: date, calendar: calendar),
                 "envelope statuses on \(date) \(context)", sourceLocation: sourceLocation)
-        for status in try envelopeStatuses(on: date, knownAt: knownAt) {
+        for status in try envelopeStatuses(asOf: bound, knownAt: knownAt) {
             let audit = try envelopeAudit(status.envelopeId, through: date, knownAt: knownAt)
             #expect((audit.last?.balance ?? .zero(status.remaining.commodity)) == status.remaining,
                     "the audit of \(status.envelopeId) through \(date) ends at what is left \(context)", sourceLocation: sourceLocation)
@@ -31,10 +31,10 @@ extension Ledger {
         #expect(try envelopeSpending(from: month.firstDay, through: date, knownAt: knownAt)
                 == book.spending(from: month.firstDay, through: date, calendar: calendar),
                 "spending by envelope in \(month) through \(date) \(context)", sourceLocation: sourceLocation)
-        #expect(try envelopeAccountsTotal(on: date, knownAt: knownAt) == book.total(balances: book.foldedBalances, at: bound),
+        #expect(try envelopeAccountsTotal(asOf: bound, knownAt: knownAt) == book.total(balances: book.foldedBalances, at: bound),
                 "total balance on \(date) \(context)", sourceLocation: sourceLocation)
         let challenges = ChallengeBook.folding(events, effectiveThrough: bound, knownAt: knownAt)
-        #expect(try challengeProgresses(on: date, knownAt: knownAt) == challenges.progresses(),
+        #expect(try challengeProgresses(asOf: bound, knownAt: knownAt) == challenges.progresses(),
                 "challenge progress on \(date) \(context)", sourceLocation: sourceLocation)
     }
 }

@@ -330,9 +330,9 @@ extension KeyedCommand {
 
 extension KeyedCommand {
     static func envelopeAccounts(_ ledger: Ledger) throws {
-        try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("2000.00"), on: day("2026-01-01"))
-        try ledger.openEnvelopeAccount("Assets:Cash", commodity: .usd, on: day("2026-01-01"))
-        try ledger.openEnvelopeAccount("Assets:Travel", commodity: .jpy, on: day("2026-01-01"))
+        try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("2000.00"), effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))
+        try ledger.openEnvelopeAccount("Assets:Cash", commodity: .usd, effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))
+        try ledger.openEnvelopeAccount("Assets:Travel", commodity: .jpy, effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))
         for id in ["groceries", "dining"] {
             try ledger.createEnvelope(id, name: id, interval: .monthly, budgeted: usd("400.00"), startDate: day("2026-05-01"))
         }
@@ -341,28 +341,28 @@ extension KeyedCommand {
     static func twoChallenges(_ ledger: Ledger) throws {
         try envelopeAccounts(ledger)
         for id in ["save", "save2"] {
-            try ledger.startChallenge(id, template: "52_week", unit: usd("1.00"), account: "Assets:Cash", on: day("2026-01-01"))
+            try ledger.startChallenge(id, template: "52_week", unit: usd("1.00"), account: "Assets:Cash", effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))
         }
     }
 
     static func spend(_ ledger: Ledger, _ key: String, amount: String = "-12.50", payee: String = "Shop", envelope: String? = "groceries",
                       date: String = "2026-05-10") throws -> Ledger.CommandResult {
         try ledger.recordEnvelopeTransaction("t1", account: "Assets:Bank", amount: usd(amount), envelope: envelope, payee: payee,
-                                             on: day(date), idempotencyKey: key)
+                                             effectiveAt: ledger.calendar.startOfDay(day(date)), idempotencyKey: key)
     }
 
     static func spendYen(_ ledger: Ledger, _ key: String, rate: String = "0.0067") throws -> Ledger.CommandResult {
         try ledger.recordEnvelopeTransaction("t2", account: "Assets:Travel", amount: try Money(parsing: "-3000", commodity: .jpy),
-                                             rateToBase: try ExactDecimal(parsing: rate), envelope: "dining", on: day("2026-05-10"), idempotencyKey: key)
+                                             rateToBase: try ExactDecimal(parsing: rate), envelope: "dining", effectiveAt: ledger.calendar.startOfDay(day("2026-05-10")), idempotencyKey: key)
     }
 
     static let envelopes: [KeyedCommand] = [
         KeyedCommand("openEnvelopeAccount", run: { l, k in
-            try l.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1500.00"), on: day("2026-05-01"), idempotencyKey: k)
+            try l.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1500.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k)
         }, [
-            changed("opening balance") { l, k in try l.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1600.00"), on: day("2026-05-01"), idempotencyKey: k) },
-            changed("date") { l, k in try l.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1500.00"), on: day("2026-05-02"), idempotencyKey: k) },
-            changed("account") { l, k in try l.openEnvelopeAccount("Assets:Cash", commodity: .usd, openingBalance: usd("1500.00"), on: day("2026-05-01"), idempotencyKey: k) },
+            changed("opening balance") { l, k in try l.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1600.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k) },
+            changed("date") { l, k in try l.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1500.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-02")), idempotencyKey: k) },
+            changed("account") { l, k in try l.openEnvelopeAccount("Assets:Cash", commodity: .usd, openingBalance: usd("1500.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k) },
         ]),
         KeyedCommand("createEnvelope with a start date", method: "createEnvelope", run: { l, k in
             try l.createEnvelope("rent", name: "Rent", interval: .monthly, budgeted: usd("1200.00"), startDate: day("2026-05-01"), idempotencyKey: k)
@@ -378,11 +378,11 @@ extension KeyedCommand {
             changed("start date") { l, k in try l.createEnvelope("rent", name: "Rent", interval: .monthly, budgeted: usd("1200.00"), startDate: day("2026-05-01"), idempotencyKey: k) },
         ]),
         KeyedCommand("changeEnvelopeBudget with an interval", method: "changeEnvelopeBudget", prepare: envelopeAccounts, run: { l, k in
-            try l.changeEnvelopeBudget("groceries", budgeted: usd("100.00"), interval: .weekly, from: day("2026-05-11"), idempotencyKey: k)
+            try l.changeEnvelopeBudget("groceries", budgeted: usd("100.00"), interval: .weekly, effectiveAt: l.calendar.startOfDay(day("2026-05-11")), idempotencyKey: k)
         }, [
-            changed("budget") { l, k in try l.changeEnvelopeBudget("groceries", budgeted: usd("110.00"), interval: .weekly, from: day("2026-05-11"), idempotencyKey: k) },
-            changed("interval") { l, k in try l.changeEnvelopeBudget("groceries", budgeted: usd("100.00"), interval: .biweekly, from: day("2026-05-11"), idempotencyKey: k) },
-            changed("date") { l, k in try l.changeEnvelopeBudget("groceries", budgeted: usd("100.00"), interval: .weekly, from: day("2026-05-12"), idempotencyKey: k) },
+            changed("budget") { l, k in try l.changeEnvelopeBudget("groceries", budgeted: usd("110.00"), interval: .weekly, effectiveAt: l.calendar.startOfDay(day("2026-05-11")), idempotencyKey: k) },
+            changed("interval") { l, k in try l.changeEnvelopeBudget("groceries", budgeted: usd("100.00"), interval: .biweekly, effectiveAt: l.calendar.startOfDay(day("2026-05-11")), idempotencyKey: k) },
+            changed("date") { l, k in try l.changeEnvelopeBudget("groceries", budgeted: usd("100.00"), interval: .weekly, effectiveAt: l.calendar.startOfDay(day("2026-05-12")), idempotencyKey: k) },
         ]),
         KeyedCommand("changeEnvelopeBudget keeping its interval", method: "changeEnvelopeBudget", prepare: envelopeAccounts, run: { l, k in
             try l.changeEnvelopeBudget("groceries", budgeted: usd("450.00"), idempotencyKey: k)
@@ -391,13 +391,13 @@ extension KeyedCommand {
             changed("interval") { l, k in try l.changeEnvelopeBudget("groceries", budgeted: usd("450.00"), interval: .weekly, idempotencyKey: k) },
             changed("envelope") { l, k in try l.changeEnvelopeBudget("dining", budgeted: usd("450.00"), idempotencyKey: k) },
         ]),
-        KeyedCommand("fundEnvelope", prepare: envelopeAccounts, run: { l, k in try l.fundEnvelope("groceries", amount: usd("50.00"), on: day("2026-05-10"), idempotencyKey: k) }, [
-            changed("amount") { l, k in try l.fundEnvelope("groceries", amount: usd("60.00"), on: day("2026-05-10"), idempotencyKey: k) },
-            changed("date") { l, k in try l.fundEnvelope("groceries", amount: usd("50.00"), on: day("2026-05-11"), idempotencyKey: k) },
+        KeyedCommand("fundEnvelope", prepare: envelopeAccounts, run: { l, k in try l.fundEnvelope("groceries", amount: usd("50.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-10")), idempotencyKey: k) }, [
+            changed("amount") { l, k in try l.fundEnvelope("groceries", amount: usd("60.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-10")), idempotencyKey: k) },
+            changed("date") { l, k in try l.fundEnvelope("groceries", amount: usd("50.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-11")), idempotencyKey: k) },
         ]),
         KeyedCommand("setEnvelopeRollover", prepare: envelopeAccounts, run: { l, k in try l.setEnvelopeRollover("groceries", policy: .reset, idempotencyKey: k) }, [
             changed("policy") { l, k in try l.setEnvelopeRollover("groceries", policy: .takeFromToAssign, idempotencyKey: k) },
-            changed("date") { l, k in try l.setEnvelopeRollover("groceries", policy: .reset, from: day("2026-06-01"), idempotencyKey: k) },
+            changed("date") { l, k in try l.setEnvelopeRollover("groceries", policy: .reset, effectiveAt: l.calendar.startOfDay(day("2026-06-01")), idempotencyKey: k) },
         ]),
         KeyedCommand("deleteEnvelope", prepare: envelopeAccounts, run: { l, k in try l.deleteEnvelope("groceries", idempotencyKey: k) }, [
             changed("envelope") { l, k in try l.deleteEnvelope("dining", idempotencyKey: k) },
@@ -418,7 +418,7 @@ extension KeyedCommand {
         }, [
             changed("amount") { l, k in try l.transferBetweenAccounts("x1", from: "Assets:Bank", to: "Assets:Cash", amount: usd("110.00"), idempotencyKey: k) },
             changed("envelope") { l, k in try l.transferBetweenAccounts("x1", from: "Assets:Bank", to: "Assets:Cash", amount: usd("100.00"), envelope: "dining", idempotencyKey: k) },
-            changed("date") { l, k in try l.transferBetweenAccounts("x1", from: "Assets:Bank", to: "Assets:Cash", amount: usd("100.00"), on: day("2026-05-01"), idempotencyKey: k) },
+            changed("date") { l, k in try l.transferBetweenAccounts("x1", from: "Assets:Bank", to: "Assets:Cash", amount: usd("100.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k) },
         ]),
     ]
 
@@ -433,7 +433,7 @@ extension KeyedCommand {
         KeyedCommand("completeChallengeStep", prepare: twoChallenges, run: { l, k in try l.completeChallengeStep("save", from: "Assets:Bank", idempotencyKey: k) }, [
             changed("step") { l, k in try l.completeChallengeStep("save", step: 2, from: "Assets:Bank", idempotencyKey: k) },
             changed("challenge") { l, k in try l.completeChallengeStep("save2", from: "Assets:Bank", idempotencyKey: k) },
-            changed("date") { l, k in try l.completeChallengeStep("save", from: "Assets:Bank", on: day("2026-05-01"), idempotencyKey: k) },
+            changed("date") { l, k in try l.completeChallengeStep("save", from: "Assets:Bank", effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k) },
         ]),
         KeyedCommand("assertBalance", run: { l, k in try l.assertBalance(account: "Assets:Bank", amount: usd("1000.00"), on: day("2026-05-01"), idempotencyKey: k) }, [
             changed("amount") { l, k in try l.assertBalance(account: "Assets:Bank", amount: usd("1000.01"), on: day("2026-05-01"), idempotencyKey: k) },

@@ -171,7 +171,7 @@ import TallyTestSupport
             try KeyedCommand.envelopeAccounts(ledger)
             func record(rate: ExactDecimal?) throws -> Ledger.CommandResult {
                 try ledger.recordEnvelopeTransaction("t1", account: "Assets:Bank", amount: usd("-12.50"), rateToBase: rate,
-                                                     envelope: "groceries", on: day("2026-05-10"), idempotencyKey: "t1")
+                                                     envelope: "groceries", effectiveAt: ledger.calendar.startOfDay(day("2026-05-10")), idempotencyKey: "t1")
             }
             let first = try record(rate: nil)
             try expectRepeat(of: first, ledger) { try record(rate: .one) }

@@ -48,10 +48,10 @@ import TallyTestSupport
     @Test func fromTheLedgerTheMonthlySavingComesFromTheLastThreeMonthsAndNothingIsRecorded() throws {
         try withTemporaryStore { root in
             let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-08-01T12:00:00Z"))
-            try ledger.openEnvelopeAccount("Assets:Savings", commodity: .usd, openingBalance: usd("1000.00"), on: day("2025-10-01"))
+            try ledger.openEnvelopeAccount("Assets:Savings", commodity: .usd, openingBalance: usd("1000.00"), effectiveAt: ledger.calendar.startOfDay(day("2025-10-01")))
             // Savings grew by 100, 120 and 110 in April, May and June: 110 a month.
             for (number, (date, amount)) in [("2026-04-10", "100.00"), ("2026-05-10", "120.00"), ("2026-06-10", "110.00"), ("2026-07-05", "10.00")].enumerated() {
-                try ledger.recordEnvelopeTransaction("s\(number)", account: "Assets:Savings", amount: usd(amount), payee: "Saving", on: day(date))
+                try ledger.recordEnvelopeTransaction("s\(number)", account: "Assets:Savings", amount: usd(amount), payee: "Saving", effectiveAt: ledger.calendar.startOfDay(day(date)))
             }
             let head = ledger.head
             let projection = try ledger.whatIf(goal: usd("2500.00"), account: "Assets:Savings", extraMonthly: usd("40.00"), on: day("2026-07-15"))

@@ -20,6 +20,12 @@ Each round starts a writer on a store (or, in a concurrent round, several) and k
             record each command whose process exited 0 (its output) in a file; a reader
             worker loops over `tally verify` and `tally balances`, each of which must exit 0.
             Every worker (and the tally it runs) is killed at the same random moment.
+- embedder: the example embedder (Examples/MerchantTags, `--merchant-tags PATH`; drawn only
+            when it is given), whose own event type (`merchant_tagged`) and read model
+            (`merchant_tags`) `tally` cannot read: on a store of its own (`merchant-tags init`),
+            `merchant-tags load STORE --count N --seed S --concurrency C`, N tag commands C at
+            a time through the async API; every `{"ack": KEY, "seq": [...]}` line printed before
+            the kill is an acknowledged command (every tenth command is refused by design).
 
 After the kill the round checks, in this order:
 
@@ -37,12 +43,26 @@ After the kill the round checks, in this order:
    it printed, re-running it with its key says "already applied" and appends nothing, the
    reader saw no failure, and the balances equal those of a fresh `tally rebuild`.
 
+The embedder mode makes the same checks with the example's own commands (`tally` is not run,
+and `--tally` is not needed when it is the only mode): `merchant-tags check` is the first
+process to open the store after the kill (it verifies the log as the kill left it, opens the
+store, which catches the read models up, compares the read model and the balances with a
+fresh rebuild and verifies again); `merchant-tags dump-tags` lists the log's tags: every
+acknowledged command's tag is there at the sequence number it printed, with its account and
+merchant, no refused command's key is, and the read model equals the tags folded from the
+log; re-running a few acknowledged keys with `merchant-tags tag` says "already applied" and
+appends nothing; re-running the whole load records every key once (those already in the log
+say "already applied" at the sequence numbers they printed); and the balances are those
+`init` left (tags move no money).
+
 Seeded: the seed is printed first and repeats the run's choices (the kill moments
 depend on timing, so a failure is reproduced by the seed plus the store it leaves).
 Exit status 0 when every check held, 1 otherwise. Usage:
 
     scripts/crash/crash_harness.py --tally .build/release/tally --kills 1000 --seed 42
     scripts/crash/crash_harness.py --modes rebuild,concurrent --kills 10
+    scripts/crash/crash_harness.py --merchant-tags Examples/MerchantTags/.build/release/merchant-tags \
+        --modes embedder --kills 200
 """
 
 import argparse
@@ -63,10 +83,17 @@ class Failure(Exception):
 
 
 class Harness:
-    MODES = ("import", "deposits", "append", "rebuild", "concurrent")
+    TALLY_MODES = ("import", "deposits", "append", "rebuild", "concurrent")
+    MODES = TALLY_MODES + ("embedder",)
 
-    def __init__(self, tally, workdir, seed, rows, rounds_per_store, verbose, modes=MODES, workers=3):
+    def __init__(self, tally, workdir, seed, rows, rounds_per_store, verbose, modes=TALLY_MODES, workers=3,
+                 merchant_tags=None):
         self.tally = tally
+        self.merchant_tags = merchant_tags
+        self.embedder_store = None
+        self.embedder_stores = 0
+        self.embedder_rounds = 0
+        self.embedder_balances = None
         self.workdir = workdir
         self.seed = seed
         self.random = random.Random(seed)
@@ -78,7 +105,7 @@ class Harness:
         self.store = None
         self.store_index = 0
         self.round = 0
-        self.duration = {"import": 0.5, "deposits": 1.0, "append": 0.3, "rebuild": 0.3, "concurrent": 1.5}
+        self.duration = {"import": 0.5, "deposits": 1.0, "append": 0.3, "rebuild": 0.3, "concurrent": 1.5, "embedder": 0.5}
         self.counts = {
             "kills": 0,
             "kills_import": 0,
@@ -86,6 +113,7 @@ class Harness:
             "kills_append": 0,
             "kills_rebuild": 0,
             "kills_concurrent": 0,
+            "kills_embedder": 0,
             "processes_killed": 0,
             "finished_before_kill": 0,
             "acknowledged_events": 0,
@@ -95,6 +123,7 @@ class Harness:
             "balances_changed_by_rebuild": 0,
             "repeats_not_already_applied": 0,
             "reader_failures": 0,
+            "read_model_differs_from_log": 0,
             "log_verify_failures": 0,
             "verify_failures_after_catch_up": 0,
             "read_models_behind_after_kill": 0,
@@ -387,6 +416,138 @@ class Harness:
             self.counts["duplicates_after_rerun"] += self.head() - head
             raise Failure(f"repeating the acknowledged commands appended {self.head() - head} events")
 
+    # -- the embedder (Examples/MerchantTags) -------------------------------------------
+
+    def merchant(self, *arguments, check=True):
+        command = [self.merchant_tags, *[str(argument) for argument in arguments]]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise Failure(f"`{' '.join(command)}` exited {result.returncode}: {result.stderr.strip()[:500]}")
+        return result
+
+    def new_embedder_store(self):
+        self.embedder_stores += 1
+        self.embedder_store = os.path.join(self.workdir, f"embedder-store-{self.embedder_stores}")
+        shutil.rmtree(self.embedder_store, ignore_errors=True)
+        self.merchant("init", self.embedder_store)
+        self.embedder_balances = self.embedder_check("after init", False)["balances"]
+
+    def embedder_check(self, when, killed):
+        """`merchant-tags check`: verify, open (catching the read models up), compare with a rebuild, verify."""
+        result = self.merchant("check", self.embedder_store, check=False)
+        if result.returncode != 0:
+            message = result.stderr.strip()[:800]
+            counter = ("log_verify_failures" if "verify before opening" in message
+                       else "balances_changed_by_rebuild" if "after rebuild" in message
+                       else "verify_failures_after_catch_up" if "verify after" in message or "not at the head" in message
+                       else "reopen_failures")
+            self.counts[counter] += 1
+            raise Failure(f"merchant-tags check {when} exited {result.returncode}: {message}")
+        report = json.loads(result.stdout)
+        if killed and report["read_models_were_behind"]:
+            self.counts["read_models_behind_after_kill"] += 1
+        return report
+
+    def embedder_tags(self):
+        """The log's tags (`merchant-tags dump-tags`): the head, and key → the tags with that key."""
+        dump = json.loads(self.merchant("dump-tags", self.embedder_store).stdout)
+        by_key = {}
+        for tag in dump["tags"]:
+            by_key.setdefault(tag["key"], []).append(tag)
+        return dump, by_key
+
+    def round_embedder(self, tag):
+        if self.embedder_store is None or self.embedder_rounds % self.rounds_per_store == 0:
+            self.new_embedder_store()
+        self.embedder_rounds += 1
+        count = self.random.randint(20, 200)
+        seed = self.random.randrange(2**31)
+        concurrency = self.random.choice([1, 4, 8, 16])
+        load = ["load", self.embedder_store, "--count", count, "--seed", seed, "--concurrency", concurrency]
+        process = subprocess.Popen([self.merchant_tags, *map(str, load)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started = time.monotonic()
+        killed = self.kill_after(process, self.random.uniform(0, self.duration["embedder"] * 1.2))
+        stdout, stderr = process.communicate()
+        if not killed:
+            self.note_duration("embedder", time.monotonic() - started)
+            if process.returncode != 0:
+                raise Failure(f"merchant-tags load exited {process.returncode} without a kill: {stderr.strip()[:500]}")
+        # Each line is one write: a line without its newline was never printed whole, and is no acknowledgement.
+        lines = [json.loads(line) for line in stdout.split("\n")[:-1] if line]
+        acknowledged = [line for line in lines if "ack" in line]
+        refused = [line["refused"] for line in lines if "refused" in line]
+        self.counts["acknowledged_commands"] += len(acknowledged)
+        self.after_embedder_kill(killed, acknowledged, refused)
+        self.embedder_repeats(load, count, seed, acknowledged)
+
+    def after_embedder_kill(self, killed, acknowledged, refused):
+        """Checks 1, 2 and 4 with the example's commands, and the read model against the log."""
+        if killed:
+            self.counts["kills"] += 1
+            self.counts["kills_embedder"] += 1
+            self.counts["processes_killed"] += 1
+        else:
+            self.counts["finished_before_kill"] += 1
+        self.counts["acknowledged_events"] += sum(len(line["seq"]) for line in acknowledged)
+        report = self.embedder_check("after the kill", killed)
+        dump, by_key = self.embedder_tags()
+        lost = []
+        for line in acknowledged:
+            logged = by_key.get(line["ack"], [])
+            if [(tag["seq"], tag["account"], tag["merchant"]) for tag in logged] != \
+                    [(seq, line["account"], line["merchant"]) for seq in line["seq"]]:
+                lost.append((line["ack"], line["seq"], logged))
+        if lost or dump["head"] < max((seq for line in acknowledged for seq in line["seq"]), default=0):
+            self.counts["lost_acknowledged_events"] += max(len(lost), 1)
+            raise Failure(f"{len(lost)} acknowledged commands are not in the log as acknowledged "
+                          f"(head {dump['head']}): {lost[:5]}")
+        appended_by_refused = [key for key in refused if key in by_key]
+        if appended_by_refused:
+            raise Failure(f"refused commands have events in the log: {appended_by_refused[:5]}")
+        self.expect_read_model_of_log(report, dump)
+
+    def expect_read_model_of_log(self, report, dump):
+        """The read model the store caught up to is the log's tags folded in order; tags move no money."""
+        merchants, counts = {}, {}
+        for tag in sorted(dump["tags"], key=lambda tag: tag["seq"]):
+            merchants[tag["account"]] = tag["merchant"]
+            counts[tag["merchant"]] = counts.get(tag["merchant"], 0) + 1
+        if report["head"] != dump["head"] or report["merchants"] != merchants or report["tag_counts"] != counts:
+            self.counts["read_model_differs_from_log"] += 1
+            raise Failure(f"the read model at {report['head']} ({report['merchants']}, {report['tag_counts']}) is not "
+                          f"the log's tags folded to {dump['head']} ({merchants}, {counts})")
+        if report["balances"] != self.embedder_balances:
+            raise Failure(f"tags moved money: balances {report['balances']}, after init {self.embedder_balances}")
+
+    def embedder_repeats(self, load, count, seed, acknowledged):
+        """Check 5: acknowledged keys again say "already applied"; the whole load again records each key once."""
+        head = self.embedder_tags()[0]["head"]
+        for line in self.random.sample(acknowledged, min(3, len(acknowledged))):
+            result = self.merchant("tag", self.embedder_store, line["account"], line["merchant"], "--key", line["ack"], check=False)
+            answer = json.loads(result.stdout) if result.returncode == 0 else {}
+            if answer.get("already_applied") is not True or answer.get("seq") != line["seq"]:
+                self.counts["repeats_not_already_applied"] += 1
+                raise Failure(f"repeating {line['ack']} exited {result.returncode}: {result.stdout.strip()[:300]} "
+                              f"{result.stderr.strip()[:300]}")
+        if self.embedder_tags()[0]["head"] != head:
+            self.counts["duplicates_after_rerun"] += 1
+            raise Failure("repeating acknowledged tags appended events")
+        rerun = self.merchant(*load)
+        answers = {line.get("ack"): line for line in map(json.loads, rerun.stdout.splitlines())}
+        for line in acknowledged:
+            again = answers.get(line["ack"], {})
+            if again.get("already_applied") is not True or again.get("seq") != line["seq"]:
+                self.counts["repeats_not_already_applied"] += 1
+                raise Failure(f"re-running the load: {line['ack']} was acknowledged at {line['seq']}, now {again}")
+        dump, by_key = self.embedder_tags()
+        keys = [f"load-{seed}-{index}" for index in range(count)]
+        expected = {key: 0 if index % 10 == 9 else 1 for index, key in enumerate(keys)}
+        found = {key: len(by_key.get(key, [])) for key in keys}
+        if found != expected:
+            self.counts["duplicates_after_rerun"] += sum(abs(found[key] - expected[key]) for key in keys)
+            raise Failure(f"after re-running the load: {[(key, found[key]) for key in keys if found[key] != expected[key]][:5]}")
+        self.expect_read_model_of_log(self.embedder_check("after the re-run", False), dump)
+
     def after_kill(self, killed, mode, acknowledged, base, events=None):
         """Checks 1, 2 and 4: an intact log, every acknowledged event there, read models catching up."""
         if killed:
@@ -437,19 +598,22 @@ class Harness:
     # -- the run ---------------------------------------------------------------------
 
     def run_all(self, kills):
-        print(f"crash harness: seed {self.seed}, {kills} kills, tally {self.tally}, work {self.workdir}", flush=True)
+        merchant_tags = f", merchant-tags {self.merchant_tags}" if "embedder" in self.modes else ""
+        print(f"crash harness: seed {self.seed}, {kills} kills, tally {self.tally}{merchant_tags}, work {self.workdir}",
+              flush=True)
         started = time.monotonic()
         attempts = 0
         while self.counts["kills"] < kills and attempts < kills * 4:
             attempts += 1
-            if self.store is None or self.round % self.rounds_per_store == 0:
+            if (self.store is None or self.round % self.rounds_per_store == 0) and set(self.modes) != {"embedder"}:
                 self.new_store()
             self.round += 1
             mode = self.random.choice(self.modes)
             tag = f"r{self.round}"
             specific = ("lost_acknowledged_events", "log_verify_failures", "verify_failures_after_catch_up",
                         "torn_batches", "duplicates_after_rerun", "rerun_failures", "reopen_failures",
-                        "balances_changed_by_rebuild", "repeats_not_already_applied", "reader_failures")
+                        "balances_changed_by_rebuild", "repeats_not_already_applied", "reader_failures",
+                        "read_model_differs_from_log")
             before = [self.counts[key] for key in specific]
             try:
                 getattr(self, f"round_{mode}")(tag)
@@ -460,6 +624,7 @@ class Harness:
                 self.failures.append(message)
                 print(f"FAIL {message}", flush=True)
                 self.store = None
+                self.embedder_store = None
                 continue
             if self.verbose or self.round % 50 == 0:
                 print(f"round {self.round}: {self.counts['kills']} kills, "
@@ -554,15 +719,18 @@ class Worker:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tally", default=".build/debug/tally", help="the tally binary")
+    parser.add_argument("--tally", default=".build/debug/tally", help="the tally binary (not run by the embedder mode)")
+    parser.add_argument("--merchant-tags", default=None,
+                        help="the example embedder's binary (Examples/MerchantTags): enables the embedder mode")
     parser.add_argument("--kills", type=int, default=20, help="how many SIGKILLs to deliver")
     parser.add_argument("--seed", type=int, default=None, help="the seed (default: random, printed)")
     parser.add_argument("--rows", type=int, default=600, help="the most rows in one import")
     parser.add_argument("--rounds-per-store", type=int, default=25, help="rounds before a fresh store")
     parser.add_argument("--workdir", default=None, help="where stores go (default: a new temporary directory)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory even when every check held")
-    parser.add_argument("--modes", default=",".join(Harness.MODES),
-                        help="the modes to draw rounds from, comma-separated (a mode named twice is drawn twice as often)")
+    parser.add_argument("--modes", default=None,
+                        help="the modes to draw rounds from, comma-separated (a mode named twice is drawn twice as often); "
+                             f"default {','.join(Harness.TALLY_MODES)}, and embedder when --merchant-tags is given")
     parser.add_argument("--workers", type=int, default=3, help="writer processes in a concurrent round (and one reader)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--worker", choices=["writer", "reader"], help=argparse.SUPPRESS)
@@ -573,15 +741,22 @@ def main():
         worker = Worker(arguments.tally, arguments.workdir, arguments.worker_tag, arguments.worker_acks, arguments.seed)
         getattr(worker, arguments.worker)()
         return
-    modes = [mode for mode in arguments.modes.split(",") if mode]
+    default_modes = Harness.MODES if arguments.merchant_tags else Harness.TALLY_MODES
+    modes = [mode for mode in (arguments.modes or ",".join(default_modes)).split(",") if mode]
     unknown = [mode for mode in modes if mode not in Harness.MODES]
     if unknown or not modes:
         parser.error(f"--modes: unknown {unknown}; choose from {', '.join(Harness.MODES)}")
+    if "embedder" in modes and not arguments.merchant_tags:
+        parser.error("--modes embedder needs --merchant-tags PATH, the example embedder's binary "
+                     "(swift build --package-path Examples/MerchantTags; see Examples/MerchantTags/README.md)")
+    merchant_tags = os.path.abspath(arguments.merchant_tags) if arguments.merchant_tags else None
+    if merchant_tags and not os.access(merchant_tags, os.X_OK):
+        parser.error(f"--merchant-tags: {merchant_tags} is not an executable")
     seed = arguments.seed if arguments.seed is not None else random.SystemRandom().randrange(2**32)
     workdir = arguments.workdir or tempfile.mkdtemp(prefix="tally-crash-")
     os.makedirs(workdir, exist_ok=True)
     harness = Harness(os.path.abspath(arguments.tally), workdir, seed, arguments.rows, arguments.rounds_per_store,
-                      arguments.verbose, modes, arguments.workers)
+                      arguments.verbose, modes, arguments.workers, merchant_tags)
     ok = harness.run_all(arguments.kills)
     if ok and not arguments.keep and arguments.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)

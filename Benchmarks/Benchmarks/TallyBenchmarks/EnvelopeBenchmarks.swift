@@ -16,7 +16,7 @@ enum EnvelopeFixture {
         let clock: @Sendable () -> Instant = { Instant(microsecondsSinceEpoch: 1_768_478_400_000_000) }  // 2026-01-15T12:00:00Z
         let ledger = try Ledger.create(at: directory + "/store", name: "Envelope household", baseCurrency: .usd, timeZone: "America/New_York",
                                        options: Ledger.Options(clock: clock, syncMode: .none, snapshotInterval: interval, features: standardFeatures))
-        try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: Money(minorUnits: 100_000_000, commodity: .usd), on: first)
+        try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: Money(minorUnits: 100_000_000, commodity: .usd), effectiveAt: ledger.calendar.startOfDay(first))
         let intervals: [EnvelopeInterval] = [.weekly, .biweekly, .monthly, .oneTime]
         for index in 0..<12 {
             try ledger.createEnvelope("e\(index)", name: "Envelope \(index)", interval: intervals[index % 4],
@@ -52,7 +52,7 @@ func envelopeBenchmarks() {
             guard let ledger = fixture?.ledger else { return benchmark.error("no ledger") }
             let date = EnvelopeFixture.first.adding(days: Int.random(in: 30..<EnvelopeFixture.days, using: &random))
             do {
-                let statuses = try ledger.envelopeStatuses(on: date)
+                let statuses = try ledger.envelopeStatuses(asOf: ledger.calendar.endOfDay(date))
                 if statuses.count != 12 { benchmark.error("\(statuses.count) envelopes on \(date)") }
                 blackHole(statuses)
             } catch {

@@ -50,7 +50,7 @@ struct ChallengeStartCommand: ParsableCommand {
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") }
                 ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.settings().baseCurrency
             let money = try EnvelopeCLI.money(unit, commodity, "--unit")
-            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, on: try EnvelopeCLI.date(date, "--date"),
+            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay),
                                                  idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Started challenge \(id) (\(template), unit \(EnvelopeCLI.text(money)))")
         }
@@ -68,7 +68,7 @@ struct ChallengeStepCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let result = try ledger.completeChallengeStep(id, step: step, from: from, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
+            let result = try ledger.completeChallengeStep(id, step: step, from: from, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
             if let completed = result.events.first?.body.as(ChallengeStepCompleted.self) {
                 EnvelopeCLI.report(result, "Completed step \(completed.step) of \(id): saved \(EnvelopeCLI.text(completed.amount))")
             }
@@ -87,7 +87,7 @@ struct ChallengeProgressCommand: ParsableCommand {
         try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDate()
             let knownAt = try time.knownAtInstant()
-            let progresses = try id.map { [try ledger.challengeProgress($0, on: date, knownAt: knownAt)] } ?? ledger.challengeProgresses(on: date, knownAt: knownAt)
+            let progresses = try id.map { [try ledger.challengeProgress($0, asOf: date.map(ledger.calendar.endOfDay), knownAt: knownAt)] } ?? ledger.challengeProgresses(asOf: date.map(ledger.calendar.endOfDay), knownAt: knownAt)
             if json {
                 for progress in progresses {
                     print(Output.jsonObject([

@@ -32,7 +32,7 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
         try storeOptions.withLedger { ledger in
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") } ?? ledger.settings().baseCurrency
             let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
-                                                        on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
+                                                        effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Opened \(account) in \(commodity.code)")
         }
     }
@@ -72,7 +72,7 @@ struct EnvelopeBudgetCommand: ParsableCommand {
         try storeOptions.withLedger { ledger in
             let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
             EnvelopeCLI.report(try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval),
-                                                               from: try EnvelopeCLI.date(from, "--from"), idempotencyKey: idempotency.idempotencyKey),
+                                                               effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey),
                                "Envelope \(id) budgets \(EnvelopeCLI.text(amount))")
         }
     }
@@ -89,7 +89,7 @@ struct EnvelopeFundCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let money = try EnvelopeCLI.money(amount, try ledger.settings().baseCurrency, "--amount")
-            EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey), "Funded \(id) with \(EnvelopeCLI.text(money))")
+            EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey), "Funded \(id) with \(EnvelopeCLI.text(money))")
         }
     }
 }
@@ -108,7 +108,7 @@ struct EnvelopeRolloverCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let policy = try EnvelopeCLI.policy(policy)
-            EnvelopeCLI.report(try ledger.setEnvelopeRollover(id, policy: policy, from: try EnvelopeCLI.date(from, "--from"), idempotencyKey: idempotency.idempotencyKey), "Envelope \(id) rolls over: \(policy.rawValue)")
+            EnvelopeCLI.report(try ledger.setEnvelopeRollover(id, policy: policy, effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey), "Envelope \(id) rolls over: \(policy.rawValue)")
         }
     }
 }
@@ -122,7 +122,7 @@ struct EnvelopeDeleteCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            EnvelopeCLI.report(try ledger.deleteEnvelope(id, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey), "Deleted envelope \(id)")
+            EnvelopeCLI.report(try ledger.deleteEnvelope(id, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey), "Deleted envelope \(id)")
         }
     }
 }
@@ -149,7 +149,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
                 do { return try ExactDecimal(parsing: text) } catch { throw ValidationError("--rate '\(text)' is not a decimal number, e.g. 0.0067") }
             }
             let result = try ledger.recordEnvelopeTransaction(id, account: account, amount: money, rateToBase: rateToBase, envelope: envelope,
-                                                              payee: payee, on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
+                                                              payee: payee, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Recorded \(id): \(EnvelopeCLI.text(money)) on \(account)\(envelope.map { " from envelope \($0)" } ?? "")")
         }
     }
@@ -172,7 +172,7 @@ struct EnvelopeTransferCommand: ParsableCommand {
             let money = try EnvelopeCLI.money(amount, try EnvelopeCLI.currency(of: from, ledger), "--amount")
             let got = try received.map { try EnvelopeCLI.money($0, try EnvelopeCLI.currency(of: to, ledger), "--received") }
             let result = try ledger.transferBetweenAccounts(id, from: from, to: to, amount: money, received: got, envelope: envelope,
-                                                            on: try EnvelopeCLI.date(date, "--date"), idempotencyKey: idempotency.idempotencyKey)
+                                                            effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Transferred \(EnvelopeCLI.text(money)) from \(from) to \(to)")
         }
     }
@@ -189,7 +189,7 @@ struct EnvelopeStatusCommand: ParsableCommand {
         try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDateOrToday(ledger)
             let knownAt = try time.knownAtInstant()
-            let statuses = try id.map { [try ledger.envelopeStatus($0, on: date, knownAt: knownAt)] } ?? ledger.envelopeStatuses(on: date, knownAt: knownAt)
+            let statuses = try id.map { [try ledger.envelopeStatus($0, asOf: ledger.calendar.endOfDay(date), knownAt: knownAt)] } ?? ledger.envelopeStatuses(asOf: ledger.calendar.endOfDay(date), knownAt: knownAt)
             if json {
                 for status in statuses {
                     print(Output.jsonObject([
@@ -256,7 +256,7 @@ struct EnvelopeTotalCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
-            let total = try ledger.envelopeAccountsTotal(on: try time.asOfDate(), knownAt: try time.knownAtInstant())
+            let total = try ledger.envelopeAccountsTotal(asOf: (try time.asOfDate()).map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant())
             if json {
                 let lines = total.lines.map { line in
                     Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("balance", EnvelopeCLI.json(line.amount)), ("in_base", EnvelopeCLI.json(line.inBase))])

@@ -106,9 +106,9 @@ struct DemoDashboard: Hashable, Sendable {
         recurring = try ledger.recurringStatus(month: thisMonth, today: today)
         pots = try ledger.pots()
 
-        envelopes = try ledger.envelopeStatuses(on: today)
-        envelopeAccounts = try ledger.envelopeAccountsTotal(on: today)
-        challenges = try ledger.challengeProgresses(on: today)
+        envelopes = try ledger.envelopeStatuses(asOf: ledger.calendar.endOfDay(today))
+        envelopeAccounts = try ledger.envelopeAccountsTotal(asOf: ledger.calendar.endOfDay(today))
+        challenges = try ledger.challengeProgresses(asOf: ledger.calendar.endOfDay(today))
 
         let change = try ledger.netWorthChange(days: 30)
         netWorth = change.end

@@ -20,8 +20,8 @@ extension DemoLife {
 
         if date.day == 1 {
             plan(7) {
-                try self.run { try ledger.recordEnvelopeTransaction("pay-\(month)", account: Self.checking, amount: usd(700_00), payee: "Paycheck share", on: date) }
-                try self.run { try ledger.transferBetweenAccounts("cash-\(month)", from: Self.checking, to: Self.cash, amount: usd(80_00), on: date) }
+                try self.run { try ledger.recordEnvelopeTransaction("pay-\(month)", account: Self.checking, amount: usd(700_00), payee: "Paycheck share", effectiveAt: ledger.calendar.startOfDay(date)) }
+                try self.run { try ledger.transferBetweenAccounts("cash-\(month)", from: Self.checking, to: Self.cash, amount: usd(80_00), effectiveAt: ledger.calendar.startOfDay(date)) }
             }
         }
         if date.day == 3 {
@@ -31,7 +31,7 @@ extension DemoLife {
                     try ledger.recordEnvelopeTransaction(
                         "news-\(month)", account: Self.euroAccount, amount: Money(minorUnits: -9_99, commodity: .eur),
                         rateToBase: try ExactDecimal(significand: rate, scale: 4), envelope: "fun", payee: "Nordic News",
-                        category: .entertainment, on: date)
+                        category: .entertainment, effectiveAt: ledger.calendar.startOfDay(date))
                 }
             }
         }
@@ -46,7 +46,7 @@ extension DemoLife {
             let rate = eurInUSD
             if date.day == 4 {
                 let received = Money(minorUnits: 600_00 * 10_000 / rate, commodity: .eur)
-                plan(10) { try self.run { try ledger.transferBetweenAccounts("trip-\(month)", from: Self.checking, to: Self.euroAccount, amount: usd(600_00), received: received, on: date) } }
+                plan(10) { try self.run { try ledger.transferBetweenAccounts("trip-\(month)", from: Self.checking, to: Self.euroAccount, amount: usd(600_00), received: received, effectiveAt: ledger.calendar.startOfDay(date)) } }
             }
             if (5...12).contains(date.day) {
                 envelopeTransactionNumber += 1
@@ -56,7 +56,7 @@ extension DemoLife {
                 plan(13) {
                     try self.run {
                         try ledger.recordEnvelopeTransaction(id, account: Self.euroAccount, amount: amount, rateToBase: try ExactDecimal(significand: rate, scale: 4),
-                                                             envelope: "travel", payee: payee, category: .lifestyle, on: date)
+                                                             envelope: "travel", payee: payee, category: .lifestyle, effectiveAt: ledger.calendar.startOfDay(date))
                     }
                 }
             }
@@ -70,7 +70,7 @@ extension DemoLife {
             plan(18, 30) {
                 try self.run {
                     try ledger.recordEnvelopeTransaction(id, account: spending.account, amount: amount, envelope: spending.envelope,
-                                                         payee: spending.payee, category: spending.category, on: date)
+                                                         payee: spending.payee, category: spending.category, effectiveAt: ledger.calendar.startOfDay(date))
                 }
             }
         }
@@ -85,11 +85,11 @@ extension DemoLife {
             guard challengesStarted < templates.count else { return }
             let (id, template, unit) = templates[challengesStarted]
             challengesStarted += 1
-            try run { try ledger.startChallenge(id, template: template, unit: Self.usd(unit), account: Self.savings, on: date) }
+            try run { try ledger.startChallenge(id, template: template, unit: Self.usd(unit), account: Self.savings, effectiveAt: ledger.calendar.startOfDay(date)) }
             challenge = (id, 0)
         }
         guard let current = challenge else { return }
-        if try run(refusable: true, { try ledger.completeChallengeStep(current.id, from: Self.checking, on: date) }) != nil {
+        if try run(refusable: true, { try ledger.completeChallengeStep(current.id, from: Self.checking, effectiveAt: ledger.calendar.startOfDay(date)) }) != nil {
             challenge = (current.id, current.stepsDone + 1)
         }
     }

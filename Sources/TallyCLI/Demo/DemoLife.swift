@@ -155,10 +155,10 @@ final class DemoLife {
         }
 
         // Envelopes: accounts in USD and EUR, four envelopes, travel money carried forward.
-        try run { try ledger.openEnvelopeAccount(Self.checking, commodity: .usd, openingBalance: usd(1_800_00), on: day) }
-        try run { try ledger.openEnvelopeAccount(Self.cash, commodity: .usd, openingBalance: usd(150_00), on: day) }
-        try run { try ledger.openEnvelopeAccount(Self.euroAccount, commodity: .eur, openingBalance: Money(minorUnits: 600_00, commodity: .eur), on: day) }
-        try run { try ledger.openEnvelopeAccount(Self.savings, commodity: .usd, on: day) }
+        try run { try ledger.openEnvelopeAccount(Self.checking, commodity: .usd, openingBalance: usd(1_800_00), effectiveAt: ledger.calendar.startOfDay(day)) }
+        try run { try ledger.openEnvelopeAccount(Self.cash, commodity: .usd, openingBalance: usd(150_00), effectiveAt: ledger.calendar.startOfDay(day)) }
+        try run { try ledger.openEnvelopeAccount(Self.euroAccount, commodity: .eur, openingBalance: Money(minorUnits: 600_00, commodity: .eur), effectiveAt: ledger.calendar.startOfDay(day)) }
+        try run { try ledger.openEnvelopeAccount(Self.savings, commodity: .usd, effectiveAt: ledger.calendar.startOfDay(day)) }
         for (id, name, interval, budgeted) in [
             ("groceries", "Groceries", EnvelopeInterval.monthly, Int64(300_00)),
             ("dining", "Dining out", .monthly, 150_00),
@@ -168,8 +168,8 @@ final class DemoLife {
             try run { try ledger.createEnvelope(id, name: name, interval: interval, budgeted: usd(budgeted), startDate: day) }
         }
         // What is left of dining and fun money does not carry over; groceries and travel carry forward.
-        try run { try ledger.setEnvelopeRollover("dining", policy: .reset, from: day) }
-        try run { try ledger.setEnvelopeRollover("fun", policy: .reset, from: day) }
+        try run { try ledger.setEnvelopeRollover("dining", policy: .reset, effectiveAt: ledger.calendar.startOfDay(day)) }
+        try run { try ledger.setEnvelopeRollover("fun", policy: .reset, effectiveAt: ledger.calendar.startOfDay(day)) }
 
         // Net worth and portfolio: what the household owns and owes, with end-of-day prices
         // (so a price is stale after four days, not fifteen minutes).

@@ -45,6 +45,7 @@ extension Ledger {
     /// original date, and the new version. Pots are the accounts `Budget:Pots:<id>`.
     ///
     /// - Parameters:
+    ///   - account: the account's name, e.g. `Assets:Bank` or `Budget:Pots:holiday`.
     ///   - from: list changes effective from the start of this day (earlier ones make up
     ///     the opening balance).
     ///   - through: list changes effective until the end of this day.

@@ -8,8 +8,12 @@ extension Ledger {
     ///                          on: try LocalDate(parsing: "2026-03-31"))
     /// ```
     ///
-    /// - Parameter idempotencyKey: an optional key; a repeat with the same account, amount and
-    ///   day returns the first result and appends nothing, other input is refused.
+    /// - Parameters:
+    ///   - account: the account asserted, e.g. `Assets:Bank`.
+    ///   - amount: the balance it must have, in the commodity asserted.
+    ///   - date: the day whose end the balance holds at, in the ledger's time zone.
+    ///   - idempotencyKey: an optional key; a repeat with the same account, amount and
+    ///     day returns the first result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` (`invalidArgument`) for an empty account name,
     ///   `idempotencyConflict`.
     @discardableResult

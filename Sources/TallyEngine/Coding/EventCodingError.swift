@@ -77,6 +77,7 @@ public struct EventCodingError: Error, Hashable, Sendable, CustomStringConvertib
     ///                  context: "journal_entry_posted")
     /// ```
     /// - Parameters:
+    ///   - code: the kind of failure.
     ///   - field: the field's path in the event's JSON form.
     ///   - reason: what is wrong with it and how to fix it; no personal data.
     ///   - context: what was being encoded or decoded, e.g. the event type's name.

@@ -72,7 +72,7 @@ public enum EventJSON {
     public struct Decoded: Hashable, Sendable {
         /// The event to append: its effective time, cause, idempotency key and body.
         public var event: NewEvent
-        /// The `seq` the text carried (an event printed from a log), if any; never appended as is.
+        /// The `seq` the text carried (an event printed from a log), if any; the log assigns its own.
         public var sequence: UInt64?
         /// The `recorded_at` the text carried, if any; the log stamps its own when appending.
         public var recordedAt: Instant?

@@ -21,6 +21,8 @@ public struct Event: Hashable, Sendable {
     /// The payload, upcast to the current version of its type.
     public let body: EventBody
 
+    /// An event as the log holds it; readers and the write pipeline make them. Each parameter
+    /// is the property of the same name; a nil `storedVersion` means the body's current version.
     public init(
         sequence: UInt64, recordedAt: Instant, effectiveAt: Instant, cause: UInt64?,
         idempotencyKey: String?, storedVersion: UInt16? = nil, body: EventBody
@@ -44,14 +46,24 @@ public struct Event: Hashable, Sendable {
 
 /// An event about to be appended: the log assigns its sequence number and recorded time.
 public struct NewEvent: Hashable, Sendable {
+    /// When it happened in the world; may be in the past (backdated).
     public var effectiveAt: Instant
+    /// The event that caused this one: an event already in the log, or one earlier in the
+    /// same command (`.earlierInBatch(index)`).
     public var cause: CauseReference?
+    /// The caller's key for this fact; a command's key is put on its first event.
     public var idempotencyKey: String?
+    /// The payload.
     public var body: EventBody
     /// Where the event came from when it was read from a file (`events.ndjson:12`), for the
     /// messages that refuse it; not recorded, and not part of equality.
     var origin: String?
 
+    /// An event to append.
+    ///
+    /// ```swift
+    /// let event = NewEvent(effectiveAt: ledger.now, body: EventBody(AccountClosed(account: "Assets:Old Bank")))
+    /// ```
     public init(effectiveAt: Instant, cause: CauseReference? = nil, idempotencyKey: String? = nil, body: EventBody) {
         self.effectiveAt = effectiveAt
         self.cause = cause
@@ -70,7 +82,9 @@ public struct NewEvent: Hashable, Sendable {
         hasher.combine(body)
     }
 
+    /// The event's type.
     public var type: EventType { body.type }
+    /// The entity the event is about, e.g. `pot:holiday`.
     public var entity: String { body.payload.entity }
 }
 

@@ -123,7 +123,7 @@ extension Ledger {
     /// in batches of `batchSize`, each one durable commit folded into the read models; an
     /// event whose idempotency key was used before is skipped and counted. Business rules
     /// are not re-made: these are facts already decided, but each must be admissible where
-    /// it lands (``Admissibility``, as ``appendEvents(_:)``); a refused batch appends nothing.
+    /// it lands (``AdmissionChecked``, as ``appendEvents(_:)``); a refused batch appends nothing.
     ///
     /// - Throws: ``ImportError`` (`changedDuringImport`) when the file no longer matches what
     ///   was validated; `LogError` when the log refuses a batch (the message says which).

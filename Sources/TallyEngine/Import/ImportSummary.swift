@@ -17,6 +17,7 @@ public struct ImportProgress: Hashable, Sendable {
     /// After a durable commit, the last sequence number it appended; nil otherwise.
     public let committedSequence: UInt64?
 
+    /// Creates a progress report; each parameter is the property of the same name.
     public init(phase: Phase, completed: Int64, total: Int64, committedSequence: UInt64?) {
         self.phase = phase
         self.completed = completed

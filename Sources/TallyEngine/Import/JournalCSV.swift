@@ -35,7 +35,7 @@ import TallyLog
 /// import, or earlier in the file) is skipped:
 /// - with an `external_id`: `journal:<external_id>`;
 /// - without one: `journal:row:<digest>:<n>`, where `<digest>` is the first 128 bits of the
-///   SHA-256 of the row's content (``RowKeys/contentDigest(of:)``: date, account,
+///   SHA-256 of the row's content (`RowKeys.contentDigest(of:)`: date, account,
 ///   counter_account, amount and currency in canonical form, payee, category) in base64url
 ///   without padding (22 characters), and `<n>` counts the rows of the file with that same
 ///   content, from 1. Two identical coffees on one day in one file are two rows (`:1` and

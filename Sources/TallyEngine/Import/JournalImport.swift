@@ -17,7 +17,7 @@ public struct ValidatedJournal: Hashable, Sendable {
 /// file, appending nothing; then append in batches, one durable commit per batch, skipping
 /// rows whose key was used before (``JournalCSV`` says which rows count as imported).
 ///
-/// Both passes build each row's event the same way (``JournalEvents``), and the validating
+/// Both passes build each row's event the same way (`JournalEvents`), and the validating
 /// pass runs every one through the record check the log applies, so a file the first pass
 /// accepts is not refused halfway through the second for a limit or a text rule.
 ///
@@ -28,7 +28,7 @@ public struct ValidatedJournal: Hashable, Sendable {
 /// ```
 ///
 /// Memory: one read chunk, one batch of rows, and a 32-byte digest with a count per
-/// distinct row without an external id (to number identical rows; ``JournalCSV/RowKeys``).
+/// distinct row without an external id (to number identical rows; `JournalCSV.RowKeys`).
 /// Duplicates are found through the idempotency read model (earlier imports and earlier
 /// batches of this file, already committed) and a set of the current batch's keys.
 public enum JournalImport {

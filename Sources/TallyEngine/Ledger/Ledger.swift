@@ -8,9 +8,16 @@ public import TallyLog
 ///
 /// ```swift
 /// let ledger = try Ledger.create(at: path, name: "Home", baseCurrency: .usd, timeZone: "America/New_York")
-/// try ledger.deposit(account: "main", amount: try Money(parsing: "100.00", commodity: .usd), source: .bankTransfer)
-/// let wallet = try ledger.wealthSummary(account: "main")   // spend 70.00, invest 30.00
+/// let salary = NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
+///     account: "Assets:Bank", counterAccount: "Income:Salary", amount: try Money(parsing: "2500.00", commodity: .usd))))
+/// try ledger.perform(idempotencyKey: "bank:tx-1", request: salary) { _ in [salary] }
+/// let balances = try ledger.balances()   // Assets:Bank 2500.00 USD, Income:Salary -2500.00 USD
 /// ```
+///
+/// With Tally's products registered (``Options/features``; `import Tally`), their command
+/// methods and queries are methods of the ledger too, such as
+/// `deposit(account:amount:source:externalId:effectiveAt:idempotencyKey:)` and
+/// `wealthSummary(account:asOf:knownAt:)`.
 ///
 /// ## The write pipeline
 /// Commands queue; the next group is taken whole. Inside one SQLite write transaction each
@@ -76,6 +83,13 @@ public final class Ledger: Sendable {
         /// needs the real disk (a simulation installs a created log's files on its disk).
         public var logFileSystem: any LogFileSystem
 
+        /// Options for opening a ledger; each parameter is the property of the same name, and
+        /// the defaults are those of a production store (sync every commit, monthly snapshots,
+        /// the engine's events and read models only).
+        ///
+        /// ```swift
+        /// let options = Ledger.Options(syncMode: .none, features: [MerchantTags()])
+        /// ```
         public init(
             clock: @escaping @Sendable () -> Instant = { Instant.now },
             syncMode: LogOptions.SyncMode = .everyCommit,
@@ -449,7 +463,7 @@ public final class Ledger: Sendable {
         return pending.map { $0.outcome! }
     }
 
-    /// Runs a command given as its parts and waits for it: ``run(_:)-(LedgerCommand)`` for a
+    /// Runs a command given as its parts and waits for it: ``run(_:)-2djfs`` for a
     /// blocking caller whose plan need not be `@Sendable` (it never outlives the call). Every
     /// product's command method is written this way, and an embedder's can be.
     ///
@@ -482,7 +496,7 @@ public final class Ledger: Sendable {
 
     /// Appends events as given (an import of events in their JSON form) as one atomic
     /// commit, folds them, and tells observers. Business decisions already recorded are not
-    /// made again, but each event must be admissible where it lands (``Admissibility``: one
+    /// made again, but each event must be admissible where it lands (``AdmissionChecked``: one
     /// `ledger_created`, signs, referenced pots, no wealth balance or pot below zero), and
     /// an event whose idempotency key was used before is skipped when it is the same event
     /// (a repeated file appends nothing) and refused as a conflict when it is not.

@@ -5,8 +5,8 @@ import TallyLog
 /// stand when the write pipeline reaches it (including every earlier command of its group).
 ///
 /// Every command method of ``Ledger`` builds one and runs it; an embedder writes its own the
-/// same way and runs it with ``Ledger/run(_:)`` or, many at once in one commit, with
-/// ``Ledger/run(batch:)``.
+/// same way and runs it with ``Ledger/run(_:)-2djfs`` or, many at once in one commit, with
+/// ``Ledger/run(batch:)-659qc``.
 ///
 /// ```swift
 /// let command = LedgerCommand(idempotencyKey: "close:2026-05", request: NewEvent(effectiveAt: now, body: body)) { db in
@@ -33,7 +33,7 @@ public struct LedgerCommand: Sendable {
     /// ``LedgerError`` to refuse. It runs inside the pipeline's write transaction.
     public var plan: @Sendable (Database) throws -> [NewEvent]
     /// For events that arrive already decided (``Ledger/appendEvents(_:)``, imports): each is
-    /// checked by ``Admissibility`` at its position and folded before the next, and an event
+    /// checked by ``AdmissionChecked`` at its position and folded before the next, and an event
     /// carrying an idempotency key used before is skipped when it is the same event and
     /// refused as a conflict when it is not.
     var admitsEvents = false

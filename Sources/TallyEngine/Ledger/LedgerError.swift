@@ -3,6 +3,12 @@
 /// ``message`` says what to do about it; amounts are named by role ("the Spend balance"),
 /// not printed, so messages can be logged without personal data.
 public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The rule a refused command broke. A struct over a private enum, so new codes break no
+    /// `switch`: match the ones you handle.
+    ///
+    /// ```swift
+    /// catch let error as LedgerError where error.code == .idempotencyConflict { … }
+    /// ```
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case insufficientFunds, notFound, alreadyExists, invalidArgument, notAllowed, cardFrozen, currencyMismatch, idempotencyConflict, inconsistentLog
@@ -46,9 +52,16 @@ public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The rule broken.
     public let code: Code
+    /// What was refused and what to do about it, without amounts or personal data.
     public let message: String
 
+    /// Refuses a command: thrown from a command's plan or an admission check.
+    ///
+    /// ```swift
+    /// throw LedgerError(.notFound, "no account '\(account)' to tag")
+    /// ```
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -3,6 +3,7 @@ import TallyLog
 
 /// Why a stream of committed events ended before the ledger closed.
 public struct SubscriptionError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Why the stream ended; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable { case consumerTooSlow, logUnreadable }
         private let value: Value
@@ -23,9 +24,11 @@ public struct SubscriptionError: Error, Hashable, Sendable, CustomStringConverti
         }
     }
 
+    /// Why the stream ended.
     public let code: Code
     /// The sequence number of the last event the stream delivered (resume after it).
     public let lastDelivered: UInt64
+    /// What happened and how to go on.
     public let message: String
 
     public var description: String { message }

@@ -5,7 +5,7 @@ import TallyLog
 /// The SQLite database of a store's read models (`readmodels.sqlite`, WAL), kept in step
 /// with the log by its projectors. It can always be thrown away and rebuilt from the log.
 public final class ReadModelStore: Sendable {
-    /// The database; read it freely, write it only through ``apply(_:)``.
+    /// The database; read it freely, write it only through ``apply(_:hash:)``.
     public let database: DatabasePool
     let projectors: [any Projector]
     /// The names of ``projectors``: the checkpoints this store reads and moves. A checkpoint

@@ -72,13 +72,14 @@ public struct SnapshotSettings: Sendable {
     /// Where snapshots are taken.
     public let interval: SnapshotInterval
 
+    /// Settings for a ledger's calendar and ``Ledger/Options/snapshotInterval``.
     public init(calendar: LedgerCalendar, interval: SnapshotInterval) {
         self.calendar = calendar
         self.interval = interval
     }
 }
 
-/// A projector that keeps snapshots of state that is not a sum (``SnapshotTable``): after
+/// A projector that keeps snapshots of state that is not a sum (`SnapshotTable`): after
 /// each run of events, in the same transaction as its rows and checkpoint, it takes the
 /// snapshots that are missing up to the latest boundary.
 public protocol SnapshotTaking: Projector {

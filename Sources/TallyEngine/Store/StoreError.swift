@@ -7,6 +7,7 @@
 /// catch let error as StoreError where error.code == .alreadyExists { print(error) }
 /// ```
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of a store-level failure; new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readModelsUnreadable, readOnly

@@ -6,6 +6,7 @@ public struct StoreLayout: Hashable, Sendable {
     /// The store's directory.
     public let root: String
 
+    /// The layout of the store at `root`; nothing is read or created.
     public init(root: String) { self.root = root }
 
     /// The event log's directory.

@@ -6,6 +6,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Microseconds since the Unix epoch, UTC.
     public let microsecondsSinceEpoch: Int64
 
+    /// The instant `microsecondsSinceEpoch` microseconds after 1970-01-01T00:00:00Z.
     public init(microsecondsSinceEpoch: Int64) {
         self.microsecondsSinceEpoch = microsecondsSinceEpoch
     }

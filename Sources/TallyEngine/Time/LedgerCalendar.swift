@@ -16,6 +16,7 @@ public struct LedgerCalendar: Hashable, Sendable {
         self.timeZone = zone
     }
 
+    /// The calendar of UTC days.
     public static let utc = try! LedgerCalendar(timeZoneIdentifier: "UTC")  // UTC always exists
 
     public static func == (lhs: LedgerCalendar, rhs: LedgerCalendar) -> Bool { lhs.timeZoneIdentifier == rhs.timeZoneIdentifier }

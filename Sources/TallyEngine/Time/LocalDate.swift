@@ -4,6 +4,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Days since 1970-01-01.
     public let daysSinceEpoch: Int
 
+    /// The date `daysSinceEpoch` days after 1970-01-01 (before it when negative).
     public init(daysSinceEpoch: Int) { self.daysSinceEpoch = daysSinceEpoch }
 
     /// A validated date.
@@ -39,9 +40,13 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         }
     }
 
+    /// The year, month (1 to 12) and day of the month.
     public var components: (year: Int, month: Int, day: Int) { CivilCalendar.civil(days: daysSinceEpoch) }
+    /// The year, 1 to 9999.
     public var year: Int { components.year }
+    /// The month the date falls in.
     public var month: Month { let c = components; return Month(unchecked: c.year, c.month) }
+    /// The day of the month, from 1.
     public var day: Int { components.day }
 
     /// The date `count` days later (earlier when negative).
@@ -84,6 +89,7 @@ extension LocalDate: BinaryCodable {
 
 /// A calendar month, `YYYY-MM`: the period of a budget or a recurring occurrence.
 public struct Month: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The year, 1 to 9999.
     public let year: Int
     /// 1 to 12.
     public let month: Int
@@ -117,12 +123,17 @@ public struct Month: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Months since 0000-01, for ordering and arithmetic.
     public var ordinal: Int { year * 12 + month - 1 }
 
+    /// The month with this ``ordinal``.
     public init(ordinal: Int) { self.init(unchecked: ordinal / 12, ordinal % 12 + 1) }
 
+    /// The month `count` months later (earlier when negative).
     public func adding(months count: Int) -> Month { Month(ordinal: ordinal + count) }
 
+    /// The month's first day.
     public var firstDay: LocalDate { LocalDate(daysSinceEpoch: CivilCalendar.days(year: year, month: month, day: 1)) }
+    /// How many days the month has, 28 to 31.
     public var dayCount: Int { CivilCalendar.daysInMonth(year: year, month: month) }
+    /// The month's last day.
     public var lastDay: LocalDate { firstDay.adding(days: dayCount - 1) }
 
     public static func < (lhs: Month, rhs: Month) -> Bool { lhs.ordinal < rhs.ordinal }

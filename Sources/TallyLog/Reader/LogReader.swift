@@ -4,7 +4,7 @@ import Glibc
 ///
 /// Any number of readers may run, in any process, while one writer appends: a reader takes no lock.
 /// While a writer holds the lock, the view ends at the last commit it has published
-/// (``PublishedHead``: after its `fdatasync`), so a reader never shows an event a power loss
+/// (`PublishedHead`: after its `fdatasync`), so a reader never shows an event a power loss
 /// could still take back; a frame still being written at the very end of the log is "not yet
 /// committed" and simply ends the view. Every frame read is checked against its CRC32C;
 /// damage throws ``LogError`` `.corrupt`, it is never returned.

@@ -39,8 +39,9 @@ public struct LogRepairPlan: Sendable {
 public struct LogRepairReport: Sendable {
     /// The damage that decided the cut, or `nil` when the log was sound and nothing changed.
     public let problem: LogError?
-    /// The segment file that was cut (or removed whole), and the byte offset of the cut.
+    /// The segment file that was cut (or removed whole).
     public let cutPath: String?
+    /// The byte offset in ``cutPath`` where the log now ends (0 when the file was removed whole).
     public let cutOffset: Int64?
     /// The first sequence number no longer in the log (every event from it on was removed).
     public let firstRemovedSequence: UInt64?

@@ -25,6 +25,7 @@ public final class SimulatedDisk: LogFileSystem, @unchecked Sendable {
         /// An `fdatasync` or `fsync` (file or directory) fails with EIO; a failed file sync loses the unsynced pages.
         public var syncIOErrorPerMillion: Int
 
+        /// Fault rates, each in millionths per call; zero (the default) injects none.
         public init(writeNoSpacePerMillion: Int = 0, writeIOErrorPerMillion: Int = 0, syncIOErrorPerMillion: Int = 0) {
             self.writeNoSpacePerMillion = writeNoSpacePerMillion
             self.writeIOErrorPerMillion = writeIOErrorPerMillion
@@ -37,13 +38,19 @@ public final class SimulatedDisk: LogFileSystem, @unchecked Sendable {
 
     /// What the disk has done so far.
     public struct Statistics: Sendable, Hashable {
+        /// Simulated crashes.
         public var crashes = 0
+        /// Writes failed with ENOSPC or EIO.
         public var writeFaults = 0
+        /// Syncs failed with EIO.
         public var syncFaults = 0
         /// Unsynced writes a crash kept whole, dropped, or tore.
         public var writesKept = 0
+        /// Unsynced writes a crash dropped.
         public var writesDropped = 0
+        /// Unsynced writes a crash tore (kept a prefix of).
         public var writesTorn = 0
+        /// Bits flipped in stored data.
         public var bitFlips = 0
         /// All injected faults: failed writes and syncs, torn writes, bit flips.
         public var faults: Int { writeFaults + syncFaults + writesTorn + bitFlips }

@@ -90,6 +90,7 @@ func ioError(_ call: String, path: String, errno code: Int32, offset: Int64? = n
 
 /// The real disk: every operation is the POSIX call of the same name (``LogFileSystem/posix``).
 public struct PosixFileSystem: LogFileSystem {
+    /// The real disk.
     public init() {}
 
     public func open(_ path: String, mode: LogFileMode) throws -> any LogFile {

@@ -3,7 +3,7 @@ import Glibc
 
 /// The single writer of a log directory: appends frames with group commit, rolls segments, recovers on open.
 ///
-/// Many threads (and tasks) may call ``append(_:)-1h1bz`` at once: calls that arrive while a commit is in
+/// Many threads (and tasks) may call ``append(_:)-4reaa`` at once: calls that arrive while a commit is in
 /// flight are packed into the next frame and share its one write and one `fdatasync` (leader/follower
 /// group commit). Each call's records stay together, in one frame, with contiguous sequence numbers.
 ///
@@ -100,7 +100,7 @@ public final class LogWriter: Sendable {
     /// try writer.append(records, pinnedTo: AppendPin(firstSequence: next, recordedAt: at))
     /// ```
     /// - Throws: ``LogError`` `.invalidRecord` when the log's next sequence number is not `pin.firstSequence`
-    ///   or `pin.recordedAt` is earlier than the last commit's (nothing appended); as ``append(_:)-1h1bz`` otherwise.
+    ///   or `pin.recordedAt` is earlier than the last commit's (nothing appended); as ``append(_:)-4reaa`` otherwise.
     public func append(_ records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
         let request = try core.makeRequest(records, continuation: nil)
         request.pin = pin
@@ -128,7 +128,7 @@ public final class LogWriter: Sendable {
     }
 
     /// A view of the log through this writer's head: every commit it made, whether or not readers in
-    /// other processes see it yet (they see what ``PublishedHead`` says, and a failed write of that file
+    /// other processes see it yet (they see what `PublishedHead` says, and a failed write of that file
     /// leaves them a commit behind until the next one). The writer's own process reads its commits here.
     ///
     /// ```swift
@@ -238,6 +238,7 @@ public struct AppendPin: Sendable, Hashable {
     /// The recorded time every record gets, microseconds since the Unix epoch.
     public var recordedAt: Int64
 
+    /// A pin; each parameter is the property of the same name.
     public init(firstSequence: UInt64, recordedAt: Int64) {
         self.firstSequence = firstSequence
         self.recordedAt = recordedAt

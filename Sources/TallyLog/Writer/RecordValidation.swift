@@ -46,7 +46,7 @@ func validateBatch(_ records: [LogRecord], options: LogOptions) throws -> Int {
 }
 
 extension LogWriter {
-    /// Checks records as ``append(_:)-1h1bz`` would (every limit the log enforces) without
+    /// Checks records as ``append(_:)-4reaa`` would (every limit the log enforces) without
     /// appending them, so that a caller building a commit of many parts can refuse one part
     /// alone, before anything reaches the log.
     ///

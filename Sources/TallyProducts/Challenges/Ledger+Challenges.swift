@@ -26,7 +26,7 @@ extension Ledger {
     @discardableResult
     public func startChallenge(
         _ challengeId: String, template templateId: String, name: String? = nil, unit: Money, account: String? = nil,
-        on date: LocalDate? = nil, idempotencyKey: String? = nil
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
         guard !challengeId.isEmpty, challengeId.count <= 100, (name ?? "").count <= 200 else {
             throw LedgerError(.invalidArgument, "a challenge needs an id of up to 100 characters and a name of up to 200")
@@ -35,10 +35,10 @@ extension Ledger {
             let known = ChallengeTemplate.all.map(\.id).joined(separator: ", ")
             throw LedgerError(.invalidArgument, "there is no challenge template '\(templateId)'; use one of \(known)")
         }
-        let started = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(ChallengeStarted(
+        let started = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(ChallengeStarted(
             challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
             stepCount: template.stepCount, account: account)))
-        return try perform(idempotencyKey: idempotencyKey, request: started, dated: date != nil) { db in
+        return try perform(idempotencyKey: idempotencyKey, request: started, dated: effectiveAt != nil) { db in
             guard try !ChallengesProjector.challengeExists(challengeId, db) else {
                 throw LedgerError(.alreadyExists, "a challenge with id '\(challengeId)' exists; choose another id")
             }
@@ -72,9 +72,9 @@ extension Ledger {
     ///   source cannot cover the step), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func completeChallengeStep(
-        _ challengeId: String, step: Int? = nil, from source: String? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
+        _ challengeId: String, step: Int? = nil, from source: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
-        let at = calendar.startOfDay(date ?? today)
+        let at = dayStart(effectiveAt)
         func completed(step number: Int, amount: Money) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(ChallengeStepCompleted(challengeId: challengeId, step: number, amount: amount)))
         }
@@ -83,7 +83,7 @@ extension Ledger {
             guard let earlier = first.body.as(ChallengeStepCompleted.self) else { return nil }
             return completed(step: step ?? earlier.step, amount: earlier.amount)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
             guard let progress = try ChallengeBook.load(db, effectiveThrough: .latest).progress(of: challengeId) else {
                 throw LedgerError(.notFound, "there is no challenge '\(challengeId)'; start it first (tally challenge start)")
             }
@@ -118,11 +118,11 @@ extension Ledger {
         }
     }
 
-    /// A challenge's progress at the end of `date` (today by default).
+    /// A challenge's progress at the end of the day of `asOf` (today by default).
     ///
     /// - Throws: ``LedgerError`` `notFound` when it had not started by then.
-    public func challengeProgress(_ challengeId: String, on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> ChallengeProgress {
-        let day = date ?? today
+    public func challengeProgress(_ challengeId: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> ChallengeProgress {
+        let day = calendar.date(of: asOf ?? now)
         return try read { db in
             guard let progress = try ChallengeBook.load(db, effectiveThrough: calendar.endOfDay(day), knownAt: knownAt).progress(of: challengeId) else {
                 throw LedgerError(.notFound, "challenge '\(challengeId)' had not started by \(day)")
@@ -131,9 +131,9 @@ extension Ledger {
         }
     }
 
-    /// Every challenge started by the end of `date`, by id.
-    public func challengeProgresses(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> [ChallengeProgress] {
-        let day = date ?? today
+    /// Every challenge started by the end of the day of `asOf`, by id.
+    public func challengeProgresses(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [ChallengeProgress] {
+        let day = calendar.date(of: asOf ?? now)
         return try read { db in try ChallengeBook.load(db, effectiveThrough: calendar.endOfDay(day), knownAt: knownAt).progresses() }
     }
 }

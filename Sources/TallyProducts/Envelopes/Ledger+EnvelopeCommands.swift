@@ -13,6 +13,10 @@ extension Ledger {
     /// The day a command without a date happens on: today in the ledger's time zone.
     var today: LocalDate { calendar.date(of: now) }
 
+    /// When a day-kept command takes effect: the start of the day of `effectiveAt` (now by
+    /// default) in the ledger's time zone. Envelopes and challenges are kept by day.
+    func dayStart(_ effectiveAt: Instant?) -> Instant { calendar.startOfDay(calendar.date(of: effectiveAt ?? now)) }
+
     /// Opens a user account (`Assets:…` or `Liabilities:…`) in one currency, with an
     /// optional opening balance booked against `Equity:Opening Balances`.
     ///
@@ -24,14 +28,14 @@ extension Ledger {
     ///   - account: the name; its first segment gives its kind.
     ///   - commodity: the account's currency.
     ///   - openingBalance: in `commodity`; negative for money owed on a liability.
-    ///   - date: the day it opens (today by default).
+    ///   - effectiveAt: when it opens (now by default): from the start of that day.
     ///   - idempotencyKey: an optional key; a repeat with the same input returns the first
     ///     result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` `invalidArgument` for another kind of name, `alreadyExists`,
     ///   `currencyMismatch` for an opening balance in another currency, `idempotencyConflict`.
     @discardableResult
     public func openEnvelopeAccount(
-        _ account: String, commodity: Commodity, openingBalance: Money? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
+        _ account: String, commodity: Commodity, openingBalance: Money? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
         let kind = LedgerAccounts.kind(of: account)
         guard !account.isEmpty, account.count <= 200, let kind, kind == .asset || kind == .liability, !account.hasPrefix("Budget:") else {
@@ -40,9 +44,9 @@ extension Ledger {
         if let openingBalance, openingBalance.commodity != commodity {
             throw LedgerError(.currencyMismatch, "the opening balance of '\(account)' must be in \(commodity.code), the account's currency")
         }
-        let opened = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(
+        let opened = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(
             AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
-        return try perform(idempotencyKey: idempotencyKey, request: opened, dated: date != nil) { db in
+        return try perform(idempotencyKey: idempotencyKey, request: opened, dated: effectiveAt != nil) { db in
             guard try !AccountRecords.exists(account, db) else {
                 throw LedgerError(.alreadyExists, "an account named '\(account)' exists already; choose another name")
             }
@@ -105,9 +109,9 @@ extension Ledger {
     ///   `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func changeEnvelopeBudget(
-        _ envelopeId: String, budgeted: Money, interval: EnvelopeInterval? = nil, from date: LocalDate? = nil, idempotencyKey: String? = nil
+        _ envelopeId: String, budgeted: Money, interval: EnvelopeInterval? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
-        let at = calendar.startOfDay(date ?? today)
+        let at = dayStart(effectiveAt)
         func changed(interval: EnvelopeInterval) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(EnvelopeBudgetChanged(envelopeId: envelopeId, budgeted: budgeted, interval: interval)))
         }
@@ -116,7 +120,7 @@ extension Ledger {
             guard let earlier = first.body.as(EnvelopeBudgetChanged.self) else { return nil }
             return changed(interval: earlier.interval)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !budgeted.isNegative else {
                 throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' cannot be negative")
@@ -126,7 +130,7 @@ extension Ledger {
         }
     }
 
-    /// Assigns money to an envelope beyond its budget in the interval of `date` (a negative
+    /// Assigns money to an envelope beyond its budget in the interval of `effectiveAt`'s day (a negative
     /// amount takes some back).
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
@@ -134,9 +138,9 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (zero), `currencyMismatch`,
     ///   `idempotencyConflict`.
     @discardableResult
-    public func fundEnvelope(_ envelopeId: String, amount: Money, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let funded = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
-        return try perform(idempotencyKey: idempotencyKey, request: funded, dated: date != nil) { db in
+    public func fundEnvelope(_ envelopeId: String, amount: Money, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let funded = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
+        return try perform(idempotencyKey: idempotencyKey, request: funded, dated: effectiveAt != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "the amount funding envelope '\(envelopeId)' cannot be zero") }
             try EnvelopeRules.requireCurrency(amount, of: envelope)
@@ -151,9 +155,9 @@ extension Ledger {
     ///   when given) returns the first result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
-    public func setEnvelopeRollover(_ envelopeId: String, policy: RolloverPolicy, from date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let set = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
-        return try perform(idempotencyKey: idempotencyKey, request: set, dated: date != nil) { db in
+    public func setEnvelopeRollover(_ envelopeId: String, policy: RolloverPolicy, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let set = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
+        return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [set]
         }
@@ -166,9 +170,9 @@ extension Ledger {
     ///   when given) returns the first result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
-    public func deleteEnvelope(_ envelopeId: String, on date: LocalDate? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
-        let deleted = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(EnvelopeDeleted(envelopeId: envelopeId)))
-        return try perform(idempotencyKey: idempotencyKey, request: deleted, dated: date != nil) { db in
+    public func deleteEnvelope(_ envelopeId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        let deleted = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeDeleted(envelopeId: envelopeId)))
+        return try perform(idempotencyKey: idempotencyKey, request: deleted, dated: effectiveAt != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [deleted]
         }
@@ -194,12 +198,12 @@ extension Ledger {
     @discardableResult
     public func recordEnvelopeTransaction(
         _ transactionId: String, account: String, amount: Money, rateToBase: ExactDecimal? = nil, envelope: String? = nil,
-        payee: String = "", category: BudgetCategory = .general, on date: LocalDate? = nil, idempotencyKey: String? = nil
+        payee: String = "", category: BudgetCategory = .general, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
         guard !transactionId.isEmpty, transactionId.count <= 100, payee.count <= 200 else {
             throw LedgerError(.invalidArgument, "a transaction needs an id (up to 100 characters) and a payee of up to 200")
         }
-        let at = calendar.startOfDay(date ?? today)
+        let at = dayStart(effectiveAt)
         func recorded(rate: ExactDecimal?) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(TransactionRecorded(
                 transactionId: transactionId, payee: payee, category: category, amount: amount, source: .manual,
@@ -214,7 +218,7 @@ extension Ledger {
             let isBaseCurrency = earlier.rateToBase == nil && (rateToBase == nil || rateToBase == .one)
             return recorded(rate: isBaseCurrency ? nil : rateToBase)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
+        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
             guard try !TransactionVersionRecords.exists(transactionId, db) else {
                 throw LedgerError(.alreadyExists, "a transaction with id '\(transactionId)' exists; choose another id")
             }
@@ -240,7 +244,7 @@ extension Ledger {
     @discardableResult
     public func transferBetweenAccounts(
         _ transferId: String, from source: String, to target: String, amount: Money, received: Money? = nil,
-        envelope: String? = nil, on date: LocalDate? = nil, idempotencyKey: String? = nil
+        envelope: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
         guard !transferId.isEmpty, transferId.count <= 100 else {
             throw LedgerError(.invalidArgument, "a transfer needs an id of up to 100 characters")
@@ -248,11 +252,11 @@ extension Ledger {
         guard source != target else { throw LedgerError(.invalidArgument, "a transfer needs two different accounts") }
         // Within one currency the received amount is the amount itself, and is not recorded;
         // across currencies it differs from the amount (another currency) and is.
-        let made = NewEvent(effectiveAt: calendar.startOfDay(date ?? today), body: EventBody(TransferMade(
+        let made = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(TransferMade(
             transferId: transferId, source: source, target: target, amount: amount,
             received: received == amount ? nil : received, envelope: envelope
         )))
-        return try perform(idempotencyKey: idempotencyKey, request: made, dated: date != nil) { db in
+        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
             let sourceCommodity = try EnvelopeRules.openAccount(source, db)
             let targetCommodity = try EnvelopeRules.openAccount(target, db)
             guard amount.commodity == sourceCommodity else {

@@ -24,20 +24,21 @@ extension Ledger {
         return try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt).statuses(on: date, calendar: calendar)
     }
 
-    /// An envelope's budgeted, spent and remaining amounts in the interval containing `date`.
+    /// An envelope's budgeted, spent and remaining amounts in the interval containing the day
+    /// of `asOf`.
     ///
     /// ```swift
-    /// let groceries = try ledger.envelopeStatus("groceries", on: try LocalDate(parsing: "2026-05-31"))
+    /// let groceries = try ledger.envelopeStatus("groceries", asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-05-31")))
     /// print(groceries.remaining, groceries.isOverBudget)
     /// ```
     ///
     /// - Parameters:
-    ///   - date: the day asked about (today by default).
+    ///   - asOf: the moment asked about (now by default): its day in the ledger's time zone.
     ///   - knownAt: what the ledger had recorded by then (everything by default).
     /// - Throws: ``LedgerError`` `notFound` when the envelope did not exist that day (not
     ///   created yet, deleted, or before its start date).
-    public func envelopeStatus(_ envelopeId: String, on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> EnvelopeStatus {
-        let day = date ?? today
+    public func envelopeStatus(_ envelopeId: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> EnvelopeStatus {
+        let day = calendar.date(of: asOf ?? now)
         return try read { db in
             guard let status = try envelopeStatuses(on: day, knownAt: knownAt, db).first(where: { $0.envelopeId == envelopeId }) else {
                 throw LedgerError(.notFound, "envelope '\(envelopeId)' did not exist on \(day) (not created, deleted, or not started yet)")
@@ -46,9 +47,10 @@ extension Ledger {
         }
     }
 
-    /// Every envelope that exists on `date`, by name, in its interval containing `date`.
-    public func envelopeStatuses(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> [EnvelopeStatus] {
-        let day = date ?? today
+    /// Every envelope that exists on the day of `asOf` (today by default), by name, in its
+    /// interval containing that day.
+    public func envelopeStatuses(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [EnvelopeStatus] {
+        let day = calendar.date(of: asOf ?? now)
         return try read { db in try envelopeStatuses(on: day, knownAt: knownAt, db) }
     }
 
@@ -64,10 +66,10 @@ extension Ledger {
         }
     }
 
-    /// The total balance across the user's accounts at the end of `date`, in the base
+    /// The total balance across the user's accounts at the end of the day of `asOf`, in the base
     /// currency then, each balance converted at the rate in force (``RateBook``).
-    public func envelopeAccountsTotal(on date: LocalDate? = nil, knownAt: Instant? = nil) throws -> EnvelopeAccountsTotal {
-        let day = date ?? today
+    public func envelopeAccountsTotal(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> EnvelopeAccountsTotal {
+        let day = calendar.date(of: asOf ?? now)
         let bound = calendar.endOfDay(day)
         return try read { db in
             let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt, after: bound)
@@ -95,7 +97,7 @@ extension Ledger {
     ///
     /// ```swift
     /// let changes = try ledger.envelopeAudit("groceries", through: try LocalDate(parsing: "2026-05-31"))
-    /// changes.last?.balance == try ledger.envelopeStatus("groceries", on: try LocalDate(parsing: "2026-05-31")).remaining   // true
+    /// changes.last?.balance == try ledger.envelopeStatus("groceries", asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-05-31"))).remaining   // true
     /// ```
     ///
     /// - Parameters:

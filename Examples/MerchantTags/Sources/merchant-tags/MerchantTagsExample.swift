@@ -4,10 +4,12 @@ import TallyEngine
 /// `merchant-tags [STORE]`: a tour of an embedder's feature on Tally's engine alone. It
 /// creates a store (in a temporary directory removed at the end, or at STORE, which must not
 /// exist, kept), records journal entries and tags, and checks every answer on the way. A
-/// failed check prints what failed and exits 1.
+/// failed check prints what failed and exits 1. `merchant-tags init|tag|load|check|dump-tags`
+/// run one command each instead (``Commands``).
 @main
 struct MerchantTagsExample {
     static func main() async {
+        if let status = await Commands.run(Array(CommandLine.arguments.dropFirst())) { exit(status) }
         let given = CommandLine.arguments.dropFirst().first
         let temporary = given == nil ? FileManager.default.temporaryDirectory.appendingPathComponent("merchant-tags-\(UUID().uuidString)").path : nil
         var failure: (any Error)?

@@ -108,7 +108,7 @@ public struct JournalEntryPosted: EventPayload {
     public var counterAccount: String
     /// Signed: positive moves money into `account`.
     public var amount: Money
-    /// Who was paid or paid, as the source journal names them.
+    /// Who was paid, or who paid, as the source journal names them.
     public var payee: String?
     /// Free text from the source journal (not the budget categories).
     public var category: String?
