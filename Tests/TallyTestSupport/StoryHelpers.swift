@@ -1,5 +1,5 @@
 internal import Foundation
-public import Synchronization
+import Synchronization
 public import TallyEngine
 
 /// A fresh directory per test that touches disk, removed at the end.

@@ -1,5 +1,3 @@
-import GRDB
-
 /// One change to an account: the event that caused it, its times, the amount and the
 /// balance after it (per commodity, in effective-time order).
 public struct AuditEntry: Hashable, Sendable {
@@ -54,42 +52,26 @@ extension Ledger {
     public func audit(account: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [AuditEntry] {
         let calendar = self.calendar
         return try read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM accounts WHERE name = ?)", arguments: [account]) == true else {
+            guard try AccountRecords.exists(account, db) else {
                 throw LedgerError(.notFound, "no account '\(account)' has moved; `tally balances` lists the accounts")
             }
             let start = from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min
             let end = through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
             let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
-            var running: [String: Int64] = [:]
-            for row in try Row.fetchAll(db, sql: """
-                SELECT commodity, SUM(amount) AS opening FROM postings
-                WHERE account = ? AND effective_at < ? AND recorded_at <= ? GROUP BY commodity
-                """, arguments: [account, start, known]) {
-                running[row["commodity"]] = row["opening"]
-            }
+            var running = try PostingRecords.openingBalances(of: account, before: start, recordedBound: known, db)
             var entries: [AuditEntry] = []
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT sequence, commodity, amount, effective_at, recorded_at, event_code, cause FROM postings
-                WHERE account = ? AND effective_at >= ? AND effective_at <= ? AND recorded_at <= ?
-                ORDER BY effective_at, sequence, leg
-                """, arguments: [account, start, end, known])
-            while let row = try rows.next() {
-                let code: String = row["commodity"]
-                let commodity = try Commodity.named(code)
-                let amount: Int64 = row["amount"]
-                let (balance, overflow) = (running[code] ?? 0).addingReportingOverflow(amount)
+            try PostingRecords.forEach(of: account, effectiveFrom: start, through: end, recordedBound: known, db) { posting in
+                let code = posting.amount.commodity.code
+                let (balance, overflow) = (running[code] ?? 0).addingReportingOverflow(posting.amount.minorUnits)
                 guard !overflow else { throw MoneyError.overflowing("the running balance of \(account)") }
                 running[code] = balance
-                let effectiveAt = Instant(microsecondsSinceEpoch: row["effective_at"])
-                let eventCode: Int64 = row["event_code"]
+                let eventCode = posting.eventCode
                 entries.append(AuditEntry(
-                    sequence: UInt64(row["sequence"] as Int64),
-                    recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
-                    effectiveAt: effectiveAt, effectiveDate: calendar.date(of: effectiveAt),
-                    eventType: catalog.type(code: UInt32(eventCode))?.name ?? "code \(eventCode)",
-                    cause: (row["cause"] as Int64?).map(UInt64.init),
-                    amount: Money(minorUnits: amount, commodity: commodity),
-                    balance: Money(minorUnits: balance, commodity: commodity)))
+                    sequence: posting.sequence, recordedAt: posting.recordedAt,
+                    effectiveAt: posting.effectiveAt, effectiveDate: calendar.date(of: posting.effectiveAt),
+                    eventType: catalog.type(code: eventCode)?.name ?? "code \(eventCode)",
+                    cause: posting.cause, amount: posting.amount,
+                    balance: Money(minorUnits: balance, commodity: posting.amount.commodity)))
             }
             return entries
         }

@@ -1,0 +1,49 @@
+import GRDB
+
+/// The postings of the balances read model, one account at a time (the audit's reads).
+enum PostingRecords {
+    /// One leg as stored, with the event that made it.
+    struct Leg {
+        let sequence: UInt64
+        let amount: Money
+        let effectiveAt: Instant
+        let recordedAt: Instant
+        let eventCode: UInt32
+        let cause: UInt64?
+    }
+
+    /// The sum per commodity code of the account's postings effective before `start` and
+    /// recorded by `recordedBound`.
+    static func openingBalances(of account: String, before start: Int64, recordedBound: Int64, _ db: Database) throws -> [String: Int64] {
+        var opening: [String: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT commodity, SUM(amount) AS opening FROM postings
+            WHERE account = ? AND effective_at < ? AND recorded_at <= ? GROUP BY commodity
+            """, arguments: [account, start, recordedBound]) {
+            opening[row["commodity"]] = row["opening"]
+        }
+        return opening
+    }
+
+    /// Calls `body` with each of the account's postings effective from `start` through
+    /// `end` and recorded by `recordedBound`, by effective time, then log order, then leg.
+    static func forEach(
+        of account: String, effectiveFrom start: Int64, through end: Int64, recordedBound: Int64, _ db: Database,
+        _ body: (Leg) throws -> Void
+    ) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT sequence, commodity, amount, effective_at, recorded_at, event_code, cause FROM postings
+            WHERE account = ? AND effective_at >= ? AND effective_at <= ? AND recorded_at <= ?
+            ORDER BY effective_at, sequence, leg
+            """, arguments: [account, start, end, recordedBound])
+        while let row = try rows.next() {
+            try body(Leg(
+                sequence: UInt64(row["sequence"] as Int64),
+                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
+                effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
+                recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
+                eventCode: UInt32(row["event_code"] as Int64),
+                cause: (row["cause"] as Int64?).map(UInt64.init)))
+        }
+    }
+}
