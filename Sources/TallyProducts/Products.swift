@@ -39,6 +39,7 @@ extension EventCatalog {
 /// The wealth account (DOMAIN.md §1): deposits split into Spend and Invest, round-ups,
 /// purchases and withdrawals, automation and the card.
 public struct WealthFeature: LedgerFeature {
+    /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}
     public var name: String { "wealth" }
     public var eventTypes: [any EventPayload.Type] { EventCatalog.wealthTypes }
@@ -48,6 +49,7 @@ public struct WealthFeature: LedgerFeature {
 /// The monthly budget and savings pots (DOMAIN.md §2): transactions, bank imports, the
 /// reference balance, budgets, pots and recurring items.
 public struct BudgetingFeature: LedgerFeature {
+    /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}
     public var name: String { "budgeting" }
     public var eventTypes: [any EventPayload.Type] { EventCatalog.budgetingTypes }
@@ -59,6 +61,7 @@ public struct BudgetingFeature: LedgerFeature {
 /// The net worth tracker and the portfolio X-ray (DOMAIN.md §4 and §5): assets, liabilities,
 /// valuations, positions, reminders.
 public struct NetWorthFeature: LedgerFeature {
+    /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}
     public var name: String { "net-worth" }
     public var eventTypes: [any EventPayload.Type] { EventCatalog.netWorthTypes }
@@ -67,6 +70,7 @@ public struct NetWorthFeature: LedgerFeature {
 
 /// Envelope budgeting (DOMAIN.md §3): envelopes, their intervals and rollovers.
 public struct EnvelopesFeature: LedgerFeature {
+    /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}
     public var name: String { "envelopes" }
     public var eventTypes: [any EventPayload.Type] { EventCatalog.envelopeTypes }
@@ -75,6 +79,7 @@ public struct EnvelopesFeature: LedgerFeature {
 
 /// Savings challenges (DOMAIN.md §3): the 52-week challenge and its kin.
 public struct ChallengesFeature: LedgerFeature {
+    /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}
     public var name: String { "challenges" }
     public var eventTypes: [any EventPayload.Type] { EventCatalog.challengeTypes }

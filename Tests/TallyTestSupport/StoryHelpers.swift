@@ -28,3 +28,9 @@ public func gbp(_ text: String) -> Money { try! Money(parsing: text, commodity: 
 public func day(_ text: String) -> LocalDate { try! LocalDate(parsing: text) }
 /// A month in a story: `month("2026-05")`.
 public func month(_ text: String) -> Month { try! Month(parsing: text) }
+
+/// The error of type `E` behind `error`: the one another layer raised when the ledger's
+/// boundary reports it as a ``LedgerError`` (its `underlying`), or `error` itself.
+public func underlying<E: Error>(_ error: any Error, as type: E.Type) -> E? {
+    ((error as? LedgerError)?.underlying as? E) ?? (error as? E)
+}

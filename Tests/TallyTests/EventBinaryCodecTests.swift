@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Tally
+import TallyTestSupport
 @testable import TallyEngine
 @testable import TallyProducts
 import TallyLog
@@ -243,7 +244,7 @@ import TallyLog
             body: EventBody(AccountClosed(account: String(repeating: "x", count: eventStringBytesLimit + 1)))
         )
         #expect { try EventCatalog.standard.record(for: event) } throws: { error in
-            (error as? EventCodingError)?.code == .limitExceeded && "\(error)".contains("account_closed")
+            underlying(error, as: EventCodingError.self)?.code == .limitExceeded && "\(error)".contains("account_closed")
         }
     }
 
@@ -255,7 +256,7 @@ import TallyLog
         let body = EventBody(PotFunded(potId: "holiday", amount: Money(minorUnits: 10_000, commodity: shares)))
         let event = NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body)
         #expect { try EventCatalog.standard.record(for: event) } throws: { error in
-            (error as? EventCodingError)?.code == .invalidValue && "\(error)".contains("scale")
+            underlying(error, as: EventCodingError.self)?.code == .invalidValue && "\(error)".contains("scale")
         }
         // At its registered scale the same code round-trips exactly.
         let registered = NewEvent(effectiveAt: event.effectiveAt, body: EventBody(PotFunded(

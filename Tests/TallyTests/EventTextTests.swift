@@ -214,15 +214,15 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-06-01T12:00:00Z"))
             for name in ["Assets:Ca\u{0}sh", "Assets:Ca\u{1B}[31msh", "Assets:Ca\nsh"] {
-                let error = #expect(throws: EventCodingError.self) {
+                let error = #expect(throws: LedgerError.self) {
                     try ledger.openEnvelopeAccount(name, commodity: .usd, openingBalance: usd("10.00"))
-                }
+                }.flatMap { underlying($0, as: EventCodingError.self) }
                 #expect(error?.field == "data.account", "\(String(describing: error))")
                 #expect(error?.message.hasPrefix("account_opened: field 'data.account' holds a control character") == true)
             }
-            let potError = #expect(throws: EventCodingError.self) {
+            let potError = #expect(throws: LedgerError.self) {
                 try ledger.createPot(id: "holiday", name: "Holi\u{7F}day", target: usd("100.00"))
-            }
+            }.flatMap { underlying($0, as: EventCodingError.self) }
             #expect(potError?.field == "data.name")
             #expect(ledger.head.sequence == 1)
             #expect(try ledger.balances().isEmpty)
@@ -242,7 +242,7 @@ import TallyTestSupport
                 let line = #"{"type":"account_opened","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"account":"Assets:Ca"# + escaped + #"sh","kind":"asset","commodity":"USD"}}"#
                 let good = try EventJSON.decode(Array(#"{"type":"account_opened","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"account":"Assets:Fine","kind":"asset","commodity":"USD"}}"#.utf8), catalog: .standard).event
                 let bad = try EventJSON.decode(Array(line.utf8), catalog: .standard).event
-                let error = #expect(throws: EventCodingError.self) { try ledger.appendEvents([good, bad]) }
+                let error = #expect(throws: LedgerError.self) { try ledger.appendEvents([good, bad]) }.flatMap { underlying($0, as: EventCodingError.self) }
                 #expect(error?.field == "data.account", "\(String(describing: error))")
             }
             #expect(ledger.head.sequence == 1)

@@ -78,7 +78,7 @@ import TallyTestSupport
             _ = try ledger.importJournal(csvAt: try write(Array(good.prefix(1)), to: root + "-first.csv"))
             let before = try snapshot(root)
 
-            let error = #expect(throws: ImportError.self) { try ledger.importJournal(csvAt: path, batchSize: 1_000) }
+            let error = #expect(throws: LedgerError.self) { try ledger.importJournal(csvAt: path, batchSize: 1_000) }.flatMap { underlying($0, as: ImportError.self) }
             #expect(error?.code == .invalidRow)
             #expect(error?.file == path)
             #expect(error?.line == 2_501)
@@ -109,7 +109,7 @@ import TallyTestSupport
             var bad = good
             bad[2_499] = bad[2_499].replacingOccurrences(of: "\"Shop", with: "\"" + String(repeating: "é", count: 513))
             let path = try write(bad, to: root + "-bank.csv")
-            #expect(throws: ImportError.self) { try ledger.importJournal(csvAt: path) }
+            #expect(throws: LedgerError.self) { try ledger.importJournal(csvAt: path) }
             _ = try write(good, to: path)
             let summary = try ledger.importJournal(csvAt: path)
             #expect(summary.eventsAppended == 3_000 && summary.duplicatesSkipped == 0, "seed \(seed)")
@@ -179,7 +179,7 @@ import TallyTestSupport
             let row = "2026-05-01,\(quoted[0]),\(quoted[1]),1.00,USD,\(quoted[2]),\(quoted[3]),\(quoted[4])"
             let path = try write(["2026-05-01,Assets:Cash,Income:Gift,1.00,USD,,,ok", row], to: root + "-bad.csv")
             let before = try snapshot(root)
-            let error = #expect(throws: ImportError.self) { try ledger.importJournal(csvAt: path) }
+            let error = #expect(throws: LedgerError.self) { try ledger.importJournal(csvAt: path) }.flatMap { underlying($0, as: ImportError.self) }
             #expect(error?.line == 3)
             #expect(error?.field == column, "\(String(describing: error))")
             #expect(error?.message.contains("holds a control character") == true, "\(String(describing: error))")
@@ -199,7 +199,7 @@ import TallyTestSupport
             let bad = good.replacingOccurrences(of: "Assets:Fine", with: "Assets:Ca\(escaped)sh")
             let path = root + "-events.ndjson"
             try Data((good + "\n\n" + bad + "\n").utf8).write(to: URL(fileURLWithPath: path))
-            let error = #expect(throws: ImportError.self) { try ledger.importEvents(ndjsonAt: path) }
+            let error = #expect(throws: LedgerError.self) { try ledger.importEvents(ndjsonAt: path) }.flatMap { underlying($0, as: ImportError.self) }
             #expect(error?.line == 3)
             #expect(error?.field == "data.account")
             #expect(error?.description.hasPrefix("\(path):3: field 'data.account': invalid value: holds a control character") == true, "\(String(describing: error))")
@@ -216,7 +216,7 @@ import TallyTestSupport
             let limit = LogFormat.idempotencyKeyBytesMax - "journal:".utf8.count
             let fits = "2026-05-01,Assets:Cash,Income:Gift,1.00,USD,,,\(String(repeating: "i", count: limit))"
             let tooLong = "2026-05-02,Assets:Cash,Income:Gift,1.00,USD,,,\(String(repeating: "i", count: limit + 1))"
-            let error = #expect(throws: ImportError.self) { try ledger.importJournal(csvAt: try write([fits, tooLong], to: root + "-ids.csv")) }
+            let error = #expect(throws: LedgerError.self) { try ledger.importJournal(csvAt: try write([fits, tooLong], to: root + "-ids.csv")) }.flatMap { underlying($0, as: ImportError.self) }
             #expect(error?.line == 3 && error?.field == "external_id", "\(String(describing: error))")
             #expect(error?.message.contains("holds 256 bytes; the limit is 255") == true, "\(String(describing: error))")
             #expect(try ledger.importJournal(csvAt: try write([fits], to: root + "-ids.csv")).imported == 1)

@@ -162,7 +162,7 @@ import TallyTestSupport
             let (good, _) = try generatedJournal(rows: 25, seed: 3)
             let path = try write(good + "2026-05-01,Assets:Cash,Income:Gift,abc,USD,,,\n", in: root)
             #expect { try ledger.importJournal(csvAt: path, batchSize: 10) } throws: { error in
-                (error as? ImportError)?.line == 27 && (error as? ImportError)?.field == "amount"
+                underlying(error, as: ImportError.self)?.line == 27 && underlying(error, as: ImportError.self)?.field == "amount"
             }
             #expect(ledger.head.sequence == 1)
             #expect(try ledger.balances().isEmpty)
@@ -177,7 +177,7 @@ import TallyTestSupport
             let path = try write(Self.header + "\n2026-05-01,Assets:Cash,Income:Gift,5.00,USD,,,x\n", in: root)
             let journal = try JournalImport.validate(csvAt: path, calendar: ledger.calendar)
             _ = try write(Self.header + "\n2026-05-01,Assets:Cash,Income:Gift,9.00,USD,,,x\n", in: root)
-            #expect { try ledger.importJournal(journal) } throws: { ($0 as? ImportError)?.code == .changedDuringImport }
+            #expect { try ledger.importJournal(journal) } throws: { underlying($0, as: ImportError.self)?.code == .changedDuringImport }
             #expect(ledger.head.sequence == 1)
             try ledger.close()
         }
@@ -207,7 +207,7 @@ import TallyTestSupport
             let orphan = #"{"type":"deposit_split","version":1,"effective_at":"2026-05-01T09:00:00Z","cause":9,"data":{"account":"main","spend":{"amount":"0.70","currency":"USD"},"invest":{"amount":"0.30","currency":"USD"},"spend_weight":70,"invest_weight":30}}"#
             for (text, line) in [(pot + "\n\n{\"type\":\n", 3), (pot + "\n" + orphan + "\n", 2)] {
                 let path = try write(text, in: root, name: "bad.ndjson")
-                #expect { try ledger.importEvents(ndjsonAt: path) } throws: { ($0 as? ImportError)?.line == line }
+                #expect { try ledger.importEvents(ndjsonAt: path) } throws: { underlying($0, as: ImportError.self)?.line == line }
             }
             #expect(ledger.head.sequence == 1)
             try ledger.close()

@@ -79,7 +79,7 @@ import TallyLog
         try Data([0x61, 0x2C, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reader = try CSVReader(path: path)
-        #expect { try reader.next() } throws: { ($0 as? ImportError)?.message.contains("UTF-8") == true }
+        #expect { try reader.next() } throws: { underlying($0, as: ImportError.self)?.message.contains("UTF-8") == true }
     }
 
     @Test func aRowBecomesOneJournalEntryAtTheStartOfItsDay() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TallyLog
 @testable import Tally
+import TallyTestSupport
 @testable import TallyEngine
 @testable import TallyProducts
 
@@ -231,8 +232,8 @@ struct LedgerSimulator {
     func install() throws {
         let files = LedgerSimulationTemplate.files
         try FileManager.default.createDirectory(atPath: root + "/log", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root + "/STORE", contents: Data(files.marker))
-        for file in files.readModels { FileManager.default.createFile(atPath: root + "/" + file.name, contents: Data(file.bytes)) }
+        _ = FileManager.default.createFile(atPath: root + "/STORE", contents: Data(files.marker))
+        for file in files.readModels { _ = FileManager.default.createFile(atPath: root + "/" + file.name, contents: Data(file.bytes)) }
         for file in files.log { disk.install(root + "/log/" + file.name, bytes: file.bytes) }
     }
 
@@ -287,7 +288,7 @@ struct LedgerSimulator {
                 let run = command.run
                 keyed.append((key, { l, k in try run(l, k) }, result.events))
             }
-        } catch let error as LedgerError {
+        } catch let error as LedgerError where ![.store, .locked, .readModels].contains(error.code) {
             figures.refused += 1
             note("\(command.name): refused (\(error.code))")
         } catch {
@@ -424,7 +425,7 @@ struct LedgerSimulator {
                     throw fail("read models at \(checkpoint) ahead of the log at \(logHead) were accepted")
                 }
                 break
-            } catch let error as StoreError where error.code == .readModelsAhead {
+            } catch let error as LedgerError where underlying(error, as: StoreError.self)?.code == .readModelsAhead {
                 guard let folded = checkpoint, folded > logHead else { throw fail("a false 'read models ahead': \(error)") }
                 guard options.syncMode == .none else {
                     throw fail("read models ahead of a log that syncs every commit: an acknowledged commit was lost (\(folded) > \(logHead))")
@@ -435,13 +436,13 @@ struct LedgerSimulator {
                 forgetSnapshots()
                 for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: root + "/readmodels.sqlite" + suffix) }
                 checkpoint = nil
-            } catch let error as LogError where error.code == .io {
+            } catch let error as LedgerError where underlying(error, as: LogError.self)?.code == .io {
                 note("open failed: \(error.message)")
                 if attempt > 8 { throw fail("open keeps failing without faults: \(error)") }
-            } catch let error as LogError {
+            } catch let error as LedgerError where underlying(error, as: LogError.self) != nil {
                 // The writer checks every frame of the last segment; a reader only its last.
                 disk.faults = .none
-                try repairUnsyncedTail(error)
+                try repairUnsyncedTail(underlying(error, as: LogError.self)!)
                 do { logHead = try LogReader.open(directory: root + "/log", fileSystem: disk).head.sequence } catch {
                     throw fail("the log cannot be read after a repair: \(error)")
                 }

@@ -57,7 +57,7 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let ledger = try Ledger.forTesting(at: root, clock: ManualClock(Self.start))
             #expect { try Ledger.open(at: root, options: .standard) } throws: { error in
-                (error as? LogError)?.code == .locked
+                underlying(error, as: LogError.self)?.code == .locked
             }
             try ledger.close()
         }

@@ -157,7 +157,7 @@ private final class Outcomes: Sendable {
             ]
             for (path, message) in cases {
                 #expect { try EventStore.create(at: path, ledger: Self.created, effectiveAt: Self.at) } throws: { error in
-                    (error as? StoreError)?.message.contains(message) == true
+                    underlying(error, as: StoreError.self)?.message.contains(message) == true
                 }
             }
             #expect(entries(parent) == ["file", "store"])
@@ -170,15 +170,15 @@ private final class Outcomes: Sendable {
         try withTemporaryStore { root in
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             #expect(FileManager.default.createFile(atPath: root + "/STORE", contents: Data(StoreLayout.markerText.utf8)))
-            #expect { try EventStore.open(at: root, catalog: .standard) } throws: { ($0 as? StoreError)?.code == .incomplete }
+            #expect { try EventStore.open(at: root, catalog: .standard) } throws: { underlying($0, as: StoreError.self)?.code == .incomplete }
             try LogWriter.create(directory: root + "/log").close()
-            #expect { try EventStore.open(at: root, catalog: .standard) } throws: { ($0 as? StoreError)?.code == .incomplete }
-            #expect { try EventStoreReader.open(at: root, catalog: .standard) } throws: { ($0 as? StoreError)?.code == .incomplete }
+            #expect { try EventStore.open(at: root, catalog: .standard) } throws: { underlying($0, as: StoreError.self)?.code == .incomplete }
+            #expect { try EventStoreReader.open(at: root, catalog: .standard) } throws: { underlying($0, as: StoreError.self)?.code == .incomplete }
             let verification = try StoreVerifier.verify(at: root, options: .standard)
             #expect(verification.outcome == .logDamaged)
             #expect(verification.contentProblems.first?.contains("no events") == true, "\(verification.contentProblems)")
             #expect { try EventStore.create(at: root, ledger: Self.created, effectiveAt: Self.at) } throws: {
-                ($0 as? StoreError)?.code == .alreadyExists
+                underlying($0, as: StoreError.self)?.code == .alreadyExists
             }
         }
     }

@@ -146,8 +146,8 @@ import TallyTestSupport
             try FileManager.default.removeItem(atPath: root + "/log")
             try FileManager.default.copyItem(atPath: backup, toPath: root + "/log")
 
-            #expect { try Ledger.open(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
-            #expect { try Ledger.openForReading(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsAhead }
+            #expect { try Ledger.open(at: root, options: .standard) } throws: { underlying($0, as: StoreError.self)?.code == .readModelsAhead }
+            #expect { try Ledger.openForReading(at: root, options: .standard) } throws: { underlying($0, as: StoreError.self)?.code == .readModelsAhead }
             let head = try Ledger.rebuild(at: root, options: .standard)
             #expect(head.sequence == 2)
             let ledger = try Ledger.open(at: root, options: .init(clock: clock.function, syncMode: .none, features: standardFeatures))
@@ -170,7 +170,7 @@ import TallyTestSupport
             }
             try FileManager.default.removeItem(atPath: root + "/log")
             try FileManager.default.copyItem(atPath: other + "/log", toPath: root + "/log")
-            #expect { try Ledger.open(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsDisagree }
+            #expect { try Ledger.open(at: root, options: .standard) } throws: { underlying($0, as: StoreError.self)?.code == .readModelsDisagree }
         }
     }
 
@@ -183,7 +183,7 @@ import TallyTestSupport
             let path = StoreLayout(root: root).readModelPath
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
-            #expect { try Ledger.open(at: root, options: .standard) } throws: { ($0 as? StoreError)?.code == .readModelsUnreadable }
+            #expect { try Ledger.open(at: root, options: .standard) } throws: { underlying($0, as: StoreError.self)?.code == .readModelsUnreadable }
             try Ledger.rebuild(at: root, options: .standard)
             let reopened = try Ledger.openForReading(at: root, options: .standard)
             defer { try? reopened.close() }
@@ -203,7 +203,7 @@ import TallyTestSupport
             for reader in readers {
                 #expect(reader.isReadOnly)
                 #expect(try cash(reader) == usd("10.00"))
-                #expect { try reader.appendEvents([entry("1.00", at: clock)]) } throws: { ($0 as? StoreError)?.code == .readOnly }
+                #expect { try reader.appendEvents([entry("1.00", at: clock)]) } throws: { underlying($0, as: StoreError.self)?.code == .readOnly }
             }
             try writer.appendEvents([entry("5.00", at: clock)])
             // A reader's snapshot moves on with the writer's commits.

@@ -61,8 +61,8 @@ Exit status 0 when every check held, 1 otherwise. Usage:
 
     scripts/crash/crash_harness.py --tally .build/release/tally --kills 1000 --seed 42
     scripts/crash/crash_harness.py --modes rebuild,concurrent --kills 10
-    scripts/crash/crash_harness.py --merchant-tags Examples/MerchantTags/.build/release/merchant-tags \
-        --modes embedder --kills 200
+    scripts/crash/crash_harness.py --modes embedder --kills 200 \\
+        --merchant-tags Examples/MerchantTags/.build/release/merchant-tags
 """
 
 import argparse
@@ -598,9 +598,9 @@ class Harness:
     # -- the run ---------------------------------------------------------------------
 
     def run_all(self, kills):
+        tally = f", tally {self.tally}" if set(self.modes) != {"embedder"} else ""
         merchant_tags = f", merchant-tags {self.merchant_tags}" if "embedder" in self.modes else ""
-        print(f"crash harness: seed {self.seed}, {kills} kills, tally {self.tally}{merchant_tags}, work {self.workdir}",
-              flush=True)
+        print(f"crash harness: seed {self.seed}, {kills} kills{tally}{merchant_tags}, work {self.workdir}", flush=True)
         started = time.monotonic()
         attempts = 0
         while self.counts["kills"] < kills and attempts < kills * 4:
@@ -620,7 +620,8 @@ class Harness:
             except Failure as failure:
                 if before == [self.counts[key] for key in specific]:
                     self.counts["other_failures"] += 1
-                message = f"round {self.round} ({mode}, store {self.store}): {failure}"
+                store = self.embedder_store if mode == "embedder" else self.store
+                message = f"round {self.round} ({mode}, store {store}): {failure}"
                 self.failures.append(message)
                 print(f"FAIL {message}", flush=True)
                 self.store = None

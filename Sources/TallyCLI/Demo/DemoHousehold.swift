@@ -98,22 +98,22 @@ struct DemoHousehold: Sendable {
 /// What a household's tour did: the commands it ran and what they appended or refused.
 struct DemoActivity: Hashable, Sendable {
     /// Commands run (refused ones included).
-    internal(set) var commands = 0
+    var commands = 0
     /// Events appended, by event type name.
-    internal(set) var eventsByType: [String: Int] = [:]
+    var eventsByType: [String: Int] = [:]
     /// Commands that appended nothing because their idempotency key had been used (a bank
     /// sending a transaction twice).
-    internal(set) var repeatsIgnored = 0
+    var repeatsIgnored = 0
     /// Commands that found nothing to do (recurring items asked for twice in a month, a rule
     /// already in force).
-    internal(set) var nothingToDo = 0
+    var nothingToDo = 0
     /// Commands the ledger refused, by what the refusal said (its error code), e.g.
     /// `card frozen`.
-    internal(set) var refusals: [String: Int] = [:]
+    var refusals: [String: Int] = [:]
     /// The amended transaction's id.
-    internal(set) var amendedTransactionId: String?
+    var amendedTransactionId: String?
     /// The events of the amended transaction: its first version and its amendment.
-    internal(set) var amendmentSequences: [UInt64] = []
+    var amendmentSequences: [UInt64] = []
 
     /// Events appended in all.
     var eventCount: Int { eventsByType.values.reduce(0, +) }

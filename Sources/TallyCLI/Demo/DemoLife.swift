@@ -109,7 +109,7 @@ final class DemoLife {
                 for event in result.events { activity.eventsByType[event.type.name, default: 0] += 1 }
             }
             return result
-        } catch let error as LedgerError where refusable {
+        } catch let error as LedgerError where refusable && error.underlying == nil {
             activity.refusals[error.code.description, default: 0] += 1
             return nil
         }

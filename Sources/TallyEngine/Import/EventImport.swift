@@ -130,66 +130,70 @@ extension Ledger {
     public func importEvents(
         _ file: ValidatedEvents, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
-        try ImportBatch.check(batchSize)
-        let path = file.path
-        var summary = ImportSummary()
-        let lines = try LineReader(path: path)
-        var batch: [NewEvent] = []
-        batch.reserveCapacity(batchSize)
-        func commit() throws {
-            let outcome = try appendSkippingUsedKeys(batch, admitting: true)
-            summary.duplicatesSkipped += outcome.skipped
-            summary.imported += outcome.result.events.count
-            summary.record(outcome.result)
-            batch.removeAll(keepingCapacity: true)
-            try progress?(ImportProgress(
-                phase: .appending, completed: Int64(summary.rows), total: Int64(file.events),
-                committedSequence: outcome.result.events.last?.sequence))
-        }
-        func changed(_ detail: String) -> ImportError {
-            let appended = summary.sequences.map { "; events were appended as seq \($0.lowerBound)-\($0.upperBound)" } ?? "; nothing was appended"
-            return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
-        }
-        // The whole file is rehearsed first, batch by batch as it will be appended: an event
-        // that is not admissible anywhere in it refuses the file before the first append.
-        do {
-            try rehearse { plan in
-                let rehearsal = try LineReader(path: path)
-                var events: [NewEvent] = []
-                events.reserveCapacity(batchSize)
-                while let (line, bytes) = try rehearsal.next() {
-                    events.append(try EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog))
-                    if events.count == batchSize {
-                        try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, skipped: SkipCount()))
-                        events.removeAll(keepingCapacity: true)
+        try LedgerError.boundary {
+            try ImportBatch.check(batchSize)
+            let path = file.path
+            var summary = ImportSummary()
+            let lines = try LineReader(path: path)
+            var batch: [NewEvent] = []
+            batch.reserveCapacity(batchSize)
+            func commit() throws {
+                let outcome = try appendSkippingUsedKeys(batch, admitting: true)
+                summary.duplicatesSkipped += outcome.skipped
+                summary.imported += outcome.result.events.count
+                summary.record(outcome.result)
+                batch.removeAll(keepingCapacity: true)
+                try progress?(ImportProgress(
+                    phase: .appending, completed: Int64(summary.rows), total: Int64(file.events),
+                    committedSequence: outcome.result.events.last?.sequence))
+            }
+            func changed(_ detail: String) -> ImportError {
+                let appended = summary.sequences.map { "; events were appended as seq \($0.lowerBound)-\($0.upperBound)" } ?? "; nothing was appended"
+                return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
+            }
+            // The whole file is rehearsed first, batch by batch as it will be appended: an event
+            // that is not admissible anywhere in it refuses the file before the first append.
+            do {
+                try rehearse { plan in
+                    let rehearsal = try LineReader(path: path)
+                    var events: [NewEvent] = []
+                    events.reserveCapacity(batchSize)
+                    while let (line, bytes) = try rehearsal.next() {
+                        events.append(try EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog))
+                        if events.count == batchSize {
+                            try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, skipped: SkipCount()))
+                            events.removeAll(keepingCapacity: true)
+                        }
                     }
+                    if !events.isEmpty { try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, skipped: SkipCount())) }
                 }
-                if !events.isEmpty { try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, skipped: SkipCount())) }
+            } catch let error as ImportError where error.code == .invalidRow {
+                throw changed(error.description)
             }
-        } catch let error as ImportError where error.code == .invalidRow {
-            throw changed(error.description)
-        }
-        do {
-            while let (line, bytes) = try lines.next() {
-                batch.append(try EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog))
-                summary.rows += 1
-                if batch.count == batchSize { try commit() }
+            do {
+                while let (line, bytes) = try lines.next() {
+                    batch.append(try EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog))
+                    summary.rows += 1
+                    if batch.count == batchSize { try commit() }
+                }
+            } catch let error as ImportError where error.code == .invalidRow {
+                throw changed(error.description)
             }
-        } catch let error as ImportError where error.code == .invalidRow {
-            throw changed(error.description)
+            guard lines.hexDigest() == file.sha256, summary.rows == file.events else {
+                throw changed("its SHA-256 differs")
+            }
+            if !batch.isEmpty { try commit() }
+            return summary
         }
-        guard lines.hexDigest() == file.sha256, summary.rows == file.events else {
-            throw changed("its SHA-256 differs")
-        }
-        if !batch.isEmpty { try commit() }
-        return summary
     }
 
     /// Validates and imports an NDJSON file of events.
     public func importEvents(
         ndjsonAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
-        try importEvents(try EventImport.validate(ndjsonAt: path, head: head.sequence, catalog: catalog, progress: progress), batchSize: batchSize, progress: progress)
+        try LedgerError.boundary {
+            try importEvents(try EventImport.validate(ndjsonAt: path, head: head.sequence, catalog: catalog, progress: progress), batchSize: batchSize, progress: progress)
+        }
     }
 }
 

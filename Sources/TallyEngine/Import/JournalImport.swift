@@ -127,7 +127,9 @@ extension Ledger {
     public func importJournal(
         csvAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
-        try importJournal(try JournalImport.validate(csvAt: path, calendar: calendar, progress: progress), batchSize: batchSize, progress: progress)
+        try LedgerError.boundary {
+            try importJournal(try JournalImport.validate(csvAt: path, calendar: calendar, progress: progress), batchSize: batchSize, progress: progress)
+        }
     }
 
     /// The appending pass of a validated journal: reads the file again and appends one
@@ -146,46 +148,48 @@ extension Ledger {
     public func importJournal(
         _ journal: ValidatedJournal, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
-        try ImportBatch.check(batchSize)
-        let path = journal.path
-        var summary = ImportSummary()
-        func changed(_ detail: String) -> ImportError {
-            let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
-            return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
-        }
-        do {
-            try requireNoKeyConflicts(journal, batchSize: batchSize)
-        } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
-            throw changed(error.description)
-        }
-        var events = try JournalEvents(path: path, calendar: calendar)
-        var batch: [NewEvent] = []
-        batch.reserveCapacity(batchSize)
-        func commit() throws {
-            let outcome = try appendSkippingUsedKeys(batch)
-            summary.duplicatesSkipped += outcome.skipped
-            summary.imported += outcome.result.events.count
-            summary.record(outcome.result)
-            batch.removeAll(keepingCapacity: true)
-            try progress?(ImportProgress(
-                phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
-                committedSequence: outcome.result.events.last?.sequence))
-        }
-        do {
-            try events.readHeader()
-            while let (_, event) = try events.next() {
-                summary.rows += 1
-                batch.append(event)
-                if batch.count == batchSize { try commit() }
+        try LedgerError.boundary {
+            try ImportBatch.check(batchSize)
+            let path = journal.path
+            var summary = ImportSummary()
+            func changed(_ detail: String) -> ImportError {
+                let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
+                return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
             }
-        } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
-            throw changed(error.description)
+            do {
+                try requireNoKeyConflicts(journal, batchSize: batchSize)
+            } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
+                throw changed(error.description)
+            }
+            var events = try JournalEvents(path: path, calendar: calendar)
+            var batch: [NewEvent] = []
+            batch.reserveCapacity(batchSize)
+            func commit() throws {
+                let outcome = try appendSkippingUsedKeys(batch)
+                summary.duplicatesSkipped += outcome.skipped
+                summary.imported += outcome.result.events.count
+                summary.record(outcome.result)
+                batch.removeAll(keepingCapacity: true)
+                try progress?(ImportProgress(
+                    phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
+                    committedSequence: outcome.result.events.last?.sequence))
+            }
+            do {
+                try events.readHeader()
+                while let (_, event) = try events.next() {
+                    summary.rows += 1
+                    batch.append(event)
+                    if batch.count == batchSize { try commit() }
+                }
+            } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
+                throw changed(error.description)
+            }
+            guard events.hexDigest() == journal.sha256, summary.rows == journal.rows else {
+                throw changed("its SHA-256 differs")
+            }
+            if !batch.isEmpty { try commit() }
+            return summary
         }
-        guard events.hexDigest() == journal.sha256, summary.rows == journal.rows else {
-            throw changed("its SHA-256 differs")
-        }
-        if !batch.isEmpty { try commit() }
-        return summary
     }
 
     /// Appends events in one commit, leaving out those whose idempotency key was used in an

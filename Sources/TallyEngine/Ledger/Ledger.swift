@@ -204,29 +204,32 @@ public final class Ledger: Sendable {
 
     /// Creates a store and its ledger.
     ///
-    /// - Throws: ``StoreError`` if a store exists there; ``EventCodingError`` for an unknown
-    ///   time zone; ``LedgerError`` for a base currency that is not an ISO currency.
+    /// - Throws: ``LedgerError``: `store` if a store exists there (a ``StoreError``
+    ///   `alreadyExists` underneath), `invalidEvent` for an unknown time zone,
+    ///   `invalidArgument` for a base currency that is not an ISO currency.
     public static func create(
         at root: String, name: String, baseCurrency: Commodity, timeZone: String, options: Options = Options()
     ) throws -> Ledger {
-        let calendar = try LedgerCalendar(timeZoneIdentifier: timeZone)
-        guard baseCurrency.isISOCurrency else {
-            throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(baseCurrency.code)")
-        }
-        _ = try options.registeredProjectors()
-        let catalog = try options.catalog()
-        guard options.logFileSystem is PosixFileSystem else {
-            throw LedgerError(.invalidArgument, "a store is created on the real disk; a simulated log file system is for Ledger.open")
-        }
-        let store = try EventStore.create(
-            at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
-            effectiveAt: options.clock(), catalog: catalog, options: options.logOptions
-        )
-        do {
-            return try attach(store, calendar: calendar, options: options)
-        } catch {
-            try? store.close()
-            throw error
+        try LedgerError.boundary {
+            let calendar = try LedgerCalendar(timeZoneIdentifier: timeZone)
+            guard baseCurrency.isISOCurrency else {
+                throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(baseCurrency.code)")
+            }
+            _ = try options.registeredProjectors()
+            let catalog = try options.catalog()
+            guard options.logFileSystem is PosixFileSystem else {
+                throw LedgerError(.invalidArgument, "a store is created on the real disk; a simulated log file system is for Ledger.open")
+            }
+            let store = try EventStore.create(
+                at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
+                effectiveAt: options.clock(), catalog: catalog, options: options.logOptions
+            )
+            do {
+                return try attach(store, calendar: calendar, options: options)
+            } catch {
+                try? store.close()
+                throw error
+            }
         }
     }
 
@@ -234,19 +237,22 @@ public final class Ledger: Sendable {
     /// describe a prefix of it, then folds whatever they have not yet seen (after a crash
     /// between an append and its fold, nothing is lost).
     ///
-    /// - Throws: ``StoreError`` when there is no store, and `readModelsAhead` /
-    ///   `readModelsDisagree` when the read models have folded events this log does not hold
-    ///   (restore the newer log, or ``rebuild(at:options:progress:)``); `LogError` (`locked`)
-    ///   when another process writes, (`corrupt`) for damage, naming segment and offset.
+    /// - Throws: ``LedgerError``: `store` when there is no store, or when the read models have
+    ///   folded events this log does not hold (a ``StoreError`` `readModelsAhead` or
+    ///   `readModelsDisagree` underneath: restore the newer log, or
+    ///   ``rebuild(at:options:progress:)``); `locked` when another process writes; `store` for
+    ///   damage (a `LogError` `corrupt` underneath, naming segment and offset).
     public static func open(at root: String, options: Options = Options()) throws -> Ledger {
-        _ = try options.registeredProjectors()
-        let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
-        do {
-            return try attach(
-                store, calendar: try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
-        } catch {
-            try? store.close()
-            throw error
+        try LedgerError.boundary {
+            _ = try options.registeredProjectors()
+            let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
+            do {
+                return try attach(
+                    store, calendar: try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
+            } catch {
+                try? store.close()
+                throw error
+            }
         }
     }
 
@@ -301,42 +307,44 @@ public final class Ledger: Sendable {
     /// - Throws: ``StoreError`` as ``open(at:options:)`` does; `LogError` (`locked`) when a
     ///   writer kept the store busy longer than the wait and no read models could be used.
     public static func openForReading(at root: String, options: Options = Options()) throws -> Ledger {
-        let layout = StoreLayout(root: root)
-        try layout.requireStore()
-        let calendar = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar()
-        let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
-        let registered = try options.registeredProjectors()
-        let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
-        var caughtUp = false
-        while true {
-            if let readModels = try ReadModelStore.openForReading(path: layout.readModelPath, projectors: registered, snapshots: snapshots) {
-                do {
-                    // Checkpoints first, then the log: a live writer publishes a commit to the
-                    // log before its read models commit it, so the log is never the one behind.
-                    let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
-                    let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
-                    let checkpoint = digests.map(\.sequence).min() ?? 0
-                    if checkpoint >= reader.head.sequence || caughtUp
-                        || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
-                        try readModels.checkAgreement(with: reader, digests: digests)
-                        let folded = try readModels.checkpointDigest(reader, digests: digests)
-                        return Ledger(
-                            layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options,
-                            catalog: reader.catalog, readerHead: folded)
+        try LedgerError.boundary {
+            let layout = StoreLayout(root: root)
+            try layout.requireStore()
+            let calendar = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar()
+            let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
+            let registered = try options.registeredProjectors()
+            let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
+            var caughtUp = false
+            while true {
+                if let readModels = try ReadModelStore.openForReading(path: layout.readModelPath, projectors: registered, snapshots: snapshots) {
+                    do {
+                        // Checkpoints first, then the log: a live writer publishes a commit to the
+                        // log before its read models commit it, so the log is never the one behind.
+                        let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
+                        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
+                        let checkpoint = digests.map(\.sequence).min() ?? 0
+                        if checkpoint >= reader.head.sequence || caughtUp
+                            || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
+                            try readModels.checkAgreement(with: reader, digests: digests)
+                            let folded = try readModels.checkpointDigest(reader, digests: digests)
+                            return Ledger(
+                                layout: layout, store: nil, readModels: readModels, calendar: calendar, options: options,
+                                catalog: reader.catalog, readerHead: folded)
+                        }
+                        try readModels.database.close()
+                    } catch {
+                        try? readModels.database.close()
+                        throw error
                     }
-                    try readModels.database.close()
-                } catch {
-                    try? readModels.database.close()
-                    throw error
                 }
-            }
-            // Behind with no writer live, or no usable read models: fold the log as the writer.
-            do {
-                try Ledger.open(at: root, options: options).close()
-                caughtUp = true
-            } catch let error as LogError where error.code == .locked {
-                guard Instant.now.microsecondsSinceEpoch < deadline else { throw error }
-                usleep(20_000)
+                // Behind with no writer live, or no usable read models: fold the log as the writer.
+                do {
+                    try Ledger.open(at: root, options: options).close()
+                    caughtUp = true
+                } catch let error as LogError where error.code == .locked {
+                    guard Instant.now.microsecondsSinceEpoch < deadline else { throw error }
+                    usleep(20_000)
+                }
             }
         }
     }
@@ -344,14 +352,16 @@ public final class Ledger: Sendable {
     /// Closes the ledger: waits for every queued and in-flight command, ends the event
     /// streams, then closes the log (releasing the writer lock) and the read-model database.
     public func close() throws {
-        queue.close()
-        observers.finishAll()
-        // Both are released even when the first fails (a log on a failed disk must not keep
-        // the read-model database open).
-        var failure: (any Error)?
-        do { try store?.close() } catch { failure = error }
-        do { try readModels.database.close() } catch { failure = failure ?? error }
-        if let failure { throw failure }
+        try LedgerError.boundary {
+            queue.close()
+            observers.finishAll()
+            // Both are released even when the first fails (a log on a failed disk must not keep
+            // the read-model database open).
+            var failure: (any Error)?
+            do { try store?.close() } catch { failure = error }
+            do { try readModels.database.close() } catch { failure = failure ?? error }
+            if let failure { throw failure }
+        }
     }
 
     /// Flushes commits appended with ``Options/syncMode`` `.none` to disk.
@@ -396,13 +406,16 @@ public final class Ledger: Sendable {
     /// ```
     ///
     /// - Throws: ``LedgerError`` when the command is refused (nothing appended), including
-    ///   `idempotencyConflict` for a key used before with different input; ``StoreError``
-    ///   `readOnly` on a ledger opened for reading; `LogError` for I/O failures.
+    ///   `idempotencyConflict` for a key used before with different input, `store` (a
+    ///   ``StoreError`` `readOnly` underneath) on a ledger opened for reading, `store` or
+    ///   `locked` for the log's failures (``LedgerError/reporting(_:)``).
     @discardableResult
     public func run(_ command: LedgerCommand) throws -> CommandResult {
-        let pending = PendingCommand(command)
-        try queue.submitAndWait([pending])
-        return try pending.outcome!.get()
+        try LedgerError.boundary {
+            let pending = PendingCommand(command)
+            try queue.submitAndWait([pending])
+            return try pending.outcome!.get()
+        }
     }
 
     /// Runs many commands in order, in as few commits as the frame limits allow (one for
@@ -415,16 +428,20 @@ public final class Ledger: Sendable {
     /// ```
     public func run(batch commands: [LedgerCommand]) throws -> [Result<CommandResult, any Error>] {
         let pending = commands.map { PendingCommand($0) }
-        try queue.submitAndWait(pending)
-        return pending.map { $0.outcome! }
+        try LedgerError.boundary { try queue.submitAndWait(pending) }
+        return pending.map { $0.outcome!.mapError { LedgerError.reporting($0) ?? $0 } }
     }
 
     /// Runs a command without blocking the cooperative thread pool: the commit runs on the
     /// ledger's own thread and concurrent callers share one `fdatasync`.
     @discardableResult
     public func run(_ command: LedgerCommand) async throws -> CommandResult {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.enqueue([PendingCommand(command, continuation: continuation)])
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                queue.enqueue([PendingCommand(command, continuation: continuation)])
+            }
+        } catch {
+            throw LedgerError.reporting(error) ?? error
         }
     }
 
@@ -460,7 +477,7 @@ public final class Ledger: Sendable {
             pending = commands.map { PendingCommand($0, batch: batch) }
             queue.enqueue(pending)
         }
-        return pending.map { $0.outcome! }
+        return pending.map { $0.outcome!.mapError { LedgerError.reporting($0) ?? $0 } }
     }
 
     /// Runs a command given as its parts and waits for it: ``run(_:)-2djfs`` for a
@@ -563,37 +580,41 @@ public final class Ledger: Sendable {
     ///   when two registered projectors share a name or a table.
     @discardableResult
     public static func rebuild(at root: String, options: Options = Options(), progress: ((UInt64) -> Void)? = nil) throws -> LogDigest {
-        let registered = try options.registeredProjectors()
-        let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
-        defer { try? store.close() }
-        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
-        let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
-        let path = store.layout.readModelPath
-        if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {
-            defer { try? kept.database.close() }
-            try kept.rebuild(from: reader, progress: progress)
+        try LedgerError.boundary {
+            let registered = try options.registeredProjectors()
+            let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
+            defer { try? store.close() }
+            let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
+            let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
+            let path = store.layout.readModelPath
+            if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {
+                defer { try? kept.database.close() }
+                try kept.rebuild(from: reader, progress: progress)
+                return reader.head
+            }
+            for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+                try FileManager.default.removeItem(atPath: path + suffix)
+            }
+            let readModels = try ReadModelStore(path: path, projectors: registered, snapshots: snapshots)
+            defer { try? readModels.database.close() }
+            try readModels.rebuild(from: reader, progress: progress)
             return reader.head
         }
-        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.removeItem(atPath: path + suffix)
-        }
-        let readModels = try ReadModelStore(path: path, projectors: registered, snapshots: snapshots)
-        defer { try? readModels.database.close() }
-        try readModels.rebuild(from: reader, progress: progress)
-        return reader.head
     }
 
     /// Reads the read models in a consistent snapshot.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try readModels.database.read(body)
+        try LedgerError.boundary { try readModels.database.read(body) }
     }
 
     /// Drops every read model and folds the whole log again; `progress` gets the last
     /// sequence number folded. Waits for the commands in flight.
     public func rebuild(progress: ((UInt64) -> Void)? = nil) throws {
-        _ = try writableStore()
-        try queue.exclusively {
-            try readModels.rebuild(from: try writableStore().reader(), progress: progress)
+        try LedgerError.boundary {
+            _ = try writableStore()
+            try queue.exclusively {
+                try readModels.rebuild(from: try writableStore().reader(), progress: progress)
+            }
         }
     }
 }

@@ -4,10 +4,16 @@ public import TallyEngine
 
 /// The fixed set of budget categories.
 public enum BudgetCategory: String, EventEnumeration {
+    /// Entertainment, Bills and Groceries (`entertainment`, `bills`, `groceries`).
     case entertainment, bills, groceries
+    /// Dining Out (`dining_out`).
     case diningOut = "dining_out"
+    /// Transportation (`transportation`).
     case transportation
+    /// Personal Care (`personal_care`).
     case personalCare = "personal_care"
+    /// Education, Lifestyle, Shopping and General (`education`, `lifestyle`, `shopping`,
+    /// `general`); General is the category of an envelope transaction given none.
     case education, lifestyle, shopping, general
 
     /// The name a person reads: "Dining Out".
@@ -29,11 +35,17 @@ public enum BudgetCategory: String, EventEnumeration {
 
 /// Whether the user typed a transaction or a bank connection imported it.
 public enum TransactionSource: String, EventEnumeration {
+    /// `manual`: typed by the user (generated recurring occurrences count as manual), can be
+    /// amended and deleted; `bank`: imported from a connected bank, can only be re-categorised.
     case manual, bank
 }
 
 /// How often a recurring item falls due.
 public enum RecurringFrequency: String, EventEnumeration {
+    /// Every month, every third month or every twelfth month, counted from the start month
+    /// (`monthly`, `quarterly`, `yearly`); `weekly` is refused by
+    /// ``Ledger/defineRecurring(id:payee:category:amount:dayOfMonth:startMonth:endMonth:frequency:idempotencyKey:)``,
+    /// and a recorded weekly item falls due every month.
     case weekly, monthly, quarterly, yearly
 }
 
@@ -41,22 +53,47 @@ public enum RecurringFrequency: String, EventEnumeration {
 /// bank ones only re-categorised.
 public struct TransactionRecorded: EventPayload {
     public static let eventType = EventType("transaction_recorded", code: 40)
+    /// The transaction's id: `manual:<sequence>` or the caller's id for a manual one,
+    /// `bank:<bank id>:<external id>` for an imported one.
     public var transactionId: String
+    /// Who was paid, or who paid; an envelope transaction's may be empty.
     public var payee: String
+    /// The budget category it counts in.
     public var category: BudgetCategory
-    /// Signed: positive income, negative expense.
+    /// Signed: positive income, negative expense; not zero. In the budget currency, or for
+    /// an envelope transaction in its account's currency.
     public var amount: Money
+    /// Whether the user marked it as recurring.
     public var recurring: Bool
+    /// Typed by the user (`manual`) or imported from a bank (`bank`).
     public var source: TransactionSource
     /// The bank's transaction id (bank source); importing it again records nothing.
     public var externalId: String?
+    /// The connected bank it was imported from (bank source); nil for a manual one.
     public var bankId: String?
-    /// The account it moved, for ledgers that keep several (envelope budgeting).
+    /// The account it moved, for ledgers that keep several (envelope budgeting); nil for
+    /// the budget's current account, `Budget:Current`.
     public var account: String?
+    /// The envelope it is assigned to (envelope budgeting); nil for none.
     public var envelope: String?
     /// 1 unit of `amount`'s currency in the base currency, when they differ.
     public var rateToBase: ExactDecimal?
 
+    /// A transaction; its event's effective time is the start of its day in the ledger's
+    /// time zone.
+    ///
+    /// - Parameters:
+    ///   - transactionId: the transaction's id.
+    ///   - payee: who was paid, or who paid.
+    ///   - category: the budget category.
+    ///   - amount: signed: positive income, negative expense.
+    ///   - recurring: whether the user marks it as recurring.
+    ///   - source: `manual` or `bank`.
+    ///   - externalId: the bank's transaction id, for an imported one.
+    ///   - bankId: the bank it was imported from, for an imported one.
+    ///   - account: the account it moved; nil for `Budget:Current`.
+    ///   - envelope: the envelope it is assigned to; nil for none.
+    ///   - rateToBase: 1 unit of `amount`'s currency in the base currency; nil in the base currency.
     public init(
         transactionId: String, payee: String, category: BudgetCategory, amount: Money,
         recurring: Bool = false, source: TransactionSource, externalId: String? = nil,
@@ -94,12 +131,19 @@ public struct TransactionRecorded: EventPayload {
 /// effective time. The audit trail keeps both versions.
 public struct TransactionAmended: EventPayload {
     public static let eventType = EventType("transaction_amended", code: 41)
+    /// The manual transaction amended.
     public var transactionId: String
+    /// The new version's payee.
     public var payee: String
+    /// The new version's category.
     public var category: BudgetCategory
+    /// The new version's amount, signed: positive income, negative expense; not zero.
     public var amount: Money
+    /// Whether the new version is marked as recurring.
     public var recurring: Bool
 
+    /// The whole new version of a manual transaction (every field, changed or not); its
+    /// event's effective time is the start of the version's day.
     public init(transactionId: String, payee: String, category: BudgetCategory, amount: Money, recurring: Bool) {
         self.transactionId = transactionId
         self.payee = payee
@@ -122,8 +166,10 @@ public struct TransactionAmended: EventPayload {
 /// A manual transaction was deleted (it stays in the log and the audit).
 public struct TransactionDeleted: EventPayload {
     public static let eventType = EventType("transaction_deleted", code: 42)
+    /// The manual transaction deleted.
     public var transactionId: String
 
+    /// The deletion of a manual transaction.
     public init(transactionId: String) { self.transactionId = transactionId }
 
     public var entity: String { "transaction:\(transactionId)" }
@@ -134,9 +180,12 @@ public struct TransactionDeleted: EventPayload {
 /// A transaction, bank-imported or manual, moved to another category; survives re-imports.
 public struct TransactionRecategorised: EventPayload {
     public static let eventType = EventType("transaction_recategorised", code: 43)
+    /// The transaction moved.
     public var transactionId: String
+    /// The new category; the transaction keeps its date and amount.
     public var category: BudgetCategory
 
+    /// A transaction moved to `category`.
     public init(transactionId: String, category: BudgetCategory) {
         self.transactionId = transactionId
         self.category = category
@@ -152,9 +201,13 @@ public struct TransactionRecategorised: EventPayload {
 /// A bank connection was made.
 public struct BankConnected: EventPayload {
     public static let eventType = EventType("bank_connected", code: 44)
+    /// The bank's id, chosen when connecting: 1 to 100 characters without `:` or spaces;
+    /// the ids of the transactions imported from it include it.
     public var bankId: String
+    /// The bank's display name; the id when none was given.
     public var name: String
 
+    /// A connection to the bank `bankId`, new or renewed after a disconnection.
     public init(bankId: String, name: String) {
         self.bankId = bankId
         self.name = name
@@ -168,8 +221,10 @@ public struct BankConnected: EventPayload {
 /// A bank was disconnected; every transaction it imported stays.
 public struct BankDisconnected: EventPayload {
     public static let eventType = EventType("bank_disconnected", code: 45)
+    /// The bank disconnected.
     public var bankId: String
 
+    /// The disconnection of the bank `bankId`.
     public init(bankId: String) { self.bankId = bankId }
 
     public var entity: String { "bank:\(bankId)" }
@@ -184,6 +239,8 @@ public struct BankDisconnected: EventPayload {
 public struct ReferenceBalanceSet: EventPayload {
     public static let eventType = EventType("reference_balance_set", code: 46, version: 2)
     public static var legacyVersions: [any LegacyEventPayload.Type] { [ReferenceBalanceSetV1.self] }
+    /// The reference balance, in the budget currency: the bank balance, pots included, at
+    /// the event's effective time.
     public var amount: Money
     /// The untracked transfer into the current balance (negative: out of it) that makes
     /// the current balance plus pots, as of the event's effective time, equal the amount.
@@ -191,6 +248,8 @@ public struct ReferenceBalanceSet: EventPayload {
     /// recorded before them.
     public var adjustment: Money?
 
+    /// A reference balance of `amount`; `adjustment` is the untracked transfer that makes
+    /// the current balance plus pots equal it (nil only in version 1 events).
     public init(amount: Money, adjustment: Money? = nil) {
         self.amount = amount
         self.adjustment = adjustment
@@ -204,8 +263,10 @@ public struct ReferenceBalanceSet: EventPayload {
 /// `reference_balance_set` version 1, before resets recorded their adjustment.
 public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
     public static let version: UInt16 = 1
+    /// The reference balance, in the budget currency: the bank balance, pots included.
     public var amount: Money
 
+    /// A version 1 reference balance, as an old log holds it.
     public init(amount: Money) { self.amount = amount }
 
     /// Version 1 recorded no adjustment: replay measures it as version 1 did.
@@ -217,11 +278,14 @@ public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
 /// A budget for one category and month was set (or its maximum changed).
 public struct BudgetSet: EventPayload {
     public static let eventType = EventType("budget_set", code: 47)
+    /// The category the budget limits.
     public var category: BudgetCategory
+    /// The month the budget covers; the event is effective at the start of its first day.
     public var month: Month
-    /// Positive.
+    /// Positive, in the budget currency.
     public var maximum: Money
 
+    /// The budget of `category` for `month`, with its maximum.
     public init(category: BudgetCategory, month: Month, maximum: Money) {
         self.category = category
         self.month = month
@@ -240,9 +304,12 @@ public struct BudgetSet: EventPayload {
 /// A budget was deleted; no transaction changes.
 public struct BudgetDeleted: EventPayload {
     public static let eventType = EventType("budget_deleted", code: 48)
+    /// The category of the budget deleted.
     public var category: BudgetCategory
+    /// The month of the budget deleted.
     public var month: Month
 
+    /// The deletion of the budget of `category` for `month`.
     public init(category: BudgetCategory, month: Month) {
         self.category = category
         self.month = month
@@ -256,11 +323,15 @@ public struct BudgetDeleted: EventPayload {
 /// A savings pot (a goal) was created.
 public struct PotCreated: EventPayload {
     public static let eventType = EventType("pot_created", code: 49)
+    /// The pot's id, 1 to 100 characters without `:` or spaces; its money is held in the
+    /// account `Budget:Pots:<id>`.
     public var potId: String
+    /// What the user calls the pot; the id when none was given.
     public var name: String
     /// Positive; progress is total ÷ target.
     public var target: Money
 
+    /// A new pot with a target, empty.
     public init(potId: String, name: String, target: Money) {
         self.potId = potId
         self.name = name
@@ -277,10 +348,12 @@ public struct PotCreated: EventPayload {
 /// Money moved from the current balance into a pot.
 public struct PotFunded: EventPayload {
     public static let eventType = EventType("pot_funded", code: 50)
+    /// The pot that received the money.
     public var potId: String
     /// Positive.
     public var amount: Money
 
+    /// `amount` moved from the current balance into the pot `potId`.
     public init(potId: String, amount: Money) {
         self.potId = potId
         self.amount = amount
@@ -294,10 +367,12 @@ public struct PotFunded: EventPayload {
 /// Money moved out of a pot back into the current balance.
 public struct PotWithdrawn: EventPayload {
     public static let eventType = EventType("pot_withdrawn", code: 51)
+    /// The pot the money left.
     public var potId: String
     /// Positive.
     public var amount: Money
 
+    /// `amount` moved from the pot `potId` back into the current balance.
     public init(potId: String, amount: Money) {
         self.potId = potId
         self.amount = amount
@@ -311,10 +386,12 @@ public struct PotWithdrawn: EventPayload {
 /// A pot was deleted; its total went back to the current balance.
 public struct PotDeleted: EventPayload {
     public static let eventType = EventType("pot_deleted", code: 52)
+    /// The pot deleted; its id may be used again for a new pot.
     public var potId: String
     /// The total returned, zero or positive.
     public var returned: Money
 
+    /// The deletion of the pot `potId`, returning `returned` (its whole total) to the current balance.
     public init(potId: String, returned: Money) {
         self.potId = potId
         self.returned = returned
@@ -328,17 +405,34 @@ public struct PotDeleted: EventPayload {
 /// A recurring income or expense was defined (monthly by default).
 public struct RecurringDefined: EventPayload {
     public static let eventType = EventType("recurring_defined", code: 53)
+    /// The item's id, 1 to 100 characters without `:` or spaces.
     public var recurringId: String
+    /// Who is paid, or who pays.
     public var payee: String
+    /// The category its occurrences are recorded in.
     public var category: BudgetCategory
     /// Signed: positive income, negative expense.
     public var amount: Money
+    /// How often it falls due, counted from the start month.
     public var frequency: RecurringFrequency
     /// 1 to 31; in shorter months the last day.
     public var dayOfMonth: Int
+    /// The first month it falls due in.
     public var startMonth: Month
+    /// The last month it falls due in; nil for no end.
     public var endMonth: Month?
 
+    /// A recurring income (positive amount) or expense (negative), monthly by default.
+    ///
+    /// - Parameters:
+    ///   - recurringId: the item's id.
+    ///   - payee: who is paid, or who pays.
+    ///   - category: the category of its occurrences.
+    ///   - amount: signed, in the budget currency.
+    ///   - frequency: monthly (the default), quarterly or yearly.
+    ///   - dayOfMonth: 1 to 31.
+    ///   - startMonth: the first month it falls due in.
+    ///   - endMonth: the last month it falls due in; nil for no end.
     public init(
         recurringId: String, payee: String, category: BudgetCategory, amount: Money,
         frequency: RecurringFrequency = .monthly, dayOfMonth: Int, startMonth: Month, endMonth: Month? = nil
@@ -368,8 +462,10 @@ public struct RecurringDefined: EventPayload {
 /// A recurring definition was removed; occurrences already generated stay.
 public struct RecurringRemoved: EventPayload {
     public static let eventType = EventType("recurring_removed", code: 54)
+    /// The item removed.
     public var recurringId: String
 
+    /// The removal of the recurring item `recurringId`.
     public init(recurringId: String) { self.recurringId = recurringId }
 
     public var entity: String { "recurring:\(recurringId)" }
@@ -381,13 +477,21 @@ public struct RecurringRemoved: EventPayload {
 /// `recurring:<id>:<month>`, so asking twice generates nothing the second time.
 public struct RecurringOccurrenceGenerated: EventPayload {
     public static let eventType = EventType("recurring_occurrence_generated", code: 55)
+    /// The recurring item that generated the transaction.
     public var recurringId: String
+    /// The month generated; the event is effective at the start of the item's due day in it.
     public var month: Month
+    /// The transaction's id, `recurring:<id>:<month>`: also the event's idempotency key.
     public var transactionId: String
+    /// The item's payee.
     public var payee: String
+    /// The item's category.
     public var category: BudgetCategory
+    /// The item's amount, signed: positive income, negative expense.
     public var amount: Money
 
+    /// The transaction of the recurring item `recurringId` for `month`, a manual one
+    /// marked recurring.
     public init(
         recurringId: String, month: Month, transactionId: String, payee: String,
         category: BudgetCategory, amount: Money

@@ -58,6 +58,11 @@ extension Ledger {
     /// For a challenge with an account, the amount moves there from `source` (a
     /// `transfer_made` caused by the step, in the same commit).
     ///
+    /// ```swift
+    /// try ledger.completeChallengeStep("save-2026", from: "Assets:Bank")            // the lowest step not done
+    /// try ledger.completeChallengeStep("save-2026", step: 10, from: "Assets:Bank")   // saves 10 units
+    /// ```
+    ///
     /// - Parameters:
     ///   - step: 1-based; the lowest step not completed by default.
     ///   - source: the account the saving comes from (required when the challenge has an account).
@@ -120,6 +125,15 @@ extension Ledger {
 
     /// A challenge's progress at the end of the day of `asOf` (today by default).
     ///
+    /// ```swift
+    /// let progress = try ledger.challengeProgress("save-2026")
+    /// print(progress.saved, progress.remaining, progress.nextStep)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: the moment asked about: steps effective by the end of its day in the
+    ///     ledger's time zone count (now by default).
+    ///   - knownAt: count only what the ledger had recorded by this instant (default: all).
     /// - Throws: ``LedgerError`` `notFound` when it had not started by then.
     public func challengeProgress(_ challengeId: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> ChallengeProgress {
         let day = calendar.date(of: asOf ?? now)
@@ -132,6 +146,14 @@ extension Ledger {
     }
 
     /// Every challenge started by the end of the day of `asOf`, by id.
+    ///
+    /// ```swift
+    /// for progress in try ledger.challengeProgresses() where !progress.isComplete { print(progress.name, progress.saved) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: the moment asked about: its day in the ledger's time zone (now by default).
+    ///   - knownAt: count only what the ledger had recorded by this instant (default: all).
     public func challengeProgresses(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [ChallengeProgress] {
         let day = calendar.date(of: asOf ?? now)
         return try read { db in try ChallengeBook.load(db, effectiveThrough: calendar.endOfDay(day), knownAt: knownAt).progresses() }

@@ -4,9 +4,13 @@ public import TallyEngine
 
 /// The period an envelope's budgeted amount covers.
 public enum EnvelopeInterval: String, EventEnumeration {
+    /// 7 days, counted from the envelope's start date (or from the day its interval last changed).
     case weekly
+    /// 14 days, counted from the envelope's start date (or from the day its interval last changed).
     case biweekly
+    /// Calendar months of the ledger's time zone; the first runs from the start date.
     case monthly
+    /// One interval from the start date on, with no end.
     case oneTime = "one_time"
 }
 
@@ -24,14 +28,25 @@ public enum RolloverPolicy: String, EventEnumeration {
 /// An envelope was created with a budgeted amount per interval.
 public struct EnvelopeCreated: EventPayload {
     public static let eventType = EventType("envelope_created", code: 60)
+    /// The envelope's id, 1 to 100 characters; never used again, even after a deletion.
     public var envelopeId: String
+    /// What the user calls the envelope.
     public var name: String
+    /// The period each budgeted amount covers.
     public var interval: EnvelopeInterval
     /// Positive, in the base currency.
     public var budgeted: Money
     /// The first day of the first interval.
     public var startDate: LocalDate
 
+    /// A new envelope with its budgeted amount per interval.
+    ///
+    /// - Parameters:
+    ///   - envelopeId: the envelope's id.
+    ///   - name: what the user calls it.
+    ///   - interval: the period each budgeted amount covers.
+    ///   - budgeted: the amount per interval, positive, in the base currency; the envelope keeps this currency.
+    ///   - startDate: the first day of the first interval.
     public init(envelopeId: String, name: String, interval: EnvelopeInterval, budgeted: Money, startDate: LocalDate) {
         self.envelopeId = envelopeId
         self.name = name
@@ -54,10 +69,15 @@ public struct EnvelopeCreated: EventPayload {
 /// An envelope's budgeted amount or interval changed from the effective date on.
 public struct EnvelopeBudgetChanged: EventPayload {
     public static let eventType = EventType("envelope_budget_changed", code: 61)
+    /// The envelope changed.
     public var envelopeId: String
+    /// The amount per interval from the effective date on: zero or positive, in the envelope's currency.
     public var budgeted: Money
+    /// The interval from the effective date on; another interval than before re-anchors the
+    /// intervals on that date.
     public var interval: EnvelopeInterval
 
+    /// A new budgeted amount and interval for `envelopeId`, in force from the event's effective time.
     public init(envelopeId: String, budgeted: Money, interval: EnvelopeInterval) {
         self.envelopeId = envelopeId
         self.budgeted = budgeted
@@ -76,9 +96,13 @@ public struct EnvelopeBudgetChanged: EventPayload {
 /// Money was assigned to an envelope beyond its budgeted amount (or taken back, negative).
 public struct EnvelopeFunded: EventPayload {
     public static let eventType = EventType("envelope_funded", code: 62)
+    /// The envelope funded.
     public var envelopeId: String
+    /// Signed, in the envelope's currency: positive assigns money to the interval of the
+    /// effective date, negative takes some back; not zero.
     public var amount: Money
 
+    /// `amount` assigned to (or, negative, taken back from) the envelope `envelopeId`.
     public init(envelopeId: String, amount: Money) {
         self.envelopeId = envelopeId
         self.amount = amount
@@ -92,9 +116,13 @@ public struct EnvelopeFunded: EventPayload {
 /// An envelope's rollover policy changed from the effective date on.
 public struct EnvelopeRolloverSet: EventPayload {
     public static let eventType = EventType("envelope_rollover_set", code: 63)
+    /// The envelope whose policy changed.
     public var envelopeId: String
+    /// What an interval's unspent or overspent amount does in the next interval; the policy
+    /// in force on an interval's last day decides.
     public var policy: RolloverPolicy
 
+    /// The rollover policy of `envelopeId`, in force from the event's effective time.
     public init(envelopeId: String, policy: RolloverPolicy) {
         self.envelopeId = envelopeId
         self.policy = policy
@@ -108,8 +136,10 @@ public struct EnvelopeRolloverSet: EventPayload {
 /// An envelope was deleted; its transactions stay.
 public struct EnvelopeDeleted: EventPayload {
     public static let eventType = EventType("envelope_deleted", code: 64)
+    /// The envelope deleted; answers for earlier dates still show it.
     public var envelopeId: String
 
+    /// The deletion of `envelopeId` from the event's effective time on.
     public init(envelopeId: String) { self.envelopeId = envelopeId }
 
     public var entity: String { "envelope:\(envelopeId)" }
@@ -120,15 +150,28 @@ public struct EnvelopeDeleted: EventPayload {
 /// A savings challenge started from a template (e.g. `52_week`: week n saves n units).
 public struct ChallengeStarted: EventPayload {
     public static let eventType = EventType("challenge_started", code: 65)
+    /// The challenge's id, 1 to 100 characters.
     public var challengeId: String
+    /// The template's id, e.g. `52_week`.
     public var template: String
+    /// What the user calls the challenge; the template's name when none was given.
     public var name: String
     /// The unit the template's steps multiply.
     public var unit: Money
+    /// How many steps the template had when the challenge started.
     public var stepCount: Int
     /// Where completed steps' savings go.
     public var account: String?
 
+    /// A challenge started from a template.
+    ///
+    /// - Parameters:
+    ///   - challengeId: the challenge's id.
+    ///   - template: the template's id (``ChallengeTemplate/id``).
+    ///   - name: what the user calls it.
+    ///   - unit: what one template unit is worth, positive.
+    ///   - stepCount: the template's step count.
+    ///   - account: the user account each step's saving moves to; nil when steps are only counted.
     public init(challengeId: String, template: String, name: String, unit: Money, stepCount: Int, account: String? = nil) {
         self.challengeId = challengeId
         self.template = template
@@ -152,11 +195,14 @@ public struct ChallengeStarted: EventPayload {
 /// One step of a challenge was completed: a saving transaction of `amount`.
 public struct ChallengeStepCompleted: EventPayload {
     public static let eventType = EventType("challenge_step_completed", code: 66)
+    /// The challenge the step belongs to.
     public var challengeId: String
     /// 1-based.
     public var step: Int
+    /// What the step saved: the challenge's unit times the template's multiple for the step.
     public var amount: Money
 
+    /// Step `step` of `challengeId` completed, saving `amount`.
     public init(challengeId: String, step: Int, amount: Money) {
         self.challengeId = challengeId
         self.step = step

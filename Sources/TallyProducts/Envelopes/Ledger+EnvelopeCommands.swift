@@ -102,6 +102,11 @@ extension Ledger {
     /// Changes an envelope's budgeted amount (and interval) from a day on; a new interval
     /// re-anchors the envelope's intervals on that day (``EnvelopeSchedule``).
     ///
+    /// ```swift
+    /// try ledger.changeEnvelopeBudget("groceries", budgeted: usd("450.00"))                     // from today
+    /// try ledger.changeEnvelopeBudget("groceries", budgeted: usd("100.00"), interval: .weekly)  // weeks from today
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
     ///   when given) returns the first result and appends nothing, other input is refused.
     ///   Without an interval, a repeat keeps the interval the first run recorded.
@@ -133,6 +138,10 @@ extension Ledger {
     /// Assigns money to an envelope beyond its budget in the interval of `effectiveAt`'s day (a negative
     /// amount takes some back).
     ///
+    /// ```swift
+    /// try ledger.fundEnvelope("groceries", amount: usd("50.00"))
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
     ///   when given) returns the first result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (zero), `currencyMismatch`,
@@ -151,6 +160,10 @@ extension Ledger {
     /// Sets what an envelope's unspent and overspent amounts do next interval, from a day
     /// on (``EnvelopeRollover``; ``RolloverPolicy/default`` before any).
     ///
+    /// ```swift
+    /// try ledger.setEnvelopeRollover("groceries", policy: .reset)
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
     ///   when given) returns the first result and appends nothing, other input is refused.
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
@@ -165,6 +178,10 @@ extension Ledger {
 
     /// Deletes an envelope from a day on; its transactions stay, and answers for earlier
     /// days still show it.
+    ///
+    /// ```swift
+    /// try ledger.deleteEnvelope("groceries")
+    /// ```
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat for the same envelope (and day,
     ///   when given) returns the first result and appends nothing, other input is refused.
@@ -235,6 +252,13 @@ extension Ledger {
 
     /// Moves money between two user accounts; across currencies, `received` is what the
     /// target got. Assigned to an envelope, the amount counts as spent from it.
+    ///
+    /// ```swift
+    /// try ledger.transferBetweenAccounts("move-1", from: "Assets:Bank", to: "Assets:Savings", amount: usd("200.00"))
+    /// // Across currencies, say what the target received:
+    /// try ledger.transferBetweenAccounts("move-2", from: "Assets:Bank", to: "Assets:Travel cash", amount: usd("100.00"),
+    ///                                    received: try Money(parsing: "15000", commodity: .jpy))
+    /// ```
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
     ///   when given) returns the first result and appends nothing, other input is refused.

@@ -49,6 +49,14 @@ extension Ledger {
 
     /// Every envelope that exists on the day of `asOf` (today by default), by name, in its
     /// interval containing that day.
+    ///
+    /// ```swift
+    /// for status in try ledger.envelopeStatuses() where status.isOverBudget { print(status.name, status.remaining) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: the moment asked about (now by default): its day in the ledger's time zone.
+    ///   - knownAt: what the ledger had recorded by then (everything by default).
     public func envelopeStatuses(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [EnvelopeStatus] {
         let day = calendar.date(of: asOf ?? now)
         return try read { db in try envelopeStatuses(on: day, knownAt: knownAt, db) }
@@ -56,6 +64,15 @@ extension Ledger {
 
     /// What went through each envelope from `first` through `last`, both days included.
     ///
+    /// ```swift
+    /// let may = try ledger.envelopeSpending(from: try LocalDate(parsing: "2026-05-01"), through: try LocalDate(parsing: "2026-05-31"))
+    /// for envelope in may { print(envelope.name, envelope.spent) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - first: the period's first day, in the ledger's time zone.
+    ///   - last: the period's last day.
+    ///   - knownAt: what the ledger had recorded by then (everything by default).
     /// - Throws: ``LedgerError`` `invalidArgument` when `last` is before `first`.
     public func envelopeSpending(from first: LocalDate, through last: LocalDate, knownAt: Instant? = nil) throws -> [EnvelopeSpending] {
         guard first <= last else { throw LedgerError(.invalidArgument, "the period's last day (\(last)) is before its first (\(first))") }
@@ -68,6 +85,15 @@ extension Ledger {
 
     /// The total balance across the user's accounts at the end of the day of `asOf`, in the base
     /// currency then, each balance converted at the rate in force (``RateBook``).
+    ///
+    /// ```swift
+    /// let total = try ledger.envelopeAccountsTotal()
+    /// print(total.total, total.unconverted.count)   // lines without a rate are left out of the total
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: the moment asked about (now by default): balances at the end of its day.
+    ///   - knownAt: what the ledger had recorded by then (everything by default).
     public func envelopeAccountsTotal(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> EnvelopeAccountsTotal {
         let day = calendar.date(of: asOf ?? now)
         let bound = calendar.endOfDay(day)
@@ -80,6 +106,10 @@ extension Ledger {
 
 extension Ledger {
     /// The user accounts opened (kind asset or liability), by name.
+    ///
+    /// ```swift
+    /// for account in try ledger.envelopeAccounts() { print(account.account, account.commodity) }
+    /// ```
     public func envelopeAccounts() throws -> [EnvelopeAccount] {
         try read { db in try EnvelopeBook.load(db, effectiveThrough: .latest, after: .latest).accounts.values.sorted { $0.account < $1.account } }
     }

@@ -7,6 +7,14 @@ extension Ledger {
     /// removal. `amount` is the change of the active value (in the item's own currency)
     /// and `balance` the value after it, by the active-value rule at that moment.
     ///
+    /// ```swift
+    /// for entry in try ledger.auditValue(of: .asset, "home") { print(entry.effectiveDate, entry.eventType, entry.amount, entry.balance) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - from: list changes from this day on, in the ledger's time zone (default: from the first).
+    ///   - through: list changes through this day (default: through the last).
+    ///   - knownAt: as the ledger knew it at this instant (default: everything recorded).
     /// - Throws: ``LedgerError`` (`notFound`) for an item that was never added.
     public func auditValue(of kind: ItemKind, _ id: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [AuditEntry] {
         let calendar = self.calendar

@@ -34,8 +34,19 @@ extension Ledger {
 
     /// Adds an asset in its own currency, with optional tags.
     ///
-    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
-    ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// ```swift
+    /// try ledger.addAsset(assetId: "brokerage", name: "Brokerage", category: .investments, type: .stockOrETF,
+    ///                     currency: .usd, country: "US", sector: "Technology")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - assetId: 1 to 200 bytes without spaces, not used by an asset or liability held.
+    ///   - currency: the currency its valuations are recorded in.
+    ///   - country: ISO 3166-1 alpha-2 country of exposure (not checked); nil when unknown.
+    ///   - effectiveAt: when it is held from (default: now).
+    ///   - idempotencyKey: an optional key; a repeat with the same input (and effective
+    ///     time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (a bad id), `alreadyExists`, `idempotencyConflict`.
     @discardableResult
     public func addAsset(
         assetId: String, name: String, category: AssetCategory, type: AssetType, currency: Commodity, country: String? = nil, sector: String? = nil, symbol: String? = nil,
@@ -52,10 +63,15 @@ extension Ledger {
         }
     }
 
-    /// Replaces an asset's tags (country, sector, symbol).
+    /// Replaces an asset's tags (country, sector, symbol): a tag left nil becomes unknown.
+    ///
+    /// ```swift
+    /// try ledger.tagAsset(assetId: "brokerage", country: "US", sector: "Technology", symbol: "VTI")
+    /// ```
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound` (no such asset held), `idempotencyConflict`.
     @discardableResult
     public func tagAsset(
         assetId: String, country: String? = nil, sector: String? = nil, symbol: String? = nil,
@@ -71,8 +87,13 @@ extension Ledger {
 
     /// Removes an asset from the effective date on; its history stays.
     ///
+    /// ```swift
+    /// try ledger.removeAsset("old-car")
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound` (no such asset held), `idempotencyConflict`.
     @discardableResult
     public func removeAsset(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(AssetRemoved(assetId: assetId)))
@@ -84,8 +105,14 @@ extension Ledger {
 
     /// Adds a liability, optionally linked to the asset it finances.
     ///
+    /// ```swift
+    /// try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd, linkedAssetId: "home")
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (a bad id), `alreadyExists`, `notFound` (the
+    ///   linked asset is not held), `idempotencyConflict`.
     @discardableResult
     public func addLiability(
         liabilityId: String, name: String, category: LiabilityCategory, currency: Commodity, linkedAssetId: String? = nil,
@@ -105,8 +132,13 @@ extension Ledger {
 
     /// Removes a liability (paid off or closed) from the effective date on.
     ///
+    /// ```swift
+    /// try ledger.removeLiability("car-loan")
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound` (no such liability held), `idempotencyConflict`.
     @discardableResult
     public func removeLiability(_ liabilityId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(LiabilityRemoved(liabilityId: liabilityId)))
@@ -118,8 +150,19 @@ extension Ledger {
 
     /// Records an asset's value or a liability's amount, positive, in the item's currency.
     ///
-    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
-    ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// ```swift
+    /// try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("420000.00"), source: .manual)
+    /// try ledger.recordValuation(itemKind: .liability, itemId: "mortgage", value: usd("250000.00"), source: .bankRefresh)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: positive (a liability's amount owed is positive too), in the item's currency.
+    ///   - source: where the value came from; `override` applies to assets only.
+    ///   - effectiveAt: when the value holds from (default: now).
+    ///   - idempotencyKey: an optional key; a repeat with the same input (and effective
+    ///     time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (not positive, or an override of a
+    ///   liability), `notFound` (no such item held), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func recordValuation(
         itemKind: ItemKind, itemId: String, value: Money, source: ValuationSource,
@@ -142,8 +185,13 @@ extension Ledger {
 
     /// Clears an asset's manual override: its live or manual value applies again.
     ///
+    /// ```swift
+    /// try ledger.clearValuationOverride("home")
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound` (no such asset held), `idempotencyConflict`.
     @discardableResult
     public func clearValuationOverride(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let cleared = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ValuationOverrideCleared(assetId: assetId)))
@@ -156,8 +204,19 @@ extension Ledger {
     /// Sets an asset's position: a quantity of a symbol (fractional allowed), valued at that
     /// symbol's quoted price.
     ///
-    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
-    ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// ```swift
+    /// let vea = try Commodity.named("VEA")
+    /// try ledger.setPosition(assetId: "brokerage", quantity: try Money(parsing: "12.5", commodity: vea), costBasis: usd("612.40"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - quantity: zero or more, in the symbol as a commodity; it replaces the earlier position.
+    ///   - costBasis: what the whole position cost; nil when unknown.
+    ///   - effectiveAt: when the position holds from (default: now).
+    ///   - idempotencyKey: an optional key; a repeat with the same input (and effective
+    ///     time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (a negative quantity), `notFound` (no such
+    ///   asset held), `idempotencyConflict`.
     @discardableResult
     public func setPosition(
         assetId: String, quantity: Money, costBasis: Money? = nil,
@@ -174,8 +233,19 @@ extension Ledger {
 
     /// Records a price for one whole unit of a symbol at the effective time.
     ///
-    /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
-    ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// ```swift
+    /// try ledger.quotePrice(symbol: try Commodity.named("VEA"), price: usd("49.10"), source: .live)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - symbol: what is priced: a ticker, a crypto asset, a commodity.
+    ///   - price: positive, in another commodity than `symbol`.
+    ///   - source: `live` (a feed) or `manual`; an asset valued by a live price ranks as live.
+    ///   - effectiveAt: when the price was quoted (default: now); it is stale once older than
+    ///     the staleness threshold.
+    ///   - idempotencyKey: an optional key; a repeat with the same input (and effective
+    ///     time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (not positive, or priced in itself), `idempotencyConflict`.
     @discardableResult
     public func quotePrice(
         symbol: Commodity, price: Money, source: PriceSource,
@@ -190,8 +260,14 @@ extension Ledger {
 
     /// Records an exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
     ///
+    /// ```swift
+    /// try ledger.setFXRate(base: .gbp, quote: .usd, rate: try ExactDecimal(parsing: "1.27"))   // 1 GBP = 1.27 USD
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (a rate not above zero, or one currency
+    ///   twice), `idempotencyConflict`.
     @discardableResult
     public func setFXRate(
         base: Commodity, quote: Commodity, rate: ExactDecimal,
@@ -206,8 +282,13 @@ extension Ledger {
 
     /// Changes the base currency answers are given in; original amounts stay as recorded.
     ///
+    /// ```swift
+    /// try ledger.setBaseCurrency(.gbp)
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (not an ISO 4217 currency), `idempotencyConflict`.
     @discardableResult
     public func setBaseCurrency(_ currency: Commodity, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         guard currency.isISOCurrency else { throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(currency.code)") }
@@ -215,10 +296,18 @@ extension Ledger {
         return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { _ in [set] }
     }
 
-    /// Sets how old a price may be before answers flag it stale.
+    /// Sets how old a price may be before answers flag it stale: answers as known from now
+    /// on use it, for any date asked about.
     ///
-    /// - Parameter idempotencyKey: an optional key; a repeat with the same threshold returns
-    ///   the first result and appends nothing, another threshold is refused.
+    /// ```swift
+    /// try ledger.setPriceStaleness(seconds: 15 * 60)   // 15 minutes
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - seconds: the threshold, above zero.
+    ///   - idempotencyKey: an optional key; a repeat with the same threshold returns
+    ///     the first result and appends nothing, another threshold is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (not above zero), `idempotencyConflict`.
     @discardableResult
     public func setPriceStaleness(seconds: Int64, idempotencyKey: String? = nil) throws -> CommandResult {
         guard seconds > 0 else { throw LedgerError(.invalidArgument, "the staleness threshold must be positive") }
@@ -226,10 +315,17 @@ extension Ledger {
         return try perform(idempotencyKey: idempotencyKey, request: set) { _ in [set] }
     }
 
-    /// Sets a reminder to update an asset's value.
+    /// Sets a reminder to update an asset's value; setting an id again makes a new version.
+    ///
+    /// ```swift
+    /// try ledger.setReminder(reminderId: "home-value", assetId: "home", dueDate: try LocalDate(parsing: "2026-07-01"),
+    ///                        note: "Check recent sales")
+    /// ```
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (a bad id), `notFound` (no such asset held),
+    ///   `idempotencyConflict`.
     @discardableResult
     public func setReminder(
         reminderId: String, assetId: String, dueDate: LocalDate, note: String? = nil,
@@ -246,8 +342,13 @@ extension Ledger {
 
     /// Marks a reminder done.
     ///
+    /// ```swift
+    /// try ledger.completeReminder("home-value")
+    /// ```
+    ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound` (no open reminder with that id), `idempotencyConflict`.
     @discardableResult
     public func completeReminder(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         let completed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ReminderCompleted(reminderId: reminderId)))
@@ -261,7 +362,12 @@ extension Ledger {
 }
 
 extension Ledger {
-    /// The currency an asset or liability is valued in, if it exists.
+    /// The currency an asset or liability is valued in, if it was ever added (removed ones
+    /// included); nil otherwise.
+    ///
+    /// ```swift
+    /// let currency = try ledger.currency(of: .asset, "home")   // .usd
+    /// ```
     public func currency(of kind: ItemKind, _ id: String) throws -> Commodity? {
         try read { db in
             try NetWorthHistory.item(kind: kind, id: id, db)?.currency

@@ -4,53 +4,90 @@ public import TallyEngine
 
 /// The net worth tracker's asset categories.
 public enum AssetCategory: String, EventEnumeration {
+    /// Cash, property, investments, or anything else (`cash`, `property`, `investments`,
+    /// `other`): net worth's breakdown groups assets by it.
     case cash, property, investments, other
 }
 
 /// The X-ray's asset types.
 public enum AssetType: String, EventEnumeration {
+    /// Cash.
     case cash
+    /// Stocks and ETFs (`stock_etf`).
     case stockOrETF = "stock_etf"
+    /// Funds (`fund`) and gold (`gold`).
     case fund, gold
+    /// Fixed income: bonds and the like (`fixed_income`).
     case fixedIncome = "fixed_income"
+    /// Real estate (`real_estate`); counted as illiquid.
     case realEstate = "real_estate"
+    /// Anything else; counted as illiquid.
     case custom
 }
 
 /// The net worth tracker's liability categories.
 public enum LiabilityCategory: String, EventEnumeration {
+    /// A mortgage or another loan (`mortgage`, `loan`).
     case mortgage, loan
+    /// A credit card balance (`credit_card`).
     case creditCard = "credit_card"
+    /// Any other liability.
     case other
 }
 
 /// Whether a valuation is of an asset or a liability.
 public enum ItemKind: String, EventEnumeration {
+    /// An asset (counted positive in net worth) or a liability (counted negative).
     case asset, liability
 }
 
 /// Where a valuation came from. The X-ray's active value is the latest override, else the
-/// latest live value, else the latest manual value.
+/// latest live value, else the latest manual value. A liability's amount is its latest
+/// valuation of any source.
 public enum ValuationSource: String, EventEnumeration {
+    /// Typed by the user.
     case manual
+    /// A balance refreshed from a bank connection; ranks with manual values.
     case bankRefresh = "bank_refresh"
+    /// From a live feed; ranks above manual values.
     case live
+    /// A manual override of an asset's value (assets only); ranks above everything until cleared.
     case override
 }
 
 /// An asset was added.
 public struct AssetAdded: EventPayload {
     public static let eventType = EventType("asset_added", code: 80)
+    /// The asset's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var assetId: String
+    /// What the user calls the asset.
     public var name: String
+    /// The net worth category (cash, property, investments, other).
     public var category: AssetCategory
+    /// The X-ray's asset type.
     public var type: AssetType
+    /// The currency its values are recorded in.
     public var currency: Commodity
     /// ISO 3166-1 alpha-2 country of exposure, e.g. `US`.
     public var country: String?
+    /// The sector of exposure, free text (e.g. `Technology`); nil when unknown.
     public var sector: String?
+    /// The ticker the asset is known by, a tag; nil when it has none. A position is priced
+    /// by the commodity of its quantity, not by this tag.
     public var symbol: String?
 
+    /// A new asset, held from the event's effective time; adding the id of a removed asset
+    /// again replaces the record of its earlier holding.
+    ///
+    /// - Parameters:
+    ///   - assetId: the asset's id.
+    ///   - name: what the user calls it.
+    ///   - category: the net worth category.
+    ///   - type: the X-ray's asset type.
+    ///   - currency: the currency of its values.
+    ///   - country: ISO 3166-1 alpha-2 country of exposure; nil when unknown.
+    ///   - sector: the sector of exposure; nil when unknown.
+    ///   - symbol: its ticker; nil for none.
     public init(
         assetId: String, name: String, category: AssetCategory, type: AssetType, currency: Commodity,
         country: String? = nil, sector: String? = nil, symbol: String? = nil
@@ -80,11 +117,16 @@ public struct AssetAdded: EventPayload {
 /// An asset's tags were replaced (absent means unknown).
 public struct AssetTagged: EventPayload {
     public static let eventType = EventType("asset_tagged", code: 81)
+    /// The asset tagged.
     public var assetId: String
+    /// ISO 3166-1 alpha-2 country of exposure, e.g. `US`; nil: unknown.
     public var country: String?
+    /// The sector of exposure, free text; nil: unknown.
     public var sector: String?
+    /// The ticker the asset is known by; nil: none.
     public var symbol: String?
 
+    /// The asset's whole set of tags from the event's effective time: a tag left nil is unknown, not kept.
     public init(assetId: String, country: String? = nil, sector: String? = nil, symbol: String? = nil) {
         self.assetId = assetId
         self.country = country
@@ -104,8 +146,10 @@ public struct AssetTagged: EventPayload {
 /// An asset was removed from the effective date on; its history stays.
 public struct AssetRemoved: EventPayload {
     public static let eventType = EventType("asset_removed", code: 82)
+    /// The asset removed.
     public var assetId: String
 
+    /// The removal of `assetId` from the event's effective time on.
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
@@ -116,12 +160,25 @@ public struct AssetRemoved: EventPayload {
 /// A liability was added, optionally linked to the asset it finances.
 public struct LiabilityAdded: EventPayload {
     public static let eventType = EventType("liability_added", code: 83)
+    /// The liability's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var liabilityId: String
+    /// What the user calls the liability.
     public var name: String
+    /// The net worth category (mortgage, loan, credit card, other).
     public var category: LiabilityCategory
+    /// The currency its amounts are recorded in.
     public var currency: Commodity
+    /// The asset it finances (a mortgage's property), held when it was added; nil for none.
     public var linkedAssetId: String?
 
+    /// A new liability, owed from the event's effective time.
+    ///
+    /// - Parameters:
+    ///   - liabilityId: the liability's id.
+    ///   - name: what the user calls it.
+    ///   - category: the net worth category.
+    ///   - currency: the currency of its amounts.
+    ///   - linkedAssetId: the asset it finances; nil for none.
     public init(
         liabilityId: String, name: String, category: LiabilityCategory, currency: Commodity,
         linkedAssetId: String? = nil
@@ -147,8 +204,10 @@ public struct LiabilityAdded: EventPayload {
 /// A liability was removed from the effective date on (paid off or closed).
 public struct LiabilityRemoved: EventPayload {
     public static let eventType = EventType("liability_removed", code: 84)
+    /// The liability removed.
     public var liabilityId: String
 
+    /// The removal of `liabilityId` from the event's effective time on.
     public init(liabilityId: String) { self.liabilityId = liabilityId }
 
     public var entity: String { "liability:\(liabilityId)" }
@@ -159,11 +218,16 @@ public struct LiabilityRemoved: EventPayload {
 /// An asset's value or a liability's amount was recorded, positive, in its own currency.
 public struct ValuationRecorded: EventPayload {
     public static let eventType = EventType("valuation_recorded", code: 85)
+    /// Whether the item is an asset or a liability.
     public var itemKind: ItemKind
+    /// The asset's or liability's id.
     public var itemId: String
+    /// Positive, in the item's currency: an asset's value, or the amount a liability owes.
     public var value: Money
+    /// Where the value came from; an override applies to assets only.
     public var source: ValuationSource
 
+    /// A valuation of an item, in force from the event's effective time until a later one.
     public init(itemKind: ItemKind, itemId: String, value: Money, source: ValuationSource) {
         self.itemKind = itemKind
         self.itemId = itemId
@@ -183,8 +247,10 @@ public struct ValuationRecorded: EventPayload {
 /// An asset's manual override was cleared; its live or manual value applies again.
 public struct ValuationOverrideCleared: EventPayload {
     public static let eventType = EventType("valuation_override_cleared", code: 86)
+    /// The asset whose override was cleared.
     public var assetId: String
 
+    /// The clearing of `assetId`'s override, from the event's effective time on.
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
@@ -196,11 +262,19 @@ public struct ValuationOverrideCleared: EventPayload {
 /// symbol's quoted price; optional cost basis.
 public struct PositionSet: EventPayload {
     public static let eventType = EventType("position_set", code: 87)
+    /// The asset the position values.
     public var assetId: String
     /// The quantity, in the symbol as a commodity (scale 8 for tickers), e.g. 12.5 VEA.
     public var quantity: Money
+    /// What the whole position cost, in the currency paid; nil when unknown.
     public var costBasis: Money?
 
+    /// The asset's position from the event's effective time, replacing any earlier one.
+    ///
+    /// - Parameters:
+    ///   - assetId: the asset held.
+    ///   - quantity: zero or more, in the symbol as a commodity; the symbol's quoted price values it.
+    ///   - costBasis: what the whole position cost; nil when unknown.
     public init(assetId: String, quantity: Money, costBasis: Money? = nil) {
         self.assetId = assetId
         self.quantity = quantity
@@ -219,13 +293,17 @@ public struct PositionSet: EventPayload {
 /// A reminder to update an asset's value was set for a due date.
 public struct ReminderSet: EventPayload {
     public static let eventType = EventType("reminder_set", code: 90)
+    /// The reminder's id, 1 to 200 bytes without spaces; setting it again makes a new version.
     public var reminderId: String
+    /// The asset whose value to update.
     public var assetId: String
+    /// The day it falls due; it is due from that day on, in the ledger's time zone.
     public var dueDate: LocalDate
     /// Free text: the one kind of field that may hold tabs and line feeds, so a note can
     /// span lines; no other control character (``EventText``).
     public var note: String?
 
+    /// A reminder to update `assetId`'s value by `dueDate`, with an optional note.
     public init(reminderId: String, assetId: String, dueDate: LocalDate, note: String? = nil) {
         self.reminderId = reminderId
         self.assetId = assetId
@@ -245,8 +323,10 @@ public struct ReminderSet: EventPayload {
 /// A reminder was done.
 public struct ReminderCompleted: EventPayload {
     public static let eventType = EventType("reminder_completed", code: 91)
+    /// The reminder done: its latest version.
     public var reminderId: String
 
+    /// `reminderId` done, from the event's effective time on.
     public init(reminderId: String) { self.reminderId = reminderId }
 
     public var entity: String { "reminder:\(reminderId)" }

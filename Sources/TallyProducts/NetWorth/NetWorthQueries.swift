@@ -3,8 +3,11 @@ import GRDB
 
 /// One asset or liability in a net worth answer.
 public struct NetWorthLine: Hashable, Sendable {
+    /// Asset (added to net worth) or liability (subtracted).
     public let kind: ItemKind
+    /// The asset's or liability's id.
     public let itemId: String
+    /// What the user calls it.
     public let name: String
     /// The asset or liability category (`property`, `mortgage`, …).
     public let category: String
@@ -18,18 +21,26 @@ public struct NetWorthLine: Hashable, Sendable {
 
 /// An item left out of a total, and why: never silently dropped.
 public struct ExcludedItem: Hashable, Sendable {
+    /// Asset or liability.
     public let kind: ItemKind
+    /// The asset's or liability's id.
     public let itemId: String
+    /// What the user calls it.
     public let name: String
     /// Its value in its own currency, when it has one.
     public let value: Money?
+    /// Why it was left out, for people: no value recorded by then, or no FX rate into the
+    /// base currency by then (e.g. `no GBP/USD rate by then`).
     public let reason: String
 }
 
 /// A category's share of the assets (or of the liabilities).
 public struct CategoryShare: Hashable, Sendable {
+    /// Whether this is a share of the assets or of the liabilities.
     public let kind: ItemKind
+    /// The asset or liability category (`property`, `mortgage`, …).
     public let category: String
+    /// The category's lines added up, in the base currency (positive for liabilities too).
     public let total: Money
     /// Share of its kind's total in basis points (10000 = 100%), rounded half-even.
     public let basisPoints: Int64
@@ -37,12 +48,17 @@ public struct CategoryShare: Hashable, Sendable {
 
 /// Net worth at a point in time, in the base currency.
 public struct NetWorthReport: Hashable, Sendable {
+    /// The moment asked about: effective by `asOf`, as recorded by `knownAt`.
     public let point: PointInTime
+    /// The currency of every total: the base currency as known at `knownAt`.
     public let baseCurrency: Commodity
+    /// The assets counted, added up in the base currency.
     public let assets: Money
+    /// The liabilities counted, added up in the base currency: positive, what is owed.
     public let liabilities: Money
     /// Assets − liabilities.
     public let netWorth: Money
+    /// Every item counted, assets then liabilities, each by id.
     public let lines: [NetWorthLine]
     /// Items held but not counted (no value yet, or no FX rate into the base currency).
     public let excluded: [ExcludedItem]
@@ -71,7 +87,18 @@ extension Ledger {
         return try read { db in try NetWorthQueries.report(db, point: point, calendar: calendar) }
     }
 
-    /// The change in net worth over the `days` before `asOf` (30 by default).
+    /// The change in net worth over the `days` before `asOf` (30 by default): the report at
+    /// `asOf`, the one `days` × 24 hours earlier, and end minus start.
+    ///
+    /// ```swift
+    /// let month = try ledger.netWorthChange()
+    /// print(month.change)   // positive: net worth grew over the last 30 days
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: the end of the period (now by default).
+    ///   - days: the period's length in days of 24 hours.
+    ///   - knownAt: both reports as the ledger knew them at this instant (default: all).
     public func netWorthChange(asOf: Instant? = nil, days: Int = 30, knownAt: Instant? = nil) throws -> (start: NetWorthReport, end: NetWorthReport, change: Money) {
         let end = try netWorth(asOf: asOf, knownAt: knownAt)
         let startInstant = Instant(microsecondsSinceEpoch: end.point.asOf.microsecondsSinceEpoch - Int64(days) * 86_400_000_000)

@@ -100,16 +100,28 @@ struct PriceRows {
 extension Ledger {
     /// Validates and imports a prices CSV (``PricesImport``).
     ///
+    /// ```swift
+    /// let summary = try ledger.importPrices(csvAt: "prices.csv")
+    /// print(summary.imported, summary.duplicatesSkipped)
+    /// ```
+    ///
     /// - Throws: ``ImportError`` for a bad file or a conflicting price (nothing appended);
     ///   `LogError` for I/O failures.
     public func importPrices(
         csvAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
-        try importPrices(try PricesImport.validate(csvAt: path, calendar: calendar, progress: progress), batchSize: batchSize, progress: progress)
+        try LedgerError.boundary {
+            try importPrices(try PricesImport.validate(csvAt: path, calendar: calendar, progress: progress), batchSize: batchSize, progress: progress)
+        }
     }
 
     /// Compares every row of a validated prices CSV with the prices the store holds, then
     /// appends those not recorded yet in batches of `batchSize` rows, one durable commit each.
+    ///
+    /// ```swift
+    /// let prices = try PricesImport.validate(csvAt: "prices.csv", calendar: ledger.calendar)
+    /// let summary = try ledger.importPrices(prices, batchSize: 1_000)
+    /// ```
     ///
     /// - Throws: ``ImportError`` `conflict` naming the line of a row whose symbol already has
     ///   a different price at the start of that day (nothing appended); `changedDuringImport`
@@ -117,58 +129,60 @@ extension Ledger {
     public func importPrices(
         _ prices: ValidatedPrices, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
-        try ImportBatch.check(batchSize)
-        let path = prices.path
-        func changed(_ detail: String, _ summary: ImportSummary) -> ImportError {
-            let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
-            return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
-        }
-        // Every row against the store first: a conflict refuses the file before any append.
-        var rows = try PriceRows(path: path, calendar: calendar)
-        try read { db in
-            while let (row, event) = try rows.next() {
-                _ = try Self.isRecorded(row, at: event.effectiveAt, db, file: path)
+        try LedgerError.boundary {
+            try ImportBatch.check(batchSize)
+            let path = prices.path
+            func changed(_ detail: String, _ summary: ImportSummary) -> ImportError {
+                let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
+                return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
             }
-        }
-        guard rows.hexDigest() == prices.sha256 else { throw changed("its SHA-256 differs", ImportSummary()) }
-
-        var summary = ImportSummary()
-        rows = try PriceRows(path: path, calendar: calendar)
-        var batch: [(row: PricesCSV.Row, event: NewEvent)] = []
-        batch.reserveCapacity(batchSize)
-        func commit() throws {
-            var skipped = 0
-            let result = try perform(admitting: true) { db in
-                var slots = Set<PricesCSV.Slot>(minimumCapacity: batch.count)
-                var kept: [NewEvent] = []
-                for (row, event) in batch {
-                    guard slots.insert(row.slot).inserted, try !Self.isRecorded(row, at: event.effectiveAt, db, file: path) else {
-                        skipped += 1
-                        continue
-                    }
-                    kept.append(event)
+            // Every row against the store first: a conflict refuses the file before any append.
+            var rows = try PriceRows(path: path, calendar: calendar)
+            try read { db in
+                while let (row, event) = try rows.next() {
+                    _ = try Self.isRecorded(row, at: event.effectiveAt, db, file: path)
                 }
-                return kept
             }
-            summary.duplicatesSkipped += skipped
-            summary.imported += result.events.count
-            summary.record(result)
-            batch.removeAll(keepingCapacity: true)
-            try progress?(ImportProgress(
-                phase: .appending, completed: Int64(summary.rows), total: Int64(prices.rows), committedSequence: result.events.last?.sequence))
-        }
-        do {
-            while let next = try rows.next() {
-                summary.rows += 1
-                batch.append(next)
-                if batch.count == batchSize { try commit() }
+            guard rows.hexDigest() == prices.sha256 else { throw changed("its SHA-256 differs", ImportSummary()) }
+
+            var summary = ImportSummary()
+            rows = try PriceRows(path: path, calendar: calendar)
+            var batch: [(row: PricesCSV.Row, event: NewEvent)] = []
+            batch.reserveCapacity(batchSize)
+            func commit() throws {
+                var skipped = 0
+                let result = try perform(admitting: true) { db in
+                    var slots = Set<PricesCSV.Slot>(minimumCapacity: batch.count)
+                    var kept: [NewEvent] = []
+                    for (row, event) in batch {
+                        guard slots.insert(row.slot).inserted, try !Self.isRecorded(row, at: event.effectiveAt, db, file: path) else {
+                            skipped += 1
+                            continue
+                        }
+                        kept.append(event)
+                    }
+                    return kept
+                }
+                summary.duplicatesSkipped += skipped
+                summary.imported += result.events.count
+                summary.record(result)
+                batch.removeAll(keepingCapacity: true)
+                try progress?(ImportProgress(
+                    phase: .appending, completed: Int64(summary.rows), total: Int64(prices.rows), committedSequence: result.events.last?.sequence))
             }
-        } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
-            throw changed(error.description, summary)
+            do {
+                while let next = try rows.next() {
+                    summary.rows += 1
+                    batch.append(next)
+                    if batch.count == batchSize { try commit() }
+                }
+            } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
+                throw changed(error.description, summary)
+            }
+            guard rows.hexDigest() == prices.sha256, summary.rows == prices.rows else { throw changed("its SHA-256 differs", summary) }
+            if !batch.isEmpty { try commit() }
+            return summary
         }
-        guard rows.hexDigest() == prices.sha256, summary.rows == prices.rows else { throw changed("its SHA-256 differs", summary) }
-        if !batch.isEmpty { try commit() }
-        return summary
     }
 
     /// Whether the store already records this row's price for its symbol at the start of

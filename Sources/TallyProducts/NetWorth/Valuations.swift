@@ -13,7 +13,11 @@ public enum ValueSource: String, Hashable, Sendable {
 
 /// An item's value at a point in time, in its own currency.
 public struct ActiveValue: Hashable, Sendable {
+    /// Positive: an asset's value or what a liability owes. A position's value is in the
+    /// currency its symbol's price was quoted in.
     public let value: Money
+    /// Which rule gave it: an override, a live value or a manual one (a liability's
+    /// amount always reads `manual`, whatever its valuation's source).
     public let source: ValueSource
     /// When the value (or the price it was computed from) took effect.
     public let valuedAt: Instant
@@ -33,7 +37,9 @@ struct NetWorthHolding: Hashable, Sendable {
 
 /// An FX rate's absence: the item cannot be converted into the base currency.
 public struct MissingRate: Error, Hashable, Sendable {
+    /// The currency code of the amount that could not be converted, e.g. `GBP`.
     public let from: String
+    /// The currency code it was to be converted into: the base currency.
     public let to: String
 }
 

@@ -3,16 +3,23 @@ import GRDB
 
 /// One asset in an X-ray snapshot.
 public struct XRayHolding: Hashable, Sendable {
+    /// The asset's id.
     public let assetId: String
+    /// What the user calls it.
     public let name: String
+    /// Its X-ray asset type, as added.
     public let type: AssetType
+    /// Its country tag in force (ISO 3166-1 alpha-2); nil when unknown.
     public let country: String?
+    /// Its sector tag in force; nil when unknown.
     public let sector: String?
+    /// Its active value in its own currency and where that came from.
     public let value: ActiveValue
     /// In the base currency.
     public let converted: Money
     /// Share of the included total, basis points.
     public let weightBasisPoints: Int64
+    /// True when the value comes from a price older than the staleness threshold.
     public let isStale: Bool
     /// Country and sector both known.
     public var hasFullTags: Bool { country != nil && sector != nil }
@@ -20,8 +27,12 @@ public struct XRayHolding: Hashable, Sendable {
 
 /// A named group's share of the total (a type, a country, a sector, Other or Unknown).
 public struct GroupShare: Hashable, Sendable {
+    /// The group's name: an asset type's raw value (`stock_etf`), a country, a sector,
+    /// `Other` (the groups past the top ones) or `Unknown` (no tag).
     public let group: String
+    /// The group's holdings added up, in the base currency.
     public let total: Money
+    /// The group's share of the included total, in basis points (10000 = 100%), rounded half-even.
     public let basisPoints: Int64
 }
 
@@ -29,43 +40,71 @@ public struct GroupShare: Hashable, Sendable {
 public struct XRayMetric: Hashable, Sendable {
     /// Basis points for shares; hundredths of a point for the concentration score.
     public let value: Int64
+    /// How worrying the value is, by the metric's bands in ``XRayRules``.
     public let severity: XRayRules.Severity
 }
 
 /// A reminder to update an asset's value that is due.
 public struct DueReminder: Hashable, Sendable {
+    /// The reminder's id.
     public let reminderId: String
+    /// The asset whose value to update.
     public let assetId: String
+    /// The day it fell due, on or before the day asked about.
     public let dueDate: LocalDate
+    /// The note it was set with; nil for none.
     public let note: String?
 }
 
 /// The portfolio X-ray at a point in time (DOMAIN.md §5).
 public struct XRaySnapshot: Hashable, Sendable {
+    /// The moment asked about: effective by `asOf`, as recorded by `knownAt`.
     public let point: PointInTime
+    /// The currency of every amount: the base currency as known at `knownAt`.
     public let baseCurrency: Commodity
     /// The included assets' total in the base currency.
     public let total: Money
+    /// The assets included, by id.
     public let holdings: [XRayHolding]
     /// Assets left out (no value, or no FX rate), with the reason.
     public let excluded: [ExcludedItem]
     /// Included assets over all assets held, basis points.
     public let coverageBasisPoints: Int64
+    /// Value by asset type, largest first (ties by name); every type held is listed.
     public let allocationByType: [GroupShare]
+    /// Value by country tag: the ``XRayRules/topGroupCount`` largest, then `Other` and
+    /// `Unknown` when not zero.
     public let exposureByCountry: [GroupShare]
+    /// Value by sector tag: the ``XRayRules/topGroupCount`` largest, then `Other` and
+    /// `Unknown` when not zero.
     public let exposureBySector: [GroupShare]
     /// 100 × Σ wᵢ², in hundredths (2500 = 25.00).
     public let concentration: XRayMetric
+    /// The share of value tagged with a country of the base currency
+    /// (``XRayRules/homeCountries(of:)``), basis points.
     public let homeBias: XRayMetric
+    /// The share of value in real estate and custom assets, basis points.
     public let illiquidity: XRayMetric
+    /// The share of value with full tags (country and sector) and no stale price, basis points.
     public let dataConfidence: XRayMetric
     /// Liabilities with their amounts in the base currency (linked assets named).
     public let liabilities: [NetWorthLine]
+    /// Reminders open at the point whose due date is on or before its day, by due date.
     public let remindersDue: [DueReminder]
 }
 
 extension Ledger {
     /// The X-ray at the end of `asOf` (now when absent), as known at `knownAt`.
+    ///
+    /// ```swift
+    /// let xray = try ledger.xray()
+    /// print(xray.concentration.value, xray.concentration.severity)   // 2500 (25.00), .medium
+    /// for group in xray.exposureByCountry { print(group.group, group.basisPoints) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - asOf: the moment asked about: values and FX rates in force then (now by default).
+    ///   - knownAt: as the ledger knew it at this instant (default: everything recorded).
     public func xray(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> XRaySnapshot {
         let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
         let calendar = self.calendar

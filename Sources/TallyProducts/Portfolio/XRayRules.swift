@@ -1,9 +1,17 @@
 public import TallyEngine
+
 /// The X-ray's documented judgement calls (DOMAIN.md §5), in one place: severity bands,
 /// group limits, home countries and what counts as illiquid.
 public enum XRayRules {
     /// How worrying a metric is.
-    public enum Severity: String, Hashable, Sendable { case low, medium, high }
+    public enum Severity: String, Hashable, Sendable {
+        /// Below the metric's lower band: nothing to act on.
+        case low
+        /// Between the metric's bands: worth a look.
+        case medium
+        /// Above the metric's upper band: the portfolio leans hard on it.
+        case high
+    }
 
     /// Groups shown by name before the rest are summed as "Other".
     public static let topGroupCount = 5

@@ -114,6 +114,11 @@ extension Ledger {
     /// Pauses automation: deposits from now on stay unsplit in the wallet (status `paused`).
     /// Nothing is recorded when automation is already paused.
     ///
+    /// ```swift
+    /// try ledger.pauseAutomation(account: "main")
+    /// try ledger.wealthSummary(account: "main").status   // .paused
+    /// ```
+    ///
     /// - Parameters:
     ///   - account: the wealth account.
     ///   - effectiveAt: when the pause takes effect (default: now).
@@ -177,6 +182,12 @@ extension Ledger {
     /// Freezes the card: purchases are refused until it is unfrozen. Nothing is recorded
     /// when the card is already frozen.
     ///
+    /// ```swift
+    /// try ledger.freezeCard(account: "main")
+    /// try ledger.purchase(account: "main", amount: try Money(parsing: "3.40", commodity: .usd), merchant: "Coffee")
+    /// // throws LedgerError cardFrozen
+    /// ```
+    ///
     /// - Parameters:
     ///   - account: the wealth account.
     ///   - effectiveAt: when the freeze takes effect (default: now).
@@ -193,6 +204,10 @@ extension Ledger {
     }
 
     /// Unfreezes the card. Nothing is recorded when the card is not frozen.
+    ///
+    /// ```swift
+    /// try ledger.unfreezeCard(account: "main")
+    /// ```
     ///
     /// - Parameters:
     ///   - account: the wealth account.

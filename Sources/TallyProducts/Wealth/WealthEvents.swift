@@ -16,13 +16,22 @@ public enum DepositSource: String, EventEnumeration {
 public struct DepositReceived: EventPayload {
     public static let eventType = EventType("deposit_received", code: 20, version: 2)
     public static var legacyVersions: [any LegacyEventPayload.Type] { [DepositReceivedV1.self] }
+    /// The wealth account whose wallet the money arrived in, e.g. `main`.
     public var account: String
     /// Positive.
     public var amount: Money
+    /// How the money arrived: a bank transfer or a transfer on a chain.
     public var source: DepositSource
     /// The bank's or the chain's transaction id.
     public var externalId: String?
 
+    /// Money arriving in the wallet of `account`, not yet split.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account, e.g. `main`.
+    ///   - amount: positive, in the currency it arrived in (USD, GBP, USDC …).
+    ///   - source: a bank transfer or a chain.
+    ///   - externalId: the bank's or the chain's transaction id; nil when there is none.
     public init(account: String, amount: Money, source: DepositSource, externalId: String? = nil) {
         self.account = account
         self.amount = amount
@@ -43,10 +52,14 @@ public struct DepositReceived: EventPayload {
 /// `deposit_received` version 1, before deposits recorded their source.
 public struct DepositReceivedV1: LegacyEventPayload, Hashable {
     public static let version: UInt16 = 1
+    /// The wealth account whose wallet the money arrived in.
     public var account: String
+    /// Positive.
     public var amount: Money
+    /// The bank's transaction id.
     public var externalId: String?
 
+    /// A version 1 deposit, as an old log holds it; ``upcastBody()`` reads it as a bank transfer.
     public init(account: String, amount: Money, externalId: String? = nil) {
         self.account = account
         self.amount = amount
@@ -69,13 +82,25 @@ public struct DepositReceivedV1: LegacyEventPayload, Hashable {
 /// Its cause is the deposit; `spend + invest` equals the deposit to the last minor unit.
 public struct DepositSplit: EventPayload {
     public static let eventType = EventType("deposit_split", code: 21)
+    /// The wealth account whose wallet held the deposit.
     public var account: String
+    /// The part moved from the wallet to Spend: zero or positive, in the deposit's currency.
     public var spend: Money
+    /// The part moved from the wallet to Invest: zero or positive, in the deposit's currency.
     public var invest: Money
-    /// The rule applied, as integer weights (70 and 30 by default).
+    /// Spend's weight in the rule applied (70 by default).
     public var spendWeight: Int64
+    /// Invest's weight in the rule applied (30 by default).
     public var investWeight: Int64
 
+    /// The split of one deposit; record it with the deposit as its cause.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - spend: Spend's part; with `invest`, the whole deposit.
+    ///   - invest: Invest's part.
+    ///   - spendWeight: Spend's weight in the rule applied.
+    ///   - investWeight: Invest's weight in the rule applied.
     public init(account: String, spend: Money, invest: Money, spendWeight: Int64, investWeight: Int64) {
         self.account = account
         self.spend = spend
@@ -98,10 +123,14 @@ public struct DepositSplit: EventPayload {
 /// The split rule changed; deposits from now on use it, earlier ones keep theirs.
 public struct SplitRuleSet: EventPayload {
     public static let eventType = EventType("split_rule_set", code: 22)
+    /// The wealth account whose rule changed.
     public var account: String
+    /// Spend's weight in the new rule, relative to Invest's: 0 to 1,000,000.
     public var spendWeight: Int64
+    /// Invest's weight in the new rule, relative to Spend's: 0 to 1,000,000; not both zero.
     public var investWeight: Int64
 
+    /// A new split rule for `account`, for deposits that arrive from the event's effective time.
     public init(account: String, spendWeight: Int64, investWeight: Int64) {
         self.account = account
         self.spendWeight = spendWeight
@@ -120,9 +149,12 @@ public struct SplitRuleSet: EventPayload {
 /// Round-ups were switched on or off.
 public struct RoundUpsSwitched: EventPayload {
     public static let eventType = EventType("round_ups_switched", code: 23)
+    /// The wealth account.
     public var account: String
+    /// True: purchases from now on round up into Invest; false: they do not.
     public var enabled: Bool
 
+    /// Round-ups of `account` switched on (`enabled` true) or off.
     public init(account: String, enabled: Bool) {
         self.account = account
         self.enabled = enabled
@@ -136,8 +168,10 @@ public struct RoundUpsSwitched: EventPayload {
 /// The user paused automation: deposits stay unsplit in the wallet until resumed.
 public struct AutomationPaused: EventPayload {
     public static let eventType = EventType("automation_paused", code: 24)
+    /// The wealth account whose automation paused.
     public var account: String
 
+    /// Automation of `account` paused.
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
@@ -148,8 +182,10 @@ public struct AutomationPaused: EventPayload {
 /// The user resumed automation.
 public struct AutomationResumed: EventPayload {
     public static let eventType = EventType("automation_resumed", code: 25)
+    /// The wealth account whose automation resumed.
     public var account: String
 
+    /// Automation of `account` resumed.
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
@@ -160,8 +196,10 @@ public struct AutomationResumed: EventPayload {
 /// The card was frozen: purchases are refused until it is unfrozen.
 public struct CardFrozen: EventPayload {
     public static let eventType = EventType("card_frozen", code: 26)
+    /// The wealth account whose card was frozen.
     public var account: String
 
+    /// The card of `account` frozen.
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
@@ -172,8 +210,10 @@ public struct CardFrozen: EventPayload {
 /// The card was unfrozen.
 public struct CardUnfrozen: EventPayload {
     public static let eventType = EventType("card_unfrozen", code: 27)
+    /// The wealth account whose card was unfrozen.
     public var account: String
 
+    /// The card of `account` unfrozen.
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
@@ -184,12 +224,22 @@ public struct CardUnfrozen: EventPayload {
 /// A card purchase, paid from Spend.
 public struct PurchaseMade: EventPayload {
     public static let eventType = EventType("purchase_made", code: 28)
+    /// The wealth account whose Spend paid.
     public var account: String
     /// Positive.
     public var amount: Money
+    /// Who was paid; not empty.
     public var merchant: String
+    /// The card network's transaction id; nil when there is none.
     public var externalId: String?
 
+    /// A card purchase of `amount` from the Spend of `account`.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - amount: positive, in the currency of the Spend balance that pays it.
+    ///   - merchant: who was paid.
+    ///   - externalId: the card network's transaction id; nil when there is none.
     public init(account: String, amount: Money, merchant: String, externalId: String? = nil) {
         self.account = account
         self.amount = amount
@@ -210,9 +260,12 @@ public struct PurchaseMade: EventPayload {
 /// A purchase's round-up moved from Spend to Invest. Its cause is the purchase.
 public struct RoundUpApplied: EventPayload {
     public static let eventType = EventType("round_up_applied", code: 29)
+    /// The wealth account.
     public var account: String
+    /// Positive, in the purchase's currency: the next whole unit minus the purchase amount (0.60 for 3.40).
     public var amount: Money
 
+    /// A round-up of `amount` moved from Spend to Invest of `account`; record it with the purchase as its cause.
     public init(account: String, amount: Money) {
         self.account = account
         self.amount = amount
@@ -226,10 +279,12 @@ public struct RoundUpApplied: EventPayload {
 /// A round-up was skipped whole because Spend could not cover it. Its cause is the purchase.
 public struct RoundUpSkipped: EventPayload {
     public static let eventType = EventType("round_up_skipped", code: 30)
+    /// The wealth account.
     public var account: String
     /// What the round-up would have been.
     public var amount: Money
 
+    /// A round-up of `amount` skipped; record it with the purchase as its cause.
     public init(account: String, amount: Money) {
         self.account = account
         self.amount = amount
@@ -243,11 +298,19 @@ public struct RoundUpSkipped: EventPayload {
 /// Money withdrawn from Spend.
 public struct WithdrawalMade: EventPayload {
     public static let eventType = EventType("withdrawal_made", code: 31)
+    /// The wealth account whose Spend the money left.
     public var account: String
     /// Positive.
     public var amount: Money
+    /// Where the money went (a bank account, a wallet address …); nil when not given.
     public var destination: String?
 
+    /// A withdrawal of `amount` from the Spend of `account`.
+    ///
+    /// - Parameters:
+    ///   - account: the wealth account.
+    ///   - amount: positive, in the currency of the Spend balance that pays it.
+    ///   - destination: where the money went; nil when not given.
     public init(account: String, amount: Money, destination: String? = nil) {
         self.account = account
         self.amount = amount

@@ -174,7 +174,7 @@ enum Commands {
     /// Prints one JSON line with a single `write`, so that it is out before the next command's
     /// answer and whole even if the process is killed right after.
     static func emit(_ fields: [String: Any]) {
-        let line = try! JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) + Data("\n".utf8)
+        let line = try! JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
         FileHandle.standardOutput.write(line)
     }
 

@@ -71,7 +71,10 @@ struct MerchantTagsExample {
                 group.addTask {
                     let command = LedgerCommand.tag(request.account, as: request.merchant, key: "tag-\(index)", at: clock.now)
                     do {
-                        return (index, .success(try await ledger.run(command)))
+                        // The result is bound before the tuple is made: with Swift 6.3.1 and -O,
+                        // `return (index, .success(try await …))` here returned a wrong index.
+                        let result = try await ledger.run(command)
+                        return (index, .success(result))
                     } catch let refusal as LedgerError {
                         return (index, .failure(refusal))
                     }

@@ -3,6 +3,7 @@ public import GRDB
 
 /// Records the budget currency from the ledger's first event.
 public struct BudgetSettingsProjector: Projector {
+    /// The read model, as ``BudgetingFeature`` registers it; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "budget_settings"

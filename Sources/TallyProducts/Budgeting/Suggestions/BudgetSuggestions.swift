@@ -3,6 +3,7 @@ import GRDB
 
 /// A suggested maximum for one category's budget.
 public struct BudgetSuggestion: Hashable, Sendable {
+    /// The category whose budget is suggested.
     public let category: BudgetCategory
     /// The complete months averaged (3 to 6).
     public let months: [Month]
@@ -15,7 +16,9 @@ public struct BudgetSuggestion: Hashable, Sendable {
 /// A recurring item proposed from transaction history; nothing is recorded until the user
 /// accepts it with `defineRecurring`.
 public struct RecurringProposal: Hashable, Sendable {
+    /// The payee as its latest occurrence spells it (occurrences are grouped ignoring case).
     public let payee: String
+    /// The category most of its occurrences are in (on a tie, the first by stored name).
     public let category: BudgetCategory
     /// The latest amount (signed: positive income, negative expense).
     public let amount: Money

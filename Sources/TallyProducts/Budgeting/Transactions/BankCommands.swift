@@ -59,7 +59,11 @@ extension Ledger {
         }
     }
 
-    /// Every bank ever connected, by id.
+    /// Every bank ever connected, by id; disconnected ones included.
+    ///
+    /// ```swift
+    /// for bank in try ledger.banks() where bank.isConnected { print(bank.bankId, bank.name) }
+    /// ```
     public func banks() throws -> [BankConnection] {
         try read { db in
             try BankRecords.all(db)

@@ -19,7 +19,7 @@ public struct BudgetTransaction: Hashable, Sendable {
     public let recurring: Bool
     /// Typed by the user (`manual`, also generated occurrences) or imported (`bank`).
     public let source: TransactionSource
-    /// The bank and its transaction id, for imported ones.
+    /// The bank it was imported from, for imported ones; nil for manual ones.
     public let bankId: String?
     /// The bank's transaction id, for imported ones.
     public let externalId: String?
@@ -36,6 +36,10 @@ public struct BudgetTransaction: Hashable, Sendable {
 public struct TransactionChange: Hashable, Sendable {
     /// What happened to the transaction.
     public enum Kind: String, Sendable {
+        /// `recorded`: the first version (`transaction_recorded`); `generated`: the first
+        /// version of a recurring item's occurrence (`recurring_occurrence_generated`);
+        /// `amended`, `recategorised`, `deleted`: a later version made by
+        /// `transaction_amended`, `transaction_recategorised` or `transaction_deleted`.
         case recorded, generated, amended, recategorised, deleted
     }
 

@@ -8,6 +8,7 @@ public import GRDB
 /// boundary day of the ledger's snapshot interval, answer a month's net worth without the
 /// lookups (``NetWorthSnapshot``).
 public struct NetWorthProjector: SnapshotTaking {
+    /// The read model, as ``NetWorthFeature`` registers it; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "net_worth"

@@ -5,6 +5,7 @@ public import GRDB
 /// held and the recorded interval it held it (`recorded_at` to `superseded_at`, the end
 /// ``BudgetTime/openEnd`` while in force), so "as known at" reads indexed rows.
 public struct BudgetsProjector: Projector {
+    /// The read model, as ``BudgetingFeature`` registers it; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "budgets"

@@ -7,6 +7,7 @@ public import GRDB
 /// starts a new life. A pot's total is its account's balance (`Budget:Pots:<id>`) in the
 /// balances read model.
 public struct PotsProjector: Projector {
+    /// The read model, as ``BudgetingFeature`` registers it; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "budget_pots"

@@ -6,6 +6,7 @@ public import GRDB
 /// that "as of" and "as known at" read indexed rows. Their generated occurrences are budget
 /// transactions (``TransactionsProjector``), found by recurring id and month.
 public struct RecurringProjector: Projector {
+    /// The read model, as ``BudgetingFeature`` registers it; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "recurring_items"

@@ -12,6 +12,7 @@ public import GRDB
 /// that names another account belongs to the envelope product. Dates are kept as the
 /// effective instant; queries turn months and days into instants with the ledger calendar.
 public struct TransactionsProjector: Projector {
+    /// The read model, as ``BudgetingFeature`` registers it; its tables are created by ``createTables(_:)``.
     public init() {}
 
     public let name = "budget_transactions"
