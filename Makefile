@@ -19,7 +19,7 @@ demo: release
 test: setup
 	$(SWIFT) test
 	SWIFT=$(SWIFT) scripts/examples.sh
-	SWIFT=$(SWIFT) scripts/check-docs.sh TallyLog TallyEngine
+	SWIFT=$(SWIFT) scripts/check-docs.sh
 
 clean:
 	rm -rf .build Examples/*/.build
