@@ -193,7 +193,7 @@ func readBenchmarks() {
         do {
             var count = 0
             try EventStoreReader.open(at: store, catalog: .standard).forEach { event in
-                if case .journalEntryPosted = event.body { count &+= 1 }
+                if event.body.is(JournalEntryPosted.self) { count &+= 1 }
             }
             blackHole(count)
         } catch {

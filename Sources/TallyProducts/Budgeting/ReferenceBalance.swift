@@ -22,15 +22,22 @@ extension Ledger {
     ///   minor units.
     @discardableResult
     public func setReferenceBalance(amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setReferenceBalanceCommand(amount: amount, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setReferenceBalance(amount:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setReferenceBalanceCommand(amount: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let at = now
-        func set(adjustment: Money?) -> NewEvent {
+        @Sendable func set(adjustment: Money?) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(ReferenceBalanceSet(amount: amount, adjustment: adjustment)))
         }
         let request = try repeatRequest(key: idempotencyKey) { first in
             guard let earlier = first.body.as(ReferenceBalanceSet.self) else { return nil }
             return set(adjustment: earlier.adjustment)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { [self] db in
             try BudgetSettings.requireBudgetCurrency(amount, "the reference balance", db)
             let current = try BudgetQueries.currentBalance(db, asOf: at, commodity: amount.commodity)
             let held = try BudgetQueries.heldInPots(db, asOf: at, commodity: amount.commodity)

@@ -28,6 +28,16 @@ extension Ledger {
         _ challengeId: String, template templateId: String, name: String? = nil, unit: Money, account: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(startChallengeCommand(challengeId, template: templateId, name: name, unit: unit, account: account, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``startChallenge(_:template:name:unit:account:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func startChallengeCommand(
+        _ challengeId: String, template templateId: String, name: String? = nil, unit: Money, account: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         guard !challengeId.isEmpty, challengeId.count <= 100, (name ?? "").count <= 200 else {
             throw LedgerError(.invalidArgument, "a challenge needs an id of up to 100 characters and a name of up to 200")
         }
@@ -38,7 +48,7 @@ extension Ledger {
         let started = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(ChallengeStarted(
             challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
             stepCount: template.stepCount, account: account)))
-        return try perform(idempotencyKey: idempotencyKey, request: started, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: started, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             guard try !ChallengesProjector.challengeExists(challengeId, db) else {
                 throw LedgerError(.alreadyExists, "a challenge with id '\(challengeId)' exists; choose another id")
             }
@@ -79,8 +89,17 @@ extension Ledger {
     public func completeChallengeStep(
         _ challengeId: String, step: Int? = nil, from source: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(completeChallengeStepCommand(challengeId, step: step, from: source, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``completeChallengeStep(_:step:from:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func completeChallengeStepCommand(
+        _ challengeId: String, step: Int? = nil, from source: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let at = dayStart(effectiveAt)
-        func completed(step number: Int, amount: Money) -> NewEvent {
+        @Sendable func completed(step number: Int, amount: Money) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(ChallengeStepCompleted(challengeId: challengeId, step: number, amount: amount)))
         }
         // The amount, and the step when none is given, come from the challenge: a repeat takes the first run's.
@@ -88,7 +107,7 @@ extension Ledger {
             guard let earlier = first.body.as(ChallengeStepCompleted.self) else { return nil }
             return completed(step: step ?? earlier.step, amount: earlier.amount)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             guard let progress = try ChallengeBook.load(db, effectiveThrough: .latest).progress(of: challengeId) else {
                 throw LedgerError(.notFound, "there is no challenge '\(challengeId)'; start it first (tally challenge start)")
             }

@@ -37,6 +37,15 @@ extension Ledger {
     public func openEnvelopeAccount(
         _ account: String, commodity: Commodity, openingBalance: Money? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(openEnvelopeAccountCommand(account, commodity: commodity, openingBalance: openingBalance, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``openEnvelopeAccount(_:commodity:openingBalance:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func openEnvelopeAccountCommand(
+        _ account: String, commodity: Commodity, openingBalance: Money? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let kind = LedgerAccounts.kind(of: account)
         guard !account.isEmpty, account.count <= 200, let kind, kind == .asset || kind == .liability, !account.hasPrefix("Budget:") else {
             throw LedgerError(.invalidArgument, "the account name '\(account)' must start with Assets: or Liabilities:, e.g. Assets:Cash")
@@ -46,7 +55,7 @@ extension Ledger {
         }
         let opened = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(
             AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
-        return try perform(idempotencyKey: idempotencyKey, request: opened, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: opened, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             guard try !AccountRecords.exists(account, db) else {
                 throw LedgerError(.alreadyExists, "an account named '\(account)' exists already; choose another name")
             }
@@ -71,11 +80,21 @@ extension Ledger {
         _ envelopeId: String, name: String, interval: EnvelopeInterval, budgeted: Money, startDate: LocalDate? = nil,
         idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(createEnvelopeCommand(envelopeId, name: name, interval: interval, budgeted: budgeted, startDate: startDate, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``createEnvelope(_:name:interval:budgeted:startDate:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func createEnvelopeCommand(
+        _ envelopeId: String, name: String, interval: EnvelopeInterval, budgeted: Money, startDate: LocalDate? = nil,
+        idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         guard !envelopeId.isEmpty, envelopeId.count <= 100, !name.isEmpty, name.count <= 200 else {
             throw LedgerError(.invalidArgument, "an envelope needs an id (up to 100 characters) and a name (up to 200)")
         }
         let at = now
-        func created(startingOn start: LocalDate) -> NewEvent {
+        @Sendable func created(startingOn start: LocalDate) -> NewEvent {
             NewEvent(effectiveAt: min(at, calendar.startOfDay(start)), body: EventBody(
                 EnvelopeCreated(envelopeId: envelopeId, name: name, interval: interval, budgeted: budgeted, startDate: start)))
         }
@@ -84,7 +103,7 @@ extension Ledger {
             guard let earlier = first.body.as(EnvelopeCreated.self) else { return nil }
             return created(startingOn: earlier.startDate)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { [self] db in
             guard try !EnvelopeRecords.exists(envelopeId, db) else {
                 throw LedgerError(.alreadyExists, "an envelope with id '\(envelopeId)' exists (or existed); choose another id")
             }
@@ -116,8 +135,17 @@ extension Ledger {
     public func changeEnvelopeBudget(
         _ envelopeId: String, budgeted: Money, interval: EnvelopeInterval? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(changeEnvelopeBudgetCommand(envelopeId, budgeted: budgeted, interval: interval, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``changeEnvelopeBudget(_:budgeted:interval:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func changeEnvelopeBudgetCommand(
+        _ envelopeId: String, budgeted: Money, interval: EnvelopeInterval? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let at = dayStart(effectiveAt)
-        func changed(interval: EnvelopeInterval) -> NewEvent {
+        @Sendable func changed(interval: EnvelopeInterval) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(EnvelopeBudgetChanged(envelopeId: envelopeId, budgeted: budgeted, interval: interval)))
         }
         // Without an interval the envelope keeps its own: a repeat keeps the one the first run recorded.
@@ -125,7 +153,7 @@ extension Ledger {
             guard let earlier = first.body.as(EnvelopeBudgetChanged.self) else { return nil }
             return changed(interval: earlier.interval)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !budgeted.isNegative else {
                 throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' cannot be negative")
@@ -148,8 +176,15 @@ extension Ledger {
     ///   `idempotencyConflict`.
     @discardableResult
     public func fundEnvelope(_ envelopeId: String, amount: Money, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(fundEnvelopeCommand(envelopeId, amount: amount, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``fundEnvelope(_:amount:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func fundEnvelopeCommand(_ envelopeId: String, amount: Money, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let funded = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
-        return try perform(idempotencyKey: idempotencyKey, request: funded, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: funded, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "the amount funding envelope '\(envelopeId)' cannot be zero") }
             try EnvelopeRules.requireCurrency(amount, of: envelope)
@@ -169,8 +204,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func setEnvelopeRollover(_ envelopeId: String, policy: RolloverPolicy, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setEnvelopeRolloverCommand(envelopeId, policy: policy, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setEnvelopeRollover(_:policy:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setEnvelopeRolloverCommand(_ envelopeId: String, policy: RolloverPolicy, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let set = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
-        return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [set]
         }
@@ -188,8 +230,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func deleteEnvelope(_ envelopeId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(deleteEnvelopeCommand(envelopeId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``deleteEnvelope(_:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func deleteEnvelopeCommand(_ envelopeId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let deleted = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeDeleted(envelopeId: envelopeId)))
-        return try perform(idempotencyKey: idempotencyKey, request: deleted, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [deleted]
         }
@@ -217,11 +266,21 @@ extension Ledger {
         _ transactionId: String, account: String, amount: Money, rateToBase: ExactDecimal? = nil, envelope: String? = nil,
         payee: String = "", category: BudgetCategory = .general, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(recordEnvelopeTransactionCommand(transactionId, account: account, amount: amount, rateToBase: rateToBase, envelope: envelope, payee: payee, category: category, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``recordEnvelopeTransaction(_:account:amount:rateToBase:envelope:payee:category:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func recordEnvelopeTransactionCommand(
+        _ transactionId: String, account: String, amount: Money, rateToBase: ExactDecimal? = nil, envelope: String? = nil,
+        payee: String = "", category: BudgetCategory = .general, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         guard !transactionId.isEmpty, transactionId.count <= 100, payee.count <= 200 else {
             throw LedgerError(.invalidArgument, "a transaction needs an id (up to 100 characters) and a payee of up to 200")
         }
         let at = dayStart(effectiveAt)
-        func recorded(rate: ExactDecimal?) -> NewEvent {
+        @Sendable func recorded(rate: ExactDecimal?) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(TransactionRecorded(
                 transactionId: transactionId, payee: payee, category: category, amount: amount, source: .manual,
                 account: account, envelope: envelope, rateToBase: rate
@@ -235,7 +294,7 @@ extension Ledger {
             let isBaseCurrency = earlier.rateToBase == nil && (rateToBase == nil || rateToBase == .one)
             return recorded(rate: isBaseCurrency ? nil : rateToBase)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             guard try !TransactionVersionRecords.exists(transactionId, db) else {
                 throw LedgerError(.alreadyExists, "a transaction with id '\(transactionId)' exists; choose another id")
             }
@@ -270,6 +329,16 @@ extension Ledger {
         _ transferId: String, from source: String, to target: String, amount: Money, received: Money? = nil,
         envelope: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(transferBetweenAccountsCommand(transferId, from: source, to: target, amount: amount, received: received, envelope: envelope, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``transferBetweenAccounts(_:from:to:amount:received:envelope:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func transferBetweenAccountsCommand(
+        _ transferId: String, from source: String, to target: String, amount: Money, received: Money? = nil,
+        envelope: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         guard !transferId.isEmpty, transferId.count <= 100 else {
             throw LedgerError(.invalidArgument, "a transfer needs an id of up to 100 characters")
         }
@@ -280,7 +349,7 @@ extension Ledger {
             transferId: transferId, source: source, target: target, amount: amount,
             received: received == amount ? nil : received, envelope: envelope
         )))
-        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             let sourceCommodity = try EnvelopeRules.openAccount(source, db)
             let targetCommodity = try EnvelopeRules.openAccount(target, db)
             guard amount.commodity == sourceCommodity else {

@@ -52,10 +52,20 @@ extension Ledger {
         assetId: String, name: String, category: AssetCategory, type: AssetType, currency: Commodity, country: String? = nil, sector: String? = nil, symbol: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(addAssetCommand(assetId: assetId, name: name, category: category, type: type, currency: currency, country: country, sector: sector, symbol: symbol, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``addAsset(assetId:name:category:type:currency:country:sector:symbol:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func addAssetCommand(
+        assetId: String, name: String, category: AssetCategory, type: AssetType, currency: Commodity, country: String? = nil, sector: String? = nil, symbol: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let asset = AssetAdded(assetId: assetId, name: name, category: category, type: type, currency: currency, country: country, sector: sector, symbol: symbol)
         try Self.requireIdentifier(asset.assetId, "an asset id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(asset))
-        return try perform(idempotencyKey: idempotencyKey, request: added, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: added, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             if try item(.asset, asset.assetId, db) != nil || item(.liability, asset.assetId, db) != nil {
                 throw LedgerError(.alreadyExists, "an asset or liability '\(asset.assetId)' exists already")
             }
@@ -77,9 +87,19 @@ extension Ledger {
         assetId: String, country: String? = nil, sector: String? = nil, symbol: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(tagAssetCommand(assetId: assetId, country: country, sector: sector, symbol: symbol, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``tagAsset(assetId:country:sector:symbol:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func tagAssetCommand(
+        assetId: String, country: String? = nil, sector: String? = nil, symbol: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let tags = AssetTagged(assetId: assetId, country: country, sector: sector, symbol: symbol)
         let tagged = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(tags))
-        return try perform(idempotencyKey: idempotencyKey, request: tagged, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: tagged, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, tags.assetId, db)
             return [tagged]
         }
@@ -96,8 +116,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (no such asset held), `idempotencyConflict`.
     @discardableResult
     public func removeAsset(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(removeAssetCommand(assetId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``removeAsset(_:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func removeAssetCommand(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(AssetRemoved(assetId: assetId)))
-        return try perform(idempotencyKey: idempotencyKey, request: removed, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: removed, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, assetId, db)
             return [removed]
         }
@@ -118,10 +145,20 @@ extension Ledger {
         liabilityId: String, name: String, category: LiabilityCategory, currency: Commodity, linkedAssetId: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(addLiabilityCommand(liabilityId: liabilityId, name: name, category: category, currency: currency, linkedAssetId: linkedAssetId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``addLiability(liabilityId:name:category:currency:linkedAssetId:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func addLiabilityCommand(
+        liabilityId: String, name: String, category: LiabilityCategory, currency: Commodity, linkedAssetId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let liability = LiabilityAdded(liabilityId: liabilityId, name: name, category: category, currency: currency, linkedAssetId: linkedAssetId)
         try Self.requireIdentifier(liability.liabilityId, "a liability id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(liability))
-        return try perform(idempotencyKey: idempotencyKey, request: added, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: added, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             if try item(.asset, liability.liabilityId, db) != nil || item(.liability, liability.liabilityId, db) != nil {
                 throw LedgerError(.alreadyExists, "an asset or liability '\(liability.liabilityId)' exists already")
             }
@@ -141,8 +178,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (no such liability held), `idempotencyConflict`.
     @discardableResult
     public func removeLiability(_ liabilityId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(removeLiabilityCommand(liabilityId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``removeLiability(_:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func removeLiabilityCommand(_ liabilityId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let removed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(LiabilityRemoved(liabilityId: liabilityId)))
-        return try perform(idempotencyKey: idempotencyKey, request: removed, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: removed, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.liability, liabilityId, db)
             return [removed]
         }
@@ -168,10 +212,20 @@ extension Ledger {
         itemKind: ItemKind, itemId: String, value: Money, source: ValuationSource,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(recordValuationCommand(itemKind: itemKind, itemId: itemId, value: value, source: source, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``recordValuation(itemKind:itemId:value:source:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func recordValuationCommand(
+        itemKind: ItemKind, itemId: String, value: Money, source: ValuationSource,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let valuation = ValuationRecorded(itemKind: itemKind, itemId: itemId, value: value, source: source)
         try Self.requirePositive(valuation.value, "a valuation")
         let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(valuation))
-        return try perform(idempotencyKey: idempotencyKey, request: recorded, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: recorded, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             let currency = try requireItem(valuation.itemKind, valuation.itemId, db)
             guard valuation.value.commodity == currency else {
                 throw LedgerError(.currencyMismatch, "\(valuation.itemKind.rawValue) '\(valuation.itemId)' is valued in \(currency.code), not \(valuation.value.commodity.code)")
@@ -194,8 +248,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (no such asset held), `idempotencyConflict`.
     @discardableResult
     public func clearValuationOverride(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(clearValuationOverrideCommand(assetId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``clearValuationOverride(_:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func clearValuationOverrideCommand(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let cleared = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ValuationOverrideCleared(assetId: assetId)))
-        return try perform(idempotencyKey: idempotencyKey, request: cleared, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: cleared, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, assetId, db)
             return [cleared]
         }
@@ -222,10 +283,20 @@ extension Ledger {
         assetId: String, quantity: Money, costBasis: Money? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(setPositionCommand(assetId: assetId, quantity: quantity, costBasis: costBasis, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setPosition(assetId:quantity:costBasis:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setPositionCommand(
+        assetId: String, quantity: Money, costBasis: Money? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let position = PositionSet(assetId: assetId, quantity: quantity, costBasis: costBasis)
         guard !position.quantity.isNegative else { throw LedgerError(.invalidArgument, "a position's quantity cannot be negative") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(position))
-        return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, position.assetId, db)
             return [set]
         }
@@ -251,11 +322,21 @@ extension Ledger {
         symbol: Commodity, price: Money, source: PriceSource,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(quotePriceCommand(symbol: symbol, price: price, source: source, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``quotePrice(symbol:price:source:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func quotePriceCommand(
+        symbol: Commodity, price: Money, source: PriceSource,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let quote = PriceQuoted(symbol: symbol, price: price, source: source)
         try Self.requirePositive(quote.price, "a price")
         guard quote.symbol != quote.price.commodity else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
         let quoted = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(quote))
-        return try perform(idempotencyKey: idempotencyKey, request: quoted, dated: effectiveAt != nil) { _ in [quoted] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: quoted, requestHasEffectiveTime: effectiveAt != nil) { [self] _ in [quoted] }
     }
 
     /// Records an exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
@@ -273,11 +354,21 @@ extension Ledger {
         base: Commodity, quote: Commodity, rate: ExactDecimal,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(setFXRateCommand(base: base, quote: quote, rate: rate, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setFXRate(base:quote:rate:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setFXRateCommand(
+        base: Commodity, quote: Commodity, rate: ExactDecimal,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let fxRate = FXRateSet(base: base, quote: quote, rate: rate)
         guard rate.significand > 0 else { throw LedgerError(.invalidArgument, "an FX rate must be positive") }
         guard base != quote else { throw LedgerError(.invalidArgument, "an FX rate needs two different currencies") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(fxRate))
-        return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] _ in [set] }
     }
 
     /// Changes the base currency answers are given in; original amounts stay as recorded.
@@ -291,9 +382,16 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `invalidArgument` (not an ISO 4217 currency), `idempotencyConflict`.
     @discardableResult
     public func setBaseCurrency(_ currency: Commodity, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setBaseCurrencyCommand(currency, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setBaseCurrency(_:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setBaseCurrencyCommand(_ currency: Commodity, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         guard currency.isISOCurrency else { throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(currency.code)") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(BaseCurrencySet(currency: currency)))
-        return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] _ in [set] }
     }
 
     /// Sets how old a price may be before answers flag it stale: answers as known from now
@@ -310,9 +408,16 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `invalidArgument` (not above zero), `idempotencyConflict`.
     @discardableResult
     public func setPriceStaleness(seconds: Int64, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setPriceStalenessCommand(seconds: seconds, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setPriceStaleness(seconds:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setPriceStalenessCommand(seconds: Int64, idempotencyKey: String? = nil) throws -> LedgerCommand {
         guard seconds > 0 else { throw LedgerError(.invalidArgument, "the staleness threshold must be positive") }
         let set = NewEvent(effectiveAt: now, body: EventBody(PriceStalenessSet(thresholdSeconds: seconds)))
-        return try perform(idempotencyKey: idempotencyKey, request: set) { _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { [self] _ in [set] }
     }
 
     /// Sets a reminder to update an asset's value; setting an id again makes a new version.
@@ -331,10 +436,20 @@ extension Ledger {
         reminderId: String, assetId: String, dueDate: LocalDate, note: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(setReminderCommand(reminderId: reminderId, assetId: assetId, dueDate: dueDate, note: note, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setReminder(reminderId:assetId:dueDate:note:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setReminderCommand(
+        reminderId: String, assetId: String, dueDate: LocalDate, note: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let reminder = ReminderSet(reminderId: reminderId, assetId: assetId, dueDate: dueDate, note: note)
         try Self.requireIdentifier(reminder.reminderId, "a reminder id")
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(reminder))
-        return try perform(idempotencyKey: idempotencyKey, request: set, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, reminder.assetId, db)
             return [set]
         }
@@ -351,8 +466,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (no open reminder with that id), `idempotencyConflict`.
     @discardableResult
     public func completeReminder(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(completeReminderCommand(reminderId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``completeReminder(_:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func completeReminderCommand(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let completed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ReminderCompleted(reminderId: reminderId)))
-        return try perform(idempotencyKey: idempotencyKey, request: completed, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: completed, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             guard try NetWorthRecords.isReminderOpen(reminderId, db) else {
                 throw LedgerError(.notFound, "no open reminder '\(reminderId)'")
             }

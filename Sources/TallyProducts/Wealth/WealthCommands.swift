@@ -40,13 +40,23 @@ extension Ledger {
         account: String, amount: Money, source: DepositSource = .bankTransfer, externalId: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(depositCommand(account: account, amount: amount, source: source, externalId: externalId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``deposit(account:amount:source:externalId:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func depositCommand(
+        account: String, amount: Money, source: DepositSource = .bankTransfer, externalId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         try WealthRules.requirePositive(amount, "the deposit amount")
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
         let received = NewEvent(effectiveAt: at, body: EventBody(
             DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
-        return try perform(idempotencyKey: idempotencyKey, request: received, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: received, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             try Self.requireBalancesCanHold(deposit: amount, db)
             let settings = try WealthQueries.settings(account, db)
             var events = [received]
@@ -79,12 +89,21 @@ extension Ledger {
     public func setSplitRule(
         account: String, spendWeight: Int64, investWeight: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(setSplitRuleCommand(account: account, spendWeight: spendWeight, investWeight: investWeight, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setSplitRule(account:spendWeight:investWeight:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setSplitRuleCommand(
+        account: String, spendWeight: Int64, investWeight: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         let rule = SplitRule(spendWeight: spendWeight, investWeight: investWeight)
         try WealthRules.validate(rule)
         let event = NewEvent(effectiveAt: at, body: EventBody(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))
-        return try perform(idempotencyKey: idempotencyKey, request: event, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             try WealthQueries.settings(account, db).splitRule == rule ? [] : [event]
         }
     }
@@ -106,6 +125,13 @@ extension Ledger {
     ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func setRoundUps(account: String, enabled: Bool, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setRoundUpsCommand(account: account, enabled: enabled, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setRoundUps(account:enabled:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setRoundUpsCommand(account: String, enabled: Bool, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.roundUpsEnabled == enabled }) {
             EventBody(RoundUpsSwitched(account: account, enabled: enabled))
         }
@@ -129,6 +155,13 @@ extension Ledger {
     ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func pauseAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(pauseAutomationCommand(account: account, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``pauseAutomation(account:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func pauseAutomationCommand(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.isPaused }) {
             EventBody(AutomationPaused(account: account))
         }
@@ -154,6 +187,13 @@ extension Ledger {
     ///   `idempotencyConflict` for a key used with other input or by another command.
     @discardableResult
     public func resumeAutomation(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(resumeAutomationCommand(account: account, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``resumeAutomation(account:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func resumeAutomationCommand(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         let resumed = NewEvent(effectiveAt: at, body: EventBody(AutomationResumed(account: account)))
@@ -169,7 +209,7 @@ extension Ledger {
                 return nil
             }
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             var events: [NewEvent] = []
             if try WealthQueries.settings(account, db).isPaused { events.append(resumed) }
             for deposit in try WealthQueries.unsplitDeposits(account, db) {
@@ -198,6 +238,13 @@ extension Ledger {
     ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func freezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(freezeCardCommand(account: account, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``freezeCard(account:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func freezeCardCommand(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.cardFrozen }) {
             EventBody(CardFrozen(account: account))
         }
@@ -219,6 +266,13 @@ extension Ledger {
     ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
     public func unfreezeCard(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(unfreezeCardCommand(account: account, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``unfreezeCard(account:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func unfreezeCardCommand(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { !$0.cardFrozen }) {
             EventBody(CardUnfrozen(account: account))
         }
@@ -252,6 +306,16 @@ extension Ledger {
         account: String, amount: Money, merchant: String, externalId: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(purchaseCommand(account: account, amount: amount, merchant: merchant, externalId: externalId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``purchase(account:amount:merchant:externalId:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func purchaseCommand(
+        account: String, amount: Money, merchant: String, externalId: String? = nil,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         try WealthRules.requirePositive(amount, "the purchase amount")
@@ -259,7 +323,7 @@ extension Ledger {
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
         let made = NewEvent(effectiveAt: at, body: EventBody(
             PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
-        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             let settings = try WealthQueries.settings(account, db)
             guard !settings.cardFrozen else {
                 throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen; unfreeze it to make purchases")
@@ -302,12 +366,21 @@ extension Ledger {
     public func withdraw(
         account: String, amount: Money, destination: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(withdrawCommand(account: account, amount: amount, destination: destination, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``withdraw(account:amount:destination:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func withdrawCommand(
+        account: String, amount: Money, destination: String? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         try WealthRules.requirePositive(amount, "the withdrawal amount")
         if let destination { try WealthRules.validate(text: destination, "the destination") }
         let made = NewEvent(effectiveAt: at, body: EventBody(WithdrawalMade(account: account, amount: amount, destination: destination)))
-        return try perform(idempotencyKey: idempotencyKey, request: made, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
             try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the withdrawal")
             return [made]
@@ -328,12 +401,12 @@ extension Ledger {
     /// A command that records one event unless the setting it asks for is already in force.
     private func wealthSwitch(
         _ account: String, _ effectiveAt: Instant?, _ idempotencyKey: String?,
-        isInForce: (WealthQueries.Settings) -> Bool, _ body: () -> EventBody
-    ) throws -> CommandResult {
+        isInForce: @escaping @Sendable (WealthQueries.Settings) -> Bool, _ body: () -> EventBody
+    ) throws -> LedgerCommand {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         let event = NewEvent(effectiveAt: at, body: body())
-        return try perform(idempotencyKey: idempotencyKey, request: event, dated: effectiveAt != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             try isInForce(WealthQueries.settings(account, db)) ? [] : [event]
         }
     }

@@ -17,10 +17,17 @@ extension Ledger {
     ///   `idempotencyConflict`.
     @discardableResult
     public func setBudget(category: BudgetCategory, month: Month, maximum: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setBudgetCommand(category: category, month: month, maximum: maximum, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setBudget(category:month:maximum:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setBudgetCommand(category: BudgetCategory, month: Month, maximum: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let set = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetSet(
             category: category, month: month, maximum: maximum
         )))
-        return try perform(idempotencyKey: idempotencyKey, request: set) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { [self] db in
             try BudgetSettings.requireBudgetCurrency(maximum, "the maximum", db)
             guard maximum.isPositive else { throw LedgerError(.invalidArgument, "the budget's maximum must be more than zero") }
             return [set]
@@ -38,10 +45,17 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (there is no such budget), `idempotencyConflict`.
     @discardableResult
     public func deleteBudget(category: BudgetCategory, month: Month, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(deleteBudgetCommand(category: category, month: month, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``deleteBudget(category:month:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func deleteBudgetCommand(category: BudgetCategory, month: Month, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let deleted = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetDeleted(
             category: category, month: month
         )))
-        return try perform(idempotencyKey: idempotencyKey, request: deleted) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: false) { [self] db in
             let exists = try BudgetQueries.hasCurrentBudget(month: month, category: category, db)
             guard exists else {
                 throw LedgerError(.notFound, "there is no \(category.displayName) budget for \(month)")

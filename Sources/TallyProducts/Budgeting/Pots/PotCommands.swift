@@ -26,10 +26,17 @@ extension Ledger {
     ///   `invalidArgument`, `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func createPot(id: String, name: String? = nil, target: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(createPotCommand(id: id, name: name, target: target, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``createPot(id:name:target:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func createPotCommand(id: String, name: String? = nil, target: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let id = try BudgetSettings.validIdentifier(id, "the pot id")
         let created = NewEvent(effectiveAt: now, body: EventBody(PotCreated(
             potId: id, name: try BudgetSettings.validName(name ?? id, "the pot name"), target: target)))
-        return try perform(idempotencyKey: idempotencyKey, request: created) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: created, requestHasEffectiveTime: false) { [self] db in
             try BudgetSettings.requireBudgetCurrency(target, "the target", db)
             guard target.isPositive else { throw LedgerError(.invalidArgument, "the pot's target must be more than zero") }
             guard try PotRules.existing(id, db) == nil else {
@@ -52,8 +59,15 @@ extension Ledger {
     ///   `notFound`, `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func addToPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(addToPotCommand(id: id, amount: amount, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``addToPot(id:amount:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func addToPotCommand(id: String, amount: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let funded = NewEvent(effectiveAt: now, body: EventBody(PotFunded(potId: id, amount: amount)))
-        return try perform(idempotencyKey: idempotencyKey, request: funded) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: funded, requestHasEffectiveTime: false) { [self] db in
             _ = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
             let current = try BudgetQueries.currentBalance(db, asOf: funded.effectiveAt)
@@ -77,8 +91,15 @@ extension Ledger {
     ///   `invalidArgument` (not positive), `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
     public func withdrawFromPot(id: String, amount: Money, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(withdrawFromPotCommand(id: id, amount: amount, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``withdrawFromPot(id:amount:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func withdrawFromPotCommand(id: String, amount: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let withdrawn = NewEvent(effectiveAt: now, body: EventBody(PotWithdrawn(potId: id, amount: amount)))
-        return try perform(idempotencyKey: idempotencyKey, request: withdrawn) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: withdrawn, requestHasEffectiveTime: false) { [self] db in
             let pot = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
             guard try !pot.total.isLess(than: amount) else {
@@ -100,15 +121,22 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func deletePot(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(deletePotCommand(id: id, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``deletePot(id:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func deletePotCommand(id: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let at = now
-        func deleted(returning total: Money) -> NewEvent {
+        @Sendable func deleted(returning total: Money) -> NewEvent {
             NewEvent(effectiveAt: at, body: EventBody(PotDeleted(potId: id, returned: total)))
         }
         let request = try repeatRequest(key: idempotencyKey) { first in
             guard let earlier = first.body.as(PotDeleted.self) else { return nil }
             return deleted(returning: earlier.returned)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { [self] db in
             [deleted(returning: try PotRules.requireExisting(id, db).total)]
         }
     }

@@ -31,12 +31,22 @@ extension Ledger {
         id: String, payee: String, category: BudgetCategory, amount: Money, dayOfMonth: Int,
         startMonth: Month, endMonth: Month? = nil, frequency: RecurringFrequency = .monthly, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(defineRecurringCommand(id: id, payee: payee, category: category, amount: amount, dayOfMonth: dayOfMonth, startMonth: startMonth, endMonth: endMonth, frequency: frequency, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``defineRecurring(id:payee:category:amount:dayOfMonth:startMonth:endMonth:frequency:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func defineRecurringCommand(
+        id: String, payee: String, category: BudgetCategory, amount: Money, dayOfMonth: Int,
+        startMonth: Month, endMonth: Month? = nil, frequency: RecurringFrequency = .monthly, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let id = try BudgetSettings.validIdentifier(id, "the recurring item id")
         let defined = NewEvent(effectiveAt: now, body: EventBody(RecurringDefined(
             recurringId: id, payee: try BudgetSettings.validName(payee, "the payee"), category: category, amount: amount,
             frequency: frequency, dayOfMonth: dayOfMonth, startMonth: startMonth, endMonth: endMonth
         )))
-        return try perform(idempotencyKey: idempotencyKey, request: defined) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: defined, requestHasEffectiveTime: false) { [self] db in
             try TransactionRules.requireAmount(amount, db)
             guard (1...31).contains(dayOfMonth) else {
                 throw LedgerError(.invalidArgument, "the day of the month must be 1 to 31 (shorter months use their last day)")
@@ -63,8 +73,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func removeRecurring(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(removeRecurringCommand(id: id, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``removeRecurring(id:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func removeRecurringCommand(id: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let removed = NewEvent(effectiveAt: now, body: EventBody(RecurringRemoved(recurringId: id)))
-        return try perform(idempotencyKey: idempotencyKey, request: removed) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: removed, requestHasEffectiveTime: false) { [self] db in
             guard try RecurringItem.exists(id, db) else { throw LedgerError(.notFound, "there is no recurring item '\(id)'; list them with `tally recurring status`") }
             return [removed]
         }
@@ -89,6 +106,13 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `idempotencyConflict`.
     @discardableResult
     public func generateRecurring(month: Month, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(generateRecurringCommand(month: month, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``generateRecurring(month:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func generateRecurringCommand(month: Month, idempotencyKey: String? = nil) throws -> LedgerCommand {
         // The first occurrence depends on the items defined: a repeat is compared on the month.
         let request = try repeatRequest(key: idempotencyKey) { first in
             guard var occurrence = first.body.as(RecurringOccurrenceGenerated.self) else { return nil }
@@ -96,7 +120,7 @@ extension Ledger {
             occurrence.transactionId = RecurringRules.occurrenceKey(occurrence.recurringId, month)
             return NewEvent(effectiveAt: first.effectiveAt, body: EventBody(occurrence))
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { [self] db in
             try RecurringItem.all(db).filter { $0.isDue(in: month) }.compactMap { item in
                 let key = RecurringRules.occurrenceKey(item.id, month)
                 guard try !RecurringRules.isGenerated(key, db) else { return nil }

@@ -28,10 +28,17 @@ extension Ledger {
     ///   `idempotencyConflict`.
     @discardableResult
     public func connectBank(id: String, name: String? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(connectBankCommand(id: id, name: name, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``connectBank(id:name:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func connectBankCommand(id: String, name: String? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let id = try BudgetSettings.validIdentifier(id, "the bank id")
         let connected = NewEvent(effectiveAt: now, body: EventBody(BankConnected(
             bankId: id, name: try BudgetSettings.validName(name ?? id, "the bank name"))))
-        return try perform(idempotencyKey: idempotencyKey, request: connected) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: connected, requestHasEffectiveTime: false) { [self] db in
             if try BankRules.connection(id, db)?.isConnected == true {
                 throw LedgerError(.alreadyExists, "bank '\(id)' is connected already")
             }
@@ -50,8 +57,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (not connected), `idempotencyConflict`.
     @discardableResult
     public func disconnectBank(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(disconnectBankCommand(id: id, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``disconnectBank(id:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func disconnectBankCommand(id: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let disconnected = NewEvent(effectiveAt: now, body: EventBody(BankDisconnected(bankId: id)))
-        return try perform(idempotencyKey: idempotencyKey, request: disconnected) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: disconnected, requestHasEffectiveTime: false) { [self] db in
             guard try BankRules.connection(id, db)?.isConnected == true else {
                 throw LedgerError(.notFound, "bank '\(id)' is not connected")
             }

@@ -37,9 +37,19 @@ extension Ledger {
         payee: String, category: BudgetCategory, amount: Money, date: LocalDate, recurring: Bool = false, id: String? = nil,
         idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(recordTransactionCommand(payee: payee, category: category, amount: amount, date: date, recurring: recurring, id: id, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``recordTransaction(payee:category:amount:date:recurring:id:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func recordTransactionCommand(
+        payee: String, category: BudgetCategory, amount: Money, date: LocalDate, recurring: Bool = false, id: String? = nil,
+        idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let payee = try BudgetSettings.validName(payee, "the payee")
         let chosenId = try id.map { try BudgetSettings.validIdentifier($0, "the transaction id") }
-        func recorded(_ transactionId: String) -> NewEvent {
+        @Sendable func recorded(_ transactionId: String) -> NewEvent {
             NewEvent(effectiveAt: calendar.startOfDay(date), body: EventBody(TransactionRecorded(
                 transactionId: transactionId, payee: payee, category: category, amount: amount,
                 recurring: recurring, source: .manual
@@ -52,7 +62,7 @@ extension Ledger {
             }
             return recorded(earlier.transactionId)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: true) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: true) { [self] db in
             try TransactionRules.requireAmount(amount, db)
             guard let chosenId else { return [recorded("manual:\(nextSequence)")] }
             try TransactionRules.requireUnused(chosenId, db)
@@ -88,6 +98,16 @@ extension Ledger {
         bankId: String, externalId: String, payee: String, category: BudgetCategory, amount: Money, date: LocalDate,
         idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(importBankTransactionCommand(bankId: bankId, externalId: externalId, payee: payee, category: category, amount: amount, date: date, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``importBankTransaction(bankId:externalId:payee:category:amount:date:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func importBankTransactionCommand(
+        bankId: String, externalId: String, payee: String, category: BudgetCategory, amount: Money, date: LocalDate,
+        idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let bankId = try BudgetSettings.validIdentifier(bankId, "the bank id")
         guard !externalId.isEmpty, externalId.count <= BudgetSettings.identifierLengthLimit else {
             throw LedgerError(.invalidArgument, "the bank's transaction id must have 1 to \(BudgetSettings.identifierLengthLimit) characters")
@@ -103,7 +123,7 @@ extension Ledger {
             transactionId: transactionId, payee: payee, category: category, amount: amount,
             recurring: false, source: .bank, externalId: externalId, bankId: bankId
         )))
-        return try perform(idempotencyKey: idempotencyKey ?? transactionId, request: recorded, dated: true) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey ?? transactionId, request: recorded, requestHasEffectiveTime: true) { [self] db in
             try BankRules.requireConnected(bankId, db)
             try TransactionRules.requireAmount(amount, db)
             try TransactionRules.requireUnused(transactionId, db)
@@ -130,9 +150,19 @@ extension Ledger {
         id: String, payee: String? = nil, category: BudgetCategory? = nil, amount: Money? = nil,
         date: LocalDate? = nil, recurring: Bool? = nil, idempotencyKey: String? = nil
     ) throws -> CommandResult {
+        try run(amendTransactionCommand(id: id, payee: payee, category: category, amount: amount, date: date, recurring: recurring, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``amendTransaction(id:payee:category:amount:date:recurring:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func amendTransactionCommand(
+        id: String, payee: String? = nil, category: BudgetCategory? = nil, amount: Money? = nil,
+        date: LocalDate? = nil, recurring: Bool? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
         let payee = try payee.map { try BudgetSettings.validName($0, "the payee") }
         /// The new version: each field given, else the one of `base` (effective at `baseAt`).
-        func amended(over base: TransactionAmended, at baseAt: Instant) -> NewEvent {
+        @Sendable func amended(over base: TransactionAmended, at baseAt: Instant) -> NewEvent {
             NewEvent(effectiveAt: date.map(calendar.startOfDay) ?? baseAt, body: EventBody(TransactionAmended(
                 transactionId: id, payee: payee ?? base.payee, category: category ?? base.category, amount: amount ?? base.amount,
                 recurring: recurring ?? base.recurring
@@ -142,7 +172,7 @@ extension Ledger {
             guard let earlier = first.body.as(TransactionAmended.self) else { return nil }
             return amended(over: earlier, at: first.effectiveAt)
         }
-        return try perform(idempotencyKey: idempotencyKey, request: request, dated: date != nil) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: date != nil) { [self] db in
             let current = try TransactionRules.requireEditable(id, calendar: calendar, action: "amended", db)
             try TransactionRules.requireAmount(amount ?? current.amount, db)
             let base = TransactionAmended(
@@ -163,8 +193,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound`, `notAllowed` (a bank transaction), `idempotencyConflict`.
     @discardableResult
     public func deleteTransaction(id: String, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(deleteTransactionCommand(id: id, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``deleteTransaction(id:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func deleteTransactionCommand(id: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let deleted = NewEvent(effectiveAt: now, body: EventBody(TransactionDeleted(transactionId: id)))
-        return try perform(idempotencyKey: idempotencyKey, request: deleted) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: false) { [self] db in
             _ = try TransactionRules.requireEditable(id, calendar: calendar, action: "deleted", db)
             return [deleted]
         }
@@ -183,8 +220,15 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `notFound` (no such transaction, or deleted), `idempotencyConflict`.
     @discardableResult
     public func recategorise(id: String, category: BudgetCategory, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(recategoriseCommand(id: id, category: category, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``recategorise(id:category:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func recategoriseCommand(id: String, category: BudgetCategory, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let moved = NewEvent(effectiveAt: now, body: EventBody(TransactionRecategorised(transactionId: id, category: category)))
-        return try perform(idempotencyKey: idempotencyKey, request: moved) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: moved, requestHasEffectiveTime: false) { [self] db in
             let current = try TransactionRules.requireExisting(id, calendar: calendar, db)
             return current.category == category ? [] : [moved]
         }
