@@ -32,6 +32,10 @@ public protocol Projector: Sendable {
     /// Indexes that `apply` never reads: a rebuild drops them while it folds and creates them
     /// again at the end, which is faster than keeping them current row by row. Default: none.
     var indexesDeferredOnRebuild: [String] { get }
+    /// The event types this projector reads, or nil for every event. Events of other types are
+    /// never handed to ``apply(_:_:)-(Event,_)`` by the default batch fold, so a read model of a few
+    /// types skips the rest of a busy log without looking at them. Default: nil.
+    var eventTypes: [any EventPayload.Type]? { get }
     /// Tables among ``tables`` that hold derived caches (snapshots): their rows depend on
     /// when events were folded, not only on the log, so two folds of one log may differ
     /// there and still answer the same. Default: none.
@@ -39,17 +43,22 @@ public protocol Projector: Sendable {
 }
 
 extension Projector {
-    /// Folds the events one by one, each read where it lies in the batch: a copy would
-    /// retain every string in the event, for every projector.
+    /// Folds the events one by one, each read where it lies in the batch (a copy would
+    /// retain every string in the event, for every projector), skipping those of a type
+    /// ``eventTypes`` leaves out.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        let codes = eventTypes.map { Set($0.map { $0.eventType.code }) }
         try events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
             for _ in 0..<buffer.count {
-                try apply(event.pointee, db)
+                if codes?.contains(event.pointee.body.type.code) ?? true { try apply(event.pointee, db) }
                 event += 1
             }
         }
     }
+
+    /// Every event is read.
+    public var eventTypes: [any EventPayload.Type]? { nil }
 
     /// No index is deferred.
     public var indexesDeferredOnRebuild: [String] { [] }

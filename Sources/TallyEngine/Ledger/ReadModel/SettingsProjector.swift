@@ -9,6 +9,10 @@ public struct SettingsProjector: Projector {
     public let name = "settings"
     public let version = 1
     public let tables = ["settings"]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [LedgerCreated.self, BaseCurrencySet.self, PriceStalenessSet.self]
+    }
 
     /// The stale-price threshold before any `price_staleness_set`.
     public static let defaultPriceStalenessSeconds: Int64 = 15 * 60

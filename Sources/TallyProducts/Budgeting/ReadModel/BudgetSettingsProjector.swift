@@ -9,6 +9,10 @@ public struct BudgetSettingsProjector: Projector {
     public let name = "budget_settings"
     public let version = 1
     public let tables = ["budget_settings"]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [LedgerCreated.self]
+    }
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: "CREATE TABLE budget_settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT")

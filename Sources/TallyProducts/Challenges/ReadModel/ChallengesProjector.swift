@@ -9,6 +9,10 @@ public struct ChallengesProjector: Projector {
     public let name = "challenges"
     public let version = 1
     public let tables = ["challenges", "challenge_steps"]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [ChallengeStarted.self, ChallengeStepCompleted.self]
+    }
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """

@@ -14,6 +14,10 @@ public struct EnvelopesProjector: SnapshotTaking {
         "envelopes", "envelope_changes", "envelope_activity", "envelope_entries", "envelope_rates", "envelope_base_currencies",
         "envelope_accounts", "envelope_snapshots",
     ]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [LedgerCreated.self, BaseCurrencySet.self, AccountOpened.self, EnvelopeCreated.self, EnvelopeBudgetChanged.self, EnvelopeRolloverSet.self, EnvelopeFunded.self, EnvelopeDeleted.self, TransactionRecorded.self, TransactionAmended.self, TransactionDeleted.self, TransferMade.self, FXRateSet.self]
+    }
     public let cacheTables = ["envelope_snapshots"]
 
     /// Snapshots of every envelope's interval fold (``EnvelopeProgress``).

@@ -17,6 +17,10 @@ public struct NetWorthProjector: SnapshotTaking {
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
         "nw_price_pairs", "nw_fx_pairs", "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
     ]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [LedgerCreated.self, BaseCurrencySet.self, AssetAdded.self, AssetTagged.self, AssetRemoved.self, LiabilityAdded.self, LiabilityRemoved.self, ValuationRecorded.self, ValuationOverrideCleared.self, PositionSet.self, PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self, ReminderSet.self, ReminderCompleted.self]
+    }
     public let cacheTables = ["nw_snapshots"]
 
     /// Snapshots of every item's active value and the FX quotes in force (``NetWorthSnapshot``).

@@ -34,6 +34,10 @@ public struct WealthProjector: Projector {
         "wealth_accounts", "wealth_unsplit_deposits", "wealth_history", "wealth_setting_changes",
         "wealth_round_up_totals", "wealth_calendar",
     ]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [LedgerCreated.self, DepositReceived.self, DepositSplit.self, PurchaseMade.self, RoundUpApplied.self, RoundUpSkipped.self, WithdrawalMade.self, SplitRuleSet.self, RoundUpsSwitched.self, AutomationPaused.self, AutomationResumed.self, CardFrozen.self, CardUnfrozen.self]
+    }
 
     /// Creates the tables and the indexes the queries use (history by account and time, by cause).
     public func createTables(_ db: Database) throws {

@@ -11,6 +11,10 @@ public struct BudgetsProjector: Projector {
     public let name = "budgets"
     public let version = 2
     public let tables = ["budgets"]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [BudgetSet.self, BudgetDeleted.self]
+    }
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """

@@ -13,6 +13,10 @@ public struct PotsProjector: Projector {
     public let name = "budget_pots"
     public let version = 2
     public let tables = ["budget_pots"]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [PotCreated.self, PotDeleted.self]
+    }
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """

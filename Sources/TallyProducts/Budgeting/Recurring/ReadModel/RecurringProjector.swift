@@ -12,6 +12,10 @@ public struct RecurringProjector: Projector {
     public let name = "recurring_items"
     public let version = 2
     public let tables = ["recurring_items"]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [RecurringDefined.self, RecurringRemoved.self]
+    }
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """

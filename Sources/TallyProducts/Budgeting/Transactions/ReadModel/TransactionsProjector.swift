@@ -18,6 +18,10 @@ public struct TransactionsProjector: Projector {
     public let name = "budget_transactions"
     public let version = 2
     public let tables = ["budget_transactions", "budget_transaction_history", "budget_banks"]
+    /// The event types this read model folds; every other passes it by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [TransactionRecorded.self, RecurringOccurrenceGenerated.self, TransactionAmended.self, TransactionRecategorised.self, TransactionDeleted.self, BankConnected.self, BankDisconnected.self]
+    }
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
