@@ -28,13 +28,16 @@ public struct EventBody: Hashable, Sendable {
     /// The payload as `Payload`, or nil when it is of another type.
     @inlinable
     public func `as`<Payload: EventPayload>(_ type: Payload.Type) -> Payload? {
-        payload as? Payload
+        // The type code first: most events a fold asks about are of another type, and a code
+        // compare is cheaper than a failed dynamic cast.
+        guard self.type.code == Payload.eventType.code else { return nil }
+        return payload as? Payload
     }
 
     /// Whether the payload is a `Payload`.
     @inlinable
     public func `is`<Payload: EventPayload>(_ type: Payload.Type) -> Bool {
-        payload is Payload
+        self.type.code == Payload.eventType.code && payload is Payload
     }
 
     public static func == (lhs: EventBody, rhs: EventBody) -> Bool {
