@@ -67,6 +67,38 @@ import TallyTestSupport
         }
     }
 
+    @Test func aSplitRuleNoCommandWouldSetIsRefused() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            for (spend, invest) in [(Int64(0), Int64(0)), (-1, 100), (70, 1_000_001)] {
+                let rule = NewEvent(effectiveAt: clock.now, body: EventBody(SplitRuleSet(account: "main", spendWeight: spend, investWeight: invest)))
+                try expectRefused([rule], .invalidArgument, mentioning: "event 1 (split_rule_set)", ledger: ledger)
+            }
+            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(SplitRuleSet(account: "main", spendWeight: 50, investWeight: 50)))])
+            try ledger.expectConsistent()
+        }
+    }
+
+    @Test func aPotDeletionMustReturnWhatThePotHolds() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            try ledger.setReferenceBalance(amount: usd("500.00"))
+            try ledger.createPot(id: "holiday", target: usd("300.00"))
+            try ledger.addToPot(id: "holiday", amount: usd("120.00"))
+            for returned in ["100.00", "120.01", "0.00"] {
+                let deleted = NewEvent(effectiveAt: clock.now, body: EventBody(PotDeleted(potId: "holiday", returned: usd(returned))))
+                try expectRefused([deleted], .invalidArgument, mentioning: "what pot 'holiday' holds", ledger: ledger)
+            }
+            try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(PotDeleted(potId: "holiday", returned: usd("120.00"))))])
+            #expect(try ledger.pots().isEmpty)
+            try ledger.expectConsistent()
+        }
+    }
+
     @Test func aSecondLedgerCreatedIsRefused() throws {
         try withTemporaryStore { root in
             let clock = ManualClock(Self.start)

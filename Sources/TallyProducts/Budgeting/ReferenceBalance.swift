@@ -37,7 +37,7 @@ extension Ledger {
             guard let earlier = first.body.as(ReferenceBalanceSet.self) else { return nil }
             return set(adjustment: earlier.adjustment)
         }
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { db in
             try BudgetSettings.requireBudgetCurrency(amount, "the reference balance", db)
             let current = try BudgetQueries.currentBalance(db, asOf: at, commodity: amount.commodity)
             let held = try BudgetQueries.heldInPots(db, asOf: at, commodity: amount.commodity)

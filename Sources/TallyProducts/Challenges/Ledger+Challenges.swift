@@ -48,7 +48,7 @@ extension Ledger {
         let started = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(ChallengeStarted(
             challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
             stepCount: template.stepCount, account: account)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: started, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: started, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard try !ChallengesProjector.challengeExists(challengeId, db) else {
                 throw LedgerError(.alreadyExists, "a challenge with id '\(challengeId)' exists; choose another id")
             }
@@ -107,7 +107,7 @@ extension Ledger {
             guard let earlier = first.body.as(ChallengeStepCompleted.self) else { return nil }
             return completed(step: step ?? earlier.step, amount: earlier.amount)
         }
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard let progress = try ChallengeBook.load(db, effectiveThrough: .latest).progress(of: challengeId) else {
                 throw LedgerError(.notFound, "there is no challenge '\(challengeId)'; start it first (tally challenge start)")
             }

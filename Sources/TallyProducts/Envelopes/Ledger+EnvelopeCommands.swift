@@ -55,7 +55,7 @@ extension Ledger {
         }
         let opened = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(
             AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: opened, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: opened, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard try !AccountRecords.exists(account, db) else {
                 throw LedgerError(.alreadyExists, "an account named '\(account)' exists already; choose another name")
             }
@@ -153,7 +153,7 @@ extension Ledger {
             guard let earlier = first.body.as(EnvelopeBudgetChanged.self) else { return nil }
             return changed(interval: earlier.interval)
         }
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !budgeted.isNegative else {
                 throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' cannot be negative")
@@ -184,7 +184,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func fundEnvelopeCommand(_ envelopeId: String, amount: Money, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let funded = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: funded, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: funded, requestHasEffectiveTime: effectiveAt != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "the amount funding envelope '\(envelopeId)' cannot be zero") }
             try EnvelopeRules.requireCurrency(amount, of: envelope)
@@ -212,7 +212,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func setEnvelopeRolloverCommand(_ envelopeId: String, policy: RolloverPolicy, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let set = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [set]
         }
@@ -238,7 +238,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func deleteEnvelopeCommand(_ envelopeId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let deleted = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeDeleted(envelopeId: envelopeId)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: effectiveAt != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
             return [deleted]
         }
@@ -294,7 +294,7 @@ extension Ledger {
             let isBaseCurrency = earlier.rateToBase == nil && (rateToBase == nil || rateToBase == .one)
             return recorded(rate: isBaseCurrency ? nil : rateToBase)
         }
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard try !TransactionVersionRecords.exists(transactionId, db) else {
                 throw LedgerError(.alreadyExists, "a transaction with id '\(transactionId)' exists; choose another id")
             }
@@ -349,7 +349,7 @@ extension Ledger {
             transferId: transferId, source: source, target: target, amount: amount,
             received: received == amount ? nil : received, envelope: envelope
         )))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
             let sourceCommodity = try EnvelopeRules.openAccount(source, db)
             let targetCommodity = try EnvelopeRules.openAccount(target, db)
             guard amount.commodity == sourceCommodity else {

@@ -336,7 +336,7 @@ extension Ledger {
         try Self.requirePositive(quote.price, "a price")
         guard quote.symbol != quote.price.commodity else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
         let quoted = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(quote))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: quoted, requestHasEffectiveTime: effectiveAt != nil) { [self] _ in [quoted] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: quoted, requestHasEffectiveTime: effectiveAt != nil) { _ in [quoted] }
     }
 
     /// Records an exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
@@ -368,7 +368,7 @@ extension Ledger {
         guard rate.significand > 0 else { throw LedgerError(.invalidArgument, "an FX rate must be positive") }
         guard base != quote else { throw LedgerError(.invalidArgument, "an FX rate needs two different currencies") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(fxRate))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { _ in [set] }
     }
 
     /// Changes the base currency answers are given in; original amounts stay as recorded.
@@ -391,7 +391,7 @@ extension Ledger {
     public func setBaseCurrencyCommand(_ currency: Commodity, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         guard currency.isISOCurrency else { throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(currency.code)") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(BaseCurrencySet(currency: currency)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { _ in [set] }
     }
 
     /// Sets how old a price may be before answers flag it stale: answers as known from now
@@ -417,7 +417,7 @@ extension Ledger {
     public func setPriceStalenessCommand(seconds: Int64, idempotencyKey: String? = nil) throws -> LedgerCommand {
         guard seconds > 0 else { throw LedgerError(.invalidArgument, "the staleness threshold must be positive") }
         let set = NewEvent(effectiveAt: now, body: EventBody(PriceStalenessSet(thresholdSeconds: seconds)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { [self] _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { _ in [set] }
     }
 
     /// Sets a reminder to update an asset's value; setting an id again makes a new version.
@@ -474,7 +474,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func completeReminderCommand(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let completed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ReminderCompleted(reminderId: reminderId)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: completed, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: completed, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard try NetWorthRecords.isReminderOpen(reminderId, db) else {
                 throw LedgerError(.notFound, "no open reminder '\(reminderId)'")
             }

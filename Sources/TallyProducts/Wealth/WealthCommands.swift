@@ -56,7 +56,7 @@ extension Ledger {
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
         let received = NewEvent(effectiveAt: at, body: EventBody(
             DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: received, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: received, requestHasEffectiveTime: effectiveAt != nil) { db in
             try Self.requireBalancesCanHold(deposit: amount, db)
             let settings = try WealthQueries.settings(account, db)
             var events = [received]
@@ -103,7 +103,7 @@ extension Ledger {
         let rule = SplitRule(spendWeight: spendWeight, investWeight: investWeight)
         try WealthRules.validate(rule)
         let event = NewEvent(effectiveAt: at, body: EventBody(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { db in
             try WealthQueries.settings(account, db).splitRule == rule ? [] : [event]
         }
     }
@@ -209,7 +209,7 @@ extension Ledger {
                 return nil
             }
         }
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             var events: [NewEvent] = []
             if try WealthQueries.settings(account, db).isPaused { events.append(resumed) }
             for deposit in try WealthQueries.unsplitDeposits(account, db) {
@@ -323,7 +323,7 @@ extension Ledger {
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
         let made = NewEvent(effectiveAt: at, body: EventBody(
             PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
             let settings = try WealthQueries.settings(account, db)
             guard !settings.cardFrozen else {
                 throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen; unfreeze it to make purchases")
@@ -380,7 +380,7 @@ extension Ledger {
         try WealthRules.requirePositive(amount, "the withdrawal amount")
         if let destination { try WealthRules.validate(text: destination, "the destination") }
         let made = NewEvent(effectiveAt: at, body: EventBody(WithdrawalMade(account: account, amount: amount, destination: destination)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
             let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
             try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the withdrawal")
             return [made]
@@ -406,7 +406,7 @@ extension Ledger {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         let event = NewEvent(effectiveAt: at, body: body())
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { db in
             try isInForce(WealthQueries.settings(account, db)) ? [] : [event]
         }
     }

@@ -249,3 +249,14 @@ extension WithdrawalMade: AdmissionChecked {
         admission.protect(LedgerAccounts.spend(account), in: amount.commodity)
     }
 }
+
+extension SplitRuleSet: AdmissionChecked {
+    /// The rule a command would accept: no negative weight, none past the limit, not both zero.
+    public func checkAdmission(_ admission: inout Admission) throws {
+        do {
+            try WealthRules.validate(SplitRule(spendWeight: spendWeight, investWeight: investWeight))
+        } catch let error as LedgerError {
+            throw admission.refuse(.invalidArgument, error.message)
+        }
+    }
+}

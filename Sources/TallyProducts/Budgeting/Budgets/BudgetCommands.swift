@@ -27,7 +27,7 @@ extension Ledger {
         let set = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetSet(
             category: category, month: month, maximum: maximum
         )))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { db in
             try BudgetSettings.requireBudgetCurrency(maximum, "the maximum", db)
             guard maximum.isPositive else { throw LedgerError(.invalidArgument, "the budget's maximum must be more than zero") }
             return [set]
@@ -55,7 +55,7 @@ extension Ledger {
         let deleted = NewEvent(effectiveAt: calendar.startOfDay(month.firstDay), body: EventBody(BudgetDeleted(
             category: category, month: month
         )))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: false) { db in
             let exists = try BudgetQueries.hasCurrentBudget(month: month, category: category, db)
             guard exists else {
                 throw LedgerError(.notFound, "there is no \(category.displayName) budget for \(month)")

@@ -36,7 +36,7 @@ extension Ledger {
         let id = try BudgetSettings.validIdentifier(id, "the pot id")
         let created = NewEvent(effectiveAt: now, body: EventBody(PotCreated(
             potId: id, name: try BudgetSettings.validName(name ?? id, "the pot name"), target: target)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: created, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: created, requestHasEffectiveTime: false) { db in
             try BudgetSettings.requireBudgetCurrency(target, "the target", db)
             guard target.isPositive else { throw LedgerError(.invalidArgument, "the pot's target must be more than zero") }
             guard try PotRules.existing(id, db) == nil else {
@@ -67,7 +67,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func addToPotCommand(id: String, amount: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let funded = NewEvent(effectiveAt: now, body: EventBody(PotFunded(potId: id, amount: amount)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: funded, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: funded, requestHasEffectiveTime: false) { db in
             _ = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
             let current = try BudgetQueries.currentBalance(db, asOf: funded.effectiveAt)
@@ -99,7 +99,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func withdrawFromPotCommand(id: String, amount: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let withdrawn = NewEvent(effectiveAt: now, body: EventBody(PotWithdrawn(potId: id, amount: amount)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: withdrawn, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: withdrawn, requestHasEffectiveTime: false) { db in
             let pot = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
             guard try !pot.total.isLess(than: amount) else {
@@ -136,7 +136,7 @@ extension Ledger {
             guard let earlier = first.body.as(PotDeleted.self) else { return nil }
             return deleted(returning: earlier.returned)
         }
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { db in
             [deleted(returning: try PotRules.requireExisting(id, db).total)]
         }
     }
@@ -186,8 +186,15 @@ extension PotWithdrawn: AdmissionChecked {
 }
 
 extension PotDeleted: AdmissionChecked {
+    /// The pot exists, and what the deletion returns is exactly what the pot holds then in
+    /// that currency (the command records it so), so no money is left in a deleted pot.
     public func checkAdmission(_ admission: inout Admission) throws {
         try PotRules.requireExisting(potId, admission)
+        try admission.requireNotNegative(returned, "returned")
+        let held = try BalanceQueries.balance(admission.database, account: LedgerAccounts.pot(potId), commodity: returned.commodity)
+        guard held == returned else {
+            throw admission.refuse(.invalidArgument, "'returned' must be what pot '\(potId)' holds in \(returned.commodity.code) at this point of the log")
+        }
     }
 }
 

@@ -46,7 +46,7 @@ extension Ledger {
             recurringId: id, payee: try BudgetSettings.validName(payee, "the payee"), category: category, amount: amount,
             frequency: frequency, dayOfMonth: dayOfMonth, startMonth: startMonth, endMonth: endMonth
         )))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: defined, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: defined, requestHasEffectiveTime: false) { db in
             try TransactionRules.requireAmount(amount, db)
             guard (1...31).contains(dayOfMonth) else {
                 throw LedgerError(.invalidArgument, "the day of the month must be 1 to 31 (shorter months use their last day)")
@@ -81,7 +81,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func removeRecurringCommand(id: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let removed = NewEvent(effectiveAt: now, body: EventBody(RecurringRemoved(recurringId: id)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: removed, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: removed, requestHasEffectiveTime: false) { db in
             guard try RecurringItem.exists(id, db) else { throw LedgerError(.notFound, "there is no recurring item '\(id)'; list them with `tally recurring status`") }
             return [removed]
         }

@@ -38,7 +38,7 @@ extension Ledger {
         let id = try BudgetSettings.validIdentifier(id, "the bank id")
         let connected = NewEvent(effectiveAt: now, body: EventBody(BankConnected(
             bankId: id, name: try BudgetSettings.validName(name ?? id, "the bank name"))))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: connected, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: connected, requestHasEffectiveTime: false) { db in
             if try BankRules.connection(id, db)?.isConnected == true {
                 throw LedgerError(.alreadyExists, "bank '\(id)' is connected already")
             }
@@ -65,7 +65,7 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func disconnectBankCommand(id: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let disconnected = NewEvent(effectiveAt: now, body: EventBody(BankDisconnected(bankId: id)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: disconnected, requestHasEffectiveTime: false) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: disconnected, requestHasEffectiveTime: false) { db in
             guard try BankRules.connection(id, db)?.isConnected == true else {
                 throw LedgerError(.notFound, "bank '\(id)' is not connected")
             }

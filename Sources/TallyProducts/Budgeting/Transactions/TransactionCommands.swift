@@ -123,7 +123,7 @@ extension Ledger {
             transactionId: transactionId, payee: payee, category: category, amount: amount,
             recurring: false, source: .bank, externalId: externalId, bankId: bankId
         )))
-        return LedgerCommand(idempotencyKey: idempotencyKey ?? transactionId, request: recorded, requestHasEffectiveTime: true) { [self] db in
+        return LedgerCommand(idempotencyKey: idempotencyKey ?? transactionId, request: recorded, requestHasEffectiveTime: true) { db in
             try BankRules.requireConnected(bankId, db)
             try TransactionRules.requireAmount(amount, db)
             try TransactionRules.requireUnused(transactionId, db)

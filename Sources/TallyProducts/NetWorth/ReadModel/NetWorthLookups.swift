@@ -53,8 +53,14 @@ struct NetWorthLookups {
                 throw LedgerError(.inconsistentLog, "net worth item '\(row["item_id"] as String)' has the kind '\(kindName)', which is no item kind")
             }
             let typeName: String? = row["type"]
+            let type = try typeName.map { name in
+                guard let type = AssetType(rawValue: name) else {
+                    throw LedgerError(.inconsistentLog, "net worth item '\(row["item_id"] as String)' has the type '\(name)', which is no asset type")
+                }
+                return type
+            }
             return NetWorthItem(kind: kind, itemId: row["item_id"], name: row["name"], category: row["category"],
-                                type: typeName.flatMap(AssetType.init(rawValue:)), currency: row["currency"])
+                                type: type, currency: row["currency"])
         }
     }
 

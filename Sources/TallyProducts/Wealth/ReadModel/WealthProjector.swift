@@ -196,8 +196,10 @@ public struct WealthProjector: Projector {
                 """,
             arguments: [account, rule.spendWeight, rule.investWeight, WealthRules.defaultRoundUpsEnabled, Int64(event.sequence)]
         )
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT spend_weight, invest_weight FROM wealth_accounts WHERE account = ?"), arguments: [account])
-        return SplitRule(spendWeight: row?["spend_weight"] ?? rule.spendWeight, investWeight: row?["invest_weight"] ?? rule.investWeight)
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT spend_weight, invest_weight FROM wealth_accounts WHERE account = ?"), arguments: [account]) else {
+            throw LedgerError(.inconsistentLog, "wealth account '\(account)' has no row just after it was opened")
+        }
+        return SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
     }
 
     private func flag(_ account: String, _ setting: Setting, _ enabled: Bool, _ event: Event, _ db: Database) throws {
