@@ -23,6 +23,7 @@ public final class ReadModelStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "tally.readmodels"
+        try OwnerOnly.prepareDatabaseFile(path)
         database = try DatabasePool(path: path, configuration: configuration)
         self.projectors = projectors
         self.projectorNames = Set(projectors.map(\.name))

@@ -218,10 +218,16 @@ enum StoreCreation {
                 let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
                 let name = target.stagingPrefix + String(repeating: "0", count: 16 - suffix.utf8.count) + suffix
                 let path = target.parent == "/" ? "/" + name : target.parent + "/" + name
-                guard mkdir(path, 0o755) == 0 else {
+                guard mkdir(path, ownerOnlyDirectoryMode) == 0 else {
                     let code = errno
                     if code == EEXIST { continue }
                     throw ioError("mkdir", path: path, errno: code, hint: "cannot create a directory beside '\(target.given)'")
+                }
+                // The store is the owner's alone, whatever the umask (it becomes the store on rename).
+                guard chmod(path, ownerOnlyDirectoryMode) == 0 else {
+                    let code = errno
+                    rmdir(path)
+                    throw ioError("chmod", path: path, errno: code)
                 }
                 let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                 guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
@@ -280,9 +286,10 @@ enum StoreCreation {
 
     /// Creates `path` with `text`, synced; fails if it exists.
     static func writeSynced(_ text: String, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, ownerOnlyFileMode)
         guard descriptor >= 0 else { throw ioError("open", path: path, errno: errno) }
         defer { close(descriptor) }
+        guard fchmod(descriptor, ownerOnlyFileMode) == 0 else { throw ioError("fchmod", path: path, errno: errno) }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count else { throw ioError("write", path: path, errno: written < 0 ? errno : EIO) }

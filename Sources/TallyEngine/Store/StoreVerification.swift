@@ -58,6 +58,10 @@ public struct StoreVerification: Sendable {
     /// True when the store has no read-model file at all (`readmodels.sqlite`): nothing to compare,
     /// and the next command that opens the ledger makes it from the log.
     public let readModelFileMissing: Bool
+    /// The store's directory and files that accounts other than the owner may read or enter
+    /// (a store made before stores were created owner-only, or loosened since): a warning,
+    /// not damage.
+    public var openToOthers: [String] = []
 
     /// What the verification concluded.
     public var outcome: Outcome {
@@ -84,6 +88,9 @@ public struct StoreVerification: Sendable {
         if readModels == nil && !log.isValid { notes.append("read models not compared: the log is damaged") }
         if readModels == nil && log.isValid && readModelFileMissing {
             notes.append("read models not compared: there is no read-model file (readmodels.sqlite); the next tally command that opens the ledger makes it from the log")
+        }
+        if !openToOthers.isEmpty {
+            notes.append("other accounts on this machine can read \(openToOthers.joined(separator: ", ")); run `chmod -R go-rwx` on the store to keep it its owner's alone")
         }
         return notes + (readModels?.notes ?? [])
     }

@@ -41,8 +41,21 @@ public enum StoreVerifier {
         if log.isValid, scan.undecodable.isEmpty, scan.content.isEmpty, let stored {
             readModels = compare(stored, with: log, scan: scan, layout: layout)
         }
-        return StoreVerification(log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels,
-                                 readModelFileMissing: stored == nil)
+        var verification = StoreVerification(
+            log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels,
+            readModelFileMissing: stored == nil)
+        verification.openToOthers = openToOthers(layout)
+        return verification
+    }
+
+    /// The store's directory, its log directory and the files in both that others may read.
+    static func openToOthers(_ layout: StoreLayout) -> [String] {
+        var paths = [layout.root, layout.logDirectory]
+        for directory in [layout.root, layout.logDirectory] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            paths += names.sorted().map { directory + "/" + $0 }
+        }
+        return paths.filter(OwnerOnly.isOpenToOthers)
     }
 
     // MARK: The log's payloads

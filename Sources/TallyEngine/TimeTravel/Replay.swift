@@ -39,7 +39,7 @@ public enum Replay {
         let reader = try EventStoreReader.open(at: root, catalog: try options.catalog())
         let calendar = try reader.ledgerCalendar()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-replay-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try OwnerOnly.makeDirectory(directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let state = try ReadModelStore(path: directory + "/replay.sqlite", projectors: try options.registeredProjectors())
         defer { try? state.database.close() }

@@ -1,17 +1,29 @@
 import Glibc
 
+/// The mode of every file a store creates: read and write for its owner only (0600).
+package let ownerOnlyFileMode: UInt32 = 0o600
+/// The mode of every directory a store creates: its owner only (0700).
+package let ownerOnlyDirectoryMode: UInt32 = 0o700
+
 /// A thin owner of a POSIX file descriptor: positioned reads and writes, syncs, sizes.
 /// Every failure becomes a ``LogError`` with code `.io` naming the call, the path and `errno`.
 struct FileDescriptor: LogFile {
     let raw: Int32
     let path: String
 
-    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws -> FileDescriptor {
+    /// Opens `path`; a file it may create is the owner's alone (``ownerOnlyFileMode``), whatever
+    /// the process's umask: a store keeps a household's finances.
+    static func open(_ path: String, flags: Int32, mode: mode_t = ownerOnlyFileMode) throws -> FileDescriptor {
         let raw = Glibc.open(path, flags | O_CLOEXEC, mode)
         guard raw >= 0 else {
             let code = errno
             if code == ENOENT { throw LogError(.notFound, "no such file or directory", path: path) }
             throw ioError("open", path: path, errno: code)
+        }
+        if flags & O_CREAT != 0, fchmod(raw, mode) != 0 {
+            let code = errno
+            Glibc.close(raw)
+            throw ioError("fchmod", path: path, errno: code)
         }
         return FileDescriptor(raw: raw, path: path)
     }
@@ -126,8 +138,13 @@ public struct PosixFileSystem: LogFileSystem {
         return stat(path, &status) == 0
     }
 
+    /// Makes a directory only its owner may enter (``ownerOnlyDirectoryMode``), whatever the umask.
     public func makeDirectory(_ path: String) throws {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw ioError("mkdir", path: path, errno: errno) }
+        if mkdir(path, ownerOnlyDirectoryMode) != 0 {
+            guard errno == EEXIST else { throw ioError("mkdir", path: path, errno: errno) }
+            return
+        }
+        guard chmod(path, ownerOnlyDirectoryMode) == 0 else { throw ioError("chmod", path: path, errno: errno) }
     }
 
     public func remove(_ path: String) throws {
