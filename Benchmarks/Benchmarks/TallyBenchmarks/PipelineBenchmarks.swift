@@ -100,4 +100,38 @@ func pipelineBenchmarks() {
         fixture.map { Fixtures.remove($0.directory) }
         fixture = nil
     }
+
+    // A household's imports as product commands in one commit: 10,000 deposits (each a
+    // deposit and its split), built as values and run with run(batch:): validated, keyed,
+    // one frame and one fdatasync (issue 12's target: ≥ 200,000 commands/s).
+    let batchRate = BenchmarkMetric.custom("commands / s", polarity: .prefersLarger, useScalingFactor: false)
+    var batchFixture: (ledger: Ledger, directory: String)?
+    Benchmark(
+        "Batch: run(batch:) of 10,000 deposit commands (values), one commit",
+        configuration: .init(metrics: [.wallClock, batchRate, .peakMemoryResident], maxDuration: .seconds(20), maxIterations: 20)
+    ) { benchmark in
+        guard let ledger = batchFixture?.ledger else { return benchmark.error("no ledger") }
+        do {
+            let round = UUID().uuidString.prefix(8)
+            let amount = try Money(parsing: "10.00", commodity: .usd)
+            let start = ContinuousClock.now
+            let commands = try (0..<10_000).map { index in
+                try ledger.depositCommand(account: "main", amount: amount, externalId: "tx-\(index)", idempotencyKey: "bank:\(round):\(index)")
+            }
+            let results = try ledger.run(batch: commands)
+            let elapsed = ContinuousClock.now - start
+            guard results.allSatisfy({ (try? $0.get()) != nil }) else { return benchmark.error("a deposit was refused") }
+            let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+            benchmark.measurement(batchRate, Int(10_000 * 1_000_000 / Swift.max(micros, 1)))
+        } catch {
+            benchmark.error("the batch failed: \(error)")
+        }
+    } setup: {
+        let directory = try Fixtures.temporaryDirectory("batch")
+        batchFixture = (try Ledger.create(at: directory + "/store", name: "Batch", baseCurrency: .usd, timeZone: "UTC", options: .standard), directory)
+    } teardown: {
+        try? batchFixture?.ledger.close()
+        batchFixture.map { Fixtures.remove($0.directory) }
+        batchFixture = nil
+    }
 }
