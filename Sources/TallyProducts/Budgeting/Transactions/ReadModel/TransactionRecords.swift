@@ -2,10 +2,9 @@ import TallyEngine
 import GRDB
 
 extension BudgetTransaction {
-    /// Reads a row of `budget_transactions` (latest versions) or of
-    /// `budget_transaction_history` (every version).
+    /// Reads a row of `budget_transaction_history`: one version of a transaction.
     static func from(_ row: Row, calendar: LedgerCalendar) throws -> BudgetTransaction {
-        let version: Int64 = row.hasColumn("version_sequence") ? row["version_sequence"] : row["sequence"]
+        let version: Int64 = row["sequence"]
         return BudgetTransaction(
             id: row["transaction_id"], payee: row["payee"],
             category: try TransactionRecords.category(row["category"], of: row["transaction_id"]),
@@ -21,17 +20,20 @@ extension BudgetTransaction {
     /// an instant, deleted ones excluded: bind ``BudgetTime/versionArguments(knownAt:)``.
     static let visible = "deleted = 0 AND " + BudgetTime.versionInForce
 
-    /// The transaction with this id, deleted or not, as `(transaction, deleted)`.
+    /// The transaction with this id in its version in force now, deleted or not, as
+    /// `(transaction, deleted)`.
     static func fetch(_ id: String, calendar: LedgerCalendar, _ db: Database) throws -> (transaction: BudgetTransaction, deleted: Bool)? {
         guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM budget_transactions WHERE transaction_id = ?"), arguments: [id]
+            db.cachedStatement(sql: "SELECT * FROM budget_transaction_history WHERE transaction_id = ? AND superseded_at = ?"),
+            arguments: [id, BudgetTime.openEnd]
         ) else { return nil }
         return (try from(row, calendar: calendar), row["deleted"])
     }
 }
 
-/// The statements of the budget's transactions read model (`budget_transactions`, the
-/// latest version of each, and `budget_transaction_history`, every version).
+/// The statements of the budget's transactions read model (`budget_transaction_history`:
+/// every version of each transaction, bitemporally; the version in force is the one not
+/// superseded).
 enum TransactionRecords {
     /// A stored category name as the budget's category.
     ///

@@ -16,8 +16,8 @@ public struct TransactionsProjector: Projector {
     public init() {}
 
     public let name = "budget_transactions"
-    public let version = 2
-    public let tables = ["budget_transactions", "budget_transaction_history", "budget_banks"]
+    public let version = 3
+    public let tables = ["budget_transaction_history", "budget_banks"]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
         [TransactionRecorded.self, RecurringOccurrenceGenerated.self, TransactionAmended.self, TransactionRecategorised.self, TransactionDeleted.self, BankConnected.self, BankDisconnected.self]
@@ -25,24 +25,6 @@ public struct TransactionsProjector: Projector {
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
-            CREATE TABLE budget_transactions (
-                transaction_id TEXT PRIMARY KEY NOT NULL,
-                source TEXT NOT NULL,
-                bank_id TEXT,
-                external_id TEXT,
-                recurring_id TEXT,
-                recurring_month INTEGER,
-                payee TEXT NOT NULL,
-                payee_key TEXT NOT NULL,
-                category TEXT NOT NULL,
-                commodity TEXT NOT NULL,
-                amount INTEGER NOT NULL,
-                effective_at INTEGER NOT NULL,
-                recurring INTEGER NOT NULL,
-                recorded_sequence INTEGER NOT NULL,
-                version_sequence INTEGER NOT NULL,
-                deleted INTEGER NOT NULL DEFAULT 0
-            ) STRICT, WITHOUT ROWID;
             CREATE TABLE budget_transaction_history (
                 transaction_id TEXT NOT NULL,
                 sequence INTEGER NOT NULL,
@@ -95,29 +77,14 @@ public struct TransactionsProjector: Projector {
                 category: occurrence.category, amount: occurrence.amount, recurring: true, event, db
             )
         case let amended as TransactionAmended:
-            try db.execute(
-                sql: """
-                    UPDATE budget_transactions SET payee = ?, payee_key = ?, category = ?, commodity = ?, amount = ?,
-                        effective_at = ?, recurring = ?, version_sequence = ?
-                    WHERE transaction_id = ? AND deleted = 0
-                    """,
-                arguments: [amended.payee, amended.payee.lowercased(), amended.category.rawValue, amended.amount.commodity.code,
-                            amended.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, amended.recurring, sequence,
-                            amended.transactionId]
-            )
-            try recordHistory(amended.transactionId, change: "amended", event, db)
+            try newVersion(of: amended.transactionId, change: "amended", setting: """
+                payee = ?, payee_key = ?, category = ?, commodity = ?, amount = ?, effective_at = ?, recurring = ?
+                """, [amended.payee, amended.payee.lowercased(), amended.category.rawValue, amended.amount.commodity.code,
+                      amended.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, amended.recurring], event, db)
         case let change as TransactionRecategorised:
-            try db.execute(
-                sql: "UPDATE budget_transactions SET category = ?, version_sequence = ? WHERE transaction_id = ? AND deleted = 0",
-                arguments: [change.category.rawValue, sequence, change.transactionId]
-            )
-            try recordHistory(change.transactionId, change: "recategorised", event, db)
+            try newVersion(of: change.transactionId, change: "recategorised", setting: "category = ?", [change.category.rawValue], event, db)
         case let deleted as TransactionDeleted:
-            try db.execute(
-                sql: "UPDATE budget_transactions SET deleted = 1, version_sequence = ? WHERE transaction_id = ? AND deleted = 0",
-                arguments: [sequence, deleted.transactionId]
-            )
-            try recordHistory(deleted.transactionId, change: "deleted", event, db)
+            try newVersion(of: deleted.transactionId, change: "deleted", setting: "deleted = 1", [], event, db)
         case let bank as BankConnected:
             try db.execute(
                 sql: "INSERT OR REPLACE INTO budget_banks (bank_id, name, connected, changed_sequence) VALUES (?, ?, 1, ?)",
@@ -133,6 +100,8 @@ public struct TransactionsProjector: Projector {
         }
     }
 
+    /// Records a new transaction (or a recorded id recorded again: replay never validates)
+    /// as the version in force, closing any version it replaces.
     private func insert(
         id: String, source: TransactionSource, bankId: String?, externalId: String?, recurringId: String?,
         recurringMonth: Int?, payee: String, category: BudgetCategory, amount: Money, recurring: Bool,
@@ -141,44 +110,56 @@ public struct TransactionsProjector: Projector {
         let sequence = Int64(event.sequence)
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO budget_transactions
-                    (transaction_id, source, bank_id, external_id, recurring_id, recurring_month, payee, payee_key, category,
-                     commodity, amount, effective_at, recurring, recorded_sequence, version_sequence, deleted)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                INSERT OR REPLACE INTO budget_transaction_history
+                    (transaction_id, sequence, change, source, bank_id, external_id, recurring_id, recurring_month, payee,
+                     payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at,
+                     superseded_sequence, superseded_at, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0)
                 """,
-            arguments: [id, source.rawValue, bankId, externalId, recurringId, recurringMonth, payee, payee.lowercased(),
-                        category.rawValue, amount.commodity.code, amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch,
-                        recurring, sequence, sequence]
+            arguments: [id, sequence, recurringId == nil ? "recorded" : "generated", source.rawValue, bankId, externalId,
+                        recurringId, recurringMonth, payee, payee.lowercased(), category.rawValue, amount.commodity.code,
+                        amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, recurring, sequence,
+                        event.recordedAt.microsecondsSinceEpoch, BudgetTime.openEnd]
         )
-        try recordHistory(id, change: recurringId == nil ? "recorded" : "generated", event, db)
+        try closeEarlierVersions(of: id, event, db)
     }
 
-    /// Copies the transaction's row as it now stands into the history as the version in
-    /// force, and closes the version it replaces. Nothing happens when the event changed no
-    /// row (replay never validates: an amendment of a deleted transaction changes nothing).
-    private func recordHistory(_ id: String, change: String, _ event: Event, _ db: Database) throws {
+    /// Records the version in force of a transaction not deleted, with `assignments` applied
+    /// (an SQL `SET` list and its arguments), as the new version in force, and closes the one
+    /// it replaces. Nothing happens when there is none (replay never validates: an amendment
+    /// of a deleted transaction changes nothing).
+    private func newVersion(
+        of id: String, change: String, setting assignments: String, _ arguments: StatementArguments, _ event: Event, _ db: Database
+    ) throws {
         let sequence = Int64(event.sequence)
-        let recordedAt = event.recordedAt.microsecondsSinceEpoch
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO budget_transaction_history
+                INSERT INTO budget_transaction_history
                     (transaction_id, sequence, change, source, bank_id, external_id, recurring_id, recurring_month, payee,
                      payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at,
                      superseded_sequence, superseded_at, deleted)
                 SELECT transaction_id, ?, ?, source, bank_id, external_id, recurring_id, recurring_month, payee,
                        payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, ?,
                        NULL, ?, deleted
-                FROM budget_transactions WHERE transaction_id = ? AND version_sequence = ?
+                FROM budget_transaction_history WHERE transaction_id = ? AND superseded_at = ? AND deleted = 0
                 """,
-            arguments: [sequence, change, recordedAt, BudgetTime.openEnd, id, sequence]
+            arguments: [sequence, change, event.recordedAt.microsecondsSinceEpoch, BudgetTime.openEnd, id, BudgetTime.openEnd]
         )
         guard db.changesCount > 0 else { return }
+        try db.execute(sql: "UPDATE budget_transaction_history SET \(assignments) WHERE transaction_id = ? AND sequence = ?",
+                       arguments: arguments + [id, sequence])
+        try closeEarlierVersions(of: id, event, db)
+    }
+
+    /// Closes the versions of `id` in force before `event`: superseded as of its recorded time.
+    private func closeEarlierVersions(of id: String, _ event: Event, _ db: Database) throws {
+        let sequence = Int64(event.sequence)
         try db.execute(
             sql: """
                 UPDATE budget_transaction_history SET superseded_sequence = ?, superseded_at = ?
                 WHERE transaction_id = ? AND superseded_at = ? AND sequence < ?
                 """,
-            arguments: [sequence, recordedAt, id, BudgetTime.openEnd, sequence]
+            arguments: [sequence, event.recordedAt.microsecondsSinceEpoch, id, BudgetTime.openEnd, sequence]
         )
     }
 }
