@@ -25,9 +25,8 @@ enum OwnerOnly {
 
     /// Makes a directory for throw-away state (a replay's) that only its owner may enter.
     static func makeDirectory(_ path: String) throws {
-        guard mkdir(path, ownerOnlyDirectoryMode) == 0, chmod(path, ownerOnlyDirectoryMode) == 0 else {
-            throw StoreError(.io, "mkdir failed for \(path): \(String(cString: strerror(errno)))")
-        }
+        let code = makeOwnerOnlyDirectory(path)
+        guard code == 0 else { throw StoreError(.io, "mkdir failed for \(path): \(String(cString: strerror(code)))") }
     }
 
     /// Whether `path` can be read or entered by accounts other than its owner.

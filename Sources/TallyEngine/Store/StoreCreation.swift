@@ -218,16 +218,11 @@ enum StoreCreation {
                 let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
                 let name = target.stagingPrefix + String(repeating: "0", count: 16 - suffix.utf8.count) + suffix
                 let path = target.parent == "/" ? "/" + name : target.parent + "/" + name
-                guard mkdir(path, ownerOnlyDirectoryMode) == 0 else {
-                    let code = errno
+                // The store is the owner's alone, whatever the umask (it becomes the store on rename).
+                let code = makeOwnerOnlyDirectory(path)
+                guard code == 0 else {
                     if code == EEXIST { continue }
                     throw ioError("mkdir", path: path, errno: code, hint: "cannot create a directory beside '\(target.given)'")
-                }
-                // The store is the owner's alone, whatever the umask (it becomes the store on rename).
-                guard chmod(path, ownerOnlyDirectoryMode) == 0 else {
-                    let code = errno
-                    rmdir(path)
-                    throw ioError("chmod", path: path, errno: code)
                 }
                 let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                 guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

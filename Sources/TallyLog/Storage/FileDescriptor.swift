@@ -5,6 +5,19 @@ package let ownerOnlyFileMode: UInt32 = 0o600
 /// The mode of every directory a store creates: its owner only (0700).
 package let ownerOnlyDirectoryMode: UInt32 = 0o700
 
+/// Makes `path` a directory only its owner may enter (``ownerOnlyDirectoryMode``), whatever
+/// the umask: 0 on success, else the `errno` of the call that failed (`EEXIST` when the
+/// path exists; a directory made but not narrowed is removed).
+package func makeOwnerOnlyDirectory(_ path: String) -> Int32 {
+    guard mkdir(path, ownerOnlyDirectoryMode) == 0 else { return errno }
+    guard chmod(path, ownerOnlyDirectoryMode) == 0 else {
+        let code = errno
+        rmdir(path)
+        return code
+    }
+    return 0
+}
+
 /// A thin owner of a POSIX file descriptor: positioned reads and writes, syncs, sizes.
 /// Every failure becomes a ``LogError`` with code `.io` naming the call, the path and `errno`.
 struct FileDescriptor: LogFile {
@@ -140,11 +153,8 @@ public struct PosixFileSystem: LogFileSystem {
 
     /// Makes a directory only its owner may enter (``ownerOnlyDirectoryMode``), whatever the umask.
     public func makeDirectory(_ path: String) throws {
-        if mkdir(path, ownerOnlyDirectoryMode) != 0 {
-            guard errno == EEXIST else { throw ioError("mkdir", path: path, errno: errno) }
-            return
-        }
-        guard chmod(path, ownerOnlyDirectoryMode) == 0 else { throw ioError("chmod", path: path, errno: errno) }
+        let code = makeOwnerOnlyDirectory(path)
+        guard code == 0 || code == EEXIST else { throw ioError("mkdir", path: path, errno: code) }
     }
 
     public func remove(_ path: String) throws {
