@@ -245,10 +245,11 @@ public final class Ledger: Sendable {
     public static func open(at root: String, options: Options = Options()) throws -> Ledger {
         try LedgerError.boundary {
             _ = try options.registeredProjectors()
-            let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
+            let catalog = try options.catalog()
+            let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions)
             do {
                 return try attach(
-                    store, calendar: try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
+                    store, calendar: try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
             } catch {
                 try? store.close()
                 throw error
@@ -304,13 +305,14 @@ public final class Ledger: Sendable {
     /// let balances = try reader.balances()
     /// ```
     ///
-    /// - Throws: ``StoreError`` as ``open(at:options:)`` does; `LogError` (`locked`) when a
-    ///   writer kept the store busy longer than the wait and no read models could be used.
+    /// - Throws: ``LedgerError`` as ``open(at:options:)`` does; `locked` when a writer kept the
+    ///   store busy longer than the wait and no read models could be used.
     public static func openForReading(at root: String, options: Options = Options()) throws -> Ledger {
         try LedgerError.boundary {
             let layout = StoreLayout(root: root)
             try layout.requireStore()
-            let calendar = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem).ledgerCalendar()
+            let catalog = try options.catalog()
+            let calendar = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem).ledgerCalendar()
             let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
             let registered = try options.registeredProjectors()
             let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
@@ -321,7 +323,7 @@ public final class Ledger: Sendable {
                         // Checkpoints first, then the log: a live writer publishes a commit to the
                         // log before its read models commit it, so the log is never the one behind.
                         let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
-                        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
+                        let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem)
                         let checkpoint = digests.map(\.sequence).min() ?? 0
                         if checkpoint >= reader.head.sequence || caughtUp
                             || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
@@ -582,9 +584,10 @@ public final class Ledger: Sendable {
     public static func rebuild(at root: String, options: Options = Options(), progress: ((UInt64) -> Void)? = nil) throws -> LogDigest {
         try LedgerError.boundary {
             let registered = try options.registeredProjectors()
-            let store = try EventStore.open(at: root, catalog: try options.catalog(), options: options.logOptions)
+            let catalog = try options.catalog()
+            let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions)
             defer { try? store.close() }
-            let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem)
+            let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem)
             let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
             let path = store.layout.readModelPath
             if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {

@@ -52,7 +52,7 @@ extension StoreVerifier {
     }
 
     /// The trial balance of the newest committed read models, and every balance assertion when they are at the head.
-    static func checkBooks(_ check: inout ReadModelCheck, layout: StoreLayout, scan: PayloadScan) throws {
+    static func checkBooks(_ check: inout ReadModelCheck, layout: StoreLayout, scan: PayloadScan, registered: [String]) throws {
         let database = try openReadOnly(layout)
         defer { try? database.close() }
         let calendar = try LedgerCalendar(timeZoneIdentifier: scan.timeZone ?? "UTC")
@@ -61,7 +61,7 @@ extension StoreVerifier {
             guard try db.tableExists("balances") else { return ([], [], 0) }
             let trialBalance = try BalanceQueries.trialBalance(db)
             // Assertions are about the whole log: only read models at its head can answer them.
-            let checkpoints = try storedCheckpoints(db, registered: [])
+            let checkpoints = try storedCheckpoints(db, registered: registered)
             guard checkpoints.allSatisfy({ $0.sequence == head }) else { return (trialBalance, [], 0) }
             return (trialBalance, try failedAssertions(scan.assertions, calendar: calendar, db), scan.assertions.count)
         }

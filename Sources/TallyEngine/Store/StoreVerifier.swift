@@ -39,7 +39,7 @@ public enum StoreVerifier {
         let scan = log.problems.isEmpty ? try scanPayloads(layout, catalog: catalog, events: log.events) : PayloadScan()
         var readModels: ReadModelCheck?
         if log.isValid, scan.undecodable.isEmpty, scan.content.isEmpty, let stored {
-            readModels = compare(stored, with: log, scan: scan, layout: layout)
+            readModels = compare(stored, with: log, scan: scan, layout: layout, registered: registered)
         }
         var verification = StoreVerification(
             log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels,
@@ -115,7 +115,9 @@ public enum StoreVerifier {
     }
 
     /// Where each checkpoint stands against the verified log; then, when none disagrees, the books.
-    static func compare(_ stored: CheckpointRead, with log: LogVerification, scan: PayloadScan, layout: StoreLayout) -> ReadModelCheck {
+    static func compare(
+        _ stored: CheckpointRead, with log: LogVerification, scan: PayloadScan, layout: StoreLayout, registered: [String]
+    ) -> ReadModelCheck {
         let head = log.head.sequence
         switch stored {
         case .needsRecovery:
@@ -130,7 +132,7 @@ public enum StoreVerifier {
             var check = ReadModelCheck(projectors: checkpoints.map { position(of: $0, in: log) }, head: head)
             guard !check.disagreesWithLog else { return check }
             do {
-                try checkBooks(&check, layout: layout, scan: scan)
+                try checkBooks(&check, layout: layout, scan: scan, registered: registered)
             } catch {
                 check.unreadable = describe(error, layout)
             }
