@@ -68,9 +68,9 @@ import TallyTestSupport
             #expect(states["phone"] == .dueSoon)   // the 23rd: in 3 days
             #expect(states["salary"] == .upcoming)  // the 28th: in 8 days
             #expect(states["rent"] == .paid)        // the 1st, generated
-            #expect(report.paid == usd("-1200.00"))
-            #expect(report.dueSoon == usd("-35.00"))
-            #expect(report.upcoming == usd("3000.00"))
+            #expect(report.paid.bills == usd("1200.00") && report.paid.income == usd("0.00"))
+            #expect(report.dueSoon.bills == usd("35.00") && report.dueSoon.income == usd("0.00"))
+            #expect(report.upcoming.income == usd("3000.00") && report.upcoming.bills == usd("0.00"))
             try ledger.expectConsistent()
         }
     }

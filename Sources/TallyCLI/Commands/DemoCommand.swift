@@ -143,7 +143,7 @@ struct DemoReport {
             ["DUE", "ID", "PAYEE", "AMOUNT", "STATE"],
             recurring.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, $0.item.amount.decimalString, $0.state.rawValue] },
             rightAligned: [3]))
-        Swift.print("paid \(recurring.paid.decimalString)  due soon \(recurring.dueSoon.decimalString)  upcoming \(recurring.upcoming.decimalString)")
+        Swift.print(RecurringCLI.totalsTable(recurring))
         Swift.print("")
         Swift.print(Output.table(
             ["POT", "TARGET", "TOTAL", "PROGRESS"],

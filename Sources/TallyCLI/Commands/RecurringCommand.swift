@@ -82,7 +82,8 @@ struct RecurringGenerateCommand: ParsableCommand {
 struct RecurringStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Each recurring item in a month: paid, due soon (within 5 days, or past due) or upcoming."
+        abstract: "Each recurring item in a month: paid, due soon (within 5 days, or past due) or upcoming.",
+        discussion: "Totals per state give income and bills apart (bills as the positive amount to pay), never netted."
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -113,8 +114,8 @@ struct RecurringStatusCommand: ParsableCommand {
             print(Output.jsonObject([
                 ("month", EventJSON.quoted(month.description)), ("today", EventJSON.quoted(today.description)),
                 ("items", "[" + items.joined(separator: ",") + "]"),
-                ("paid", BudgetCLI.json(report.paid)), ("due_soon", BudgetCLI.json(report.dueSoon)),
-                ("upcoming", BudgetCLI.json(report.upcoming)), ("currency", EventJSON.quoted(report.paid.commodity.code)),
+                ("paid", RecurringCLI.json(report.paid)), ("due_soon", RecurringCLI.json(report.dueSoon)),
+                ("upcoming", RecurringCLI.json(report.upcoming)), ("currency", EventJSON.quoted(report.paid.income.commodity.code)),
             ]))
             return
         }
@@ -123,7 +124,27 @@ struct RecurringStatusCommand: ParsableCommand {
             report.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, $0.item.amount.decimalString, $0.state.rawValue] },
             rightAligned: [3]
         ))
-        print("paid \(report.paid.decimalString)  due soon \(report.dueSoon.decimalString)  upcoming \(report.upcoming.decimalString)")
+        print("")
+        print(RecurringCLI.totalsTable(report))
+    }
+}
+
+/// The totals of a recurring status, income and bills apart in each state.
+enum RecurringCLI {
+    /// `{"income":"3000.00","bills":"50.00"}`.
+    static func json(_ totals: RecurringTotals) -> String {
+        Output.jsonObject([("income", BudgetCLI.json(totals.income)), ("bills", BudgetCLI.json(totals.bills))])
+    }
+
+    /// One row per state: what comes in and what is paid out, never netted.
+    static func totalsTable(_ report: RecurringStatusReport) -> String {
+        Output.table(
+            ["STATE", "INCOME", "BILLS"],
+            [("paid", report.paid), ("due soon", report.dueSoon), ("upcoming", report.upcoming)].map { name, totals in
+                [name, totals.income.decimalString, totals.bills.decimalString]
+            },
+            rightAligned: [1, 2]
+        )
     }
 }
 

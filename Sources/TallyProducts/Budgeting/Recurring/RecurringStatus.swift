@@ -24,6 +24,19 @@ public struct RecurringItemStatus: Hashable, Sendable {
     public let matchingTransactionId: String?
 }
 
+/// The recurring items of one state added up, income and bills apart: a salary of 3000.00
+/// and a bill of 50.00 are income 3000.00 and bills 50.00, never 2950.00.
+public struct RecurringTotals: Hashable, Sendable {
+    /// The income items (positive amounts) added up: zero or more.
+    public let income: Money
+    /// The bills (negative amounts) added up, as a positive amount: what is to be paid.
+    public let bills: Money
+    /// How many income items were added up.
+    public let incomeCount: Int
+    /// How many bills were added up.
+    public let billCount: Int
+}
+
 /// Every recurring item due in a month, with totals per state.
 public struct RecurringStatusReport: Hashable, Sendable {
     /// The month reported on.
@@ -32,12 +45,21 @@ public struct RecurringStatusReport: Hashable, Sendable {
     public let today: LocalDate
     /// Every item due in the month, by due date then id.
     public let items: [RecurringItemStatus]
-    /// Signed sums of the items' amounts per state (bills negative, income positive).
-    public let paid: Money
-    /// The sum of the due-soon items.
-    public let dueSoon: Money
-    /// The sum of the upcoming items.
-    public let upcoming: Money
+    /// The paid items: income received and bills paid.
+    public let paid: RecurringTotals
+    /// The due-soon items (past due included): income and bills apart.
+    public let dueSoon: RecurringTotals
+    /// The upcoming items: income and bills apart.
+    public let upcoming: RecurringTotals
+
+    /// The totals of one state.
+    public func totals(_ state: RecurringState) -> RecurringTotals {
+        switch state {
+        case .paid: paid
+        case .dueSoon: dueSoon
+        case .upcoming: upcoming
+        }
+    }
 }
 
 extension Ledger {
@@ -47,8 +69,11 @@ extension Ledger {
     ///
     /// ```swift
     /// let report = try ledger.recurringStatus(month: try Month(parsing: "2026-05"), today: try LocalDate(parsing: "2026-05-25"))
-    /// print(report.paid, report.dueSoon, report.upcoming)
+    /// print(report.upcoming.income, report.upcoming.bills)   // 3000.00 salary, 50.00 of bills: never netted
     /// ```
+    ///
+    /// Each state's totals keep income and bills apart (``RecurringTotals``); items in another
+    /// currency than the budget's are listed but not added up.
     ///
     /// - Parameters:
     ///   - dueSoonDays: the window, ``BudgetSettings/dueSoonDaysDefault`` (5) unless given.
@@ -62,7 +87,8 @@ extension Ledger {
         return try read { db in
             let currency = try BudgetSettings.currency(db)
             let range = BudgetQueries.range(of: month, calendar)
-            var totals: [RecurringState: Int64] = [:]
+            var income: [RecurringState: (minorUnits: Int64, count: Int)] = [:]
+            var bills: [RecurringState: (minorUnits: Int64, count: Int)] = [:]
             let items = try RecurringItem.all(db, knownAt: knownAt).filter { $0.isDue(in: month) }.map { item in
                 let dueDate = item.dueDate(in: month)
                 let match = try RecurringRules.matchingTransaction(for: item, month: month, range: range, knownAt: knownAt, db)
@@ -75,13 +101,22 @@ extension Ledger {
                     state = .upcoming
                 }
                 if item.amount.commodity == currency {
-                    let (sum, overflow) = totals[state, default: 0].addingReportingOverflow(item.amount.minorUnits)
+                    // Income adds its amount, a bill its amount negated: both totals are positive.
+                    let isIncome = item.amount.isPositive
+                    let magnitude = isIncome ? item.amount : try item.amount.negated()
+                    let earlier = (isIncome ? income : bills)[state, default: (0, 0)]
+                    let (sum, overflow) = earlier.minorUnits.addingReportingOverflow(magnitude.minorUnits)
                     guard !overflow else { throw MoneyError.overflowing("the recurring total") }
-                    totals[state] = sum
+                    if isIncome { income[state] = (sum, earlier.count + 1) } else { bills[state] = (sum, earlier.count + 1) }
                 }
                 return RecurringItemStatus(item: item, dueDate: dueDate, state: state, matchingTransactionId: match)
             }.sorted { ($0.dueDate, $0.item.id) < ($1.dueDate, $1.item.id) }
-            func total(_ state: RecurringState) -> Money { Money(minorUnits: totals[state] ?? 0, commodity: currency) }
+            func total(_ state: RecurringState) -> RecurringTotals {
+                let (incomeSum, incomeCount) = income[state] ?? (0, 0)
+                let (billSum, billCount) = bills[state] ?? (0, 0)
+                return RecurringTotals(income: Money(minorUnits: incomeSum, commodity: currency), bills: Money(minorUnits: billSum, commodity: currency),
+                                       incomeCount: incomeCount, billCount: billCount)
+            }
             return RecurringStatusReport(
                 month: month, today: today, items: items,
                 paid: total(.paid), dueSoon: total(.dueSoon), upcoming: total(.upcoming)

@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+
+/// `recurring status` gives income and bills apart in each state (issue 15, item 7).
+@Suite struct RecurringTotalsCommandTests {
+    @Test func aSalaryAndABillUpcomingArePrintedApartNeverAs2950() throws {
+        let store = try BudgetStore()
+        try store.run(["recurring", "define", "salary", "--payee", "Employer", "--category", "general", "--amount", "3000.00", "--day", "28", "--start", "2026-01"])
+        try store.run(["recurring", "define", "phone", "--payee", "Phone Co", "--category", "bills", "--amount", "-50.00", "--day", "27", "--start", "2026-01"])
+        let text = try store.run(["recurring", "status", "--month", "2026-05", "--today", "2026-05-10"])
+        #expect(text.hasSuffix("""
+            STATE      INCOME  BILLS
+            paid         0.00   0.00
+            due soon     0.00   0.00
+            upcoming  3000.00  50.00
+
+            """), "\(text)")
+        #expect(!text.contains("2950"))
+        let json = try store.run(["recurring", "status", "--month", "2026-05", "--today", "2026-05-10", "--json"])
+        #expect(json.contains(#""upcoming":{"income":"3000.00","bills":"50.00"}"#), "\(json)")
+    }
+}
