@@ -26,7 +26,7 @@ import Testing
         let earlier = try TallyProcess.run(["challenge", "progress", "save", "--as-of", "2026-01-07", "--json"] + store)
         #expect(earlier.standardOutput.contains(#""completed":[1],"saved":{"amount":"1.00","currency":"USD"}"#))
         let total = try TallyProcess.run(["envelope", "total", "--as-of", "2026-01-08", "--json"] + store)
-        #expect(total.standardOutput.contains(#"{"account":"Assets:Savings","balance":{"amount":"3.00","currency":"USD"}"#))
+        #expect(total.standardOutput.contains(#"{"account":"Assets:Savings","kind":"asset","balance":{"amount":"3.00","currency":"USD"}"#))
 
         // Step 2 again is refused and records nothing.
         let before = try directory.snapshot("store/log")

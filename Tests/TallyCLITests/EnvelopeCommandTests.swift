@@ -43,7 +43,7 @@ import Testing
         let store = try household(directory)
         let total = try TallyProcess.run(["envelope", "total", "--as-of", "2026-05-31", "--json"] + store)
         #expect(total.standardOutput.hasPrefix(#"{"total":{"amount":"1864.90","currency":"USD"}"#), "\(total.standardOutput)")
-        #expect(total.standardOutput.contains(#"{"account":"Assets:Travel cash","balance":{"amount":"47000","currency":"JPY"},"in_base":{"amount":"314.90","currency":"USD"}}"#))
+        #expect(total.standardOutput.contains(#"{"account":"Assets:Travel cash","kind":"asset","balance":{"amount":"47000","currency":"JPY"},"owed":null,"in_base":{"amount":"314.90","currency":"USD"}}"#))
         let before = try TallyProcess.run(["envelope", "total", "--as-of", "2026-04-30"] + store)
         #expect(before.standardOutput.contains("TOTAL") && before.standardOutput.contains("0.00 USD"))
         let spending = try TallyProcess.run(["envelope", "spending", "--from", "2026-05-01", "--to", "2026-05-31", "--json"] + store)

@@ -65,7 +65,7 @@ import TallyLog
             // transaction's own, until an fx_rate_set quotes 1 USD = 150 JPY.
             let before = try ledger.envelopeAccountsTotal(asOf: ledger.calendar.endOfDay(day("2026-05-31")))
             #expect(before.total == usd("2314.90"))   // 2000.00 + 47,000 JPY × 0.0067
-            #expect(before.lines.contains(.init(account: "Assets:Travel cash", amount: jpy("47000"), inBase: usd("314.90"))))
+            #expect(before.lines.contains(.init(account: "Assets:Travel cash", kind: .asset, amount: jpy("47000"), inBase: usd("314.90"))))
             try ledger.appendEvents([NewEvent(effectiveAt: ledger.calendar.startOfDay(day("2026-06-01")),
                                               body: EventBody(FXRateSet(base: .usd, quote: .jpy, rate: rate("150"))))])
             #expect(try ledger.envelopeAccountsTotal(asOf: ledger.calendar.endOfDay(day("2026-06-01"))).total == usd("2313.33"))   // 47,000 / 150 = 313.333…

@@ -24,7 +24,7 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The account, e.g. Assets:Cash.") var account: String
     @Option(help: "The account's currency (default: the base currency).") var currency: String?
-    @Option(help: "The opening balance, in the account's currency.") var opening: String?
+    @Option(help: "The opening balance, in the account's currency; for a Liabilities: account, what is owed (300 on a card: 300 owed, lowering every total by 300).") var opening: String?
     @Option(help: "The day it opens (default: today).") var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -135,7 +135,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The transaction's id.") var id: String
     @Option(help: "The account it moves.") var account: String
-    @Option(help: "Signed amount in the account's currency: -12.50 is an expense.") var amount: String
+    @Option(help: "Signed amount in the account's currency: -12.50 is an expense (on a Liabilities: account it adds 12.50 to what is owed).") var amount: String
     @Option(help: "1 unit of the amount's currency in the base currency.") var rate: String?
     @Option(help: "The envelope it is assigned to.") var envelope: String?
     @Option(help: "The payee or a name.") var payee = ""
@@ -161,7 +161,7 @@ struct EnvelopeTransferCommand: ParsableCommand {
     @Argument(help: "The transfer's id.") var id: String
     @Option(help: "The account the money leaves.") var from: String
     @Option(help: "The account it reaches.") var to: String
-    @Option(help: "The amount, in the source account's currency.") var amount: String
+    @Option(help: "The amount, in the source account's currency, above zero (to a Liabilities: account it pays off that much of what is owed; from one it adds to it).") var amount: String
     @Option(help: "Across currencies: what the target received, in its currency.") var received: String?
     @Option(help: "The envelope it is spent from.") var envelope: String?
     @Option(help: "The day (default: today).") var date: String?
@@ -213,6 +213,9 @@ struct EnvelopeStatusCommand: ParsableCommand {
             print(Output.table(["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", ""], rows, rightAligned: [2, 3, 4, 5]))
         }
     }
+            for status in statuses where status.unconvertedCount > 0 {
+                print("not converted (no rate into \(status.spent.commodity.code)): \(status.unconvertedCount) transaction(s) of \(Output.visible(status.name)), left out of spent")
+            }
 }
 
 struct EnvelopeSpendingCommand: ParsableCommand {
@@ -243,12 +246,15 @@ struct EnvelopeSpendingCommand: ParsableCommand {
                                spending.map { [$0.name, EnvelopeCLI.text($0.spent), String($0.transactionCount)] }, rightAligned: [1, 2]))
         }
     }
+            for line in spending where line.unconvertedCount > 0 {
+                print("not converted (no rate into \(line.spent.commodity.code)): \(line.unconvertedCount) transaction(s) of \(Output.visible(line.name)), left out of spent")
+            }
 }
 
 struct EnvelopeTotalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "total", abstract: "The total balance across accounts in the base currency.",
-        discussion: "Each balance converts at the latest fx_rate_set at the date, else the latest rate a transaction in that currency carried; a balance with no rate is listed and left out of the total."
+        discussion: "Each balance converts at the latest fx_rate_set at the date, else the latest rate a transaction in that currency carried; a balance with no rate is listed as not converted and left out of the total. What a liability owes lowers the total."
     )
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var time: TimeTravelOptions
@@ -258,16 +264,29 @@ struct EnvelopeTotalCommand: ParsableCommand {
         try storeOptions.withReadingLedger { ledger in
             let total = try ledger.envelopeAccountsTotal(asOf: (try time.asOfDate()).map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant())
             if json {
-                let lines = total.lines.map { line in
-                    Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("balance", EnvelopeCLI.json(line.amount)), ("in_base", EnvelopeCLI.json(line.inBase))])
+                let lines = try total.lines.map { line in
+                    Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("kind", EnvelopeCLI.json(line.kind.rawValue)),
+                                       ("balance", EnvelopeCLI.json(line.amount)), ("owed", EnvelopeCLI.json(try line.owed)),
+                                       ("in_base", EnvelopeCLI.json(line.inBase))])
                 }
-                print(Output.jsonObject([("total", EnvelopeCLI.json(total.total)), ("accounts", "[" + lines.joined(separator: ",") + "]")]))
+                let notConverted = total.unconverted.map { line in
+                    Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("balance", EnvelopeCLI.json(line.amount))])
+                }
+                print(Output.jsonObject([
+                    ("total", EnvelopeCLI.json(total.total)), ("accounts", "[" + lines.joined(separator: ",") + "]"),
+                    ("complete", String(total.isComplete)), ("not_converted", "[" + notConverted.joined(separator: ",") + "]"),
+                ]))
                 return
             }
-            var rows = total.lines.map { [$0.account, EnvelopeCLI.text($0.amount), $0.inBase.map(EnvelopeCLI.text) ?? "no rate"] }
-            rows.append(["TOTAL", "", EnvelopeCLI.text(total.total)])
+            var rows = try total.lines.map { line in
+                [line.account, try line.owed.map { "\(EnvelopeCLI.text($0)) owed" } ?? EnvelopeCLI.text(line.amount), line.inBase.map(EnvelopeCLI.text) ?? "no rate"]
+            }
+            rows.append([total.isComplete ? "TOTAL" : "TOTAL (incomplete)", "", EnvelopeCLI.text(total.total)])
             print(Output.table(["ACCOUNT", "BALANCE", "IN \(total.total.commodity.code)"], rows, rightAligned: [1, 2]))
         }
     }
+            for line in total.unconverted {
+                print("not converted (no rate into \(total.total.commodity.code)): \(Output.visible(line.account)) \(EnvelopeCLI.text(line.amount))")
+            }
 }
 

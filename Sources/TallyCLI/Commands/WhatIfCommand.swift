@@ -9,7 +9,8 @@ struct WhatIfCommand: ParsableCommand {
         discussion: """
             Starts from the balance at --as-of (an account's, or every account's) in the base currency. \
             The monthly saving is the average monthly change over the three full months before, \
-            unless --monthly gives it; --extra-monthly adds to it and --one-time is added at the start.
+            unless --monthly gives it; --extra-monthly adds to it and --one-time is added at the start. \
+            A balance with no rate into the base currency is left out and listed as not converted.
             """
     )
     @OptionGroup var storeOptions: StoreOptions
@@ -42,17 +43,24 @@ struct WhatIfCommand: ParsableCommand {
                     ("monthly_saving", EnvelopeCLI.json(plan.monthlySaving)), ("extra_monthly", EnvelopeCLI.json(plan.extraMonthly)),
                     ("one_time", EnvelopeCLI.json(plan.oneTime)), ("goal", EnvelopeCLI.json(plan.goal)), ("horizon_months", String(plan.horizonMonths)),
                     ("reached_month", projection.reachedMonth.map(String.init) ?? "null"), ("reached_date", EnvelopeCLI.json(projection.reachedDate)),
-                    ("series", "[" + series.joined(separator: ",") + "]"),
+                    ("series", "[" + series.joined(separator: ",") + "]"), ("complete", String(projection.isComplete)),
+                    ("not_converted", "[" + projection.notConverted.map { line in
+                        Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("balance", EnvelopeCLI.json(line.balance)),
+                                           ("date", EnvelopeCLI.json(line.date))])
+                    }.joined(separator: ",") + "]"),
                 ]))
                 return
             }
-            print("From \(EnvelopeCLI.text(plan.startBalance)) on \(plan.startDate), saving \(EnvelopeCLI.text(plan.monthlySaving)) + \(EnvelopeCLI.text(plan.extraMonthly)) a month, one-time \(EnvelopeCLI.text(plan.oneTime)):")
+            print("From \(EnvelopeCLI.text(plan.startBalance)) on \(plan.startDate), saving \(EnvelopeCLI.text(plan.monthlySaving)) + \(EnvelopeCLI.text(plan.extraMonthly)) a month, one-time \(EnvelopeCLI.text(plan.oneTime))\(projection.isComplete ? "" : " (incomplete: \(projection.notConverted.count) balance(s) not converted)"):")
             if let month = projection.reachedMonth, let date = projection.reachedDate {
                 print("goal \(EnvelopeCLI.text(plan.goal)) reached in month \(month), on \(date)")
             } else {
                 print("goal \(EnvelopeCLI.text(plan.goal)) not reached within \(plan.horizonMonths) months")
             }
             print(Output.table(["MONTH", "DATE", "BALANCE"], projection.series.map { [String($0.month), $0.date.description, EnvelopeCLI.text($0.balance)] }, rightAligned: [0, 2]))
+            for line in projection.notConverted {
+                print("not converted (no rate into \(plan.goal.commodity.code)): \(Output.visible(line.account)) \(EnvelopeCLI.text(line.balance)) on \(line.date)")
+            }
         }
     }
 }

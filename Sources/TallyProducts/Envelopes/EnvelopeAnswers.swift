@@ -55,18 +55,29 @@ public struct EnvelopeAccountsTotal: Hashable, Sendable {
     public struct Line: Hashable, Sendable {
         /// The account's name.
         public let account: String
-        /// Its balance in one currency.
+        /// Asset or liability, as the account was opened (`Liabilities:…` is a liability).
+        public let kind: AccountKind
+        /// Its balance in one currency, signed as the ledger keeps it: what a liability
+        /// owes is negative, and so lowers the total.
         public let amount: Money
         /// Nil when no rate between the two currencies is known at the date.
         public let inBase: Money?
+        /// For a liability, what is owed (positive; negative when it is in credit); nil for an asset.
+        ///
+        /// - Throws: ``MoneyError`` when the balance has no negation (the lowest minor-unit count).
+        public var owed: Money? {
+            get throws { kind == .liability ? try amount.negated() : nil }
+        }
     }
 
-    /// The sum of the converted lines, in the base currency.
+    /// The sum of the converted lines, in the base currency: assets less what liabilities owe.
     public let total: Money
     /// Every account's non-zero balance per currency, by account.
     public let lines: [Line]
-    /// Lines left out of the total for want of a rate.
+    /// Lines left out of the total for want of a rate: listed, never dropped silently.
     public var unconverted: [Line] { lines.filter { $0.inBase == nil } }
+    /// Whether every line was converted: false when ``unconverted`` lists any.
+    public var isComplete: Bool { unconverted.isEmpty }
 }
 
 extension EnvelopeBook {
@@ -254,7 +265,8 @@ extension EnvelopeBook {
         for (account, amount) in balances.sorted(by: { ($0.account, $0.amount.commodity.code) < ($1.account, $1.amount.commodity.code) }) {
             let inBase = try rates.convert(amount, to: base, at: instant)
             if let inBase { total = try total.adding(inBase) }
-            lines.append(.init(account: account, amount: amount, inBase: inBase))
+            let kind = accounts[account]?.kind ?? LedgerAccounts.kind(of: account) ?? .asset
+            lines.append(.init(account: account, kind: kind, amount: amount, inBase: inBase))
         }
         return EnvelopeAccountsTotal(total: total, lines: lines)
     }

@@ -20,14 +20,21 @@ extension Ledger {
     /// Opens a user account (`Assets:…` or `Liabilities:…`) in one currency, with an
     /// optional opening balance booked against `Equity:Opening Balances`.
     ///
+    /// One convention in every product, as in net worth: an amount given for a liability is
+    /// what is owed. A card opened with 300.00 owes 300.00; the ledger keeps its balance as
+    /// -300.00 (the event records it so), which lowers every total by 300.00, and an expense
+    /// paid by the card (a negative transaction on it) makes it owe more.
+    ///
     /// ```swift
     /// try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1500.00"))
+    /// try ledger.openEnvelopeAccount("Liabilities:Card", commodity: .usd, openingBalance: usd("300.00"))   // 300.00 owed
     /// ```
     ///
     /// - Parameters:
-    ///   - account: the name; its first segment gives its kind.
+    ///   - account: the name; its first segment gives its kind (`Liabilities:` a liability).
     ///   - commodity: the account's currency.
-    ///   - openingBalance: in `commodity`; negative for money owed on a liability.
+    ///   - openingBalance: in `commodity`: an asset's balance, or what a liability owes
+    ///     (negative when the liability is in credit).
     ///   - effectiveAt: when it opens (now by default): from the start of that day.
     ///   - idempotencyKey: an optional key; a repeat with the same input returns the first
     ///     result and appends nothing, other input is refused.
@@ -53,8 +60,10 @@ extension Ledger {
         if let openingBalance, openingBalance.commodity != commodity {
             throw LedgerError(.currencyMismatch, "the opening balance of '\(account)' must be in \(commodity.code), the account's currency")
         }
+        // The ledger keeps a liability's balance signed: what it owes is negative.
+        let balance = try kind == .liability ? openingBalance?.negated() : openingBalance
         let opened = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(
-            AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: openingBalance)))
+            AccountOpened(account: account, kind: kind, commodity: commodity, openingBalance: balance)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: opened, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard try !AccountRecords.exists(account, db) else {
                 throw LedgerError(.alreadyExists, "an account named '\(account)' exists already; choose another name")

@@ -9,10 +9,13 @@ extension Ledger {
     /// balance is `account`'s (or, without one, every user account's) in the base currency;
     /// the monthly saving, unless given, is the average monthly change of that balance
     /// over the ``whatIfHistoryMonths`` full months before `date`'s month. Records nothing.
+    /// A balance with no rate into the base currency on a day read is left out of that day's
+    /// savings and listed in ``WhatIfProjection/notConverted``, never dropped silently.
     ///
     /// ```swift
     /// let answer = try ledger.whatIf(goal: usd("10000.00"), extraMonthly: usd("50.00"), oneTime: usd("500.00"))
     /// answer.reachedDate   // nil: not within the horizon
+    /// answer.notConverted  // balances left out for want of a rate, with the day each was read
     /// ```
     ///
     /// - Throws: ``LedgerError`` `notFound` (an account the ledger does not have),
@@ -22,15 +25,20 @@ extension Ledger {
         horizonMonths: Int = 120, on date: LocalDate? = nil, knownAt: Instant? = nil
     ) throws -> WhatIfProjection {
         let day = date ?? today
+        var notConverted: [WhatIfProjection.NotConverted] = []
         let plan = try read { db in
             if let account, try !EnvelopeRecords.isEnvelopeAccount(account, db) {
                 throw LedgerError(.notFound, "there is no account '\(account)'")
             }
+            /// The savings balance at the end of `end`; what could not be converted is listed.
             func savings(at end: LocalDate) throws -> Money {
                 let bound = calendar.endOfDay(end)
                 let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt)
-                return try book.total(balances: try EnvelopeBook.accountBalances(db, effectiveThrough: bound, knownAt: knownAt), at: bound)
-                    .total(of: account)
+                let total = try book.total(balances: try EnvelopeBook.accountBalances(db, effectiveThrough: bound, knownAt: knownAt), at: bound)
+                for line in total.unconverted where account.map({ line.account == $0 }) ?? true {
+                    notConverted.append(.init(account: line.account, balance: line.amount, date: end))
+                }
+                return try total.total(of: account)
             }
             let balance = try savings(at: day)
             let lastFullMonth = day.month.adding(months: -1)
@@ -42,7 +50,9 @@ extension Ledger {
             return WhatIfPlan(startDate: day, startBalance: balance, monthlySaving: monthly, extraMonthly: extraMonthly ?? zero,
                               oneTime: oneTime ?? zero, goal: goal, horizonMonths: horizonMonths)
         }
-        return try WhatIf.project(plan)
+        var projection = try WhatIf.project(plan)
+        projection.notConverted = notConverted
+        return projection
     }
 }
 

@@ -40,6 +40,17 @@ public struct WhatIfProjection: Hashable, Sendable {
         public let balance: Money
     }
 
+    /// A balance the savings balance leaves out for want of a rate into the base currency.
+    public struct NotConverted: Hashable, Sendable {
+        /// The account.
+        public let account: String
+        /// Its balance in its own currency on ``date``.
+        public let balance: Money
+        /// The day it was left out on: the start date, or the end of a month the monthly
+        /// saving was averaged from.
+        public let date: LocalDate
+    }
+
     /// The plan projected.
     public let plan: WhatIfPlan
     /// Month 0 through the month the goal is reached, or through the horizon.
@@ -48,6 +59,12 @@ public struct WhatIfProjection: Hashable, Sendable {
     public let reachedMonth: Int?
     /// The date of ``reachedMonth``.
     public var reachedDate: LocalDate? { reachedMonth.map { series[$0].date } }
+    /// Balances left out of the start balance (or of the months the monthly saving was
+    /// averaged from) because no rate into the base currency was known then: listed, never
+    /// dropped silently. Empty for a plan projected on its own (``WhatIf/project(_:)``).
+    public internal(set) var notConverted: [NotConverted] = []
+    /// Whether every balance read was converted: false when ``notConverted`` lists any.
+    public var isComplete: Bool { notConverted.isEmpty }
 }
 
 /// The what-if projection: a pure function of a plan, in exact integer money. It records
