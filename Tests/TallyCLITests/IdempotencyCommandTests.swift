@@ -125,6 +125,7 @@ extension IdempotencyCommandTests.WriteCommand {
         ["liability", "add", "mortgage", "--name", "Mortgage", "--category", "mortgage", "--currency", "USD"],
         ["liability", "add", "loan", "--name", "Loan", "--category", "loan", "--currency", "USD"],
         ["reminder", "set", "r1", "--asset", "house", "--due", "2026-12-01"], ["reminder", "set", "r2", "--asset", "house", "--due", "2026-12-01"],
+        ["asset", "value", "house", "310000.00", "--source", "override"],   // so that clear-override has an override to clear
     ]
 
     static let netWorth: [C] = [

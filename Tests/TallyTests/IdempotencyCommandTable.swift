@@ -246,6 +246,8 @@ extension KeyedCommand {
         try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd)
         try ledger.addLiability(liabilityId: "loan", name: "Loan", category: .loan, currency: .usd)
         for id in ["r1", "r2"] { try ledger.setReminder(reminderId: id, assetId: "house", dueDate: day("2026-06-01")) }
+        // An override in force, so that clearing it records an event (clearing none records nothing).
+        try ledger.recordValuation(itemKind: .asset, itemId: "house", value: usd("310000.00"), source: .override)
     }
 
     static func addHouse(_ l: Ledger, _ name: String = "House", id: String = "home", effectiveAt: Instant? = nil, key: String?) throws -> Ledger.CommandResult {

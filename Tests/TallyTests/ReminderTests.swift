@@ -42,7 +42,9 @@ import TallyLog
             try ledger.completeReminder("revalue")
             #expect(try ledger.reminders().isEmpty)
             #expect(try ledger.reminders(asOf: ledger.calendar.endOfDay(day("2026-03-20"))).map(\.isDue) == [true])
-            #expect { try ledger.completeReminder("revalue") } throws: { ($0 as? LedgerError)?.code == .notFound }
+            // Done again: nothing to do, nothing recorded; an id never set is not found.
+            #expect(try ledger.completeReminder("revalue").events.isEmpty)
+            #expect { try ledger.completeReminder("never-set") } throws: { ($0 as? LedgerError)?.code == .notFound }
             // Set again after it was done: open again, and the past stays as it was.
             try ledger.setReminder(reminderId: "revalue", assetId: "house", dueDate: day("2026-06-01"))
             #expect(try ledger.reminders().map(\.dueDate) == [day("2026-06-01")])

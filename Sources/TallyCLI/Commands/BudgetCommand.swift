@@ -24,8 +24,9 @@ struct BudgetSetCommand: ParsableCommand {
         try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
             let month = try CLIParse.month(month, option: "--month")
-            let result = try ledger.setBudget(category: category, month: month, maximum: try BudgetCLI.amount(maximum, "--maximum", ledger),
-                                          idempotencyKey: idempotency.idempotencyKey)
+            let amount = try BudgetCLI.amount(maximum, "--maximum", ledger)
+            let result = try ledger.setBudget(category: category, month: month, maximum: amount, idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, json: json, "the \(category.displayName) budget for \(month) is \(amount.decimalString) already") { return }
             BudgetCLI.report(result, json: json, "Set the \(category.displayName) budget for \(month)")
         }
     }

@@ -71,9 +71,10 @@ struct EnvelopeBudgetCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
-            EnvelopeCLI.report(try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval),
-                                                               effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey),
-                               "Envelope \(id) budgets \(EnvelopeCLI.text(amount))")
+            let result = try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval),
+                                                         effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, "envelope \(id) budgets \(EnvelopeCLI.text(amount))\(interval.map { " \($0)" } ?? "") from that day already") { return }
+            EnvelopeCLI.report(result, "Envelope \(id) budgets \(EnvelopeCLI.text(amount))")
         }
     }
 }
@@ -108,7 +109,9 @@ struct EnvelopeRolloverCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let policy = try EnvelopeCLI.policy(policy)
-            EnvelopeCLI.report(try ledger.setEnvelopeRollover(id, policy: policy, effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey), "Envelope \(id) rolls over: \(policy.rawValue)")
+            let result = try ledger.setEnvelopeRollover(id, policy: policy, effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, "envelope \(id) rolls over \(policy.rawValue) from that day already") { return }
+            EnvelopeCLI.report(result, "Envelope \(id) rolls over: \(policy.rawValue)")
         }
     }
 }

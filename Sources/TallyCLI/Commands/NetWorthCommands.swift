@@ -70,6 +70,7 @@ struct AssetCommand: ParsableCommand {
                 assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
                             costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, option: "--cost") },
                 effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, "asset '\(id)' holds that position already") { return }
             RepeatReport.printRecorded(result)
         }
     }
@@ -86,7 +87,9 @@ struct AssetCommand: ParsableCommand {
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            RepeatReport.printRecorded(try ledger.tagAsset(assetId: id, country: country, sector: sector, symbol: symbol, idempotencyKey: idempotency.idempotencyKey))
+            let result = try ledger.tagAsset(assetId: id, country: country, sector: sector, symbol: symbol, idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, "asset '\(id)' has these tags already") { return }
+            RepeatReport.printRecorded(result)
         }
     }
 
@@ -99,7 +102,9 @@ struct AssetCommand: ParsableCommand {
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            RepeatReport.printRecorded(try ledger.clearValuationOverride(id, idempotencyKey: idempotency.idempotencyKey))
+            let result = try ledger.clearValuationOverride(id, idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, "asset '\(id)' has no override in force") { return }
+            RepeatReport.printRecorded(result)
         }
     }
 
@@ -242,7 +247,10 @@ struct BaseCurrencyCommand: ParsableCommand {
     func run() throws {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
-        RepeatReport.printRecorded(try ledger.setBaseCurrency(try CLIParse.commodity(currency, option: "currency"), idempotencyKey: idempotency.idempotencyKey))
+        let commodity = try CLIParse.commodity(currency, option: "currency")
+        let result = try ledger.setBaseCurrency(commodity, idempotencyKey: idempotency.idempotencyKey)
+        if NothingToDo.report(result, "the base currency is \(commodity.code) already") { return }
+        RepeatReport.printRecorded(result)
     }
 }
 
@@ -262,8 +270,10 @@ struct ReminderCommand: ParsableCommand {
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            RepeatReport.printRecorded(try ledger.setReminder(
-                reminderId: id, assetId: asset, dueDate: try CLIParse.date(due, option: "--due"), note: note, idempotencyKey: idempotency.idempotencyKey))
+            let result = try ledger.setReminder(
+                reminderId: id, assetId: asset, dueDate: try CLIParse.date(due, option: "--due"), note: note, idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, "reminder '\(id)' is open with that asset, due date and note already") { return }
+            RepeatReport.printRecorded(result)
         }
     }
 
@@ -276,7 +286,9 @@ struct ReminderCommand: ParsableCommand {
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            RepeatReport.printRecorded(try ledger.completeReminder(id, idempotencyKey: idempotency.idempotencyKey))
+            let result = try ledger.completeReminder(id, idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, "reminder '\(id)' is done already") { return }
+            RepeatReport.printRecorded(result)
         }
     }
 

@@ -74,6 +74,7 @@ struct RecurringGenerateCommand: ParsableCommand {
         let month = try CLIParse.month(month, option: "--month")
         try storeOptions.withLedger { ledger in
             let result = try ledger.generateRecurring(month: month, idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, json: json, "every recurring item due in \(month) is generated already") { return }
             BudgetCLI.report(result, json: json, "Generated \(result.events.count) transaction\(result.events.count == 1 ? "" : "s") for \(month)")
         }
     }

@@ -102,6 +102,7 @@ struct TransactionAmendCommand: ParsableCommand {
                 date: try date.map { try CLIParse.date($0, option: "--date") }, recurring: recurring,
                 idempotencyKey: idempotency.idempotencyKey
             )
+            if NothingToDo.report(result, json: json, "\(id) is already as given; the amendment would change nothing") { return }
             BudgetCLI.report(result, json: json, "Amended \(id)")
         }
     }
@@ -140,7 +141,9 @@ struct TransactionRecategoriseCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
-            BudgetCLI.report(try ledger.recategorise(id: id, category: category, idempotencyKey: idempotency.idempotencyKey), json: json, "Moved \(id) to \(category.displayName)")
+            let result = try ledger.recategorise(id: id, category: category, idempotencyKey: idempotency.idempotencyKey)
+            if NothingToDo.report(result, json: json, "\(id) is in \(category.displayName) already") { return }
+            BudgetCLI.report(result, json: json, "Moved \(id) to \(category.displayName)")
         }
     }
 }

@@ -128,7 +128,8 @@ extension Ledger {
     }
 
     /// Changes an envelope's budgeted amount (and interval) from a day on; a new interval
-    /// re-anchors the envelope's intervals on that day (``EnvelopeSchedule``).
+    /// re-anchors the envelope's intervals on that day (``EnvelopeSchedule``). Records nothing
+    /// when that amount and interval are already in force on that day.
     ///
     /// ```swift
     /// try ledger.changeEnvelopeBudget("groceries", budgeted: usd("450.00"))                     // from today
@@ -137,7 +138,8 @@ extension Ledger {
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
     ///   when given) returns the first result and appends nothing, other input is refused.
-    ///   Without an interval, a repeat keeps the interval the first run recorded.
+    ///   Without an interval, a repeat keeps the interval the first run recorded. A command that
+    ///   records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `notFound`, `invalidArgument` (a negative amount),
     ///   `currencyMismatch`, `idempotencyConflict`.
     @discardableResult
@@ -168,7 +170,12 @@ extension Ledger {
                 throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' cannot be negative")
             }
             try EnvelopeRules.requireCurrency(budgeted, of: envelope)
-            return [changed(interval: interval ?? envelope.interval)]
+            let change = changed(interval: interval ?? envelope.interval)
+            if let inForce = try EnvelopeRecords.setting(of: envelopeId, inForceAt: at, db),
+               inForce.budgeted == budgeted, inForce.interval == interval ?? envelope.interval {
+                return []
+            }
+            return [change]
         }
     }
 
@@ -202,14 +209,16 @@ extension Ledger {
     }
 
     /// Sets what an envelope's unspent and overspent amounts do next interval, from a day
-    /// on (``EnvelopeRollover``; ``RolloverPolicy/default`` before any).
+    /// on (``EnvelopeRollover``; ``RolloverPolicy/default`` before any). Records nothing when
+    /// that policy is already in force on that day.
     ///
     /// ```swift
     /// try ledger.setEnvelopeRollover("groceries", policy: .reset)
     /// ```
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and day,
-    ///   when given) returns the first result and appends nothing, other input is refused.
+    ///   when given) returns the first result and appends nothing, other input is refused. A
+    ///   command that records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `notFound`, `idempotencyConflict`.
     @discardableResult
     public func setEnvelopeRollover(_ envelopeId: String, policy: RolloverPolicy, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
@@ -223,7 +232,8 @@ extension Ledger {
         let set = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeRolloverSet(envelopeId: envelopeId, policy: policy)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { db in
             _ = try EnvelopeRules.liveEnvelope(envelopeId, db)
-            return [set]
+            let inForce = try EnvelopeRecords.policy(of: envelopeId, inForceAt: set.effectiveAt, db) ?? .default
+            return inForce == policy ? [] : [set]
         }
     }
 

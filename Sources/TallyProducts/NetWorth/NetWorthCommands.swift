@@ -74,6 +74,7 @@ extension Ledger {
     }
 
     /// Replaces an asset's tags (country, sector, symbol): a tag left nil becomes unknown.
+    /// Records nothing when those tags are already in force at the effective time.
     ///
     /// ```swift
     /// try ledger.tagAsset(assetId: "brokerage", country: "US", sector: "Technology", symbol: "VTI")
@@ -81,6 +82,7 @@ extension Ledger {
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    ///   A command that records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `notFound` (no such asset held), `idempotencyConflict`.
     @discardableResult
     public func tagAsset(
@@ -101,7 +103,9 @@ extension Ledger {
         let tagged = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(tags))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: tagged, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, tags.assetId, db)
-            return [tagged]
+            // The same tags in force then: nothing to do.
+            let inForce = try NetWorthLookups(db: db, point: PointInTime(asOf: tagged.effectiveAt)).tags(of: tags.assetId)
+            return inForce == (tags.country, tags.sector, tags.symbol) ? [] : [tagged]
         }
     }
 
@@ -237,7 +241,8 @@ extension Ledger {
         }
     }
 
-    /// Clears an asset's manual override: its live or manual value applies again.
+    /// Clears an asset's manual override: its live or manual value applies again. Records
+    /// nothing when no override is in force at the effective time (nothing to clear).
     ///
     /// ```swift
     /// try ledger.clearValuationOverride("home")
@@ -245,6 +250,7 @@ extension Ledger {
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    ///   A command that records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `notFound` (no such asset held), `idempotencyConflict`.
     @discardableResult
     public func clearValuationOverride(_ assetId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
@@ -258,12 +264,14 @@ extension Ledger {
         let cleared = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ValuationOverrideCleared(assetId: assetId)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: cleared, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, assetId, db)
-            return [cleared]
+            let active = try Valuations(db: db, point: PointInTime(asOf: cleared.effectiveAt)).activeValue(kind: .asset, id: assetId)
+            return active?.source == .override ? [cleared] : []
         }
     }
 
     /// Sets an asset's position: a quantity of a symbol (fractional allowed), valued at that
-    /// symbol's quoted price.
+    /// symbol's quoted price. Records nothing when the same quantity and cost basis are in
+    /// force at the effective time.
     ///
     /// ```swift
     /// let vea = try Commodity.named("VEA")
@@ -298,6 +306,10 @@ extension Ledger {
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(position))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, position.assetId, db)
+            if let inForce = try NetWorthRecords.position(of: position.assetId, inForceAt: set.effectiveAt, db),
+               inForce.quantity == position.quantity, inForce.costBasis == position.costBasis {
+                return []
+            }
             return [set]
         }
     }
@@ -372,6 +384,8 @@ extension Ledger {
     }
 
     /// Changes the base currency answers are given in; original amounts stay as recorded.
+    /// Records nothing when that currency is already the base currency (as last set, and
+    /// in force at the effective time).
     ///
     /// ```swift
     /// try ledger.setBaseCurrency(.gbp)
@@ -379,6 +393,7 @@ extension Ledger {
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
+    ///   A command that records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `invalidArgument` (not an ISO 4217 currency), `idempotencyConflict`.
     @discardableResult
     public func setBaseCurrency(_ currency: Commodity, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
@@ -391,11 +406,15 @@ extension Ledger {
     public func setBaseCurrencyCommand(_ currency: Commodity, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         guard currency.isISOCurrency else { throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(currency.code)") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(BaseCurrencySet(currency: currency)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { db in
+            let unchanged = try LedgerSettings.read(db).baseCurrency == currency
+                && NetWorthRecords.baseCurrency(inForceAt: set.effectiveAt, db) == currency
+            return unchanged ? [] : [set]
+        }
     }
 
     /// Sets how old a price may be before answers flag it stale: answers as known from now
-    /// on use it, for any date asked about.
+    /// on use it, for any date asked about. Records nothing when it is the threshold in force.
     ///
     /// ```swift
     /// try ledger.setPriceStaleness(seconds: 15 * 60)   // 15 minutes
@@ -404,7 +423,8 @@ extension Ledger {
     /// - Parameters:
     ///   - seconds: the threshold, above zero.
     ///   - idempotencyKey: an optional key; a repeat with the same threshold returns
-    ///     the first result and appends nothing, another threshold is refused.
+    ///     the first result and appends nothing, another threshold is refused. A command that
+    ///     records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `invalidArgument` (not above zero), `idempotencyConflict`.
     @discardableResult
     public func setPriceStaleness(seconds: Int64, idempotencyKey: String? = nil) throws -> CommandResult {
@@ -417,10 +437,14 @@ extension Ledger {
     public func setPriceStalenessCommand(seconds: Int64, idempotencyKey: String? = nil) throws -> LedgerCommand {
         guard seconds > 0 else { throw LedgerError(.invalidArgument, "the staleness threshold must be positive") }
         let set = NewEvent(effectiveAt: now, body: EventBody(PriceStalenessSet(thresholdSeconds: seconds)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { db in
+            try Valuations(db: db, point: PointInTime(asOf: set.effectiveAt)).priceStalenessSeconds() == seconds ? [] : [set]
+        }
     }
 
     /// Sets a reminder to update an asset's value; setting an id again makes a new version.
+    /// Records nothing when the reminder is open with the same asset, due date and note from
+    /// the effective time or earlier.
     ///
     /// ```swift
     /// try ledger.setReminder(reminderId: "home-value", assetId: "home", dueDate: try LocalDate(parsing: "2026-07-01"),
@@ -451,11 +475,15 @@ extension Ledger {
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(reminder))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, reminder.assetId, db)
+            if let latest = try NetWorthRecords.latestReminder(reminder.reminderId, db), !latest.isDone, latest.setAt <= set.effectiveAt,
+               latest.assetId == reminder.assetId, latest.dueDate == reminder.dueDate, latest.note == reminder.note {
+                return []
+            }
             return [set]
         }
     }
 
-    /// Marks a reminder done.
+    /// Marks a reminder done. Records nothing when it is done already.
     ///
     /// ```swift
     /// try ledger.completeReminder("home-value")
@@ -463,7 +491,7 @@ extension Ledger {
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same input (and effective
     ///   time, when given) returns the first result and appends nothing, other input is refused.
-    /// - Throws: ``LedgerError`` `notFound` (no open reminder with that id), `idempotencyConflict`.
+    /// - Throws: ``LedgerError`` `notFound` (no reminder with that id), `idempotencyConflict`.
     @discardableResult
     public func completeReminder(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
         try run(completeReminderCommand(reminderId, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
@@ -475,10 +503,10 @@ extension Ledger {
     public func completeReminderCommand(_ reminderId: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let completed = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(ReminderCompleted(reminderId: reminderId)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: completed, requestHasEffectiveTime: effectiveAt != nil) { db in
-            guard try NetWorthRecords.isReminderOpen(reminderId, db) else {
-                throw LedgerError(.notFound, "no open reminder '\(reminderId)'")
+            guard let latest = try NetWorthRecords.latestReminder(reminderId, db) else {
+                throw LedgerError(.notFound, "no reminder '\(reminderId)'; set it first (tally reminder set)")
             }
-            return [completed]
+            return latest.isDone ? [] : [completed]
         }
     }
 }

@@ -6,13 +6,15 @@ import GRDB
 
 extension Ledger {
     /// Sets the maximum of a category's budget for a month (creating or replacing it).
+    /// Records nothing when the budget has that maximum already.
     ///
     /// ```swift
     /// try ledger.setBudget(category: .groceries, month: try Month(parsing: "2026-05"), maximum: usd("400.00"))
     /// ```
     ///
     /// - Parameter idempotencyKey: an optional key; a repeat with the same category, month and
-    ///   maximum returns the first result and appends nothing, one with others is refused.
+    ///   maximum returns the first result and appends nothing, one with others is refused. A
+    ///   command that records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `invalidArgument` (not positive), `currencyMismatch`,
     ///   `idempotencyConflict`.
     @discardableResult
@@ -30,7 +32,7 @@ extension Ledger {
         return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { db in
             try BudgetSettings.requireBudgetCurrency(maximum, "the maximum", db)
             guard maximum.isPositive else { throw LedgerError(.invalidArgument, "the budget's maximum must be more than zero") }
-            return [set]
+            return try BudgetQueries.currentMaximum(month: month, category: category, db) == maximum ? [] : [set]
         }
     }
 

@@ -132,7 +132,8 @@ extension Ledger {
     }
 
     /// Amends a manual transaction: a new version in a new event; the audit keeps the old
-    /// one. Arguments left nil keep their current value.
+    /// one. Arguments left nil keep their current value. Records nothing when the new version
+    /// would be the current one (nothing given, or every field as it is).
     ///
     /// ```swift
     /// try ledger.amendTransaction(id: "manual:7", amount: usd("-14.40"))
@@ -141,7 +142,7 @@ extension Ledger {
     /// - Parameter idempotencyKey: an optional key. The fields left nil are taken from the
     ///   transaction as it stands, so a repeat is compared on the id and the fields it gives,
     ///   against the version the key recorded: the same returns the first result and appends
-    ///   nothing, a different one is refused.
+    ///   nothing, a different one is refused. A command that records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `notFound` (no such transaction, or deleted), `notAllowed`
     ///   (a bank transaction: re-categorise it instead), `invalidArgument`, `currencyMismatch`,
     ///   `idempotencyConflict`.
@@ -177,7 +178,10 @@ extension Ledger {
             try TransactionRules.requireAmount(amount ?? current.amount, db)
             let base = TransactionAmended(
                 transactionId: id, payee: current.payee, category: current.category, amount: current.amount, recurring: current.recurring)
-            return [amended(over: base, at: calendar.startOfDay(current.date))]
+            let version = amended(over: base, at: calendar.startOfDay(current.date))
+            // Every field as it stands, on the same day: nothing to do.
+            let unchanged = version.body.as(TransactionAmended.self) == base && calendar.date(of: version.effectiveAt) == current.date
+            return unchanged ? [] : [version]
         }
     }
 

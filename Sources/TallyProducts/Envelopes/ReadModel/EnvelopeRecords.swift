@@ -44,6 +44,32 @@ enum EnvelopeRecords {
         }
     }
 
+    /// The budgeted amount and interval in force at `instant`: the latest creation or budget
+    /// change effective at or before it; nil when none is.
+    static func setting(of envelopeId: String, inForceAt instant: Instant, _ db: Database) throws -> (budgeted: Money, interval: EnvelopeInterval)? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT interval, commodity, amount FROM envelope_changes
+            WHERE envelope_id = ? AND kind IN ('created', 'budget') AND effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """), arguments: [envelopeId, instant.microsecondsSinceEpoch]) else { return nil }
+        let intervalName: String = row["interval"]
+        guard let interval = EnvelopeInterval(rawValue: intervalName) else {
+            throw LedgerError(.inconsistentLog, "envelope '\(envelopeId)' has the interval '\(intervalName)', which is no envelope interval")
+        }
+        return (Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])), interval)
+    }
+
+    /// The rollover policy set last at or before `instant`; nil when none was (the default applies).
+    static func policy(of envelopeId: String, inForceAt instant: Instant, _ db: Database) throws -> RolloverPolicy? {
+        guard let name = try String.fetchOne(db.cachedStatement(sql: """
+            SELECT policy FROM envelope_changes
+            WHERE envelope_id = ? AND kind = 'rollover' AND effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """), arguments: [envelopeId, instant.microsecondsSinceEpoch]) else { return nil }
+        guard let policy = RolloverPolicy(rawValue: name) else {
+            throw LedgerError(.inconsistentLog, "envelope '\(envelopeId)' has the rollover policy '\(name)', which is no policy")
+        }
+        return policy
+    }
+
     /// The currency of an account opened for envelope budgeting; nil for another account.
     static func accountCurrency(_ account: String, _ db: Database) throws -> Commodity? {
         try String.fetchOne(db.cachedStatement(sql: "SELECT commodity FROM envelope_accounts WHERE account = ?"), arguments: [account])

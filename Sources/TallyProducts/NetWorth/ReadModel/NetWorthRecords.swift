@@ -9,6 +9,47 @@ enum NetWorthRecords {
                             arguments: [kind.rawValue, id]).map(Commodity.named)
     }
 
+    /// The base currency in force at `instant` by effective time (the latest set at or
+    /// before it); nil before the ledger was created.
+    static func baseCurrency(inForceAt instant: Instant, _ db: Database) throws -> Commodity? {
+        try String.fetchOne(db, sql: """
+            SELECT currency FROM nw_base_currencies WHERE effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """, arguments: [instant.microsecondsSinceEpoch]).map(Commodity.named)
+    }
+
+    /// A reminder's version set last (by log order), as done applies to it.
+    struct ReminderVersion: Hashable {
+        let assetId: String
+        let dueDate: LocalDate
+        let note: String?
+        /// When it takes effect.
+        let setAt: Instant
+        /// Whether it was marked done.
+        let isDone: Bool
+    }
+
+    /// The reminder's version set last; nil when the id was never set.
+    static func latestReminder(_ reminderId: String, _ db: Database) throws -> ReminderVersion? {
+        try Row.fetchOne(db, sql: """
+            SELECT asset_id, due_date, note, set_at, completed_at FROM nw_reminders WHERE reminder_id = ? ORDER BY sequence DESC LIMIT 1
+            """, arguments: [reminderId]).map { row in
+            ReminderVersion(assetId: row["asset_id"], dueDate: LocalDate(daysSinceEpoch: row["due_date"]), note: row["note"],
+                            setAt: Instant(microsecondsSinceEpoch: row["set_at"]), isDone: (row["completed_at"] as Int64?) != nil)
+        }
+    }
+
+    /// The asset's position in force at `instant` (effective time, everything recorded): its
+    /// symbol, quantity and cost basis; nil when none was set by then.
+    static func position(of assetId: String, inForceAt instant: Instant, _ db: Database) throws -> (quantity: Money, costBasis: Money?)? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT symbol, quantity, cost_commodity, cost_amount FROM nw_positions WHERE asset_id = ? AND effective_at <= ?
+            ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """, arguments: [assetId, instant.microsecondsSinceEpoch]) else { return nil }
+        let quantity = Money(minorUnits: row["quantity"], commodity: try Commodity.named(row["symbol"]))
+        let cost = try (row["cost_commodity"] as String?).map { Money(minorUnits: row["cost_amount"], commodity: try Commodity.named($0)) }
+        return (quantity, cost)
+    }
+
     /// Whether the reminder's latest version is not done.
     static func isReminderOpen(_ reminderId: String, _ db: Database) throws -> Bool {
         try Row.fetchOne(db, sql: """

@@ -99,6 +99,16 @@ enum BudgetQueries {
         ) ?? false
     }
 
+    /// The maximum of the category's budget for the month as it stands (the version not
+    /// superseded); nil when there is none (never set, or deleted).
+    static func currentMaximum(month: Month, category: BudgetCategory, _ db: Database) throws -> Money? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT commodity, maximum FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
+            arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
+        ) else { return nil }
+        return Money(minorUnits: row["maximum"], commodity: try Commodity.named(row["commodity"]))
+    }
+
     /// The first and last microsecond of a month in the ledger's time zone.
     static func range(of month: Month, _ calendar: LedgerCalendar) -> ClosedRange<Int64> {
         calendar.startOfDay(month.firstDay).microsecondsSinceEpoch...calendar.endOfDay(month.lastDay).microsecondsSinceEpoch
