@@ -8,7 +8,12 @@ struct TallyCommand: ParsableCommand {
         abstract: "An event-sourced ledger engine: record money facts, ask what was true when.",
         discussion: """
             Every command works on one store directory: --store DIR, else $TALLY_STORE, \
-            else ./.tally. Run `tally demo` for a tour.
+            else ./.tally. --store goes before or after the command's name: \
+            `tally --store DIR balances` is `tally balances --store DIR`. \
+            A day D typed for a command that records (--date D) means the start of that day \
+            in the ledger's time zone; for a question (--as-of D, --known-at D) the end of it. \
+            A negative amount needs no `--`: `tally reference set -50.00`. \
+            Run `tally demo` for a tour.
             """,
         version: TallyVersion.string,
         subcommands: [

@@ -31,7 +31,12 @@ import Testing
         #expect(july.status == 0)
         let lines = july.standardOutput.split(separator: "\n")
         #expect(!lines.isEmpty)
-        #expect(lines.allSatisfy { $0.contains("\"recorded_at\":\"2026-07-01T") })
+        // A day is the ledger's: the demo lives in New York (UTC-4 in July), where 1 July runs
+        // from 04:00 UTC on 1 July to 04:00 UTC on 2 July.
+        let recorded = lines.map { line in
+            line.range(of: #""recorded_at":""#).map { String(line[$0.upperBound...].prefix(27)) } ?? ""
+        }
+        #expect(recorded.allSatisfy { $0 >= "2026-07-01T04:00:00.000000Z" && $0 < "2026-07-02T04:00:00.000000Z" }, "\(recorded)")
         let limited = try TallyProcess.run(["log", "--store", store, "--limit", "3"])
         #expect(limited.standardOutput.split(separator: "\n").count == 4)  // header + 3
     }

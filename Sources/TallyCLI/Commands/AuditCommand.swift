@@ -31,19 +31,18 @@ struct AuditCommand: ParsableCommand {
         let first = try from.map { try CLIParse.date($0, option: "--from") }
         let last = try time.day(to, option: "--to")
         if let first, let last, first > last { throw ValidationError("--from \(first) is after the last day \(last)") }
-        let known = try time.knownAtInstant()
         let entries = try storeOptions.withReadingLedger { ledger in
             if target.hasPrefix("asset:") {
-                return try ledger.auditValue(of: .asset, String(target.dropFirst(6)), from: first, through: last, knownAt: known)
+                return try ledger.auditValue(of: .asset, String(target.dropFirst(6)), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
             }
             if target.hasPrefix("envelope:") {
-                return try ledger.envelopeAudit(String(target.dropFirst(9)), from: first, through: last, knownAt: known)
+                return try ledger.envelopeAudit(String(target.dropFirst(9)), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
             }
             if target.hasPrefix("liability:") {
-                return try ledger.auditValue(of: .liability, String(target.dropFirst(10)), from: first, through: last, knownAt: known)
+                return try ledger.auditValue(of: .liability, String(target.dropFirst(10)), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
             }
             let account = target.hasPrefix("pot:") ? LedgerAccounts.pot(String(target.dropFirst(4))) : target
-            return try ledger.audit(account: account, from: first, through: last, knownAt: known)
+            return try ledger.audit(account: account, from: first, through: last, knownAt: try time.knownAtInstant(ledger))
         }
         switch format {
         case .csv:

@@ -36,12 +36,11 @@ struct BalancesCommand: ParsableCommand {
         let ledger = try Ledger.openForReading(at: storeOptions.path, options: .standard)
         defer { try? ledger.close() }
         let asOf = try time.asOfInstant(ledger)
-        let knownAt = try time.knownAtInstant()
         if let currency {
-            try printValues(try ledger.marketValues(in: currency, asOf: asOf, knownAt: knownAt))
+            try printValues(try ledger.marketValues(in: currency, asOf: asOf, knownAt: try time.knownAtInstant(ledger)))
             return
         }
-        let balances = try ledger.balances(asOf: asOf, knownAt: knownAt).filter { !$0.amount.isZero }
+        let balances = try ledger.balances(asOf: asOf, knownAt: try time.knownAtInstant(ledger)).filter { !$0.amount.isZero }
         switch format {
         case .csv:
             print(BalancesCSV.render(balances), terminator: "")

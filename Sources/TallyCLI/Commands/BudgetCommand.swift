@@ -64,8 +64,7 @@ struct BudgetShowCommand: ParsableCommand {
 
     func run() throws {
         let month = try time.month(month)
-        let knownAt = try time.knownAtInstant()
-        let budgets = try storeOptions.withReadingLedger { ledger in try ledger.budgets(month: month, knownAt: knownAt) }
+        let budgets = try storeOptions.withReadingLedger { ledger in try ledger.budgets(month: month, knownAt: try time.knownAtInstant(ledger)) }
         if json {
             for budget in budgets {
                 print(Output.jsonObject([

@@ -19,9 +19,8 @@ struct OverviewCommand: ParsableCommand {
 
     func run() throws {
         let month = try time.month(month)
-        let knownAt = try time.knownAtInstant()
         let overview = try storeOptions.withReadingLedger { ledger in
-            try ledger.budgetOverview(month: month, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+            try ledger.budgetOverview(month: month, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
         }
         let net = try overview.net()
         if json {

@@ -42,7 +42,7 @@ struct ChallengeStartCommand: ParsableCommand {
     @Option(help: "The unit's currency (default: the account's, else the base currency).") var currency: String?
     @Option(help: "Where the savings go; each step then moves money there.") var account: String?
     @Option(help: "Its display name (default: the template's).") var name: String?
-    @Option(help: "The day it starts (default: today).") var date: String?
+    @Option(help: CLITime.writeOption("The day it starts")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
@@ -50,7 +50,7 @@ struct ChallengeStartCommand: ParsableCommand {
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") }
                 ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.settings().baseCurrency
             let money = try EnvelopeCLI.money(unit, commodity, "--unit")
-            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay),
+            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, effectiveAt: try CLITime.effective(date, ledger: ledger),
                                                  idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Started challenge \(id) (\(template), unit \(EnvelopeCLI.text(money)))")
         }
@@ -63,12 +63,12 @@ struct ChallengeStepCommand: ParsableCommand {
     @Argument(help: "The challenge's id.") var id: String
     @Option(help: "The step (default: the lowest not done).") var step: Int?
     @Option(help: "The account the saving comes from (for a challenge with an account).") var from: String?
-    @Option(help: "The day (default: today).") var date: String?
+    @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let result = try ledger.completeChallengeStep(id, step: step, from: from, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+            let result = try ledger.completeChallengeStep(id, step: step, from: from, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             if let completed = result.events.first?.body.as(ChallengeStepCompleted.self) {
                 EnvelopeCLI.report(result, "Completed step \(completed.step) of \(id): saved \(EnvelopeCLI.text(completed.amount))")
             }
@@ -86,8 +86,7 @@ struct ChallengeProgressCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDate()
-            let knownAt = try time.knownAtInstant()
-            let progresses = try id.map { [try ledger.challengeProgress($0, asOf: date.map(ledger.calendar.endOfDay), knownAt: knownAt)] } ?? ledger.challengeProgresses(asOf: date.map(ledger.calendar.endOfDay), knownAt: knownAt)
+            let progresses = try id.map { [try ledger.challengeProgress($0, asOf: date.map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))] } ?? ledger.challengeProgresses(asOf: date.map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))
             if json {
                 for progress in progresses {
                     print(Output.jsonObject([

@@ -25,14 +25,14 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
     @Argument(help: "The account, e.g. Assets:Cash.") var account: String
     @Option(help: "The account's currency (default: the base currency).") var currency: String?
     @Option(help: "The opening balance, in the account's currency; for a Liabilities: account, what is owed (300 on a card: 300 owed, lowering every total by 300).") var opening: String?
-    @Option(help: "The day it opens (default: today).") var date: String?
+    @Option(help: CLITime.writeOption("The day it opens")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") } ?? ledger.settings().baseCurrency
             let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
-                                                        effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+                                                        effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Opened \(account) in \(commodity.code)")
         }
     }
@@ -65,14 +65,14 @@ struct EnvelopeBudgetCommand: ParsableCommand {
     @Argument(help: "The envelope's id.") var id: String
     @Option(help: "The new budgeted amount per interval.") var budget: String
     @Option(help: "A new interval; it re-anchors the intervals on the day of the change.") var interval: String?
-    @Option(help: "The first day it applies (default: today).") var from: String?
+    @Option(help: CLITime.writeOption("The first day it applies")) var from: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
             let result = try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval),
-                                                         effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+                                                               effectiveAt: try CLITime.effective(from, option: "--from", ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, "envelope \(id) budgets \(EnvelopeCLI.text(amount))\(interval.map { " \($0)" } ?? "") from that day already") { return }
             EnvelopeCLI.report(result, "Envelope \(id) budgets \(EnvelopeCLI.text(amount))")
         }
@@ -84,13 +84,13 @@ struct EnvelopeFundCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
     @Option(help: "The amount, in the base currency.") var amount: String
-    @Option(help: "The day (default: today).") var date: String?
+    @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let money = try EnvelopeCLI.money(amount, try ledger.settings().baseCurrency, "--amount")
-            EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey), "Funded \(id) with \(EnvelopeCLI.text(money))")
+            EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey), "Funded \(id) with \(EnvelopeCLI.text(money))")
         }
     }
 }
@@ -103,13 +103,13 @@ struct EnvelopeRolloverCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
     @Option(help: "reset, carry_forward or take_from_to_assign.") var policy: String
-    @Option(help: "The first day it applies (default: today).") var from: String?
+    @Option(help: CLITime.writeOption("The first day it applies")) var from: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
             let policy = try EnvelopeCLI.policy(policy)
-            let result = try ledger.setEnvelopeRollover(id, policy: policy, effectiveAt: (try EnvelopeCLI.date(from, "--from")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+            let result = try ledger.setEnvelopeRollover(id, policy: policy, effectiveAt: try CLITime.effective(from, option: "--from", ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, "envelope \(id) rolls over \(policy.rawValue) from that day already") { return }
             EnvelopeCLI.report(result, "Envelope \(id) rolls over: \(policy.rawValue)")
         }
@@ -120,12 +120,12 @@ struct EnvelopeDeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an envelope from a day on; its transactions stay.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
-    @Option(help: "The day (default: today).") var date: String?
+    @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            EnvelopeCLI.report(try ledger.deleteEnvelope(id, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey), "Deleted envelope \(id)")
+            EnvelopeCLI.report(try ledger.deleteEnvelope(id, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey), "Deleted envelope \(id)")
         }
     }
 }
@@ -142,7 +142,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
     @Option(help: "1 unit of the amount's currency in the base currency.") var rate: String?
     @Option(help: "The envelope it is assigned to.") var envelope: String?
     @Option(help: "The payee or a name.") var payee = ""
-    @Option(help: "The day (default: today).") var date: String?
+    @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
@@ -152,7 +152,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
                 do { return try ExactDecimal(parsing: text) } catch { throw ValidationError("--rate '\(text)' is not a decimal number, e.g. 0.0067") }
             }
             let result = try ledger.recordEnvelopeTransaction(id, account: account, amount: money, rateToBase: rateToBase, envelope: envelope,
-                                                              payee: payee, effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+                                                              payee: payee, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Recorded \(id): \(EnvelopeCLI.text(money)) on \(account)\(envelope.map { " from envelope \($0)" } ?? "")")
         }
     }
@@ -167,7 +167,7 @@ struct EnvelopeTransferCommand: ParsableCommand {
     @Option(help: "The amount, in the source account's currency, above zero (to a Liabilities: account it pays off that much of what is owed; from one it adds to it).") var amount: String
     @Option(help: "Across currencies: what the target received, in its currency.") var received: String?
     @Option(help: "The envelope it is spent from.") var envelope: String?
-    @Option(help: "The day (default: today).") var date: String?
+    @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
@@ -175,7 +175,7 @@ struct EnvelopeTransferCommand: ParsableCommand {
             let money = try EnvelopeCLI.money(amount, try EnvelopeCLI.currency(of: from, ledger), "--amount")
             let got = try received.map { try EnvelopeCLI.money($0, try EnvelopeCLI.currency(of: to, ledger), "--received") }
             let result = try ledger.transferBetweenAccounts(id, from: from, to: to, amount: money, received: got, envelope: envelope,
-                                                            effectiveAt: (try EnvelopeCLI.date(date, "--date")).map(ledger.calendar.startOfDay), idempotencyKey: idempotency.idempotencyKey)
+                                                            effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Transferred \(EnvelopeCLI.text(money)) from \(from) to \(to)")
         }
     }
@@ -191,8 +191,7 @@ struct EnvelopeStatusCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDateOrToday(ledger)
-            let knownAt = try time.knownAtInstant()
-            let statuses = try id.map { [try ledger.envelopeStatus($0, asOf: ledger.calendar.endOfDay(date), knownAt: knownAt)] } ?? ledger.envelopeStatuses(asOf: ledger.calendar.endOfDay(date), knownAt: knownAt)
+            let statuses = try id.map { [try ledger.envelopeStatus($0, asOf: ledger.calendar.endOfDay(date), knownAt: try time.knownAtInstant(ledger))] } ?? ledger.envelopeStatuses(asOf: ledger.calendar.endOfDay(date), knownAt: try time.knownAtInstant(ledger))
             if json {
                 for status in statuses {
                     print(Output.jsonObject([
@@ -214,11 +213,11 @@ struct EnvelopeStatusCommand: ParsableCommand {
                  EnvelopeCLI.text(status.spent), EnvelopeCLI.text(status.remaining), status.isOverBudget ? "OVER" : ""]
             }
             print(Output.table(["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", ""], rows, rightAligned: [2, 3, 4, 5]))
-        }
-    }
             for status in statuses where status.unconvertedCount > 0 {
                 print("not converted (no rate into \(status.spent.commodity.code)): \(status.unconvertedCount) transaction(s) of \(Output.visible(status.name)), left out of spent")
             }
+        }
+    }
 }
 
 struct EnvelopeSpendingCommand: ParsableCommand {
@@ -235,7 +234,7 @@ struct EnvelopeSpendingCommand: ParsableCommand {
         try storeOptions.withReadingLedger { ledger in
             let first = try EnvelopeCLI.date(from, "--from")!
             let last = try time.day(to, option: "--to") ?? ledger.calendar.date(of: ledger.now)
-            let spending = try ledger.envelopeSpending(from: first, through: last, knownAt: try time.knownAtInstant())
+            let spending = try ledger.envelopeSpending(from: first, through: last, knownAt: try time.knownAtInstant(ledger))
             if json {
                 for line in spending {
                     print(Output.jsonObject([
@@ -247,11 +246,11 @@ struct EnvelopeSpendingCommand: ParsableCommand {
             }
             print(Output.table(["ENVELOPE \(first)..\(last)", "SPENT", "TRANSACTIONS"],
                                spending.map { [$0.name, EnvelopeCLI.text($0.spent), String($0.transactionCount)] }, rightAligned: [1, 2]))
-        }
-    }
             for line in spending where line.unconvertedCount > 0 {
                 print("not converted (no rate into \(line.spent.commodity.code)): \(line.unconvertedCount) transaction(s) of \(Output.visible(line.name)), left out of spent")
             }
+        }
+    }
 }
 
 struct EnvelopeTotalCommand: ParsableCommand {
@@ -265,7 +264,7 @@ struct EnvelopeTotalCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
-            let total = try ledger.envelopeAccountsTotal(asOf: (try time.asOfDate()).map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant())
+            let total = try ledger.envelopeAccountsTotal(asOf: (try time.asOfDate()).map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))
             if json {
                 let lines = try total.lines.map { line in
                     Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("kind", EnvelopeCLI.json(line.kind.rawValue)),
@@ -286,10 +285,10 @@ struct EnvelopeTotalCommand: ParsableCommand {
             }
             rows.append([total.isComplete ? "TOTAL" : "TOTAL (incomplete)", "", EnvelopeCLI.text(total.total)])
             print(Output.table(["ACCOUNT", "BALANCE", "IN \(total.total.commodity.code)"], rows, rightAligned: [1, 2]))
-        }
-    }
             for line in total.unconverted {
                 print("not converted (no rate into \(total.total.commodity.code)): \(Output.visible(line.account)) \(EnvelopeCLI.text(line.amount))")
             }
+        }
+    }
 }
 

@@ -8,9 +8,10 @@ struct LogCommand: ParsableCommand {
         commandName: "log",
         abstract: "Print events in log order, filtered by sequence, type, entity or recorded time.",
         discussion: """
-            Times are RFC 3339 instants (2026-03-31T12:00:00Z) or dates (2026-03-31, meaning \
-            00:00 UTC). --since and --until select by recorded time, the moment the ledger \
-            learned each event; the start is found without reading the log before it.
+            Times are RFC 3339 instants (2026-03-31T12:00:00Z) or days in the ledger's time zone: \
+            --since D means the start of D there, --until D its end. --since and --until select \
+            by recorded time, the moment the ledger learned each event; the start is found \
+            without reading the log before it.
             """
     )
 
@@ -28,10 +29,10 @@ struct LogCommand: ParsableCommand {
     @Option(help: "Only events about this entity, or entities starting with it when it ends in ':' (e.g. pot:).")
     var entity: String?
 
-    @Option(help: "Only events recorded at or after this instant.")
+    @Option(help: ArgumentHelp("Only events recorded at or after this time; D means the start of that day in the ledger's time zone.", valueName: "time"))
     var since: String?
 
-    @Option(help: "Only events recorded at or before this instant.")
+    @Option(help: ArgumentHelp("Only events recorded at or before this time; D means the end of that day in the ledger's time zone.", valueName: "time"))
     var until: String?
 
     @Option(help: "Print at most this many events.")
@@ -46,12 +47,15 @@ struct LogCommand: ParsableCommand {
         for name in types where EventCatalog.standard.type(named: name) == nil {
             throw ValidationError("--type '\(name)' is not an event type; known: \(EventCatalog.standard.types.map(\.name).joined(separator: ", "))")
         }
+        _ = try since.map { try CLITime.parse($0, option: "--since") }
+        _ = try until.map { try CLITime.parse($0, option: "--until") }
     }
 
     func run() throws {
-        let sinceInstant = try since.map { try CLITime.instant($0, option: "--since") }
-        let untilInstant = try until.map { try CLITime.instant($0, option: "--until", endOfDay: true) }
         let reader = try EventStoreReader.open(at: storeOptions.path, catalog: .standard)
+        let calendar = since == nil && until == nil ? LedgerCalendar.utc : try reader.ledgerCalendar()
+        let sinceInstant = try since.map { try CLITime.start($0, option: "--since", calendar: calendar) }
+        let untilInstant = try until.map { try CLITime.end($0, option: "--until", calendar: calendar) }
         var first = from ?? 1
         if let sinceInstant {
             guard let found = try reader.firstSequence(recordedAtOrAfter: sinceInstant) else { return }
@@ -90,21 +94,5 @@ struct LogCommand: ParsableCommand {
         guard !rows.isEmpty else { return }
         print(Output.table(["SEQ", "RECORDED", "EFFECTIVE", "TYPE", "ENTITY", "CAUSE", "DATA"], rows, rightAligned: [0, 5]))
         rows.removeAll()
-    }
-}
-
-/// Times typed on the command line.
-enum CLITime {
-    /// An RFC 3339 instant, or a date meaning its first (or, with `endOfDay`, last) microsecond in UTC.
-    static func instant(_ text: String, option: String, endOfDay: Bool = false) throws -> Instant {
-        if text.count == 10, let date = try? LocalDate(parsing: text) {
-            let start = Instant(utcDate: date)
-            return endOfDay ? Instant(microsecondsSinceEpoch: start.microsecondsSinceEpoch + 86_400_000_000 - 1) : start
-        }
-        do {
-            return try Instant(parsing: text)
-        } catch {
-            throw ValidationError("\(option) '\(text)' is neither a date (YYYY-MM-DD) nor an RFC 3339 instant (2026-03-31T12:00:00Z)")
-        }
     }
 }

@@ -20,7 +20,7 @@ struct AssetCommand: ParsableCommand {
         @Option(help: "Country of exposure (ISO 3166-1 alpha-2).") var country: String?
         @Option(help: "Sector.") var sector: String?
         @Option(help: "Ticker symbol.") var symbol: String?
-        @Option(help: "Effective date (YYYY-MM-DD); today when absent.") var date: String?
+        @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
@@ -33,7 +33,7 @@ struct AssetCommand: ParsableCommand {
             let result = try ledger.addAsset(
                 assetId: id, name: name, category: category, type: type, currency: try CLIParse.commodity(currency),
                 country: country, sector: sector, symbol: symbol,
-                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
+                effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             RepeatReport.printRecorded(result)
         }
     }
@@ -44,7 +44,7 @@ struct AssetCommand: ParsableCommand {
         @Argument(help: "The asset's id.") var id: String
         @Argument(help: "The value, a decimal in the asset's currency.") var amount: String
         @Option(help: "manual, bank_refresh, live or override.") var source = "manual"
-        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
@@ -60,7 +60,7 @@ struct AssetCommand: ParsableCommand {
         @Option(help: "The symbol held, e.g. VEA.") var symbol: String
         @Option(help: "Cost basis, a decimal in --cost-currency.") var cost: String?
         @Option(name: .customLong("cost-currency"), help: "Currency of the cost basis.") var costCurrency = "USD"
-        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
@@ -69,7 +69,7 @@ struct AssetCommand: ParsableCommand {
             let result = try ledger.setPosition(
                 assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
                             costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, option: "--cost") },
-                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
+                effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, "asset '\(id)' holds that position already") { return }
             RepeatReport.printRecorded(result)
         }
@@ -112,13 +112,13 @@ struct AssetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an asset from the effective date on (history stays).")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The asset's id.") var id: String
-        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            RepeatReport.printRecorded(try ledger.removeAsset(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
+            RepeatReport.printRecorded(try ledger.removeAsset(id, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 }
@@ -138,7 +138,7 @@ struct LiabilityCommand: ParsableCommand {
         @Option(help: "mortgage, loan, credit_card or other.") var category: String
         @Option(help: "The currency it is owed in.") var currency: String
         @Option(name: .customLong("linked-asset"), help: "The asset it finances.") var linkedAsset: String?
-        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
@@ -149,7 +149,7 @@ struct LiabilityCommand: ParsableCommand {
             defer { try? ledger.close() }
             RepeatReport.printRecorded(try ledger.addLiability(
                 liabilityId: id, name: name, category: category, currency: try CLIParse.commodity(currency), linkedAssetId: linkedAsset,
-                effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
+                effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 
@@ -159,7 +159,7 @@ struct LiabilityCommand: ParsableCommand {
         @Argument(help: "The liability's id.") var id: String
         @Argument(help: "The amount owed, a positive decimal in its currency.") var amount: String
         @Option(help: "manual or bank_refresh.") var source = "manual"
-        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
@@ -171,13 +171,13 @@ struct LiabilityCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a liability from the effective date on.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The liability's id.") var id: String
-        @Option(help: "Effective date (YYYY-MM-DD); now when absent.") var date: String?
+        @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
         func run() throws {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
-            RepeatReport.printRecorded(try ledger.removeLiability(id, effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
+            RepeatReport.printRecorded(try ledger.removeLiability(id, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
 }
@@ -192,19 +192,22 @@ enum ValueRecording {
         guard let currency = try ledger.currency(of: kind, id) else { throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'; add it first") }
         RepeatReport.printRecorded(try ledger.recordValuation(
             itemKind: kind, itemId: id, value: try CLIParse.money(amount, currency: currency.code), source: source,
-            effectiveAt: try CLIParse.effectiveInstant(date, ledger: ledger), idempotencyKey: idempotencyKey))
+            effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotencyKey))
     }
 }
 
 /// `tally price SYMBOL AMOUNT`.
 struct PriceCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "price", abstract: "Record a quoted price for one unit of a symbol.")
+    static let configuration = CommandConfiguration(
+        commandName: "price", abstract: "Record a quoted price for one unit of a symbol.",
+        discussion: "--date D: \(CLITime.writeHelp); it is in force from then.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The symbol, e.g. VEA.") var symbol: String
     @Argument(help: "The price of one whole unit.") var amount: String
     @Option(help: "The price's currency.") var currency = "USD"
     @Option(help: "live or manual.") var source = "live"
-    @Option(help: "When quoted (RFC 3339); now when absent.") var at: String?
+    @Option(help: CLITime.writeOption) var date: String?
+    @Option(name: .customLong("at"), help: ArgumentHelp("The old name of --date.", visibility: .hidden)) var at: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
@@ -213,18 +216,21 @@ struct PriceCommand: ParsableCommand {
         defer { try? ledger.close() }
         RepeatReport.printRecorded(try ledger.quotePrice(
             symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency), source: source,
-            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }, idempotencyKey: idempotency.idempotencyKey))
+            effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
 }
 
 /// `tally fx BASE QUOTE RATE`.
 struct FXCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "fx", abstract: "Record an exchange rate: 1 BASE = RATE QUOTE.")
+    static let configuration = CommandConfiguration(
+        commandName: "fx", abstract: "Record an exchange rate: 1 BASE = RATE QUOTE.",
+        discussion: "--date D: \(CLITime.writeHelp); the rate is in force from then.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The base currency.") var base: String
     @Argument(help: "The quote currency.") var quote: String
     @Argument(help: "Units of QUOTE for one BASE, an exact decimal.") var rate: String
-    @Option(help: "In force from (RFC 3339 or YYYY-MM-DD); now when absent.") var at: String?
+    @Option(help: CLITime.writeOption) var date: String?
+    @Option(name: .customLong("at"), help: ArgumentHelp("The old name of --date.", visibility: .hidden)) var at: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
@@ -233,7 +239,7 @@ struct FXCommand: ParsableCommand {
         RepeatReport.printRecorded(try ledger.setFXRate(
             base: try CLIParse.commodity(base, option: "base"), quote: try CLIParse.commodity(quote, option: "quote"),
                       rate: try CLIParse.decimal(rate, option: "rate"),
-            effectiveAt: try at.map { try CLITime.instant($0, option: "--at") }, idempotencyKey: idempotency.idempotencyKey))
+            effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
 }
 
@@ -302,7 +308,7 @@ struct ReminderCommand: ParsableCommand {
 
         func run() throws {
             try storeOptions.withReadingLedger { ledger in
-                let reminders = try ledger.reminders(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+                let reminders = try ledger.reminders(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
                     .filter { !due || $0.isDue }
                 if json {
                     for reminder in reminders {

@@ -18,7 +18,7 @@ struct NetWorthCommand: ParsableCommand {
         func run() throws {
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
-            let report = try ledger.netWorth(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+            let report = try ledger.netWorth(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
             if json {
                 print(NetWorthJSON.report(report))
                 return
@@ -55,7 +55,7 @@ struct NetWorthCommand: ParsableCommand {
             guard days > 0 else { throw ValidationError("--days must be positive") }
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
-            let change = try ledger.netWorthChange(asOf: try time.asOfInstant(ledger), days: days, knownAt: try time.knownAtInstant())
+            let change = try ledger.netWorthChange(asOf: try time.asOfInstant(ledger), days: days, knownAt: try time.knownAtInstant(ledger))
             if json {
                 print(Output.jsonObject([("start", JSONText.money(change.start.netWorth)), ("end", JSONText.money(change.end.netWorth)),
                                          ("change", JSONText.money(change.change)), ("days", String(days))]))
@@ -70,7 +70,7 @@ struct NetWorthCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "First month (YYYY-MM).") var from: String
         @Option(help: "Last month (YYYY-MM).") var to: String
-        @Option(name: .customLong("known-at"), help: "As the ledger knew it at this instant.") var knownAt: String?
+        @Option(name: .customLong("known-at"), help: ArgumentHelp("As the ledger knew it then; \(CLITime.readHelp).", valueName: "D")) var knownAt: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
@@ -80,7 +80,7 @@ struct NetWorthCommand: ParsableCommand {
             guard last.ordinal - first.ordinal < 1_200 else { throw ValidationError("a series covers at most 100 years") }
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
-            let series = try ledger.netWorthSeries(from: first, through: last, knownAt: try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) })
+            let series = try ledger.netWorthSeries(from: first, through: last, knownAt: try knownAt.map { try CLITime.end($0, option: "--known-at", calendar: ledger.calendar) })
             if json {
                 print(JSONText.array(series.map { Output.jsonObject([("month", EventJSON.quoted($0.month.description)), ("net_worth", JSONText.money($0.report.netWorth)),
                                                                      ("complete", $0.report.isComplete ? "true" : "false")]) }))
@@ -101,7 +101,7 @@ struct XRayCommand: ParsableCommand {
     func run() throws {
         let ledger = try storeOptions.openLedgerForReading()
         defer { try? ledger.close() }
-        let xray = try ledger.xray(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+        let xray = try ledger.xray(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
         if json {
             print(NetWorthJSON.xray(xray))
             return

@@ -91,8 +91,7 @@ struct PotListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let knownAt = try time.knownAtInstant()
-        let pots = try storeOptions.withReadingLedger { ledger in try ledger.pots(asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
+        let pots = try storeOptions.withReadingLedger { ledger in try ledger.pots(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
         Self.print(pots, json: json)
     }
 
@@ -126,8 +125,7 @@ struct PotShowCommand: ParsableCommand {
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let knownAt = try time.knownAtInstant()
-        let found = try storeOptions.withReadingLedger { ledger in try ledger.pot(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
+        let found = try storeOptions.withReadingLedger { ledger in try ledger.pot(id: id, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
         guard let pot = found else { throw LedgerError(.notFound, "there is no pot '\(id)' at that point; list them with `tally pot list`") }
         PotListCommand.print([pot], json: json)
     }

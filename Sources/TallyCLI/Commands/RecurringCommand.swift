@@ -99,9 +99,8 @@ struct RecurringStatusCommand: ParsableCommand {
             throw ValidationError("give --today (YYYY-MM-DD) or --as-of (YYYY-MM-DD)")
         }
         let month = try month.map { try CLIParse.month($0, option: "--month") } ?? today.month
-        let knownAt = try time.knownAtInstant()
         let report = try storeOptions.withReadingLedger { ledger in
-            try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt)
+            try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: try time.knownAtInstant(ledger))
         }
         if json {
             let items = report.items.map { status in
@@ -157,8 +156,7 @@ struct RecurringListCommand: ParsableCommand {
     @Flag(help: "One JSON object per item.") var json = false
 
     func run() throws {
-        let knownAt = try time.knownAtInstant()
-        let items = try storeOptions.withReadingLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: knownAt) }
+        let items = try storeOptions.withReadingLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
         if json {
             for item in items {
                 print(Output.jsonObject([

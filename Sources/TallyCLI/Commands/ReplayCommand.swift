@@ -10,7 +10,7 @@ struct ReplayCommand: ParsableCommand {
         discussion: """
             The reference answer: the store's read models are not used. --until DATE (or --as-of DATE) answers \
             for the end of that day in the ledger's time zone; --known-at INSTANT folds only \
-            the events recorded by then (RFC 3339, or a date meaning the end of that UTC day). \
+            the events recorded by then (RFC 3339, or a day meaning its end in the ledger's time zone). \
             Prints balances, pots, the budgets of DATE's month and net worth.
             """
     )
@@ -37,8 +37,8 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let date = try day()
-        let known = try time.knownAtInstant()
         let calendar = try EventStoreReader.open(at: storeOptions.path, catalog: .standard).ledgerCalendar()
+        let known = try time.knownAtInstant(calendar: calendar)
         let result = try Replay.run(at: storeOptions.path, until: calendar.endOfDay(date), knownAt: known)
         print(json ? ReplayOutput.json(result, date: date) : ReplayOutput.text(result, date: date))
     }

@@ -18,10 +18,9 @@ struct SuggestCommand: ParsableCommand {
 
         func run() throws {
             let target = try time.month(month)
-            let knownAt = try time.knownAtInstant()
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
-            let suggestions = try ledger.suggestedBudgets(for: target, knownAt: knownAt)
+            let suggestions = try ledger.suggestedBudgets(for: target, knownAt: try time.knownAtInstant(ledger))
             if json {
                 print(JSONText.array(suggestions.map {
                     Output.jsonObject([("category", EventJSON.quoted($0.category.rawValue)), ("average_spend", JSONText.money($0.averageSpend)),
@@ -45,12 +44,11 @@ struct SuggestCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let knownAt = try time.knownAtInstant()
             let given = try time.day(through, option: "--through", fallback: { nil })
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let date = given ?? ledger.calendar.date(of: ledger.now)
-            let proposals = try ledger.proposedRecurringItems(through: date, knownAt: knownAt)
+            let proposals = try ledger.proposedRecurringItems(through: date, knownAt: try time.knownAtInstant(ledger))
             if json {
                 print(JSONText.array(proposals.map {
                     Output.jsonObject([("payee", EventJSON.quoted($0.payee)), ("category", EventJSON.quoted($0.category.rawValue)),

@@ -184,9 +184,8 @@ struct TransactionListCommand: ParsableCommand {
         query.descending = !ascending
         query.page = page
         query.pageSize = pageSize
-        let knownAt = try time.knownAtInstant()
         let result = try storeOptions.withReadingLedger { ledger in
-            try ledger.transactions(query, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+            try ledger.transactions(query, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
         }
         if json {
             print(Output.jsonObject([
@@ -213,9 +212,8 @@ struct TransactionShowCommand: ParsableCommand {
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let knownAt = try time.knownAtInstant()
         let found = try storeOptions.withReadingLedger { ledger in
-            try ledger.transaction(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+            try ledger.transaction(id: id, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
         }
         guard let transaction = found else {
             throw LedgerError(.notFound, "there is no budget transaction '\(id)' at that point; list them with `tally tx list`")
@@ -240,9 +238,8 @@ struct TransactionHistoryCommand: ParsableCommand {
     @Flag(help: "One JSON object per version.") var json = false
 
     func run() throws {
-        let knownAt = try time.knownAtInstant()
         let versions = try storeOptions.withReadingLedger { ledger in
-            try ledger.transactionHistory(id: id, asOf: try time.asOfInstant(ledger), knownAt: knownAt)
+            try ledger.transactionHistory(id: id, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
         }
         guard !versions.isEmpty else { throw LedgerError(.notFound, "there is no budget transaction '\(id)'; list them with `tally tx list`") }
         if json {

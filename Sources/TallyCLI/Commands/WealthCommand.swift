@@ -50,7 +50,7 @@ struct WealthOptions: ParsableArguments {
 
 /// Options of the subcommands that record events: when, and the caller's key.
 struct WealthRecordingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The day it happened (YYYY-MM-DD, the ledger's time zone; default: now).", valueName: "date"))
+    @Option(help: CLITime.writeOption("The day it happened"))
     var date: String?
 
     @OptionGroup var idempotency: IdempotencyOptions
@@ -58,16 +58,15 @@ struct WealthRecordingOptions: ParsableArguments {
     /// The caller's `--idempotency-key`, if any.
     var idempotencyKey: String? { idempotency.idempotencyKey }
 
-    /// The effective time: now for today or no date, else the start of that day in the
-    /// ledger's time zone; a future day is refused.
+    /// The effective time: now without `--date`, else the start of that day in the ledger's
+    /// time zone (or the instant typed); a day after today there is refused.
     func effectiveAt(_ ledger: Ledger) throws -> Instant? {
         guard let date else { return nil }
-        guard date.count == 10, let day = try? LocalDate(parsing: date) else {
-            throw ValidationError("--date '\(date)' is not a date; write YYYY-MM-DD, e.g. 2026-05-01")
+        let instant = try CLITime.start(date, option: "--date", calendar: ledger.calendar)
+        guard ledger.calendar.date(of: instant) <= ledger.calendar.date(of: ledger.now) else {
+            throw ValidationError("--date \(date) is in the future; the ledger records what happened")
         }
-        let today = ledger.calendar.date(of: ledger.now)
-        guard day <= today else { throw ValidationError("--date \(date) is in the future; the ledger records what happened") }
-        return day == today ? nil : ledger.calendar.startOfDay(day)
+        return instant
     }
 }
 

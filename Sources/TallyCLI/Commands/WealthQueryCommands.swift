@@ -14,7 +14,7 @@ struct WealthSummaryCommand: ParsableCommand {
 
     func run() throws {
         try options.withReadingLedger { ledger in
-            let summary = try ledger.wealthSummary(account: options.account, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+            let summary = try ledger.wealthSummary(account: options.account, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
             if options.json {
                 let balances = summary.balances.map { balance in
                     Output.jsonObject([
@@ -78,7 +78,7 @@ struct WealthHistoryCommand: ParsableCommand {
         try options.withReadingLedger { ledger in
             let result = try ledger.wealthHistory(
                 account: options.account, filter: WealthHistoryFilter(rawValue: filter.rawValue) ?? .all, page: page, pageSize: pageSize,
-                asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+                asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
             if options.json {
                 let entries = result.entries.map { entry in
                     var fields: [(String, String)] = [
@@ -142,7 +142,7 @@ struct WealthRoundUpsTotalCommand: ParsableCommand {
             } else {
                 chosen = try time.asOfDateOrToday(ledger).month
             }
-            let totals = try ledger.roundUpTotal(account: options.account, month: chosen, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant())
+            let totals = try ledger.roundUpTotal(account: options.account, month: chosen, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
             if options.json {
                 print(Output.jsonObject([
                     ("account", EventJSON.quoted(options.account)), ("month", EventJSON.quoted(chosen.description)),

@@ -6,10 +6,12 @@ extension TallyCommand {
     /// Runs the command as `ParsableCommand.main()` does, except that an error message is
     /// printed with its control characters made visible (``Output/visibleLines(_:)``): a
     /// refused name echoed in a message cannot drive the terminal. Help and `--version`
-    /// print as ArgumentParser prints them; exit codes are ArgumentParser's.
+    /// print as ArgumentParser prints them; exit codes are ArgumentParser's. The arguments
+    /// are read as ``CommandLineArguments/normalized(_:root:)`` puts them (a global
+    /// `--store`, negative amounts without `--`).
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(CommandLineArguments.normalized(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch {
             let code = exitCode(for: error)

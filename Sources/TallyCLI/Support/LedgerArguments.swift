@@ -33,19 +33,20 @@ extension StoreOptions {
     }
 }
 
-/// The point in time a read command answers for: `--as-of DATE` (inclusive of that whole
-/// day in the ledger's time zone) and `--known-at INSTANT` (what the ledger knew then).
+/// The point in time a read command answers for: `--as-of D` (the end of that whole day in
+/// the ledger's time zone) and `--known-at D` (what the ledger knew by the end of that day
+/// there, or at an exact RFC 3339 instant).
 struct TimeTravelOptions: ParsableArguments {
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer for the end of this day in the ledger's time zone (YYYY-MM-DD).", valueName: "date"))
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer for the end of this day; D means the end of that day in the ledger's time zone (YYYY-MM-DD).", valueName: "D"))
     var asOf: String?
 
-    @Option(name: .customLong("known-at"), help: ArgumentHelp("Answer as the ledger knew it at this instant (RFC 3339 or YYYY-MM-DD).", valueName: "instant"))
+    @Option(name: .customLong("known-at"), help: ArgumentHelp("Answer as the ledger knew it then; \(CLITime.readHelp).", valueName: "D"))
     var knownAt: String?
 
     /// Checks both values before any store is opened, so a bad one names its option.
     func validate() throws {
         _ = try asOfDate()
-        _ = try knownAtInstant()
+        _ = try knownAt.map { try CLITime.parse($0, option: "--known-at") }
     }
 
     /// The `--as-of` day, when given.
@@ -64,8 +65,15 @@ struct TimeTravelOptions: ParsableArguments {
         try asOfDate() ?? ledger.calendar.date(of: ledger.now)
     }
 
-    func knownAtInstant() throws -> Instant? {
-        try knownAt.map { try CLITime.instant($0, option: "--known-at", endOfDay: true) }
+    /// The `--known-at` instant, when given: a day's end in the ledger's time zone, or the
+    /// instant typed.
+    func knownAtInstant(_ ledger: Ledger) throws -> Instant? {
+        try knownAtInstant(calendar: ledger.calendar)
+    }
+
+    /// The `--known-at` instant in `calendar` (for commands that read the log without a `Ledger`).
+    func knownAtInstant(calendar: LedgerCalendar) throws -> Instant? {
+        try knownAt.map { try CLITime.end($0, option: "--known-at", calendar: calendar) }
     }
 
     /// The month a per-month read answers for: `--month`, else the month of `--as-of`;
@@ -113,15 +121,6 @@ enum CLIParse {
 
     static func month(_ text: String, option: String) throws -> Month {
         do { return try Month(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
-    }
-
-    /// The instant of a `--date` option: the start of that day in the ledger's time zone
-    /// plus the current time of day's offset is not wanted — events dated by day take
-    /// effect at noon there, so they sort inside their day whatever the zone.
-    static func effectiveInstant(_ text: String?, ledger: Ledger, option: String = "--date") throws -> Instant? {
-        guard let text else { return nil }
-        let date = try date(text, option: option)
-        return Instant(microsecondsSinceEpoch: ledger.calendar.startOfDay(date).microsecondsSinceEpoch + 12 * 3_600_000_000)
     }
 }
 
