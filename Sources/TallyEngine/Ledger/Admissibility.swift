@@ -15,16 +15,20 @@ public import GRDB
 public protocol AdmissionChecked: EventPayload {
     /// Checks the event against the state before it (``Admission/database``), throwing
     /// ``Admission/refuse(_:_:)``'s error, and names through ``Admission/protect(_:in:)`` the
-    /// balances it moves that must not go below zero once it is folded.
+    /// balances it moves that must not go below zero once it is folded: at its effective
+    /// time and at every later one (a backdated event must not overdraw one recorded after it).
     func checkAdmission(_ admission: inout Admission) throws
 }
 
 /// What an admission check may read, and what it declares (``AdmissionChecked``).
 public struct Admission {
-    /// A balance that must stay at or above zero once the event is folded.
+    /// A balance that must stay at or above zero once the event is folded, from the event's
+    /// effective time on.
     struct ProtectedBalance {
         let account: String
         let commodity: Commodity
+        /// Its lowest balance from the event's effective time on, before the event.
+        var lowestBefore: Int64 = 0
     }
 
     /// The read models as they stand before the event: every earlier event folded.
@@ -49,7 +53,9 @@ public struct Admission {
         guard !amount.isNegative else { throw refuse(.invalidArgument, "'\(field)' must not be negative") }
     }
 
-    /// Declares that `account` must hold at least zero in `commodity` once the event is folded.
+    /// Declares that `account` must hold at least zero in `commodity` once the event is folded,
+    /// at the event's effective time and at every later effective time (where it held at
+    /// least zero before the event: an event never answers for a shortfall it did not cause).
     public mutating func protect(_ account: String, in commodity: Commodity) {
         protected.append(ProtectedBalance(account: account, commodity: commodity))
     }
@@ -66,16 +72,24 @@ enum Admissibility {
         guard let checked = event.body.payload as? any AdmissionChecked else { return [] }
         var admission = Admission(database: db, label: label, typeName: event.type.name)
         try checked.checkAdmission(&admission)
-        return admission.protected
+        var protected = admission.protected
+        for index in protected.indices {
+            protected[index].lowestBefore = try BalanceQueries.lowestBalance(
+                db, account: protected[index].account, commodity: protected[index].commodity, from: event.effectiveAt).amount.minorUnits
+        }
+        return protected
     }
 
     /// Checks, once `event` is folded, that none of the balances ``checkBefore(_:label:_:)``
-    /// named is below zero.
+    /// named is below zero at the event's effective time or any later one, unless it was
+    /// already that low there before the event. The refusal names the first instant.
     static func checkAfter(_ event: Event, label: String, _ balances: [Admission.ProtectedBalance], _ db: Database) throws {
-        let context = DatabasePostingContext(db: db)
-        for balance in balances where try context.balance(of: balance.account, in: balance.commodity) < 0 {
+        for balance in balances {
+            let lowest = try BalanceQueries.lowestBalance(db, account: balance.account, commodity: balance.commodity, from: event.effectiveAt)
+            guard lowest.amount.minorUnits < min(balance.lowestBefore, 0) else { continue }
+            let when = lowest.at == event.effectiveAt ? "" : " on \(lowest.at), where an event recorded earlier needs it"
             throw LedgerError(.insufficientFunds, """
-                \(label) (\(event.type.name)): it would take \(balance.account) below zero in \(balance.commodity.code); nothing was appended
+                \(label) (\(event.type.name)): it would take \(balance.account) below zero in \(balance.commodity.code)\(when); nothing was appended
                 """)
         }
     }

@@ -3,8 +3,10 @@ import GRDB
 import TallyLog
 
 // The commands of the automated wealth account (DOMAIN.md §1). Each validates against the
-// current read models, applies the rules of `WealthRules`, and returns the events that
-// `perform` appends in one commit; a refusal throws `LedgerError` and appends nothing.
+// read models at its effective time and every later one (a backdated command is normal:
+// the settings in force then decide, and what was recorded for later must stay true),
+// applies the rules of `WealthRules`, and returns the events that `perform` appends in one
+// commit; a refusal throws `LedgerError` and appends nothing.
 //
 // Idempotency: every command takes an optional key. A repeat with the same input returns
 // the first result and appends nothing, without planning again (so a withdrawal repeated
@@ -58,10 +60,13 @@ extension Ledger {
             DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: received, requestHasEffectiveTime: effectiveAt != nil) { db in
             try Self.requireBalancesCanHold(deposit: amount, db)
-            let settings = try WealthQueries.settings(account, db)
+            let settings = try WealthQueries.settings(account, asOf: at, db)
             var events = [received]
             if !settings.isPaused {
                 events.append(try Self.split(amount, of: .earlierInBatch(0), account: account, rule: settings.splitRule, at: at))
+            } else if let resumed = try WealthQueries.nextChange(account, .paused, after: at, to: false, db) {
+                // Paused when it arrived and resumed since: it waited until the resume, and splits by its own day's rule.
+                events.append(try Self.split(amount, of: .earlierInBatch(0), account: account, rule: settings.splitRule, at: resumed))
             }
             return events
         }
@@ -103,8 +108,19 @@ extension Ledger {
         let rule = SplitRule(spendWeight: spendWeight, investWeight: investWeight)
         try WealthRules.validate(rule)
         let event = NewEvent(effectiveAt: at, body: EventBody(SplitRuleSet(account: account, spendWeight: spendWeight, investWeight: investWeight)))
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { db in
-            try WealthQueries.settings(account, db).splitRule == rule ? [] : [event]
+            guard try WealthQueries.settings(account, asOf: at, db).splitRule != rule else { return [] }
+            // Deposits received after `at` until the rule's next change were split by the rule they met.
+            let end = try WealthQueries.nextChange(account, .splitRule, after: at, db)
+            var conflict: (what: String, date: LocalDate)?
+            for deposit in try WealthQueries.entries(account, [.deposit], after: at, before: end, db) where conflict == nil {
+                if let split = try WealthQueries.consequences(of: deposit.sequence, db).first(where: { $0.kind == .split }), split.detail != rule.description {
+                    conflict = ("the \(split.detail ?? "") split of a deposit", calendar.date(of: deposit.effectiveAt))
+                }
+            }
+            try WealthRules.requireNoLaterDecision("the split rule \(rule)", from: calendar.date(of: at), conflict: conflict)
+            return [event]
         }
     }
 
@@ -132,7 +148,19 @@ extension Ledger {
     /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
     /// planned when the pipeline reaches it.
     public func setRoundUpsCommand(account: String, enabled: Bool, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
-        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.roundUpsEnabled == enabled }) {
+        let calendar = self.calendar
+        return try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.roundUpsEnabled == enabled }, laterDecisions: { at, db in
+            // Purchases after `at` until the next switch rounded up (or not) as round-ups then were.
+            let change = "switching round-ups \(enabled ? "on" : "off")"
+            let end = try WealthQueries.nextChange(account, .roundUps, after: at, db)
+            for purchase in try WealthQueries.entries(account, [.purchase], after: at, before: end, db) where try WealthRules.roundUp(for: purchase.amount).isPositive {
+                let roundedUp = try WealthQueries.consequences(of: purchase.sequence, db).contains { $0.kind == .roundUp || $0.kind == .roundUpSkipped }
+                if roundedUp != enabled {
+                    return (change, ("a purchase \(roundedUp ? "with" : "without") a round-up", calendar.date(of: purchase.effectiveAt)))
+                }
+            }
+            return (change, nil)
+        }) {
             EventBody(RoundUpsSwitched(account: account, enabled: enabled))
         }
     }
@@ -162,7 +190,18 @@ extension Ledger {
     /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
     /// planned when the pipeline reaches it.
     public func pauseAutomationCommand(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
-        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.isPaused }) {
+        let calendar = self.calendar
+        return try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.isPaused }, laterDecisions: { at, db in
+            // Deposits received after `at` until the next resume were split when they arrived.
+            let end = try WealthQueries.nextChange(account, .paused, after: at, db)
+            for deposit in try WealthQueries.entries(account, [.deposit], after: at, before: end, db) {
+                if let split = try WealthQueries.consequences(of: deposit.sequence, db).first(where: { $0.kind == .split }),
+                   split.effectiveAt < end ?? .latest {
+                    return ("pausing automation", ("the split of a deposit", calendar.date(of: split.effectiveAt)))
+                }
+            }
+            return ("pausing automation", nil)
+        }) {
             EventBody(AutomationPaused(account: account))
         }
     }
@@ -209,11 +248,27 @@ extension Ledger {
                 return nil
             }
         }
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             var events: [NewEvent] = []
-            if try WealthQueries.settings(account, db).isPaused { events.append(resumed) }
-            for deposit in try WealthQueries.unsplitDeposits(account, db) {
-                events.append(try Self.split(deposit.amount, of: .sequence(deposit.sequence), account: account, rule: deposit.rule, at: at))
+            let end = try WealthQueries.nextChange(account, .paused, after: at, to: true, db) ?? .latest
+            if try WealthQueries.settings(account, asOf: at, db).isPaused {
+                // Deposits recorded as arriving after `at` (until the next pause) must not have waited for a later resume.
+                var conflict: (what: String, date: LocalDate)?
+                for deposit in try WealthQueries.entries(account, [.deposit], after: at, before: end, db) where conflict == nil {
+                    if let split = try WealthQueries.consequences(of: deposit.sequence, db).first(where: { $0.kind == .split }),
+                       split.effectiveAt > deposit.effectiveAt {
+                        conflict = ("a deposit that waited for automation to resume", calendar.date(of: deposit.effectiveAt))
+                    }
+                }
+                try WealthRules.requireNoLaterDecision("resuming automation", from: calendar.date(of: at), conflict: conflict)
+                events.append(resumed)
+            }
+            // Waiting deposits up to the next pause split at the resume, or when they arrived if later,
+            // each by the rule in force on its own day.
+            for deposit in try WealthQueries.unsplitDeposits(account, db) where deposit.effectiveAt < end {
+                let rule = try WealthQueries.settings(account, asOf: deposit.effectiveAt, before: deposit.sequence, db).splitRule
+                events.append(try Self.split(deposit.amount, of: .sequence(deposit.sequence), account: account, rule: rule, at: max(at, deposit.effectiveAt)))
             }
             return events
         }
@@ -245,7 +300,13 @@ extension Ledger {
     /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
     /// planned when the pipeline reaches it.
     public func freezeCardCommand(account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
-        try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.cardFrozen }) {
+        let calendar = self.calendar
+        return try wealthSwitch(account, effectiveAt, idempotencyKey, isInForce: { $0.cardFrozen }, laterDecisions: { at, db in
+            // A frozen card refuses purchases: none may be recorded after `at` until the next unfreeze.
+            let end = try WealthQueries.nextChange(account, .cardFrozen, after: at, db)
+            let purchase = try WealthQueries.entries(account, [.purchase], after: at, before: end, db).first
+            return ("freezing the card", purchase.map { ("a card purchase", calendar.date(of: $0.effectiveAt)) })
+        }) {
             EventBody(CardFrozen(account: account))
         }
     }
@@ -323,17 +384,19 @@ extension Ledger {
         if let externalId { try WealthRules.validate(text: externalId, "the external id") }
         let made = NewEvent(effectiveAt: at, body: EventBody(
             PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
-            let settings = try WealthQueries.settings(account, db)
+            let settings = try WealthQueries.settings(account, asOf: at, db)
             guard !settings.cardFrozen else {
-                throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen; unfreeze it to make purchases")
+                throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen on \(calendar.date(of: at)); unfreeze it to make purchases")
             }
-            let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
-            try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the purchase")
+            let spend = try Self.lowestSpend(account, amount.commodity, from: at, calendar, db)
+            try WealthRules.requireSpendCovers(amount, lowestSpend: spend, on: calendar.date(of: at), account: account, what: "the purchase")
             var events = [made]
             guard settings.roundUpsEnabled else { return events }
             let roundUp = try WealthRules.roundUp(for: amount)
-            switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.subtracting(amount)) {
+            // The round-up too must leave Spend covered from the purchase on.
+            switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.amount.subtracting(amount)) {
             case .applied:
                 events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(RoundUpApplied(account: account, amount: roundUp))))
             case .skipped:
@@ -380,9 +443,10 @@ extension Ledger {
         try WealthRules.requirePositive(amount, "the withdrawal amount")
         if let destination { try WealthRules.validate(text: destination, "the destination") }
         let made = NewEvent(effectiveAt: at, body: EventBody(WithdrawalMade(account: account, amount: amount, destination: destination)))
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
-            let spend = try BalanceQueries.balance(db, account: LedgerAccounts.spend(account), commodity: amount.commodity)
-            try WealthRules.requireSpendCovers(amount, spend: spend, account: account, what: "the withdrawal")
+            let spend = try Self.lowestSpend(account, amount.commodity, from: at, calendar, db)
+            try WealthRules.requireSpendCovers(amount, lowestSpend: spend, on: calendar.date(of: at), account: account, what: "the withdrawal")
             return [made]
         }
     }
@@ -398,17 +462,34 @@ extension Ledger {
         return at
     }
 
-    /// A command that records one event unless the setting it asks for is already in force.
+    /// A command that records one event unless the setting it asks for is already in force at
+    /// its effective time; `laterDecisions` names the change and the first event recorded
+    /// after that time which the change would contradict (it is then refused).
     private func wealthSwitch(
         _ account: String, _ effectiveAt: Instant?, _ idempotencyKey: String?,
-        isInForce: @escaping @Sendable (WealthQueries.Settings) -> Bool, _ body: () -> EventBody
+        isInForce: @escaping @Sendable (WealthQueries.Settings) -> Bool,
+        laterDecisions: (@Sendable (Instant, Database) throws -> (change: String, conflict: (what: String, date: LocalDate)?))? = nil,
+        _ body: () -> EventBody
     ) throws -> LedgerCommand {
         let at = try wealthInstant(effectiveAt)
         try WealthRules.validate(accountName: account)
         let event = NewEvent(effectiveAt: at, body: body())
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { db in
-            try isInForce(WealthQueries.settings(account, db)) ? [] : [event]
+            guard try !isInForce(WealthQueries.settings(account, asOf: at, db)) else { return [] }
+            if let decisions = try laterDecisions?(at, db) {
+                try WealthRules.requireNoLaterDecision(decisions.change, from: calendar.date(of: at), conflict: decisions.conflict)
+            }
+            return [event]
         }
+    }
+
+    /// The lowest Spend balance in `commodity` from `instant` on, and its day.
+    private static func lowestSpend(
+        _ account: String, _ commodity: Commodity, from instant: Instant, _ calendar: LedgerCalendar, _ db: Database
+    ) throws -> (amount: Money, date: LocalDate) {
+        let lowest = try BalanceQueries.lowestBalance(db, account: LedgerAccounts.spend(account), commodity: commodity, from: instant)
+        return (lowest.amount, calendar.date(of: lowest.at))
     }
 
     /// The split of one deposit, caused by it.

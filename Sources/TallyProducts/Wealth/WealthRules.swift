@@ -155,21 +155,53 @@ public enum WealthRules {
         }
     }
 
-    /// Refuses a Spend balance that cannot pay `amount` (a purchase or a withdrawal).
+    /// Refuses a payment (a purchase or a withdrawal) at `date` that Spend cannot cover, there
+    /// and at every later effective time: `lowestSpend` is the lowest Spend balance from the
+    /// payment's effective time on (``BalanceQueries``), so a backdated withdrawal cannot
+    /// overdraw a purchase already recorded after it. The error names the day it would break.
     ///
     /// - Parameters:
     ///   - amount: what is to be paid.
-    ///   - spend: the Spend balance in the amount's commodity.
+    ///   - lowestSpend: the lowest Spend balance in the amount's commodity from the payment's
+    ///     effective time on, and the first day it is that low.
+    ///   - date: the payment's day (ledger time zone).
     ///   - account: the wealth account, for the message.
     ///   - what: the payment, e.g. "the purchase".
     /// - Throws: ``LedgerError`` (`insufficientFunds`).
-    public static func requireSpendCovers(_ amount: Money, spend: Money, account: String, what: String) throws {
-        if try spend.isLess(than: amount) {
+    public static func requireSpendCovers(
+        _ amount: Money, lowestSpend: (amount: Money, date: LocalDate), on date: LocalDate, account: String, what: String
+    ) throws {
+        guard try lowestSpend.amount.isLess(than: amount) else { return }
+        // Amounts stay out of messages (they reach logs); the account, currency and days say where.
+        let code = amount.commodity.code
+        if lowestSpend.date <= date {
             throw LedgerError(
                 .insufficientFunds,
-                "the Spend balance in \(amount.commodity.code) of wealth account '\(account)' is less than \(what); deposit more or pay less"
+                "the Spend balance in \(code) of wealth account '\(account)' on \(date) is less than \(what); deposit more or pay less"
             )
         }
+        throw LedgerError(
+            .insufficientFunds,
+            "\(what) on \(date) would take the Spend balance in \(code) of wealth account '\(account)' below zero on \(lowestSpend.date), where payments are already recorded; deposit more or pay less"
+        )
+    }
+
+    /// Refuses a backdated change of a setting that an event recorded after it was decided by
+    /// (a split by another rule, a purchase with or without a round-up, a deposit split while
+    /// the change would pause automation, a purchase while it would freeze the card): the
+    /// past that was recorded stays true. The error names the first such day.
+    ///
+    /// - Parameters:
+    ///   - change: the change, e.g. "switching round-ups on".
+    ///   - from: the change's day.
+    ///   - conflict: the first recorded event it contradicts, and its day; nil when none does.
+    /// - Throws: ``LedgerError`` (`notAllowed`).
+    public static func requireNoLaterDecision(_ change: String, from: LocalDate, conflict: (what: String, date: LocalDate)?) throws {
+        guard let conflict else { return }
+        throw LedgerError(
+            .notAllowed,
+            "\(change) from \(from) would contradict \(conflict.what) recorded for \(conflict.date); give an effective date after it"
+        )
     }
 
     /// Refuses an account name that is empty, longer than ``accountNameBytesLimit`` bytes, or

@@ -81,6 +81,42 @@ package enum BalanceQueries {
         Money(minorUnits: try DatabasePostingContext(db: db).balance(of: account, in: commodity), commodity: commodity)
     }
 
+    /// The lowest balance `account` holds in `commodity` at the end of any effective instant
+    /// from `from` on, as the ledger knows it now, and the first instant it is that low: the
+    /// balance at `from` itself, then after each later instant that moves it. A command that
+    /// takes money out at `from` needs this much, not only the balance at `from` or today's
+    /// (a backdated withdrawal must not overdraw a purchase recorded later).
+    ///
+    /// Reads the head balance and the postings effective after `from`: O(1) for a command
+    /// dated now, linear in the later postings for a backdated one.
+    package static func lowestBalance(
+        _ db: Database, account: String, commodity: Commodity, from: Instant
+    ) throws -> (amount: Money, at: Instant) {
+        let head = try DatabasePostingContext(db: db).balance(of: account, in: commodity)
+        let later = try Row.fetchAll(
+            db.cachedStatement(sql: """
+                SELECT effective_at, SUM(amount) AS amount FROM postings
+                WHERE account = ? AND commodity = ? AND effective_at > ?
+                GROUP BY effective_at ORDER BY effective_at
+                """),
+            arguments: [account, commodity.code, from.microsecondsSinceEpoch]
+        ).map { row in (at: row["effective_at"] as Int64, amount: row["amount"] as Int64) }
+        var running = head
+        for change in later {
+            let (difference, overflow) = running.subtractingReportingOverflow(change.amount)
+            guard !overflow else { throw MoneyError(.overflow, "the balance of \(account) in \(commodity.code) before \(from) is beyond 64-bit minor units") }
+            running = difference
+        }
+        var lowest = (amount: running, at: from.microsecondsSinceEpoch)
+        for change in later {
+            let (sum, overflow) = running.addingReportingOverflow(change.amount)
+            guard !overflow else { throw MoneyError(.overflow, "the balance of \(account) in \(commodity.code) is beyond 64-bit minor units") }
+            running = sum
+            if running < lowest.amount { lowest = (running, change.at) }
+        }
+        return (Money(minorUnits: lowest.amount, commodity: commodity), Instant(microsecondsSinceEpoch: lowest.at))
+    }
+
     package static func trialBalance(_ db: Database) throws -> [Money] {
         try Row.fetchAll(db, sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity")
             .map { row in Money(minorUnits: row["total"], commodity: try Commodity.named(row["commodity"])) }

@@ -7,13 +7,13 @@ import Synchronization
 /// setting (for answers as of a past date) and the round-ups per month.
 ///
 /// Balances are not kept here: Wallet, Spend and Invest are sums of postings
-/// (``BalancesProjector``). The fold never validates and never applies a rule: a deposit
-/// waiting to be split keeps the split rule in force when the log recorded it, so a resume
-/// splits by the same rule live, on replay and after a rebuild.
+/// (``BalancesProjector``). The fold never validates and never applies a rule; the commands
+/// read the settings in force at their effective time from `wealth_setting_changes`.
 ///
 /// Tables:
-/// - `wealth_accounts`: split rule, round-ups, paused, card frozen.
-/// - `wealth_unsplit_deposits`: deposits received and not yet split, with their rule.
+/// - `wealth_accounts`: the settings in force now: of each setting, the change latest in
+///   effective time (a backdated change recorded later does not replace a later one).
+/// - `wealth_unsplit_deposits`: deposits received and not yet split.
 /// - `wealth_history`: deposit, split, purchase, round_up, round_up_skipped, withdrawal rows
 ///   with the amount, the change to Spend and to Invest, and the cause.
 /// - `wealth_setting_changes`: every pause, resume, switch, freeze and rule change.
@@ -28,7 +28,7 @@ public struct WealthProjector: Projector {
     /// The checkpoint key, `wealth`.
     public let name = "wealth"
     /// The version of the tables and the fold; a change rebuilds them from the log.
-    public let version = 1
+    public let version = 2
     /// The tables listed above, dropped and recreated on rebuild.
     public let tables = [
         "wealth_accounts", "wealth_unsplit_deposits", "wealth_history", "wealth_setting_changes",
@@ -56,8 +56,6 @@ public struct WealthProjector: Projector {
                 sequence INTEGER NOT NULL,
                 commodity TEXT NOT NULL,
                 amount INTEGER NOT NULL,
-                spend_weight INTEGER NOT NULL,
-                invest_weight INTEGER NOT NULL,
                 effective_at INTEGER NOT NULL,
                 PRIMARY KEY (account, sequence)
             ) STRICT, WITHOUT ROWID;
@@ -109,16 +107,15 @@ public struct WealthProjector: Projector {
             try Self.run(db, sql: "INSERT INTO wealth_calendar (time_zone) VALUES (?)", arguments: [created.timeZone])
 
         case let deposit as DepositReceived:
-            let rule = try openAccount(deposit.account, event, db)
+            try openAccount(deposit.account, event, db)
             try Self.run(
                 db,
                 sql: """
-                    INSERT OR REPLACE INTO wealth_unsplit_deposits
-                        (account, sequence, commodity, amount, spend_weight, invest_weight, effective_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO wealth_unsplit_deposits (account, sequence, commodity, amount, effective_at)
+                    VALUES (?, ?, ?, ?, ?)
                     """,
                 arguments: [deposit.account, Int64(event.sequence), deposit.amount.commodity.code, deposit.amount.minorUnits,
-                            rule.spendWeight, rule.investWeight, event.effectiveAt.microsecondsSinceEpoch]
+                            event.effectiveAt.microsecondsSinceEpoch]
             )
             try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
         case let split as DepositSplit:
@@ -158,9 +155,10 @@ public struct WealthProjector: Projector {
 
         case let change as SplitRuleSet:
             try openAccount(change.account, event, db)
+            try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
+            guard try isLatest(change.account, .splitRule, event, db) else { break }
             try Self.run(db, sql: "UPDATE wealth_accounts SET spend_weight = ?, invest_weight = ? WHERE account = ?",
                          arguments: [change.spendWeight, change.investWeight, change.account])
-            try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
         case let change as RoundUpsSwitched:
             try flag(change.account, .roundUps, change.enabled, event, db)
         case let change as AutomationPaused:
@@ -184,9 +182,8 @@ public struct WealthProjector: Projector {
         case cardFrozen = "card_frozen"
     }
 
-    /// Creates the account's row with the defaults if it has none; returns its split rule.
-    @discardableResult
-    private func openAccount(_ account: String, _ event: Event, _ db: Database) throws -> SplitRule {
+    /// Creates the account's row with the defaults if it has none.
+    private func openAccount(_ account: String, _ event: Event, _ db: Database) throws {
         let rule = WealthRules.defaultSplitRule
         try Self.run(
                 db,
@@ -196,17 +193,23 @@ public struct WealthProjector: Projector {
                 """,
             arguments: [account, rule.spendWeight, rule.investWeight, WealthRules.defaultRoundUpsEnabled, Int64(event.sequence)]
         )
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT spend_weight, invest_weight FROM wealth_accounts WHERE account = ?"), arguments: [account]) else {
-            throw LedgerError(.inconsistentLog, "wealth account '\(account)' has no row just after it was opened")
-        }
-        return SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
     }
 
     private func flag(_ account: String, _ setting: Setting, _ enabled: Bool, _ event: Event, _ db: Database) throws {
         try openAccount(account, event, db)
+        try settingChanged(account, setting, enabled: enabled, event, db)
+        guard try isLatest(account, setting, event, db) else { return }
         // The column name comes from the closed set above, never from input.
         try Self.run(db, sql: "UPDATE wealth_accounts SET \(setting.rawValue) = ? WHERE account = ?", arguments: [enabled, account])
-        try settingChanged(account, setting, enabled: enabled, event, db)
+    }
+
+    /// Whether no change of `setting` is effective after `event`: a backdated change does not
+    /// replace one in force from a later time.
+    private func isLatest(_ account: String, _ setting: Setting, _ event: Event, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM wealth_setting_changes WHERE account = ? AND setting = ? AND effective_at > ? LIMIT 1"),
+            arguments: [account, setting.rawValue, event.effectiveAt.microsecondsSinceEpoch]
+        ) == nil
     }
 
     private func settingChanged(

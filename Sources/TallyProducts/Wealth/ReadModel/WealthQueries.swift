@@ -227,14 +227,14 @@ extension Ledger {
 
 /// The state a wealth command validates against, and the queries behind the public answers.
 enum WealthQueries {
-    /// A deposit received and not yet split, with the rule in force when it arrived.
+    /// A deposit received and not yet split.
     struct UnsplitDeposit {
         let sequence: UInt64
         let amount: Money
-        let rule: SplitRule
+        let effectiveAt: Instant
     }
 
-    /// A wealth account's settings now; the defaults for an account with no events.
+    /// A wealth account's settings at a moment; the defaults for an account with no events.
     struct Settings {
         var splitRule = WealthRules.defaultSplitRule
         var roundUpsEnabled = WealthRules.defaultRoundUpsEnabled
@@ -242,6 +242,7 @@ enum WealthQueries {
         var cardFrozen = false
     }
 
+    /// The settings in force now: each setting's change latest in effective time.
     static func settings(_ account: String, _ db: Database) throws -> Settings {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM wealth_accounts WHERE account = ?", arguments: [account]) else {
             return Settings()
@@ -252,6 +253,78 @@ enum WealthQueries {
         )
     }
 
+    /// The settings in force at `asOf` as the ledger knew them at `knownAt`: each setting's
+    /// latest change effective by then (the defaults before the first). With `sequence`, the
+    /// settings an event of that sequence number met: a change effective at the same instant
+    /// counts only when recorded before it.
+    static func settings(
+        _ account: String, asOf: Instant, knownAt: Instant = .latest, before sequence: UInt64? = nil, _ db: Database
+    ) throws -> Settings {
+        var settings = Settings()
+        for setting in [WealthProjector.Setting.splitRule, .roundUps, .paused, .cardFrozen] {
+            guard let row = try Row.fetchOne(
+                db.cachedStatement(sql: """
+                    SELECT enabled, spend_weight, invest_weight FROM wealth_setting_changes
+                    WHERE account = ? AND setting = ? AND effective_at <= ? AND recorded_at <= ? AND (effective_at < ? OR sequence < ?)
+                    ORDER BY effective_at DESC, sequence DESC LIMIT 1
+                    """),
+                arguments: [account, setting.rawValue, asOf.microsecondsSinceEpoch, knownAt.microsecondsSinceEpoch,
+                            asOf.microsecondsSinceEpoch, sequence.map { Int64($0) } ?? Int64.max]
+            ) else { continue }
+            switch setting {
+            case .splitRule: settings.splitRule = SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
+            case .roundUps: settings.roundUpsEnabled = row["enabled"]
+            case .paused: settings.isPaused = row["enabled"]
+            case .cardFrozen: settings.cardFrozen = row["enabled"]
+            }
+        }
+        return settings
+    }
+
+    /// When `setting` next changes after `instant` (effective time), if it does: the end of
+    /// the span a change at `instant` would govern.
+    /// With `to`: the next change that switches the setting to that value.
+    static func nextChange(
+        _ account: String, _ setting: WealthProjector.Setting, after instant: Instant, to value: Bool? = nil, _ db: Database
+    ) throws -> Instant? {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT effective_at FROM wealth_setting_changes
+                WHERE account = ? AND setting = ? AND effective_at > ? AND (? IS NULL OR enabled = ?)
+                ORDER BY effective_at, sequence LIMIT 1
+                """),
+            arguments: [account, setting.rawValue, instant.microsecondsSinceEpoch, value, value]
+        ).map(Instant.init(microsecondsSinceEpoch:))
+    }
+
+    /// The history rows of `kinds` effective after `start` to `end` (exclusive; nil: no end),
+    /// earliest first: the decisions already recorded that a backdated change of a setting
+    /// at `start` would govern (those at `start` itself were recorded before it, so precede it).
+    static func entries(
+        _ account: String, _ kinds: [WealthHistoryEntry.Kind], after start: Instant, before end: Instant?, _ db: Database
+    ) throws -> [WealthHistoryEntry] {
+        let placeholders = Array(repeating: "?", count: kinds.count).joined(separator: ", ")
+        var arguments: StatementArguments = [account, start.microsecondsSinceEpoch, (end ?? .latest).microsecondsSinceEpoch]
+        arguments += StatementArguments(kinds.map(\.rawValue))
+        return try Row.fetchAll(
+            db, sql: """
+                SELECT * FROM wealth_history
+                WHERE account = ? AND effective_at > ? AND effective_at < ? AND kind IN (\(placeholders))
+                ORDER BY effective_at, sequence
+                """,
+            arguments: arguments
+        ).map(entry)
+    }
+
+    /// The history rows caused by the event at `sequence` (a deposit's split, a purchase's round-up).
+    static func consequences(of sequence: UInt64, _ db: Database) throws -> [WealthHistoryEntry] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM wealth_history WHERE cause = ? ORDER BY sequence"),
+            arguments: [Int64(sequence)]
+        ).map(entry)
+    }
+
+    /// The deposits waiting to be split, in the order they were recorded.
     static func unsplitDeposits(_ account: String, _ db: Database) throws -> [UnsplitDeposit] {
         try Row.fetchAll(
             db, sql: "SELECT * FROM wealth_unsplit_deposits WHERE account = ? ORDER BY sequence", arguments: [account]
@@ -259,7 +332,7 @@ enum WealthQueries {
             UnsplitDeposit(
                 sequence: UInt64(row["sequence"] as Int64),
                 amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                rule: SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
+                effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"])
             )
         }
     }
@@ -297,23 +370,7 @@ enum WealthQueries {
                 """,
             arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account), effective, recorded]
         )
-        func latest(_ setting: WealthProjector.Setting) throws -> Row? {
-            try Row.fetchOne(
-                db, sql: """
-                    SELECT enabled, spend_weight, invest_weight FROM wealth_setting_changes
-                    WHERE account = ? AND setting = ? AND effective_at <= ? AND recorded_at <= ?
-                    ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                    """,
-                arguments: [account, setting.rawValue, effective, recorded]
-            )
-        }
-        var settings = Settings()
-        if let row = try latest(.splitRule) {
-            settings.splitRule = SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
-        }
-        if let row = try latest(.roundUps) { settings.roundUpsEnabled = row["enabled"] }
-        if let row = try latest(.paused) { settings.isPaused = row["enabled"] }
-        if let row = try latest(.cardFrozen) { settings.cardFrozen = row["enabled"] }
+        let settings = try settings(account, asOf: asOf, knownAt: knownAt, db)
         // A deposit is unsplit at `asOf` when no split caused by it is effective and known by then.
         let unsplit = try Int.fetchOne(
             db, sql: """
@@ -371,12 +428,15 @@ enum WealthQueries {
 
     static func entry(_ row: Row) throws -> WealthHistoryEntry {
         let commodity = try Commodity.named(row["commodity"])
-        let kind: String = row["kind"]
+        let kindName: String = row["kind"]
+        guard let kind = WealthHistoryEntry.Kind(rawValue: kindName) else {
+            throw LedgerError(.inconsistentLog, "the wealth history holds a row of kind '\(kindName)', which no event writes")
+        }
         return WealthHistoryEntry(
             sequence: UInt64(row["sequence"] as Int64),
             effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
             recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
-            kind: WealthHistoryEntry.Kind(rawValue: kind) ?? .deposit,
+            kind: kind,
             amount: Money(minorUnits: row["amount"], commodity: commodity),
             spendChange: Money(minorUnits: row["spend_delta"], commodity: commodity),
             investChange: Money(minorUnits: row["invest_delta"], commodity: commodity),
