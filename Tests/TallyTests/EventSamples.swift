@@ -64,6 +64,7 @@ enum EventSamples {
         EventBody(BankConnected(bankId: "monzo", name: "Monzo Bank")),
         EventBody(BankDisconnected(bankId: "starling")),
         EventBody(ReferenceBalanceSet(amount: gbp("3120.55"), adjustment: gbp("-42.10"))),
+        EventBody(ReferenceBalanceReconciled(adjustment: gbp("18.40"), reference: 7)),
         EventBody(BudgetSet(category: .groceries, month: month("2026-04"), maximum: gbp("400.00"))),
         EventBody(BudgetDeleted(category: .entertainment, month: month("2026-03"))),
         EventBody(PotCreated(potId: "holiday", name: "Holiday in Lisbon ☀️", target: gbp("1500.00"))),

@@ -94,6 +94,13 @@ extension ReferenceBalanceSet: MovesMoney {
     }
 }
 
+extension ReferenceBalanceReconciled: MovesMoney {
+    /// The reference's untracked transfer into Current changes by the adjustment.
+    public func postings(at effectiveAt: Instant, context: some PostingContext) throws -> [Posting] {
+        try PostingRules.move(adjustment, from: LedgerAccounts.untracked, to: LedgerAccounts.current, at: effectiveAt)
+    }
+}
+
 extension PotFunded: MovesMoney {
     public func postings(at effectiveAt: Instant, context: some PostingContext) throws -> [Posting] {
         try PostingRules.move(amount, from: LedgerAccounts.current, to: LedgerAccounts.pot(potId), at: effectiveAt)

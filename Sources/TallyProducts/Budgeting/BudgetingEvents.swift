@@ -260,6 +260,30 @@ public struct ReferenceBalanceSet: EventPayload {
     public init(from reader: inout BinaryReader) throws { amount = try reader.read(); adjustment = try reader.read() }
 }
 
+/// A change to the current balance dated before a reference balance recorded earlier (an
+/// older transaction entered, imported, amended or deleted later): the bank balance the
+/// reference stated already held it, so the reference's untracked transfer shrinks by the
+/// same amount, at the reference's effective time. Caused by the event that made the change.
+/// The current balance from the reference on stays what the reference made it.
+public struct ReferenceBalanceReconciled: EventPayload {
+    public static let eventType = EventType("reference_balance_reconciled", code: 100)
+    /// The change to the reference's untracked transfer into the current balance (negative:
+    /// less came in untracked), in the budget currency; never zero.
+    public var adjustment: Money
+    /// The sequence number of the `reference_balance_set` it reconciles.
+    public var reference: Int64
+
+    /// The reconciliation of the reference recorded at `reference` by `adjustment`.
+    public init(adjustment: Money, reference: Int64) {
+        self.adjustment = adjustment
+        self.reference = reference
+    }
+
+    public var entity: String { "balance:reference" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(adjustment); writer.write(reference) }
+    public init(from reader: inout BinaryReader) throws { adjustment = try reader.read(); reference = try reader.read() }
+}
+
 /// `reference_balance_set` version 1, before resets recorded their adjustment.
 public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
     public static let version: UInt16 = 1

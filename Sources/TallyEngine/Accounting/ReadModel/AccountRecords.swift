@@ -33,4 +33,11 @@ public enum TransactionVersionRecords {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM transaction_versions WHERE transaction_id = ?)"),
                           arguments: [transactionId]) ?? false
     }
+
+    /// The sequence number of the event that recorded the version in force of a transaction
+    /// (nil when there is none, or it is deleted).
+    public static func versionSequence(of transactionId: String, _ db: Database) throws -> UInt64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT sequence FROM transaction_versions WHERE transaction_id = ? AND deleted = 0"),
+                           arguments: [transactionId]).map { UInt64($0) }
+    }
 }

@@ -121,17 +121,22 @@ extension Ledger {
             return NewEvent(effectiveAt: first.effectiveAt, body: EventBody(occurrence))
         }
         return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: false) { [self] db in
-            try RecurringItem.all(db).filter { $0.isDue(in: month) }.compactMap { item in
+            let occurrences: [(event: NewEvent, amount: Money)] = try RecurringItem.all(db).filter { $0.isDue(in: month) }.compactMap { item in
                 let key = RecurringRules.occurrenceKey(item.id, month)
                 guard try !RecurringRules.isGenerated(key, db) else { return nil }
-                return NewEvent(
+                return (NewEvent(
                     effectiveAt: calendar.startOfDay(item.dueDate(in: month)), idempotencyKey: key,
                     body: EventBody(RecurringOccurrenceGenerated(
                         recurringId: item.id, month: month, transactionId: key, payee: item.payee,
                         category: item.category, amount: item.amount
                     ))
-                )
+                ), item.amount)
             }
+            // An occurrence dated before a reference balance is already in it.
+            let changes = occurrences.enumerated().map { index, occurrence in
+                ReferenceReconciliation.Change(at: occurrence.event.effectiveAt, amount: occurrence.amount, event: index)
+            }
+            return try occurrences.map(\.event) + ReferenceReconciliation.events(for: changes, calendar: calendar, db)
         }
     }
 }

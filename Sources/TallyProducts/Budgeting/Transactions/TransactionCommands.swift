@@ -64,9 +64,14 @@ extension Ledger {
         }
         return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: true) { [self] db in
             try TransactionRules.requireAmount(amount, db)
-            guard let chosenId else { return [recorded("manual:\(nextSequence)")] }
-            try TransactionRules.requireUnused(chosenId, db)
-            return [recorded(chosenId)]
+            let event: NewEvent
+            if let chosenId {
+                try TransactionRules.requireUnused(chosenId, db)
+                event = recorded(chosenId)
+            } else {
+                event = recorded("manual:\(nextSequence)")
+            }
+            return try [event] + ReferenceReconciliation.events(for: [.init(at: event.effectiveAt, amount: amount, event: 0)], calendar: calendar, db)
         }
     }
 
@@ -123,11 +128,11 @@ extension Ledger {
             transactionId: transactionId, payee: payee, category: category, amount: amount,
             recurring: false, source: .bank, externalId: externalId, bankId: bankId
         )))
-        return LedgerCommand(idempotencyKey: idempotencyKey ?? transactionId, request: recorded, requestHasEffectiveTime: true) { db in
+        return LedgerCommand(idempotencyKey: idempotencyKey ?? transactionId, request: recorded, requestHasEffectiveTime: true) { [calendar] db in
             try BankRules.requireConnected(bankId, db)
             try TransactionRules.requireAmount(amount, db)
             try TransactionRules.requireUnused(transactionId, db)
-            return [recorded]
+            return try [recorded] + ReferenceReconciliation.events(for: [.init(at: recorded.effectiveAt, amount: amount, event: 0)], calendar: calendar, db)
         }
     }
 
@@ -181,7 +186,12 @@ extension Ledger {
             let version = amended(over: base, at: calendar.startOfDay(current.date))
             // Every field as it stands, on the same day: nothing to do.
             let unchanged = version.body.as(TransactionAmended.self) == base && calendar.date(of: version.effectiveAt) == current.date
-            return unchanged ? [] : [version]
+            guard !unchanged else { return [] }
+            return try [version] + ReferenceReconciliation.events(for: [
+                .init(at: calendar.startOfDay(current.date), amount: try current.amount.negated(), event: 0,
+                      version: try TransactionVersionRecords.versionSequence(of: id, db)),
+                .init(at: version.effectiveAt, amount: amount ?? current.amount, event: 0),
+            ], calendar: calendar, db)
         }
     }
 
@@ -206,8 +216,11 @@ extension Ledger {
     public func deleteTransactionCommand(id: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let deleted = NewEvent(effectiveAt: now, body: EventBody(TransactionDeleted(transactionId: id)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: false) { [self] db in
-            _ = try TransactionRules.requireEditable(id, calendar: calendar, action: "deleted", db)
-            return [deleted]
+            let current = try TransactionRules.requireEditable(id, calendar: calendar, action: "deleted", db)
+            return try [deleted] + ReferenceReconciliation.events(for: [
+                .init(at: calendar.startOfDay(current.date), amount: try current.amount.negated(), event: 0,
+                      version: try TransactionVersionRecords.versionSequence(of: id, db)),
+            ], calendar: calendar, db)
         }
     }
 
