@@ -7,8 +7,10 @@ struct OverviewCommand: ParsableCommand {
         commandName: "overview",
         abstract: "A month at a glance: current balance, held in pots, income, expenses.",
         discussion: """
-            Balances are at the end of the month, or now (or --known-at) for the month in progress; \
-            with --as-of, at the end of that day, and income and expenses up to it.
+            Balances are at the end of the month, or today (or --known-at) for the month in progress; \
+            with --as-of, at the end of that day, and income and expenses up to it. A month in \
+            progress counts what is dated up to today: `overview --month` of this month equals \
+            `overview --as-of` today; --include-future counts the rest of the month.
             """
     )
 
@@ -20,7 +22,10 @@ struct OverviewCommand: ParsableCommand {
     func run() throws {
         let month = try time.month(month)
         let overview = try storeOptions.withReadingLedger { ledger in
-            try ledger.budgetOverview(month: month, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
+            // Today bounds only the month in progress: a past month is read to its end, a later one as asked.
+            let today = ledger.calendar.date(of: ledger.now)
+            let asOf = try time.asOfDate() == nil && today.month != month ? nil : try time.asOfInstant(ledger)
+            return try ledger.budgetOverview(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger))
         }
         let net = try overview.net()
         if json {

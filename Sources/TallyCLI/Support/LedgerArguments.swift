@@ -35,16 +35,22 @@ extension StoreOptions {
 
 /// The point in time a read command answers for: `--as-of D` (the end of that whole day in
 /// the ledger's time zone) and `--known-at D` (what the ledger knew by the end of that day
-/// there, or at an exact RFC 3339 instant).
+/// there, or at an exact RFC 3339 instant). Without `--as-of`, every read answers as of
+/// today (the end of today in the ledger's time zone): what is dated later appears only
+/// when asked for, by a later `--as-of` or by `--include-future`.
 struct TimeTravelOptions: ParsableArguments {
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer for the end of this day; D means the end of that day in the ledger's time zone (YYYY-MM-DD).", valueName: "D"))
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer for the end of this day; D means the end of that day in the ledger's time zone (YYYY-MM-DD). Default: today.", valueName: "D"))
     var asOf: String?
+
+    @Flag(name: .customLong("include-future"), help: "Without --as-of, count what is dated after today too (default: answer as of today).")
+    var includeFuture = false
 
     @Option(name: .customLong("known-at"), help: ArgumentHelp("Answer as the ledger knew it then; \(CLITime.readHelp).", valueName: "D"))
     var knownAt: String?
 
     /// Checks both values before any store is opened, so a bad one names its option.
     func validate() throws {
+        if includeFuture && asOf != nil { throw ValidationError("give --as-of D or --include-future, not both") }
         _ = try asOfDate()
         _ = try knownAt.map { try CLITime.parse($0, option: "--known-at") }
     }
@@ -54,9 +60,12 @@ struct TimeTravelOptions: ParsableArguments {
         try asOf.map { try CLIParse.date($0, option: "--as-of") }
     }
 
-    /// The end of the `--as-of` day in the ledger's time zone, when given.
+    /// The end of the `--as-of` day in the ledger's time zone; without it the end of today
+    /// there (one "now" for every read), or nil (everything, future-dated included) with
+    /// `--include-future`.
     func asOfInstant(_ ledger: Ledger) throws -> Instant? {
-        try asOfDate().map(ledger.calendar.endOfDay)
+        if let day = try asOfDate() { return ledger.calendar.endOfDay(day) }
+        return includeFuture ? nil : ledger.calendar.endOfDay(ledger.calendar.date(of: ledger.now))
     }
 
     /// The `--as-of` day, else today in the ledger's time zone: for answers that are about
