@@ -101,6 +101,48 @@ func pipelineBenchmarks() {
         fixture = nil
     }
 
+    // Issue 12, target 4: durable commands/s with 16 concurrent callers of the async API
+    // against one caller, in the same iteration (so the ratio survives a noisy machine).
+    // Concurrent commands share one fdatasync: the pipeline takes every command waiting
+    // when a commit starts into that commit's frame.
+    let oneCaller = BenchmarkMetric.custom("1 caller: durable commands / s", polarity: .prefersLarger, useScalingFactor: false)
+    let sixteenCallers = BenchmarkMetric.custom("16 callers: durable commands / s", polarity: .prefersLarger, useScalingFactor: false)
+    let ratio = BenchmarkMetric.custom("16 callers ÷ 1 caller (×100)", polarity: .prefersLarger, useScalingFactor: false)
+    var callersFixture: (ledger: Ledger, directory: String)?
+    Benchmark(
+        "Commands: 1 caller against 16 concurrent callers, durable, same iteration",
+        configuration: .init(metrics: [.wallClock, oneCaller, sixteenCallers, ratio], maxDuration: .seconds(30), maxIterations: 20)
+    ) { benchmark in
+        guard let ledger = callersFixture?.ledger else { return benchmark.error("no ledger") }
+        do {
+            let round = UUID().uuidString.prefix(8)
+            let single = 100
+            let start = ContinuousClock.now
+            for index in 0..<single {
+                let event = NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
+                    account: "Assets:Cash", counterAccount: "Income:Salary", amount: try Money(parsing: "1.00", commodity: .usd))))
+                _ = try await ledger.run(LedgerCommand(idempotencyKey: "one-\(round)-\(index)") { _ in [event] })
+            }
+            let elapsed = ContinuousClock.now - start
+            let singleMicros = Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+            let singleRate = single * 1_000_000 / Swift.max(singleMicros, 1)
+            let measured = try await measureDelivery(ledger, tasks: 16, perTask: 25)
+            let concurrentRate = 16 * 25 * 1_000_000 / Swift.max(measured.elapsed, 1)
+            benchmark.measurement(oneCaller, singleRate)
+            benchmark.measurement(sixteenCallers, concurrentRate)
+            benchmark.measurement(ratio, concurrentRate * 100 / Swift.max(singleRate, 1))
+        } catch {
+            benchmark.error("commands failed: \(error)")
+        }
+    } setup: {
+        let directory = try Fixtures.temporaryDirectory("callers")
+        callersFixture = (try Ledger.create(at: directory + "/store", name: "Callers", baseCurrency: .usd, timeZone: "UTC", options: .standard), directory)
+    } teardown: {
+        try? callersFixture?.ledger.close()
+        callersFixture.map { Fixtures.remove($0.directory) }
+        callersFixture = nil
+    }
+
     // A household's imports as product commands in one commit: 10,000 deposits (each a
     // deposit and its split), built as values and run with run(batch:): validated, keyed,
     // one frame and one fdatasync (issue 12's target: ≥ 200,000 commands/s).
