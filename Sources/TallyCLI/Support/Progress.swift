@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tally
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -73,5 +74,30 @@ struct Stopwatch {
     /// Items per second, rounded down.
     static func rate(_ count: Int64, _ microseconds: Int64) -> Int64 {
         count * 1_000_000 / max(1, microseconds)
+    }
+}
+
+extension Ledger.Options {
+    /// The products' options with a progress bar on standard error (a terminal only) while
+    /// an open folds the log into read models that are behind it (deleted, or of an older
+    /// version after an upgrade): the bulk fold of a million events takes seconds.
+    static var commandLine: Ledger.Options {
+        var options = Ledger.Options.standard
+        let bar = OpenProgressBar()
+        options.openProgress = { folded, head in bar.update(folded: folded, head: head) }
+        return options
+    }
+}
+
+/// The bar of ``Ledger/Options/commandLine``: drawn from the folding thread, one update at a time.
+private final class OpenProgressBar: @unchecked Sendable {
+    private let lock = NSLock()
+    private let bar = ProgressBar(label: "folding the log into the read models")
+
+    func update(folded: UInt64, head: UInt64) {
+        lock.withLock {
+            bar.update(completed: Int64(folded), total: Int64(head), detail: "\(folded) of \(head) events")
+            if folded >= head { bar.finish() }
+        }
     }
 }

@@ -82,6 +82,17 @@ public final class Ledger: Sendable {
         /// models stay on the real disk; ``Ledger/create(at:name:baseCurrency:timeZone:options:)``
         /// needs the real disk (a simulation installs a created log's files on its disk).
         public var logFileSystem: any LogFileSystem
+        /// Told how an open folds the log into read models that are behind it: the last
+        /// sequence number folded and the log's head, after each batch. An open that finds
+        /// no read models (deleted, new, another version) folds through the bulk path of a
+        /// rebuild; one that finds them a few commits behind catches up commit by commit.
+        /// A reader's open reports through the same callback when it folds as the writer.
+        ///
+        /// ```swift
+        /// var options = Ledger.Options.standard
+        /// options.openProgress = { folded, head in print("\(folded) of \(head)") }
+        /// ```
+        public var openProgress: (@Sendable (_ folded: UInt64, _ head: UInt64) -> Void)? = nil
 
         /// Options for opening a ledger; each parameter is the property of the same name, and
         /// the defaults are those of a production store (sync every commit, monthly snapshots,
@@ -276,12 +287,14 @@ public final class Ledger: Sendable {
             let nothingFolded = try readModels.database.read { db in
                 try readModels.registeredCheckpointDigests(db).allSatisfy { $0.sequence == 0 }
             }
-            if nothingFolded && reader.head.sequence > 1 {
+            let head = reader.head.sequence
+            let progress = options.openProgress.map { report in { (folded: UInt64) in report(folded, head) } }
+            if nothingFolded && head > 1 {
                 // Nothing folded yet (read models deleted, new, or every projector of another
                 // version): the bulk fold of a rebuild, not the per-commit catch-up.
-                try readModels.rebuild(from: reader)
+                try readModels.rebuild(from: reader, progress: progress)
             } else {
-                try readModels.catchUp(from: reader)
+                try readModels.catchUp(from: reader, progress: progress)
             }
         } catch {
             try? readModels.database.close()
