@@ -202,12 +202,15 @@ import TallyTestSupport
 
     // MARK: Random ledgers, every rule checked at every date against a full replay
 
-    /// Seeded random wealth activity with a third of the commands backdated up to 40 days:
+    /// Seeded random wealth activity with a third of the commands backdated up to 40 days,
+    /// and corrections (reversals and amendments of deposits, purchases and withdrawals):
     /// the log, replayed in effective order, never has Spend, the wallet or Invest below zero
     /// at any instant, splits every deposit by the rule in force on its day (at once, or at the
     /// resume that ended its pause), never has a purchase on a frozen card, rounds up exactly
-    /// the purchases made while round-ups were on; every refused payment was short at its date
-    /// or later; and the summary at random days equals the replay. `TALLY_TEST_SEED` replays.
+    /// the purchases made while round-ups were on, reverses a corrected entry's split or
+    /// round-up with it; every refused payment was short at its date or later; and the summary
+    /// at random days equals the replay, where a reversed entry no longer counts.
+    /// `TALLY_TEST_SEED` replays.
     @Test func randomBackdatedLedgersKeepEveryRuleAtEveryDate() throws {
         let master = TestSeed.value(default: 0xBAC_DA7E)
         for index in 0..<4 {
@@ -222,7 +225,13 @@ import TallyTestSupport
         var random = SplitMix64(seed: seed)
         let currencies: [Commodity] = [.usd, .gbp]
         var refusedPayments: [(at: Instant, amount: Money, recordedBefore: UInt64)] = []
-        var counts = (accepted: 0, refused: 0)
+        var counts = (accepted: 0, refused: 0, corrected: 0)
+        /// Deposits, purchases and withdrawals recorded: what a correction may name.
+        var entries: [UInt64] = []
+        func remember(_ result: Ledger.CommandResult) {
+            let kinds: Set<String> = ["deposit_received", "purchase_made", "withdrawal_made"]
+            entries += result.events.filter { kinds.contains($0.type.name) && !result.wasAlreadyApplied }.map(\.sequence)
+        }
         for step in 0..<160 {
             clock.advance(seconds: Int64.random(in: 600...30_000, using: &random))
             let at: Instant? = Int.random(in: 0..<3, using: &random) == 0
@@ -232,16 +241,27 @@ import TallyTestSupport
             let amount = Money(minorUnits: Int64.random(in: 1...4_000, using: &random), commodity: commodity)
             let isPayment: Bool
             do {
-                switch Int.random(in: 0..<20, using: &random) {
+                switch Int.random(in: 0..<23, using: &random) {
                 case 0..<6:
                     isPayment = false
-                    try ledger.deposit(account: "main", amount: try amount.multiplied(by: 3), effectiveAt: at)
+                    remember(try ledger.deposit(account: "main", amount: try amount.multiplied(by: 3), effectiveAt: at))
                 case 6..<12:
                     isPayment = true
-                    try ledger.purchase(account: "main", amount: amount, merchant: "shop \(step)", effectiveAt: at)
+                    remember(try ledger.purchase(account: "main", amount: amount, merchant: "shop \(step)", effectiveAt: at))
                 case 12..<14:
                     isPayment = true
-                    try ledger.withdraw(account: "main", amount: amount, effectiveAt: at)
+                    remember(try ledger.withdraw(account: "main", amount: amount, effectiveAt: at))
+                case 20 where !entries.isEmpty:
+                    isPayment = false
+                    try ledger.reverseWealthEntry(account: "main", entry: entries.randomElement(using: &random)!)
+                    counts.corrected += 1
+                case 21, 22:
+                    isPayment = false
+                    guard let entry = entries.randomElement(using: &random) else { continue }
+                    let original = try ledger.wealthEntry(account: "main", sequence: entry)
+                    let newAmount = Money(minorUnits: Int64.random(in: 1...4_000, using: &random), commodity: original.amount.commodity)
+                    remember(try ledger.amendWealthEntry(account: "main", entry: entry, amount: newAmount, effectiveAt: at))
+                    counts.corrected += 1
                 case 14:
                     isPayment = false
                     let weights = [(70, 30), (50, 50), (1, 0), (0, 1), (3, 1)].randomElement(using: &random)!
@@ -300,7 +320,7 @@ import TallyTestSupport
             #expect(summary.isPausedOrNot == state.paused, "\(context): paused as of \(asOf)")
             #expect(summary.cardFrozen == state.frozen, "\(context): card as of \(asOf)")
         }
-        #expect(counts.accepted > 60 && counts.refused > 5, "\(context): the story exercised both ways (\(counts))")
+        #expect(counts.accepted > 60 && counts.refused > 5 && counts.corrected > 3, "\(context): the story exercised both ways (\(counts))")
     }
 }
 
@@ -330,9 +350,24 @@ private struct WealthReplayModel {
         var deposits: [UInt64: (amount: Money, rule: SplitRule, paused: Bool, at: Instant)] = [:]
         var purchases: [UInt64: (amount: Money, roundUps: Bool, at: Instant)] = [:]
         var roundedUp: Set<UInt64> = []
+        /// Every deposit, purchase, withdrawal and round-up: amount and time, for the reversals.
+        var moved: [UInt64: (amount: Money, at: Instant)] = [:]
+        var splits: [UInt64: (spend: Money, invest: Money, deposit: UInt64, at: Instant)] = [:]
+        var roundUpOf: [UInt64: UInt64] = [:]
+        var reversed: Set<UInt64> = []
+        // A reversed entry's decisions (its split's rule, its round-up, the card it met) no
+        // longer bind: a later setting change may contradict them, as the commands allow.
+        let correctedLater = Set(ordered.flatMap { event -> [UInt64] in
+            switch event.body.payload {
+            case let reversal as WealthEntryReversed: [UInt64(reversal.entry)]
+            case let reversal as DepositSplitReversed: [UInt64(reversal.split)]
+            default: []
+            }
+        })
         for (index, event) in ordered.enumerated() {
             switch event.body.payload {
             case let deposit as DepositReceived:
+                moved[event.sequence] = (deposit.amount, event.effectiveAt)
                 move(deposit.amount, wallet: 1)
                 deposits[event.sequence] = (deposit.amount, state.rule, state.paused, event.effectiveAt)
             case let split as DepositSplit:
@@ -341,30 +376,60 @@ private struct WealthReplayModel {
                     continue
                 }
                 let parts = try WealthRules.split(deposit.amount, by: deposit.rule)
-                if (split.spend, split.invest) != (parts.spend, parts.invest) {
+                if (split.spend, split.invest) != (parts.spend, parts.invest) && !correctedLater.contains(cause) {
                     problems.append("split \(event.sequence) of deposit \(cause) is \(split.spend)/\(split.invest), the rule \(deposit.rule) of its day gives \(parts.spend)/\(parts.invest)")
                 }
-                if !deposit.paused && event.effectiveAt != deposit.at {
+                if !deposit.paused && event.effectiveAt != deposit.at && !correctedLater.contains(cause) {
                     problems.append("deposit \(cause) arrived while automation ran but was split at \(event.effectiveAt), not at once")
                 }
-                if deposit.paused && state.paused {
+                if deposit.paused && state.paused && !correctedLater.contains(cause) {
                     problems.append("deposit \(cause) was split at \(event.effectiveAt) while automation was paused")
                 }
+                splits[event.sequence] = (split.spend, split.invest, cause, event.effectiveAt)
                 move(deposit.amount, wallet: -1)
                 move(split.spend, spend: 1)
                 move(split.invest, invest: 1)
             case let purchase as PurchaseMade:
-                if state.frozen { problems.append("purchase \(event.sequence) at \(event.effectiveAt) was made on a frozen card") }
+                if state.frozen && !correctedLater.contains(event.sequence) { problems.append("purchase \(event.sequence) at \(event.effectiveAt) was made on a frozen card") }
                 purchases[event.sequence] = (purchase.amount, state.roundUps, event.effectiveAt)
+                moved[event.sequence] = (purchase.amount, event.effectiveAt)
                 move(purchase.amount, spend: -1)
             case let roundUp as RoundUpApplied:
                 roundedUp.insert(event.cause ?? 0)
+                moved[event.sequence] = (roundUp.amount, event.effectiveAt)
+                roundUpOf[event.cause ?? 0] = event.sequence
                 move(roundUp.amount, spend: -1)
                 move(roundUp.amount, invest: 1)
             case is RoundUpSkipped:
                 roundedUp.insert(event.cause ?? 0)
             case let withdrawal as WithdrawalMade:
+                moved[event.sequence] = (withdrawal.amount, event.effectiveAt)
                 move(withdrawal.amount, spend: -1)
+            case let reversal as WealthEntryReversed:
+                guard let original = moved[UInt64(reversal.entry)], original.amount == reversal.amount, original.at == event.effectiveAt,
+                      !reversed.contains(UInt64(reversal.entry)) else {
+                    problems.append("reversal \(event.sequence) of \(reversal.entry) does not undo an entry once, at its time, by its amount")
+                    continue
+                }
+                reversed.insert(UInt64(reversal.entry))
+                switch reversal.kind {
+                case .deposit: move(reversal.amount, wallet: -1)
+                case .purchase, .withdrawal: move(reversal.amount, spend: 1)
+                case .roundUp:
+                    move(reversal.amount, spend: 1)
+                    move(reversal.amount, invest: -1)
+                }
+            case let reversal as DepositSplitReversed:
+                guard let split = splits[UInt64(reversal.split)], (split.spend, split.invest) == (reversal.spend, reversal.invest),
+                      split.at == event.effectiveAt, !reversed.contains(UInt64(reversal.split)) else {
+                    problems.append("split reversal \(event.sequence) of \(reversal.split) does not undo a split once, at its time, by its parts")
+                    continue
+                }
+                reversed.insert(UInt64(reversal.split))
+                move(reversal.spend, spend: -1)
+                move(reversal.invest, invest: -1)
+                move(reversal.spend, wallet: 1)
+                move(reversal.invest, wallet: 1)
             case let rule as SplitRuleSet:
                 state.rule = SplitRule(spendWeight: rule.spendWeight, investWeight: rule.investWeight)
             case let change as RoundUpsSwitched:
@@ -390,7 +455,15 @@ private struct WealthReplayModel {
                 }
             }
         }
-        for (sequence, purchase) in purchases {
+        // A reversed deposit's split and a reversed purchase's round-up were reversed with it; nothing else was.
+        for (sequence, split) in splits where reversed.contains(split.deposit) != reversed.contains(sequence) {
+            problems.append("deposit \(split.deposit) and its split \(sequence) were not reversed together")
+        }
+        for (purchase, roundUp) in roundUpOf where reversed.contains(purchase) != reversed.contains(roundUp) {
+            problems.append("purchase \(purchase) and its round-up \(roundUp) were not reversed together")
+        }
+        reversedEntries = reversed
+        for (sequence, purchase) in purchases where !correctedLater.contains(sequence) {
             let isWhole = try WealthRules.roundUp(for: purchase.amount).isZero
             let shouldRoundUp = purchase.roundUps && !isWhole
             if shouldRoundUp != roundedUp.contains(sequence) {
@@ -398,6 +471,9 @@ private struct WealthReplayModel {
             }
         }
     }
+
+    /// Whether the entry at `sequence` was reversed (a reversed deposit, split, purchase or round-up no longer counts).
+    private(set) var reversedEntries: Set<UInt64> = []
 
     /// The lowest Spend in `commodity` at the end of any instant from `instant` on.
     func lowestSpend(in commodity: Commodity, from instant: Instant) -> Int64 {

@@ -49,6 +49,8 @@ enum EventSamples {
         EventBody(RoundUpApplied(account: "main", amount: usd("0.60"))),
         EventBody(RoundUpSkipped(account: "main", amount: gbp("0.25"))),
         EventBody(WithdrawalMade(account: "main", amount: gbp("120.00"), destination: "GB29 NWBK 6016 1331 9268 19")),
+        EventBody(WealthEntryReversed(account: "main", entry: 17, kind: .purchase, amount: gbp("3.40"))),
+        EventBody(DepositSplitReversed(account: "main", split: 12, spend: gbp("70.00"), invest: gbp("30.00"))),
         // Budgeting and pots
         EventBody(TransactionRecorded(
             transactionId: "txn_01J8ZQ4M2K", payee: "Tesco Express", category: .groceries, amount: gbp("-23.45"),

@@ -93,7 +93,32 @@ extension KeyedCommand {
             changed("destination") { l, k in try l.withdraw(account: "main", amount: usd("20.00"), destination: "savings", idempotencyKey: k) },
             changed("effective time") { l, k in try l.withdraw(account: "main", amount: usd("20.00"), destination: "checking", effectiveAt: at("2026-05-20T15:00:00Z"), idempotencyKey: k) },
         ]),
+        KeyedCommand("amendWealthEntry", prepare: twoPurchases,
+                     run: { l, k in try l.amendWealthEntry(account: "main", entry: try firstPurchase(l, "Coffee"), amount: usd("4.40"), idempotencyKey: k) }, [
+            changed("amount") { l, k in try l.amendWealthEntry(account: "main", entry: try firstPurchase(l, "Coffee"), amount: usd("4.50"), idempotencyKey: k) },
+            changed("entry") { l, k in try l.amendWealthEntry(account: "main", entry: try firstPurchase(l, "Tea"), amount: usd("4.40"), idempotencyKey: k) },
+            changed("merchant") { l, k in try l.amendWealthEntry(account: "main", entry: try firstPurchase(l, "Coffee"), amount: usd("4.40"), merchant: "Cafe", idempotencyKey: k) },
+            changed("effective time") { l, k in try l.amendWealthEntry(account: "main", entry: try firstPurchase(l, "Coffee"), amount: usd("4.40"), effectiveAt: at("2026-05-20T15:00:00Z"), idempotencyKey: k) },
+        ]),
+        KeyedCommand("reverseWealthEntry", prepare: twoPurchases,
+                     run: { l, k in try l.reverseWealthEntry(account: "main", entry: try firstPurchase(l, "Coffee"), idempotencyKey: k) }, [
+            changed("entry") { l, k in try l.reverseWealthEntry(account: "main", entry: try firstPurchase(l, "Tea"), idempotencyKey: k) },
+            changed("an amendment") { l, k in try l.amendWealthEntry(account: "main", entry: try firstPurchase(l, "Coffee"), amount: usd("1.00"), idempotencyKey: k) },
+        ]),
     ]
+}
+
+/// A deposit and two purchases, at Coffee and at Tea, to correct.
+private func twoPurchases(_ ledger: Ledger) throws {
+    try ledger.deposit(account: "main", amount: usd("100.00"))
+    try ledger.purchase(account: "main", amount: usd("3.40"), merchant: "Coffee")
+    try ledger.purchase(account: "main", amount: usd("2.00"), merchant: "Tea")
+}
+
+/// The first purchase recorded at `merchant` (an amendment's new version comes later).
+private func firstPurchase(_ ledger: Ledger, _ merchant: String) throws -> UInt64 {
+    let purchases = try ledger.wealthHistory(account: "main", pageSize: 100).entries.filter { $0.kind == .purchase && $0.detail == merchant }
+    return try #require(purchases.map(\.sequence).min())
 }
 
 // MARK: Budget transactions and banks

@@ -16,6 +16,7 @@ struct WealthCommand: ParsableCommand {
             """,
         subcommands: [
             WealthDepositCommand.self, WealthPurchaseCommand.self, WealthWithdrawCommand.self,
+            WealthAmendCommand.self, WealthReverseCommand.self,
             WealthSplitRuleCommand.self, WealthRoundUpsCommand.self, WealthPauseCommand.self, WealthResumeCommand.self,
             WealthFreezeCommand.self, WealthUnfreezeCommand.self,
             WealthSummaryCommand.self, WealthHistoryCommand.self, WealthRoundUpsTotalCommand.self,
@@ -61,6 +62,11 @@ struct WealthRecordingOptions: ParsableArguments {
     /// The effective time: now without `--date`, else the start of that day in the ledger's
     /// time zone (or the instant typed); a day after today there is refused.
     func effectiveAt(_ ledger: Ledger) throws -> Instant? {
+        try Self.effectiveAt(date, ledger)
+    }
+
+    /// The effective time `--date` gives (nil without one); a day after today is refused.
+    static func effectiveAt(_ date: String?, _ ledger: Ledger) throws -> Instant? {
         guard let date else { return nil }
         let instant = try CLITime.start(date, option: "--date", calendar: ledger.calendar)
         guard ledger.calendar.date(of: instant) <= ledger.calendar.date(of: ledger.now) else {
@@ -127,9 +133,22 @@ enum WealthCLI {
             return "card frozen"
         case is CardUnfrozen:
             return "card unfrozen"
+        case let reversal as WealthEntryReversed:
+            let cause = event.cause.map { " (with seq \($0))" } ?? ""
+            return "\(reversal.kind.rawValue.replacingOccurrences(of: "_", with: "-")) seq \(reversal.entry) of \(reversal.amount) reversed\(cause)"
+        case let reversal as DepositSplitReversed:
+            return "split seq \(reversal.split) reversed: Spend -\(reversal.spend), Invest -\(reversal.invest)"
         default:
             return event.type.name
         }
+    }
+
+    /// A history row's detail: for a reversal, what it reverses; for a reversed entry, by what.
+    static func detail(_ entry: WealthHistoryEntry) -> String {
+        if let reverses = entry.reverses { return "reverses \(entry.detail ?? "entry") \(reverses)" }
+        let detail = entry.detail ?? ""
+        guard let reversedBy = entry.reversedBy else { return detail }
+        return (detail.isEmpty ? "" : detail + " ") + "(reversed by \(reversedBy))"
     }
 
     /// After a money command: Spend and Invest now in the amount's currency.

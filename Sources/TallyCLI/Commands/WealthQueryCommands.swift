@@ -92,6 +92,8 @@ struct WealthHistoryCommand: ParsableCommand {
                     ]
                     if let cause = entry.cause { fields.append(("cause", String(cause))) }
                     if let detail = entry.detail { fields.append(("detail", EventJSON.quoted(detail))) }
+                    if let reverses = entry.reverses { fields.append(("reverses", String(reverses))) }
+                    if let reversedBy = entry.reversedBy { fields.append(("reversed_by", String(reversedBy))) }
                     return Output.jsonObject(fields)
                 }
                 print(Output.jsonObject([
@@ -106,7 +108,7 @@ struct WealthHistoryCommand: ParsableCommand {
             let rows = result.entries.map { entry in
                 [String(entry.sequence), ledger.calendar.date(of: entry.effectiveAt).description, entry.kind.rawValue,
                  entry.amount.decimalString, entry.amount.commodity.code, signed(entry.spendChange), signed(entry.investChange),
-                 entry.cause.map(String.init) ?? "", entry.detail ?? ""]
+                 entry.cause.map(String.init) ?? "", WealthCLI.detail(entry)]
             }
             if !rows.isEmpty {
                 print(Output.table(["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"], rows, rightAligned: [0, 3, 5, 6, 7]))

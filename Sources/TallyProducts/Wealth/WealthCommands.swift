@@ -60,15 +60,7 @@ extension Ledger {
             DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: received, requestHasEffectiveTime: effectiveAt != nil) { db in
             try Self.requireBalancesCanHold(deposit: amount, db)
-            let settings = try WealthQueries.settings(account, asOf: at, db)
-            var events = [received]
-            if !settings.isPaused {
-                events.append(try Self.split(amount, of: .earlierInBatch(0), account: account, rule: settings.splitRule, at: at))
-            } else if let resumed = try WealthQueries.nextChange(account, .paused, after: at, to: false, db) {
-                // Paused when it arrived and resumed since: it waited until the resume, and splits by its own day's rule.
-                events.append(try Self.split(amount, of: .earlierInBatch(0), account: account, rule: settings.splitRule, at: resumed))
-            }
-            return events
+            return try [received] + Self.depositSplit(amount, of: .earlierInBatch(0), account: account, at: at, db)
         }
     }
 
@@ -386,25 +378,7 @@ extension Ledger {
             PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
         let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
-            let settings = try WealthQueries.settings(account, asOf: at, db)
-            guard !settings.cardFrozen else {
-                throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen on \(calendar.date(of: at)); unfreeze it to make purchases")
-            }
-            let spend = try Self.lowestSpend(account, amount.commodity, from: at, calendar, db)
-            try WealthRules.requireSpendCovers(amount, lowestSpend: spend, on: calendar.date(of: at), account: account, what: "the purchase")
-            var events = [made]
-            guard settings.roundUpsEnabled else { return events }
-            let roundUp = try WealthRules.roundUp(for: amount)
-            // The round-up too must leave Spend covered from the purchase on.
-            switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.amount.subtracting(amount)) {
-            case .applied:
-                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(RoundUpApplied(account: account, amount: roundUp))))
-            case .skipped:
-                events.append(NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(RoundUpSkipped(account: account, amount: roundUp))))
-            case nil:
-                break
-            }
-            return events
+            try [made] + Self.purchaseRoundUp(amount, of: .earlierInBatch(0), account: account, at: at, calendar, db)
         }
     }
 
@@ -454,7 +428,7 @@ extension Ledger {
     // MARK: Helpers
 
     /// The effective time of a wealth command: `now` by default; refused outside years 0001-9999.
-    private func wealthInstant(_ effectiveAt: Instant?) throws -> Instant {
+    func wealthInstant(_ effectiveAt: Instant?) throws -> Instant {
         let at = effectiveAt ?? now
         guard at.isInCalendarRange else {
             throw LedgerError(.invalidArgument, "the effective time must lie in years 0001 to 9999")
@@ -484,12 +458,56 @@ extension Ledger {
         }
     }
 
-    /// The lowest Spend balance in `commodity` from `instant` on, and its day.
-    private static func lowestSpend(
-        _ account: String, _ commodity: Commodity, from instant: Instant, _ calendar: LedgerCalendar, _ db: Database
+    /// The lowest Spend balance in `commodity` from `instant` on, and its day; with `pending`,
+    /// as if those legs (a correction's reversals) were recorded.
+    static func lowestSpend(
+        _ account: String, _ commodity: Commodity, from instant: Instant, pending: [Posting] = [], _ calendar: LedgerCalendar, _ db: Database
     ) throws -> (amount: Money, date: LocalDate) {
-        let lowest = try BalanceQueries.lowestBalance(db, account: LedgerAccounts.spend(account), commodity: commodity, from: instant)
+        let lowest = try BalanceQueries.lowestBalance(db, account: LedgerAccounts.spend(account), commodity: commodity, from: instant, pending: pending)
         return (lowest.amount, calendar.date(of: lowest.at))
+    }
+
+    /// Checks a purchase of `amount` at `at` (caused-by reference `purchase`) against the card
+    /// and Spend in force then and after, and returns its round-up: applied, skipped or none.
+    /// With `pending`, Spend counts those legs (a correction's reversals) as recorded.
+    static func purchaseRoundUp(
+        _ amount: Money, of purchase: CauseReference, account: String, at: Instant, pending: [Posting] = [],
+        _ calendar: LedgerCalendar, _ db: Database
+    ) throws -> [NewEvent] {
+        let settings = try WealthQueries.settings(account, asOf: at, db)
+        guard !settings.cardFrozen else {
+            throw LedgerError(.cardFrozen, "the card of wealth account '\(account)' is frozen on \(calendar.date(of: at)); unfreeze it to make purchases")
+        }
+        let spend = try lowestSpend(account, amount.commodity, from: at, pending: pending, calendar, db)
+        try WealthRules.requireSpendCovers(amount, lowestSpend: spend, on: calendar.date(of: at), account: account, what: "the purchase")
+        guard settings.roundUpsEnabled else { return [] }
+        let roundUp = try WealthRules.roundUp(for: amount)
+        // The round-up too must leave Spend covered from the purchase on.
+        switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.amount.subtracting(amount)) {
+        case .applied:
+            return [NewEvent(effectiveAt: at, cause: purchase, body: EventBody(RoundUpApplied(account: account, amount: roundUp)))]
+        case .skipped:
+            return [NewEvent(effectiveAt: at, cause: purchase, body: EventBody(RoundUpSkipped(account: account, amount: roundUp)))]
+        case nil:
+            return []
+        }
+    }
+
+    /// The split of a deposit of `amount` arriving at `at` (caused by `deposit`): at once by
+    /// the rule in force then; when automation was paused then and resumed since, at the
+    /// resume, by the rule of its own day; while still paused, none (it waits).
+    static func depositSplit(
+        _ amount: Money, of deposit: CauseReference, account: String, at: Instant, _ db: Database
+    ) throws -> [NewEvent] {
+        let settings = try WealthQueries.settings(account, asOf: at, db)
+        if !settings.isPaused {
+            return [try split(amount, of: deposit, account: account, rule: settings.splitRule, at: at)]
+        }
+        if let resumed = try WealthQueries.nextChange(account, .paused, after: at, to: false, db) {
+            // Paused when it arrived and resumed since: it waited until the resume, and splits by its own day's rule.
+            return [try split(amount, of: deposit, account: account, rule: settings.splitRule, at: resumed)]
+        }
+        return []
     }
 
     /// The split of one deposit, caused by it.
@@ -501,7 +519,7 @@ extension Ledger {
 
     /// Refuses a deposit that would take the sum of all deposits in its currency (and so the
     /// wallet, Spend or Invest) past what 64-bit minor units hold.
-    private static func requireBalancesCanHold(deposit amount: Money, _ db: Database) throws {
+    static func requireBalancesCanHold(deposit amount: Money, _ db: Database) throws {
         let deposited = try BalanceQueries.balance(db, account: LedgerAccounts.deposits, commodity: amount.commodity)
         do {
             _ = try deposited.subtracting(amount).negated()

@@ -292,3 +292,23 @@ extension SplitRuleSet: AdmissionChecked {
         }
     }
 }
+
+extension WealthRules {
+    /// Refuses a correction (a reversal, an amendment) after which a protected balance (the
+    /// wallet, Spend or Invest) would be below zero: at the corrected entry's time or later,
+    /// money it brought was used since. The error names the first day it would break.
+    ///
+    /// - Parameters:
+    ///   - what: the correction, e.g. "reversing deposit 12".
+    ///   - balance: the balance's name, e.g. "Spend".
+    ///   - lowest: the lowest the balance would be from the correction's time on, and its day.
+    ///   - account: the wealth account, for the message.
+    /// - Throws: ``LedgerError`` (`insufficientFunds`).
+    public static func requireCorrectionCovered(_ what: String, balance: String, lowest: (amount: Money, date: LocalDate), account: String) throws {
+        guard lowest.amount.isNegative else { return }
+        throw LedgerError(
+            .insufficientFunds,
+            "\(what) would take the \(balance) balance in \(lowest.amount.commodity.code) of wealth account '\(account)' below zero on \(lowest.date), where later payments are recorded; correct those first"
+        )
+    }
+}

@@ -89,11 +89,14 @@ package enum BalanceQueries {
     ///
     /// Reads the head balance and the postings effective after `from`: O(1) for a command
     /// dated now, linear in the later postings for a backdated one.
+    ///
+    /// `pending` are legs a command is about to record (a correction's reversals): the
+    /// answer counts those of `account` in `commodity` as if they were folded.
     package static func lowestBalance(
-        _ db: Database, account: String, commodity: Commodity, from: Instant
+        _ db: Database, account: String, commodity: Commodity, from: Instant, pending: [Posting] = []
     ) throws -> (amount: Money, at: Instant) {
-        let head = try DatabasePostingContext(db: db).balance(of: account, in: commodity)
-        let later = try Row.fetchAll(
+        var head = try DatabasePostingContext(db: db).balance(of: account, in: commodity)
+        var later = try Row.fetchAll(
             db.cachedStatement(sql: """
                 SELECT effective_at, SUM(amount) AS amount FROM postings
                 WHERE account = ? AND commodity = ? AND effective_at > ?
@@ -101,6 +104,23 @@ package enum BalanceQueries {
                 """),
             arguments: [account, commodity.code, from.microsecondsSinceEpoch]
         ).map { row in (at: row["effective_at"] as Int64, amount: row["amount"] as Int64) }
+        let own = pending.filter { $0.account == account && $0.amount.commodity == commodity }
+        if !own.isEmpty {
+            for posting in own {
+                head = try PostingRules.add(head, posting.amount.minorUnits)
+                if posting.effectiveAt > from { later.append((posting.effectiveAt.microsecondsSinceEpoch, posting.amount.minorUnits)) }
+            }
+            // One change per instant, in order, as the query gives them.
+            var merged: [(at: Int64, amount: Int64)] = []
+            for change in later.sorted(by: { $0.at < $1.at }) {
+                if let last = merged.last, last.at == change.at {
+                    merged[merged.count - 1].amount = try PostingRules.add(last.amount, change.amount)
+                } else {
+                    merged.append(change)
+                }
+            }
+            later = merged
+        }
         var running = head
         for change in later {
             let (difference, overflow) = running.subtractingReportingOverflow(change.amount)
@@ -115,6 +135,16 @@ package enum BalanceQueries {
             if running < lowest.amount { lowest = (running, change.at) }
         }
         return (Money(minorUnits: lowest.amount, commodity: commodity), Instant(microsecondsSinceEpoch: lowest.at))
+    }
+
+    /// The legs `events` would post, each against the balances as they stand (a command's
+    /// planned events, before they are folded).
+    package static func postings(of events: [NewEvent], _ db: Database) throws -> [Posting] {
+        let context = DatabasePostingContext(db: db)
+        return try events.flatMap { event -> [Posting] in
+            guard let moving = event.body.payload as? any MovesMoney else { return [] }
+            return try moving.postings(at: event.effectiveAt, context: context)
+        }
     }
 
     package static func trialBalance(_ db: Database) throws -> [Money] {

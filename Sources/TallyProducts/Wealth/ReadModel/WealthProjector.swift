@@ -14,8 +14,9 @@ import Synchronization
 /// - `wealth_accounts`: the settings in force now: of each setting, the change latest in
 ///   effective time (a backdated change recorded later does not replace a later one).
 /// - `wealth_unsplit_deposits`: deposits received and not yet split.
-/// - `wealth_history`: deposit, split, purchase, round_up, round_up_skipped, withdrawal rows
-///   with the amount, the change to Spend and to Invest, and the cause.
+/// - `wealth_history`: deposit, split, purchase, round_up, round_up_skipped, withdrawal and
+///   reversal rows with the amount, the change to Spend and to Invest, and the cause; a
+///   reversal row names the entry it reverses (`reverses`) and that entry's kind (`detail`).
 /// - `wealth_setting_changes`: every pause, resume, switch, freeze and rule change.
 /// - `wealth_round_up_totals`: round-ups applied per account, month (ledger time zone) and currency.
 /// - `wealth_calendar`: the ledger's time zone, from `ledger_created`.
@@ -28,7 +29,7 @@ public struct WealthProjector: Projector {
     /// The checkpoint key, `wealth`.
     public let name = "wealth"
     /// The version of the tables and the fold; a change rebuilds them from the log.
-    public let version = 2
+    public let version = 3
     /// The tables listed above, dropped and recreated on rebuild.
     public let tables = [
         "wealth_accounts", "wealth_unsplit_deposits", "wealth_history", "wealth_setting_changes",
@@ -36,7 +37,7 @@ public struct WealthProjector: Projector {
     ]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
-        [LedgerCreated.self, DepositReceived.self, DepositSplit.self, PurchaseMade.self, RoundUpApplied.self, RoundUpSkipped.self, WithdrawalMade.self, SplitRuleSet.self, RoundUpsSwitched.self, AutomationPaused.self, AutomationResumed.self, CardFrozen.self, CardUnfrozen.self]
+        [LedgerCreated.self, DepositReceived.self, DepositSplit.self, PurchaseMade.self, RoundUpApplied.self, RoundUpSkipped.self, WithdrawalMade.self, SplitRuleSet.self, RoundUpsSwitched.self, AutomationPaused.self, AutomationResumed.self, CardFrozen.self, CardUnfrozen.self, WealthEntryReversed.self, DepositSplitReversed.self]
     }
 
     /// Creates the tables and the indexes the queries use (history by account and time, by cause).
@@ -70,10 +71,12 @@ public struct WealthProjector: Projector {
                 spend_delta INTEGER NOT NULL,
                 invest_delta INTEGER NOT NULL,
                 cause INTEGER,
-                detail TEXT
+                detail TEXT,
+                reverses INTEGER
             ) STRICT;
             CREATE INDEX wealth_history_by_account ON wealth_history (account, effective_at, sequence);
             CREATE INDEX wealth_history_by_cause ON wealth_history (cause) WHERE cause IS NOT NULL;
+            CREATE INDEX wealth_history_by_reversed ON wealth_history (reverses) WHERE reverses IS NOT NULL;
             CREATE TABLE wealth_setting_changes (
                 sequence INTEGER PRIMARY KEY NOT NULL,
                 account TEXT NOT NULL,
@@ -153,6 +156,14 @@ public struct WealthProjector: Projector {
             try history(withdrawal.account, .withdrawal, withdrawal.amount, spend: try withdrawal.amount.negated().minorUnits,
                         detail: withdrawal.destination, event, db)
 
+        case let reversal as WealthEntryReversed:
+            try reverse(reversal, event, db)
+        case let reversal as DepositSplitReversed:
+            try openAccount(reversal.account, event, db)
+            try history(reversal.account, .reversal, (try? reversal.spend.adding(reversal.invest)) ?? reversal.spend,
+                        spend: try reversal.spend.negated().minorUnits, invest: try reversal.invest.negated().minorUnits,
+                        detail: WealthHistoryEntry.Kind.split.rawValue, reverses: UInt64(clamping: reversal.split), event, db)
+
         case let change as SplitRuleSet:
             try openAccount(change.account, event, db)
             try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
@@ -180,6 +191,43 @@ public struct WealthProjector: Projector {
         case roundUps = "round_ups"
         case paused = "paused"
         case cardFrozen = "card_frozen"
+    }
+
+    /// A deposit, purchase, withdrawal or round-up reversed: a reversal row with the opposite
+    /// changes; a reversed deposit no longer waits to be split, a reversed round-up leaves its month's total.
+    private func reverse(_ reversal: WealthEntryReversed, _ event: Event, _ db: Database) throws {
+        try openAccount(reversal.account, event, db)
+        let amount = reversal.amount.minorUnits
+        let kind: WealthHistoryEntry.Kind
+        var spend: Int64 = 0
+        var invest: Int64 = 0
+        switch reversal.kind {
+        case .deposit:
+            kind = .deposit
+            try Self.run(db, sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?",
+                         arguments: [reversal.account, reversal.entry])
+        case .purchase:
+            kind = .purchase
+            spend = amount
+        case .withdrawal:
+            kind = .withdrawal
+            spend = amount
+        case .roundUp:
+            kind = .roundUp
+            spend = amount
+            invest = try reversal.amount.negated().minorUnits
+            let month = try calendar(db).month(of: event.effectiveAt)
+            try Self.run(
+                db,
+                sql: """
+                    INSERT INTO wealth_round_up_totals (account, month, commodity, amount) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (account, month, commodity) DO UPDATE SET amount = amount + excluded.amount
+                    """,
+                arguments: [reversal.account, month.description, reversal.amount.commodity.code, invest]
+            )
+        }
+        try history(reversal.account, .reversal, reversal.amount, spend: spend, invest: invest,
+                    detail: kind.rawValue, reverses: UInt64(clamping: reversal.entry), event, db)
     }
 
     /// Creates the account's row with the defaults if it has none.
@@ -229,17 +277,18 @@ public struct WealthProjector: Projector {
 
     private func history(
         _ account: String, _ kind: WealthHistoryEntry.Kind, _ amount: Money, spend: Int64 = 0, invest: Int64 = 0,
-        detail: String? = nil, _ event: Event, _ db: Database
+        detail: String? = nil, reverses: UInt64? = nil, _ event: Event, _ db: Database
     ) throws {
         try Self.run(
                 db,
             sql: """
                 INSERT OR REPLACE INTO wealth_history
-                    (sequence, account, effective_at, recorded_at, kind, commodity, amount, spend_delta, invest_delta, cause, detail)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (sequence, account, effective_at, recorded_at, kind, commodity, amount, spend_delta, invest_delta, cause, detail, reverses)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [Int64(event.sequence), account, event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch,
-                        kind.rawValue, amount.commodity.code, amount.minorUnits, spend, invest, event.cause.map(Int64.init), detail]
+                        kind.rawValue, amount.commodity.code, amount.minorUnits, spend, invest, event.cause.map(Int64.init), detail,
+                        reverses.map { Int64($0) }]
         )
     }
 

@@ -61,6 +61,10 @@ public struct WealthHistoryEntry: Hashable, Sendable {
         case roundUpSkipped = "round_up_skipped"
         /// Money withdrawn from Spend (`withdrawal_made`).
         case withdrawal
+        /// A correction: the entry ``WealthHistoryEntry/reverses`` (of the kind in
+        /// ``WealthHistoryEntry/detail``) no longer counts; its money moved back
+        /// (`wealth_entry_reversed`, `deposit_split_reversed`).
+        case reversal
     }
 
     /// The event's sequence number.
@@ -80,8 +84,13 @@ public struct WealthHistoryEntry: Hashable, Sendable {
     /// The event that caused it: a split's deposit, a round-up's purchase.
     public let cause: UInt64?
     /// The merchant of a purchase, the source of a deposit, the destination of a
-    /// withdrawal, the rule of a split (`70/30`).
+    /// withdrawal, the rule of a split (`70/30`), the kind a reversal reverses (`deposit`).
     public let detail: String?
+    /// For a reversal: the sequence number of the entry it reverses.
+    public let reverses: UInt64?
+    /// The reversal of this entry, when one is known at the time asked about (the history's
+    /// `knownAt`; nil in answers that do not look).
+    public let reversedBy: UInt64?
 }
 
 /// Which history rows a query lists.
@@ -92,7 +101,7 @@ public enum WealthHistoryFilter: String, Sendable, CaseIterable {
     case spend
     /// Rows that changed Invest: splits and round-ups.
     case invest
-    /// Deposits received.
+    /// Deposits received, and their reversals.
     case deposits
 }
 
@@ -165,12 +174,33 @@ extension Ledger {
             let last = min(calendar.endOfDay(month.lastDay), asOf ?? .latest).microsecondsSinceEpoch
             return try Row.fetchAll(
                 db, sql: """
-                    SELECT commodity, SUM(amount) AS amount FROM wealth_history
-                    WHERE account = ? AND effective_at BETWEEN ? AND ? AND kind = ? AND recorded_at <= ?
+                    SELECT commodity, SUM(CASE kind WHEN 'round_up' THEN amount ELSE -amount END) AS amount FROM wealth_history
+                    WHERE account = ? AND effective_at BETWEEN ? AND ? AND recorded_at <= ?
+                      AND (kind = 'round_up' OR (kind = 'reversal' AND detail = 'round_up'))
                     GROUP BY commodity ORDER BY commodity
                     """,
-                arguments: [account, first, last, WealthHistoryEntry.Kind.roundUp.rawValue, (knownAt ?? .latest).microsecondsSinceEpoch]
+                arguments: [account, first, last, (knownAt ?? .latest).microsecondsSinceEpoch]
             ).map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
+        }
+    }
+
+    /// One entry of a wealth account's history, by its sequence number, with the reversal
+    /// that undid it (if any).
+    ///
+    /// ```swift
+    /// let coffee = try ledger.wealthEntry(account: "main", sequence: 17)
+    /// coffee.kind        // .purchase
+    /// coffee.reversedBy  // nil, or the reversal's sequence number
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` (`notFound`) for an account with no events or no such entry.
+    public func wealthEntry(account: String, sequence: UInt64) throws -> WealthHistoryEntry {
+        try read { db in
+            try WealthQueries.requireAccount(account, db)
+            guard let entry = try WealthQueries.entry(account, at: sequence, db) else {
+                throw LedgerError(.notFound, "wealth account '\(account)' has no entry \(sequence); `tally wealth history --account \(account)` lists them")
+            }
+            return entry
         }
     }
 
@@ -215,10 +245,11 @@ extension Ledger {
             }
             let rows = try Row.fetchAll(
                 db, sql: """
-                    SELECT * FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)
+                    SELECT *, (SELECT MIN(r.sequence) FROM wealth_history r WHERE r.reverses = wealth_history.sequence AND r.recorded_at <= ?) AS reversed_by
+                    FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)
                     ORDER BY effective_at DESC, sequence DESC LIMIT ? OFFSET ?
                     """,
-                arguments: [account, effective, recorded, pageSize, offset]
+                arguments: [recorded, account, effective, recorded, pageSize, offset]
             )
             return WealthHistoryPage(entries: try rows.map(WealthQueries.entry), page: page, pageSize: pageSize, totalCount: total)
         }
@@ -298,7 +329,7 @@ enum WealthQueries {
     }
 
     /// The history rows of `kinds` effective after `start` to `end` (exclusive; nil: no end),
-    /// earliest first: the decisions already recorded that a backdated change of a setting
+    /// earliest first, leaving out those reversed (they no longer count): the decisions already recorded that a backdated change of a setting
     /// at `start` would govern (those at `start` itself were recorded before it, so precede it).
     static func entries(
         _ account: String, _ kinds: [WealthHistoryEntry.Kind], after start: Instant, before end: Instant?, _ db: Database
@@ -310,6 +341,7 @@ enum WealthQueries {
             db, sql: """
                 SELECT * FROM wealth_history
                 WHERE account = ? AND effective_at > ? AND effective_at < ? AND kind IN (\(placeholders))
+                  AND NOT EXISTS (SELECT 1 FROM wealth_history r WHERE r.reverses = wealth_history.sequence)
                 ORDER BY effective_at, sequence
                 """,
             arguments: arguments
@@ -320,6 +352,25 @@ enum WealthQueries {
     static func consequences(of sequence: UInt64, _ db: Database) throws -> [WealthHistoryEntry] {
         try Row.fetchAll(
             db.cachedStatement(sql: "SELECT * FROM wealth_history WHERE cause = ? ORDER BY sequence"),
+            arguments: [Int64(sequence)]
+        ).map(entry)
+    }
+
+    /// The history row of the event at `sequence`, if it is one of `account`'s.
+    static func entry(_ account: String, at sequence: UInt64, _ db: Database) throws -> WealthHistoryEntry? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT *, (SELECT MIN(r.sequence) FROM wealth_history r WHERE r.reverses = wealth_history.sequence) AS reversed_by
+                FROM wealth_history WHERE account = ? AND sequence = ?
+                """),
+            arguments: [account, Int64(sequence)]
+        ).map(entry)
+    }
+
+    /// The reversal of the entry at `sequence`, if it was reversed.
+    static func reversal(of sequence: UInt64, _ db: Database) throws -> WealthHistoryEntry? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM wealth_history WHERE reverses = ? ORDER BY sequence LIMIT 1"),
             arguments: [Int64(sequence)]
         ).map(entry)
     }
@@ -378,8 +429,10 @@ enum WealthQueries {
                 WHERE d.account = ? AND d.kind = 'deposit' AND d.effective_at <= ? AND d.recorded_at <= ?
                   AND NOT EXISTS (SELECT 1 FROM wealth_history s
                                   WHERE s.cause = d.sequence AND s.kind = 'split' AND s.effective_at <= ? AND s.recorded_at <= ?)
+                  AND NOT EXISTS (SELECT 1 FROM wealth_history r
+                                  WHERE r.reverses = d.sequence AND r.effective_at <= ? AND r.recorded_at <= ?)
                 """,
-            arguments: [account, effective, recorded, effective, recorded]
+            arguments: [account, effective, recorded, effective, recorded, effective, recorded]
         ) ?? 0
         return WealthSummary(
             account: account, balances: try balances(account, rows),
@@ -422,7 +475,7 @@ enum WealthQueries {
         case .all: "1"
         case .spend: "spend_delta != 0"
         case .invest: "invest_delta != 0"
-        case .deposits: "kind = 'deposit'"
+        case .deposits: "(kind = 'deposit' OR (kind = 'reversal' AND detail = 'deposit'))"
         }
     }
 
@@ -441,7 +494,9 @@ enum WealthQueries {
             spendChange: Money(minorUnits: row["spend_delta"], commodity: commodity),
             investChange: Money(minorUnits: row["invest_delta"], commodity: commodity),
             cause: (row["cause"] as Int64?).map { UInt64($0) },
-            detail: row["detail"]
+            detail: row["detail"],
+            reverses: (row["reverses"] as Int64?).map { UInt64($0) },
+            reversedBy: row.hasColumn("reversed_by") ? (row["reversed_by"] as Int64?).map { UInt64($0) } : nil
         )
     }
 }
