@@ -391,6 +391,12 @@ extension KeyedCommand {
             changed("date") { l, k in try l.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("1500.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-02")), idempotencyKey: k) },
             changed("account") { l, k in try l.openEnvelopeAccount("Assets:Cash", commodity: .usd, openingBalance: usd("1500.00"), effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k) },
         ]),
+        KeyedCommand("closeEnvelopeAccount", prepare: envelopeAccounts, run: { l, k in
+            try l.closeEnvelopeAccount("Assets:Cash", effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k)
+        }, [
+            changed("account") { l, k in try l.closeEnvelopeAccount("Assets:Bank", effectiveAt: l.calendar.startOfDay(day("2026-05-01")), idempotencyKey: k) },
+            changed("date") { l, k in try l.closeEnvelopeAccount("Assets:Cash", effectiveAt: l.calendar.startOfDay(day("2026-05-02")), idempotencyKey: k) },
+        ]),
         KeyedCommand("createEnvelope with a start date", method: "createEnvelope", run: { l, k in
             try l.createEnvelope("rent", name: "Rent", interval: .monthly, budgeted: usd("1200.00"), startDate: day("2026-05-01"), idempotencyKey: k)
         }, [

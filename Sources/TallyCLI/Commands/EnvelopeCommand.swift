@@ -12,7 +12,7 @@ struct EnvelopeCommand: ParsableCommand {
             otherwise (reset, carry_forward, take_from_to_assign).
             """,
         subcommands: [
-            EnvelopeAccountOpenCommand.self, EnvelopeCreateCommand.self, EnvelopeBudgetCommand.self, EnvelopeFundCommand.self,
+            EnvelopeAccountOpenCommand.self, EnvelopeAccountCloseCommand.self, EnvelopeCreateCommand.self, EnvelopeBudgetCommand.self, EnvelopeFundCommand.self,
             EnvelopeRolloverCommand.self, EnvelopeDeleteCommand.self, EnvelopeRecordCommand.self, EnvelopeTransferCommand.self,
             EnvelopeStatusCommand.self, EnvelopeSpendingCommand.self, EnvelopeTotalCommand.self,
         ]
@@ -34,6 +34,30 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
             let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
                                                         effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Opened \(account) in \(commodity.code)")
+        }
+    }
+}
+
+struct EnvelopeAccountCloseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account-close",
+        abstract: "Close an account at zero: from its closing day on it takes no transaction or transfer.",
+        discussion: """
+            Refused, recording nothing, when the account does not hold zero on that day (the \
+            message names the balance: move it out with `tally envelope transfer` first) or \
+            has a transaction dated after it. Its history stays in every answer and the audit.
+            """
+    )
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The account, e.g. Assets:Old bank.") var account: String
+    @Option(help: CLITime.writeOption("The day it closes")) var date: String?
+    @OptionGroup var idempotency: IdempotencyOptions
+
+    func run() throws {
+        try storeOptions.withLedger { ledger in
+            let result = try ledger.closeEnvelopeAccount(account, effectiveAt: try CLITime.effective(date, ledger: ledger),
+                                                         idempotencyKey: idempotency.idempotencyKey)
+            EnvelopeCLI.report(result, "Closed \(account)")
         }
     }
 }

@@ -48,6 +48,7 @@ extension Ledger {
         let started = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(ChallengeStarted(
             challengeId: challengeId, template: template.id, name: name ?? template.name, unit: unit,
             stepCount: template.stepCount, account: account)))
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: started, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard try !ChallengesProjector.challengeExists(challengeId, db) else {
                 throw LedgerError(.alreadyExists, "a challenge with id '\(challengeId)' exists; choose another id")
@@ -55,7 +56,7 @@ extension Ledger {
             guard unit.isPositive else { throw LedgerError(.invalidArgument, "a challenge's unit must be above zero") }
             _ = try template.total(unit: unit)
             if let account {
-                let commodity = try EnvelopeRules.openAccount(account, db)
+                let commodity = try EnvelopeRules.openAccount(account, at: started.effectiveAt, calendar: calendar, db)
                 guard commodity == unit.commodity else {
                     throw LedgerError(.currencyMismatch, "'\(account)' holds \(commodity.code); give the unit in \(commodity.code)")
                 }
@@ -107,6 +108,7 @@ extension Ledger {
             guard let earlier = first.body.as(ChallengeStepCompleted.self) else { return nil }
             return completed(step: step ?? earlier.step, amount: earlier.amount)
         }
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard let progress = try ChallengeBook.load(db, effectiveThrough: .latest).progress(of: challengeId) else {
                 throw LedgerError(.notFound, "there is no challenge '\(challengeId)'; start it first (tally challenge start)")
@@ -129,7 +131,7 @@ extension Ledger {
             guard let source, source != target else {
                 throw LedgerError(.invalidArgument, "challenge '\(challengeId)' saves into '\(target)'; name the account the saving comes from")
             }
-            let commodity = try EnvelopeRules.openAccount(source, db)
+            let commodity = try EnvelopeRules.openAccount(source, at: at, calendar: calendar, db)
             guard commodity == amount.commodity else {
                 throw LedgerError(.currencyMismatch, "'\(source)' holds \(commodity.code); the challenge saves \(amount.commodity.code)")
             }

@@ -72,6 +72,50 @@ extension Ledger {
         }
     }
 
+    /// Closes a user account opened with ``openEnvelopeAccount(_:commodity:openingBalance:effectiveAt:idempotencyKey:)``:
+    /// from its closing day on it takes no transaction or transfer, and its history stays.
+    /// Closing needs a zero balance at that day, with nothing recorded after it.
+    ///
+    /// ```swift
+    /// try ledger.transferBetweenAccounts("empty-old", from: "Assets:Old bank", to: "Assets:Bank", amount: usd("12.00"))
+    /// try ledger.closeEnvelopeAccount("Assets:Old bank")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - account: the account, e.g. `Assets:Old bank`.
+    ///   - effectiveAt: when it closes (now by default): from the start of that day.
+    ///   - idempotencyKey: an optional key; a repeat with the same input returns the first
+    ///     result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `notFound` (no such account), `notAllowed` (closed already;
+    ///   a balance other than zero, named with its amount; a transaction dated after the
+    ///   closing day), `idempotencyConflict`.
+    @discardableResult
+    public func closeEnvelopeAccount(_ account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(closeEnvelopeAccountCommand(account, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``closeEnvelopeAccount(_:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func closeEnvelopeAccountCommand(_ account: String, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
+        let closed = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(AccountClosed(account: account)))
+        let calendar = self.calendar
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: closed, requestHasEffectiveTime: effectiveAt != nil) { db in
+            let commodity = try EnvelopeRules.openAccount(account, at: closed.effectiveAt, calendar: calendar, db)
+            let day = calendar.date(of: closed.effectiveAt)
+            if let later = try AccountRecords.firstMove(of: account, after: closed.effectiveAt, db) {
+                throw LedgerError(.notAllowed, "account '\(account)' has a transaction dated \(calendar.date(of: later)), after \(day); close it on that day or later")
+            }
+            let balance = try BalanceQueries.balance(db, account: account, commodity: commodity)
+            guard balance.isZero else {
+                let owed = LedgerAccounts.kind(of: account) == .liability
+                let shown = owed ? "owes \(try balance.negated())" : "holds \(balance)"
+                throw LedgerError(.notAllowed, "account '\(account)' \(shown) on \(day); only an account at zero can be closed: move the money out (tally envelope transfer) first")
+            }
+            return [closed]
+        }
+    }
+
     /// Creates an envelope with a budgeted amount (in the base currency) per interval.
     ///
     /// ```swift
@@ -313,11 +357,12 @@ extension Ledger {
             let isBaseCurrency = earlier.rateToBase == nil && (rateToBase == nil || rateToBase == .one)
             return recorded(rate: isBaseCurrency ? nil : rateToBase)
         }
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             guard try !TransactionVersionRecords.exists(transactionId, db) else {
                 throw LedgerError(.alreadyExists, "a transaction with id '\(transactionId)' exists; choose another id")
             }
-            let commodity = try EnvelopeRules.openAccount(account, db)
+            let commodity = try EnvelopeRules.openAccount(account, at: at, calendar: calendar, db)
             guard amount.commodity == commodity else {
                 throw LedgerError(.currencyMismatch, "'\(account)' holds \(commodity.code); record the transaction in \(commodity.code)")
             }
@@ -368,9 +413,10 @@ extension Ledger {
             transferId: transferId, source: source, target: target, amount: amount,
             received: received == amount ? nil : received, envelope: envelope
         )))
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
-            let sourceCommodity = try EnvelopeRules.openAccount(source, db)
-            let targetCommodity = try EnvelopeRules.openAccount(target, db)
+            let sourceCommodity = try EnvelopeRules.openAccount(source, at: made.effectiveAt, calendar: calendar, db)
+            let targetCommodity = try EnvelopeRules.openAccount(target, at: made.effectiveAt, calendar: calendar, db)
             guard amount.commodity == sourceCommodity else {
                 throw LedgerError(.currencyMismatch, "'\(source)' holds \(sourceCommodity.code); give the amount in \(sourceCommodity.code)")
             }
@@ -417,10 +463,18 @@ enum EnvelopeRules {
         }
     }
 
-    /// The currency of an opened, not closed, user account.
-    static func openAccount(_ account: String, _ db: Database) throws -> Commodity {
-        guard let commodity = try EnvelopeRecords.accountCurrency(account, db), try AccountRecords.isOpen(account, db) == true else {
+    /// The currency of an opened user account that a transaction at `at` may move: refused
+    /// on a closed one, naming the closing day (one dated on or after it; one dated before
+    /// would change the zero balance it closed with).
+    static func openAccount(_ account: String, at: Instant, calendar: LedgerCalendar, _ db: Database) throws -> Commodity {
+        guard let commodity = try EnvelopeRecords.accountCurrency(account, db), try AccountRecords.isOpen(account, db) != nil else {
             throw LedgerError(.notFound, "there is no open account '\(account)'; open it first (tally envelope account-open)")
+        }
+        if let closed = try AccountRecords.closedAt(account, db) {
+            let day = calendar.date(of: closed)
+            throw LedgerError(.notAllowed, at >= closed
+                ? "account '\(account)' was closed on \(day); it takes no transaction dated \(calendar.date(of: at)), after its closing"
+                : "account '\(account)' was closed on \(day) with a zero balance; a transaction dated before the closing would change it")
         }
         return commodity
     }

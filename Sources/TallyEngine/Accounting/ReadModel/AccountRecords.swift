@@ -22,6 +22,19 @@ public enum AccountRecords {
         }
         return (row["closed_sequence"] as Int64?) == nil
     }
+
+    /// When the account was closed (the closing's effective time); nil when it is open or
+    /// was never opened.
+    public static func closedAt(_ name: String, _ db: Database) throws -> Instant? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT closed_at FROM accounts WHERE name = ? AND closed_sequence IS NOT NULL"),
+                           arguments: [name]).map(Instant.init(microsecondsSinceEpoch:))
+    }
+
+    /// The first effective time after `instant` at which a posting moves the account, if any.
+    public static func firstMove(of name: String, after instant: Instant, _ db: Database) throws -> Instant? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(effective_at) FROM postings WHERE account = ? AND effective_at > ?"),
+                           arguments: [name, instant.microsecondsSinceEpoch]).map(Instant.init(microsecondsSinceEpoch:))
+    }
 }
 
 /// Typed lookups of the transaction versions the balances read model keeps

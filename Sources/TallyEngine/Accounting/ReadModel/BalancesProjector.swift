@@ -8,7 +8,7 @@ public struct BalancesProjector: Projector {
     public init() {}
 
     public let name = "balances"
-    public let version = 4
+    public let version = 5
     public let tables = ["accounts", "postings", "balances", "transaction_versions"] + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {
@@ -17,7 +17,8 @@ public struct BalancesProjector: Projector {
                 name TEXT PRIMARY KEY NOT NULL,
                 kind TEXT NOT NULL,
                 opened_sequence INTEGER NOT NULL,
-                closed_sequence INTEGER
+                closed_sequence INTEGER,
+                closed_at INTEGER
             ) STRICT;
             CREATE TABLE postings (
                 sequence INTEGER NOT NULL,
@@ -173,7 +174,8 @@ final class BalancesFold {
                 arguments: [opened.account, opened.kind.rawValue, sequence]
             )
         case let closed as AccountClosed:
-            try db.execute(sql: "UPDATE accounts SET closed_sequence = ? WHERE name = ?", arguments: [sequence, closed.account])
+            try db.execute(sql: "UPDATE accounts SET closed_sequence = ?, closed_at = ? WHERE name = ?",
+                           arguments: [sequence, event.effectiveAt.microsecondsSinceEpoch, closed.account])
         default:
             break
         }
