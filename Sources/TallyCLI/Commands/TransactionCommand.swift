@@ -47,34 +47,140 @@ struct TransactionAddCommand: ParsableCommand {
 struct TransactionImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-bank",
-        abstract: "Import one bank transaction; the same bank id twice records it once.",
+        abstract: "Import bank transactions: one by its options, or a whole bank CSV; the same bank id twice records it once.",
         discussion: """
-            The idempotency key is bank:<bank>:<external id> unless --idempotency-key gives \
-            another: the same transaction imported again records nothing (a re-categorisation \
-            made since stays); the same id with another payee, amount, category or date is \
-            refused as a conflict.
+            One transaction: --bank, --external-id, --payee, --category, --amount, --date. The \
+            idempotency key is bank:<bank>:<external id> unless --idempotency-key gives another: \
+            the same transaction imported again records nothing (a re-categorisation made since \
+            stays); the same id with another payee, amount, category or date is refused as a \
+            conflict.
+
+            A file: tally tx import-bank FILE.csv --bank ID. The header is \(BankCSV.header) \
+            (category may be left out, or empty on a row: \(BankCSV.defaultCategory.displayName)). \
+            Each row is imported as one transaction is, all rows or none: the whole file is \
+            checked first (a bad row is named by file, line and field), then rehearsed (a row \
+            already imported with the same data is already present; with other data it is a \
+            conflict, and any conflict refuses the file, listing the lines), then appended in \
+            batches, one durable commit each. Prints rows imported, already present and conflicts.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: ArgumentHelp("A bank CSV to import whole (leave out to import one transaction).", valueName: "file"))
+    var file: String?
     @Option(help: "The connected bank's id.") var bank: String
-    @Option(name: .customLong("external-id"), help: "The bank's transaction id.") var externalId: String
-    @Option(help: "Who was paid, or who paid.") var payee: String
-    @Option(help: "The category.") var category: String
-    @Option(parsing: .unconditional, help: "Signed amount, e.g. -12.40.") var amount: String
-    @Option(help: "The day, YYYY-MM-DD.") var date: String
-    @Flag(help: "Print the appended events as JSON.") var json = false
+    @Option(name: .customLong("external-id"), help: "The bank's transaction id.") var externalId: String?
+    @Option(help: "Who was paid, or who paid.") var payee: String?
+    @Option(help: "The category.") var category: String?
+    @Option(parsing: .unconditional, help: "Signed amount, e.g. -12.40.") var amount: String?
+    @Option(help: "The day, YYYY-MM-DD.") var date: String?
+    @Option(help: "With a file: bar (on a terminal), json (one {\"committed_seq\": N} line per commit on standard output) or none.")
+    var progress: ProgressMode = .bar
+    @Option(name: .customLong("batch-size"), help: "With a file: rows per commit (1-\(ImportBatch.sizeMax)).")
+    var batchSize = BankImport.defaultBatchSize
+    @Flag(help: "Print the appended events (one transaction) or the summary (a file) as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
+    func validate() throws {
+        let single: [(String, String?)] = [("--external-id", externalId), ("--payee", payee), ("--category", category), ("--amount", amount), ("--date", date)]
+        if file != nil {
+            if let given = single.first(where: { $0.1 != nil }) {
+                throw ValidationError("\(given.0) is for one transaction; a file gives it on every row")
+            }
+            if idempotency.idempotencyKey != nil {
+                throw ValidationError("--idempotency-key is for one transaction; each row of a file is keyed by its bank id")
+            }
+            guard (1...ImportBatch.sizeMax).contains(batchSize) else {
+                throw ValidationError("--batch-size must be between 1 and \(ImportBatch.sizeMax)")
+            }
+        } else if let missing = single.first(where: { $0.1 == nil }) {
+            throw ValidationError("missing \(missing.0): give a bank CSV file, or every one of --external-id, --payee, --category, --amount and --date")
+        }
+    }
+
     func run() throws {
+        if let file {
+            try importFile(file)
+            return
+        }
         try storeOptions.withLedger { ledger in
             let result = try ledger.importBankTransaction(
-                bankId: bank, externalId: externalId, payee: payee, category: try BudgetCLI.category(category, "--category"),
-                amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try CLIParse.date(date, option: "--date"),
+                bankId: bank, externalId: externalId!, payee: payee!, category: try BudgetCLI.category(category!, "--category"),
+                amount: try BudgetCLI.amount(amount!, "--amount", ledger), date: try CLIParse.date(date!, option: "--date"),
                 idempotencyKey: idempotency.idempotencyKey
             )
             BudgetCLI.report(result, json: json, "Imported \(result.transactionId ?? "")")
         }
+    }
+
+    private func importFile(_ file: String) throws {
+        let bar = ProgressBar(label: "import-bank", enabled: progress == .bar)
+        defer { bar.finish() }
+        let report: (ImportProgress) -> Void = { step in
+            switch step.phase {
+            case .validating:
+                bar.update(completed: step.completed, total: step.total, detail: "checking")
+            case .appending:
+                bar.update(completed: step.completed, total: step.total, detail: "\(step.completed)/\(step.total) rows")
+                if progress == .json, let sequence = step.committedSequence {
+                    print("{\"committed_seq\": \(sequence)}")
+                    fflush(nil)
+                }
+            }
+        }
+        let summary: BankImportSummary
+        do {
+            summary = try storeOptions.withLedger { ledger in
+                try ledger.importBankCSV(at: file, bankId: bank, batchSize: batchSize, progress: report)
+            }
+        } catch let error as LedgerError {
+            bar.finish()
+            if json, let refusal = error.underlying as? BankImportConflicts {
+                print(BankImportOutput.json(file: file, bank: bank, refusal.summary, errors: refusal.conflicts))
+            }
+            throw error
+        }
+        bar.finish()
+        if json {
+            print(BankImportOutput.json(file: file, bank: bank, summary, errors: nil))
+            return
+        }
+        let lines = [
+            "Imported \(Output.visible(file)) from bank \(Output.visible(bank))",
+            "rows imported: \(summary.imported)",
+            "already present: \(summary.alreadyPresent)",
+            "conflicts: \(summary.conflicts)",
+            "events appended: \(summary.eventsAppended) in \(summary.commits) commit\(summary.commits == 1 ? "" : "s")",
+            "seq range: \(summary.sequences.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "none")",
+        ]
+        // With --progress json, standard output is for machines: the summary goes to standard error.
+        if progress == .json {
+            Output.note(lines.joined(separator: "\n") + "\n")
+        } else {
+            print(lines.joined(separator: "\n"))
+        }
+    }
+}
+
+/// The summary of a bulk bank import as JSON.
+enum BankImportOutput {
+    /// `errors`: the conflicting rows of a refused import (nil: it was not refused).
+    static func json(file: String, bank: String, _ summary: BankImportSummary, errors: [ImportError]?) -> String {
+        var fields: [(String, String)] = [
+            ("file", EventJSON.quoted(file)), ("bank", EventJSON.quoted(bank)), ("refused", String(errors != nil)),
+            ("rows", String(summary.rows)), ("imported", String(summary.imported)),
+            ("already_present", String(summary.alreadyPresent)), ("conflicts", String(summary.conflicts)),
+            ("events_appended", String(summary.eventsAppended)), ("commits", String(summary.commits)),
+            ("first_seq", summary.sequences.map { String($0.lowerBound) } ?? "null"),
+            ("last_seq", summary.sequences.map { String($0.upperBound) } ?? "null"),
+        ]
+        if let errors {
+            fields.append(("errors", JSONText.array(errors.map { error in
+                Output.jsonObject([("line", error.line.map(String.init) ?? "null"), ("field", JSONText.string(error.field)),
+                                   ("message", EventJSON.quoted(error.description))])
+            })))
+        }
+        return Output.jsonObject(fields)
     }
 }
 

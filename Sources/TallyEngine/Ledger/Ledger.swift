@@ -571,7 +571,7 @@ public final class Ledger: Sendable {
     /// Plans commands one after another as one group would, each against the state the
     /// earlier ones leave, and keeps nothing: the first refusal is thrown. Waits for the
     /// commands in flight and holds the next ones back while it runs.
-    func rehearse(_ body: (_ plan: (LedgerCommand) throws -> Void) throws -> Void) throws {
+    package func rehearse(_ body: (_ plan: (LedgerCommand) throws -> Void) throws -> Void) throws {
         _ = try writableStore()
         try queue.exclusively { try pipeline.rehearse(body) }
     }
