@@ -114,13 +114,27 @@ struct XRayCommand: ParsableCommand {
         for (title, groups) in [("By type", xray.allocationByType), ("By country", xray.exposureByCountry), ("By sector", xray.exposureBySector)] {
             print("\n\(title): " + groups.map { "\($0.group) \(Output.percent($0.basisPoints))" }.joined(separator: " · "))
         }
-        print("")
-        print(Output.table(["METRIC", "VALUE", "SEVERITY"], [
-            ["concentration (100×Σw²)", Output.hundredths(xray.concentration.value), xray.concentration.severity.rawValue],
-            ["home bias", Output.percent(xray.homeBias.value), xray.homeBias.severity.rawValue],
-            ["illiquidity", Output.percent(xray.illiquidity.value), xray.illiquidity.severity.rawValue],
-            ["data confidence", Output.percent(xray.dataConfidence.value), xray.dataConfidence.severity.rawValue],
-        ], rightAligned: [1]))
+        print("\nInsights")
+        for card in xray.cards {
+            let value = card.kind == .concentration ? Output.hundredths(card.metric.value) : Output.percent(card.metric.value)
+            print("[\(card.severity.rawValue)] \(card.kind.title) \(value): \(Output.visible(card.explanation))")
+            if !card.items.isEmpty {
+                let more = card.itemCount > card.items.count ? " · and \(card.itemCount - card.items.count) more" : ""
+                print("    " + card.items.map { item in
+                    "\(Output.visible(item.name)) \(Output.percent(item.weightBasisPoints))\(item.reason.map { " (\($0))" } ?? "")"
+                }.joined(separator: " · ") + more)
+            }
+        }
+        if !xray.unrealisedGains.isEmpty || !xray.unrealisedGainsExcluded.isEmpty {
+            let code = xray.baseCurrency.code
+            print("\nUnrealised gains (value − cost basis, in \(code))")
+            print(Output.table(["ASSET", "COST BASIS", "COST \(code)", "VALUE \(code)", "GAIN \(code)"],
+                               xray.unrealisedGains.map { [$0.assetId, "\($0.costBasis.decimalString) \($0.costBasis.commodity.code)",
+                                                           $0.costConverted.decimalString, $0.value.decimalString, $0.gain.decimalString] }
+                                   + [["total", "", "", "", xray.unrealisedGainTotal.decimalString]],
+                               rightAligned: [1, 2, 3, 4]))
+            for item in xray.unrealisedGainsExcluded { print("gain not counted: \(Output.visible(item.itemId)): \(Output.visible(item.reason))") }
+        }
         for item in xray.excluded { print("excluded: \(Output.visible(item.itemId)): \(Output.visible(item.reason))") }
         for reminder in xray.remindersDue { print("reminder due \(reminder.dueDate): update \(Output.visible(reminder.assetId))\(reminder.note.map { " (\(Output.visible($0)))" } ?? "")") }
     }
@@ -170,6 +184,40 @@ enum NetWorthJSON {
             ("illiquidity_basis_points", metric(xray.illiquidity)), ("data_confidence_basis_points", metric(xray.dataConfidence)),
             ("excluded", JSONText.array(xray.excluded.map { Output.jsonObject([("id", EventJSON.quoted($0.itemId)), ("reason", EventJSON.quoted($0.reason))]) })),
             ("reminders_due", JSONText.array(xray.remindersDue.map { Output.jsonObject([("id", EventJSON.quoted($0.reminderId)), ("asset", EventJSON.quoted($0.assetId)), ("due", EventJSON.quoted($0.dueDate.description))]) })),
+            ("cards", JSONText.array(xray.cards.map(card))),
+            ("unrealised_gains", JSONText.array(xray.unrealisedGains.map { gain in
+                Output.jsonObject([("id", EventJSON.quoted(gain.assetId)), ("cost_basis", JSONText.money(gain.costBasis)),
+                                   ("cost_converted", JSONText.money(gain.costConverted)), ("value", JSONText.money(gain.value)),
+                                   ("gain", JSONText.money(gain.gain))])
+            })),
+            ("unrealised_gain_total", JSONText.money(xray.unrealisedGainTotal)),
+            ("unrealised_gains_excluded", JSONText.array(xray.unrealisedGainsExcluded.map { Output.jsonObject([("id", EventJSON.quoted($0.itemId)), ("reason", EventJSON.quoted($0.reason))]) })),
         ])
+    }
+
+    /// One insight card: `value` in hundredths (concentration) or basis points (the shares).
+    static func card(_ card: XRayCard) -> String {
+        Output.jsonObject([
+            ("kind", EventJSON.quoted(card.kind.rawValue)), ("value", String(card.metric.value)),
+            ("unit", EventJSON.quoted(card.kind == .concentration ? "hundredths" : "basis_points")),
+            ("severity", EventJSON.quoted(card.severity.rawValue)), ("explanation", EventJSON.quoted(card.explanation)),
+            ("item_count", String(card.itemCount)),
+            ("items", JSONText.array(card.items.map { item in
+                Output.jsonObject([("id", EventJSON.quoted(item.assetId)), ("name", EventJSON.quoted(item.name)),
+                                   ("weight_basis_points", String(item.weightBasisPoints)), ("reason", JSONText.string(item.reason))])
+            })),
+        ])
+    }
+}
+
+extension XRayCard.Kind {
+    /// The card's title in text output.
+    var title: String {
+        switch self {
+        case .concentration: "concentration"
+        case .homeBias: "home bias"
+        case .illiquidity: "illiquidity"
+        case .dataConfidence: "data confidence"
+        }
     }
 }

@@ -75,6 +75,11 @@ struct Valuations {
         try lookups.tags(of: assetId)
     }
 
+    /// The cost basis of the asset's position in force; nil when none was given.
+    func costBasis(of assetId: String) throws -> Money? {
+        try lookups.costBasis(of: assetId)
+    }
+
     /// The latest valuation of an item from any of `sources`: one indexed lookup per source
     /// (an `IN` over sources would sort the item's whole history).
     private func latestValuation(kind: ItemKind, id: String, sources: [ValuationSource]) throws -> (Money, Int64)? {

@@ -21,6 +21,9 @@ public struct XRayHolding: Hashable, Sendable {
     public let weightBasisPoints: Int64
     /// True when the value comes from a price older than the staleness threshold.
     public let isStale: Bool
+    /// What its position in force cost, as recorded (``PositionSet/costBasis``); nil when
+    /// none was given.
+    public let costBasis: Money?
     /// Country and sector both known.
     public var hasFullTags: Bool { country != nil && sector != nil }
 }
@@ -91,6 +94,16 @@ public struct XRaySnapshot: Hashable, Sendable {
     public let liabilities: [NetWorthLine]
     /// Reminders open at the point whose due date is on or before its day, by due date.
     public let remindersDue: [DueReminder]
+    /// The insight cards, one per ``XRayCard/Kind`` in its order: concentration, home bias,
+    /// illiquidity, data confidence (the same metrics as above, with their causes).
+    public let cards: [XRayCard]
+    /// Each holding with a cost basis that converts into the base currency, by asset id.
+    public let unrealisedGains: [UnrealisedGain]
+    /// The gains added up, in the base currency: Σ (value − cost basis).
+    public let unrealisedGainTotal: Money
+    /// Holdings with a cost basis left out of the gains, with the reason (no FX rate for
+    /// the cost basis's currency).
+    public let unrealisedGainsExcluded: [ExcludedItem]
 }
 
 extension Ledger {
@@ -129,17 +142,22 @@ enum XRayQueries {
             return XRayHolding(
                 assetId: line.itemId, name: line.name, type: types[line.itemId] ?? .custom,
                 country: tags.country, sector: tags.sector, value: line.value, converted: line.converted,
-                weightBasisPoints: Shares.basisPoints(line.converted.minorUnits, of: total.minorUnits), isStale: line.isStale)
+                weightBasisPoints: Shares.basisPoints(line.converted.minorUnits, of: total.minorUnits), isStale: line.isStale,
+                costBasis: try valuations.costBasis(of: line.itemId))
         }
         let excluded = report.excluded.filter { $0.kind == .asset }
         let held = holdings.count + excluded.count
         let coverage = held == 0 ? 10_000 : Shares.basisPoints(Int64(holdings.count), of: Int64(held))
 
-        let home = XRayRules.homeCountries(of: base)
-        let homeValue = holdings.filter { $0.country.map(home.contains) ?? false }.reduce(Int64(0)) { $0 + $1.converted.minorUnits }
-        let illiquid = holdings.filter { XRayRules.illiquidTypes.contains($0.type) }.reduce(Int64(0)) { $0 + $1.converted.minorUnits }
-        let confident = holdings.filter { $0.hasFullTags && !$0.isStale }.reduce(Int64(0)) { $0 + $1.converted.minorUnits }
-        let concentration = concentrationHundredths(holdings.map(\.converted.minorUnits))
+        func value(_ counted: (XRayHolding) -> Bool) -> Int64 {
+            holdings.filter(counted).reduce(Int64(0)) { $0 + $1.converted.minorUnits }
+        }
+        let score = concentrationHundredths(holdings.map(\.converted.minorUnits))
+        let concentration = XRayMetric(value: score, severity: XRayRules.concentrationSeverity(hundredths: score))
+        let homeBias = metric(value { XRayRules.isHome($0, baseCurrency: base) }, total, XRayRules.homeBiasSeverity)
+        let illiquidity = metric(value(XRayRules.isIlliquid), total, XRayRules.illiquiditySeverity)
+        let dataConfidence = metric(value(XRayRules.isConfident), total, XRayRules.dataConfidenceSeverity)
+        let gains = try unrealisedGains(holdings, base: base, convert: valuations.convert)
 
         let reminders = try ReminderQueries.open(db, point: point, calendar: calendar).filter(\.isDue).map { reminder in
             DueReminder(reminderId: reminder.reminderId, assetId: reminder.assetId, dueDate: reminder.dueDate, note: reminder.note)
@@ -151,13 +169,39 @@ enum XRayQueries {
             allocationByType: try groups(holdings, total: total, top: Int.max) { $0.type.rawValue },
             exposureByCountry: try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.country },
             exposureBySector: try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.sector },
-            concentration: XRayMetric(value: concentration, severity: XRayRules.concentrationSeverity(hundredths: concentration)),
-            homeBias: metric(homeValue, total, XRayRules.homeBiasSeverity),
-            illiquidity: metric(illiquid, total, XRayRules.illiquiditySeverity),
-            dataConfidence: metric(confident, total, XRayRules.dataConfidenceSeverity),
+            concentration: concentration, homeBias: homeBias, illiquidity: illiquidity, dataConfidence: dataConfidence,
             liabilities: report.lines.filter { $0.kind == .liability },
-            remindersDue: reminders
+            remindersDue: reminders,
+            cards: XRayCards.cards(holdings: holdings, concentration: concentration, homeBias: homeBias, illiquidity: illiquidity,
+                                   dataConfidence: dataConfidence, baseCurrency: base),
+            unrealisedGains: gains.gains, unrealisedGainTotal: gains.total, unrealisedGainsExcluded: gains.excluded
         )
+    }
+
+    /// Value less cost basis for each holding with one, both in `base` at the rates in force
+    /// at the point; a cost basis with no rate leaves its holding out, listed with the reason.
+    static func unrealisedGains(
+        _ holdings: [XRayHolding], base: Commodity, convert: (Money, Commodity) throws -> Money
+    ) throws -> (gains: [UnrealisedGain], total: Money, excluded: [ExcludedItem]) {
+        var gains: [UnrealisedGain] = []
+        var excluded: [ExcludedItem] = []
+        var total = Money.zero(base)
+        for holding in holdings {
+            guard let cost = holding.costBasis else { continue }
+            let costConverted: Money
+            do {
+                costConverted = try convert(cost, base)
+            } catch let missing as MissingRate {
+                excluded.append(ExcludedItem(kind: .asset, itemId: holding.assetId, name: holding.name, value: cost,
+                                             reason: "no \(missing.from)/\(missing.to) rate by then for its cost basis"))
+                continue
+            }
+            let gain = try holding.converted.subtracting(costConverted)
+            total = try total.adding(gain)
+            gains.append(UnrealisedGain(assetId: holding.assetId, name: holding.name, costBasis: cost,
+                                        costConverted: costConverted, value: holding.converted, gain: gain))
+        }
+        return (gains, total, excluded)
     }
 
     private static func metric(_ part: Int64, _ total: Money, _ severity: (Int64) -> XRayRules.Severity) -> XRayMetric {

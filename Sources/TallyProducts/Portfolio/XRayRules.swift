@@ -16,32 +16,64 @@ public enum XRayRules {
     /// Groups shown by name before the rest are summed as "Other".
     public static let topGroupCount = 5
 
+    /// Holdings a card names as its causes, largest first.
+    public static let cardItemsMax = 5
+
     /// Concentration score (100 × Σ wᵢ², 0–100, kept in hundredths): below 15 low, 15 to 25
     /// medium, above 25 high — the HHI bands of 1,500 and 2,500 antitrust practice uses.
-    public static func concentrationSeverity(hundredths: Int64) -> Severity {
-        hundredths < 15_00 ? .low : hundredths <= 25_00 ? .medium : .high
-    }
-
+    public static let concentrationMediumFromHundredths: Int64 = 15_00
+    /// Above this (25.00) the concentration score is high.
+    public static let concentrationHighAboveHundredths: Int64 = 25_00
     /// Home bias (share of value in the base currency's country): below 50% low, 50% to
     /// 80% medium, 80% or more high.
-    public static func homeBiasSeverity(basisPoints: Int64) -> Severity {
-        basisPoints < 5_000 ? .low : basisPoints < 8_000 ? .medium : .high
-    }
-
-    /// Illiquidity (property and custom assets over the total): below 20% low, 20% to 40%
-    /// medium, 40% or more high.
-    public static func illiquiditySeverity(basisPoints: Int64) -> Severity {
-        basisPoints < 2_000 ? .low : basisPoints < 4_000 ? .medium : .high
-    }
-
+    public static let homeBiasMediumFromBasisPoints: Int64 = 5_000
+    /// From this share (80%) home bias is high.
+    public static let homeBiasHighFromBasisPoints: Int64 = 8_000
+    /// Illiquidity (real estate and custom assets over the total): below 20% low, 20% to
+    /// 40% medium, 40% or more high.
+    public static let illiquidityMediumFromBasisPoints: Int64 = 2_000
+    /// From this share (40%) illiquidity is high.
+    public static let illiquidityHighFromBasisPoints: Int64 = 4_000
     /// Data confidence (share of value with fresh prices and full tags): 80% or more is a
     /// low concern, 50% to 80% medium, below 50% high.
+    public static let dataConfidenceMediumBelowBasisPoints: Int64 = 8_000
+    /// Below this share (50%) data confidence is a high concern.
+    public static let dataConfidenceHighBelowBasisPoints: Int64 = 5_000
+
+    /// The concentration score's band.
+    public static func concentrationSeverity(hundredths: Int64) -> Severity {
+        hundredths < concentrationMediumFromHundredths ? .low : hundredths <= concentrationHighAboveHundredths ? .medium : .high
+    }
+
+    /// Home bias's band.
+    public static func homeBiasSeverity(basisPoints: Int64) -> Severity {
+        basisPoints < homeBiasMediumFromBasisPoints ? .low : basisPoints < homeBiasHighFromBasisPoints ? .medium : .high
+    }
+
+    /// Illiquidity's band.
+    public static func illiquiditySeverity(basisPoints: Int64) -> Severity {
+        basisPoints < illiquidityMediumFromBasisPoints ? .low : basisPoints < illiquidityHighFromBasisPoints ? .medium : .high
+    }
+
+    /// Data confidence's band: the less value is well priced and tagged, the higher the concern.
     public static func dataConfidenceSeverity(basisPoints: Int64) -> Severity {
-        basisPoints >= 8_000 ? .low : basisPoints >= 5_000 ? .medium : .high
+        basisPoints >= dataConfidenceMediumBelowBasisPoints ? .low : basisPoints >= dataConfidenceHighBelowBasisPoints ? .medium : .high
     }
 
     /// Asset types counted as illiquid.
     public static let illiquidTypes: Set<AssetType> = [.realEstate, .custom]
+
+    /// Whether a holding counts toward home bias: tagged with a home country of the base currency.
+    public static func isHome(_ holding: XRayHolding, baseCurrency: Commodity) -> Bool {
+        holding.country.map(homeCountries(of: baseCurrency).contains) ?? false
+    }
+
+    /// Whether a holding counts toward illiquidity: of an illiquid type.
+    public static func isIlliquid(_ holding: XRayHolding) -> Bool { illiquidTypes.contains(holding.type) }
+
+    /// Whether a holding counts toward data confidence: country and sector tagged, price not stale
+    /// (stale as net worth decides it, by the staleness threshold in force).
+    public static func isConfident(_ holding: XRayHolding) -> Bool { holding.hasFullTags && !holding.isStale }
 
     /// The countries (ISO 3166-1 alpha-2) whose assets count as "home" for a base currency.
     public static func homeCountries(of currency: Commodity) -> Set<String> {

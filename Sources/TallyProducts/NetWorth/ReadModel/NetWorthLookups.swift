@@ -100,6 +100,16 @@ struct NetWorthLookups {
         return (try Commodity.named(row["symbol"]), row["quantity"])
     }
 
+    /// The cost basis of the asset's position in force: what the whole position cost; nil
+    /// when no position is in force or it was set without one.
+    func costBasis(of assetId: String) throws -> Money? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT cost_commodity, cost_amount FROM nw_positions WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
+            ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """), arguments: [assetId] + bounds), let commodity = row["cost_commodity"] as String? else { return nil }
+        return Money(minorUnits: row["cost_amount"], commodity: try Commodity.named(commodity))
+    }
+
     /// The latest price of a symbol in force.
     func latestPrice(of symbol: Commodity) throws -> Price? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
