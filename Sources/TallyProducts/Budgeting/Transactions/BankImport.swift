@@ -42,6 +42,7 @@ public struct BankImportConflicts: Error, Hashable, Sendable, CustomStringConver
     /// line and the field `external_id`.
     public let conflicts: [ImportError]
 
+    /// How many rows conflict, then each listed conflict as `FILE:LINE: field 'external_id': …`.
     public var description: String {
         let count = summary.conflicts
         let more = count > conflicts.count ? " (the first \(conflicts.count) listed)" : ""
@@ -62,8 +63,10 @@ public struct BankImportConflicts: Error, Hashable, Sendable, CustomStringConver
 ///    conflict; any conflict refuses the file, listing the conflicting lines;
 /// 3. the appending pass runs the commands in batches (`run(batch:)`), one durable commit each.
 ///
-/// Memory: each pass streams the file (one read chunk and one batch of commands); the
-/// rehearsal's open transaction holds what it folded until it rolls back.
+/// Memory: each pass streams the file (one read chunk and one batch of commands). The
+/// rehearsal is the write pipeline's (`WritePipeline.rehearse`), whose draft keeps every
+/// event it folded until it rolls back, so its memory grows with the file's rows (a few
+/// hundred bytes each); the appending pass holds one batch.
 public enum BankImport {
     /// Commands per commit unless told otherwise.
     public static let defaultBatchSize = 1_000
