@@ -80,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "TallyTestSupport",
-            dependencies: ["TallyEngine", "TallyLog"],
+            dependencies: ["TallyEngine", "TallyProducts", "TallyLog"],
             path: "Tests/TallyTestSupport",
             swiftSettings: strictSettings
         ),

@@ -19,7 +19,7 @@ struct TallyCommand: ParsableCommand {
         subcommands: [
             InitCommand.self, AppendCommand.self, LogCommand.self, VerifyCommand.self, RepairCommand.self,
             StatsCommand.self, DemoCommand.self,
-            ImportCommand.self,
+            ImportCommand.self, ExportCommand.self, RestoreCommand.self,
             BalancesCommand.self,
             RebuildCommand.self,
             ReplayCommand.self,

@@ -35,6 +35,12 @@ public enum AccountRecords {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(effective_at) FROM postings WHERE account = ? AND effective_at > ?"),
                            arguments: [name, instant.microsecondsSinceEpoch]).map(Instant.init(microsecondsSinceEpoch:))
     }
+
+    /// The name of every account that ever moved or was opened (closed ones included) whose
+    /// name starts with `prefix`, sorted.
+    public static func names(startingWith prefix: String, _ db: Database) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: "SELECT name FROM accounts ORDER BY name")).filter { $0.hasPrefix(prefix) }
+    }
 }
 
 /// Typed lookups of the transaction versions the balances read model keeps

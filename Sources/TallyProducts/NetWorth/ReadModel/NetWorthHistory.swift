@@ -17,6 +17,17 @@ enum NetWorthHistory {
         let type: String
     }
 
+    /// Every asset and liability ever added, removed ones included, by kind then id.
+    static func items(_ db: Database) throws -> [(kind: ItemKind, id: String, name: String)] {
+        try Row.fetchAll(db, sql: "SELECT kind, item_id, name FROM nw_items ORDER BY kind, item_id").map { row in
+            let kindName: String = row["kind"]
+            guard let kind = ItemKind(rawValue: kindName) else {
+                throw LedgerError(.inconsistentLog, "net worth item '\(row["item_id"] as String)' has the kind '\(kindName)', which is no item kind")
+            }
+            return (kind, row["item_id"], row["name"])
+        }
+    }
+
     /// The item as added (nil when it never was).
     static func item(kind: ItemKind, id: String, _ db: Database) throws -> Item? {
         guard let row = try Row.fetchOne(db, sql: "SELECT currency, removed_at, removed_recorded_at, removed_sequence FROM nw_items WHERE kind = ? AND item_id = ?",

@@ -1,0 +1,129 @@
+public import TallyEngine
+internal import Foundation
+
+/// What ``Ledger/exportProducts(toDirectory:)`` wrote.
+public struct ProductExportSummary: Hashable, Sendable {
+    /// The events file (`ledger.ndjson`): what a restore reads.
+    public let events: ExportSummary
+    /// Each CSV written, by file name, with its number of rows (the header not counted).
+    public let csvRows: [String: Int]
+}
+
+extension Ledger {
+    /// Every budget transaction in its current version (deleted ones hidden), or as the
+    /// ledger knew them at `knownAt`, oldest first: every page of ``transactions(_:asOf:knownAt:)``.
+    ///
+    /// ```swift
+    /// let all = try ledger.allBudgetTransactions()
+    /// ```
+    public func allBudgetTransactions(knownAt: Instant? = nil) throws -> [BudgetTransaction] {
+        var query = TransactionQuery()
+        query.sort = .date
+        query.descending = false
+        query.pageSize = BudgetSettings.pageSizeLimit
+        var transactions: [BudgetTransaction] = []
+        while true {
+            let page = try self.transactions(query, knownAt: knownAt)
+            transactions += page.transactions
+            guard query.page < page.pageCount else { return transactions }
+            query.page += 1
+        }
+    }
+
+    /// Every envelope's activity through `through` (today by default), by envelope id:
+    /// deleted envelopes included up to their deletion, those not started by then left out.
+    ///
+    /// ```swift
+    /// for envelope in try ledger.envelopeActivity() { print(envelope.name, envelope.entries.last?.balance as Any) }
+    /// ```
+    public func envelopeActivity(through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [EnvelopeAuditTrail] {
+        let envelopes = try read { db in
+            try EnvelopeBook.load(db, effectiveThrough: .latest, knownAt: knownAt, after: .latest).envelopes.values.sorted { $0.envelopeId < $1.envelopeId }
+        }
+        return try envelopes.compactMap { envelope in
+            do {
+                return EnvelopeAuditTrail(envelopeId: envelope.envelopeId, name: envelope.name,
+                                        entries: try envelopeAudit(envelope.envelopeId, through: through, knownAt: knownAt))
+            } catch let error as LedgerError where error.code == .notFound {
+                return nil  // created after `through`
+            }
+        }
+    }
+
+    /// Every asset's and liability's value history (``auditValue(of:_:from:through:knownAt:)``),
+    /// assets then liabilities, by id, removed ones included.
+    ///
+    /// ```swift
+    /// for item in try ledger.netWorthValueHistories() { print(item.itemId, item.entries.count) }
+    /// ```
+    public func netWorthValueHistories(knownAt: Instant? = nil) throws -> [NetWorthValueHistory] {
+        let items = try read { db in try NetWorthHistory.items(db) }
+        return try items.map { item in
+            NetWorthValueHistory(kind: item.kind, itemId: item.id, name: item.name, entries: try auditValue(of: item.kind, item.id, knownAt: knownAt))
+        }
+    }
+
+    /// Every wealth account's history, oldest first, accounts by name.
+    ///
+    /// ```swift
+    /// for account in try ledger.wealthHistories() { print(account.account, account.entries.count) }
+    /// ```
+    public func wealthHistories(knownAt: Instant? = nil) throws -> [WealthAccountHistory] {
+        let prefix = "Wealth:", suffix = ":Wallet"
+        let accounts = try read { db in try AccountRecords.names(startingWith: prefix, db) }
+            .filter { $0.hasSuffix(suffix) && $0.count > prefix.count + suffix.count }
+            .map { String($0.dropFirst(prefix.count).dropLast(suffix.count)) }
+        return try accounts.map { account in
+            var entries: [WealthHistoryEntry] = []
+            var page = 1
+            while true {
+                let history = try wealthHistory(account: account, page: page, pageSize: Self.wealthHistoryPageSizeLimit, knownAt: knownAt)
+                entries += history.entries
+                guard page * history.pageSize < history.totalCount else { break }
+                page += 1
+            }
+            return WealthAccountHistory(account: account, entries: entries.reversed())
+        }
+    }
+
+    /// Writes the whole ledger into `directory` (created when missing): its events as
+    /// `ledger.ndjson` (``export(to:)``, what a restore reads) and one CSV per product
+    /// answer a spreadsheet opens: ``BudgetTransactionsCSV``, ``EnvelopeActivityCSV``,
+    /// ``NetWorthItemsCSV``, ``NetWorthValuationsCSV`` and ``WealthHistoryCSV``. Every CSV is
+    /// written, with its header, whether or not the ledger uses its product (a script finds
+    /// the same files every time). Files of the same names are replaced, each in one step.
+    ///
+    /// ```swift
+    /// let summary = try ledger.exportProducts(toDirectory: "backup")
+    /// print(summary.events.head, summary.csvRows)
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` (`store`) when the directory or a file cannot be written.
+    public func exportProducts(toDirectory directory: String) throws -> ProductExportSummary {
+        try LedgerError.boundary {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError(.io, "cannot create the export directory '\(directory)': \((error as NSError).localizedDescription)")
+            }
+            func path(_ name: String) -> String { directory.hasSuffix("/") ? directory + name : directory + "/" + name }
+            let events = try export(to: path(Ledger.exportEventsFileName))
+            var rows: [String: Int] = [:]
+            func write(_ name: String, _ text: String, _ count: Int) throws {
+                try ExportFiles.write(text, to: path(name))
+                rows[name] = count
+            }
+            let transactions = try allBudgetTransactions()
+            try write(BudgetTransactionsCSV.fileName, BudgetTransactionsCSV.render(transactions), transactions.count)
+            let envelopes = try envelopeActivity()
+            try write(EnvelopeActivityCSV.fileName, EnvelopeActivityCSV.render(envelopes), envelopes.reduce(0) { $0 + $1.entries.count })
+            let netWorth = try self.netWorth()
+            try write(NetWorthItemsCSV.fileName, NetWorthItemsCSV.render(netWorth), netWorth.lines.count + netWorth.excluded.count)
+            let valuations = try netWorthValueHistories()
+            try write(NetWorthValuationsCSV.fileName, NetWorthValuationsCSV.render(valuations), valuations.reduce(0) { $0 + $1.entries.count })
+            let wealth = try wealthHistories()
+            try write(WealthHistoryCSV.fileName, WealthHistoryCSV.render(wealth), wealth.reduce(0) { $0 + $1.entries.count })
+            return ProductExportSummary(events: events, csvRows: rows)
+        }
+    }
+}
