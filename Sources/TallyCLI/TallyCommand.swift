@@ -39,6 +39,7 @@ struct TallyCommand: ParsableCommand {
             WhatIfCommand.self,
             SuggestCommand.self,
             WealthCommand.self,
+            SettingsCommand.self, CommodityCommand.self,
         ]
     )
 }

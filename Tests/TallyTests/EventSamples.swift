@@ -120,6 +120,9 @@ enum EventSamples {
         )),
         EventBody(ReminderCompleted(reminderId: "rem_flat_q1")),
         EventBody(PriceStalenessSet(thresholdSeconds: 900)),
+        EventBody(DueSoonWindowSet(days: 7)),
+        EventBody(PageSizeSet(rows: 25)),
+        EventBody(CommodityDeclared(code: "GBX", scale: 2)),
     ]
 
     /// The sample of each type, by type name.

@@ -82,7 +82,8 @@ import TallyLog
             clock.advance(seconds: 3_600)
             try ledger.setBaseCurrency(.gbp)
             clock.advance(seconds: 3_600)
-            try ledger.setPriceStaleness(seconds: 30 * 86_400)
+            // Backdated to the start of the year: the threshold in force at each month end.
+            try ledger.setPriceStaleness(seconds: 30 * 86_400, effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))
             #expect(try ledger.read { db in try NetWorthSnapshots.statistics(db) } == taken, "no snapshot depends on either")
             let gbpSeries = try ledger.netWorthSeries(from: month("2026-01"), through: month("2026-07"))
             #expect(gbpSeries.allSatisfy { $0.report.baseCurrency == .gbp && !$0.report.lines.contains(where: \.isStale) })

@@ -80,7 +80,8 @@ import TallyTestSupport
 
     @Test func aPositionIsValuedAtTheLatestPriceAndAnOldPriceIsFlaggedStale() throws {
         try withTemporaryStore { root in
-            let clock = ManualClock("2026-03-02T14:00:00Z")
+            // Monday 10:00 in New York: the market is open, so a USD price goes stale after 15 minutes.
+            let clock = ManualClock("2026-03-02T15:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             let vea = try Commodity.named("VEA")
             try ledger.addAsset(assetId: "vea", name: "Developed markets ETF", category: .investments, type: .stockOrETF, currency: .usd, symbol: "VEA")

@@ -15,8 +15,9 @@ struct AssertCommand: ParsableCommand {
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
-        let money = try CLIParse.money(amount, currency: currency)
         let day = try CLIParse.date(date, option: "--date")
-        try storeOptions.withLedger { ledger in RepeatReport.printRecorded(try ledger.assertBalance(account: account, amount: money, on: day, idempotencyKey: idempotency.idempotencyKey)) }
+        try storeOptions.withLedger { ledger in
+            let money = try CLIParse.money(amount, currency: currency, ledger)
+            RepeatReport.printRecorded(try ledger.assertBalance(account: account, amount: money, on: day, idempotencyKey: idempotency.idempotencyKey)) }
     }
 }

@@ -32,9 +32,9 @@ struct BalancesCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
-        let currency = try value.map { try CLIParse.commodity($0, option: "--value") }
         let ledger = try Ledger.openForReading(at: storeOptions.path, options: .standard)
         defer { try? ledger.close() }
+        let currency = try value.map { try CLIParse.currency($0, ledger, option: "--value") }
         let asOf = try time.asOfInstant(ledger)
         if let currency {
             try printValues(try ledger.marketValues(in: currency, asOf: asOf, knownAt: try time.knownAtInstant(ledger)))

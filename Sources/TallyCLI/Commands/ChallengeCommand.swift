@@ -47,7 +47,7 @@ struct ChallengeStartCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") }
+            let commodity = try currency.map { try EnvelopeCLI.commodity($0, ledger) }
                 ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.settings().baseCurrency
             let money = try EnvelopeCLI.money(unit, commodity, "--unit")
             let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, effectiveAt: try CLITime.effective(date, ledger: ledger),

@@ -183,7 +183,7 @@ struct DemoReport {
             ["KIND", "ITEM", "CATEGORY", "VALUE", "CUR", base, "SOURCE", ""],
             report.lines.map { line in
                 [line.kind.rawValue, line.itemId, line.category, line.value.value.decimalString, line.value.value.commodity.code,
-                 line.converted.decimalString, line.value.source.rawValue, line.isStale ? "stale price" : ""]
+                 line.converted.decimalString, line.value.source.rawValue, NetWorthJSON.freshnessText(line.freshness)]
             }, rightAligned: [3, 5]))
         Swift.print("")
         Swift.print(Output.table(

@@ -30,7 +30,7 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let commodity = try currency.map { try EnvelopeCLI.commodity($0, "--currency") } ?? ledger.settings().baseCurrency
+            let commodity = try currency.map { try EnvelopeCLI.commodity($0, ledger) } ?? ledger.settings().baseCurrency
             let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
                                                         effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Opened \(account) in \(commodity.code)")

@@ -17,9 +17,8 @@ enum EnvelopeCLI {
         }
     }
 
-    static func commodity(_ code: String, _ option: String) throws -> Commodity {
-        do { return try Commodity.named(code) } catch { throw ValidationError("\(option) '\(code)': \(error)") }
-    }
+    /// A currency by the ledger's one rule (``Ledger/currency(_:)``).
+    static func commodity(_ code: String, _ ledger: Ledger) throws -> Commodity { try CLIParse.currency(code, ledger) }
 
     /// The currency of a user account, for reading amounts given for it.
     static func currency(of account: String, _ ledger: Ledger) throws -> Commodity {

@@ -31,7 +31,7 @@ struct AssetCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             let result = try ledger.addAsset(
-                assetId: id, name: name, category: category, type: type, currency: try CLIParse.commodity(currency),
+                assetId: id, name: name, category: category, type: type, currency: try CLIParse.currency(currency, ledger),
                 country: country, sector: sector, symbol: symbol,
                 effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             RepeatReport.printRecorded(result)
@@ -68,7 +68,7 @@ struct AssetCommand: ParsableCommand {
             defer { try? ledger.close() }
             let result = try ledger.setPosition(
                 assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
-                            costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, option: "--cost") },
+                            costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, ledger, option: "--cost") },
                 effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, "asset '\(id)' holds that position already") { return }
             RepeatReport.printRecorded(result)
@@ -148,7 +148,7 @@ struct LiabilityCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             RepeatReport.printRecorded(try ledger.addLiability(
-                liabilityId: id, name: name, category: category, currency: try CLIParse.commodity(currency), linkedAssetId: linkedAsset,
+                liabilityId: id, name: name, category: category, currency: try CLIParse.currency(currency, ledger), linkedAssetId: linkedAsset,
                 effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
         }
     }
@@ -191,7 +191,7 @@ enum ValueRecording {
         defer { try? ledger.close() }
         guard let currency = try ledger.currency(of: kind, id) else { throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'; add it first") }
         RepeatReport.printRecorded(try ledger.recordValuation(
-            itemKind: kind, itemId: id, value: try CLIParse.money(amount, currency: currency.code), source: source,
+            itemKind: kind, itemId: id, value: try CLIParse.money(amount, currency: currency.code, ledger), source: source,
             effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotencyKey))
     }
 }
@@ -215,7 +215,7 @@ struct PriceCommand: ParsableCommand {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         RepeatReport.printRecorded(try ledger.quotePrice(
-            symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency), source: source,
+            symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency, ledger), source: source,
             effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
 }
@@ -237,7 +237,7 @@ struct FXCommand: ParsableCommand {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         RepeatReport.printRecorded(try ledger.setFXRate(
-            base: try CLIParse.commodity(base, option: "base"), quote: try CLIParse.commodity(quote, option: "quote"),
+            base: try CLIParse.currency(base, ledger), quote: try CLIParse.currency(quote, ledger),
                       rate: try CLIParse.decimal(rate, option: "rate"),
             effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
@@ -253,7 +253,7 @@ struct BaseCurrencyCommand: ParsableCommand {
     func run() throws {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
-        let commodity = try CLIParse.commodity(currency, option: "currency")
+        let commodity = try CLIParse.currency(currency, ledger)
         let result = try ledger.setBaseCurrency(commodity, idempotencyKey: idempotency.idempotencyKey)
         if NothingToDo.report(result, "the base currency is \(commodity.code) already") { return }
         RepeatReport.printRecorded(result)

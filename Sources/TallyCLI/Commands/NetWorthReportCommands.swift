@@ -30,7 +30,7 @@ struct NetWorthCommand: ParsableCommand {
                 ["KIND", "ITEM", "CATEGORY", "VALUE", "CUR", report.baseCurrency.code, "SOURCE", ""],
                 report.lines.map { line in
                     [line.kind.rawValue, line.itemId, line.category, line.value.value.decimalString, line.value.value.commodity.code,
-                     line.converted.decimalString, line.value.source.rawValue, line.isStale ? "stale price" : ""]
+                     line.converted.decimalString, line.value.source.rawValue, NetWorthJSON.freshnessText(line.freshness)]
                 }, rightAligned: [3, 5]))
             if !report.categories.isEmpty {
                 print("")
@@ -109,7 +109,7 @@ struct XRayCommand: ParsableCommand {
         print("X-ray at \(xray.point.asOf): \(xray.total.decimalString) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
         print(Output.table(["ASSET", "TYPE", "COUNTRY", "SECTOR", xray.baseCurrency.code, "WEIGHT", "SOURCE", ""],
                            xray.holdings.map { [$0.assetId, $0.type.rawValue, $0.country ?? "?", $0.sector ?? "?", $0.converted.decimalString,
-                                                Output.percent($0.weightBasisPoints), $0.value.source.rawValue, $0.isStale ? "stale price" : ""] },
+                                                Output.percent($0.weightBasisPoints), $0.value.source.rawValue, NetWorthJSON.freshnessText($0.freshness)] },
                            rightAligned: [4, 5]))
         for (title, groups) in [("By type", xray.allocationByType), ("By country", xray.exposureByCountry), ("By sector", xray.exposureBySector)] {
             print("\n\(title): " + groups.map { "\($0.group) \(Output.percent($0.basisPoints))" }.joined(separator: " · "))
@@ -141,6 +141,15 @@ struct XRayCommand: ParsableCommand {
 }
 
 enum NetWorthJSON {
+    /// How a table shows a value's freshness: `stale price`, `market closed`, or nothing.
+    static func freshnessText(_ freshness: PriceFreshness) -> String {
+        switch freshness {
+        case .stale: "stale price"
+        case .marketClosed: "market closed"
+        case .fresh: ""
+        }
+    }
+
     static func report(_ report: NetWorthReport) -> String {
         Output.jsonObject([
             ("as_of", EventJSON.quoted(report.point.asOf.description)),
@@ -151,7 +160,7 @@ enum NetWorthJSON {
                 Output.jsonObject([("kind", EventJSON.quoted(line.kind.rawValue)), ("id", EventJSON.quoted(line.itemId)),
                                    ("category", EventJSON.quoted(line.category)), ("value", JSONText.money(line.value.value)),
                                    ("converted", JSONText.money(line.converted)), ("source", EventJSON.quoted(line.value.source.rawValue)),
-                                   ("stale", line.isStale ? "true" : "false")])
+                                   ("stale", line.isStale ? "true" : "false"), ("freshness", EventJSON.quoted(line.freshness.rawValue))])
             })),
             ("categories", JSONText.array(report.categories.map { share in
                 Output.jsonObject([("kind", EventJSON.quoted(share.kind.rawValue)), ("category", EventJSON.quoted(share.category)),
@@ -177,7 +186,7 @@ enum NetWorthJSON {
                 Output.jsonObject([("id", EventJSON.quoted(holding.assetId)), ("type", EventJSON.quoted(holding.type.rawValue)),
                                    ("country", JSONText.string(holding.country)), ("sector", JSONText.string(holding.sector)),
                                    ("converted", JSONText.money(holding.converted)), ("weight_basis_points", String(holding.weightBasisPoints)),
-                                   ("source", EventJSON.quoted(holding.value.source.rawValue)), ("stale", holding.isStale ? "true" : "false")])
+                                   ("source", EventJSON.quoted(holding.value.source.rawValue)), ("stale", holding.isStale ? "true" : "false"), ("freshness", EventJSON.quoted(holding.freshness.rawValue))])
             })),
             ("by_type", groups(xray.allocationByType)), ("by_country", groups(xray.exposureByCountry)), ("by_sector", groups(xray.exposureBySector)),
             ("concentration_hundredths", metric(xray.concentration)), ("home_bias_basis_points", metric(xray.homeBias)),

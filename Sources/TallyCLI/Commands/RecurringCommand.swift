@@ -83,14 +83,14 @@ struct RecurringGenerateCommand: ParsableCommand {
 struct RecurringStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Each recurring item in a month: paid, due soon (within 5 days, or past due) or upcoming.",
+        abstract: "Each recurring item in a month: paid, due soon (within the due-soon window, 5 days unless set, or past due) or upcoming.",
         discussion: "Totals per state give income and bills apart (bills as the positive amount to pay), never netted."
     )
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The month, YYYY-MM (default: today's month).") var month: String?
     @Option(help: "Today, YYYY-MM-DD (or give --as-of).") var today: String?
-    @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days.") var dueSoonDays = BudgetSettings.dueSoonDaysDefault
+    @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days (default: the setting in force on that day, `tally settings`).") var dueSoonDays: Int?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 

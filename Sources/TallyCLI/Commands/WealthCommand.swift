@@ -82,9 +82,7 @@ enum WealthCLI {
     static func money(_ text: String, currency: String?, _ ledger: Ledger) throws -> Money {
         let commodity: Commodity
         if let currency {
-            do { commodity = try Commodity.named(currency) } catch {
-                throw ValidationError("--currency '\(currency)' is not a currency or token code (e.g. USD, GBP, USDC)")
-            }
+            commodity = try CLIParse.currency(currency, ledger)
         } else {
             commodity = try ledger.settings().baseCurrency
         }

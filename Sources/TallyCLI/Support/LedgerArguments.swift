@@ -115,6 +115,24 @@ enum CLIParse {
         do { return try Commodity.named(code) } catch { throw ValidationError("\(option): \(error)") }
     }
 
+    /// A currency code by the ledger's one rule (``Ledger/currency(_:)``: ISO 4217, built in,
+    /// or declared): every command refuses an unknown code with the same message.
+    /// A malformed code is refused naming `option`.
+    static func currency(_ code: String, _ ledger: Ledger, option: String = "--currency") throws -> Commodity {
+        do { _ = try Commodity.named(code) } catch { throw ValidationError("\(option) '\(code)': \(error)") }
+        return try ledger.currency(code)
+    }
+
+    /// An amount in a currency by the ledger's one rule, within a declared commodity's scale.
+    static func money(_ text: String, currency code: String, _ ledger: Ledger, option: String = "amount") throws -> Money {
+        let commodity = try currency(code, ledger)
+        let money: Money
+        do { money = try Money(parsing: text, commodity: commodity) } catch { throw ValidationError("\(option) '\(text)': \(error)") }
+        try ledger.requireCurrency(money, option)
+        return money
+    }
+
+    /// An amount of a symbol (a ticker's quantity: not a currency, any well-formed code).
     static func money(_ text: String, currency: String, option: String = "amount") throws -> Money {
         let commodity = try commodity(currency)
         do { return try Money(parsing: text, commodity: commodity) } catch { throw ValidationError("\(option) '\(text)': \(error)") }

@@ -36,3 +36,6 @@ extension BalanceAsserted: MovesNoMoney {}
 extension PriceQuoted: MovesNoMoney {}
 extension FXRateSet: MovesNoMoney {}
 extension PriceStalenessSet: MovesNoMoney {}
+extension DueSoonWindowSet: MovesNoMoney {}
+extension PageSizeSet: MovesNoMoney {}
+extension CommodityDeclared: MovesNoMoney {}

@@ -1,10 +1,11 @@
 extension EventCatalog {
     /// The engine's own event types: the ledger, its accounts and their movements, prices,
-    /// FX rates and the price staleness threshold.
+    /// FX rates, the ledger's settings and its declared commodities.
     public static let engineTypes: [any EventPayload.Type] = [
         LedgerCreated.self, BaseCurrencySet.self, AccountOpened.self, AccountClosed.self,
         JournalEntryPosted.self, TransferMade.self, BalanceAsserted.self,
         PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self,
+        DueSoonWindowSet.self, PageSizeSet.self, CommodityDeclared.self,
     ]
 
     /// A catalog of the engine's own event types only.

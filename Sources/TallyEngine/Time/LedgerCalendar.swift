@@ -37,6 +37,16 @@ public struct LedgerCalendar: Hashable, Sendable {
         return Instant(microsecondsSinceEpoch: guess * 1_000_000)
     }
 
+    /// The instant a wall-clock time of a day shows in the ledger's time zone, e.g. 09:30 of
+    /// a day as `secondsIntoDay` 34 200. A time skipped by a clock change reads as the same
+    /// wall time in the offset before it.
+    public func instant(of date: LocalDate, secondsIntoDay seconds: Int64) -> Instant {
+        let local = Int64(date.daysSinceEpoch) * 86_400 + seconds
+        var guess = local - offsetSeconds(at: Instant(microsecondsSinceEpoch: local * 1_000_000))
+        guess = local - offsetSeconds(at: Instant(microsecondsSinceEpoch: guess * 1_000_000))
+        return Instant(microsecondsSinceEpoch: guess * 1_000_000)
+    }
+
     /// The last microsecond of a day in the ledger's time zone (inclusive bound of "as of").
     public func endOfDay(_ date: LocalDate) -> Instant {
         Instant(microsecondsSinceEpoch: startOfDay(date.adding(days: 1)).microsecondsSinceEpoch - 1)

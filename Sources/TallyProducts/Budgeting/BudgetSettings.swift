@@ -9,8 +9,9 @@ import GRDB
 /// currency changes (a net-worth concern) do not move it, so no recorded amount ever
 /// changes meaning.
 public enum BudgetSettings {
-    /// A bill is "due soon" when it falls due within this many days of today (DOMAIN.md §2).
-    public static let dueSoonDaysDefault = 5
+    /// A bill is "due soon" when it falls due within this many days of today (DOMAIN.md §2),
+    /// unless the ledger's due-soon setting says otherwise (``LedgerSettings/dueSoonDays``).
+    public static let dueSoonDaysDefault = Int(SettingsProjector.defaultDueSoonDays)
     /// The longest payee, pot or bank name, in characters.
     public static let nameLengthLimit = 200
     /// The longest transaction, pot, bank, recurring or external id, in characters.

@@ -66,6 +66,7 @@ extension Ledger {
         try Self.requireIdentifier(asset.assetId, "an asset id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(asset))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: added, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+            try CurrencyRule.require(asset.currency, db)
             if try item(.asset, asset.assetId, db) != nil || item(.liability, asset.assetId, db) != nil {
                 throw LedgerError(.alreadyExists, "an asset or liability '\(asset.assetId)' exists already")
             }
@@ -163,6 +164,7 @@ extension Ledger {
         try Self.requireIdentifier(liability.liabilityId, "a liability id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(liability))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: added, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+            try CurrencyRule.require(liability.currency, db)
             if try item(.asset, liability.liabilityId, db) != nil || item(.liability, liability.liabilityId, db) != nil {
                 throw LedgerError(.alreadyExists, "an asset or liability '\(liability.liabilityId)' exists already")
             }
@@ -230,6 +232,7 @@ extension Ledger {
         try Self.requirePositive(valuation.value, "a valuation")
         let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(valuation))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: recorded, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+            try CurrencyRule.require(valuation.value, "the valuation", db)
             let currency = try requireItem(valuation.itemKind, valuation.itemId, db)
             guard valuation.value.commodity == currency else {
                 throw LedgerError(.currencyMismatch, "\(valuation.itemKind.rawValue) '\(valuation.itemId)' is valued in \(currency.code), not \(valuation.value.commodity.code)")
@@ -305,6 +308,7 @@ extension Ledger {
         guard !position.quantity.isNegative else { throw LedgerError(.invalidArgument, "a position's quantity cannot be negative") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(position))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
+            if let cost = position.costBasis { try CurrencyRule.require(cost, "the cost basis", db) }
             _ = try requireItem(.asset, position.assetId, db)
             if let inForce = try NetWorthRecords.position(of: position.assetId, inForceAt: set.effectiveAt, db),
                inForce.quantity == position.quantity, inForce.costBasis == position.costBasis {
@@ -348,7 +352,10 @@ extension Ledger {
         try Self.requirePositive(quote.price, "a price")
         guard quote.symbol != quote.price.commodity else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
         let quoted = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(quote))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: quoted, requestHasEffectiveTime: effectiveAt != nil) { _ in [quoted] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: quoted, requestHasEffectiveTime: effectiveAt != nil) { db in
+            try CurrencyRule.require(quote.price, "the price", db)
+            return [quoted]
+        }
     }
 
     /// Records an exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
@@ -380,7 +387,11 @@ extension Ledger {
         guard rate.significand > 0 else { throw LedgerError(.invalidArgument, "an FX rate must be positive") }
         guard base != quote else { throw LedgerError(.invalidArgument, "an FX rate needs two different currencies") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(fxRate))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { _ in [set] }
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { db in
+            try CurrencyRule.require(fxRate.base, db)
+            try CurrencyRule.require(fxRate.quote, db)
+            return [set]
+        }
     }
 
     /// Changes the base currency answers are given in; original amounts stay as recorded.
@@ -413,8 +424,10 @@ extension Ledger {
         }
     }
 
-    /// Sets how old a price may be before answers flag it stale: answers as known from now
-    /// on use it, for any date asked about. Records nothing when it is the threshold in force.
+    /// Sets how long a price may go without a newer one, while its market is open, before
+    /// answers flag it stale; in force from `effectiveAt` (now by default) until the next
+    /// change by effective time, so answers about a date use the threshold in force then.
+    /// Records nothing when it is the threshold in force then.
     ///
     /// ```swift
     /// try ledger.setPriceStaleness(seconds: 15 * 60)   // 15 minutes
@@ -422,24 +435,22 @@ extension Ledger {
     ///
     /// - Parameters:
     ///   - seconds: the threshold, above zero.
+    ///   - effectiveAt: from when (default: now); an earlier date applies from that date.
     ///   - idempotencyKey: an optional key; a repeat with the same threshold returns
     ///     the first result and appends nothing, another threshold is refused. A command that
     ///     records nothing does not use up its key.
     /// - Throws: ``LedgerError`` `invalidArgument` (not above zero), `idempotencyConflict`.
     @discardableResult
-    public func setPriceStaleness(seconds: Int64, idempotencyKey: String? = nil) throws -> CommandResult {
-        try run(setPriceStalenessCommand(seconds: seconds, idempotencyKey: idempotencyKey))
+    public func setPriceStaleness(seconds: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setPriceStalenessCommand(seconds: seconds, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
     }
 
-    /// The command ``setPriceStaleness(seconds:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// The command ``setPriceStaleness(seconds:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
     /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
     /// planned when the pipeline reaches it.
-    public func setPriceStalenessCommand(seconds: Int64, idempotencyKey: String? = nil) throws -> LedgerCommand {
+    public func setPriceStalenessCommand(seconds: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         guard seconds > 0 else { throw LedgerError(.invalidArgument, "the staleness threshold must be positive") }
-        let set = NewEvent(effectiveAt: now, body: EventBody(PriceStalenessSet(thresholdSeconds: seconds)))
-        return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: false) { db in
-            try Valuations(db: db, point: PointInTime(asOf: set.effectiveAt)).priceStalenessSeconds() == seconds ? [] : [set]
-        }
+        return settingCommand(.priceStalenessSeconds, String(seconds), EventBody(PriceStalenessSet(thresholdSeconds: seconds)), effectiveAt, idempotencyKey)
     }
 
     /// Sets a reminder to update an asset's value; setting an id again makes a new version.

@@ -15,8 +15,11 @@ public struct NetWorthLine: Hashable, Sendable {
     public let value: ActiveValue
     /// The value in the base currency at the rate in force.
     public let converted: Money
-    /// True when the value comes from a price older than the staleness threshold.
-    public let isStale: Bool
+    /// Whether a value from a price or a live feed is stale, or its market closed
+    /// (``PriceFreshness/of(_:asOf:thresholdSeconds:)``); `fresh` for every other value.
+    public let freshness: PriceFreshness
+    /// True when its market has traded longer than the staleness threshold since the value.
+    public var isStale: Bool { freshness == .stale }
 }
 
 /// An item left out of a total, and why: never silently dropped.
@@ -130,7 +133,8 @@ extension Ledger {
 }
 
 enum NetWorthQueries {
-    /// Net worth at `point`, with the staleness threshold known at `point.knownAt`: from the
+    /// Net worth at `point`, with the staleness threshold in force at `point.asOf` as known at
+    /// `point.knownAt`: from the
     /// snapshot of the day when `point.asOf` ends one and a snapshot holds that day's state as
     /// known at `point.knownAt`, else from latest-value-at lookups.
     static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar) throws -> NetWorthReport {
@@ -140,16 +144,16 @@ enum NetWorthQueries {
 
     /// Net worth at each of `instants` (day ends, in order), as known at `knownAt`: from the
     /// snapshots of those days that hold the state as known then, read in one query, else
-    /// from latest-value-at lookups. The base currency and the staleness threshold are read
-    /// once: both depend on `knownAt` only.
+    /// from latest-value-at lookups. The base currency is read once (it depends on `knownAt`
+    /// only); the staleness threshold is the one in force at each instant.
     static func reports(_ db: Database, at instants: [Instant], knownAt: Instant?) throws -> [NetWorthReport] {
         guard let lower = instants.first, let upper = instants.last else { return [] }
         let snapshots = try NetWorthSnapshots.table.all(from: lower, through: upper, knownAt: knownAt, db)
         let known = Valuations(db: db, point: PointInTime(asOf: upper, knownAt: knownAt))
         let base = try known.baseCurrency()
-        let staleness = try known.priceStalenessSeconds()
         return try instants.map { instant in
             let point = PointInTime(asOf: instant, knownAt: knownAt)
+            let staleness = try Valuations(db: db, point: point).priceStalenessSeconds()
             guard let stored = snapshots[instant] else { return try report(db, point: point, stalenessSeconds: staleness) }
             return try NetWorthSnapshots.report(stored, point: point, baseCurrency: base, stalenessSeconds: staleness)
         }
@@ -178,9 +182,8 @@ enum NetWorthQueries {
             }
             do {
                 let converted = try convert(value.value, base)
-                let age = point.asOf.microsecondsSinceEpoch - value.valuedAt.microsecondsSinceEpoch
-                let stale = value.pricedSymbol != nil && age > stalenessSeconds * 1_000_000
-                lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: holding.category, value: value, converted: converted, isStale: stale))
+                let freshness = PriceFreshness.of(value, asOf: point.asOf, thresholdSeconds: stalenessSeconds)
+                lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: holding.category, value: value, converted: converted, freshness: freshness))
             } catch let missing as MissingRate {
                 excluded.append(ExcludedItem(kind: kind, itemId: id, name: name, value: value.value,
                                              reason: "no \(missing.from)/\(missing.to) rate by then"))

@@ -143,10 +143,10 @@ struct Valuations {
         try lookups.latestQuote(base: base, quote: quote)
     }
 
-    /// The stale-price threshold as known at `knownAt`: the latest `price_staleness_set`
-    /// recorded by then (as a replay to that instant has it), else the default.
+    /// The stale-price threshold in force at `asOf` as known at `knownAt` (the ledger's
+    /// setting, ``LedgerSettings``), else the default.
     func priceStalenessSeconds() throws -> Int64 {
-        try lookups.priceStalenessSeconds() ?? SettingsProjector.defaultPriceStalenessSeconds
+        try LedgerSettings.read(lookups.db, point: lookups.point).priceStalenessSeconds
     }
 }
 

@@ -19,8 +19,10 @@ public struct XRayHolding: Hashable, Sendable {
     public let converted: Money
     /// Share of the included total, basis points.
     public let weightBasisPoints: Int64
-    /// True when the value comes from a price older than the staleness threshold.
-    public let isStale: Bool
+    /// Stale, market closed or fresh, as its net worth line (``PriceFreshness``).
+    public let freshness: PriceFreshness
+    /// True when its market has traded longer than the staleness threshold since the value.
+    public var isStale: Bool { freshness == .stale }
     /// What its position in force cost, as recorded (``PositionSet/costBasis``); nil when
     /// none was given.
     public let costBasis: Money?
@@ -142,7 +144,7 @@ enum XRayQueries {
             return XRayHolding(
                 assetId: line.itemId, name: line.name, type: types[line.itemId] ?? .custom,
                 country: tags.country, sector: tags.sector, value: line.value, converted: line.converted,
-                weightBasisPoints: Shares.basisPoints(line.converted.minorUnits, of: total.minorUnits), isStale: line.isStale,
+                weightBasisPoints: Shares.basisPoints(line.converted.minorUnits, of: total.minorUnits), freshness: line.freshness,
                 costBasis: try valuations.costBasis(of: line.itemId))
         }
         let excluded = report.excluded.filter { $0.kind == .asset }

@@ -62,8 +62,8 @@ extension Replay {
             let db = state.database
             let calendar = state.calendar
             let folded = state.eventsFolded
-            let staleness = try LedgerSettings.read(db).priceStalenessSeconds
             return try instants.map { until in
+                let staleness = try LedgerSettings.read(db, point: PointInTime(asOf: until)).priceStalenessSeconds
                 let point = PointInTime(asOf: until, knownAt: knownAt)
                 let month = calendar.month(of: until)
                 let balances = try state.balances(asOf: until)

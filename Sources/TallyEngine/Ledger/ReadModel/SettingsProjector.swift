@@ -1,71 +1,214 @@
 public import GRDB
 
-/// The ledger's configuration as events set it: name, base currency, time zone, the
-/// stale-price threshold (15 minutes unless set).
+/// A setting of the ledger, as `tally settings` lists it.
+public enum LedgerSetting: String, CaseIterable, Sendable {
+    /// The display name (`ledger_created`); never changes.
+    case name
+    /// The time zone whose days "as of a date" means (`ledger_created`); fixed at creation.
+    case timeZone = "time_zone"
+    /// The currency net worth and market values are given in (`ledger_created`, `base_currency_set`).
+    case baseCurrency = "base_currency"
+    /// How long a price may go without a newer one while its market is open (`price_staleness_set`).
+    case priceStalenessSeconds = "price_staleness_seconds"
+    /// How many days ahead a bill counts as due soon (`due_soon_window_set`).
+    case dueSoonDays = "due_soon_days"
+    /// Rows per page of a list when no page size is given (`page_size_set`).
+    case pageSize = "page_size"
+
+    /// The value before any event set it; nil for those `ledger_created` sets.
+    public var defaultValue: String? {
+        switch self {
+        case .name, .timeZone, .baseCurrency: nil
+        case .priceStalenessSeconds: String(SettingsProjector.defaultPriceStalenessSeconds)
+        case .dueSoonDays: String(SettingsProjector.defaultDueSoonDays)
+        case .pageSize: String(SettingsProjector.defaultPageSize)
+        }
+    }
+}
+
+/// The ledger's configuration as events set it, with its history: every value a setting
+/// took, from when (effective time) and since when the ledger knew it (recorded time), so
+/// that an answer about any date reads the value in force then, as known then; and the
+/// commodities the ledger declared (`commodity_declared`).
+///
+/// A change with a backdated effective time applies from its date until the next change
+/// by effective time: it never replaces a value in force from a later time.
 public struct SettingsProjector: Projector {
     /// Creates the projector; ``Ledger/projectors`` registers it in every ledger.
     public init() {}
 
     public let name = "settings"
-    public let version = 1
-    public let tables = ["settings"]
+    /// 2: a history of values (setting, value, effective_at, sequence, recorded_at) in place
+    /// of the latest one; declared commodities.
+    public let version = 2
+    public let tables = ["settings_history", "commodities"]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
-        [LedgerCreated.self, BaseCurrencySet.self, PriceStalenessSet.self]
+        [LedgerCreated.self, BaseCurrencySet.self, PriceStalenessSet.self, DueSoonWindowSet.self, PageSizeSet.self, CommodityDeclared.self]
     }
 
-    /// The stale-price threshold before any `price_staleness_set`.
+    /// The stale-price threshold before any `price_staleness_set`: 15 minutes of market hours.
     public static let defaultPriceStalenessSeconds: Int64 = 15 * 60
+    /// The due-soon window before any `due_soon_window_set` (DOMAIN.md §2).
+    public static let defaultDueSoonDays: Int64 = 5
+    /// The page size before any `page_size_set`.
+    public static let defaultPageSize: Int64 = 10
 
     public func createTables(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT")
+        try db.execute(sql: """
+            CREATE TABLE settings_history (
+                setting TEXT NOT NULL, value TEXT NOT NULL,
+                effective_at INTEGER NOT NULL, sequence INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+                PRIMARY KEY (setting, sequence)
+            ) STRICT;
+            CREATE INDEX settings_history_in_force ON settings_history (setting, effective_at, sequence);
+            CREATE TABLE commodities (
+                code TEXT PRIMARY KEY NOT NULL, scale INTEGER NOT NULL,
+                effective_at INTEGER NOT NULL, sequence INTEGER NOT NULL, recorded_at INTEGER NOT NULL
+            ) STRICT;
+            """)
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        func set(_ key: String, _ value: String) throws {
-            try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value])
+        func set(_ setting: LedgerSetting, _ value: String) throws {
+            try db.execute(sql: "INSERT INTO settings_history VALUES (?, ?, ?, ?, ?)", arguments: [
+                setting.rawValue, value, event.effectiveAt.microsecondsSinceEpoch, Int64(event.sequence), event.recordedAt.microsecondsSinceEpoch,
+            ])
         }
         switch event.body.payload {
         case let created as LedgerCreated:
-            try set("name", created.name)
-            try set("base_currency", created.baseCurrency.code)
-            try set("time_zone", created.timeZone)
+            try set(.name, created.name)
+            try set(.baseCurrency, created.baseCurrency.code)
+            try set(.timeZone, created.timeZone)
         case let change as BaseCurrencySet:
-            try set("base_currency", change.currency.code)
+            try set(.baseCurrency, change.currency.code)
         case let change as PriceStalenessSet:
-            try set("price_staleness_seconds", String(change.thresholdSeconds))
+            try set(.priceStalenessSeconds, String(change.thresholdSeconds))
+        case let change as DueSoonWindowSet:
+            try set(.dueSoonDays, String(change.days))
+        case let change as PageSizeSet:
+            try set(.pageSize, String(change.rows))
+        case let declared as CommodityDeclared:
+            try db.execute(sql: "INSERT OR IGNORE INTO commodities VALUES (?, ?, ?, ?, ?)", arguments: [
+                declared.code, declared.scale, event.effectiveAt.microsecondsSinceEpoch, Int64(event.sequence), event.recordedAt.microsecondsSinceEpoch,
+            ])
         default:
-            break
+            throw LedgerError(.inconsistentLog, "the settings read model was handed event \(event.sequence) (\(event.type.name)), which it does not fold")
         }
     }
 }
 
-/// The ledger's settings, read from the settings read model.
+/// A setting's value in force at a point in time, and where it came from.
+public struct SettingValue: Hashable, Sendable {
+    /// Which setting.
+    public let setting: LedgerSetting
+    /// Its value as text: a name, a currency code, a time zone, a number of seconds, days or rows.
+    public let value: String
+    /// When the event that set it took effect; nil for a default never set.
+    public let since: Instant?
+    /// When the ledger recorded that event; nil for a default never set.
+    public let recordedAt: Instant?
+    /// The event that set it; nil for a default never set.
+    public let sequence: Int64?
+    /// True when no event set it by then: the value is the default.
+    public var isDefault: Bool { sequence == nil }
+}
+
+/// The ledger's settings in force at a point in time, read from the settings read model.
 public struct LedgerSettings: Hashable, Sendable {
     /// The ledger's display name, from `ledger_created`.
     public let name: String
     /// The currency net worth and market values are given in: `ledger_created`'s, or the
-    /// last `base_currency_set`'s.
+    /// `base_currency_set` in force.
     public let baseCurrency: Commodity
     /// The IANA time zone whose days "as of a date" means, e.g. `Europe/London`.
     public let timeZone: String
-    /// How old a price may be before answers flag it stale: the last
-    /// `price_staleness_set`'s, else ``SettingsProjector/defaultPriceStalenessSeconds``.
+    /// How long a price may go without a newer one during its market's hours before answers
+    /// flag it stale: the `price_staleness_set` in force, else ``SettingsProjector/defaultPriceStalenessSeconds``.
     public let priceStalenessSeconds: Int64
+    /// How many days ahead a bill counts as due soon: the `due_soon_window_set` in force,
+    /// else ``SettingsProjector/defaultDueSoonDays``.
+    public let dueSoonDays: Int64
+    /// Rows per page of a list when none is given: the `page_size_set` in force, else
+    /// ``SettingsProjector/defaultPageSize``.
+    public let pageSize: Int64
+    /// Every setting with its value, since when, and whether it is the default, in
+    /// ``LedgerSetting`` order.
+    public let values: [SettingValue]
 
+    /// The settings in force at the end of time as known now: for commands recorded now.
     package static func read(_ db: Database) throws -> LedgerSettings {
-        var values: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM settings") { values[row["key"]] = row["value"] }
+        try read(db, point: PointInTime(asOf: Instant(microsecondsSinceEpoch: Int64.max)))
+    }
+
+    /// The settings in force at `point.asOf`, as recorded by `point.knownAt`: for each
+    /// setting the value whose effective time is latest at or before `asOf` (of two at one
+    /// instant, the later recorded). Before the ledger's creation took effect (or as known
+    /// before it was recorded), the name, time zone and base currency are those it was
+    /// created with.
+    package static func read(_ db: Database, point: PointInTime) throws -> LedgerSettings {
+        let values = try LedgerSetting.allCases.map { try value(of: $0, at: point, db) }
+        func text(_ setting: LedgerSetting) -> String { values.first { $0.setting == setting }!.value }
+        func number(_ setting: LedgerSetting) throws -> Int64 {
+            guard let number = Int64(text(setting)) else {
+                throw LedgerError(.inconsistentLog, "the setting \(setting.rawValue) holds '\(text(setting))', which is no whole number")
+            }
+            return number
+        }
         return LedgerSettings(
-            name: values["name"] ?? "",
-            baseCurrency: try Commodity.named(values["base_currency"] ?? "USD"),
-            timeZone: values["time_zone"] ?? "UTC",
-            priceStalenessSeconds: values["price_staleness_seconds"].flatMap(Int64.init) ?? SettingsProjector.defaultPriceStalenessSeconds
+            name: text(.name), baseCurrency: try Commodity.named(text(.baseCurrency)), timeZone: text(.timeZone),
+            priceStalenessSeconds: try number(.priceStalenessSeconds), dueSoonDays: try number(.dueSoonDays),
+            pageSize: try number(.pageSize), values: values
         )
+    }
+
+    private static func value(of setting: LedgerSetting, at point: PointInTime, _ db: Database) throws -> SettingValue {
+        let inForce = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT value, effective_at, sequence, recorded_at FROM settings_history
+            WHERE setting = ? AND effective_at <= ? AND recorded_at <= ?
+            ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """), arguments: [setting.rawValue, point.effectiveBound, point.recordedBound])
+        let created = setting.defaultValue == nil ? try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT value, effective_at, sequence, recorded_at FROM settings_history
+            WHERE setting = ? ORDER BY sequence LIMIT 1
+            """), arguments: [setting.rawValue]) : nil
+        if let row = inForce ?? created {
+            return SettingValue(setting: setting, value: row["value"], since: Instant(microsecondsSinceEpoch: row["effective_at"]),
+                                recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]), sequence: row["sequence"])
+        }
+        guard let fallback = setting.defaultValue else {
+            throw LedgerError(.notFound, "the ledger's \(setting.rawValue) is not known at that time: nothing recorded by then")
+        }
+        return SettingValue(setting: setting, value: fallback, since: nil, recordedAt: nil, sequence: nil)
+    }
+
+    /// The scale a commodity was declared with by `commodity_declared`; nil when it was not.
+    package static func declaredScale(of code: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT scale FROM commodities WHERE code = ?"), arguments: [code])
+    }
+
+    /// Every declared commodity with its scale, by code.
+    package static func declaredCommodities(_ db: Database) throws -> [(code: String, scale: Int64)] {
+        try Row.fetchAll(db, sql: "SELECT code, scale FROM commodities ORDER BY code").map { ($0["code"], $0["scale"]) }
     }
 }
 
 extension Ledger {
-    /// The ledger's current settings.
-    public func settings() throws -> LedgerSettings { try read(LedgerSettings.read) }
+    /// The ledger's settings in force now (as of the end of time, as known now).
+    public func settings() throws -> LedgerSettings { try read { try LedgerSettings.read($0) } }
+
+    /// The ledger's settings in force at the end of `asOf` (now when absent), as the ledger
+    /// knew them at `knownAt` (now when absent): each with its value, since when, and
+    /// whether it is the default.
+    ///
+    /// ```swift
+    /// let settings = try ledger.settings(asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
+    /// print(settings.dueSoonDays, settings.pageSize)
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` `notFound` when asked as known before the ledger was created.
+    public func settings(asOf: Instant?, knownAt: Instant? = nil) throws -> LedgerSettings {
+        let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
+        return try read { try LedgerSettings.read($0, point: point) }
+    }
 }

@@ -76,15 +76,20 @@ extension Ledger {
     /// currency than the budget's are listed but not added up.
     ///
     /// - Parameters:
-    ///   - dueSoonDays: the window, ``BudgetSettings/dueSoonDaysDefault`` (5) unless given.
+    ///   - dueSoonDays: the window; nil (the default) for the ledger's due-soon setting in
+    ///     force at the end of `today` as known at `knownAt` (``LedgerSettings/dueSoonDays``,
+    ///     5 days unless set).
     ///   - knownAt: judge from the items and transactions the ledger knew at this instant;
     ///     nil for everything recorded.
     /// - Throws: ``LedgerError`` `invalidArgument` for a negative window.
     public func recurringStatus(
-        month: Month, today: LocalDate, dueSoonDays: Int = BudgetSettings.dueSoonDaysDefault, knownAt: Instant? = nil
+        month: Month, today: LocalDate, dueSoonDays: Int? = nil, knownAt: Instant? = nil
     ) throws -> RecurringStatusReport {
-        guard dueSoonDays >= 0 else { throw LedgerError(.invalidArgument, "the due-soon window must be 0 days or more") }
+        if let dueSoonDays, dueSoonDays < 0 { throw LedgerError(.invalidArgument, "the due-soon window must be 0 days or more") }
+        let endOfToday = calendar.endOfDay(today)
         return try read { db in
+            let dueSoonDays = try dueSoonDays
+                ?? Int(LedgerSettings.read(db, point: PointInTime(asOf: endOfToday, knownAt: knownAt)).dueSoonDays)
             let currency = try BudgetSettings.currency(db)
             let range = BudgetQueries.range(of: month, calendar)
             var income: [RecurringState: (minorUnits: Int64, count: Int)] = [:]

@@ -134,10 +134,4 @@ struct NetWorthLookups {
         return FXQuote(base: base, quote: quote, rate: try ExactDecimal(significand: row["significand"], scale: row["scale"]),
                        effectiveAt: row["effective_at"], sequence: row["sequence"])
     }
-
-    /// The stale-price threshold recorded by `knownAt`; nil when none was set.
-    func priceStalenessSeconds() throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT threshold_seconds FROM nw_price_staleness WHERE recorded_at <= ? ORDER BY sequence DESC LIMIT 1",
-                           arguments: [point.recordedBound])
-    }
 }

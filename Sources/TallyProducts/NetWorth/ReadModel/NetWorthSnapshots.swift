@@ -170,8 +170,8 @@ enum NetWorthSnapshots {
 
     /// Net worth at `point` from the snapshot of its day, when `point.asOf` is the end of a
     /// day and a snapshot of that day holds the state as known at `point.knownAt`; nil
-    /// otherwise. The base currency and the staleness threshold are those known at
-    /// `point.knownAt`, as for the lookups.
+    /// otherwise. The base currency is the one known at `point.knownAt` and the staleness
+    /// threshold the one in force at `point.asOf`, as for the lookups.
     static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar) throws -> NetWorthReport? {
         guard calendar.endOfDay(calendar.date(of: point.asOf)) == point.asOf,
               let stored = try table.latest(through: point.asOf, knownAt: point.knownAt, db),
