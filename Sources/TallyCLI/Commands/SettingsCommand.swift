@@ -91,7 +91,7 @@ struct SettingsCommand: ParsableCommand {
             switch setting {
             case .timeZone, .name: throw ValidationError("\(setting.rawValue) is fixed when the ledger is created (`tally init`); it never changes")
             case .splitRule: throw ValidationError("the split rule belongs to each wealth account: `tally wealth split-rule SPEND INVEST --account ID`")
-            case .roundUps: throw ValidationError("round-ups belong to each wealth account: `tally wealth round-ups on|off --account ID`")
+            case .roundUps: throw ValidationError("round-ups belong to each wealth account: `tally wealth round-ups on --account ID` (or off)")
             default: break
             }
             try storeOptions.withLedger { ledger in

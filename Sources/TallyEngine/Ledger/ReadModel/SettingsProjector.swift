@@ -176,9 +176,9 @@ public struct LedgerSettings: Hashable, Sendable {
             return SettingValue(setting: setting, value: row["value"], since: Instant(microsecondsSinceEpoch: row["effective_at"]),
                                 recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]), sequence: row["sequence"])
         }
-        guard let fallback = setting.defaultValue else {
-            throw LedgerError(.notFound, "the ledger's \(setting.rawValue) is not known at that time: nothing recorded by then")
-        }
+        // Nothing folded yet (a replay as known before the ledger was created): the values
+        // answers have always used then.
+        let fallback = setting.defaultValue ?? (setting == .baseCurrency ? "USD" : setting == .timeZone ? "UTC" : "")
         return SettingValue(setting: setting, value: fallback, since: nil, recordedAt: nil, sequence: nil)
     }
 
@@ -205,8 +205,6 @@ extension Ledger {
     /// let settings = try ledger.settings(asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
     /// print(settings.dueSoonDays, settings.pageSize)
     /// ```
-    ///
-    /// - Throws: ``LedgerError`` `notFound` when asked as known before the ledger was created.
     public func settings(asOf: Instant?, knownAt: Instant? = nil) throws -> LedgerSettings {
         let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
         return try read { try LedgerSettings.read($0, point: point) }
