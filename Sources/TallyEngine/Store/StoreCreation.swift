@@ -198,13 +198,16 @@ enum StoreCreation {
         return (try? FileManager.default.removeItem(atPath: path)) != nil
     }
 
-    /// `STORE` and `log/` (segments, `LOCK`, `PUBLISHED`), or a part of them.
+    /// `STORE` and `log/` (segments, `LOCK`, `PUBLISHED`, the log's `INDEX` cache and its
+    /// temporary files), or a part of them.
     private static func holdsOnlyWhatInitWrites(_ path: String) -> Bool {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path),
               Set(entries).isSubset(of: ["STORE", "log"]) else { return false }
         guard entries.contains("log") else { return true }
         guard let logEntries = try? FileManager.default.contentsOfDirectory(atPath: path + "/log") else { return false }
-        return logEntries.allSatisfy { $0 == "LOCK" || $0 == "PUBLISHED" || ($0.hasSuffix(".tlog") && $0.utf8.count == 25) }
+        return logEntries.allSatisfy {
+            $0 == "LOCK" || $0 == "PUBLISHED" || $0 == "INDEX" || $0.hasPrefix("INDEX.") || ($0.hasSuffix(".tlog") && $0.utf8.count == 25)
+        }
     }
 
     /// A staging directory this process made and holds locked.

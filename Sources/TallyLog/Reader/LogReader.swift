@@ -17,20 +17,25 @@ import Glibc
 public struct LogReader: Sendable {
     var snapshot: StoreSnapshot
 
-    /// Opens a view of the log in `directory`, walking frame headers (nothing is decompressed).
+    /// Opens a view of the log in `directory`, walking frame headers (nothing is decompressed)
+    /// from where the log's index (``LogIndexFile``) says the last scan ended, or from the start.
     /// - Parameters:
     ///   - directory: the log directory.
     ///   - fileSystem: where the log's files live (default: the real disk).
     /// - Throws: ``LogError`` `.notFound`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
     public static func open(directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> LogReader {
-        LogReader(snapshot: try StoreScanner.scan(directory: directory, role: readerRole(directory, fileSystem: fileSystem), fileSystem: fileSystem))
+        LogReader(snapshot: try StoreScanner.scan(
+            directory: directory, role: readerRole(directory, fileSystem: fileSystem),
+            prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem))
     }
 
-    /// Moves the view to the current end of the log; sealed segments already seen are not re-read.
+    /// Moves the view to the current end of the log; sealed segments already seen are not
+    /// re-read, and the last one is walked on from its last frame seen.
     public mutating func refresh() throws {
         let fileSystem = snapshot.fileSystem
         snapshot = try StoreScanner.scan(
-            directory: snapshot.directory, role: Self.readerRole(snapshot.directory, fileSystem: fileSystem), reuse: snapshot, fileSystem: fileSystem)
+            directory: snapshot.directory, role: Self.readerRole(snapshot.directory, fileSystem: fileSystem), reuse: snapshot,
+            prior: ScanPrior(snapshot), fileSystem: fileSystem)
     }
 
     /// While a writer holds the lock, the view ends at what it has published (made durable).

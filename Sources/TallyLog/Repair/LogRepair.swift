@@ -94,6 +94,8 @@ public enum LogRepair {
                 problem: nil, cutPath: nil, cutOffset: nil, firstRemovedSequence: nil, lastRemovedSequence: nil,
                 kept: plan.kept, quarantined: [], bytesRemoved: 0)
         }
+        // The index describes the segments as they were before the cut.
+        LogIndexFile.remove(in: directory, fileSystem: fileSystem)
         let quarantined = try execute(cut, segmentIndex: segmentIndex, directory: directory, fileSystem: fileSystem)
         return LogRepairReport(
             problem: cut.problem, cutPath: cut.path, cutOffset: cut.offset, firstRemovedSequence: cut.firstRemovedSequence,

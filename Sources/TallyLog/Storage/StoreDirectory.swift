@@ -18,6 +18,12 @@ enum StoreDirectory {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// The last component of `path`.
+    static func name(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
     static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }

@@ -24,7 +24,62 @@ struct SegmentState: Sendable {
     var storedBytes: Int64
     /// The recorded time of the last event up to and including this segment (`.min` before any event).
     var lastRecordedAt: Int64
+    /// Where a later scan can pick this segment up: its last frame, and the state before it
+    /// (nil before the first frame).
+    var resume: ResumePoint? = nil
     var isEmpty: Bool { lastSequence < header.firstSequence }
+}
+
+/// A segment's last frame and the scan's state just before it: a later scan restores the state
+/// and walks on from that frame (checked again, with whatever follows it), instead of walking
+/// every frame header from the segment's start (``LogIndexFile``, a writer's own snapshots).
+struct ResumePoint: Sendable, Equatable {
+    var offset: Int64
+    var lastSequence: UInt64
+    var lastHash: [UInt8]
+    var lastRecordedAt: Int64
+    var frames: UInt64
+    var uncompressedBytes: Int64
+    var storedBytes: Int64
+}
+
+/// What an earlier scan knew, to resume from: each segment's file, start hash and resume
+/// point, and the sparse index entries before those points.
+struct ScanPrior: Sendable {
+    struct Segment: Sendable {
+        var firstSequence: UInt64
+        var name: String
+        var startHash: [UInt8]
+        var resume: ResumePoint
+    }
+
+    var segments: [Segment]
+    var entries: [IndexEntry]
+    /// Read from ``LogIndexFile`` (a cache another process wrote): the frame resumed at has
+    /// its chain recomputed from the restored hash before it is trusted.
+    var isFromFile: Bool
+
+    /// The resume points of a snapshot's segments, up to the first that has none.
+    init(_ snapshot: StoreSnapshot, isFromFile: Bool = false) {
+        var segments: [Segment] = []
+        for segment in snapshot.segments {
+            guard let resume = segment.resume else { break }
+            segments.append(Segment(
+                firstSequence: segment.header.firstSequence, name: StoreDirectory.name(of: segment.path),
+                startHash: segment.header.startHash, resume: resume))
+        }
+        self.segments = segments
+        self.entries = snapshot.entries.filter { entry in
+            entry.segment < segments.count && entry.offset < segments[entry.segment].resume.offset
+        }
+        self.isFromFile = isFromFile
+    }
+
+    init(segments: [Segment], entries: [IndexEntry], isFromFile: Bool) {
+        self.segments = segments
+        self.entries = entries
+        self.isFromFile = isFromFile
+    }
 }
 
 /// How the last segment ends.
@@ -50,6 +105,8 @@ struct StoreSnapshot: Sendable {
     var tail: TailState
     var head: LogDigest
     var lastRecordedAt: Int64
+    /// How many frame headers this scan walked (resumed segments count only what followed).
+    var framesWalked: Int = 0
 }
 
 /// Walks a log directory's segments and frame headers (with `pread`, without decompressing), checking
@@ -77,7 +134,25 @@ enum StoreScanner {
 
     /// Scans `directory`. With `reuse`, an earlier snapshot of the same log, its sealed segments
     /// (all but its last) are trusted as they were, since sealed segments never change.
+    /// Scans `directory`, resuming each segment from `prior` where it can (see ``ScanPrior``);
+    /// a prior read from the index file that does not hold up is dropped and the log walked
+    /// from its start, so the file can only save time, never change an answer.
+    static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil, prior: ScanPrior?, fileSystem: any LogFileSystem) throws -> StoreSnapshot {
+        guard let prior, prior.isFromFile else {
+            return try walk(directory: directory, role: role, reuse: reuse, prior: prior, fileSystem: fileSystem)
+        }
+        do {
+            return try walk(directory: directory, role: role, reuse: reuse, prior: prior, fileSystem: fileSystem)
+        } catch {
+            return try walk(directory: directory, role: role, reuse: reuse, prior: nil, fileSystem: fileSystem)
+        }
+    }
+
     static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil, fileSystem: any LogFileSystem) throws -> StoreSnapshot {
+        try walk(directory: directory, role: role, reuse: reuse, prior: nil, fileSystem: fileSystem)
+    }
+
+    private static func walk(directory: String, role: Role, reuse: StoreSnapshot?, prior: ScanPrior?, fileSystem: any LogFileSystem) throws -> StoreSnapshot {
         let files = try StoreDirectory.segments(in: directory, fileSystem: fileSystem)
         guard !files.isEmpty else {
             throw LogError(.notFound, "no log here (no .tlog segment files); create one with LogWriter.create", path: directory)
@@ -129,6 +204,28 @@ enum StoreScanner {
             var offset = Int64(LogFormat.segmentHeaderBytes)
             var lastEntryOffset: Int64? = nil
             let segmentIndex = snapshot.segments.count
+            // Resume where an earlier scan left this same segment: at its last frame, with the state before it.
+            var checkResumedChain = false
+            if let earlier = prior?.segments.indices.contains(segmentIndex) == true ? prior?.segments[segmentIndex] : nil,
+               earlier.firstSequence == header.firstSequence, earlier.name == StoreDirectory.name(of: file.path),
+               earlier.startHash == header.startHash, earlier.resume.offset + Int64(LogFormat.frameHeaderBytes) <= fileLength,
+               earlier.resume.lastSequence >= header.firstSequence - 1, earlier.resume.lastRecordedAt >= snapshot.lastRecordedAt {
+                let resume = earlier.resume
+                segment.lastSequence = resume.lastSequence
+                segment.lastHash = resume.lastHash
+                segment.frames = resume.frames
+                segment.uncompressedBytes = resume.uncompressedBytes
+                segment.storedBytes = resume.storedBytes
+                segment.validLength = resume.offset
+                segment.lastRecordedAt = resume.lastRecordedAt
+                snapshot.lastRecordedAt = resume.lastRecordedAt
+                for entry in prior!.entries where entry.segment == segmentIndex && entry.offset < resume.offset {
+                    snapshot.entries.append(entry)
+                    lastEntryOffset = entry.offset
+                }
+                offset = resume.offset
+                checkResumedChain = prior!.isFromFile
+            }
             frames: while offset < fileLength {
                 let remaining = fileLength - offset
                 let frameHeaderBytes = try descriptor.read(count: LogFormat.frameHeaderBytes, at: offset)
@@ -165,6 +262,15 @@ enum StoreScanner {
                     break frames
                 }
                 let isLastFrame = isLast && frameEnd == fileLength
+                if checkResumedChain {
+                    // The frame a cached index resumed at must continue the chain it restored.
+                    checkResumedChain = false
+                    let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
+                    try frameHeaderBytes.withUnsafeBytes { headerRaw in
+                        try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: file.path, offset: offset) }
+                    }
+                    try checkChain(frame, body: body, hashBefore: segment.lastHash, path: file.path, offset: offset)
+                }
                 let checkBody: Bool
                 switch role {
                 case .writer: checkBody = isLast
@@ -193,6 +299,10 @@ enum StoreScanner {
                         recordedAtMin: frame.recordedAtMin, hashBefore: segment.lastHash))
                     lastEntryOffset = offset
                 }
+                segment.resume = ResumePoint(
+                    offset: offset, lastSequence: segment.lastSequence, lastHash: segment.lastHash, lastRecordedAt: snapshot.lastRecordedAt,
+                    frames: segment.frames, uncompressedBytes: segment.uncompressedBytes, storedBytes: segment.storedBytes)
+                snapshot.framesWalked += 1
                 segment.lastSequence = frame.lastSequence
                 segment.lastHash = frame.lastHash
                 segment.frames += 1

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Glibc
 
 /// The single writer of a log directory: appends frames with group commit, rolls segments, recovers on open.
@@ -15,6 +16,8 @@ import Glibc
 /// ```
 public final class LogWriter: Sendable {
     let core: WriterCore
+    /// The last scan of this writer's own view (``reader()``): the next one resumes from it.
+    let lastScan = Mutex<StoreSnapshot?>(nil)
 
     private init(core: WriterCore) {
         self.core = core
@@ -69,9 +72,18 @@ public final class LogWriter: Sendable {
         }
         let lock = try fileSystem.lockForWriting(directory: directory)
         do {
-            let snapshot = try StoreScanner.scan(directory: directory, role: .writer, fileSystem: fileSystem)
+            let snapshot = try StoreScanner.scan(
+                directory: directory, role: .writer, prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem)
             let state = try recover(snapshot, fileSystem: fileSystem)
-            return LogWriter(core: WriterCore(lock: lock, state: state, options: options))
+            let writer = LogWriter(core: WriterCore(lock: lock, state: state, options: options))
+            if snapshot.tail == .clean {
+                writer.lastScan.withLock { $0 = snapshot }
+                if snapshot.framesWalked >= LogIndexFile.worthWritingFrames { LogIndexFile.write(snapshot) }
+            } else {
+                // The tail was cut: what an index said about it no longer holds.
+                LogIndexFile.remove(in: directory, fileSystem: fileSystem)
+            }
+            return writer
         } catch {
             lock.release()
             throw error
@@ -138,8 +150,12 @@ public final class LogWriter: Sendable {
     /// - Throws: ``LogError`` as ``LogReader/open(directory:fileSystem:)``.
     public func reader() throws -> LogReader {
         let head = self.head.sequence
-        return LogReader(snapshot: try StoreScanner.scan(
-            directory: core.directory, role: .reader(writerActive: true, publishedThrough: head), fileSystem: core.options.fileSystem))
+        let earlier = lastScan.withLock { $0 }
+        let snapshot = try StoreScanner.scan(
+            directory: core.directory, role: .reader(writerActive: true, publishedThrough: head),
+            prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem)
+        lastScan.withLock { $0 = snapshot }
+        return LogReader(snapshot: snapshot)
     }
 
     /// Syncs everything written so far (for ``LogOptions/SyncMode/none``).
@@ -147,9 +163,18 @@ public final class LogWriter: Sendable {
         try core.sync()
     }
 
-    /// Waits for the commit in flight, fails queued appends with `.closed`, syncs, and releases the lock.
+    /// Waits for the commit in flight, fails queued appends with `.closed`, syncs, writes the
+    /// log's index (``LogIndexFile``) for the next open, and releases the lock.
     public func close() throws {
-        try core.close()
+        try core.close { [self] in
+            // Everything written is synced by now: index it, resuming from this writer's last scan.
+            let earlier = lastScan.withLock { $0 }
+            if let snapshot = try? StoreScanner.scan(
+                directory: core.directory, role: .writer, prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem),
+               snapshot.tail == .clean {
+                LogIndexFile.write(snapshot)
+            }
+        }
     }
 
     // MARK: Open helpers
@@ -602,7 +627,7 @@ final class WriterCore: @unchecked Sendable {
         }
     }
 
-    func close() throws {
+    func close(beforeUnlocking: () -> Void = {}) throws {
         lock.lock()
         if closed {
             lock.unlock()
@@ -626,6 +651,7 @@ final class WriterCore: @unchecked Sendable {
         }
         state.active.close()
         state.published.close()
+        if syncError == nil && stopped == nil { beforeUnlocking() }
         directoryLock.release()
         lock.withLock {
             leaderActive = false

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import TallyLog
+
+/// The log's `INDEX` (issue 12, target 5): an open resumes each segment at the last frame the
+/// previous writer indexed instead of walking every frame header, and the view it builds is
+/// the one a walk from the start builds; an index that is torn, stale, or from another log is
+/// ignored, never believed.
+@Suite struct LogIndexTests {
+    /// Everything a snapshot says about the log, in a comparable form.
+    private func summary(_ snapshot: StoreSnapshot) -> String {
+        var lines = ["head \(snapshot.head.sequence) \(snapshot.head.hash) recorded \(snapshot.lastRecordedAt) tail \(snapshot.tail)"]
+        for segment in snapshot.segments {
+            lines.append("segment \(segment.path) last \(segment.lastSequence) \(segment.lastHash) frames \(segment.frames) valid \(segment.validLength) "
+                + "bytes \(segment.uncompressedBytes)/\(segment.storedBytes) recorded \(segment.lastRecordedAt) resume \(String(describing: segment.resume))")
+        }
+        for entry in snapshot.entries {
+            lines.append("entry \(entry.segment) \(entry.offset) \(entry.firstSequence) \(entry.recordedAtMin) \(entry.hashBefore)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func fullScan(_ directory: String) throws -> StoreSnapshot {
+        try StoreScanner.scan(directory: directory, role: .reader(writerActive: false), fileSystem: PosixFileSystem())
+    }
+
+    private func indexedScan(_ directory: String) throws -> StoreSnapshot {
+        try StoreScanner.scan(
+            directory: directory, role: .reader(writerActive: false),
+            prior: LogIndexFile.read(in: directory, fileSystem: PosixFileSystem()), fileSystem: PosixFileSystem())
+    }
+
+    /// Appends `frames` commits of 1 to 20 random records.
+    private func append(_ writer: LogWriter, frames: Int, _ random: inout SplitMix64) throws {
+        for _ in 0..<frames {
+            _ = try writer.append((0..<Int(random.next() % 20 + 1)).map { _ in randomRecord(&random) })
+        }
+    }
+
+    @Test func anOpenAfterACloseWalksOnlyTheLastFrameOfEachSegmentAndSeesWhatAWalkSees() throws {
+        try withTemporaryDirectory { directory in
+            var random = SplitMix64(seed: 0x1D3)
+            let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 64 << 10))
+            try append(writer, frames: 600, &random)
+            try writer.close()
+            let segments = try segmentPaths(directory).count
+            #expect(segments >= 3, "the story spans several segments")
+            let indexed = try indexedScan(directory)
+            let walked = try fullScan(directory)
+            #expect(summary(indexed) == summary(walked))
+            #expect(indexed.framesWalked == segments, "one frame per segment: \(indexed.framesWalked) of \(walked.framesWalked)")
+            #expect(try readAll(directory).count == Int(walked.head.sequence))
+        }
+    }
+
+    /// Random appends, closes and reopens across segments, readers in between: every open
+    /// through the index equals a walk from the start. `TALLY_TEST_SEED` replays one story.
+    @Test func randomSessionsKeepTheIndexedViewEqualToAWalk() throws {
+        let master = ProcessInfo.processInfo.environment["TALLY_TEST_SEED"].flatMap { UInt64($0) } ?? 0x1DE_C0DE
+        for story in 0..<4 {
+            let seed = master &+ UInt64(story) &* 0x9E37_79B9
+            try withTemporaryDirectory { directory in
+                var random = SplitMix64(seed: seed)
+                var writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 16 << 10))
+                for session in 0..<12 {
+                    try append(writer, frames: Int(random.next() % 60), &random)
+                    if random.next() % 3 == 0 {
+                        var reader = try LogReader.open(directory: directory)
+                        try append(writer, frames: Int(random.next() % 10), &random)
+                        try reader.refresh()
+                        #expect(reader.head == writer.head, "TALLY_TEST_SEED=\(master) story \(story) session \(session): a refreshed reader")
+                    }
+                    try writer.close()
+                    #expect(summary(try indexedScan(directory)) == summary(try fullScan(directory)),
+                            "TALLY_TEST_SEED=\(master) story \(story) (seed \(seed)) session \(session)")
+                    writer = try LogWriter.open(directory: directory, options: testOptions(segmentBytesLimit: 16 << 10))
+                }
+                try writer.close()
+            }
+        }
+    }
+
+    @Test func aTornOrForeignIndexIsIgnored() throws {
+        try withTemporaryDirectory { root in
+            var random = SplitMix64(seed: 0xF0)
+            let first = root + "/first", second = root + "/second"
+            for directory in [first, second] {
+                let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 32 << 10))
+                try append(writer, frames: 300, &random)
+                try writer.close()
+            }
+            let index = first + "/" + LogIndexFile.name
+            var bytes = try #require(FileManager.default.contents(atPath: index))
+            // A flipped byte: the checksum refuses it.
+            bytes[bytes.count / 2] ^= 0x40
+            try bytes.write(to: URL(fileURLWithPath: index))
+            #expect(LogIndexFile.read(in: first, fileSystem: PosixFileSystem()) == nil)
+            #expect(summary(try indexedScan(first)) == summary(try fullScan(first)))
+            // Another log's index, same segment names: the resumed frame's chain does not continue.
+            try FileManager.default.removeItem(atPath: index)
+            try FileManager.default.copyItem(atPath: second + "/" + LogIndexFile.name, toPath: index)
+            #expect(summary(try indexedScan(first)) == summary(try fullScan(first)))
+            #expect(try LogReader.open(directory: first).head == (try fullScan(first)).head)
+        }
+    }
+
+    @Test func anIndexLongerThanATruncatedLogIsIgnoredAndTheWriterReplacesIt() throws {
+        try withTemporaryDirectory { directory in
+            var random = SplitMix64(seed: 0x7A)
+            let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 1 << 20))
+            try append(writer, frames: 400, &random)
+            try writer.close()
+            // The last segment loses its end (a disk that lied): the index points past it.
+            let last = try #require(try segmentPaths(directory).last)
+            let length = try #require(try FileManager.default.attributesOfItem(atPath: last)[.size] as? Int)
+            let handle = try #require(FileHandle(forWritingAtPath: last))
+            try handle.truncate(atOffset: UInt64(length / 2))
+            try handle.close()
+            let walked = try StoreScanner.scan(directory: directory, role: .reader(writerActive: false), fileSystem: PosixFileSystem())
+            #expect(summary(try indexedScan(directory)) == summary(walked))
+            // The writer's open cuts the torn tail and drops the index; its close writes a true one.
+            let reopened = try LogWriter.open(directory: directory, options: testOptions(segmentBytesLimit: 1 << 20))
+            #expect(!FileManager.default.fileExists(atPath: directory + "/" + LogIndexFile.name))
+            try append(reopened, frames: 5, &random)
+            try reopened.close()
+            #expect(summary(try indexedScan(directory)) == summary(try fullScan(directory)))
+        }
+    }
+}
