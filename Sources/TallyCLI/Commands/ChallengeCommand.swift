@@ -6,7 +6,7 @@ struct ChallengeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "challenge",
         abstract: "Savings challenges from templates: start one, complete its steps, see its progress.",
-        subcommands: [ChallengeTemplatesCommand.self, ChallengeStartCommand.self, ChallengeStepCommand.self, ChallengeProgressCommand.self]
+        subcommands: [ChallengeTemplatesCommand.self, ChallengeStartCommand.self, ChallengeStepCommand.self, ChallengeProgressCommand.self, ChallengeListCommand.self]
     )
 }
 

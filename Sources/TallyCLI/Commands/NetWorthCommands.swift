@@ -5,8 +5,8 @@ import Tally
 /// `tally asset …`: assets of the net worth tracker and the X-ray.
 struct AssetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "asset", abstract: "Add, value, tag and remove assets.",
-        subcommands: [Add.self, Value.self, Position.self, Tag.self, ClearOverride.self, Remove.self]
+        commandName: "asset", abstract: "Add, value, tag, remove and list assets.",
+        subcommands: [Add.self, Value.self, Position.self, Tag.self, ClearOverride.self, Remove.self, List.self]
     )
 
     struct Add: ParsableCommand {
@@ -126,8 +126,8 @@ struct AssetCommand: ParsableCommand {
 /// `tally liability …`.
 struct LiabilityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "liability", abstract: "Add, value and remove liabilities.",
-        subcommands: [Add.self, Value.self, Remove.self]
+        commandName: "liability", abstract: "Add, value, remove and list liabilities.",
+        subcommands: [Add.self, Value.self, Remove.self, List.self]
     )
 
     struct Add: ParsableCommand {

@@ -78,11 +78,12 @@ struct PotDeleteCommand: ParsableCommand {
 }
 
 struct PotListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every pot with its total, target and progress.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every pot with its total, target and progress.",
+                                                    discussion: ListHelp.days)
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object per pot.") var json = false
+    @OptionGroup var output: ListFormatOptions
 
     /// Basis points as a percentage with two decimals, rounded down: 3333 → "33.33%".
     static func percent(_ basisPoints: Int64) -> String {
@@ -92,7 +93,14 @@ struct PotListCommand: ParsableCommand {
 
     func run() throws {
         let pots = try storeOptions.withReadingLedger { ledger in try ledger.pots(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
-        Self.print(pots, json: json)
+        guard output.chosen == .csv else { return Self.print(pots, json: output.chosen == .json) }
+        var table = ListTable([ListColumn("pot"), ListColumn("name"), ListColumn("total", numeric: true), ListColumn("target", numeric: true),
+                               ListColumn("currency"), ListColumn("progress_basis_points", numeric: true)])
+        for pot in pots {
+            table.append([.text(pot.id), .text(pot.name), .amount(pot.total), .amount(pot.target), .text(pot.target.commodity.code),
+                          .integer(pot.progressBasisPoints)])
+        }
+        table.print(.csv, empty: "")
     }
 
     /// Prints pots as one JSON object each, or a table.

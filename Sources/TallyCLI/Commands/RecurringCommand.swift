@@ -149,15 +149,27 @@ enum RecurringCLI {
 }
 
 struct RecurringListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every recurring item defined and not removed.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every recurring item defined and not removed.",
+                                                    discussion: ListHelp.days + " AMOUNT is signed: positive income, negative a bill.")
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object per item.") var json = false
+    @OptionGroup var output: ListFormatOptions
 
     func run() throws {
         let items = try storeOptions.withReadingLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
-        if json {
+        if output.chosen == .csv {
+            var table = ListTable([ListColumn("id"), ListColumn("payee"), ListColumn("category"), ListColumn("amount", numeric: true),
+                                   ListColumn("currency"), ListColumn("frequency"), ListColumn("day_of_month", numeric: true),
+                                   ListColumn("start_month"), ListColumn("end_month")])
+            for item in items {
+                table.append([.text(item.id), .text(item.payee), .text(item.category.displayName), .amount(item.amount),
+                              .text(item.amount.commodity.code), .text(item.frequency.rawValue), .integer(Int64(item.dayOfMonth)),
+                              .text(item.startMonth.description), .text(item.endMonth?.description)])
+            }
+            return table.print(.csv, empty: "")
+        }
+        if output.chosen == .json {
             for item in items {
                 print(Output.jsonObject([
                     ("id", EventJSON.quoted(item.id)), ("payee", EventJSON.quoted(item.payee)),
