@@ -14,6 +14,7 @@ struct EnvelopeCommand: ParsableCommand {
         subcommands: [
             EnvelopeAccountOpenCommand.self, EnvelopeAccountCloseCommand.self, EnvelopeCreateCommand.self, EnvelopeBudgetCommand.self, EnvelopeFundCommand.self,
             EnvelopeRolloverCommand.self, EnvelopeDeleteCommand.self, EnvelopeRecordCommand.self, EnvelopeTransferCommand.self,
+            EnvelopeAmendCommand.self, EnvelopeReverseCommand.self,
             EnvelopeStatusCommand.self, EnvelopeSpendingCommand.self, EnvelopeTotalCommand.self, EnvelopeListCommand.self,
         ]
     )
