@@ -15,8 +15,8 @@ struct BudgetSetCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The category.") var category: String
-    @Option(help: "The month, YYYY-MM.") var month: String
-    @Option(help: "The maximum, e.g. 400.00.") var maximum: String
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone).") var month: String
+    @Option(help: "The most to spend, above zero, e.g. 400.00.") var maximum: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -37,7 +37,7 @@ struct BudgetDeleteCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The category.") var category: String
-    @Option(help: "The month, YYYY-MM.") var month: String
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone).") var month: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -58,7 +58,7 @@ struct BudgetShowCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (default: the month of --as-of).") var month: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of).") var month: String?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object per budget.") var json = false
 

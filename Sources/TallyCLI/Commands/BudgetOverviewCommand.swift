@@ -19,7 +19,7 @@ struct OverviewCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (default: the month of --as-of).") var month: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of).") var month: String?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 

@@ -42,7 +42,7 @@ struct AssetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Record an asset's value (manual, bank_refresh, live or override).")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The asset's id.") var id: String
-        @Argument(help: "The value, a decimal in the asset's currency.") var amount: String
+        @Argument(help: "The value, a positive decimal in the asset's currency (for a liability, what is owed).") var amount: String
         @Option(help: "manual, bank_refresh, live or override.") var source = "manual"
         @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
@@ -58,7 +58,7 @@ struct AssetCommand: ParsableCommand {
         @Argument(help: "The asset's id.") var id: String
         @Argument(help: "The quantity (fractional allowed).") var quantity: String
         @Option(help: "The symbol held, e.g. VEA.") var symbol: String
-        @Option(help: "Cost basis, a decimal in --cost-currency.") var cost: String?
+        @Option(help: "Cost basis, a positive decimal in --cost-currency: what the whole position cost.") var cost: String?
         @Option(name: .customLong("cost-currency"), help: "Currency of the cost basis.") var costCurrency = "USD"
         @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
@@ -203,7 +203,7 @@ struct PriceCommand: ParsableCommand {
         discussion: "--date D: \(CLITime.writeHelp); it is in force from then.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The symbol, e.g. VEA.") var symbol: String
-    @Argument(help: "The price of one whole unit.") var amount: String
+    @Argument(help: "The price of one whole unit, above zero.") var amount: String
     @Option(help: "The price's currency.") var currency = "USD"
     @Option(help: "live or manual.") var source = "live"
     @Option(help: CLITime.writeOption) var date: String?
@@ -228,7 +228,7 @@ struct FXCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The base currency.") var base: String
     @Argument(help: "The quote currency.") var quote: String
-    @Argument(help: "Units of QUOTE for one BASE, an exact decimal.") var rate: String
+    @Argument(help: "Units of QUOTE for one BASE, an exact decimal above zero.") var rate: String
     @Option(help: CLITime.writeOption) var date: String?
     @Option(name: .customLong("at"), help: ArgumentHelp("The old name of --date.", visibility: .hidden)) var at: String?
     @OptionGroup var idempotency: IdempotencyOptions
@@ -269,7 +269,7 @@ struct ReminderCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The reminder's id.") var id: String
         @Option(help: "The asset to update.") var asset: String
-        @Option(help: "Due date (YYYY-MM-DD).") var due: String
+        @Option(help: "Due date, YYYY-MM-DD: a day in the ledger's time zone.") var due: String
         @Option(help: "A note.") var note: String?
         @OptionGroup var idempotency: IdempotencyOptions
 

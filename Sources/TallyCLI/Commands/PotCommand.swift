@@ -16,7 +16,7 @@ struct PotCreateCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The pot's id, e.g. holiday.") var id: String
     @Option(help: "Its display name (default: the id).") var name: String?
-    @Option(help: "The target, e.g. 500.00.") var target: String
+    @Option(help: "The target, above zero, e.g. 500.00.") var target: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -33,7 +33,7 @@ struct PotAddCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The pot's id.") var id: String
-    @Argument(help: "The amount, e.g. 50.00.") var amount: String
+    @Argument(help: "The amount moved into the pot, above zero, e.g. 50.00.") var amount: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -50,7 +50,7 @@ struct PotWithdrawCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The pot's id.") var id: String
-    @Argument(help: "The amount, e.g. 20.00.") var amount: String
+    @Argument(help: "The amount taken out of the pot, above zero, e.g. 20.00.") var amount: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 

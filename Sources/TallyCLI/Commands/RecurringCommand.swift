@@ -22,8 +22,8 @@ struct RecurringDefineCommand: ParsableCommand {
     @Option(help: "The category.") var category: String
     @Option(parsing: .unconditional, help: "Signed amount, e.g. -1200.00.") var amount: String
     @Option(help: "Day of the month it falls due, 1-31 (shorter months: their last day).") var day: Int
-    @Option(help: "First month, YYYY-MM.") var start: String
-    @Option(help: "Last month, YYYY-MM (default: no end).") var end: String?
+    @Option(help: "First month, YYYY-MM (in the ledger's time zone).") var start: String
+    @Option(help: "Last month, YYYY-MM (in the ledger's time zone; default: no end).") var end: String?
     @Option(help: "monthly (default), quarterly or yearly.") var frequency = "monthly"
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
@@ -66,7 +66,7 @@ struct RecurringGenerateCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM.") var month: String
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone).") var month: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -88,8 +88,8 @@ struct RecurringStatusCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (default: today's month).") var month: String?
-    @Option(help: "Today, YYYY-MM-DD (or give --as-of).") var today: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: today's month).") var month: String?
+    @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of).") var today: String?
     @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days (default: the setting in force on that day, `tally settings`).") var dueSoonDays: Int?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
