@@ -193,3 +193,35 @@ struct ChallengeListCommand: ParsableCommand {
         }
     }
 }
+
+extension AssetCommand {
+    /// `tally asset rename ID`.
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename an asset or change its category from a day on.",
+            discussion: """
+                --date D: \(CLITime.writeHelp). Answers about days before D keep the old name and \
+                category; the change is an asset_renamed event (`tally log --type asset_renamed`). \
+                A rename to what is in force already records nothing ("nothing to do", exit 0).
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The asset's id.") var id: String
+        @Option(help: "The new name.") var name: String?
+        @Option(help: "The new category: cash, property, investments or other.") var category: String?
+        @Option(help: CLITime.writeOption) var date: String?
+        @OptionGroup var idempotency: IdempotencyOptions
+
+        func run() throws {
+            let category = try category.map { text in
+                guard let category = AssetCategory(rawValue: text) else { throw ValidationError("--category must be one of cash, property, investments, other") }
+                return category
+            }
+            try storeOptions.withLedger { ledger in
+                let result = try ledger.renameAsset(assetId: id, name: name, category: category, effectiveAt: try CLITime.effective(date, ledger: ledger),
+                                                    idempotencyKey: idempotency.idempotencyKey)
+                if NothingToDo.report(result, "asset '\(id)' has that name and category already") { return }
+                RepeatReport.printRecorded(result)
+            }
+        }
+    }
+}

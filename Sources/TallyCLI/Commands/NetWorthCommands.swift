@@ -5,8 +5,8 @@ import Tally
 /// `tally asset …`: assets of the net worth tracker and the X-ray.
 struct AssetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "asset", abstract: "Add, value, tag, remove and list assets.",
-        subcommands: [Add.self, Value.self, Position.self, Tag.self, ClearOverride.self, Remove.self, List.self]
+        commandName: "asset", abstract: "Add, value, tag, rename, remove and list assets.",
+        subcommands: [Add.self, Value.self, Position.self, Tag.self, ClearOverride.self, Remove.self, List.self, Rename.self]
     )
 
     struct Add: ParsableCommand {
