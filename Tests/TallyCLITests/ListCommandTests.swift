@@ -123,4 +123,15 @@ import Testing
         let both = try TallyProcess.run(["pot", "list", "--json", "--format", "csv", "--store", store.path])
         #expect(both.status != 0 && both.standardError.contains("give --json or --format csv, not both"))
     }
+
+    @Test func remindersAndBanksListAsCSVToo() throws {
+        let store = try household()
+        try store.run(["reminder", "set", "revalue", "--asset", "home", "--due", "2000-01-01", "--note", "Check sales"])
+        // Set today, so due already; before today it was not set yet.
+        #expect(try store.run(["reminder", "list", "--format", "csv"]) == "reminder,asset,due_date,is_due,note\nrevalue,home,2000-01-01,true,Check sales\n")
+        #expect(try store.run(["reminder", "list", "--as-of", "2026-05-01", "--format", "csv"]) == "reminder,asset,due_date,is_due,note\n")
+        try store.run(["bank", "connect", "chase", "--name", "Chase"])
+        #expect(try store.run(["bank", "list", "--format", "csv"]) == "bank,name,connected\nchase,Chase,true\n")
+        #expect(try store.run(["bank", "list", "--json"]).contains(#""connected":true"#))
+    }
 }

@@ -304,13 +304,20 @@ struct ReminderCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var time: TimeTravelOptions
         @Flag(help: "Only the reminders that are due.") var due = false
-        @Flag(help: "Print one JSON object per reminder.") var json = false
+        @OptionGroup var output: ListFormatOptions
 
         func run() throws {
             try storeOptions.withReadingLedger { ledger in
                 let reminders = try ledger.reminders(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
                     .filter { !due || $0.isDue }
-                if json {
+                if output.chosen == .csv {
+                    var table = ListTable([ListColumn("reminder"), ListColumn("asset"), ListColumn("due_date"), ListColumn("is_due"), ListColumn("note")])
+                    for reminder in reminders {
+                        table.append([.text(reminder.reminderId), .text(reminder.assetId), .day(reminder.dueDate), .bool(reminder.isDue), .text(reminder.note)])
+                    }
+                    return table.print(.csv, empty: "")
+                }
+                if output.chosen == .json {
                     for reminder in reminders {
                         print(Output.jsonObject([
                             ("id", EventJSON.quoted(reminder.reminderId)), ("asset", EventJSON.quoted(reminder.assetId)),
