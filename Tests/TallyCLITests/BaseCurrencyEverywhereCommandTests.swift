@@ -35,6 +35,11 @@ import Testing
         #expect(try store.run(["envelope", "total"]).contains("80.00 EUR"))
         #expect(try store.run(["networth", "show", "--as-of", "2026-03-31", "--json"]).contains("160.00"))
         #expect(try store.run(["asset", "list", "--as-of", "2026-03-31", "--format", "csv"]).contains("cash,Cash,cash,cash,USD,200.00,manual,2026-01-02,,160.00,EUR"))
+        try store.run(["budget", "set", "--category", "Groceries", "--month", "2026-03", "--maximum", "400.00"])
+        let budgets = try store.run(["budget", "show", "--month", "2026-03", "--json"])
+        #expect(budgets.contains(#""base_currency":"EUR","in_base":{"maximum":"320.00","spent":"0.00","remaining":"320.00"}"#), "\(budgets)")
+        try store.run(["budget", "set", "--category", "Groceries", "--month", "2026-01", "--maximum", "400.00"])
+        #expect(try store.run(["budget", "show", "--month", "2026-01"]).contains("not converted (no rate into EUR): USD"))
         // Before the rate took effect, January is still not converted.
         #expect(try store.run(["overview", "--month", "2026-01", "--json"]).contains(#""not_converted":["USD"]"#))
     }
