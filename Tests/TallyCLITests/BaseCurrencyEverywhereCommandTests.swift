@@ -40,6 +40,9 @@ import Testing
         #expect(budgets.contains(#""base_currency":"EUR","in_base":{"maximum":"320.00","spent":"0.00","remaining":"320.00"}"#), "\(budgets)")
         try store.run(["budget", "set", "--category", "Groceries", "--month", "2026-01", "--maximum", "400.00"])
         #expect(try store.run(["budget", "show", "--month", "2026-01"]).contains("not converted (no rate into EUR): USD"))
+        try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "Bills", "--amount", "-900.00", "--day", "1", "--start", "2026-03"])
+        let recurring = try store.run(["recurring", "status", "--today", "2026-03-20", "--json"])
+        #expect(recurring.contains(#""base_currency":"EUR","in_base":{"paid":{"income":"0.00","bills":"0.00"},"due_soon":{"income":"0.00","bills":"720.00"}"#), "\(recurring)")
         // Before the rate took effect, January is still not converted.
         #expect(try store.run(["overview", "--month", "2026-01", "--json"]).contains(#""not_converted":["USD"]"#))
     }

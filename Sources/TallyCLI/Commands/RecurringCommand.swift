@@ -84,7 +84,11 @@ struct RecurringStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Each recurring item in a month: paid, due soon (within the due-soon window, 5 days unless set, or past due) or upcoming.",
-        discussion: "Totals per state give income and bills apart (bills as the positive amount to pay), never netted."
+        discussion: """
+            Totals per state give income and bills apart (bills as the positive amount to pay), never netted. \
+            Amounts are in the budget currency; when the base currency is another, the totals are given in it \
+            too at the FX rate in force on that day, or the budget currency is listed as not converted.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -99,9 +103,13 @@ struct RecurringStatusCommand: ParsableCommand {
             throw ValidationError("give --today (YYYY-MM-DD) or --as-of (YYYY-MM-DD)")
         }
         let month = try month.map { try CLIParse.month($0, option: "--month") } ?? today.month
-        let report = try storeOptions.withReadingLedger { ledger in
-            try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: try time.knownAtInstant(ledger))
+        let (report, conversion) = try storeOptions.withReadingLedger { ledger in
+            let knownAt = try time.knownAtInstant(ledger)
+            return (try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt),
+                    try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(today), knownAt: knownAt))
         }
+        // In another base currency, the totals in it too (issue 15, wrong today 9).
+        let otherBase = conversion.baseCurrency != conversion.budgetCurrency
         if json {
             let items = report.items.map { status in
                 Output.jsonObject([
@@ -116,7 +124,13 @@ struct RecurringStatusCommand: ParsableCommand {
                 ("items", "[" + items.joined(separator: ",") + "]"),
                 ("paid", RecurringCLI.json(report.paid)), ("due_soon", RecurringCLI.json(report.dueSoon)),
                 ("upcoming", RecurringCLI.json(report.upcoming)), ("currency", EventJSON.quoted(report.paid.income.commodity.code)),
-            ]))
+            ] + (otherBase ? [
+                ("base_currency", EventJSON.quoted(conversion.baseCurrency.code)),
+                ("in_base", conversion.isConverted ? Output.jsonObject([
+                    ("paid", try RecurringCLI.json(report.paid, conversion)), ("due_soon", try RecurringCLI.json(report.dueSoon, conversion)),
+                    ("upcoming", try RecurringCLI.json(report.upcoming, conversion)),
+                ]) : "null"),
+            ] : [])))
             return
         }
         print(Output.table(
@@ -126,6 +140,14 @@ struct RecurringStatusCommand: ParsableCommand {
         ))
         print("")
         print(RecurringCLI.totalsTable(report))
+        if otherBase {
+            if conversion.isConverted {
+                print("")
+                print(try RecurringCLI.totalsTable(report, in: conversion))
+            } else {
+                print("not converted (no rate into \(conversion.baseCurrency.code)): \(conversion.notConverted.map(\.code).joined(separator: ", "))")
+            }
+        }
     }
 }
 
@@ -134,6 +156,24 @@ enum RecurringCLI {
     /// `{"income":"3000.00","bills":"50.00"}`.
     static func json(_ totals: RecurringTotals) -> String {
         Output.jsonObject([("income", BudgetCLI.json(totals.income)), ("bills", BudgetCLI.json(totals.bills))])
+    }
+
+    /// The totals in the base currency: `{"income":"2400.00","bills":"40.00"}`.
+    static func json(_ totals: RecurringTotals, _ conversion: BudgetBaseConversion) throws -> String {
+        Output.jsonObject([("income", EventJSON.quoted(try conversion.convert(totals.income)?.decimalString ?? "")),
+                           ("bills", EventJSON.quoted(try conversion.convert(totals.bills)?.decimalString ?? ""))])
+    }
+
+    /// The totals table in the base currency, converted at the rate in force.
+    static func totalsTable(_ report: RecurringStatusReport, in conversion: BudgetBaseConversion) throws -> String {
+        let base = conversion.baseCurrency.code
+        return Output.table(
+            ["STATE", "INCOME \(base)", "BILLS \(base)"],
+            try [("paid", report.paid), ("due soon", report.dueSoon), ("upcoming", report.upcoming)].map { name, totals in
+                [name, try conversion.convert(totals.income)?.decimalString ?? "", try conversion.convert(totals.bills)?.decimalString ?? ""]
+            },
+            rightAligned: [1, 2]
+        )
     }
 
     /// One row per state: what comes in and what is paid out, never netted.
