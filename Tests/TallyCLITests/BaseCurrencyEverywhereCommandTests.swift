@@ -43,6 +43,10 @@ import Testing
         try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "Bills", "--amount", "-900.00", "--day", "1", "--start", "2026-03"])
         let recurring = try store.run(["recurring", "status", "--today", "2026-03-20", "--json"])
         #expect(recurring.contains(#""base_currency":"EUR","in_base":{"paid":{"income":"0.00","bills":"0.00"},"due_soon":{"income":"0.00","bills":"720.00"}"#), "\(recurring)")
+        try store.run(["reference", "set", "1000.00"])
+        try store.run(["pot", "create", "trip", "--target", "400.00"])
+        try store.run(["pot", "add", "trip", "100.00"])
+        #expect(try store.run(["pot", "list", "--json"]).contains(#""base_currency":"EUR","in_base":{"total":"80.00","target":"320.00"}"#))
         // Before the rate took effect, January is still not converted.
         #expect(try store.run(["overview", "--month", "2026-01", "--json"]).contains(#""not_converted":["USD"]"#))
     }

@@ -112,7 +112,7 @@ import Testing
         try store.run(["reference", "set", "1000.00"])
         try store.run(["pot", "create", "trip", "--name", "Trip", "--target", "400.00"])
         try store.run(["pot", "add", "trip", "100.00"])
-        #expect(try store.run(["pot", "list", "--format", "csv"]) == "pot,name,total,target,currency,progress_basis_points\ntrip,Trip,100.00,400.00,USD,2500\n")
+        #expect(try store.run(["pot", "list", "--format", "csv"]) == "pot,name,total,target,currency,progress_basis_points,base_currency,total_in_base,target_in_base\ntrip,Trip,100.00,400.00,USD,2500,USD,100.00,400.00\n")
 
         try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "Bills", "--amount", "-900.00", "--day", "1", "--start", "2026-01"])
         #expect(try store.run(["recurring", "list", "--format", "csv"]) == """
