@@ -12,7 +12,7 @@ public final class ReadModelStore: Sendable {
     /// of a projector not registered this time is left as it is.
     let projectorNames: Set<String>
     /// Tables the engine keeps beside the projectors' own.
-    static let engineTables = ["projection_checkpoints", "projection_tables"]
+    static let engineTables = ["projection_checkpoints", "projection_tables", "grdb_migrations"]
     /// Where projectors that keep snapshots take them; nil: none are taken (answers fold
     /// from the beginning, as a replay does).
     let snapshots: SnapshotSettings?
@@ -28,8 +28,8 @@ public final class ReadModelStore: Sendable {
         self.projectors = projectors
         self.projectorNames = Set(projectors.map(\.name))
         self.snapshots = snapshots
+        try Self.engineMigrator.migrate(database)
         try database.write { db in
-            try Self.createCheckpointTable(db)
             for projector in projectors {
                 let row = try Row.fetchOne(db, sql: "SELECT version FROM projection_checkpoints WHERE projector = ?", arguments: [projector.name])
                 // A rebuild that stopped before it created its deferred indexes again leaves
@@ -115,29 +115,43 @@ public final class ReadModelStore: Sendable {
         return LogDigest(sequence: lowest.sequence, hash: hash)
     }
 
-    private static func createCheckpointTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS projection_checkpoints (
-                projector TEXT PRIMARY KEY NOT NULL,
-                version INTEGER NOT NULL,
-                sequence INTEGER NOT NULL,
-                hash BLOB
-            ) STRICT
-            """)
-        let columns = try db.columns(in: "projection_checkpoints").map(\.name)
-        if !columns.contains("hash") {
-            try db.execute(sql: "ALTER TABLE projection_checkpoints ADD COLUMN hash BLOB")
+    /// The engine's own tables, the only ones in the file that are not a projector's fold of
+    /// the log, evolve through GRDB's `DatabaseMigrator`; each step is written so that a file
+    /// made before the migrator (which holds the tables but no `grdb_migrations` record) takes
+    /// it as well. A projector's tables are not migrated: they are derived from the log, so a
+    /// change of its tables or fold raises ``Projector/version`` and the projector is folded
+    /// again from the log, which keeps "a rebuild reproduces every table exactly" true.
+    static let engineMigrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        // Per projector: the version of its tables, the last sequence number folded.
+        migrator.registerMigration("projection_checkpoints") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS projection_checkpoints (
+                    projector TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL,
+                    sequence INTEGER NOT NULL
+                ) STRICT
+                """)
+        }
+        // The chain hash of the checkpoint's event, so that opening can tell a log that was
+        // cut or swapped under its read models.
+        migrator.registerMigration("projection_checkpoints.hash") { db in
+            guard try !db.columns(in: "projection_checkpoints").contains(where: { $0.name == "hash" }) else { return }
+            try db.alter(table: "projection_checkpoints") { table in table.add(column: "hash", .blob) }
         }
         // Which projector made which table: a rebuild drops exactly these, so that tables a
         // projector no longer lists go, and tables no registered projector made stay.
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS projection_tables (
-                projector TEXT NOT NULL,
-                name TEXT NOT NULL,
-                PRIMARY KEY (projector, name)
-            ) STRICT, WITHOUT ROWID
-            """)
-    }
+        migrator.registerMigration("projection_tables") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS projection_tables (
+                    projector TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    PRIMARY KEY (projector, name)
+                ) STRICT, WITHOUT ROWID
+                """)
+        }
+        return migrator
+    }()
 
     /// Drops the projector's tables (those it lists and those it made before), creates them
     /// afresh and sets its checkpoint to 0.
@@ -301,8 +315,8 @@ public final class ReadModelStore: Sendable {
     public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
         if try database.read({ db in try holdsOnlyRegisteredTables(db) }) { try database.erase() }
         var deferredIndexes: [String] = []
+        try Self.engineMigrator.migrate(database)
         try database.write { db in
-            try Self.createCheckpointTable(db)
             for projector in projectors {
                 try Self.reset(projector, db)
                 for name in projector.indexesDeferredOnRebuild {
