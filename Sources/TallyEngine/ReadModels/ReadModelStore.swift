@@ -34,7 +34,7 @@ public final class ReadModelStore: Sendable {
                 let row = try Row.fetchOne(db, sql: "SELECT version FROM projection_checkpoints WHERE projector = ?", arguments: [projector.name])
                 // A rebuild that stopped before it created its deferred indexes again leaves
                 // the projector to be folded afresh.
-                if try row?["version"] as Int? != projector.version || !Self.hasIndexes(projector.indexesDeferredOnRebuild, db) {
+                if try row?[CheckpointColumns.version] as Int? != projector.version || !Self.hasIndexes(projector.indexesDeferredOnRebuild, db) {
                     try Self.reset(projector, db)
                 }
             }
@@ -71,7 +71,7 @@ public final class ReadModelStore: Sendable {
             guard try db.tableExists("projection_checkpoints") else { return false }
             var versions: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT projector, version FROM projection_checkpoints") {
-                versions[row["projector"]] = row["version"]
+                versions[row[CheckpointColumns.projector]] = row[CheckpointColumns.version]
             }
             for projector in projectors {
                 guard versions[projector.name] == projector.version, try hasIndexes(projector.indexesDeferredOnRebuild, db) else { return false }
@@ -179,7 +179,7 @@ public final class ReadModelStore: Sendable {
     static func checkpoints(_ db: Database) throws -> [String: UInt64] {
         var result: [String: UInt64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT projector, sequence FROM projection_checkpoints") {
-            result[row["projector"]] = UInt64(row["sequence"] as Int64)
+            result[row[CheckpointColumns.projector]] = row.sequence(CheckpointColumns.sequence)
         }
         return result
     }
@@ -251,7 +251,7 @@ public final class ReadModelStore: Sendable {
     /// Every projector's checkpoint with its hash.
     public static func checkpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
         try Row.fetchAll(db, sql: "SELECT projector, sequence, hash FROM projection_checkpoints ORDER BY projector").map { row in
-            (row["projector"], UInt64(row["sequence"] as Int64), (row["hash"] as Data?).map { [UInt8]($0) })
+            (row[CheckpointColumns.projector], row.sequence(CheckpointColumns.sequence), (row[CheckpointColumns.hash] as Data?).map { [UInt8]($0) })
         }
     }
 
@@ -358,8 +358,8 @@ extension ReadModelStore {
         var owned = Set(Self.engineTables + projectors.flatMap(\.tables))
         if try db.tableExists("projection_tables") {
             for row in try Row.fetchAll(db, sql: "SELECT projector, name FROM projection_tables") {
-                guard projectorNames.contains(row["projector"] as String) else { return false }
-                owned.insert(row["name"])
+                guard projectorNames.contains(row[CheckpointColumns.projector] as String) else { return false }
+                owned.insert(row[CheckpointColumns.name])
             }
         }
         if try db.tableExists("projection_checkpoints"),
@@ -391,4 +391,14 @@ extension ReadModelStore {
             return result
         }
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum CheckpointColumns {
+    static let hash = Column("hash")
+    static let name = Column("name")
+    static let projector = Column("projector")
+    static let sequence = Column("sequence")
+    static let version = Column("version")
 }

@@ -20,7 +20,7 @@ public enum AccountRecords {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT closed_sequence FROM accounts WHERE name = ?"), arguments: [name]) else {
             return nil
         }
-        return (row["closed_sequence"] as Int64?) == nil
+        return (row[BalancesColumns.closedSequence] as Int64?) == nil
     }
 
     /// When the account was closed (the closing's effective time); nil when it is open or

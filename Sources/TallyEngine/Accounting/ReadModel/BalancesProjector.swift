@@ -282,11 +282,11 @@ struct DatabasePostingContext: PostingContext {
             db, sql: "SELECT * FROM transaction_versions WHERE transaction_id = ? AND deleted = 0", arguments: [transactionId]
         ) else { return nil }
         return TransactionVersion(
-            transactionId: row["transaction_id"], account: row["account"], counterAccount: row["counter_account"],
-            category: row["category"],
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
-            source: row["source"]
+            transactionId: row[BalancesColumns.transactionId], account: row[BalancesColumns.account], counterAccount: row[BalancesColumns.counterAccount],
+            category: row[BalancesColumns.category],
+            amount: try row.money(BalancesColumns.amount, BalancesColumns.commodity),
+            effectiveAt: row.instant(BalancesColumns.effectiveAt),
+            source: row[BalancesColumns.source]
         )
     }
 
@@ -299,7 +299,30 @@ struct DatabasePostingContext: PostingContext {
             db, sql: "SELECT account, commodity, amount FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
             arguments: [prefix, prefix + "\u{10FFFF}"]
         ).map { row in
-            (row["account"], Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])))
+            (row[BalancesColumns.account], try row.money(BalancesColumns.amount, BalancesColumns.commodity))
         }
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum BalancesColumns {
+    static let account = Column("account")
+    static let amount = Column("amount")
+    static let category = Column("category")
+    static let cause = Column("cause")
+    static let closedSequence = Column("closed_sequence")
+    static let commodity = Column("commodity")
+    static let counterAccount = Column("counter_account")
+    static let effectiveAt = Column("effective_at")
+    static let eventCode = Column("event_code")
+    static let firstSequence = Column("first_sequence")
+    static let kind = Column("kind")
+    static let opening = Column("opening")
+    static let recordedAt = Column("recorded_at")
+    static let recordedBlock = Column("recorded_block")
+    static let sequence = Column("sequence")
+    static let source = Column("source")
+    static let total = Column("total")
+    static let transactionId = Column("transaction_id")
 }

@@ -106,7 +106,7 @@ enum BudgetQueries {
             db.cachedStatement(sql: "SELECT commodity, maximum FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
             arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
         ) else { return nil }
-        return Money(minorUnits: row["maximum"], commodity: try Commodity.named(row["commodity"]))
+        return try row.money(BudgetColumns.maximum, BudgetColumns.commodity)
     }
 
     /// The first and last microsecond of a month in the ledger's time zone.
@@ -123,8 +123,8 @@ enum BudgetQueries {
         )
         let range = BudgetQueries.range(of: month, calendar)
         return try rows.map { row in
-            let category = BudgetCategory(rawValue: row["category"]) ?? .general
-            let maximum = Money(minorUnits: row["maximum"], commodity: try Commodity.named(row["commodity"]))
+            let category: BudgetCategory = try row.kind(BudgetColumns.category)
+            let maximum = try row.money(BudgetColumns.maximum, BudgetColumns.commodity)
             let spent = try BudgetQueries.expenses(db, category: category, range: range, commodity: maximum.commodity, knownAt: knownAt)
             let latest = try Row.fetchAll(
                 db.cachedStatement(sql: """
@@ -173,8 +173,8 @@ enum BudgetQueries {
             month: month,
             currentBalance: Money(minorUnits: current, commodity: currency),
             heldInPots: Money(minorUnits: held, commodity: currency),
-            income: Money(minorUnits: flows?["income"] ?? 0, commodity: currency),
-            expenses: Money(minorUnits: flows?["expenses"] ?? 0, commodity: currency)
+            income: Money(minorUnits: flows?[BudgetColumns.income] ?? 0, commodity: currency),
+            expenses: Money(minorUnits: flows?[BudgetColumns.expenses] ?? 0, commodity: currency)
         )
     }
 

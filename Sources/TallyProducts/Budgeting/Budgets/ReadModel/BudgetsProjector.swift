@@ -58,3 +58,13 @@ public struct BudgetsProjector: Projector {
         )
     }
 }
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum BudgetColumns {
+    static let expenses = Column("expenses")
+    static let income = Column("income")
+    static let category = Column("category")
+    static let commodity = Column("commodity")
+    static let maximum = Column("maximum")
+}

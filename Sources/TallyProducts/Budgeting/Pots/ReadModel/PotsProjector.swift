@@ -64,3 +64,12 @@ public struct PotsProjector: Projector {
         )
     }
 }
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum PotColumns {
+    static let commodity = Column("commodity")
+    static let name = Column("name")
+    static let potId = Column("pot_id")
+    static let target = Column("target")
+}

@@ -5,10 +5,10 @@ import GRDB
 extension RecurringItem {
     static func from(_ row: Row) throws -> RecurringItem {
         RecurringItem(
-            id: row["recurring_id"], payee: row["payee"], category: try category(row["category"], of: row["recurring_id"]),
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            frequency: try frequency(row["frequency"], of: row["recurring_id"]), dayOfMonth: row["day_of_month"],
-            startMonth: Month(ordinal: row["start_month"]), endMonth: (row["end_month"] as Int?).map(Month.init(ordinal:))
+            id: row[RecurringColumns.recurringId], payee: row[RecurringColumns.payee], category: try category(row[RecurringColumns.category], of: row[RecurringColumns.recurringId]),
+            amount: try row.money(RecurringColumns.amount, RecurringColumns.commodity),
+            frequency: try frequency(row[RecurringColumns.frequency], of: row[RecurringColumns.recurringId]), dayOfMonth: row[RecurringColumns.dayOfMonth],
+            startMonth: Month(ordinal: row[RecurringColumns.startMonth]), endMonth: (row[RecurringColumns.endMonth] as Int?).map(Month.init(ordinal:))
         )
     }
 

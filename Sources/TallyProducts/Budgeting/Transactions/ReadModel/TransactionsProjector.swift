@@ -163,3 +163,28 @@ public struct TransactionsProjector: Projector {
         )
     }
 }
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum BudgetTransactionColumns {
+    static let amount = Column("amount")
+    static let bankId = Column("bank_id")
+    static let category = Column("category")
+    static let change = Column("change")
+    static let commodity = Column("commodity")
+    static let connected = Column("connected")
+    static let deleted = Column("deleted")
+    static let effectiveAt = Column("effective_at")
+    static let externalId = Column("external_id")
+    static let name = Column("name")
+    static let payee = Column("payee")
+    static let payeeKey = Column("payee_key")
+    static let recordedAt = Column("recorded_at")
+    static let recordedSequence = Column("recorded_sequence")
+    static let recurring = Column("recurring")
+    static let recurringId = Column("recurring_id")
+    static let sequence = Column("sequence")
+    static let source = Column("source")
+    static let spent = Column("spent")
+    static let transactionId = Column("transaction_id")
+}
