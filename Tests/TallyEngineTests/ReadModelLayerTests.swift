@@ -28,6 +28,27 @@ import TallyTestSupport
         }
     }
 
+    /// A read model that lists a type it forgot to fold: its `default:` throws.
+    struct ForgetfulProjector: Projector {
+        let name = "forgetful"
+        let version = 1
+        let tables = ["forgetful_entries"]
+        var eventTypes: [any EventPayload.Type]? { [JournalEntryPosted.self, AccountOpened.self] }
+
+        func createTables(_ db: Database) throws {
+            try db.execute(sql: "CREATE TABLE forgetful_entries (sequence INTEGER PRIMARY KEY NOT NULL) STRICT")
+        }
+
+        func apply(_ event: Event, _ db: Database) throws {
+            switch event.body.payload {
+            case is JournalEntryPosted:
+                try db.execute(sql: "INSERT INTO forgetful_entries (sequence) VALUES (?)", arguments: [Int64(event.sequence)])
+            default:
+                throw eventNotFolded(event)
+            }
+        }
+    }
+
     /// Its queries: the only place outside the projector that names its table.
     enum LastEntryQueries {
         struct Row: FetchableRecord, TableRecord, Equatable {
@@ -86,6 +107,22 @@ import TallyTestSupport
             let error = try #require(throws: LedgerError.self) { try ledger.read(LastEntryQueries.broken) }
             #expect(error.code == .readModels)
             #expect(error.underlying is DatabaseError)
+        }
+    }
+
+    @Test func aTypeAReadModelListsButDoesNotFoldRefusesTheCommandNamingIt() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let options = Ledger.Options(clock: clock.function, syncMode: .none, projectors: [ForgetfulProjector()])
+            let ledger = try Ledger.create(at: root, name: "Shop", baseCurrency: .usd, timeZone: "UTC", options: options)
+            defer { try? ledger.close() }
+            try ledger.appendEvents([entry("1.00", "Assets:Till", at: clock)])
+            let head = ledger.head
+            let opened = NewEvent(effectiveAt: clock.now, body: EventBody(AccountOpened(account: "Assets:Safe", kind: .asset, commodity: .usd)))
+            let error = try #require(throws: LedgerError.self) { try ledger.appendEvents([opened]) }
+            #expect(error.code == .inconsistentLog)
+            #expect(error.message.contains("forgetful") && error.message.contains("account_opened"), "\(error.message)")
+            #expect(ledger.head == head, "nothing appended")
         }
     }
 

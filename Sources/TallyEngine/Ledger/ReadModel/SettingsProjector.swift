@@ -93,7 +93,7 @@ public struct SettingsProjector: Projector {
                 declared.code, declared.scale, event.effectiveAt.microsecondsSinceEpoch, Int64(event.sequence), event.recordedAt.microsecondsSinceEpoch,
             ])
         default:
-            throw LedgerError(.inconsistentLog, "the settings read model was handed event \(event.sequence) (\(event.type.name)), which it does not fold")
+            throw eventNotFolded(event)
         }
     }
 }

@@ -63,7 +63,7 @@ public struct ChallengesProjector: Projector {
                             completed.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
             )
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 }

@@ -221,7 +221,7 @@ public struct EnvelopesProjector: SnapshotTaking {
         case let fx as FXRateSet:
             try rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 

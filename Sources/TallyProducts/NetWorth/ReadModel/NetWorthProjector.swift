@@ -194,7 +194,7 @@ public struct NetWorthProjector: SnapshotTaking {
                 WHERE reminder_id = ? AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
                 """, arguments: [effective, recorded, done.reminderId, done.reminderId])
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 

@@ -181,7 +181,7 @@ public struct WealthProjector: Projector {
         case let change as CardUnfrozen:
             try flag(change.account, .cardFrozen, false, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 

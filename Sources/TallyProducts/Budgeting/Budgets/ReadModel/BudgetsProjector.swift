@@ -46,7 +46,7 @@ public struct BudgetsProjector: Projector {
         case let deleted as BudgetDeleted:
             try close(month: deleted.month, category: deleted.category, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 

@@ -52,7 +52,7 @@ public struct PotsProjector: Projector {
         case let deleted as PotDeleted:
             try end(deleted.potId, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 

@@ -58,7 +58,7 @@ public struct RecurringProjector: Projector {
         case let removed as RecurringRemoved:
             try end(removed.recurringId, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 

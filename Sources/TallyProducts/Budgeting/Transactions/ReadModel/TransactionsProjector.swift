@@ -96,7 +96,7 @@ public struct TransactionsProjector: Projector {
                 arguments: [sequence, bank.bankId]
             )
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 
