@@ -9,9 +9,9 @@ public struct EnvelopesProjector: SnapshotTaking {
     public init() {}
 
     public let name = "envelopes"
-    public let version = 2
+    public let version = 3
     public let tables = [
-        "envelopes", "envelope_changes", "envelope_activity", "envelope_entries", "envelope_rates", "envelope_base_currencies",
+        "envelopes", "envelope_changes", "envelope_activity", "envelope_rates", "envelope_base_currencies",
         "envelope_accounts", "envelope_snapshots",
     ]
     /// The event types this read model folds; every other passes it by.
@@ -22,6 +22,9 @@ public struct EnvelopesProjector: SnapshotTaking {
 
     /// Snapshots of every envelope's interval fold (``EnvelopeProgress``).
     static let snapshots = SnapshotTable(name: "envelope_snapshots")
+    /// The events whose activity rows are a transaction's versions (a transfer's rows, which
+    /// share the `entry_id` column, are never amended).
+    static let transactionEventNames = [TransactionRecorded.eventType.name, TransactionAmended.eventType.name, TransactionDeleted.eventType.name]
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -65,11 +68,7 @@ public struct EnvelopesProjector: SnapshotTaking {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX envelope_activity_by_time ON envelope_activity (effective_at);
             CREATE INDEX envelope_activity_by_envelope ON envelope_activity (envelope_id, effective_at);
-            CREATE TABLE envelope_entries (
-                entry_id TEXT PRIMARY KEY NOT NULL,
-                sequence INTEGER NOT NULL,
-                part INTEGER NOT NULL
-            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX envelope_activity_by_entry ON envelope_activity (entry_id, sequence, part);
             CREATE TABLE envelope_rates (
                 sequence INTEGER PRIMARY KEY NOT NULL,
                 base TEXT NOT NULL,
@@ -120,7 +119,7 @@ public struct EnvelopesProjector: SnapshotTaking {
         func currentBase() throws -> String {
             try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence DESC LIMIT 1") ?? "USD"
         }
-        func activity(_ row: EnvelopeActivity, part: Int, entryId: String, isTransaction: Bool = true) throws {
+        func activity(_ row: EnvelopeActivity, part: Int, entryId: String) throws {
             try db.cachedStatement(sql: """
                 INSERT INTO envelope_activity
                     (sequence, part, envelope_id, entry_id, event, reversal, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
@@ -130,25 +129,24 @@ public struct EnvelopesProjector: SnapshotTaking {
                     row.rateToBase?.decimalString, row.base.code, row.received?.commodity.code, row.received?.minorUnits,
                     row.effectiveAt.microsecondsSinceEpoch, recorded,
                 ])
-            if isTransaction && !row.isReversal {
-                try db.execute(sql: "INSERT OR REPLACE INTO envelope_entries (entry_id, sequence, part) VALUES (?, ?, ?)", arguments: [entryId, sequence, part])
-            }
             try changed(at: row.effectiveAt)
         }
-        /// The current version of a transaction assigned to an envelope, if any.
+        /// The version in force of a transaction assigned to an envelope, if any: its last
+        /// activity row, unless that row took it out (a deletion's reversal). The rows
+        /// themselves are the history of its versions; no second table keeps which is current.
         func currentEntry(_ entryId: String) throws -> EnvelopeActivity? {
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT a.* FROM envelope_entries e JOIN envelope_activity a ON a.sequence = e.sequence AND a.part = e.part
-                WHERE e.entry_id = ?
-                """, arguments: [entryId]) else { return nil }
-            return try EnvelopeBook.activity(row)
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT * FROM envelope_activity WHERE entry_id = ? AND event IN (?, ?, ?)
+                ORDER BY sequence DESC, part DESC LIMIT 1
+                """), arguments: StatementArguments([entryId] + Self.transactionEventNames)) else { return nil }
+            let latest = try EnvelopeBook.activity(row)
+            return latest.isReversal ? nil : latest
         }
         /// Takes a transaction's current version out (a reversal row at its date), for an
         /// amendment or a deletion.
         func reverse(_ entryId: String) throws -> EnvelopeActivity? {
             guard let previous = try currentEntry(entryId) else { return nil }
             try activity(try previous.reversal(by: event), part: 0, entryId: entryId)
-            try db.execute(sql: "DELETE FROM envelope_entries WHERE entry_id = ?", arguments: [entryId])
             return previous
         }
         func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
@@ -216,7 +214,7 @@ public struct EnvelopesProjector: SnapshotTaking {
                     envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
                     recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
                     rateToBase: nil, base: try Commodity.named(try currentBase()), received: try transfer.received?.negated()
-                ), part: 0, entryId: transfer.transferId, isTransaction: false)
+                ), part: 0, entryId: transfer.transferId)
             }
         case let fx as FXRateSet:
             try rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
