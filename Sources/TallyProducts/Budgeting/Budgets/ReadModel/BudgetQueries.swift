@@ -128,7 +128,7 @@ enum BudgetQueries {
             let spent = try BudgetQueries.expenses(db, category: category, range: range, commodity: maximum.commodity, knownAt: knownAt)
             let latest = try Row.fetchAll(
                 db.cachedStatement(sql: """
-                    SELECT * FROM budget_transaction_history
+                    SELECT * FROM budget_transaction_versions
                     WHERE category = ? AND effective_at >= ? AND effective_at <= ? AND \(BudgetTransaction.visible)
                     ORDER BY effective_at DESC, recorded_sequence DESC LIMIT 3
                     """),
@@ -153,7 +153,7 @@ enum BudgetQueries {
             db.cachedStatement(sql: """
                 SELECT COALESCE(SUM(CASE WHEN amount > 0 THEN amount ELSE 0 END), 0) AS income,
                        COALESCE(SUM(CASE WHEN amount < 0 THEN -amount ELSE 0 END), 0) AS expenses
-                FROM budget_transaction_history
+                FROM budget_transaction_versions
                 WHERE effective_at >= ? AND effective_at <= ? AND commodity = ? AND \(BudgetTransaction.visible)
                 """),
             arguments: [range.lowerBound, min(range.upperBound, through.microsecondsSinceEpoch), currency.code]
@@ -213,7 +213,7 @@ enum BudgetQueries {
     ) throws -> Money {
         let total = try Int64.fetchOne(
             db.cachedStatement(sql: """
-                SELECT COALESCE(SUM(-amount), 0) FROM budget_transaction_history
+                SELECT COALESCE(SUM(-amount), 0) FROM budget_transaction_versions
                 WHERE category = ? AND effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ?
                   AND \(BudgetTransaction.visible)
                 """),

@@ -54,7 +54,7 @@ extension RecurringRules {
         let known = BudgetTime.versionArguments(knownAt: knownAt)
         if let generated = try String.fetchOne(
             db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transaction_history
+                SELECT transaction_id FROM budget_transaction_versions
                 WHERE recurring_id = ? AND recurring_month = ? AND \(BudgetTransaction.visible)
                 """),
             arguments: [item.id, month.ordinal] + known
@@ -63,7 +63,7 @@ extension RecurringRules {
         }
         return try String.fetchOne(
             db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transaction_history
+                SELECT transaction_id FROM budget_transaction_versions
                 WHERE effective_at >= ? AND effective_at <= ? AND payee_key = ? AND commodity = ? AND amount = ?
                   AND \(BudgetTransaction.visible)
                 ORDER BY effective_at, recorded_sequence LIMIT 1

@@ -2,7 +2,7 @@ import TallyEngine
 import GRDB
 
 extension BudgetTransaction {
-    /// Reads a row of `budget_transaction_history`: one version of a transaction.
+    /// Reads a row of `budget_transaction_versions`: one version of a transaction.
     static func from(_ row: Row, calendar: LedgerCalendar) throws -> BudgetTransaction {
         let version: Int64 = row[BudgetTransactionColumns.sequence]
         return BudgetTransaction(
@@ -16,7 +16,7 @@ extension BudgetTransaction {
         )
     }
 
-    /// The SQL filter on `budget_transaction_history` of the versions in force as known at
+    /// The SQL filter on `budget_transaction_versions` of the versions in force as known at
     /// an instant, deleted ones excluded: bind ``BudgetTime/versionArguments(knownAt:)``.
     static let visible = "deleted = 0 AND " + BudgetTime.versionInForce
 
@@ -24,14 +24,14 @@ extension BudgetTransaction {
     /// `(transaction, deleted)`.
     static func fetch(_ id: String, calendar: LedgerCalendar, _ db: Database) throws -> (transaction: BudgetTransaction, deleted: Bool)? {
         guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM budget_transaction_history WHERE transaction_id = ? AND superseded_at = ?"),
+            db.cachedStatement(sql: "SELECT * FROM budget_transaction_versions WHERE transaction_id = ? AND superseded_at = ?"),
             arguments: [id, BudgetTime.openEnd]
         ) else { return nil }
         return (try from(row, calendar: calendar), row[BudgetTransactionColumns.deleted])
     }
 }
 
-/// The statements of the budget's transactions read model (`budget_transaction_history`:
+/// The statements of the budget's transactions read model (`budget_transaction_versions`:
 /// every version of each transaction, bitemporally; the version in force is the one not
 /// superseded).
 enum TransactionRecords {
@@ -60,7 +60,7 @@ enum TransactionRecords {
     static func version(of id: String, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar, _ db: Database) throws -> BudgetTransaction? {
         try Row.fetchOne(
             db.cachedStatement(sql: """
-                SELECT * FROM budget_transaction_history
+                SELECT * FROM budget_transaction_versions
                 WHERE transaction_id = ? AND \(BudgetTransaction.visible) AND effective_at <= ?
                 """),
             arguments: [id] + BudgetTime.versionArguments(knownAt: knownAt) + [BudgetTime.effectiveBound(asOf)]
@@ -71,7 +71,7 @@ enum TransactionRecords {
     static func history(of id: String, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar, _ db: Database) throws -> [TransactionChange] {
         try Row.fetchAll(
             db.cachedStatement(sql: """
-                SELECT * FROM budget_transaction_history
+                SELECT * FROM budget_transaction_versions
                 WHERE transaction_id = ? AND recorded_at <= ? AND effective_at <= ? ORDER BY sequence
                 """),
             arguments: [id, BudgetTime.knownBound(knownAt), BudgetTime.effectiveBound(asOf)]
@@ -92,7 +92,7 @@ enum TransactionRecords {
 
     /// The earliest effective time of a visible transaction as known at `knownAt`.
     static func firstEffectiveAt(knownAt: Instant?, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT MIN(effective_at) FROM budget_transaction_history WHERE \(BudgetTransaction.visible)",
+        try Int64.fetchOne(db, sql: "SELECT MIN(effective_at) FROM budget_transaction_versions WHERE \(BudgetTransaction.visible)",
                            arguments: BudgetTime.versionArguments(knownAt: knownAt))
     }
 
@@ -102,7 +102,7 @@ enum TransactionRecords {
         from start: Instant, through end: Instant, in currency: Commodity, knownAt: Instant?, _ db: Database
     ) throws -> [(category: BudgetCategory, spent: Int64)] {
         try Row.fetchAll(db, sql: """
-            SELECT category, SUM(-amount) AS spent FROM budget_transaction_history
+            SELECT category, SUM(-amount) AS spent FROM budget_transaction_versions
             WHERE effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ? AND \(BudgetTransaction.visible)
             GROUP BY category ORDER BY category
             """, arguments: [start.microsecondsSinceEpoch, end.microsecondsSinceEpoch, currency.code] + BudgetTime.versionArguments(knownAt: knownAt)
@@ -123,7 +123,7 @@ enum TransactionRecords {
     /// at `knownAt`, by payee then date.
     static func unscheduled(through: Instant, knownAt: Instant?, _ db: Database) throws -> [Occurrence] {
         try Row.fetchAll(db, sql: """
-            SELECT transaction_id, payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_history
+            SELECT transaction_id, payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_versions
             WHERE effective_at <= ? AND recurring_id IS NULL AND \(BudgetTransaction.visible)
             ORDER BY payee_key, effective_at, recorded_sequence
             """, arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt)
