@@ -618,8 +618,22 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Reads the read models in a consistent snapshot.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Answers a typed query from the newest committed state of the read models, in one
+    /// consistent snapshot (a query written in a feature's read-model layer:
+    /// ``ReadModelQuery``).
+    ///
+    /// ```swift
+    /// let merchant = try ledger.read(MerchantTagQueries.merchant(of: "Assets:Till"))
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` (`readModels`) with the database's error attached.
+    public func read<Value>(_ query: ReadModelQuery<Value>) throws -> Value {
+        try LedgerError.boundary { try readModels.database.read { db in try query.fetch(db) } }
+    }
+
+    /// Reads the read models in a consistent snapshot, for the products and the package's
+    /// tests; applications read through a ``ReadModelQuery``.
+    package func read<T>(_ body: (Database) throws -> T) throws -> T {
         try LedgerError.boundary { try readModels.database.read(body) }
     }
 

@@ -83,7 +83,7 @@ extension Ledger {
     public func reverseEnvelopeTransactionCommand(_ transactionId: String, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let deleted = NewEvent(effectiveAt: now, body: EventBody(TransactionDeleted(transactionId: transactionId)))
         // A repeat of a reversal already recorded returns it: read the version only for a new one.
-        if let idempotencyKey, try read({ db in try EnvelopeTransactionVersions.version(of: transactionId, db)?.deleted }) == true {
+        if let idempotencyKey, try read({ db in try TransactionVersionRecords.current(of: transactionId, db)?.deleted }) == true {
             return LedgerCommand(idempotencyKey: idempotencyKey, request: deleted, requestHasEffectiveTime: false) { _ in
                 throw LedgerError(.notFound, "envelope transaction '\(transactionId)' was reversed already")
             }
@@ -100,7 +100,7 @@ extension Ledger {
     /// The version in force of an envelope transaction, read back from the log.
     private func currentEnvelopeVersion(_ transactionId: String, action: String) throws -> EnvelopeCorrection {
         let (version, isEnvelopeAccount) = try read { db in
-            let version = try EnvelopeTransactionVersions.version(of: transactionId, db)
+            let version = try TransactionVersionRecords.current(of: transactionId, db)
             return (version, try version.map { try EnvelopeRecords.isEnvelopeAccount($0.account, db) } ?? false)
         }
         guard let version else {
@@ -142,7 +142,7 @@ struct EnvelopeCorrection: Sendable {
     /// Refuses the plan when another command (earlier in the same batch, or since it was
     /// read) changed or reversed the transaction: the correction was made from that version.
     static func requireUnchanged(_ read: EnvelopeCorrection, _ db: Database) throws {
-        let version = try EnvelopeTransactionVersions.version(of: read.transactionId, db)
+        let version = try TransactionVersionRecords.current(of: read.transactionId, db)
         guard let version, version.sequence == read.sequence, !version.deleted else {
             throw LedgerError(.notAllowed, "envelope transaction '\(read.transactionId)' changed while this correction waited; read it again and correct what stands")
         }
@@ -157,6 +157,6 @@ extension Ledger {
     /// let account = try ledger.envelopeTransactionAccount("t1")   // "Assets:Checking"
     /// ```
     public func envelopeTransactionAccount(_ transactionId: String) throws -> String? {
-        try read { db in try EnvelopeTransactionVersions.version(of: transactionId, db)?.account }
+        try read { db in try TransactionVersionRecords.current(of: transactionId, db)?.account }
     }
 }
