@@ -56,9 +56,7 @@ extension Ledger {
         }
         var listed: [AccountListing] = []
         for (record, firstPosting) in zip(records, firstPostings) {
-            guard let kind = AccountKind(rawValue: record.kindName) else {
-                throw LedgerError(.inconsistentLog, "account '\(record.name)' has the kind '\(record.kindName)', which no event writes")
-            }
+            let kind = record.kind
             guard let opening = try loggedEvent(at: record.openedSequence) else {
                 throw LedgerError(.inconsistentLog, "account '\(record.name)' was opened by event \(record.openedSequence), past the log's head")
             }

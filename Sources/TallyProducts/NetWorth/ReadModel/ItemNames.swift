@@ -30,10 +30,6 @@ enum ItemNames {
             WHERE n.asset_id = ? AND n.effective_at >= i.added_at AND n.effective_at <= ? AND n.recorded_at <= ?
             ORDER BY n.effective_at DESC, n.sequence DESC LIMIT 1
             """), arguments: [assetId, point.effectiveBound, point.recordedBound]) else { return nil }
-        let categoryName: String = row[1]
-        guard let category = AssetCategory(rawValue: categoryName) else {
-            throw LedgerError(.inconsistentLog, "asset '\(assetId)' was renamed into the category '\(categoryName)', which is no asset category")
-        }
-        return (row[0], category)
+        return (row[NetWorthColumns.name], try row.kind(NetWorthColumns.category))
     }
 }

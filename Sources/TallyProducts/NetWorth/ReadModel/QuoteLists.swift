@@ -4,6 +4,12 @@ import GRDB
 /// The lookups behind ``Ledger/marketQuoteList(kind:asOf:knownAt:history:)``: every price
 /// and FX rate effective by a point and recorded by it, newest first within each pair.
 enum QuoteLists {
+    /// The columns these lookups read, beside ``NetWorthColumns``.
+    private enum Columns {
+        static let significand = Column("significand")
+        static let scale = Column("scale")
+    }
+
     /// Prices effective by the point and known at it, by symbol, currency, then newest first.
     static func prices(_ db: Database, point: PointInTime) throws -> [MarketQuoteListing] {
         try Row.fetchAll(db.cachedStatement(sql: """
@@ -11,18 +17,13 @@ enum QuoteLists {
             WHERE effective_at <= ? AND recorded_at <= ?
             ORDER BY symbol, commodity, effective_at DESC, sequence DESC
             """), arguments: [point.effectiveBound, point.recordedBound]).map { row in
-            let currency = try Commodity.named(row[1])
-            let sourceName: String = row[3]
-            guard let source = PriceSource(rawValue: sourceName) else {
-                throw LedgerError(.inconsistentLog, "a price of '\(row[0] as String)' has the source '\(sourceName)', which no event writes")
-            }
-            let sequence: Int64 = row[6]
+            let price = try row.money(NetWorthColumns.amount, NetWorthColumns.commodity)
             return MarketQuoteListing(
-                quote: MarketQuote(kind: .price, base: try Commodity.named(row[0]), quote: currency,
-                                   value: try ExactDecimal(significand: row[2], scale: currency.scale),
-                                   effectiveAt: Instant(microsecondsSinceEpoch: row[4]), recordedAt: Instant(microsecondsSinceEpoch: row[5]),
-                                   sequence: UInt64(sequence)),
-                source: source)
+                quote: MarketQuote(kind: .price, base: try Commodity.named(row[NetWorthColumns.symbol]), quote: price.commodity,
+                                   value: try ExactDecimal(significand: price.minorUnits, scale: price.commodity.scale),
+                                   effectiveAt: row.instant(NetWorthColumns.effectiveAt), recordedAt: row.instant(NetWorthColumns.recordedAt),
+                                   sequence: row.sequence(NetWorthColumns.sequence)),
+                source: try row.kind(NetWorthColumns.source))
         }
     }
 
@@ -33,12 +34,11 @@ enum QuoteLists {
             WHERE effective_at <= ? AND recorded_at <= ?
             ORDER BY base, quote, effective_at DESC, sequence DESC
             """), arguments: [point.effectiveBound, point.recordedBound]).map { row in
-            let sequence: Int64 = row[6]
-            return MarketQuoteListing(
-                quote: MarketQuote(kind: .rate, base: try Commodity.named(row[0]), quote: try Commodity.named(row[1]),
-                                   value: try ExactDecimal(significand: row[2], scale: row[3]),
-                                   effectiveAt: Instant(microsecondsSinceEpoch: row[4]), recordedAt: Instant(microsecondsSinceEpoch: row[5]),
-                                   sequence: UInt64(sequence)),
+            MarketQuoteListing(
+                quote: MarketQuote(kind: .rate, base: try Commodity.named(row[NetWorthColumns.base]), quote: try Commodity.named(row[NetWorthColumns.quote]),
+                                   value: try ExactDecimal(significand: row[Columns.significand], scale: row[Columns.scale]),
+                                   effectiveAt: row.instant(NetWorthColumns.effectiveAt), recordedAt: row.instant(NetWorthColumns.recordedAt),
+                                   sequence: row.sequence(NetWorthColumns.sequence)),
                 source: .manual)
         }
     }
