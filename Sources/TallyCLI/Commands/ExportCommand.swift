@@ -52,7 +52,7 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let ledger = try Ledger.openForReading(at: storeOptions.path, options: .standard)
+        let ledger = try Ledger.openForReading(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         defer { try? ledger.close() }
         if let dir {
             let summary = try ledger.exportProducts(toDirectory: dir)
@@ -145,7 +145,7 @@ struct RestoreCommand: ParsableCommand {
         }
         let bar = ProgressBar(label: "restore", enabled: progress == .bar)
         defer { bar.finish() }
-        let summary = try Ledger.restore(from: file, into: storeOptions.path, options: .standard, expect: expected) { step in
+        let summary = try Ledger.restore(from: file, into: storeOptions.path, options: try storeOptions.ledgerOptions(), expect: expected) { step in
             switch step.phase {
             case .validating: bar.update(completed: step.completed, total: step.total, detail: "checking")
             case .appending: bar.update(completed: step.completed, total: step.total, detail: "\(step.completed)/\(step.total) events")

@@ -16,6 +16,10 @@ public struct StoreLayout: Hashable, Sendable {
     /// The marker file that says "this directory is a Tally store".
     public var markerPath: String { root + "/STORE" }
 
+    /// The store's key file (``StoreKeyFile``): present when the store is encrypted at rest and
+    /// keeps its wrapped keys itself rather than in an embedder's keyring.
+    public var keyFilePath: String { root + "/KEYS" }
+
     /// Present when `tally demo` made the store, so that only such a store is replaced.
     public var demoMarkerPath: String { root + "/DEMO" }
 

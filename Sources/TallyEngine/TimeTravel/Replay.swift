@@ -36,7 +36,8 @@ public enum Replay {
         at root: String, options: Ledger.Options = Ledger.Options(), knownAt: Instant? = nil,
         observe: (Event) -> Void = { _ in }, answer: (ReplayState) throws -> Answer
     ) throws -> Answer {
-        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog())
+        let options = try options.unlocked(at: root)
+        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), keys: options.logKeys)
         let calendar = try reader.ledgerCalendar()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-replay-\(UUID().uuidString)").path
         try OwnerOnly.makeDirectory(directory)
