@@ -81,6 +81,7 @@ enum StoreCreation {
     ) throws {
         let layout = StoreLayout(root: directory)
         if let keyFile { try writeSynced(String(decoding: keyFile, as: UTF8.self), to: layout.keyFilePath) }
+        if options.keys != nil { try writeSynced("", to: layout.sealedMarkerPath) }
         try writeSynced(StoreLayout.markerText, to: layout.markerPath)
         try reached(.markerWritten)
         let writer = try LogWriter.create(directory: layout.logDirectory, options: options)
@@ -205,7 +206,7 @@ enum StoreCreation {
     /// temporary files), or a part of them.
     private static func holdsOnlyWhatInitWrites(_ path: String) -> Bool {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path),
-              Set(entries).isSubset(of: ["STORE", "KEYS", "log"]) else { return false }
+              Set(entries).isSubset(of: ["STORE", "KEYS", "SEALED", "log"]) else { return false }
         guard entries.contains("log") else { return true }
         guard let logEntries = try? FileManager.default.contentsOfDirectory(atPath: path + "/log") else { return false }
         return logEntries.allSatisfy {

@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Tally
+import TallyLog
+import Testing
+
+/// `tally init --encrypt --key-file`, `--key-file` / `TALLY_KEY_FILE` on every later command,
+/// `tally key new` and `tally key rotate`, as a user runs them: the right key answers, a missing,
+/// wrong or truncated one is refused by name and changes nothing.
+@Suite struct EncryptedStoreCommandTests {
+    static let journal = [
+        "date,account,counter_account,amount,currency,payee,category,external_id",
+        "2026-05-01,Assets:Checking,Income:Salary,2500.00,USD,Zephyr Analytics,Salary,bank-001",
+        "2026-05-02,Expenses:Dining,Assets:Checking,42.10,USD,Quillon Bistro,Dining,bank-002",
+    ].joined(separator: "\n") + "\n"
+
+    /// An encrypted store with the journal imported; the key file is made by init.
+    func encryptedStore(_ directory: TemporaryDirectory) throws -> (store: String, key: String) {
+        let store = directory.path + "/store"
+        let key = directory.path + "/home.key"
+        let created = try TallyProcess.run(["init", "--store", store, "--encrypt", "--key-file", key, "--name", "Ottoline Books"])
+        try #require(created.status == 0, "\(created.standardError)")
+        #expect(created.standardOutput.contains("wrote a new key to \(key)"))
+        let imported = try TallyProcess.run(["import", try directory.file("bank.csv", Self.journal), "--store", store, "--key-file", key])
+        try #require(imported.status == 0, "\(imported.standardError)")
+        return (store, key)
+    }
+
+    func forget(_ store: String) {
+        let path = StoreLayout(root: store).runtimeReadModelPath
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    @Test func anEncryptedStoreAnswersWithItsKeyAndShowsNoStringOnDisk() throws {
+        let directory = try TemporaryDirectory()
+        let (store, key) = try encryptedStore(directory)
+        defer { forget(store) }
+        let balances = try TallyProcess.run(["balances", "--store", store, "--key-file", key])
+        #expect(balances.status == 0, "\(balances.standardError)")
+        #expect(balances.standardOutput.contains("2457.90"))
+        let fromEnvironment = try TallyProcess.run(["balances", "--store", store], environment: ["TALLY_KEY_FILE": key])
+        #expect(fromEnvironment.standardOutput == balances.standardOutput)
+        let verify = try TallyProcess.run(["verify", "--store", store, "--key-file", key])
+        #expect(verify.status == 0, "\(verify.standardError)")
+        for (path, bytes) in try directory.snapshot("store") {
+            for text in ["Zephyr Analytics", "Quillon Bistro", "Ottoline Books", "Expenses:Dining", "Income:Salary", "bank-001"] {
+                #expect(bytes.range(of: Data(text.utf8)) == nil, "'\(text)' in \(path)")
+            }
+        }
+    }
+
+    @Test func aMissingWrongOrTruncatedKeyIsRefusedAndChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let (store, key) = try encryptedStore(directory)
+        defer { forget(store) }
+        let before = try directory.snapshot("store")
+        let missing = try TallyProcess.run(["balances", "--store", store])
+        #expect(missing.status != 0)
+        #expect(missing.standardError.contains("is encrypted: give its key with --key-file"), "\(missing.standardError)")
+        let other = directory.path + "/other.key"
+        #expect(try TallyProcess.run(["key", "new", other]).status == 0)
+        let wrong = try TallyProcess.run(["tx", "list", "--store", store, "--key-file", other])
+        #expect(wrong.status != 0)
+        let wrongVerify = try TallyProcess.run(["verify", "--store", store, "--key-file", other])
+        #expect(wrongVerify.status != 0)
+        #expect(wrongVerify.standardError.contains("does not open this store"), "\(wrongVerify.standardError)")
+        let truncated = try directory.file("cut.key", String(try String(contentsOfFile: key, encoding: .utf8).prefix(30)))
+        let cut = try TallyProcess.run(["balances", "--store", store, "--key-file", truncated])
+        #expect(cut.status != 0)
+        #expect(cut.standardError.contains("is truncated or damaged"), "\(cut.standardError)")
+        let absent = try TallyProcess.run(["balances", "--store", store, "--key-file", directory.path + "/absent.key"])
+        #expect(absent.status != 0)
+        #expect(absent.standardError.contains("cannot read the key file"), "\(absent.standardError)")
+        #expect(try directory.snapshot("store") == before)
+    }
+
+    @Test func rotationMovesTheStoreToTheNewKeyWithoutRewritingTheLog() throws {
+        let directory = try TemporaryDirectory()
+        let (store, key) = try encryptedStore(directory)
+        defer { forget(store) }
+        let logBefore = try directory.snapshot("store/log").filter { $0.key.hasSuffix(".tlog") }
+        let newKey = directory.path + "/new.key"
+        let wrongOld = try TallyProcess.run(["key", "rotate", "--store", store, "--key-file", newKey + ".x", "--new-key-file", newKey])
+        #expect(wrongOld.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: newKey))
+        let rotated = try TallyProcess.run(["key", "rotate", "--store", store, "--key-file", key, "--new-key-file", newKey])
+        #expect(rotated.status == 0, "\(rotated.standardError)")
+        #expect(try directory.snapshot("store/log").filter { $0.key.hasSuffix(".tlog") } == logBefore)
+        #expect(try TallyProcess.run(["balances", "--store", store, "--key-file", key]).status != 0)
+        let after = try TallyProcess.run(["balances", "--store", store, "--key-file", newKey])
+        #expect(after.status == 0 && after.standardOutput.contains("2457.90"), "\(after.standardError)")
+    }
+
+    @Test func initRefusesAKeyWithoutEncryptionAndEncryptionWithoutAKey() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/store"
+        let noKey = try TallyProcess.run(["init", "--store", store, "--encrypt"], environment: ["TALLY_KEY_FILE": ""])
+        #expect(noKey.status != 0)
+        #expect(noKey.standardError.contains("--encrypt needs a key"))
+        let keyOnly = try TallyProcess.run(["init", "--store", store, "--key-file", directory.path + "/k"])
+        #expect(keyOnly.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: store))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/k"))
+        // A plain store ignores a key set for the shell, but refuses one given on the command line.
+        #expect(try TallyProcess.run(["init", "--store", store]).status == 0)
+        let key = directory.path + "/k"
+        #expect(try TallyProcess.run(["key", "new", key]).status == 0)
+        #expect(try TallyProcess.run(["balances", "--store", store], environment: ["TALLY_KEY_FILE": key]).status == 0)
+        let given = try TallyProcess.run(["balances", "--store", store, "--key-file", key])
+        #expect(given.status != 0)
+        #expect(given.standardError.contains("is not encrypted"), "\(given.standardError)")
+    }
+
+    @Test func verifyWarnsWhenTheKeyFileIsReadableByOthers() throws {
+        let directory = try TemporaryDirectory()
+        let (store, key) = try encryptedStore(directory)
+        defer { forget(store) }
+        #expect(chmod(key, 0o644) == 0)
+        let verify = try TallyProcess.run(["verify", "--store", store, "--key-file", key])
+        #expect((verify.standardOutput + verify.standardError).contains(key), "\(verify.standardOutput)\(verify.standardError)")
+    }
+}
