@@ -123,10 +123,15 @@ import TallyTestSupport
                 #expect(Self.code { _ = try Ledger.open(at: root, options: Self.options(key)) } == .badKey, "KEYS cut to \(length)")
             }
             try FileManager.default.removeItem(atPath: keysPath)
-            // Without its key set the sealed log opens nothing either.
+            #expect(Self.code { _ = try Ledger.open(at: root, options: Self.options(nil)) } == .badKey)
+            #expect(Self.code { _ = try Ledger.open(at: root, options: Self.options(key)) } == .badKey)
+            // And with the marker gone too, the sealed log itself refuses to be read without keys.
+            let marker = try Data(contentsOf: URL(fileURLWithPath: StoreLayout(root: root).sealedMarkerPath))
+            try FileManager.default.removeItem(atPath: StoreLayout(root: root).sealedMarkerPath)
             do { _ = try Ledger.open(at: root, options: Self.options(nil)); Issue.record("opened without keys") } catch let error as LedgerError {
                 #expect((error.underlying as? LogError)?.code == .keyRequired, "\(error)")
             }
+            try marker.write(to: URL(fileURLWithPath: StoreLayout(root: root).sealedMarkerPath))
             try original.write(to: URL(fileURLWithPath: keysPath))
             try Ledger.open(at: root, options: Self.options(key)).close()
         }
@@ -171,6 +176,7 @@ import TallyTestSupport
             var bytes: [UInt8]?
             func load() throws -> [UInt8]? { lock.withLock { bytes } }
             func save(_ keys: [UInt8]) throws { lock.withLock { bytes = keys } }
+            func remove() throws { lock.withLock { bytes = nil } }
         }
         try withTemporaryStore { root in
             let keyring = MemoryKeyring()

@@ -22,6 +22,9 @@ public protocol LedgerKeyring: Sendable {
     func load() throws -> [UInt8]?
     /// Replaces the wrapped key set, all at once (a crash leaves the old set or the new one).
     func save(_ keys: [UInt8]) throws
+    /// Destroys the key set for good (``StoreErasure/eraseEverything(at:keyring:)``): after it,
+    /// nothing sealed under the store's data keys can be opened, copies of the log included.
+    func remove() throws
 }
 
 /// The default keyring: the store's `KEYS` file, readable by its owner only, replaced atomically
@@ -73,6 +76,12 @@ public struct StoreKeyFile: LedgerKeyring {
             defer { close(handle) }
             guard fsync(handle) == 0 else { throw Self.failure("fsync", directory) }
         }
+    }
+
+    /// Deletes the key file (nothing when it does not exist) and syncs its directory.
+    /// - Throws: ``StoreError`` `io` naming the call.
+    public func remove() throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("unlink", path) }
     }
 
     private static func failure(_ call: String, _ path: String) -> StoreError {

@@ -221,6 +221,9 @@ public final class Ledger: Sendable {
             let keyring = resolvedKeyring(at: root)
             let origin = self.keyring == nil ? "the store's key file '\(StoreLayout(root: root).keyFilePath)'" : "the keyring's key set"
             guard let bytes = try keyring.load() else {
+                if StoreLayout(root: root).isEncrypted {
+                    throw StoreError(.badKey, "the store at '\(root)' is encrypted but its key set is gone (\(origin) is missing or empty): it cannot be opened; restore the key set from a backup")
+                }
                 if let key {
                     throw StoreError(.notEncrypted, "the store at '\(root)' is not encrypted, but \(key.origin) was given: drop the key (--key-file, TALLY_KEY_FILE)")
                 }
@@ -231,6 +234,12 @@ public final class Ledger: Sendable {
             }
             var options = self
             options.logKeys = try StoreKeys.decode(bytes, from: origin).unlock(with: key)
+            let layout = StoreLayout(root: root)
+            if !layout.isEncrypted {
+                // The key set proves the store encrypted: put the marker back, so that its read
+                // models never land in the store.
+                try StoreCreation.writeSynced("", to: layout.sealedMarkerPath)
+            }
             return options
         }
     }
