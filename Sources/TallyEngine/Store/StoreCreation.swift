@@ -81,7 +81,11 @@ enum StoreCreation {
     ) throws {
         let layout = StoreLayout(root: directory)
         if let keyFile { try writeSynced(String(decoding: keyFile, as: UTF8.self), to: layout.keyFilePath) }
-        if options.keys != nil { try writeSynced("", to: layout.sealedMarkerPath) }
+        if options.keys != nil {
+            var generator = SystemRandomNumberGenerator()
+            let identifier = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+            try writeSynced(identifier, to: layout.sealedMarkerPath)
+        }
         try writeSynced(StoreLayout.markerText, to: layout.markerPath)
         try reached(.markerWritten)
         let writer = try LogWriter.create(directory: layout.logDirectory, options: options)

@@ -18,7 +18,8 @@ public struct StoreLayout: Hashable, Sendable {
     /// plaintext the log protects is ever written into the store.
     public var readModelPath: String { isEncrypted ? runtimeReadModelPath : root + "/readmodels.sqlite" }
 
-    /// Present (empty) in a store whose log is sealed: written by `init --encrypt`.
+    /// Present in a store whose log is sealed, written by `init --encrypt`: it holds the store's
+    /// random identifier (32 hex digits), which names its read models outside the store.
     public var sealedMarkerPath: String { root + "/SEALED" }
 
     /// Whether the store is encrypted at rest (its ``sealedMarkerPath`` exists).
@@ -26,8 +27,10 @@ public struct StoreLayout: Hashable, Sendable {
 
     /// Where an encrypted store's read models live: memory-backed storage private to the user
     /// (`$XDG_RUNTIME_DIR`, else `/dev/shm`, else the temporary directory), in `tally-UID/`
-    /// (0700), named by the SHA-256 of the store's real path. Never on the store's disk, never in
-    /// its backups; gone at reboot, after which the first open folds the log into them again.
+    /// (0700), named by the SHA-256 of the store's real path and its identifier (so a store made
+    /// again at the same path never meets the read models of the one before). Never on the
+    /// store's disk, never in its backups; gone at reboot, after which the first open folds the
+    /// log into them again.
     public var runtimeReadModelPath: String {
         let base = Self.runtimeBase
         var resolved = root
@@ -35,7 +38,8 @@ public struct StoreLayout: Hashable, Sendable {
             resolved = String(cString: real)
             free(real)
         }
-        let digest = SHA256.hash(data: Array(resolved.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        let identifier = FileManager.default.contents(atPath: sealedMarkerPath).map { String(decoding: $0.prefix(64), as: UTF8.self) } ?? ""
+        let digest = SHA256.hash(data: Array((resolved + "\n" + identifier).utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
         return base + "/tally-\(getuid())/" + digest + ".sqlite"
     }
 
