@@ -129,6 +129,36 @@ import Testing
         #expect(balances.standardOutput.contains("2457.90"), "\(balances.standardOutput)\(balances.standardError)")
     }
 
+    /// The demo household moved into an encrypted store: `export`, then `restore --encrypt`.
+    @Test func aPlainLedgerRestoredEncryptedKeepsItsDigestAndAnswersAndShowsNoString() throws {
+        let directory = try TemporaryDirectory()
+        let demo = directory.path + "/demo"
+        #expect(try TallyProcess.run(["demo", "--store", demo, "--months", "3", "--seed", "7"]).status == 0)
+        let export = try TallyProcess.run(["export", directory.path + "/ledger.ndjson", "--store", demo])
+        try #require(export.status == 0, "\(export.standardError)")
+        let head = try #require(export.standardOutput.split(separator: "\n").first { $0.hasPrefix("head ") }.map(String.init))
+        let store = directory.path + "/sealed"
+        let key = directory.path + "/k.key"
+        let restored = try TallyProcess.run([
+            "restore", directory.path + "/ledger.ndjson", "--store", store, "--encrypt", "--key-file", key,
+            "--expect", String(head.dropFirst(5)), "--progress", "none"])
+        #expect(restored.status == 0, "\(restored.standardError)")
+        defer { forget(store) }
+        #expect(restored.standardOutput.contains(head))
+        let original = try TallyProcess.run(["balances", "--store", demo, "--as-of", "2024-03-15"])
+        let sealed = try TallyProcess.run(["balances", "--store", store, "--key-file", key, "--as-of", "2024-03-15"])
+        #expect(sealed.status == 0, "\(sealed.standardError)")
+        #expect(sealed.standardOutput == original.standardOutput)
+        #expect(try TallyProcess.run(["balances", "--store", store]).status != 0, "the restored store needs its key")
+        for (path, bytes) in try directory.snapshot("sealed") {
+            for text in ["Demo household", "Acme Corp", "Groceries", "Emergency fund"] {
+                #expect(bytes.range(of: Data(text.utf8)) == nil, "'\(text)' in \(path)")
+            }
+        }
+        let staging = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("tally-restore") }
+        #expect(staging.isEmpty)
+    }
+
     @Test func verifyWarnsWhenTheKeyFileIsReadableByOthers() throws {
         let directory = try TemporaryDirectory()
         let (store, key) = try encryptedStore(directory)

@@ -46,24 +46,7 @@ struct InitCommand: ParsableCommand {
         }
         // The log is made atomically; the read models, derived from it, are folded right after
         // (a store whose read models are missing folds them on its first open anyway).
-        var options = Ledger.Options.standard
-        var madeKeyFile: String?
-        if encrypt {
-            let given = storeOptions.keyFile.flatMap { $0.isEmpty ? nil : $0 }
-                ?? ProcessInfo.processInfo.environment["TALLY_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
-            guard let file = given else {
-                throw ValidationError("--encrypt needs a key: give --key-file FILE or TALLY_KEY_FILE=FILE (a FILE that does not exist gets a new key)")
-            }
-            if FileManager.default.fileExists(atPath: file) {
-                options.key = try LedgerKey.file(file)
-            } else {
-                options.key = try LedgerKey.makeKeyFile(at: file)
-                madeKeyFile = file
-            }
-            options.encrypt = true
-        } else if let keyFile = storeOptions.keyFile, !keyFile.isEmpty {
-            throw ValidationError("--key-file is for an encrypted store: add --encrypt, or drop --key-file")
-        }
+        let (options, madeKeyFile) = try storeOptions.creationOptions(encrypt: encrypt)
         let ledger: Ledger
         do {
             ledger = try Ledger.create(at: storeOptions.path, name: name, baseCurrency: currency, timeZone: timeZone, options: options)

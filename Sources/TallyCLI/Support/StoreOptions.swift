@@ -32,6 +32,33 @@ struct StoreOptions: ParsableArguments {
         return try LedgerKey.file(file)
     }
 
+    /// Options for making a new store (`init`, `restore`): with `encrypt`, the key from `--key-file`
+    /// or `TALLY_KEY_FILE`, a new key file made when that file does not exist (its path returned,
+    /// so that a failed creation can remove it); without, a `--key-file` is refused.
+    func creationOptions(encrypt: Bool, _ base: Ledger.Options = .standard) throws -> (options: Ledger.Options, madeKeyFile: String?) {
+        var options = base
+        guard encrypt else {
+            if let keyFile, !keyFile.isEmpty {
+                throw ValidationError("--key-file is for an encrypted store: add --encrypt, or drop --key-file")
+            }
+            return (options, nil)
+        }
+        let given = keyFile.flatMap { $0.isEmpty ? nil : $0 }
+            ?? ProcessInfo.processInfo.environment["TALLY_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let file = given else {
+            throw ValidationError("--encrypt needs a key: give --key-file FILE or TALLY_KEY_FILE=FILE (a FILE that does not exist gets a new key)")
+        }
+        var made: String?
+        if FileManager.default.fileExists(atPath: file) {
+            options.key = try LedgerKey.file(file)
+        } else {
+            options.key = try LedgerKey.makeKeyFile(at: file)
+            made = file
+        }
+        options.encrypt = true
+        return (options, made)
+    }
+
     /// `base` with the store's key (``key()``).
     func ledgerOptions(_ base: Ledger.Options = .standard) throws -> Ledger.Options {
         var options = base
