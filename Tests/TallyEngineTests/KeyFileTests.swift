@@ -156,6 +156,44 @@ import TallyTestSupport
         }
     }
 
+    /// The key identifier of every frame, read from the segment files' frame headers.
+    static func frameKeyIdentifiers(_ root: String) throws -> [UInt32] {
+        let log = StoreLayout(root: root).logDirectory
+        var identifiers: [UInt32] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: log).filter({ $0.hasSuffix(".tlog") }).sorted() {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: log + "/" + name)))
+            func u32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
+            var offset = 64
+            while offset + 88 <= bytes.count {
+                #expect(bytes[offset + 6] & 2 == 2, "frame at \(offset) of \(name) is not sealed")
+                identifiers.append(u32(offset + 28))
+                offset += 88 + Int(u32(offset + 24))
+            }
+        }
+        return identifiers
+    }
+
+    @Test func aNewDataKeySealsLaterFramesAndEarlierFramesStillOpen() throws {
+        try withKeyedStore { root, _, key in
+            let before = try Self.frameKeyIdentifiers(root)
+            #expect(before.count == 6 && before.allSatisfy { $0 == 1 })
+            let wrong = try LedgerKey(text: LedgerKey.newKeyText(), origin: "k")
+            #expect(Self.code { try LedgerKeys.addDataKey(at: root, key: wrong) } == .wrongKey)
+            #expect(try LedgerKeys.addDataKey(at: root, key: key) == 2)
+            let ledger = try Ledger.open(at: root, options: Self.options(key))
+            try ledger.appendEvents([NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
+                account: "Assets:Cash", counterAccount: "Income:Gift", amount: usd("100.00"))))])
+            try ledger.close()
+            #expect(try Self.frameKeyIdentifiers(root) == before + [2])
+            try Ledger.rebuild(at: root, options: Self.options(key))
+            let reader = try Ledger.openForReading(at: root, options: Self.options(key))
+            let balances = try reader.balances()
+            #expect(balances.contains { "\($0)".contains("115.00") }, "\(balances)")
+            try reader.close()
+            #expect(try StoreVerifier.verify(at: root, options: Self.options(key)).isIntact)
+        }
+    }
+
     @Test func aPlainStoreRefusesAKeyAndEncryptionNeedsOne() throws {
         try withTemporaryStore { root in
             var options = Ledger.Options()

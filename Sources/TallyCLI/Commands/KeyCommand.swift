@@ -7,7 +7,7 @@ struct KeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "key",
         abstract: "Make key files and rotate an encrypted store's key.",
-        subcommands: [New.self, Rotate.self]
+        subcommands: [New.self, Rotate.self, NewDataKey.self]
     )
 
     struct New: ParsableCommand {
@@ -62,6 +62,26 @@ struct KeyCommand: ParsableCommand {
                 throw error
             }
             print("Rotated the key of \(storeOptions.path): it now opens with \(newKeyFile) only\(made ? " (a new key: keep a copy apart from the store)" : "")")
+        }
+    }
+}
+
+extension KeyCommand {
+    struct NewDataKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "new-data-key",
+            abstract: "Seal every frame written from now on under a new data key; older frames keep theirs.",
+            discussion: "The key set keeps every data key (frames name theirs in their header); the log is not rewritten."
+        )
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() throws {
+            guard let key = try storeOptions.key() else {
+                throw ValidationError("give the store's key with --key-file FILE or TALLY_KEY_FILE=FILE")
+            }
+            let id = try LedgerKeys.addDataKey(at: storeOptions.path, key: key)
+            print("New frames of \(storeOptions.path) are sealed under data key \(id)")
         }
     }
 }

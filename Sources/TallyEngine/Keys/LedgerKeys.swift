@@ -26,6 +26,28 @@ public enum LedgerKeys {
         try keyring.save(try rotated.encoded())
     }
 
+    /// Adds a new data key that every frame written from now on is sealed under (its identifier is
+    /// the next one, and frames name it in their header); frames sealed earlier keep their keys,
+    /// which stay in the key set. The log is not rewritten. A writer open at the time goes on
+    /// with the key it opened with until it is opened again.
+    ///
+    /// ```swift
+    /// let id = try LedgerKeys.addDataKey(at: "books", key: try .file("home.key"))   // 2
+    /// ```
+    /// - Returns: the new key's identifier.
+    /// - Throws: as ``rotate(at:from:to:keyring:)``.
+    @discardableResult
+    public static func addDataKey(at root: String, key: LedgerKey, keyring: (any LedgerKeyring)? = nil) throws -> UInt32 {
+        try StoreLayout(root: root).requireStore()
+        let keyring = keyring ?? StoreKeyFile(root: root)
+        guard let bytes = try keyring.load() else {
+            throw StoreError(.notEncrypted, "the store at '\(root)' is not encrypted: it has no data keys")
+        }
+        let (keys, id) = try StoreKeys.decode(bytes, from: "the store's key set").addingDataKey(with: key)
+        try keyring.save(try keys.encoded())
+        return id
+    }
+
     /// Whether the store at `root` is encrypted at rest (its keyring holds a key set).
     ///
     /// - Throws: ``StoreError`` `io` when the keyring cannot be read.

@@ -99,6 +99,21 @@ struct StoreKeys: Codable, Sendable {
         return result
     }
 
+    /// The set with one more data key (the next identifier), wrapped by `key`'s key-encryption
+    /// key, that new frames are sealed under; the older keys stay to open older frames.
+    func addingDataKey(with key: LedgerKey) throws -> (keys: StoreKeys, id: UInt32) {
+        _ = try unlock(with: key)
+        let kek = try Self.derive(key, kdf)
+        guard let last = dataKeys.map(\.id).max(), last < UInt32.max else {
+            throw StoreError(.badKey, "the store's key set has no room for another data key")
+        }
+        var result = self
+        let id = last + 1
+        result.dataKeys.append(WrappedKey(id: id, wrapped: try AES.KeyWrap.wrap(SymmetricKey(size: .bits256), using: kek).base64EncodedString()))
+        result.sealingKey = id
+        return (result, id)
+    }
+
     private static func newDerivation(for key: LedgerKey) -> Derivation {
         let salt = Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()
         switch key.kind {
