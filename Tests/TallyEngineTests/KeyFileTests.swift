@@ -73,7 +73,10 @@ import TallyTestSupport
             #expect(text.hasPrefix("tally-key-1:") && text.utf8.count == 12 + 44 + 1)
             #expect(throws: StoreError.self) { try LedgerKey.makeKeyFile(at: path) }
             #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "never overwritten")
-            _ = try LedgerKey.file(path)
+            let key = try LedgerKey.file(path)
+            let secret = String(text.dropFirst(12).prefix(20))
+            #expect(!"\(key)".contains(secret) && !String(reflecting: key).contains(secret), "a key printed its secret")
+            #expect("\(key)".contains(path))
         }
     }
 

@@ -107,3 +107,10 @@ public struct LedgerKey: Sendable {
         return key
     }
 }
+
+extension LedgerKey: CustomStringConvertible, CustomDebugStringConvertible {
+    /// Where the key came from and its kind; never the secret.
+    public var description: String { "LedgerKey(\(kind.rawValue), from \(origin))" }
+    /// The same as ``description``: a key's secret is never printed, not even in a debugger.
+    public var debugDescription: String { description }
+}

@@ -83,3 +83,10 @@ enum FrameSealing {
         return Array(opened)
     }
 }
+
+extension LogKeys: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The key identifiers and the sealing key; never a key's bytes.
+    public var description: String { "LogKeys(sealing \(sealingKeyID), keys \(identifiers))" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}
