@@ -238,6 +238,13 @@ import TallyTestSupport
             var withoutKey = options
             withoutKey.key = nil
             #expect(Self.code { _ = try Ledger.open(at: root, options: withoutKey) } == .keyRequired)
+
+            // A creation that fails (a store is there already) takes its keys out of the keyring again.
+            let other = MemoryKeyring()
+            var again = options
+            again.keyring = other
+            #expect(Self.code { _ = try Ledger.create(at: root, name: "H", baseCurrency: .usd, timeZone: "UTC", options: again) } == .alreadyExists)
+            #expect(other.bytes == nil)
         }
     }
 }

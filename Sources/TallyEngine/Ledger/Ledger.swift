@@ -309,18 +309,20 @@ public final class Ledger: Sendable {
             }
             var options = options
             let keys = try options.prepareEncryption()
-            let store = try EventStore.create(
-                at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
-                effectiveAt: options.clock(), catalog: catalog, options: options.logOptions,
-                keyFile: options.keyring == nil ? keys : nil
-            )
-            if let keys, let keyring = options.keyring {
-                do { try keyring.save(keys) } catch {
-                    // Without its keys the new store could never be opened: take it away again.
-                    try? store.close()
-                    try? FileManager.default.removeItem(atPath: root)
-                    throw error
-                }
+            // An embedder's keyring gets the keys before the store exists: a creation killed in
+            // between leaves keys without a store (the next creation says the keyring is taken),
+            // never a sealed store whose data key is lost.
+            if let keys, let keyring = options.keyring { try keyring.save(keys) }
+            let store: EventStore
+            do {
+                store = try EventStore.create(
+                    at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
+                    effectiveAt: options.clock(), catalog: catalog, options: options.logOptions,
+                    keyFile: options.keyring == nil ? keys : nil
+                )
+            } catch {
+                if keys != nil, let keyring = options.keyring { try? keyring.remove() }
+                throw error
             }
             do {
                 return try attach(store, calendar: calendar, options: options)
