@@ -20,7 +20,7 @@ struct TallyCommand: ParsableCommand {
             InitCommand.self, AppendCommand.self, LogCommand.self, VerifyCommand.self, RepairCommand.self,
             StatsCommand.self, DemoCommand.self,
             ImportCommand.self, ExportCommand.self, RestoreCommand.self,
-            BalancesCommand.self,
+            BalancesCommand.self, AccountCommand.self, RatesCommand.self,
             RebuildCommand.self,
             ReplayCommand.self,
             AuditCommand.self,

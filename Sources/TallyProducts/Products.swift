@@ -29,7 +29,7 @@ extension EventCatalog {
     public static let netWorthTypes: [any EventPayload.Type] = [
         AssetAdded.self, AssetTagged.self, AssetRemoved.self, LiabilityAdded.self, LiabilityRemoved.self,
         ValuationRecorded.self, ValuationOverrideCleared.self, PositionSet.self,
-        ReminderSet.self, ReminderCompleted.self,
+        ReminderSet.self, ReminderCompleted.self, AssetRenamed.self,
     ]
 
     /// The engine's and every product's event types.

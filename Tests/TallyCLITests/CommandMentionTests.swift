@@ -104,7 +104,7 @@ import Testing
 
     /// The check itself: it finds what is wrong.
     @Test func theCheckFindsAMissingCommandAndAnOptionItsCommandLacks() {
-        #expect(Self.problems("envelope list") == ["`tally envelope list` is no command"])
+        #expect(Self.problems("envelope inventory") == ["`tally envelope inventory` is no command"])
         #expect(Self.problems("tx list").isEmpty && Self.problems("--store DIR balances").isEmpty && Self.problems("reminder set|done|list").isEmpty)
         #expect(Self.problems("reminder set|undo") == ["`tally reminder undo` is no command"])
         #expect(Self.problems("pot list --month 2026-05") == ["`tally pot list` takes no --month"])

@@ -43,6 +43,11 @@ public struct ProductAnswers: Equatable, Sendable {
         ask("x-ray") { try ledger.xray(asOf: asOf, knownAt: knownAt) }
         ask("challenges") { try ledger.challengeProgresses(asOf: asOf, knownAt: knownAt) }
         ask("recurring items") { try ledger.recurringItems(asOf: asOf, knownAt: knownAt) }
+        // The lists (issue 15, missing today 1) and the budget in the base currency.
+        ask("account list") { try ledger.accountList(asOf: asOf, knownAt: knownAt) }
+        ask("net worth items") { try ledger.netWorthItems(asOf: asOf, knownAt: knownAt) }
+        ask("rates and prices") { try ledger.marketQuoteList(asOf: asOf, knownAt: knownAt, history: true) }
+        ask("budget overview in base") { try ledger.budgetOverviewInBase(month: month, asOf: asOf, knownAt: knownAt) }
         self.answers = answers
     }
 

@@ -102,6 +102,7 @@ enum EventSamples {
             currency: .usd, country: "US", sector: "Diversified equity", symbol: "VEA"
         )),
         EventBody(AssetTagged(assetId: "vea", country: "IE", sector: "Equity", symbol: "VEA.L")),
+        EventBody(AssetRenamed(assetId: "flat_e8", name: "Rented flat", category: .investments)),
         EventBody(AssetRemoved(assetId: "old_car")),
         EventBody(LiabilityAdded(
             liabilityId: "mortgage", name: "Nationwide mortgage", category: .mortgage, currency: .gbp,

@@ -235,6 +235,15 @@ enum EnvelopeStory {
                                                                   envelope: envelope, effectiveAt: at))
                 case 4: note(try ledger.completeChallengeStep("c52", from: "Assets:Wallet", effectiveAt: at))
                 case 5 where number > steps / 2: note(try ledger.deleteEnvelope(envelope, effectiveAt: at))
+                case 6 where number > 0:
+                    // An amendment of an earlier receipt (issue 15, missing today 3): a new amount, perhaps a new day.
+                    let earlier = "x\(Int.random(in: 0..<number, using: &random))"
+                    guard let account = try ledger.envelopeTransactionAccount(earlier) else { continue }
+                    let commodity: Commodity = account == "Assets:Euro" ? .eur : .usd
+                    note(try ledger.amendEnvelopeTransaction(earlier, amount: Money(minorUnits: -Int64.random(in: 1...9_999, using: &random), commodity: commodity),
+                                                             effectiveAt: Bool.random(using: &random) ? at : nil))
+                case 7 where number > 0 && Int.random(in: 0..<3, using: &random) == 0:
+                    note(try ledger.reverseEnvelopeTransaction("x\(Int.random(in: 0..<number, using: &random))"))
                 default: note(try ledger.recordEnvelopeTransaction("x\(number)", account: "Assets:Wallet",
                                                                    amount: Money(minorUnits: Int64.random(in: -9_999...2_000, using: &random), commodity: .usd),
                                                                    envelope: envelope, payee: "Shop \(number)", effectiveAt: at))

@@ -301,6 +301,10 @@ extension KeyedCommand {
         KeyedCommand("tagAsset", prepare: propertyItems, run: { l, k in try l.tagAsset(assetId: "house", country: "US", idempotencyKey: k) }, [
             changed("country") { l, k in try l.tagAsset(assetId: "house", country: "GB", idempotencyKey: k) },
         ]),
+        KeyedCommand("renameAsset", prepare: propertyItems, run: { l, k in try l.renameAsset(assetId: "house", name: "Home", idempotencyKey: k) }, [
+            changed("name") { l, k in try l.renameAsset(assetId: "house", name: "Villa", idempotencyKey: k) },
+            changed("category") { l, k in try l.renameAsset(assetId: "house", name: "Home", category: .investments, idempotencyKey: k) },
+        ]),
         KeyedCommand("removeAsset", prepare: propertyItems, run: { l, k in try l.removeAsset("house", idempotencyKey: k) }, [
             changed("asset") { l, k in try l.removeAsset("flat", idempotencyKey: k) },
         ]),
@@ -362,6 +366,14 @@ extension KeyedCommand {
         try ledger.openEnvelopeAccount("Assets:Travel", commodity: .jpy, effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))
         for id in ["groceries", "dining"] {
             try ledger.createEnvelope(id, name: id, interval: .monthly, budgeted: usd("400.00"), startDate: day("2026-05-01"))
+        }
+    }
+
+    static func envelopeReceipts(_ ledger: Ledger) throws {
+        try envelopeAccounts(ledger)
+        for id in ["r1", "r2"] {
+            try ledger.recordEnvelopeTransaction(id, account: "Assets:Bank", amount: usd("-12.50"), envelope: "groceries", payee: "Grocer",
+                                                 effectiveAt: ledger.calendar.startOfDay(day("2026-05-10")))
         }
     }
 
@@ -445,6 +457,13 @@ extension KeyedCommand {
                      run: { l, k in try spendYen(l, k) }, [
             changed("rate") { l, k in try spendYen(l, k, rate: "0.0068") },
             changed("rate of one") { l, k in try spendYen(l, k, rate: "1") },
+        ]),
+        KeyedCommand("amendEnvelopeTransaction", prepare: envelopeReceipts, run: { l, k in try l.amendEnvelopeTransaction("r1", amount: usd("-15.00"), idempotencyKey: k) }, [
+            changed("amount") { l, k in try l.amendEnvelopeTransaction("r1", amount: usd("-16.00"), idempotencyKey: k) },
+            changed("payee") { l, k in try l.amendEnvelopeTransaction("r1", amount: usd("-15.00"), payee: "Deli", idempotencyKey: k) },
+        ]),
+        KeyedCommand("reverseEnvelopeTransaction", prepare: envelopeReceipts, run: { l, k in try l.reverseEnvelopeTransaction("r1", idempotencyKey: k) }, [
+            changed("transaction") { l, k in try l.reverseEnvelopeTransaction("r2", idempotencyKey: k) },
         ]),
         KeyedCommand("transferBetweenAccounts", prepare: envelopeAccounts, run: { l, k in
             try l.transferBetweenAccounts("x1", from: "Assets:Bank", to: "Assets:Cash", amount: usd("100.00"), idempotencyKey: k)

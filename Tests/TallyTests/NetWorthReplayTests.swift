@@ -56,7 +56,16 @@ import TallyLog
             case 8:
                 try ledger.quotePrice(symbol: vea, price: Money(minorUnits: Int64(random.next() % 10_000) + 100, commodity: currency), source: random.next() % 2 == 0 ? .live : .manual, effectiveAt: effective)
             default:
-                guard random.next() % 3 == 0, let index = assets.indices.randomElement(using: &random) else { continue }
+                let roll = random.next() % 3
+                if roll == 1, let (id, _) = assets.randomElement(using: &random) {
+                    // A rename or a new category, perhaps backdated before the asset was held.
+                    let category = [AssetCategory.cash, .property, .investments, .other][Int(random.next() % 4)]
+                    do {
+                        try ledger.renameAsset(assetId: id, name: "\(id) renamed \(step)", category: category, effectiveAt: effective)
+                    } catch let error as LedgerError where error.code == .notFound {}
+                    continue
+                }
+                guard roll == 0, let index = assets.indices.randomElement(using: &random) else { continue }
                 try ledger.removeAsset(assets[index].0, effectiveAt: effective)
                 assets.remove(at: index)
             }
@@ -99,6 +108,11 @@ import TallyLog
                     #expect(indexed.lines.map(\.converted) == reference.lines.map(\.converted), "\(context)")
                     #expect(indexed.lines.map(\.value.source) == reference.lines.map(\.value.source), "\(context)")
                     #expect(indexed.excluded.map(\.itemId) == reference.excluded.map(\.itemId), "\(context)")
+                    // Names and categories in force then (asset_renamed), in the lines, the breakdown and the list.
+                    #expect(indexed.lines.map(\.name) == reference.lines.map(\.name), "\(context)")
+                    #expect(indexed.lines.map(\.category) == reference.lines.map(\.category), "\(context)")
+                    #expect(indexed.categories == reference.categories, "\(context)")
+                    #expect(try ledger.netWorthItems(asOf: asOf, knownAt: knownAt).items == fresh.netWorthItems(asOf: asOf).items.map { $0 }, "\(context)")
                     let indexedXRay = try ledger.xray(asOf: asOf, knownAt: knownAt)
                     let referenceXRay = try fresh.xray(asOf: asOf)
                     #expect(indexedXRay.exposureByCountry == referenceXRay.exposureByCountry, "\(context)")

@@ -9,9 +9,9 @@ struct AssertCommand: ParsableCommand {
     )
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The account, e.g. Assets:Bank.") var account: String
-    @Argument(help: "The expected balance.") var amount: String
+    @Argument(help: "The expected balance, signed as `tally balances` signs it: debits positive, so a liability owing 300.00 is -300.00.") var amount: String
     @Option(help: "The currency.") var currency: String
-    @Option(help: "The day (YYYY-MM-DD) whose end the balance is about.") var date: String
+    @Option(help: "The day (YYYY-MM-DD) whose end in the ledger's time zone the balance is about.") var date: String
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {

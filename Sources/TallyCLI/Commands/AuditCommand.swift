@@ -20,8 +20,8 @@ struct AuditCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "An account name, pot:ID, envelope:ID, asset:ID or liability:ID.") var target: String
-    @Option(help: "First day (YYYY-MM-DD).") var from: String?
-    @Option(help: "Last day (YYYY-MM-DD); --as-of is the same.") var to: String?
+    @Option(help: "First day, YYYY-MM-DD: from the start of that day in the ledger's time zone.") var from: String?
+    @Option(help: "Last day, YYYY-MM-DD: to the end of that day in the ledger's time zone; --as-of is the same.") var to: String?
     @OptionGroup var time: TimeTravelOptions
     @Option(help: "table, csv or json.") var format: Format = .table
 

@@ -45,11 +45,16 @@ struct BankListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "Every bank ever connected.")
 
     @OptionGroup var storeOptions: StoreOptions
-    @Flag(help: "One JSON object per bank.") var json = false
+    @OptionGroup var output: ListFormatOptions
 
     func run() throws {
         let banks = try storeOptions.withReadingLedger { ledger in try ledger.banks() }
-        if json {
+        if output.chosen == .csv {
+            var table = ListTable([ListColumn("bank"), ListColumn("name"), ListColumn("connected")])
+            for bank in banks { table.append([.text(bank.bankId), .text(bank.name), .bool(bank.isConnected)]) }
+            return table.print(.csv, empty: "")
+        }
+        if output.chosen == .json {
             for bank in banks {
                 print(Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),
                                          ("connected", String(bank.isConnected))]))

@@ -15,8 +15,8 @@ struct BudgetSetCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The category.") var category: String
-    @Option(help: "The month, YYYY-MM.") var month: String
-    @Option(help: "The maximum, e.g. 400.00.") var maximum: String
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone).") var month: String
+    @Option(help: "The most to spend, above zero, e.g. 400.00.") var maximum: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -37,7 +37,7 @@ struct BudgetDeleteCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The category.") var category: String
-    @Option(help: "The month, YYYY-MM.") var month: String
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone).") var month: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -54,36 +54,62 @@ struct BudgetDeleteCommand: ParsableCommand {
 struct BudgetShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "A month's budgets: maximum, spent, remaining and the three latest transactions."
+        abstract: "A month's budgets: maximum, spent, remaining and the three latest transactions.",
+        discussion: """
+            Amounts are in the budget currency (the one the ledger was created with); spent is \
+            positive, remaining is maximum minus spent (negative: over budget). When the base \
+            currency is another, each is given in it too at the FX rate in force at the end of \
+            the month, or the budget currency is listed as not converted.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (default: the month of --as-of).") var month: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of).") var month: String?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object per budget.") var json = false
 
     func run() throws {
         let month = try time.month(month)
-        let budgets = try storeOptions.withReadingLedger { ledger in try ledger.budgets(month: month, knownAt: try time.knownAtInstant(ledger)) }
+        let (budgets, conversion) = try storeOptions.withReadingLedger { ledger in
+            let knownAt = try time.knownAtInstant(ledger)
+            return (try ledger.budgets(month: month, knownAt: knownAt),
+                    try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(month.lastDay), knownAt: knownAt))
+        }
+        // In another base currency, each amount in it too (issue 15, wrong today 9).
+        let otherBase = conversion.baseCurrency != conversion.budgetCurrency
+        func inBase(_ money: Money) throws -> String { try conversion.convert(money)?.decimalString ?? "" }
         if json {
             for budget in budgets {
-                print(Output.jsonObject([
+                var fields = [
                     ("category", EventJSON.quoted(budget.category.rawValue)), ("month", EventJSON.quoted(month.description)),
                     ("maximum", BudgetCLI.json(budget.maximum)), ("spent", BudgetCLI.json(budget.spent)),
                     ("remaining", BudgetCLI.json(budget.remaining)), ("currency", EventJSON.quoted(budget.maximum.commodity.code)),
                     ("latest", "[" + budget.latestTransactions.map(BudgetCLI.json).joined(separator: ",") + "]"),
-                ]))
+                ]
+                if otherBase {
+                    let converted = try conversion.isConverted ? Output.jsonObject([
+                        ("maximum", EventJSON.quoted(try inBase(budget.maximum))), ("spent", EventJSON.quoted(try inBase(budget.spent))),
+                        ("remaining", EventJSON.quoted(try inBase(budget.remaining))),
+                    ]) : "null"
+                    fields += [("base_currency", EventJSON.quoted(conversion.baseCurrency.code)), ("in_base", converted)]
+                }
+                print(Output.jsonObject(fields))
             }
             return
         }
+        let base = conversion.baseCurrency.code
         print(Output.table(
-            ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING", "LATEST"],
-            budgets.map { budget in
+            ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING"] + (otherBase && conversion.isConverted ? ["MAXIMUM \(base)", "SPENT \(base)", "REMAINING \(base)"] : []) + ["LATEST"],
+            try budgets.map { budget in
                 [budget.category.displayName, budget.maximum.decimalString, budget.spent.decimalString,
-                 budget.remaining.decimalString + (budget.isOverBudget ? " (over)" : ""),
-                 budget.latestTransactions.map { "\($0.date) \($0.payee) \($0.amount.decimalString)" }.joined(separator: "; ")]
+                 budget.remaining.decimalString + (budget.isOverBudget ? " (over)" : "")]
+                    + (otherBase && conversion.isConverted ? [try inBase(budget.maximum), try inBase(budget.spent), try inBase(budget.remaining)] : [])
+                    + [budget.latestTransactions.map { "\($0.date) \($0.payee) \($0.amount.decimalString)" }.joined(separator: "; ")]
             },
-            rightAligned: [1, 2, 3]
+            rightAligned: otherBase && conversion.isConverted ? [1, 2, 3, 4, 5, 6] : [1, 2, 3]
         ))
+        if !conversion.notConverted.isEmpty {
+            print("not converted (no rate into \(base)): \(conversion.notConverted.map(\.code).joined(separator: ", "))")
+        }
     }
 }

@@ -10,39 +10,61 @@ struct OverviewCommand: ParsableCommand {
             Balances are at the end of the month, or today (or --known-at) for the month in progress; \
             with --as-of, at the end of that day, and income and expenses up to it. A month in \
             progress counts what is dated up to today: `overview --month` of this month equals \
-            `overview --as-of` today; --include-future counts the rest of the month.
+            `overview --as-of` today; --include-future counts the rest of the month. \
+            The budget keeps its books in the currency the ledger was created with; when the base \
+            currency is another (`tally base-currency`), a column gives each amount in it at the \
+            FX rate in force then, and with no rate the budget currency is listed as not \
+            converted. Income and expenses are positive; net is income minus expenses.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (default: the month of --as-of).") var month: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of).") var month: String?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
         let month = try time.month(month)
-        let overview = try storeOptions.withReadingLedger { ledger in
+        let answer = try storeOptions.withReadingLedger { ledger in
             // Today bounds only the month in progress: a past month is read to its end, a later one as asked.
             let today = ledger.calendar.date(of: ledger.now)
             let asOf = try time.asOfDate() == nil && today.month != month ? nil : try time.asOfInstant(ledger)
-            return try ledger.budgetOverview(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger))
+            return try ledger.budgetOverviewInBase(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger))
         }
+        let overview = answer.overview
         let net = try overview.net()
+        let inBase = answer.baseCurrency == overview.income.commodity ? nil : answer.converted
+        let netInBase = try inBase?.net()
         if json {
             print(Output.jsonObject([
                 ("month", EventJSON.quoted(month.description)), ("currency", EventJSON.quoted(overview.income.commodity.code)),
                 ("current_balance", BudgetCLI.json(overview.currentBalance)), ("held_in_pots", BudgetCLI.json(overview.heldInPots)),
                 ("income", BudgetCLI.json(overview.income)), ("expenses", BudgetCLI.json(overview.expenses)),
                 ("net", BudgetCLI.json(net)),
+                ("base_currency", EventJSON.quoted(answer.baseCurrency.code)),
+                ("in_base", answer.converted.map { converted in
+                    Output.jsonObject([
+                        ("current_balance", BudgetCLI.json(converted.currentBalance)), ("held_in_pots", BudgetCLI.json(converted.heldInPots)),
+                        ("income", BudgetCLI.json(converted.income)), ("expenses", BudgetCLI.json(converted.expenses)),
+                        ("net", (try? converted.net()).map(BudgetCLI.json) ?? "null"),
+                    ])
+                } ?? "null"),
+                ("not_converted", JSONText.array(answer.notConverted.map { EventJSON.quoted($0.code) })),
             ]))
             return
         }
-        print(Output.table(["\(month)", overview.income.commodity.code], [
-            ["current balance", overview.currentBalance.decimalString],
-            ["held in pots", overview.heldInPots.decimalString],
-            ["income", overview.income.decimalString],
-            ["expenses", overview.expenses.decimalString],
-            ["net", net.decimalString],
-        ], rightAligned: [1]))
+        func row(_ label: String, _ amount: Money, _ converted: Money?) -> [String] {
+            [label, amount.decimalString] + (inBase == nil ? [] : [converted?.decimalString ?? ""])
+        }
+        print(Output.table(["\(month)", overview.income.commodity.code] + (inBase == nil ? [] : [answer.baseCurrency.code]), [
+            row("current balance", overview.currentBalance, inBase?.currentBalance),
+            row("held in pots", overview.heldInPots, inBase?.heldInPots),
+            row("income", overview.income, inBase?.income),
+            row("expenses", overview.expenses, inBase?.expenses),
+            row("net", net, netInBase),
+        ], rightAligned: [1, 2]))
+        if !answer.notConverted.isEmpty {
+            print("not converted (no rate into \(answer.baseCurrency.code)): \(answer.notConverted.map(\.code).joined(separator: ", "))")
+        }
     }
 }

@@ -6,7 +6,7 @@ struct ChallengeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "challenge",
         abstract: "Savings challenges from templates: start one, complete its steps, see its progress.",
-        subcommands: [ChallengeTemplatesCommand.self, ChallengeStartCommand.self, ChallengeStepCommand.self, ChallengeProgressCommand.self]
+        subcommands: [ChallengeTemplatesCommand.self, ChallengeStartCommand.self, ChallengeStepCommand.self, ChallengeProgressCommand.self, ChallengeListCommand.self]
     )
 }
 
@@ -38,7 +38,7 @@ struct ChallengeStartCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The challenge's id.") var id: String
     @Option(help: "The template (see `tally challenge templates`).") var template = "52_week"
-    @Option(help: "What one unit is worth, e.g. 1.00.") var unit: String
+    @Option(help: "What one unit is worth, above zero, e.g. 1.00.") var unit: String
     @Option(help: "The unit's currency (default: the account's, else the base currency).") var currency: String?
     @Option(help: "Where the savings go; each step then moves money there.") var account: String?
     @Option(help: "Its display name (default: the template's).") var name: String?

@@ -23,7 +23,7 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Months of activity to record (the last one stops on its 20th).")
     var months = 34
 
-    @Option(name: .customLong("first-month"), help: "The first month recorded (YYYY-MM).")
+    @Option(name: .customLong("first-month"), help: "The first month recorded (YYYY-MM, in the ledger's time zone).")
     var firstMonth = "2024-01"
 
     @Flag(help: "Replace a store made by an earlier demo.")

@@ -14,7 +14,8 @@ struct EnvelopeCommand: ParsableCommand {
         subcommands: [
             EnvelopeAccountOpenCommand.self, EnvelopeAccountCloseCommand.self, EnvelopeCreateCommand.self, EnvelopeBudgetCommand.self, EnvelopeFundCommand.self,
             EnvelopeRolloverCommand.self, EnvelopeDeleteCommand.self, EnvelopeRecordCommand.self, EnvelopeTransferCommand.self,
-            EnvelopeStatusCommand.self, EnvelopeSpendingCommand.self, EnvelopeTotalCommand.self,
+            EnvelopeAmendCommand.self, EnvelopeReverseCommand.self,
+            EnvelopeStatusCommand.self, EnvelopeSpendingCommand.self, EnvelopeTotalCommand.self, EnvelopeListCommand.self,
         ]
     )
 }
@@ -68,8 +69,8 @@ struct EnvelopeCreateCommand: ParsableCommand {
     @Argument(help: "The envelope's id, e.g. groceries.") var id: String
     @Option(help: "Its display name (default: the id).") var name: String?
     @Option(help: "weekly, biweekly, monthly or one_time.") var interval = "monthly"
-    @Option(help: "The budgeted amount per interval, in the base currency.") var budget: String
-    @Option(help: "The first day of the first interval (default: today).") var start: String?
+    @Option(help: "The budgeted amount per interval, above zero, in the base currency.") var budget: String
+    @Option(help: "The first day of the first interval, YYYY-MM-DD in the ledger's time zone (default: today).") var start: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
@@ -87,7 +88,7 @@ struct EnvelopeBudgetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "budget", abstract: "Change an envelope's budgeted amount (and interval) from a day on.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
-    @Option(help: "The new budgeted amount per interval.") var budget: String
+    @Option(help: "The new budgeted amount per interval, above zero.") var budget: String
     @Option(help: "A new interval; it re-anchors the intervals on the day of the change.") var interval: String?
     @Option(help: CLITime.writeOption("The first day it applies")) var from: String?
     @OptionGroup var idempotency: IdempotencyOptions
@@ -107,7 +108,7 @@ struct EnvelopeFundCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "fund", abstract: "Assign money to an envelope beyond its budget (negative takes it back).")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
-    @Option(help: "The amount, in the base currency.") var amount: String
+    @Option(help: "The amount, in the base currency: positive assigns money to the envelope, negative takes it back.") var amount: String
     @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -163,7 +164,7 @@ struct EnvelopeRecordCommand: ParsableCommand {
     @Argument(help: "The transaction's id.") var id: String
     @Option(help: "The account it moves.") var account: String
     @Option(help: "Signed amount in the account's currency: -12.50 is an expense (on a Liabilities: account it adds 12.50 to what is owed).") var amount: String
-    @Option(help: "1 unit of the amount's currency in the base currency.") var rate: String?
+    @Option(help: "1 unit of the amount's currency in the base currency, above zero.") var rate: String?
     @Option(help: "The envelope it is assigned to.") var envelope: String?
     @Option(help: "The payee or a name.") var payee = ""
     @Option(help: CLITime.writeOption("The day")) var date: String?
@@ -189,7 +190,7 @@ struct EnvelopeTransferCommand: ParsableCommand {
     @Option(help: "The account the money leaves.") var from: String
     @Option(help: "The account it reaches.") var to: String
     @Option(help: "The amount, in the source account's currency, above zero (to a Liabilities: account it pays off that much of what is owed; from one it adds to it).") var amount: String
-    @Option(help: "Across currencies: what the target received, in its currency.") var received: String?
+    @Option(help: "Across currencies: what the target received, in its currency, above zero.") var received: String?
     @Option(help: "The envelope it is spent from.") var envelope: String?
     @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
@@ -247,8 +248,8 @@ struct EnvelopeStatusCommand: ParsableCommand {
 struct EnvelopeSpendingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "spending", abstract: "Spending by envelope for a period.")
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The first day.") var from: String
-    @Option(help: "The last day (default: today); --as-of is the same.") var to: String?
+    @Option(help: "The first day, YYYY-MM-DD: from its start in the ledger's time zone.") var from: String
+    @Option(help: "The last day, YYYY-MM-DD: to its end in the ledger's time zone (default: today); --as-of is the same.") var to: String?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object per envelope.") var json = false
 

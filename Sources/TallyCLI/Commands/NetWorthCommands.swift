@@ -5,8 +5,8 @@ import Tally
 /// `tally asset …`: assets of the net worth tracker and the X-ray.
 struct AssetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "asset", abstract: "Add, value, tag and remove assets.",
-        subcommands: [Add.self, Value.self, Position.self, Tag.self, ClearOverride.self, Remove.self]
+        commandName: "asset", abstract: "Add, value, tag, rename, remove and list assets.",
+        subcommands: [Add.self, Value.self, Position.self, Tag.self, ClearOverride.self, Remove.self, List.self, Rename.self]
     )
 
     struct Add: ParsableCommand {
@@ -42,7 +42,7 @@ struct AssetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Record an asset's value (manual, bank_refresh, live or override).")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The asset's id.") var id: String
-        @Argument(help: "The value, a decimal in the asset's currency.") var amount: String
+        @Argument(help: "The value, a positive decimal in the asset's currency (for a liability, what is owed).") var amount: String
         @Option(help: "manual, bank_refresh, live or override.") var source = "manual"
         @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
@@ -58,7 +58,7 @@ struct AssetCommand: ParsableCommand {
         @Argument(help: "The asset's id.") var id: String
         @Argument(help: "The quantity (fractional allowed).") var quantity: String
         @Option(help: "The symbol held, e.g. VEA.") var symbol: String
-        @Option(help: "Cost basis, a decimal in --cost-currency.") var cost: String?
+        @Option(help: "Cost basis, a positive decimal in --cost-currency: what the whole position cost.") var cost: String?
         @Option(name: .customLong("cost-currency"), help: "Currency of the cost basis.") var costCurrency = "USD"
         @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
@@ -126,8 +126,8 @@ struct AssetCommand: ParsableCommand {
 /// `tally liability …`.
 struct LiabilityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "liability", abstract: "Add, value and remove liabilities.",
-        subcommands: [Add.self, Value.self, Remove.self]
+        commandName: "liability", abstract: "Add, value, remove and list liabilities.",
+        subcommands: [Add.self, Value.self, Remove.self, List.self]
     )
 
     struct Add: ParsableCommand {
@@ -203,7 +203,7 @@ struct PriceCommand: ParsableCommand {
         discussion: "--date D: \(CLITime.writeHelp); it is in force from then.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The symbol, e.g. VEA.") var symbol: String
-    @Argument(help: "The price of one whole unit.") var amount: String
+    @Argument(help: "The price of one whole unit, above zero.") var amount: String
     @Option(help: "The price's currency.") var currency = "USD"
     @Option(help: "live or manual.") var source = "live"
     @Option(help: CLITime.writeOption) var date: String?
@@ -228,7 +228,7 @@ struct FXCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The base currency.") var base: String
     @Argument(help: "The quote currency.") var quote: String
-    @Argument(help: "Units of QUOTE for one BASE, an exact decimal.") var rate: String
+    @Argument(help: "Units of QUOTE for one BASE, an exact decimal above zero.") var rate: String
     @Option(help: CLITime.writeOption) var date: String?
     @Option(name: .customLong("at"), help: ArgumentHelp("The old name of --date.", visibility: .hidden)) var at: String?
     @OptionGroup var idempotency: IdempotencyOptions
@@ -269,7 +269,7 @@ struct ReminderCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The reminder's id.") var id: String
         @Option(help: "The asset to update.") var asset: String
-        @Option(help: "Due date (YYYY-MM-DD).") var due: String
+        @Option(help: "Due date, YYYY-MM-DD: a day in the ledger's time zone.") var due: String
         @Option(help: "A note.") var note: String?
         @OptionGroup var idempotency: IdempotencyOptions
 
@@ -304,13 +304,20 @@ struct ReminderCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var time: TimeTravelOptions
         @Flag(help: "Only the reminders that are due.") var due = false
-        @Flag(help: "Print one JSON object per reminder.") var json = false
+        @OptionGroup var output: ListFormatOptions
 
         func run() throws {
             try storeOptions.withReadingLedger { ledger in
                 let reminders = try ledger.reminders(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
                     .filter { !due || $0.isDue }
-                if json {
+                if output.chosen == .csv {
+                    var table = ListTable([ListColumn("reminder"), ListColumn("asset"), ListColumn("due_date"), ListColumn("is_due"), ListColumn("note")])
+                    for reminder in reminders {
+                        table.append([.text(reminder.reminderId), .text(reminder.assetId), .day(reminder.dueDate), .bool(reminder.isDue), .text(reminder.note)])
+                    }
+                    return table.print(.csv, empty: "")
+                }
+                if output.chosen == .json {
                     for reminder in reminders {
                         print(Output.jsonObject([
                             ("id", EventJSON.quoted(reminder.reminderId)), ("asset", EventJSON.quoted(reminder.assetId)),

@@ -68,8 +68,8 @@ struct NetWorthCommand: ParsableCommand {
     struct Series: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Net worth at the end of each month of a range.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "First month (YYYY-MM).") var from: String
-        @Option(help: "Last month (YYYY-MM).") var to: String
+        @Option(help: "First month (YYYY-MM); each month ends at the end of its last day in the ledger's time zone.") var from: String
+        @Option(help: "Last month (YYYY-MM), in the ledger's time zone.") var to: String
         @Option(name: .customLong("known-at"), help: ArgumentHelp("As the ledger knew it then; \(CLITime.readHelp).", valueName: "D")) var knownAt: String?
         @Flag(help: "Print JSON.") var json = false
 

@@ -16,7 +16,7 @@ struct PotCreateCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The pot's id, e.g. holiday.") var id: String
     @Option(help: "Its display name (default: the id).") var name: String?
-    @Option(help: "The target, e.g. 500.00.") var target: String
+    @Option(help: "The target, above zero, e.g. 500.00.") var target: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -33,7 +33,7 @@ struct PotAddCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The pot's id.") var id: String
-    @Argument(help: "The amount, e.g. 50.00.") var amount: String
+    @Argument(help: "The amount moved into the pot, above zero, e.g. 50.00.") var amount: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -50,7 +50,7 @@ struct PotWithdrawCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The pot's id.") var id: String
-    @Argument(help: "The amount, e.g. 20.00.") var amount: String
+    @Argument(help: "The amount taken out of the pot, above zero, e.g. 20.00.") var amount: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -78,11 +78,12 @@ struct PotDeleteCommand: ParsableCommand {
 }
 
 struct PotListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every pot with its total, target and progress.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every pot with its total, target and progress.",
+                                                    discussion: ListHelp.days + " Totals and targets are in the budget currency; when the base currency is another, in it too at the FX rate in force then.")
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object per pot.") var json = false
+    @OptionGroup var output: ListFormatOptions
 
     /// Basis points as a percentage with two decimals, rounded down: 3333 → "33.33%".
     static func percent(_ basisPoints: Int64) -> String {
@@ -91,28 +92,58 @@ struct PotListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let pots = try storeOptions.withReadingLedger { ledger in try ledger.pots(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
-        Self.print(pots, json: json)
+        let (pots, conversion) = try storeOptions.withReadingLedger { ledger in
+            let asOf = try time.asOfInstant(ledger)
+            let knownAt = try time.knownAtInstant(ledger)
+            return (try ledger.pots(asOf: asOf, knownAt: knownAt), try ledger.budgetBaseConversion(at: asOf ?? ledger.now, knownAt: knownAt))
+        }
+        guard output.chosen == .csv else { return try Self.print(pots, json: output.chosen == .json, conversion: conversion) }
+        var table = ListTable([ListColumn("pot"), ListColumn("name"), ListColumn("total", numeric: true), ListColumn("target", numeric: true),
+                               ListColumn("currency"), ListColumn("progress_basis_points", numeric: true),
+                               ListColumn("base_currency"), ListColumn("total_in_base", numeric: true), ListColumn("target_in_base", numeric: true)])
+        for pot in pots {
+            table.append([.text(pot.id), .text(pot.name), .amount(pot.total), .amount(pot.target), .text(pot.target.commodity.code),
+                          .integer(pot.progressBasisPoints), .text(conversion.baseCurrency.code),
+                          .amount(try conversion.convert(pot.total)), .amount(try conversion.convert(pot.target))])
+        }
+        table.print(.csv, empty: "")
     }
 
-    /// Prints pots as one JSON object each, or a table.
-    static func print(_ pots: [Pot], json: Bool) {
+    /// Prints pots as one JSON object each, or a table; when the base currency is not the
+    /// budget's, each total and target in it too (issue 15, wrong today 9), or the budget
+    /// currency named as not converted.
+    static func print(_ pots: [Pot], json: Bool, conversion: BudgetBaseConversion) throws {
+        let otherBase = conversion.baseCurrency != conversion.budgetCurrency
+        let base = conversion.baseCurrency.code
+        func inBase(_ money: Money) throws -> String { try conversion.convert(money)?.decimalString ?? "" }
         if json {
             for pot in pots {
-                Swift.print(Output.jsonObject([
+                var fields = [
                     ("id", EventJSON.quoted(pot.id)), ("name", EventJSON.quoted(pot.name)),
                     ("total", BudgetCLI.json(pot.total)), ("target", BudgetCLI.json(pot.target)),
                     ("currency", EventJSON.quoted(pot.target.commodity.code)),
                     ("progress_basis_points", String(pot.progressBasisPoints)),
-                ]))
+                ]
+                if otherBase {
+                    fields += [("base_currency", EventJSON.quoted(base)),
+                               ("in_base", conversion.isConverted
+                                    ? Output.jsonObject([("total", EventJSON.quoted(try inBase(pot.total))), ("target", EventJSON.quoted(try inBase(pot.target)))])
+                                    : "null")]
+                }
+                Swift.print(Output.jsonObject(fields))
             }
             return
         }
+        let converted = otherBase && conversion.isConverted
         Swift.print(Output.table(
-            ["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"],
-            pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, percent($0.progressBasisPoints)] },
-            rightAligned: [2, 3, 4]
+            ["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"] + (converted ? ["TOTAL \(base)", "TARGET \(base)"] : []),
+            try pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, percent($0.progressBasisPoints)]
+                + (converted ? [try inBase($0.total), try inBase($0.target)] : []) },
+            rightAligned: converted ? [2, 3, 4, 5, 6] : [2, 3, 4]
         ))
+        if !conversion.notConverted.isEmpty, !pots.isEmpty {
+            Swift.print("not converted (no rate into \(base)): \(conversion.notConverted.map(\.code).joined(separator: ", "))")
+        }
     }
 }
 
@@ -125,8 +156,12 @@ struct PotShowCommand: ParsableCommand {
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let found = try storeOptions.withReadingLedger { ledger in try ledger.pot(id: id, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
+        let (found, conversion) = try storeOptions.withReadingLedger { ledger in
+            let asOf = try time.asOfInstant(ledger)
+            let knownAt = try time.knownAtInstant(ledger)
+            return (try ledger.pot(id: id, asOf: asOf, knownAt: knownAt), try ledger.budgetBaseConversion(at: asOf ?? ledger.now, knownAt: knownAt))
+        }
         guard let pot = found else { throw LedgerError(.notFound, "there is no pot '\(id)' at that point; list them with `tally pot list`") }
-        PotListCommand.print([pot], json: json)
+        try PotListCommand.print([pot], json: json, conversion: conversion)
     }
 }

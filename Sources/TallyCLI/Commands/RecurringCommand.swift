@@ -22,8 +22,8 @@ struct RecurringDefineCommand: ParsableCommand {
     @Option(help: "The category.") var category: String
     @Option(parsing: .unconditional, help: "Signed amount, e.g. -1200.00.") var amount: String
     @Option(help: "Day of the month it falls due, 1-31 (shorter months: their last day).") var day: Int
-    @Option(help: "First month, YYYY-MM.") var start: String
-    @Option(help: "Last month, YYYY-MM (default: no end).") var end: String?
+    @Option(help: "First month, YYYY-MM (in the ledger's time zone).") var start: String
+    @Option(help: "Last month, YYYY-MM (in the ledger's time zone; default: no end).") var end: String?
     @Option(help: "monthly (default), quarterly or yearly.") var frequency = "monthly"
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
@@ -66,7 +66,7 @@ struct RecurringGenerateCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM.") var month: String
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone).") var month: String
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
@@ -84,12 +84,16 @@ struct RecurringStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Each recurring item in a month: paid, due soon (within the due-soon window, 5 days unless set, or past due) or upcoming.",
-        discussion: "Totals per state give income and bills apart (bills as the positive amount to pay), never netted."
+        discussion: """
+            Totals per state give income and bills apart (bills as the positive amount to pay), never netted. \
+            Amounts are in the budget currency; when the base currency is another, the totals are given in it \
+            too at the FX rate in force on that day, or the budget currency is listed as not converted.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (default: today's month).") var month: String?
-    @Option(help: "Today, YYYY-MM-DD (or give --as-of).") var today: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: today's month).") var month: String?
+    @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of).") var today: String?
     @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days (default: the setting in force on that day, `tally settings`).") var dueSoonDays: Int?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
@@ -99,9 +103,13 @@ struct RecurringStatusCommand: ParsableCommand {
             throw ValidationError("give --today (YYYY-MM-DD) or --as-of (YYYY-MM-DD)")
         }
         let month = try month.map { try CLIParse.month($0, option: "--month") } ?? today.month
-        let report = try storeOptions.withReadingLedger { ledger in
-            try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: try time.knownAtInstant(ledger))
+        let (report, conversion) = try storeOptions.withReadingLedger { ledger in
+            let knownAt = try time.knownAtInstant(ledger)
+            return (try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt),
+                    try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(today), knownAt: knownAt))
         }
+        // In another base currency, the totals in it too (issue 15, wrong today 9).
+        let otherBase = conversion.baseCurrency != conversion.budgetCurrency
         if json {
             let items = report.items.map { status in
                 Output.jsonObject([
@@ -116,7 +124,13 @@ struct RecurringStatusCommand: ParsableCommand {
                 ("items", "[" + items.joined(separator: ",") + "]"),
                 ("paid", RecurringCLI.json(report.paid)), ("due_soon", RecurringCLI.json(report.dueSoon)),
                 ("upcoming", RecurringCLI.json(report.upcoming)), ("currency", EventJSON.quoted(report.paid.income.commodity.code)),
-            ]))
+            ] + (otherBase ? [
+                ("base_currency", EventJSON.quoted(conversion.baseCurrency.code)),
+                ("in_base", conversion.isConverted ? Output.jsonObject([
+                    ("paid", try RecurringCLI.json(report.paid, conversion)), ("due_soon", try RecurringCLI.json(report.dueSoon, conversion)),
+                    ("upcoming", try RecurringCLI.json(report.upcoming, conversion)),
+                ]) : "null"),
+            ] : [])))
             return
         }
         print(Output.table(
@@ -126,6 +140,14 @@ struct RecurringStatusCommand: ParsableCommand {
         ))
         print("")
         print(RecurringCLI.totalsTable(report))
+        if otherBase {
+            if conversion.isConverted {
+                print("")
+                print(try RecurringCLI.totalsTable(report, in: conversion))
+            } else {
+                print("not converted (no rate into \(conversion.baseCurrency.code)): \(conversion.notConverted.map(\.code).joined(separator: ", "))")
+            }
+        }
     }
 }
 
@@ -134,6 +156,24 @@ enum RecurringCLI {
     /// `{"income":"3000.00","bills":"50.00"}`.
     static func json(_ totals: RecurringTotals) -> String {
         Output.jsonObject([("income", BudgetCLI.json(totals.income)), ("bills", BudgetCLI.json(totals.bills))])
+    }
+
+    /// The totals in the base currency: `{"income":"2400.00","bills":"40.00"}`.
+    static func json(_ totals: RecurringTotals, _ conversion: BudgetBaseConversion) throws -> String {
+        Output.jsonObject([("income", EventJSON.quoted(try conversion.convert(totals.income)?.decimalString ?? "")),
+                           ("bills", EventJSON.quoted(try conversion.convert(totals.bills)?.decimalString ?? ""))])
+    }
+
+    /// The totals table in the base currency, converted at the rate in force.
+    static func totalsTable(_ report: RecurringStatusReport, in conversion: BudgetBaseConversion) throws -> String {
+        let base = conversion.baseCurrency.code
+        return Output.table(
+            ["STATE", "INCOME \(base)", "BILLS \(base)"],
+            try [("paid", report.paid), ("due soon", report.dueSoon), ("upcoming", report.upcoming)].map { name, totals in
+                [name, try conversion.convert(totals.income)?.decimalString ?? "", try conversion.convert(totals.bills)?.decimalString ?? ""]
+            },
+            rightAligned: [1, 2]
+        )
     }
 
     /// One row per state: what comes in and what is paid out, never netted.
@@ -149,15 +189,27 @@ enum RecurringCLI {
 }
 
 struct RecurringListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every recurring item defined and not removed.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every recurring item defined and not removed.",
+                                                    discussion: ListHelp.days + " AMOUNT is signed: positive income, negative a bill.")
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object per item.") var json = false
+    @OptionGroup var output: ListFormatOptions
 
     func run() throws {
         let items = try storeOptions.withReadingLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
-        if json {
+        if output.chosen == .csv {
+            var table = ListTable([ListColumn("id"), ListColumn("payee"), ListColumn("category"), ListColumn("amount", numeric: true),
+                                   ListColumn("currency"), ListColumn("frequency"), ListColumn("day_of_month", numeric: true),
+                                   ListColumn("start_month"), ListColumn("end_month")])
+            for item in items {
+                table.append([.text(item.id), .text(item.payee), .text(item.category.displayName), .amount(item.amount),
+                              .text(item.amount.commodity.code), .text(item.frequency.rawValue), .integer(Int64(item.dayOfMonth)),
+                              .text(item.startMonth.description), .text(item.endMonth?.description)])
+            }
+            return table.print(.csv, empty: "")
+        }
+        if output.chosen == .json {
             for item in items {
                 print(Output.jsonObject([
                     ("id", EventJSON.quoted(item.id)), ("payee", EventJSON.quoted(item.payee)),

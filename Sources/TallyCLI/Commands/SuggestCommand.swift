@@ -12,7 +12,7 @@ struct SuggestCommand: ParsableCommand {
     struct Budgets: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Budget maxima from the average spend of the last 3 to 6 complete months plus 10%.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "The month to budget (YYYY-MM; default: the month of --as-of).") var month: String?
+        @Option(help: "The month to budget (YYYY-MM, its days in the ledger's time zone; default: the month of --as-of).") var month: String?
         @OptionGroup var time: TimeTravelOptions
         @Flag(help: "Print JSON.") var json = false
 
@@ -39,7 +39,7 @@ struct SuggestCommand: ParsableCommand {
     struct Recurring: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Recurring items seen in history (same payee, similar amount, monthly); accept one with `tally recurring define`.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "Look at history up to this day (YYYY-MM-DD; or give --as-of); today when absent.") var through: String?
+        @Option(help: "Look at history up to the end of this day in the ledger's time zone (YYYY-MM-DD; or give --as-of); today when absent.") var through: String?
         @OptionGroup var time: TimeTravelOptions
         @Flag(help: "Print JSON.") var json = false
 

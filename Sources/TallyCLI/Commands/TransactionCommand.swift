@@ -26,7 +26,7 @@ struct TransactionAddCommand: ParsableCommand {
     @Option(help: "Who was paid, or who paid.") var payee: String
     @Option(help: "The category.") var category: String
     @Option(parsing: .unconditional, help: "Signed amount, e.g. -12.40.") var amount: String
-    @Option(help: "The day, YYYY-MM-DD.") var date: String
+    @Option(help: "The day, YYYY-MM-DD: it takes effect at the start of that day in the ledger's time zone.") var date: String
     @Flag(help: "Mark it as recurring.") var recurring = false
     @Option(help: "An id of your choosing (default: manual:<sequence>).") var id: String?
     @Flag(help: "Print the appended events as JSON.") var json = false
@@ -73,7 +73,7 @@ struct TransactionImportCommand: ParsableCommand {
     @Option(help: "Who was paid, or who paid.") var payee: String?
     @Option(help: "The category.") var category: String?
     @Option(parsing: .unconditional, help: "Signed amount, e.g. -12.40.") var amount: String?
-    @Option(help: "The day, YYYY-MM-DD.") var date: String?
+    @Option(help: "The day, YYYY-MM-DD: it takes effect at the start of that day in the ledger's time zone.") var date: String?
     @Option(help: "With a file: bar (on a terminal), json (one {\"committed_seq\": N} line per commit on standard output) or none.")
     var progress: ProgressMode = .bar
     @Option(name: .customLong("batch-size"), help: "With a file: rows per commit (1-\(ImportBatch.sizeMax)).")
@@ -195,7 +195,7 @@ struct TransactionAmendCommand: ParsableCommand {
     @Option(help: "New payee.") var payee: String?
     @Option(help: "New category.") var category: String?
     @Option(parsing: .unconditional, help: "New signed amount.") var amount: String?
-    @Option(help: "New day, YYYY-MM-DD.") var date: String?
+    @Option(help: "New day, YYYY-MM-DD: the start of that day in the ledger's time zone.") var date: String?
     @Option(help: "Whether it is recurring: true or false.") var recurring: Bool?
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
@@ -262,9 +262,9 @@ struct TransactionListCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "A month, YYYY-MM.") var month: String?
-    @Option(help: "The first day, YYYY-MM-DD.") var from: String?
-    @Option(help: "The last day, YYYY-MM-DD.") var to: String?
+    @Option(help: "A month, YYYY-MM: its days in the ledger's time zone.") var month: String?
+    @Option(help: "The first day, YYYY-MM-DD, in the ledger's time zone.") var from: String?
+    @Option(help: "The last day, YYYY-MM-DD, in the ledger's time zone (to its end).") var to: String?
     @Option(help: "Only payees containing this text, ignoring case.") var search: String?
     @Option(help: "Only this category.") var category: String?
     @Option(help: "date, name or amount.") var sort = "date"

@@ -22,7 +22,7 @@ struct WealthAmendCommand: ParsableCommand {
     @Argument(help: "The entry's sequence number (SEQ in `tally wealth history`).")
     var entry: UInt64
 
-    @Option(help: "The new amount, e.g. 4.40.")
+    @Option(help: "The new amount, above zero, e.g. 4.40.")
     var amount: String?
 
     @Option(help: "The new amount's currency; default: the entry's.")

@@ -15,7 +15,7 @@ struct WealthDepositCommand: ParsableCommand {
     @OptionGroup var options: WealthOptions
     @OptionGroup var recording: WealthRecordingOptions
 
-    @Argument(help: "The amount, e.g. 100.00.")
+    @Argument(help: "The amount received, above zero, e.g. 100.00.")
     var amount: String
 
     @Option(help: "The currency or token (USD, GBP, USDC …); default: the ledger's base currency.")
@@ -62,7 +62,7 @@ struct WealthPurchaseCommand: ParsableCommand {
     @OptionGroup var options: WealthOptions
     @OptionGroup var recording: WealthRecordingOptions
 
-    @Argument(help: "The amount, e.g. 3.40.")
+    @Argument(help: "The amount paid, above zero, e.g. 3.40.")
     var amount: String
 
     @Option(help: "The currency or token; default: the ledger's base currency.")
@@ -98,7 +98,7 @@ struct WealthWithdrawCommand: ParsableCommand {
     @OptionGroup var options: WealthOptions
     @OptionGroup var recording: WealthRecordingOptions
 
-    @Argument(help: "The amount, e.g. 20.00.")
+    @Argument(help: "The amount withdrawn, above zero, e.g. 20.00.")
     var amount: String
 
     @Option(help: "The currency or token; default: the ledger's base currency.")

@@ -128,7 +128,7 @@ struct WealthRoundUpsTotalCommand: ParsableCommand {
 
     @OptionGroup var options: WealthOptions
 
-    @Option(help: ArgumentHelp("The month, YYYY-MM (default: the --as-of day's month, else this month).", valueName: "month"))
+    @Option(help: ArgumentHelp("The month, YYYY-MM, in the ledger's time zone (default: the --as-of day's month, else this month).", valueName: "month"))
     var month: String?
 
     @OptionGroup var time: TimeTravelOptions

@@ -166,6 +166,14 @@ public struct EnvelopeBook: Sendable {
     /// The base currency most recently set (USD before any event).
     var currentBase: Commodity { baseCurrencies.last?.value ?? .usd }
 
+    /// The base currency a command dated `instant` decided by: the one in force then among
+    /// those recorded so far, else the one the ledger was created with (the fold's rule, the
+    /// same as ``LedgerSettings`` at that date).
+    func decisionBase(at instant: Instant) -> Commodity {
+        baseCurrencies.filter { $0.effectiveAt <= instant }
+            .max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }?.value ?? baseCurrencies.first?.value ?? .usd
+    }
+
     /// The base currency in force at an instant.
     public func baseCurrency(at instant: Instant) -> Commodity {
         baseCurrencies.filter { $0.effectiveAt <= instant }
@@ -203,14 +211,14 @@ public struct EnvelopeBook: Sendable {
         case let deleted as EnvelopeDeleted:
             envelopes[deleted.envelopeId]?.deletedAt = at
         case let transaction as TransactionRecorded:
-            if let rate = transaction.rateToBase, transaction.amount.commodity != currentBase {
-                quotes.append(ExchangeQuote(base: transaction.amount.commodity, quote: currentBase, rate: rate,
+            if let rate = transaction.rateToBase, transaction.amount.commodity != decisionBase(at: at) {
+                quotes.append(ExchangeQuote(base: transaction.amount.commodity, quote: decisionBase(at: at), rate: rate,
                                             effectiveAt: at, sequence: sequence, source: .transaction))
             }
             if let envelope = transaction.envelope {
                 let entry = EnvelopeActivity(envelopeId: envelope, sequence: sequence, eventType: event.type.name, effectiveAt: at,
                                              recordedAt: event.recordedAt, amount: transaction.amount,
-                                             rateToBase: transaction.rateToBase, base: currentBase, received: nil)
+                                             rateToBase: transaction.rateToBase, base: decisionBase(at: at), received: nil)
                 activity.append(entry)
                 currentVersions[transaction.transactionId] = entry
             }
@@ -228,7 +236,7 @@ public struct EnvelopeBook: Sendable {
             if let envelope = transfer.envelope {
                 activity.append(EnvelopeActivity(envelopeId: envelope, sequence: sequence, eventType: event.type.name, effectiveAt: at,
                                                  recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
-                                                 rateToBase: nil, base: currentBase, received: try transfer.received?.negated()))
+                                                 rateToBase: nil, base: decisionBase(at: at), received: try transfer.received?.negated()))
             }
         case let rate as FXRateSet:
             quotes.append(ExchangeQuote(base: rate.base, quote: rate.quote, rate: rate.rate, effectiveAt: at, sequence: sequence, source: .fxRate))

@@ -163,7 +163,9 @@ extension Ledger {
             guard budgeted.isPositive else {
                 throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' must be above zero")
             }
-            let base = try LedgerSettings.read(db).baseCurrency
+            // The base currency in force on the envelope's first day decides (issue 15, wrong today 2).
+            let first = min(at, calendar.startOfDay(startDate ?? calendar.date(of: at)))
+            let base = try LedgerSettings.read(db, point: PointInTime(asOf: first)).baseCurrency
             guard budgeted.commodity == base else {
                 throw LedgerError(.currencyMismatch, "envelope budgets are in the base currency, \(base.code)")
             }
@@ -367,7 +369,7 @@ extension Ledger {
                 throw LedgerError(.currencyMismatch, "'\(account)' holds \(commodity.code); record the transaction in \(commodity.code)")
             }
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "a transaction's amount cannot be zero") }
-            let rate = try EnvelopeRules.rateToBase(rateToBase, for: amount.commodity, db)
+            let rate = try EnvelopeRules.rateToBase(rateToBase, for: amount.commodity, at: at, db)
             if let envelope { _ = try EnvelopeRules.liveEnvelope(envelope, db) }
             return [recorded(rate: rate)]
         }
@@ -481,8 +483,10 @@ enum EnvelopeRules {
 
     /// The rate to record: required, above zero, for a currency other than the base; none
     /// (or exactly 1, dropped) for the base currency.
-    static func rateToBase(_ rate: ExactDecimal?, for commodity: Commodity, _ db: Database) throws -> ExactDecimal? {
-        let base = try LedgerSettings.read(db).baseCurrency
+    /// The base currency is the one in force at `at`, the transaction's effective time (issue
+    /// 15, wrong today 2): a transaction dated before a change of base currency is in the old one.
+    static func rateToBase(_ rate: ExactDecimal?, for commodity: Commodity, at: Instant, _ db: Database) throws -> ExactDecimal? {
+        let base = try LedgerSettings.read(db, point: PointInTime(asOf: at)).baseCurrency
         if commodity == base {
             guard rate == nil || rate == .one else {
                 throw LedgerError(.invalidArgument, "the transaction is in the base currency \(base.code); its rate to base is 1")

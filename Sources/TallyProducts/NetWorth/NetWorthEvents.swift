@@ -333,3 +333,29 @@ public struct ReminderCompleted: EventPayload {
     public func encode(to writer: inout BinaryWriter) { writer.write(reminderId) }
     public init(from reader: inout BinaryReader) throws { reminderId = try reader.read() }
 }
+
+/// An asset's name and category were changed from the event's effective time on; answers
+/// about earlier dates keep the ones in force then.
+public struct AssetRenamed: EventPayload {
+    public static let eventType = EventType("asset_renamed", code: 93)
+    /// The asset renamed.
+    public var assetId: String
+    /// What the user calls it from then on.
+    public var name: String
+    /// Its net worth category from then on.
+    public var category: AssetCategory
+
+    /// The asset's name and category from the event's effective time (both, as they stand
+    /// after the change).
+    public init(assetId: String, name: String, category: AssetCategory) {
+        self.assetId = assetId
+        self.name = name
+        self.category = category
+    }
+
+    public var entity: String { "asset:\(assetId)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(assetId); writer.write(name); writer.write(category) }
+    public init(from reader: inout BinaryReader) throws {
+        assetId = try reader.read(); name = try reader.read(); category = try reader.read()
+    }
+}

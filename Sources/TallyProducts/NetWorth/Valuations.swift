@@ -59,8 +59,15 @@ struct Valuations {
         try lookups.baseCurrency() ?? .usd
     }
 
-    /// Assets and liabilities held at the point: added by then, not removed by then.
-    func items() throws -> [NetWorthItem] { try lookups.items() }
+    /// Assets and liabilities held at the point: added by then, not removed by then, each
+    /// with the name and category in force then (``AssetRenamed``).
+    func items() throws -> [NetWorthItem] {
+        try lookups.items().map { item in
+            guard item.kind == .asset, let renamed = try ItemNames.inForce(assetId: item.itemId, point: lookups.point, lookups.db) else { return item }
+            return NetWorthItem(kind: item.kind, itemId: item.itemId, name: renamed.name, category: renamed.category.rawValue,
+                                type: item.type, currency: item.currency)
+        }
+    }
 
     /// Every item held at the point with its active value (nil: none yet), by kind then id.
     func holdings() throws -> [NetWorthHolding] {
@@ -177,6 +184,7 @@ struct FXQuote: Hashable, Sendable {
 // Net worth values what is held; its events move no money between accounts.
 extension AssetAdded: MovesNoMoney {}
 extension AssetTagged: MovesNoMoney {}
+extension AssetRenamed: MovesNoMoney {}
 extension AssetRemoved: MovesNoMoney {}
 extension LiabilityAdded: MovesNoMoney {}
 extension LiabilityRemoved: MovesNoMoney {}

@@ -99,11 +99,19 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func withdrawFromPotCommand(id: String, amount: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let withdrawn = NewEvent(effectiveAt: now, body: EventBody(PotWithdrawn(potId: id, amount: amount)))
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: withdrawn, requestHasEffectiveTime: false) { db in
             let pot = try PotRules.requireExisting(id, db)
             try PotRules.requirePositive(amount, db)
             guard try !pot.total.isLess(than: amount) else {
                 throw LedgerError(.insufficientFunds, "pot '\(id)' holds less than this amount; withdraw at most its total")
+            }
+            // The pot must hold it at the withdrawal's time and at every later one (a pot
+            // event dated later, such as one imported, keeps what it needs).
+            let lowest = try BalanceQueries.lowestBalance(db, account: LedgerAccounts.pot(id), commodity: amount.commodity, from: withdrawn.effectiveAt,
+                                                          pending: try BalanceQueries.postings(of: [withdrawn], db))
+            guard !lowest.amount.isNegative else {
+                throw LedgerError(.insufficientFunds, "pot '\(id)' would hold less than zero on \(calendar.date(of: lowest.at)); withdraw less")
             }
             return [withdrawn]
         }

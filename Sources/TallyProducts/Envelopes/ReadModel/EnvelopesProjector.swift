@@ -9,7 +9,7 @@ public struct EnvelopesProjector: SnapshotTaking {
     public init() {}
 
     public let name = "envelopes"
-    public let version = 3
+    public let version = 4
     public let tables = [
         "envelopes", "envelope_changes", "envelope_activity", "envelope_rates", "envelope_base_currencies",
         "envelope_accounts", "envelope_snapshots",
@@ -116,8 +116,13 @@ public struct EnvelopesProjector: SnapshotTaking {
             )
             try changed(at: event.effectiveAt)
         }
+        /// The base currency in force at the event's effective time, as recorded so far (the
+        /// one the command decided by, ``EnvelopeBook/decisionBase(at:)``); before any took
+        /// effect, the one the ledger was created with.
         func currentBase() throws -> String {
-            try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence DESC LIMIT 1") ?? "USD"
+            try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies WHERE effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1",
+                                arguments: [effective])
+                ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1") ?? "USD"
         }
         func activity(_ row: EnvelopeActivity, part: Int, entryId: String) throws {
             try db.cachedStatement(sql: """

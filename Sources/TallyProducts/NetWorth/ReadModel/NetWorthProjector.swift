@@ -12,14 +12,14 @@ public struct NetWorthProjector: SnapshotTaking {
     public init() {}
 
     public let name = "net_worth"
-    public let version = 6
+    public let version = 7
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
-        "nw_price_pairs", "nw_fx_pairs", "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots",
+        "nw_price_pairs", "nw_fx_pairs", "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots", "nw_item_names",
     ]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
-        [LedgerCreated.self, BaseCurrencySet.self, AssetAdded.self, AssetTagged.self, AssetRemoved.self, LiabilityAdded.self, LiabilityRemoved.self, ValuationRecorded.self, ValuationOverrideCleared.self, PositionSet.self, PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self, ReminderSet.self, ReminderCompleted.self]
+        [LedgerCreated.self, BaseCurrencySet.self, AssetAdded.self, AssetTagged.self, AssetRemoved.self, LiabilityAdded.self, LiabilityRemoved.self, ValuationRecorded.self, ValuationOverrideCleared.self, PositionSet.self, PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self, ReminderSet.self, ReminderCompleted.self, AssetRenamed.self]
     }
     public let cacheTables = ["nw_snapshots"]
 
@@ -102,6 +102,7 @@ public struct NetWorthProjector: SnapshotTaking {
             ) STRICT, WITHOUT ROWID;
             """)
         try Self.snapshots.create(db)
+        try ItemNames.createTable(db)
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
@@ -141,6 +142,9 @@ public struct NetWorthProjector: SnapshotTaking {
         case let tags as AssetTagged:
             try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [tags.assetId, effective, recorded, sequence, tags.country, tags.sector, tags.symbol])
+        case let renamed as AssetRenamed:
+            try ItemNames.record(renamed, effective: effective, recorded: recorded, sequence: sequence, db)
+            try changed(at: effective)
         case let removed as AssetRemoved:
             try removing(.asset, removed.assetId)
             try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'asset' AND item_id = ?",

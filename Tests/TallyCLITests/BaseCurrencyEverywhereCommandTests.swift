@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Issue 15, wrong today 9: `base-currency EUR` switched wealth and envelopes but not the
+/// budget product, and `envelope total` showed every USD account as "no rate". Now one base
+/// currency per ledger is honoured by every product: converted where a rate exists, and
+/// what has no rate is listed as not converted.
+@Suite struct BaseCurrencyEverywhereCommandTests {
+    @Test func aUserWhoMovesToEuropeSeesEveryProductInEuros() throws {
+        let store = try BudgetStore()
+        try store.run(["tx", "add", "--payee", "Employer", "--category", "General", "--amount", "1000.00", "--date", "2026-03-10"])
+        try store.run(["envelope", "account-open", "Assets:Checking", "--opening", "100.00", "--date", "2026-01-05"])
+        try store.run(["asset", "add", "cash", "--name", "Cash", "--category", "cash", "--type", "cash", "--currency", "USD", "--date", "2026-01-01"])
+        try store.run(["asset", "value", "cash", "200.00", "--date", "2026-01-02"])
+
+        // She switches to EUR before entering any rate: nothing is converted, and each
+        // product says so instead of showing zero.
+        try store.run(["base-currency", "EUR"])
+        let overviewWithoutRate = try store.run(["overview", "--month", "2026-03", "--json"])
+        #expect(overviewWithoutRate.contains(#""base_currency":"EUR","in_base":null,"not_converted":["USD"]"#), "\(overviewWithoutRate)")
+        #expect(try store.run(["overview", "--month", "2026-03"]).contains("not converted (no rate into EUR): USD"))
+        // The envelope total of today (after the switch) names the USD account it cannot convert.
+        let totalWithoutRate = try store.run(["envelope", "total", "--json"])
+        #expect(totalWithoutRate.contains(#""total":{"amount":"0.00","currency":"EUR"}"#) && totalWithoutRate.contains(#""not_converted":[{"account":"Assets:Checking""#),
+                "\(totalWithoutRate)")
+
+        // With a rate, every product answers in EUR.
+        try store.run(["fx", "EUR", "USD", "1.25", "--date", "2026-02-01"])
+        let overview = try store.run(["overview", "--month", "2026-03", "--json"])
+        #expect(overview.contains(#""currency":"USD","current_balance":"1000.00","held_in_pots":"0.00","income":"1000.00""#), "the books stay in USD: \(overview)")
+        #expect(overview.contains(#""base_currency":"EUR","in_base":{"current_balance":"800.00","held_in_pots":"0.00","income":"800.00""#), "\(overview)")
+        #expect(overview.contains(#""not_converted":[]"#))
+        let table = try store.run(["overview", "--month", "2026-03"])
+        #expect(table.contains("USD") && table.contains("EUR") && table.contains("800.00"))
+        #expect(try store.run(["envelope", "total"]).contains("80.00 EUR"))
+        #expect(try store.run(["networth", "show", "--as-of", "2026-03-31", "--json"]).contains("160.00"))
+        #expect(try store.run(["asset", "list", "--as-of", "2026-03-31", "--format", "csv"]).contains("cash,Cash,cash,cash,USD,200.00,manual,2026-01-02,,160.00,EUR"))
+        try store.run(["budget", "set", "--category", "Groceries", "--month", "2026-03", "--maximum", "400.00"])
+        let budgets = try store.run(["budget", "show", "--month", "2026-03", "--json"])
+        #expect(budgets.contains(#""base_currency":"EUR","in_base":{"maximum":"320.00","spent":"0.00","remaining":"320.00"}"#), "\(budgets)")
+        try store.run(["budget", "set", "--category", "Groceries", "--month", "2026-01", "--maximum", "400.00"])
+        #expect(try store.run(["budget", "show", "--month", "2026-01"]).contains("not converted (no rate into EUR): USD"))
+        try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "Bills", "--amount", "-900.00", "--day", "1", "--start", "2026-03"])
+        let recurring = try store.run(["recurring", "status", "--today", "2026-03-20", "--json"])
+        #expect(recurring.contains(#""base_currency":"EUR","in_base":{"paid":{"income":"0.00","bills":"0.00"},"due_soon":{"income":"0.00","bills":"720.00"}"#), "\(recurring)")
+        try store.run(["reference", "set", "1000.00"])
+        try store.run(["pot", "create", "trip", "--target", "400.00"])
+        try store.run(["pot", "add", "trip", "100.00"])
+        #expect(try store.run(["pot", "list", "--json"]).contains(#""base_currency":"EUR","in_base":{"total":"80.00","target":"320.00"}"#))
+        // Before the rate took effect, January is still not converted.
+        #expect(try store.run(["overview", "--month", "2026-01", "--json"]).contains(#""not_converted":["USD"]"#))
+    }
+}
