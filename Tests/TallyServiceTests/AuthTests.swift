@@ -114,8 +114,7 @@ import Testing
 
     @Test func withoutAnAdminKeyInTheEnvironmentOneIsMadeOnceAndKept() async throws {
         let directory = NSTemporaryDirectory() + "tally-service-\(UUID().uuidString)"
-        var configuration = TallyServer.Configuration(dataDirectory: directory, port: 0)
-        configuration.adminKey = nil
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let first = try KeyStore(directory: directory, adminKey: nil)
         let key = try #require(first.generatedAdminKey)
         #expect(first.principal(for: key)?.isServerAdmin == true)

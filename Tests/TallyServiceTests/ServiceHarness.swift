@@ -64,9 +64,8 @@ final class ServiceHarness: Sendable {
         var text: String { String(decoding: body, as: UTF8.self) }
 
         /// The body as a JSON object.
-        var json: [String: any Sendable] {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return [:] }
-            return object.mapValues { $0 as! any Sendable }
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]) ?? [:]
         }
 
         /// A problem document's `code`.
@@ -113,6 +112,6 @@ final class ServiceHarness: Sendable {
 }
 
 /// Values from a JSON reply.
-extension Dictionary where Key == String, Value == any Sendable {
+extension Dictionary where Key == String, Value == Any {
     func objects(_ key: String) -> [[String: Any]] { (self[key] as? [Any])?.compactMap { $0 as? [String: Any] } ?? [] }
 }

@@ -60,7 +60,7 @@ struct ServeCommand: ParsableCommand {
             do {
                 try await server.run(gracefulShutdownSignals: [.sigterm, .sigint]) { port in
                     print("listening on http://\(host):\(port)")
-                    fflush(stdout)
+                    fflush(nil)
                 }
                 outcome.finish(nil)
             } catch {

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import TallyEngine
 
 /// An error answered as `application/problem+json` (RFC 9457): an HTTP status, a stable
@@ -93,6 +94,8 @@ struct Problem: Error, Sendable {
     static func from(_ error: any Error) -> Problem {
         switch error {
         case let problem as Problem: return problem
+        case is NIOTooManyBytesError:
+            return Problem(.contentTooLarge, "body_too_large", "the request body is larger than this route accepts")
         case let error as HTTPError where error.status == .contentTooLarge:
             return Problem(.contentTooLarge, "body_too_large", "the request body is larger than this route accepts")
         case let error as HTTPError where error.status == .notFound:
