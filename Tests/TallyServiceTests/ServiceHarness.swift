@@ -38,16 +38,14 @@ final class ServiceHarness: Sendable {
         self.server = server
         self.port = port
         self.running = running
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        // The shared client needs no shutdown, so a test that fails half way leaks nothing that traps.
+        client = HTTPClient.shared
     }
 
-    /// Shuts the server down gracefully and waits for it; closes the client.
+    /// Shuts the server down gracefully and waits for it.
     func stop() async throws {
         await server.shutdown()
         try await running.value
-        try await client.shutdown()
     }
 
     /// Stops, then removes the directory.

@@ -16,6 +16,9 @@ enum PortabilityRoutes {
 
     enum Kind { case events, journal }
 
+    /// The line of the body an import refused (also named in the detail).
+    static let lineField = HTTPField.Name("Tally-Import-Line")!
+
     static func handleImport(_ kind: Kind, _ call: Call) async throws -> Response {
         let id = try call.ledger
         let directory = call.state.configuration.dataDirectory + "/tmp"
@@ -24,13 +27,23 @@ enum PortabilityRoutes {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try await spool(call.request.body, to: path, limit: call.state.configuration.importBodyBytesLimit)
         return try await call.state.pool.with(id) { ledger in
-            let summary = try await call.state.blocking { () throws -> ImportSummary in
-                switch kind {
-                case .events:
-                    return try ledger.importEvents(ndjsonAt: path)
-                case .journal:
-                    return try ledger.importJournal(csvAt: path)
+            let summary: ImportSummary
+            do {
+                summary = try await call.state.blocking { () throws -> ImportSummary in
+                    switch kind {
+                    case .events:
+                        return try ledger.importEvents(ndjsonAt: path)
+                    case .journal:
+                        return try ledger.importJournal(csvAt: path)
+                    }
                 }
+            } catch {
+                // The library names the file, line and field; the file is the body here.
+                guard let refusal = LedgerError.reporting(error) else { throw error }
+                let importError = refusal.underlying as? ImportError
+                var problem = Problem.ledger(LedgerError(refusal.code, refusal.message.replacingOccurrences(of: path, with: "body")), field: importError?.field)
+                if let line = importError?.line { problem.headers[lineField] = String(line) }
+                throw problem
             }
             return Call.json(.object([
                 ("rows", .integer(Int64(summary.rows))),
