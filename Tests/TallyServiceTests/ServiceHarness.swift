@@ -113,3 +113,79 @@ final class ServiceHarness: Sendable {
 extension Dictionary where Key == String, Value == Any {
     func objects(_ key: String) -> [[String: Any]] { (self[key] as? [Any])?.compactMap { $0 as? [String: Any] } ?? [] }
 }
+
+/// Reads Server-Sent Events from a response body: one message per blank-line-ended block.
+struct EventStreamReader {
+    struct Message {
+        var id: String?
+        var event: String?
+        var data: String?
+        var comments: [String] = []
+    }
+
+    private var iterator: HTTPClientResponse.Body.AsyncIterator
+    private var buffer: [UInt8] = []
+
+    init(_ response: HTTPClientResponse) {
+        iterator = response.body.makeAsyncIterator()
+    }
+
+    /// The next message, or nil when the stream ends.
+    mutating func next() async throws -> Message? {
+        var message = Message()
+        var sawField = false
+        while true {
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                if line.isEmpty {
+                    if sawField { return message }
+                    continue
+                }
+                sawField = true
+                if line.hasPrefix(":") {
+                    message.comments.append(String(line.dropFirst()).trimmingCharacters(in: .whitespaces))
+                } else if let colon = line.firstIndex(of: ":") {
+                    let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                    switch line[..<colon] {
+                    case "id": message.id = value
+                    case "event": message.event = value
+                    case "data": message.data = value
+                    default: break
+                    }
+                }
+            }
+            guard let chunk = try await iterator.next() else { return nil }
+            buffer += Array(chunk.readableBytesView)
+        }
+    }
+
+    /// The next message that carries an event (heartbeats and comments skipped), or nil at the end.
+    mutating func nextEvent() async throws -> Message? {
+        while let message = try await next() {
+            if message.event != nil { return message }
+        }
+        return nil
+    }
+}
+
+extension ServiceHarness {
+    /// Opens a live event stream of `ledger`.
+    func openEvents(_ ledger: String, lastEventId: UInt64? = nil, key: String = ServiceHarness.adminKey) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/ledgers/\(ledger)/events")
+        request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        if let lastEventId { request.headers.add(name: "Last-Event-ID", value: String(lastEventId)) }
+        return try await client.execute(request, timeout: .seconds(120))
+    }
+
+    /// Waits until `condition` holds, checking every 20 ms, at most `attempts` times: for
+    /// state the server reaches on its own after the client acts (a lease given back once a
+    /// heartbeat finds the connection gone). False if it never held.
+    func eventually(attempts: Int = 500, _ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<attempts {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}

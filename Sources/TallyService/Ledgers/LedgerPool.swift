@@ -161,6 +161,9 @@ actor LedgerPool: Service {
     /// Whether ledger `id` is open now (tests watch idle closing with it).
     func isOpen(_ id: String) -> Bool { open[id] != nil }
 
+    /// The leases held on ledger `id` now (tests watch streams give theirs back).
+    func leaseCount(_ id: String) -> Int { open[id]?.leases ?? 0 }
+
     private func requireOpenForBusiness() throws {
         if isClosing {
             throw Problem(.serviceUnavailable, "shutting_down", "the server is shutting down; retry on another instance or after it restarts")

@@ -96,6 +96,9 @@ public final class TallyServer: Sendable {
         state = ServiceState(configuration: configuration, keys: keys, threads: threads, logger: logger)
     }
 
+    /// The ledgers (tests watch leases and idle closing through it).
+    var pool: LedgerPool { state.pool }
+
     /// The admin key made at this start (first start without `TALLY_ADMIN_KEY`): print it
     /// once; only its hash is kept.
     public var generatedAdminKey: String? { state.keys.generatedAdminKey }
@@ -141,8 +144,9 @@ public final class TallyServer: Sendable {
 
     /// Starts a graceful shutdown: live streams end, requests in flight finish, every ledger closes.
     public func shutdown() async {
+        // The same path a signal takes: the group tells its services in reverse order, the
+        // notifier first (live streams end), then the HTTP server, then the ledgers.
         let serviceGroup = group.withLock { $0 }
-        state.shutdown.fire()
         await serviceGroup?.triggerGracefulShutdown()
     }
 
