@@ -73,7 +73,7 @@ final class ServiceHarness: Sendable {
     /// Sends one request and collects the whole response.
     func send(
         _ method: HTTPMethod, _ path: String, key: String? = ServiceHarness.adminKey, body: String? = nil,
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [], timeout: TimeAmount = .seconds(60)
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
@@ -83,14 +83,17 @@ final class ServiceHarness: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
     }
 
     /// A command with an idempotency key.
-    func command(_ path: String, _ body: String, key: String? = ServiceHarness.adminKey, idempotencyKey: String = UUID().uuidString) async throws -> Reply {
-        try await send(.POST, path, key: key, body: body, headers: [("Idempotency-Key", idempotencyKey)])
+    func command(
+        _ path: String, _ body: String, key: String? = ServiceHarness.adminKey, idempotencyKey: String = UUID().uuidString,
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> Reply {
+        try await send(.POST, path, key: key, body: body, headers: [("Idempotency-Key", idempotencyKey)], timeout: timeout)
     }
 
     /// Creates a ledger with the admin key.
