@@ -33,7 +33,6 @@ enum AdminRoutes {
             throw Problem(.unprocessableContent, "invalid_time_zone", "'time_zone' '\(timeZone)' is not an IANA time zone (e.g. Europe/London, UTC)", field: "time_zone")
         }
         let ledger = try await call.state.pool.create(id: id, name: name, baseCurrency: currency, timeZone: timeZone)
-        call.state.logger.info("ledger created", metadata: ["ledger": "\(id)"])
         return Call.json(.object([
             ("id", .string(id)), ("name", .string(name)), ("base_currency", .string(currency.code)), ("time_zone", .string(timeZone)),
             ("head", .object([("sequence", .integer(Int64(ledger.head.sequence))), ("digest", .string(ledger.head.description))])),
