@@ -53,6 +53,24 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func envelopesAreOpenedCreatedAndRead() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("envelopes")
+        let account = try await service.command("/ledgers/envelopes/envelope-accounts", #"{"account":"Assets:Checking","currency":"USD","opening_balance":"1000.00"}"#)
+        #expect(account.status == 201, "\(account.text)")
+        let envelope = try await service.command("/ledgers/envelopes/envelopes", #"{"id":"food","name":"Food","interval":"monthly","budgeted":"400.00"}"#)
+        #expect(envelope.status == 201, "\(envelope.text)")
+        let statuses = try await service.send(.GET, "/ledgers/envelopes/envelopes")
+        #expect(statuses.status == 200, "\(statuses.text)")
+        #expect(statuses.json.objects("envelopes").map { $0["id"] as? String } == ["food"])
+        #expect(statuses.json.objects("envelopes").first?["budgeted"] as? String == "400.00")
+        let total = try await service.send(.GET, "/ledgers/envelopes/envelope-accounts/total")
+        #expect(total.json["total"] as? String == "1000.00", "\(total.text)")
+        let interval = try await service.command("/ledgers/envelopes/envelopes", #"{"id":"x","name":"X","interval":"daily","budgeted":"1.00"}"#)
+        #expect(interval.json["field"] as? String == "interval")
+        try await service.stopAndRemove()
+    }
+
     @Test func queriesTravelInTimeWithAsOfAndKnownAt() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("jones")

@@ -87,7 +87,7 @@ struct JSONBody: Sendable {
     }
 
     private static func isAmount(_ name: String) -> Bool {
-        ["amount", "target", "maximum", "value"].contains(name)
+        ["amount", "target", "maximum", "value", "budgeted", "opening_balance"].contains(name)
     }
 }
 

@@ -19,7 +19,7 @@ enum CommandRoutes {
     static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
     static let replayedField = HTTPField.Name("Idempotent-Replayed")!
 
-    static let all: [Definition] = wealth + pots + budgets + netWorth
+    static let all: [Definition] = wealth + pots + budgets + envelopes + netWorth
 
     // MARK: Wealth
 
@@ -98,6 +98,32 @@ enum CommandRoutes {
                 payee: try body.string("payee"), category: try body.enumeration("category", BudgetCategory.self),
                 amount: try money(body, "amount", ledger), date: date, recurring: try body.optionalBool("recurring") ?? false,
                 id: try body.optionalString("id"), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Envelopes
+
+    static let envelopes: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes", operationId: "createEnvelope", security: .ledger(.write)),
+            fields: ["id", "name", "interval", "budgeted", "currency", "start_date"]
+        ) { body, ledger, _, key in
+            let start: LocalDate? = try body.optionalString("start_date").map { text in
+                guard let day = try? LocalDate(parsing: text) else { throw Problem.invalidField("start_date", "'start_date' is '\(text)', not a day (YYYY-MM-DD)") }
+                return day
+            }
+            return try ledger.createEnvelopeCommand(
+                try body.string("id"), name: try body.string("name"), interval: try body.enumeration("interval", EnvelopeInterval.self),
+                budgeted: try money(body, "budgeted", ledger), startDate: start, idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-accounts", operationId: "openEnvelopeAccount", security: .ledger(.write)),
+            fields: ["account", "currency", "opening_balance", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.openEnvelopeAccountCommand(
+                try body.string("account"), commodity: try currency(body, "currency", ledger),
+                openingBalance: body.has("opening_balance") ? try money(body, "opening_balance", ledger) : nil,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
     ]
 

@@ -81,6 +81,35 @@ enum QueryRoutes {
                 ("income", .amount(overview.income)), ("expenses", .amount(overview.expenses)), ("net", .amount(try overview.net())),
             ])
         },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/envelopes", operationId: "listEnvelopes", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let statuses = try ledger.envelopeStatuses(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("envelopes", .array(statuses.map { status in
+                    .object([
+                        ("id", .string(status.envelopeId)), ("name", .string(status.name)), ("interval", .string(status.interval.rawValue)),
+                        ("rollover", .string(status.policy.rawValue)), ("period_start", .string(status.period.first.description)),
+                        ("period_end", .optional(status.period.last?.description)), ("currency", .string(status.budgeted.commodity.code)),
+                        ("budgeted", .amount(status.budgeted)), ("funded", .amount(status.funded)), ("carried_in", .amount(status.carriedIn)),
+                        ("available", .amount(status.available)), ("spent", .amount(status.spent)), ("remaining", .amount(status.remaining)),
+                        ("over_budget", .bool(status.isOverBudget)),
+                    ])
+                })),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/envelope-accounts/total", operationId: "getEnvelopeAccountsTotal", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let total = try ledger.envelopeAccountsTotal(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("currency", .string(total.total.commodity.code)), ("total", .amount(total.total)), ("complete", .bool(total.isComplete)),
+                ("lines", .array(total.lines.map { line in
+                    .object([
+                        ("account", .string(line.account)), ("currency", .string(line.amount.commodity.code)), ("amount", .amount(line.amount)),
+                        ("in_base", line.inBase.map(JSONValue.amount) ?? .null),
+                    ])
+                })),
+            ])
+        },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/net-worth", operationId: "getNetWorth", security: .ledger(.read))) { ledger, _, asOf, knownAt in
             let report = try ledger.netWorth(asOf: asOf, knownAt: knownAt)
             return .object([
