@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOPosix
-public import ServiceLifecycle
+import ServiceLifecycle
 import Synchronization
 public import UnixSignals
 public import Tally
