@@ -7,12 +7,13 @@
 #   3. stops the server (SIGTERM) and checks every ledger's balances against a full replay
 #      of its log;
 #   4. library: the same deposits through the library's async API, in-process, 10 s.
-# Environment: LEDGERS (100), CLIENTS (64), SECONDS (60), SINGLE_SECONDS (10).
+# Environment: LEDGERS (100), CLIENTS (64), LOAD_SECONDS (60), SINGLE_SECONDS (10)
+# (not SECONDS: bash counts the seconds since the shell started in it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LEDGERS="${LEDGERS:-100}"
 CLIENTS="${CLIENTS:-64}"
-SECONDS_MIXED="${SECONDS:-60}"
+SECONDS_MIXED="${LOAD_SECONDS:-60}"
 SINGLE_SECONDS="${SINGLE_SECONDS:-10}"
 
 swift build -c release --product tally >&2
