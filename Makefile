@@ -20,6 +20,7 @@ test: setup
 	$(SWIFT) test
 	SWIFT=$(SWIFT) scripts/examples.sh
 	SWIFT=$(SWIFT) scripts/check-docs.sh
+	SWIFT=$(SWIFT) scripts/check-engine-alone.sh
 
 clean:
 	rm -rf .build Examples/*/.build

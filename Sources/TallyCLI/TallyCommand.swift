@@ -40,6 +40,7 @@ struct TallyCommand: ParsableCommand {
             SuggestCommand.self,
             WealthCommand.self,
             SettingsCommand.self, CommodityCommand.self,
+            KeyCommand.self, EraseCommand.self,
             ServeCommand.self,
         ]
     )

@@ -4,6 +4,7 @@ import Testing
 import TallyLog
 @testable import TallyEngine
 import TallyTestSupport
+import TallyProductTestSupport
 
 /// The demo household moves its ledger with the real `tally`: `tally export --dir` writes its
 /// events and a CSV per product, `tally restore` makes a new store from the events, and the

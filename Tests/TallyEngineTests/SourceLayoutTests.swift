@@ -44,6 +44,36 @@ import Testing
         #expect(offenders.isEmpty, "SQL outside a ReadModel/ folder (move the statement into the read model's typed lookups):\n\(offenders.joined(separator: "\n"))")
     }
 
+    /// The lines of `lines` that read a row's column by a string key (`row["amount"]`)
+    /// instead of the read model's column enum (`row[BalancesColumns.amount]`).
+    static func stringKeyedRowLines(_ lines: [Substring]) -> [Int] {
+        lines.indices.filter { index in
+            let line = lines[index]
+            guard !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { return false }
+            return line.contains(/(row\??|\$\d|\])\["[a-z_0-9]+"\]/)
+        }
+    }
+
+    @Test func rowsAreReadThroughColumnEnums() throws {
+        var offenders: [String] = []
+        for module in Self.modules {
+            for (path, lines) in try Self.sources(module) {
+                offenders += Self.stringKeyedRowLines(lines).map { "\(path):\($0 + 1): \(lines[$0].trimmingCharacters(in: .whitespaces))" }
+            }
+        }
+        #expect(offenders.isEmpty, "a row read by a string key (use the read model's column enum):\n\(offenders.joined(separator: "\n"))")
+        let samples: [(Substring, Bool)] = [
+            (#"amount: row["amount"],"#, true),
+            (#"let first = marks[1]["first_sequence"]"#, true),
+            (#".map { ($0["code"], $0["scale"]) }"#, true),
+            (#"amount: try row.money(BalancesColumns.amount, BalancesColumns.commodity),"#, false),
+            (#"let tables = ["accounts", "postings"]"#, false),
+        ]
+        for (line, found) in samples {
+            #expect(Self.stringKeyedRowLines([line]).isEmpty != found, "\(line)")
+        }
+    }
+
     @Test func theCheckSeesSQLWhereItIs() {
         // The check itself: statements in the forms the sources write them are found, prose is not.
         let samples: [(Substring, Bool)] = [

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 @testable import TallyLog
@@ -78,7 +79,9 @@ struct LogSimulator {
     var trace: [String] = []
     var figures = SimulationFigures()
 
-    init(seed: UInt64, steps: Int = 60) {
+    /// `sealed`: every frame is sealed under a key made from the seed (encryption at rest), and every
+    /// reader, verification and repair opens the log with it.
+    init(seed: UInt64, steps: Int = 60, sealed: Bool = false) {
         self.seed = seed
         var random = SplitMix64(seed: seed)
         let profile = Int.random(in: 0..<4, using: &random)
@@ -95,6 +98,11 @@ struct LogSimulator {
             clock: { clock.now() },
             syncMode: random.chance(perMillion: 750_000) ? .everyCommit : .none,
             fileSystem: disk)
+        if sealed {
+            var keyRandom = SplitMix64(seed: seed ^ 0x5EA1_ED00)
+            let bytes = (0..<32).map { _ in UInt8(truncatingIfNeeded: keyRandom.next()) }
+            options.keys = try! LogKeys(sealingKeyID: 1, keys: [1: SymmetricKey(data: bytes)])
+        }
         stepsLimit = steps
         self.random = random
     }
@@ -211,7 +219,7 @@ struct LogSimulator {
         let events: [LoggedEvent]
         do {
             var collected: [LoggedEvent] = []
-            try LogReader.open(directory: directory, fileSystem: disk).forEach { collected.append($0) }
+            try LogReader.open(directory: directory, fileSystem: disk, keys: options.keys).forEach { collected.append($0) }
             events = collected
         } catch let error as LogError {
             // Only the disk's own damage (a flipped bit not yet found) excuses a reader's error.
@@ -252,7 +260,7 @@ struct LogSimulator {
                 if options.syncMode == .none && !written.isEmpty && !repaired {
                     note("open refused unsynced frames out of order (\(error.message)); repair")
                     disk.faults = .none
-                    do { _ = try LogRepair.repair(directory: directory, fileSystem: disk) } catch { throw fail("repair failed: \(error)") }
+                    do { _ = try LogRepair.repair(directory: directory, fileSystem: disk, keys: options.keys) } catch { throw fail("repair failed: \(error)") }
                     disk.faults = faults
                     figures.unsyncedTailRepairs += 1
                     repaired = true
@@ -264,7 +272,7 @@ struct LogSimulator {
         disk.faults = .none
         defer { disk.faults = faults }
         let verification: LogVerification
-        do { verification = try verifyLog(directory: directory, fileSystem: disk) } catch { throw fail("verify threw: \(error)") }
+        do { verification = try verifyLog(directory: directory, fileSystem: disk, keys: options.keys) } catch { throw fail("verify threw: \(error)") }
         if !verification.problems.isEmpty {
             if flipped != nil {
                 note("verify found the flipped bit: \(verification.problems[0])")
@@ -277,7 +285,7 @@ struct LogSimulator {
         }
         var payloads: [[UInt8]] = []
         do {
-            try LogReader.open(directory: directory, fileSystem: disk).forEach { payloads.append($0.payload) }
+            try LogReader.open(directory: directory, fileSystem: disk, keys: options.keys).forEach { payloads.append($0.payload) }
         } catch {
             if flipped != nil {
                 figures.damageDetected += 1
@@ -338,10 +346,10 @@ final class SimulationClock: Sendable {
 }
 
 /// Runs `count` seeds from `first`; failures are collected, not thrown.
-func runLogSimulation(first: UInt64, count: Int, steps: Int = 60) -> SimulationFigures {
+func runLogSimulation(first: UInt64, count: Int, steps: Int = 60, sealed: Bool = false) -> SimulationFigures {
     var total = SimulationFigures()
     for seed in first..<(first + UInt64(count)) {
-        var simulator = LogSimulator(seed: seed, steps: steps)
+        var simulator = LogSimulator(seed: seed, steps: steps, sealed: sealed)
         do {
             total.add(try simulator.run())
         } catch let failure as SimulationFailure {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Tally
 import TallyTestSupport
+import TallyProductTestSupport
 import TallyLog
 @testable import TallyEngine
 @testable import TallyProducts

@@ -162,8 +162,10 @@ class Harness:
         self.store_index += 1
         self.store = os.path.join(self.workdir, f"store-{self.store_index}")
         shutil.rmtree(self.store, ignore_errors=True)
+        # With --encrypt, TALLY_KEY_FILE (set in main) is inherited by every tally this harness runs.
+        encrypt = ["--encrypt"] if os.environ.get("TALLY_CRASH_ENCRYPT") == "1" else []
         subprocess.run([self.tally, "init", "--store", self.store, "--name", "crash", "--base-currency", "USD",
-                        "--time-zone", "UTC"], check=True, capture_output=True)
+                        "--time-zone", "UTC", *encrypt], check=True, capture_output=True)
 
     # -- inputs ----------------------------------------------------------------------
 
@@ -734,6 +736,8 @@ def main():
                              f"default {','.join(Harness.TALLY_MODES)}, and embedder when --merchant-tags is given")
     parser.add_argument("--workers", type=int, default=3, help="writer processes in a concurrent round (and one reader)")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--encrypt", action="store_true",
+                        help="encrypted stores (init --encrypt, a key file in the work directory via TALLY_KEY_FILE)")
     parser.add_argument("--worker", choices=["writer", "reader"], help=argparse.SUPPRESS)
     parser.add_argument("--worker-tag", help=argparse.SUPPRESS)
     parser.add_argument("--worker-acks", help=argparse.SUPPRESS)
@@ -756,6 +760,9 @@ def main():
     seed = arguments.seed if arguments.seed is not None else random.SystemRandom().randrange(2**32)
     workdir = arguments.workdir or tempfile.mkdtemp(prefix="tally-crash-")
     os.makedirs(workdir, exist_ok=True)
+    if arguments.encrypt:
+        os.environ["TALLY_CRASH_ENCRYPT"] = "1"
+        os.environ["TALLY_KEY_FILE"] = os.path.join(os.path.abspath(workdir), "crash.key")
     harness = Harness(os.path.abspath(arguments.tally), workdir, seed, arguments.rows, arguments.rounds_per_store,
                       arguments.verbose, modes, arguments.workers, merchant_tags)
     ok = harness.run_all(arguments.kills)

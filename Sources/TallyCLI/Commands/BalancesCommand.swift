@@ -32,7 +32,7 @@ struct BalancesCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
 
     func run() throws {
-        let ledger = try Ledger.openForReading(at: storeOptions.path, options: .standard)
+        let ledger = try Ledger.openForReading(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         defer { try? ledger.close() }
         let currency = try value.map { try CLIParse.currency($0, ledger, option: "--value") }
         let asOf = try time.asOfInstant(ledger)

@@ -52,7 +52,7 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let ledger = try Ledger.openForReading(at: storeOptions.path, options: .standard)
+        let ledger = try Ledger.openForReading(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         defer { try? ledger.close() }
         if let dir {
             let summary = try ledger.exportProducts(toDirectory: dir)
@@ -121,11 +121,15 @@ struct RestoreCommand: ParsableCommand {
             beside it and renamed into place when complete. With --expect SEQ:HASH (the digest \
             `tally export` printed) a restore that ends at another digest is refused and leaves \
             nothing. `tally import` is for adding events to a store that exists: it stamps new \
-            sequence numbers and recorded times.
+            sequence numbers and recorded times. With --encrypt (and --key-file FILE or \
+            TALLY_KEY_FILE, as for init) the new store is encrypted at rest.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Encrypt the new store at rest (as `tally init --encrypt`).")
+    var encrypt = false
 
     @Argument(help: ArgumentHelp("The export: an NDJSON file written by tally export.", valueName: "file"))
     var file: String
@@ -145,12 +149,20 @@ struct RestoreCommand: ParsableCommand {
         }
         let bar = ProgressBar(label: "restore", enabled: progress == .bar)
         defer { bar.finish() }
-        let summary = try Ledger.restore(from: file, into: storeOptions.path, options: .standard, expect: expected) { step in
-            switch step.phase {
-            case .validating: bar.update(completed: step.completed, total: step.total, detail: "checking")
-            case .appending: bar.update(completed: step.completed, total: step.total, detail: "\(step.completed)/\(step.total) events")
+        let (options, madeKeyFile) = try storeOptions.creationOptions(encrypt: encrypt)
+        let summary: RestoreSummary
+        do {
+            summary = try Ledger.restore(from: file, into: storeOptions.path, options: options, expect: expected) { step in
+                switch step.phase {
+                case .validating: bar.update(completed: step.completed, total: step.total, detail: "checking")
+                case .appending: bar.update(completed: step.completed, total: step.total, detail: "\(step.completed)/\(step.total) events")
+                }
             }
+        } catch {
+            if let madeKeyFile { unlink(madeKeyFile) }
+            throw error
         }
+        if let madeKeyFile { print("Encrypted at rest; wrote a new key to \(madeKeyFile): keep a copy apart from the store") }
         bar.finish()
         print("Restored \(summary.events) events from \(file) into \(storeOptions.path)")
         print("head \(summary.head)")

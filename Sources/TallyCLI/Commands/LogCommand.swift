@@ -52,7 +52,7 @@ struct LogCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try EventStoreReader.open(at: storeOptions.path, catalog: .standard)
+        let reader = try EventStoreReader.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         let calendar = since == nil && until == nil ? LedgerCalendar.utc : try reader.ledgerCalendar()
         let sinceInstant = try since.map { try CLITime.start($0, option: "--since", calendar: calendar) }
         let untilInstant = try until.map { try CLITime.end($0, option: "--until", calendar: calendar) }

@@ -19,10 +19,10 @@ struct RebuildCommand: ParsableCommand {
     var progress: ProgressMode = .bar
 
     func run() throws {
-        let total = try EventStoreReader.open(at: storeOptions.path, catalog: .standard).head.sequence
+        let total = try EventStoreReader.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()).head.sequence
         let bar = ProgressBar(label: "rebuild", enabled: progress == .bar)
         let stopwatch = Stopwatch()
-        try Ledger.rebuild(at: storeOptions.path, options: .standard) { sequence in
+        try Ledger.rebuild(at: storeOptions.path, options: try storeOptions.ledgerOptions()) { sequence in
             bar.update(completed: Int64(sequence), total: Int64(total), detail: "\(sequence)/\(total) events")
             if progress == .json {
                 print("{\"folded_seq\": \(sequence)}")

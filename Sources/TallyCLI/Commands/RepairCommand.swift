@@ -42,11 +42,11 @@ struct RepairCommand: ParsableCommand {
     func run() throws {
         do {
             if yes {
-                let report = try StoreRepair.repair(at: storeOptions.path)
+                let report = try StoreRepair.repair(at: storeOptions.path, options: try storeOptions.ledgerOptions())
                 RepairReport.printDone(report)
                 return
             }
-            let plan = try StoreRepair.plan(at: storeOptions.path)
+            let plan = try StoreRepair.plan(at: storeOptions.path, options: try storeOptions.ledgerOptions())
             RepairReport.printPlan(plan)
             if plan.log.cut != nil && !dryRun {
                 Output.error("not repaired: cutting removes events, so it needs --yes (`tally repair --yes`); run with --dry-run to only see the cut. Nothing was changed")

@@ -37,9 +37,9 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let date = try day()
-        let calendar = try EventStoreReader.open(at: storeOptions.path, catalog: .standard).ledgerCalendar()
+        let calendar = try EventStoreReader.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()).ledgerCalendar()
         let known = try time.knownAtInstant(calendar: calendar)
-        let result = try Replay.run(at: storeOptions.path, until: calendar.endOfDay(date), knownAt: known)
+        let result = try Replay.run(at: storeOptions.path, key: try storeOptions.key(), until: calendar.endOfDay(date), knownAt: known)
         print(json ? ReplayOutput.json(result, date: date) : ReplayOutput.text(result, date: date))
     }
 }

@@ -22,7 +22,7 @@ struct StatsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let reader = try EventStoreReader.open(at: storeOptions.path, catalog: .standard)
+        let reader = try EventStoreReader.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         let statistics = try reader.statistics()
         var ndjsonBytes: Int64?
         if compareWithNDJSON {

@@ -57,7 +57,7 @@ struct VerifyCommand: ParsableCommand {
         }
         let result: StoreVerification
         do {
-            result = try StoreVerifier.verify(at: storeOptions.path, options: .standard, expect: expected)
+            result = try StoreVerifier.verify(at: storeOptions.path, options: try storeOptions.ledgerOptions(), expect: expected)
         } catch let error as StoreError where error.code == .incomplete {
             // A half-made store is damage, not a reason verify could not run.
             Output.error(error.message)

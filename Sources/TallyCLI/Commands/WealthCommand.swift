@@ -36,14 +36,14 @@ struct WealthOptions: ParsableArguments {
 
     /// Opens the store's ledger for reading, runs `body`, and closes it.
     func withReadingLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
-        let ledger = try Ledger.openForReading(at: storeOptions.path, options: .standard)
+        let ledger = try Ledger.openForReading(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         defer { try? ledger.close() }
         return try body(ledger)
     }
 
     /// Opens the store's ledger, runs `body`, and closes it.
     func withLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
-        let ledger = try Ledger.open(at: storeOptions.path, options: .standard)
+        let ledger = try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         defer { try? ledger.close() }
         return try body(ledger)
     }

@@ -17,7 +17,7 @@ extension Ledger {
         guard sequence <= head.sequence else { return nil }
         do {
             var found: Event?
-            let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem)
+            let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
             try reader.forEach(from: sequence, through: sequence) { found = $0 }
             return found
         } catch {

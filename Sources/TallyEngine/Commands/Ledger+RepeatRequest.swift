@@ -40,7 +40,7 @@ extension Ledger {
     private func firstEvent(recordedWith key: String) throws -> Event? {
         guard let range = try read({ db in try IdempotencyProjector.range(of: key, db) }) else { return nil }
         var first: Event?
-        let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem)
+        let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
         try reader.forEach(from: range.lowerBound, through: range.lowerBound) { first = $0 }
         return first
     }

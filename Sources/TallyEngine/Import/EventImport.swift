@@ -161,11 +161,11 @@ extension Ledger {
                     while let (line, bytes) = try rehearsal.next() {
                         events.append(try EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog))
                         if events.count == batchSize {
-                            try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, skipped: SkipCount()))
+                            try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: SkipCount()))
                             events.removeAll(keepingCapacity: true)
                         }
                     }
-                    if !events.isEmpty { try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, skipped: SkipCount())) }
+                    if !events.isEmpty { try plan(Self.skippingUsedKeys(events, admitting: true, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: SkipCount())) }
                 }
             } catch let error as ImportError where error.code == .invalidRow {
                 throw changed(error.description)

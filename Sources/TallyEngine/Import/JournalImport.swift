@@ -200,13 +200,13 @@ extension Ledger {
     /// a journal's rows are admissible by construction and are folded as one batch.
     func appendSkippingUsedKeys(_ events: [NewEvent], admitting: Bool = false) throws -> (result: CommandResult, skipped: Int) {
         let skipped = SkipCount()
-        let result = try run(Self.skippingUsedKeys(events, admitting: admitting, root: layout.root, catalog: catalog, skipped: skipped))
+        let result = try run(Self.skippingUsedKeys(events, admitting: admitting, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: skipped))
         return (result, skipped.value.withLock { $0 })
     }
 
     /// The command ``appendSkippingUsedKeys(_:admitting:)`` runs; `skipped` counts the
     /// events it leaves out.
-    static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, skipped: SkipCount) -> LedgerCommand {
+    static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, keys: LogKeys?, skipped: SkipCount) -> LedgerCommand {
         var command = LedgerCommand { db in
             var seen: [String: NewEvent] = [:]
             seen.reserveCapacity(events.count)
@@ -231,7 +231,7 @@ extension Ledger {
                 }
                 kept.append(event)
             }
-            if !recorded.isEmpty { try requireSameAsRecorded(recorded, root: root, catalog: catalog) }
+            if !recorded.isEmpty { try requireSameAsRecorded(recorded, root: root, catalog: catalog, keys: keys) }
             return kept
         }
         command.admitsEvents = admitting
@@ -252,7 +252,7 @@ extension Ledger {
         var batch: [NewEvent] = []
         batch.reserveCapacity(batchSize)
         func check() throws {
-            let command = Self.skippingUsedKeys(batch, admitting: false, root: layout.root, catalog: catalog, skipped: SkipCount())
+            let command = Self.skippingUsedKeys(batch, admitting: false, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: SkipCount())
             _ = try read { db in try command.plan(db) }
             batch.removeAll(keepingCapacity: true)
         }
@@ -274,9 +274,9 @@ extension Ledger {
     /// refuses the first repeat that is not the same event. A key whose event is not in the
     /// log yet (a rehearsal's earlier batch) is left to the append, which checks it again.
     private static func requireSameAsRecorded(
-        _ repeats: [(event: NewEvent, key: String, sequence: UInt64)], root: String, catalog: EventCatalog
+        _ repeats: [(event: NewEvent, key: String, sequence: UInt64)], root: String, catalog: EventCatalog, keys: LogKeys?
     ) throws {
-        let reader = try EventStoreReader.open(at: root, catalog: catalog)
+        let reader = try EventStoreReader.open(at: root, catalog: catalog, keys: keys)
         for (event, key, sequence) in repeats where sequence <= reader.head.sequence {
             var first: Event?
             try reader.forEach(from: sequence, through: sequence) { first = $0 }

@@ -93,6 +93,19 @@ public final class Ledger: Sendable {
         /// options.openProgress = { folded, head in print("\(folded) of \(head)") }
         /// ```
         public var openProgress: (@Sendable (_ folded: UInt64, _ head: UInt64) -> Void)? = nil
+        /// The key of an encrypted store (``LedgerKey``): needed by every open of such a store, and
+        /// by ``Ledger/create(at:name:baseCurrency:timeZone:options:)`` with ``encrypt``. A store that
+        /// is not encrypted refuses a key (``StoreError`` `notEncrypted`).
+        public var key: LedgerKey? = nil
+        /// Where the store's wrapped data keys live: nil (the default) for the store's own `KEYS`
+        /// file, or an embedder's ``LedgerKeyring``. Give the same keyring every time.
+        public var keyring: (any LedgerKeyring)? = nil
+        /// At creation: encrypt the store at rest (every log frame sealed with AES-256-GCM under a
+        /// data key wrapped by ``key``). Ignored by every other call: a store is encrypted or not
+        /// from its creation on.
+        public var encrypt: Bool = false
+        /// The unwrapped data keys, once ``unlocked(at:)`` opened them.
+        var logKeys: LogKeys? = nil
 
         /// Options for opening a ledger; each parameter is the property of the same name, and
         /// the defaults are those of a production store (sync every commit, monthly snapshots,
@@ -164,6 +177,69 @@ public final class Ledger: Sendable {
             options.syncMode = syncMode
             options.segmentBytesLimit = segmentBytesLimit
             options.fileSystem = logFileSystem
+            options.keys = logKeys
+            return options
+        }
+
+        /// For a creation: with ``encrypt``, makes a data key, wraps it by ``key`` and keeps the
+        /// unwrapped key in these options; returns the key set's bytes for the keyring.
+        ///
+        /// - Throws: ``StoreError`` `keyRequired` for ``encrypt`` without a key; ``LedgerError``
+        ///   `invalidArgument` for a key without ``encrypt``; `alreadyExists` for an embedder's keyring
+        ///   that already holds keys.
+        mutating func prepareEncryption() throws -> [UInt8]? {
+            guard encrypt else {
+                if let key {
+                    throw LedgerError(.invalidArgument, "\(key.origin) was given but encryption was not asked for: add --encrypt (Ledger.Options.encrypt) or drop the key")
+                }
+                return nil
+            }
+            guard let key else {
+                throw StoreError(.keyRequired, "an encrypted store needs a key: give --key-file FILE or TALLY_KEY_FILE=FILE (`tally key new FILE` makes one)")
+            }
+            if let keyring, try keyring.load() != nil {
+                throw LedgerError(.alreadyExists, "the keyring already holds a key set (of another store?); give this store a keyring of its own")
+            }
+            let (keys, logKeys) = try StoreKeys.create(key: key)
+            self.logKeys = logKeys
+            return try keys.encoded()
+        }
+
+        /// The keyring the store at `root` keeps its wrapped keys in.
+        func resolvedKeyring(at root: String) -> any LedgerKeyring {
+            keyring ?? StoreKeyFile(root: root)
+        }
+
+        /// These options with the store's data keys unwrapped, for an encrypted store; unchanged for
+        /// one that is not.
+        ///
+        /// - Throws: ``StoreError`` `keyRequired` for an encrypted store without ``key``, `wrongKey` when
+        ///   the key does not open its keys, `badKey` for a damaged key set, `notEncrypted` for a key given
+        ///   to a store that is not encrypted.
+        public func unlocked(at root: String) throws -> Options {
+            if logKeys != nil { return self }
+            let keyring = resolvedKeyring(at: root)
+            let origin = self.keyring == nil ? "the store's key file '\(StoreLayout(root: root).keyFilePath)'" : "the keyring's key set"
+            guard let bytes = try keyring.load() else {
+                if StoreLayout(root: root).isEncrypted {
+                    throw StoreError(.badKey, "the store at '\(root)' is encrypted but its key set is gone (\(origin) is missing or empty): it cannot be opened; restore the key set from a backup")
+                }
+                if let key {
+                    throw StoreError(.notEncrypted, "the store at '\(root)' is not encrypted, but \(key.origin) was given: drop the key (--key-file, TALLY_KEY_FILE)")
+                }
+                return self
+            }
+            guard let key else {
+                throw StoreError(.keyRequired, "the store at '\(root)' is encrypted: give its key with --key-file FILE or TALLY_KEY_FILE=FILE (Ledger.Options.key); nothing was opened")
+            }
+            var options = self
+            options.logKeys = try StoreKeys.decode(bytes, from: origin).unlock(with: key)
+            let layout = StoreLayout(root: root)
+            if !layout.isEncrypted {
+                // The key set proves the store encrypted: put the marker back, so that its read
+                // models never land in the store.
+                try StoreCreation.writeSynced("", to: layout.sealedMarkerPath)
+            }
             return options
         }
     }
@@ -203,11 +279,11 @@ public final class Ledger: Sendable {
         self.calendar = calendar
         self.options = options
         let observers = Subscriptions(
-            root: layout.root, catalog: catalog, fileSystem: options.logFileSystem, bufferEvents: options.subscriptionBufferEvents,
+            root: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys, bufferEvents: options.subscriptionBufferEvents,
             head: store?.head.sequence ?? readerHead.sequence)
         self.observers = observers
         let pipeline = WritePipeline(
-            root: layout.root, catalog: catalog, fileSystem: options.logFileSystem, faultAfterAppend: options.faultAfterAppend, store: store,
+            root: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys, faultAfterAppend: options.faultAfterAppend, store: store,
             readModels: readModels, clock: options.clock, observers: observers)
         self.pipeline = pipeline
         self.queue = CommandQueue { group in pipeline.run(group) }
@@ -231,10 +307,23 @@ public final class Ledger: Sendable {
             guard options.logFileSystem is PosixFileSystem else {
                 throw LedgerError(.invalidArgument, "a store is created on the real disk; a simulated log file system is for Ledger.open")
             }
-            let store = try EventStore.create(
-                at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
-                effectiveAt: options.clock(), catalog: catalog, options: options.logOptions
-            )
+            var options = options
+            let keys = try options.prepareEncryption()
+            // An embedder's keyring gets the keys before the store exists: a creation killed in
+            // between leaves keys without a store (the next creation says the keyring is taken),
+            // never a sealed store whose data key is lost.
+            if let keys, let keyring = options.keyring { try keyring.save(keys) }
+            let store: EventStore
+            do {
+                store = try EventStore.create(
+                    at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
+                    effectiveAt: options.clock(), catalog: catalog, options: options.logOptions,
+                    keyFile: options.keyring == nil ? keys : nil
+                )
+            } catch {
+                if keys != nil, let keyring = options.keyring { try? keyring.remove() }
+                throw error
+            }
             do {
                 return try attach(store, calendar: calendar, options: options)
             } catch {
@@ -255,12 +344,14 @@ public final class Ledger: Sendable {
     ///   damage (a `LogError` `corrupt` underneath, naming segment and offset).
     public static func open(at root: String, options: Options = Options()) throws -> Ledger {
         try LedgerError.boundary {
+            try StoreLayout(root: root).requireStore()
+            let options = try options.unlocked(at: root)
             _ = try options.registeredProjectors()
             let catalog = try options.catalog()
             let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions)
             do {
                 return try attach(
-                    store, calendar: try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem).ledgerCalendar(), options: options)
+                    store, calendar: try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys).ledgerCalendar(), options: options)
             } catch {
                 try? store.close()
                 throw error
@@ -324,8 +415,9 @@ public final class Ledger: Sendable {
         try LedgerError.boundary {
             let layout = StoreLayout(root: root)
             try layout.requireStore()
+            let options = try options.unlocked(at: root)
             let catalog = try options.catalog()
-            let calendar = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem).ledgerCalendar()
+            let calendar = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys).ledgerCalendar()
             let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
             let registered = try options.registeredProjectors()
             let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
@@ -336,7 +428,7 @@ public final class Ledger: Sendable {
                         // Checkpoints first, then the log: a live writer publishes a commit to the
                         // log before its read models commit it, so the log is never the one behind.
                         let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
-                        let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem)
+                        let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
                         let checkpoint = digests.map(\.sequence).min() ?? 0
                         if checkpoint >= reader.head.sequence || caughtUp
                             || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
@@ -596,11 +688,13 @@ public final class Ledger: Sendable {
     @discardableResult
     public static func rebuild(at root: String, options: Options = Options(), progress: ((UInt64) -> Void)? = nil) throws -> LogDigest {
         try LedgerError.boundary {
+            try StoreLayout(root: root).requireStore()
+            let options = try options.unlocked(at: root)
             let registered = try options.registeredProjectors()
             let catalog = try options.catalog()
             let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions)
             defer { try? store.close() }
-            let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem)
+            let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
             let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
             let path = store.layout.readModelPath
             if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {
@@ -618,8 +712,22 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Reads the read models in a consistent snapshot.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Answers a typed query from the newest committed state of the read models, in one
+    /// consistent snapshot (a query written in a feature's read-model layer:
+    /// ``ReadModelQuery``).
+    ///
+    /// ```swift
+    /// let merchant = try ledger.read(MerchantTagQueries.merchant(of: "Assets:Till"))
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` (`readModels`) with the database's error attached.
+    public func read<Value>(_ query: ReadModelQuery<Value>) throws -> Value {
+        try LedgerError.boundary { try readModels.database.read { db in try query.fetch(db) } }
+    }
+
+    /// Reads the read models in a consistent snapshot, for the products and the package's
+    /// tests; applications read through a ``ReadModelQuery``.
+    package func read<T>(_ body: (Database) throws -> T) throws -> T {
         try LedgerError.boundary { try readModels.database.read(body) }
     }
 

@@ -1,4 +1,4 @@
-public import GRDB
+package import GRDB
 
 // Commands that set the ledger's settings and declare commodities, and the one rule for
 // which codes a command accepts as a currency.

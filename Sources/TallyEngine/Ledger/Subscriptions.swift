@@ -127,12 +127,14 @@ final class Subscriptions: @unchecked Sendable {
     private let root: String
     private let catalog: EventCatalog
     private let fileSystem: any LogFileSystem
+    private let keys: LogKeys?
     private let bufferEvents: Int
 
-    init(root: String, catalog: EventCatalog, fileSystem: any LogFileSystem, bufferEvents: Int, head: UInt64) {
+    init(root: String, catalog: EventCatalog, fileSystem: any LogFileSystem, keys: LogKeys?, bufferEvents: Int, head: UInt64) {
         self.catalog = catalog
         self.root = root
         self.fileSystem = fileSystem
+        self.keys = keys
         self.bufferEvents = max(1, bufferEvents)
         self.published = head
     }
@@ -208,7 +210,7 @@ final class Subscriptions: @unchecked Sendable {
             subscriber.condition.unlock()
             lock.unlock()
             do {
-                try EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem).forEach(from: from, through: target) { event in
+                try EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem, keys: keys).forEach(from: from, through: target) { event in
                     subscriber.condition.lock()
                     defer { subscriber.condition.unlock() }
                     while subscriber.buffered >= subscriber.capacity && !subscriber.ended { subscriber.condition.wait() }

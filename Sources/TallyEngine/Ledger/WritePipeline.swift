@@ -25,6 +25,7 @@ final class WritePipeline: Sendable {
     let catalog: EventCatalog
     /// Where the log's files live.
     let fileSystem: any LogFileSystem
+    let keys: LogKeys?
     let faultAfterAppend: (@Sendable () throws -> Void)?
     let clock: @Sendable () -> Instant
     let observers: Subscriptions
@@ -34,11 +35,12 @@ final class WritePipeline: Sendable {
     private let planning = Mutex<UInt64?>(nil)
 
     init(
-        root: String, catalog: EventCatalog, fileSystem: any LogFileSystem, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?,
+        root: String, catalog: EventCatalog, fileSystem: any LogFileSystem, keys: LogKeys?, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?,
         readModels: ReadModelStore, clock: @escaping @Sendable () -> Instant, observers: Subscriptions
     ) {
         self.root = root
         self.fileSystem = fileSystem
+        self.keys = keys
         self.catalog = catalog
         self.faultAfterAppend = faultAfterAppend
         self.store = store
@@ -296,7 +298,7 @@ final class WritePipeline: Sendable {
     private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
         var events: [Event] = []
         // The writer's own view: readers elsewhere may lag its head (a failed write of the published head).
-        let reader = try store?.reader() ?? EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem)
+        let reader = try store?.reader() ?? EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem, keys: keys)
         try reader.forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
         return events
     }

@@ -64,7 +64,7 @@ extension Ledger {
     public func export(_ write: (String) throws -> Void) throws -> ExportSummary {
         try LedgerError.boundary {
             let head = self.head
-            let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem)
+            let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
             var count: UInt64 = 0
             var older = 0
             var buffer = ""

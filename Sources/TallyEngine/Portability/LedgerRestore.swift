@@ -60,8 +60,23 @@ extension Ledger {
             let target = try StoreCreation.target(for: root)
             let existingMode = try StoreCreation.checkVacant(target)
             let staging = try RestoreStaging(beside: target)
+            // An encrypted store's read models, folded while it was built, live outside it under
+            // a name tied to the staging path: they go, and the restored store folds its own.
+            let stagingLayout = StoreLayout(root: staging.storePath)
+            func forgetStagingReadModels() {
+                guard options.encrypt else { return }
+                let path = stagingLayout.runtimeReadModelPath
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
             do {
-                let head = try build(checked, at: staging.storePath, options: options, progress: progress)
+                let head: LogDigest
+                do {
+                    head = try build(checked, at: staging.storePath, options: options, progress: progress)
+                    forgetStagingReadModels()
+                } catch {
+                    forgetStagingReadModels()
+                    throw error
+                }
                 if let expect, head != expect {
                     throw LedgerError(.inconsistentLog, """
                         the restore of '\(path)' ends at \(head), not at the expected digest \(expect): \
@@ -86,10 +101,14 @@ extension Ledger {
         var restoreOptions = options
         restoreOptions.clock = clock.function
         restoreOptions.syncMode = .none
+        if options.encrypt && options.keyring != nil {
+            throw LedgerError(.invalidArgument, "a restore keeps an encrypted store's keys in its own KEYS file; leave Options.keyring nil")
+        }
+        let keys = try restoreOptions.prepareEncryption()
         let catalog = try options.catalog()
         try EventStore.create(
             at: root, ledger: file.created.payload, effectiveAt: file.created.effectiveAt, catalog: catalog,
-            options: restoreOptions.logOptions
+            options: restoreOptions.logOptions, keyFile: keys
         ).close()
         let ledger = try Ledger.open(at: root, options: restoreOptions)
         do {

@@ -65,5 +65,20 @@ extension Projector {
 
     /// No cache table.
     public var cacheTables: [String] { [] }
+
+    /// The error for an event a fold was handed but does not fold: the `default:` of a
+    /// projector's switch over the types its ``eventTypes`` lists, which the engine never
+    /// reaches unless a type is listed and left unhandled, or handed to ``apply(_:_:)-(Event,_)``
+    /// by hand. A new type listed without a case then fails loudly instead of being skipped.
+    ///
+    /// ```swift
+    /// switch event.body.payload {
+    /// case let tagged as MerchantTagged: try record(tagged, db)
+    /// default: throw eventNotFolded(event)
+    /// }
+    /// ```
+    public func eventNotFolded(_ event: Event) -> LedgerError {
+        LedgerError(.inconsistentLog, "read model \(name) was handed event \(event.sequence) (\(event.type.name)), a type it does not fold")
+    }
 }
 

@@ -12,7 +12,7 @@ public final class ReadModelStore: Sendable {
     /// of a projector not registered this time is left as it is.
     let projectorNames: Set<String>
     /// Tables the engine keeps beside the projectors' own.
-    static let engineTables = ["projection_checkpoints", "projection_tables"]
+    static let engineTables = ["projection_checkpoints", "projection_tables", "grdb_migrations"]
     /// Where projectors that keep snapshots take them; nil: none are taken (answers fold
     /// from the beginning, as a replay does).
     let snapshots: SnapshotSettings?
@@ -28,13 +28,13 @@ public final class ReadModelStore: Sendable {
         self.projectors = projectors
         self.projectorNames = Set(projectors.map(\.name))
         self.snapshots = snapshots
+        try Self.engineMigrator.migrate(database)
         try database.write { db in
-            try Self.createCheckpointTable(db)
             for projector in projectors {
                 let row = try Row.fetchOne(db, sql: "SELECT version FROM projection_checkpoints WHERE projector = ?", arguments: [projector.name])
                 // A rebuild that stopped before it created its deferred indexes again leaves
                 // the projector to be folded afresh.
-                if try row?["version"] as Int? != projector.version || !Self.hasIndexes(projector.indexesDeferredOnRebuild, db) {
+                if try row?[CheckpointColumns.version] as Int? != projector.version || !Self.hasIndexes(projector.indexesDeferredOnRebuild, db) {
                     try Self.reset(projector, db)
                 }
             }
@@ -71,7 +71,7 @@ public final class ReadModelStore: Sendable {
             guard try db.tableExists("projection_checkpoints") else { return false }
             var versions: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT projector, version FROM projection_checkpoints") {
-                versions[row["projector"]] = row["version"]
+                versions[row[CheckpointColumns.projector]] = row[CheckpointColumns.version]
             }
             for projector in projectors {
                 guard versions[projector.name] == projector.version, try hasIndexes(projector.indexesDeferredOnRebuild, db) else { return false }
@@ -115,29 +115,43 @@ public final class ReadModelStore: Sendable {
         return LogDigest(sequence: lowest.sequence, hash: hash)
     }
 
-    private static func createCheckpointTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS projection_checkpoints (
-                projector TEXT PRIMARY KEY NOT NULL,
-                version INTEGER NOT NULL,
-                sequence INTEGER NOT NULL,
-                hash BLOB
-            ) STRICT
-            """)
-        let columns = try db.columns(in: "projection_checkpoints").map(\.name)
-        if !columns.contains("hash") {
-            try db.execute(sql: "ALTER TABLE projection_checkpoints ADD COLUMN hash BLOB")
+    /// The engine's own tables, the only ones in the file that are not a projector's fold of
+    /// the log, evolve through GRDB's `DatabaseMigrator`; each step is written so that a file
+    /// made before the migrator (which holds the tables but no `grdb_migrations` record) takes
+    /// it as well. A projector's tables are not migrated: they are derived from the log, so a
+    /// change of its tables or fold raises ``Projector/version`` and the projector is folded
+    /// again from the log, which keeps "a rebuild reproduces every table exactly" true.
+    static let engineMigrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        // Per projector: the version of its tables, the last sequence number folded.
+        migrator.registerMigration("projection_checkpoints") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS projection_checkpoints (
+                    projector TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL,
+                    sequence INTEGER NOT NULL
+                ) STRICT
+                """)
+        }
+        // The chain hash of the checkpoint's event, so that opening can tell a log that was
+        // cut or swapped under its read models.
+        migrator.registerMigration("projection_checkpoints.hash") { db in
+            guard try !db.columns(in: "projection_checkpoints").contains(where: { $0.name == "hash" }) else { return }
+            try db.alter(table: "projection_checkpoints") { table in table.add(column: "hash", .blob) }
         }
         // Which projector made which table: a rebuild drops exactly these, so that tables a
         // projector no longer lists go, and tables no registered projector made stay.
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS projection_tables (
-                projector TEXT NOT NULL,
-                name TEXT NOT NULL,
-                PRIMARY KEY (projector, name)
-            ) STRICT, WITHOUT ROWID
-            """)
-    }
+        migrator.registerMigration("projection_tables") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS projection_tables (
+                    projector TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    PRIMARY KEY (projector, name)
+                ) STRICT, WITHOUT ROWID
+                """)
+        }
+        return migrator
+    }()
 
     /// Drops the projector's tables (those it lists and those it made before), creates them
     /// afresh and sets its checkpoint to 0.
@@ -165,7 +179,7 @@ public final class ReadModelStore: Sendable {
     static func checkpoints(_ db: Database) throws -> [String: UInt64] {
         var result: [String: UInt64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT projector, sequence FROM projection_checkpoints") {
-            result[row["projector"]] = UInt64(row["sequence"] as Int64)
+            result[row[CheckpointColumns.projector]] = row.sequence(CheckpointColumns.sequence)
         }
         return result
     }
@@ -237,7 +251,7 @@ public final class ReadModelStore: Sendable {
     /// Every projector's checkpoint with its hash.
     public static func checkpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
         try Row.fetchAll(db, sql: "SELECT projector, sequence, hash FROM projection_checkpoints ORDER BY projector").map { row in
-            (row["projector"], UInt64(row["sequence"] as Int64), (row["hash"] as Data?).map { [UInt8]($0) })
+            (row[CheckpointColumns.projector], row.sequence(CheckpointColumns.sequence), (row[CheckpointColumns.hash] as Data?).map { [UInt8]($0) })
         }
     }
 
@@ -301,8 +315,8 @@ public final class ReadModelStore: Sendable {
     public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
         if try database.read({ db in try holdsOnlyRegisteredTables(db) }) { try database.erase() }
         var deferredIndexes: [String] = []
+        try Self.engineMigrator.migrate(database)
         try database.write { db in
-            try Self.createCheckpointTable(db)
             for projector in projectors {
                 try Self.reset(projector, db)
                 for name in projector.indexesDeferredOnRebuild {
@@ -344,8 +358,8 @@ extension ReadModelStore {
         var owned = Set(Self.engineTables + projectors.flatMap(\.tables))
         if try db.tableExists("projection_tables") {
             for row in try Row.fetchAll(db, sql: "SELECT projector, name FROM projection_tables") {
-                guard projectorNames.contains(row["projector"] as String) else { return false }
-                owned.insert(row["name"])
+                guard projectorNames.contains(row[CheckpointColumns.projector] as String) else { return false }
+                owned.insert(row[CheckpointColumns.name])
             }
         }
         if try db.tableExists("projection_checkpoints"),
@@ -377,4 +391,14 @@ extension ReadModelStore {
             return result
         }
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum CheckpointColumns {
+    static let hash = Column("hash")
+    static let name = Column("name")
+    static let projector = Column("projector")
+    static let sequence = Column("sequence")
+    static let version = Column("version")
 }

@@ -262,15 +262,15 @@ package struct SnapshotTable: Sendable {
                    COALESCE(SUM(LENGTH(state)), 0) AS stored, COALESCE(SUM(state_bytes), 0) AS raw
             FROM \(name)
             """)!
-        return SnapshotStatistics(count: row["count"], current: row["current"], storedBytes: row["stored"], stateBytes: row["raw"])
+        return SnapshotStatistics(count: row[SnapshotColumns.count], current: row[SnapshotColumns.current], storedBytes: row[SnapshotColumns.stored], stateBytes: row[SnapshotColumns.raw])
     }
 
     private func snapshot(_ row: Row) throws -> Snapshot {
-        let stored: [UInt8] = [UInt8](row["state"] as Data)
-        let count: Int = row["state_bytes"]
-        let state = (row["compressed"] as Int) != 0 ? try BlockCompression.decompress(stored, count: count) : stored
-        return Snapshot(day: LocalDate(daysSinceEpoch: row["day"]), effectiveThrough: Instant(microsecondsSinceEpoch: row["effective_through"]), sequence: UInt64(row["sequence"] as Int64),
-                        knownSince: Instant(microsecondsSinceEpoch: row["known_since"]), state: state)
+        let stored: [UInt8] = [UInt8](row[SnapshotColumns.state] as Data)
+        let count: Int = row[SnapshotColumns.stateBytes]
+        let state = (row[SnapshotColumns.compressed] as Int) != 0 ? try BlockCompression.decompress(stored, count: count) : stored
+        return Snapshot(day: LocalDate(daysSinceEpoch: row[SnapshotColumns.day]), effectiveThrough: row.instant(SnapshotColumns.effectiveThrough), sequence: row.sequence(SnapshotColumns.sequence),
+                        knownSince: row.instant(SnapshotColumns.knownSince), state: state)
     }
 }
 
@@ -284,4 +284,20 @@ public struct SnapshotStatistics: Hashable, Sendable {
     public let storedBytes: Int
     /// Bytes of the states before compression.
     public let stateBytes: Int
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum SnapshotColumns {
+    static let compressed = Column("compressed")
+    static let count = Column("count")
+    static let current = Column("current")
+    static let day = Column("day")
+    static let effectiveThrough = Column("effective_through")
+    static let knownSince = Column("known_since")
+    static let raw = Column("raw")
+    static let sequence = Column("sequence")
+    static let state = Column("state")
+    static let stateBytes = Column("state_bytes")
+    static let stored = Column("stored")
 }

@@ -37,11 +37,11 @@ extension StoreVerifier {
             let hasHash = try db.columns(in: "projection_checkpoints").contains { $0.name == "hash" }
             let sql = "SELECT projector, sequence\(hasHash ? ", hash" : "") FROM projection_checkpoints"
             for row in try Row.fetchAll(db, sql: sql) {
-                let name: String = row["projector"]
-                guard let sequence = UInt64(exactly: row["sequence"] as Int64) else {
+                let name: String = row[CheckpointColumns.projector]
+                guard let sequence = UInt64(exactly: row[CheckpointColumns.sequence] as Int64) else {
                     throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "projector \(name) has a negative checkpoint")
                 }
-                let hash = hasHash ? (row["hash"] as Data?).map { Array($0) } : nil
+                let hash = hasHash ? (row[CheckpointColumns.hash] as Data?).map { Array($0) } : nil
                 found[name] = StoredCheckpoint(projector: name, sequence: sequence, hash: hash)
             }
         }

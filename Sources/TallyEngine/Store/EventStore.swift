@@ -43,15 +43,18 @@ public final class EventStore: Sendable {
     ///   - ledger: the first event's payload.
     ///   - effectiveAt: the first event's effective time.
     ///   - catalog: the event types the store reads and writes (the engine's by default).
-    ///   - options: the log's options (its clock records the first event).
+    ///   - options: the log's options (its clock records the first event; with ``LogOptions/keys``
+    ///     every frame is sealed).
+    ///   - keyFile: for an encrypted store keeping its own keys, the wrapped key set written to its
+    ///     `KEYS` file (owner-only) as part of the creation.
     /// - Throws: ``StoreError`` (`alreadyExists`) for an existing store, a non-empty directory or a
     ///   file; (`invalidPath`) for `.`, `..`, `/`, the current directory or a mount point; (`io`) for
     ///   a failed system call; `LogError` from the log. Either way nothing is left behind.
     public static func create(
         at root: String, ledger: LedgerCreated, effectiveAt: Instant, catalog: EventCatalog = .engine,
-        options: LogOptions = LogOptions()
+        options: LogOptions = LogOptions(), keyFile: [UInt8]? = nil
     ) throws -> EventStore {
-        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options)
+        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile)
         return try open(at: root, catalog: catalog, options: options)
     }
 
@@ -128,18 +131,34 @@ public struct EventStoreReader: Sendable {
     ///   - catalog: the event types to decode (the engine's by default); an event of another
     ///     type throws when it is read.
     ///   - fileSystem: where the log's files live (default: the real disk).
+    ///   - keys: an encrypted store's data keys (``Ledger/Options/unlocked(at:)`` opens them); nil otherwise.
     /// - Throws: ``StoreError`` when there is no store, or (`incomplete`) when its log holds no event;
-    ///   `LogError` for damage.
+    ///   `LogError` for damage, (`keyRequired`) for an encrypted store opened without its keys.
     public static func open(
-        at root: String, catalog: EventCatalog = .engine, fileSystem: any LogFileSystem = PosixFileSystem()
+        at root: String, catalog: EventCatalog = .engine, fileSystem: any LogFileSystem = PosixFileSystem(), keys: LogKeys? = nil
     ) throws -> EventStoreReader {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        let reader = try LogReader.open(directory: layout.logDirectory, fileSystem: fileSystem)
+        let reader = try LogReader.open(directory: layout.logDirectory, fileSystem: fileSystem, keys: keys)
         guard reader.head.sequence > 0 else {
             throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
         }
         return EventStoreReader(layout: layout, catalog: catalog, reader: reader)
+    }
+
+    /// Opens a store for reading with a ledger's options: their catalog, log file system and key
+    /// (an encrypted store's keys are unwrapped with ``Ledger/Options/key``).
+    ///
+    /// ```swift
+    /// let reader = try EventStoreReader.open(at: "books", options: .standard)
+    /// ```
+    /// - Throws: as ``open(at:catalog:fileSystem:keys:)``, and ``StoreError`` `keyRequired`,
+    ///   `wrongKey`, `badKey` or `notEncrypted` from the key.
+    public static func open(at root: String, options: Ledger.Options) throws -> EventStoreReader {
+        let layout = StoreLayout(root: root)
+        try layout.requireStore()
+        let options = try options.unlocked(at: root)
+        return try open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem, keys: options.logKeys)
     }
 
     /// The last event's sequence number and hash when the reader was opened.

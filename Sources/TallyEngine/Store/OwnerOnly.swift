@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import TallyLog
 
@@ -11,6 +12,7 @@ enum OwnerOnly {
     ///
     /// - Throws: ``StoreError`` (`io`) naming the call and the path.
     static func prepareDatabaseFile(_ path: String) throws {
+        try preparePrivateParent(of: path)
         let descriptor = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, ownerOnlyFileMode)
         guard descriptor >= 0 else { throw StoreError(.io, "open failed for \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -20,6 +22,23 @@ enum OwnerOnly {
             guard companion >= 0 else { continue }
             defer { close(companion) }
             try narrow(companion, path + suffix)
+        }
+    }
+
+    /// For an encrypted store's read models outside the store: makes their `tally-UID` directory
+    /// (0700) when missing, and refuses one that is not this user's alone.
+    ///
+    /// - Throws: ``StoreError`` (`io`) for a directory owned by another account or open to others.
+    static func preparePrivateParent(of path: String) throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        guard (parent as NSString).lastPathComponent == "tally-\(getuid())" else { return }
+        let code = makeOwnerOnlyDirectory(parent)
+        guard code == 0 || code == EEXIST else {
+            throw StoreError(.io, "mkdir failed for \(parent): \(String(cString: strerror(code)))")
+        }
+        var status = stat()
+        guard lstat(parent, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(), status.st_mode & 0o077 == 0 else {
+            throw StoreError(.io, "\(parent) is not a directory private to this user (owner \(status.st_uid), mode \(String(status.st_mode & 0o777, radix: 8))): an encrypted store's read models go only into a directory no one else can enter; remove it")
         }
     }
 

@@ -46,7 +46,8 @@ enum StoreCreation {
     ///     directory stays, unlocked) and throw ``Abandoned``.
     /// - Throws: ``StoreError`` (`alreadyExists`, `invalidPath`, `io`); `LogError` from the log's creation.
     static func create(
-        at root: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, abandoningAfter: Step? = nil
+        at root: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, keyFile: [UInt8]? = nil,
+        abandoningAfter: Step? = nil
     ) throws {
         let target = try Self.target(for: root)
         removeStaleStagings(of: target)
@@ -60,7 +61,7 @@ enum StoreCreation {
         }
         do {
             try reached(.stagingMade)
-            try build(in: staging.path, ledger: ledger, effectiveAt: effectiveAt, options: options, reached: reached)
+            try build(in: staging.path, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, reached: reached)
             try reached(.stagingSynced)
             try staging.publish(as: target, mode: existingMode)
         } catch let error as Abandoned {
@@ -75,9 +76,16 @@ enum StoreCreation {
 
     /// Writes the marker, creates the log, appends `ledger_created`, syncs everything.
     private static func build(
-        in directory: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, reached: (Step) throws -> Void
+        in directory: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, keyFile: [UInt8]?,
+        reached: (Step) throws -> Void
     ) throws {
         let layout = StoreLayout(root: directory)
+        if let keyFile { try writeSynced(String(decoding: keyFile, as: UTF8.self), to: layout.keyFilePath) }
+        if options.keys != nil {
+            var generator = SystemRandomNumberGenerator()
+            let identifier = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+            try writeSynced(identifier, to: layout.sealedMarkerPath)
+        }
         try writeSynced(StoreLayout.markerText, to: layout.markerPath)
         try reached(.markerWritten)
         let writer = try LogWriter.create(directory: layout.logDirectory, options: options)
@@ -202,7 +210,7 @@ enum StoreCreation {
     /// temporary files), or a part of them.
     private static func holdsOnlyWhatInitWrites(_ path: String) -> Bool {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path),
-              Set(entries).isSubset(of: ["STORE", "log"]) else { return false }
+              Set(entries).isSubset(of: ["STORE", "KEYS", "SEALED", "log"]) else { return false }
         guard entries.contains("log") else { return true }
         guard let logEntries = try? FileManager.default.contentsOfDirectory(atPath: path + "/log") else { return false }
         return logEntries.allSatisfy {

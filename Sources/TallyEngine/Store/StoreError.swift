@@ -12,6 +12,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readModelsUnreadable, readOnly
             case incomplete, invalidPath, io
+            case keyRequired, wrongKey, badKey, notEncrypted
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -41,6 +42,15 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidPath = Code(.invalidPath)
         /// A system call on the store's directory failed; the message names the call, the path and the reason.
         public static let io = Code(.io)
+        /// The store is encrypted at rest and no key was given (`--key-file`, `TALLY_KEY_FILE`,
+        /// ``Ledger/Options/key``): nothing is opened.
+        public static let keyRequired = Code(.keyRequired)
+        /// The key given does not open the store's data keys: nothing is opened or changed.
+        public static let wrongKey = Code(.wrongKey)
+        /// A key file, or the store's own key file, is empty, truncated or not in its format.
+        public static let badKey = Code(.badKey)
+        /// A key was given for a store that is not encrypted.
+        public static let notEncrypted = Code(.notEncrypted)
 
         public var description: String {
             switch value {
@@ -54,6 +64,10 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             case .incomplete: "incomplete store"
             case .invalidPath: "invalid path"
             case .io: "io"
+            case .keyRequired: "key required"
+            case .wrongKey: "wrong key"
+            case .badKey: "bad key file"
+            case .notEncrypted: "store not encrypted"
             }
         }
     }

@@ -1,4 +1,6 @@
+internal import Crypto
 internal import Foundation
+internal import Glibc
 
 /// Where a store keeps its parts: the directory holds `STORE` (a marker naming the
 /// format), `log/` (the event log, the source of truth) and, later, the read models.
@@ -11,10 +13,49 @@ public struct StoreLayout: Hashable, Sendable {
 
     /// The event log's directory.
     public var logDirectory: String { root + "/log" }
-    /// The SQLite database of the read models (rebuildable from the log at any time).
-    public var readModelPath: String { root + "/readmodels.sqlite" }
+    /// The SQLite database of the read models (rebuildable from the log at any time): in the
+    /// store, or for an encrypted store (``isEncrypted``) ``runtimeReadModelPath``, so that no
+    /// plaintext the log protects is ever written into the store.
+    public var readModelPath: String { isEncrypted ? runtimeReadModelPath : root + "/readmodels.sqlite" }
+
+    /// Present in a store whose log is sealed, written by `init --encrypt`: it holds the store's
+    /// random identifier (32 hex digits), which names its read models outside the store.
+    public var sealedMarkerPath: String { root + "/SEALED" }
+
+    /// Whether the store is encrypted at rest (its ``sealedMarkerPath`` exists).
+    public var isEncrypted: Bool { FileManager.default.fileExists(atPath: sealedMarkerPath) }
+
+    /// Where an encrypted store's read models live: memory-backed storage private to the user
+    /// (`$XDG_RUNTIME_DIR`, else `/dev/shm`, else the temporary directory), in `tally-UID/`
+    /// (0700), named by the SHA-256 of the store's real path and its identifier (so a store made
+    /// again at the same path never meets the read models of the one before). Never on the
+    /// store's disk, never in its backups; gone at reboot, after which the first open folds the
+    /// log into them again.
+    public var runtimeReadModelPath: String {
+        let base = Self.runtimeBase
+        var resolved = root
+        if let real = realpath(root, nil) {
+            resolved = String(cString: real)
+            free(real)
+        }
+        let identifier = FileManager.default.contents(atPath: sealedMarkerPath).map { String(decoding: $0.prefix(64), as: UTF8.self) } ?? ""
+        let digest = SHA256.hash(data: Array((resolved + "\n" + identifier).utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return base + "/tally-\(getuid())/" + digest + ".sqlite"
+    }
+
+    /// The memory-backed directory an encrypted store's read models go under.
+    static var runtimeBase: String {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+           FileManager.default.fileExists(atPath: runtime) { return runtime }
+        if FileManager.default.fileExists(atPath: "/dev/shm") { return "/dev/shm" }
+        return NSTemporaryDirectory()
+    }
     /// The marker file that says "this directory is a Tally store".
     public var markerPath: String { root + "/STORE" }
+
+    /// The store's key file (``StoreKeyFile``): present when the store is encrypted at rest and
+    /// keeps its wrapped keys itself rather than in an embedder's keyring.
+    public var keyFilePath: String { root + "/KEYS" }
 
     /// Present when `tally demo` made the store, so that only such a store is replaced.
     public var demoMarkerPath: String { root + "/DEMO" }

@@ -37,10 +37,12 @@ public enum StoreRepair {
     ///
     /// - Throws: ``StoreError`` when there is no store; `LogError` (`locked`) while a writer has the
     ///   store open, (`io`) when the log cannot be read.
-    public static func plan(at root: String) throws -> Plan {
+    ///   An encrypted store needs its key in `options` (``Ledger/Options/key``); without it nothing is looked at.
+    public static func plan(at root: String, options: Ledger.Options = Ledger.Options()) throws -> Plan {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        let plan = try LogRepair.plan(directory: layout.logDirectory)
+        let keys = try options.unlocked(at: root).logKeys
+        let plan = try LogRepair.plan(directory: layout.logDirectory, keys: keys)
         return Plan(log: plan, nextSteps: nextSteps(firstRemoved: plan.cut?.firstRemovedSequence, layout: layout, done: false))
     }
 
@@ -48,10 +50,12 @@ public enum StoreRepair {
     ///
     /// - Throws: ``StoreError`` when there is no store; `LogError` (`locked`) while a writer has the
     ///   store open, (`io`) for a failed copy, rename, truncation or sync.
-    public static func repair(at root: String) throws -> Report {
+    ///   An encrypted store needs its key in `options` (``Ledger/Options/key``); without it nothing is cut.
+    public static func repair(at root: String, options: Ledger.Options = Ledger.Options()) throws -> Report {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        let report = try LogRepair.repair(directory: layout.logDirectory)
+        let keys = try options.unlocked(at: root).logKeys
+        let report = try LogRepair.repair(directory: layout.logDirectory, keys: keys)
         return Report(log: report, nextSteps: nextSteps(firstRemoved: report.firstRemovedSequence, layout: layout, done: true))
     }
 

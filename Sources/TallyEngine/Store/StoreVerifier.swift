@@ -29,14 +29,15 @@ public enum StoreVerifier {
     ) throws -> StoreVerification {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
+        let options = try options.unlocked(at: root)
         let catalog = try options.catalog()
         let registered = try options.registeredProjectors().map(\.name)
         // Checkpoints first, then the log (see above): never the other way round.
         let stored = FileManager.default.fileExists(atPath: layout.readModelPath) ? readCheckpoints(layout, registered: registered) : nil
         var sequences: Set<UInt64> = []
         if case .read(let checkpoints)? = stored { sequences = Set(checkpoints.map(\.sequence)) }
-        let log = try verifyLog(directory: layout.logDirectory, expect: expect, capturingHashesAt: sequences, progress: progress)
-        let scan = log.problems.isEmpty ? try scanPayloads(layout, catalog: catalog, events: log.events) : PayloadScan()
+        let log = try verifyLog(directory: layout.logDirectory, expect: expect, capturingHashesAt: sequences, keys: options.logKeys, progress: progress)
+        let scan = log.problems.isEmpty ? try scanPayloads(layout, catalog: catalog, keys: options.logKeys, events: log.events) : PayloadScan()
         var readModels: ReadModelCheck?
         if log.isValid, scan.undecodable.isEmpty, scan.content.isEmpty, let stored {
             readModels = compare(stored, with: log, scan: scan, layout: layout, registered: registered)
@@ -45,6 +46,7 @@ public enum StoreVerifier {
             log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels,
             readModelFileMissing: stored == nil)
         verification.openToOthers = openToOthers(layout)
+        if let keyPath = options.key?.path, OwnerOnly.isOpenToOthers(keyPath) { verification.openToOthers.append(keyPath) }
         return verification
     }
 
@@ -69,13 +71,13 @@ public enum StoreVerifier {
     }
 
     /// Decodes every event: each must decode, event 1 must be `ledger_created` and no other may be.
-    static func scanPayloads(_ layout: StoreLayout, catalog: EventCatalog, events: UInt64) throws -> PayloadScan {
+    static func scanPayloads(_ layout: StoreLayout, catalog: EventCatalog, keys: LogKeys?, events: UInt64) throws -> PayloadScan {
         var scan = PayloadScan()
         guard events > 0 else {
             scan.content.append("the log holds no events: a store's first event is ledger_created (an interrupted `tally init` of an older version?)")
             return scan
         }
-        let reader = try LogReader.open(directory: layout.logDirectory)
+        let reader = try LogReader.open(directory: layout.logDirectory, keys: keys)
         try reader.forEach { logged in
             let event: Event
             do { event = try catalog.decode(logged) } catch {

@@ -36,9 +36,16 @@ public enum Replay {
         at root: String, options: Ledger.Options = Ledger.Options(), knownAt: Instant? = nil,
         observe: (Event) -> Void = { _ in }, answer: (ReplayState) throws -> Answer
     ) throws -> Answer {
-        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog())
+        let options = try options.unlocked(at: root)
+        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), keys: options.logKeys)
         let calendar = try reader.ledgerCalendar()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-replay-\(UUID().uuidString)").path
+        // An encrypted store's replay state stays off the disk, beside its read models.
+        let layout = StoreLayout(root: root)
+        let base = layout.isEncrypted
+            ? (layout.runtimeReadModelPath as NSString).deletingLastPathComponent
+            : FileManager.default.temporaryDirectory.path
+        if layout.isEncrypted { try OwnerOnly.preparePrivateParent(of: base + "/replay") }
+        let directory = base + "/tally-replay-\(UUID().uuidString)"
         try OwnerOnly.makeDirectory(directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let state = try ReadModelStore(path: directory + "/replay.sqlite", projectors: try options.registeredProjectors())

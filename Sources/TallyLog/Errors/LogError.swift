@@ -15,7 +15,7 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case io, locked, corrupt, tornFrame, limitExceeded, invalidRecord, notFound
-            case alreadyExists, chainMismatch, unsupportedVersion, closed, invalidArgument
+            case alreadyExists, chainMismatch, unsupportedVersion, closed, invalidArgument, keyRequired
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -44,6 +44,8 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code(.closed)
         /// An argument is out of range (options, a digest string).
         public static let invalidArgument = Code(.invalidArgument)
+        /// The log is sealed (encrypted at rest) and was opened without its keys (``LogKeys``).
+        public static let keyRequired = Code(.keyRequired)
 
         public var description: String {
             switch wrapped {
@@ -59,6 +61,7 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
             case .unsupportedVersion: "unsupportedVersion"
             case .closed: "closed"
             case .invalidArgument: "invalidArgument"
+            case .keyRequired: "keyRequired"
             }
         }
     }

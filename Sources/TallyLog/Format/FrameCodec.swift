@@ -1,4 +1,3 @@
-import CLZ4
 
 /// Encodes events into a frame and decodes a frame back; pure, no I/O.
 ///
@@ -19,7 +18,8 @@ enum FrameCodec {
 
     /// Builds a complete frame (header and body) for `events`, which carry their final sequence numbers and times.
     /// - Returns: the frame bytes and the chain hash after the last event.
-    static func encode(_ events: [LoggedEvent], previousHash: [UInt8]) -> (frame: [UInt8], lastHash: [UInt8]) {
+    /// With `keys`, the body is sealed (after compression) under their sealing key.
+    static func encode(_ events: [LoggedEvent], previousHash: [UInt8], keys: LogKeys? = nil) -> (frame: [UInt8], lastHash: [UInt8]) {
         precondition(!events.isEmpty)
         var body = ByteWriter(capacity: events.reduce(0) { $0 + 48 + $1.payload.count + $1.entity.utf8.count })
         var hash = previousHash
@@ -48,38 +48,79 @@ enum FrameCodec {
         }
         let uncompressed = body.bytes
         let headerBytes = LogFormat.frameHeaderBytes
-        let bound = BlockCompression.bound(uncompressed.count)
-        var frame = [UInt8](repeating: 0, count: headerBytes + bound)
-        let compressedLength: Int32 = uncompressed.withUnsafeBytes { source in
-            frame.withUnsafeMutableBytes { target in
-                LZ4_compress_default(
-                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
-                    (target.baseAddress! + headerBytes).assumingMemoryBound(to: CChar.self),
-                    Int32(uncompressed.count), Int32(bound))
-            }
-        }
         var flags: UInt16 = 0
-        if compressedLength > 0 && Int(compressedLength) < uncompressed.count {
+        var stored: [UInt8]
+        if let packed = BlockCompression.compress(uncompressed) {
             flags = LogFormat.frameFlagLZ4
-            frame.removeLast(bound - Int(compressedLength))
+            stored = packed
         } else {
-            frame.removeLast(frame.count - headerBytes)
-            frame.append(contentsOf: uncompressed)
+            stored = uncompressed
         }
-        FrameHeader.write(
+        let keyID = keys?.sealingKeyID ?? 0
+        if keys != nil { flags |= LogFormat.frameFlagSealed }
+        var frame = [UInt8](repeating: 0, count: headerBytes)
+        FrameHeader.writeFields(
             into: &frame, flags: flags, firstSequence: events[0].sequence, count: UInt32(events.count),
-            uncompressedLength: UInt32(uncompressed.count), recordedAtMin: events[0].recordedAt,
-            recordedAtMax: recordedAtMax, lastHash: hash)
+            uncompressedLength: UInt32(uncompressed.count),
+            storedLength: UInt32(stored.count + (keys == nil ? 0 : FrameSealing.overheadBytes)), keyID: keyID,
+            recordedAtMin: events[0].recordedAt, recordedAtMax: recordedAtMax, lastHash: hash)
+        if let keys, let key = keys.keys[keyID] {
+            // Sealed after compression, bound to the header (sequence range, lengths, times, chain hash).
+            stored = FrameSealing.seal(stored, key: key, associatedData: frame[0..<80])
+        }
+        frame.append(contentsOf: stored)
+        FrameHeader.writeChecksums(into: &frame)
         return (frame, hash)
     }
 
-    /// Turns a checked stored body into the uncompressed records.
+    /// Turns a checked stored body into the uncompressed records of an unsealed frame.
     static func uncompressedBody(_ header: FrameHeader, stored: UnsafeRawBufferPointer, path: String, offset: Int64) throws -> [UInt8] {
+        try [UInt8](repeating: 0, count: LogFormat.frameHeaderBytes).withUnsafeBytes {
+            try uncompressedBody(header, headerBytes: $0, stored: stored, keys: nil, path: path, offset: offset)
+        }
+    }
+
+    /// Turns a checked stored body into the uncompressed records: opens a sealed body with its key
+    /// (the header's first 80 bytes as associated data), then decompresses.
+    ///
+    /// - Throws: ``LogError`` `keyRequired` for a sealed frame without keys; `corrupt` for an unsealed frame
+    ///   in an encrypted log, a key identifier the keys do not hold, a body that does not authenticate, or one
+    ///   that does not decompress.
+    static func uncompressedBody(
+        _ header: FrameHeader, headerBytes: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer, keys: LogKeys?,
+        path: String, offset: Int64
+    ) throws -> [UInt8] {
+        let range = "\(header.firstSequence)…\(header.lastSequence)"
+        var opened: [UInt8]? = nil
+        switch (header.isSealed, keys) {
+        case (false, nil):
+            break
+        case (true, nil):
+            throw LogError(.keyRequired, "the frame for events \(range) is sealed (encrypted at rest): open the log with its keys", path: path, offset: offset)
+        case (false, _?):
+            throw LogError(.corrupt, "the frame for events \(range) is not sealed, but this log is encrypted: it was not written by the log's writer", path: path, offset: offset)
+        case (true, let keys?):
+            guard let key = keys.keys[header.keyID] else {
+                throw LogError(.corrupt, "the frame for events \(range) is sealed under key \(header.keyID), which the log's keys do not hold", path: path, offset: offset)
+            }
+            guard let body = FrameSealing.open(stored, key: key, associatedData: UnsafeRawBufferPointer(rebasing: headerBytes[0..<80])) else {
+                throw LogError(.corrupt, "the frame for events \(range) does not authenticate under key \(header.keyID): its body or header was altered", path: path, offset: offset)
+            }
+            opened = body
+        }
+        if let opened {
+            guard header.isCompressed else { return opened }
+            do {
+                return try BlockCompression.decompress(opened, count: Int(header.uncompressedLength))
+            } catch {
+                throw LogError(.corrupt, "frame body for events \(range) does not decompress to its declared \(header.uncompressedLength) bytes", path: path, offset: offset)
+            }
+        }
         guard header.isCompressed else { return Array(stored) }
         do {
             return try BlockCompression.decompress(stored, count: Int(header.uncompressedLength))
         } catch {
-            throw LogError(.corrupt, "frame body for events \(header.firstSequence)…\(header.lastSequence) does not decompress to its declared \(header.uncompressedLength) bytes", path: path, offset: offset)
+            throw LogError(.corrupt, "frame body for events \(range) does not decompress to its declared \(header.uncompressedLength) bytes", path: path, offset: offset)
         }
     }
 

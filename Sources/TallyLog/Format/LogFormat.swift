@@ -31,6 +31,9 @@ public enum LogFormat {
     static let frameMagic: [UInt8] = Array("TFRM".utf8)
     /// Frame flag: the body is one LZ4 block (else it is the uncompressed records).
     static let frameFlagLZ4: UInt16 = 1
+    /// Frame flag: the stored body is sealed (AES-256-GCM, `nonce ‖ ciphertext ‖ tag`) under the data key
+    /// whose identifier is in the header's bytes 28..<32.
+    static let frameFlagSealed: UInt16 = 2
     /// Segment file suffix.
     static let segmentSuffix = ".tlog"
     /// Digits in a segment file name.

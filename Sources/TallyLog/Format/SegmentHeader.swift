@@ -65,12 +65,12 @@ struct SegmentHeader: Hashable, Sendable {
 /// offset size field
 ///      0    4 magic "TFRM"
 ///      4    2 format version (1)
-///      6    2 flags: bit 0 = body is an LZ4 block; other bits zero
+///      6    2 flags: bit 0 = body is an LZ4 block; bit 1 = body is sealed; other bits zero
 ///      8    8 first sequence number
 ///     16    4 event count (≥ 1)
 ///     20    4 uncompressed body length
 ///     24    4 stored body length (bytes following the header)
-///     28    4 reserved, zero
+///     28    4 key identifier of a sealed body (≥ 1); zero when not sealed
 ///     32    8 smallest recorded time in the frame (µs)
 ///     40    8 largest recorded time in the frame (µs)
 ///     48   32 chain hash after the frame's last event
@@ -83,6 +83,7 @@ struct FrameHeader: Hashable, Sendable {
     var count: UInt32
     var uncompressedLength: UInt32
     var storedLength: UInt32
+    var keyID: UInt32
     var recordedAtMin: Int64
     var recordedAtMax: Int64
     var lastHash: [UInt8]
@@ -91,15 +92,18 @@ struct FrameHeader: Hashable, Sendable {
     var lastSequence: UInt64 { firstSequence + UInt64(count) - 1 }
     var frameBytes: Int64 { Int64(LogFormat.frameHeaderBytes) + Int64(storedLength) }
     var isCompressed: Bool { flags & LogFormat.frameFlagLZ4 != 0 }
+    var isSealed: Bool { flags & LogFormat.frameFlagSealed != 0 }
+    /// Body bytes before sealing: the LZ4 block or the records.
+    var unsealedLength: Int { Int(storedLength) - (isSealed ? FrameSealing.overheadBytes : 0) }
 
-    /// Writes the header into `frame[0..<88]`, computing both checksums over the body already in `frame[88...]`.
-    static func write(
+    /// Writes the header's fields (bytes 0..<80) into `frame[0..<88]`; the checksums follow with ``writeChecksums(into:)``
+    /// once the body is in `frame[88...]`.
+    static func writeFields(
         into frame: inout [UInt8],
-        flags: UInt16, firstSequence: UInt64, count: UInt32, uncompressedLength: UInt32,
+        flags: UInt16, firstSequence: UInt64, count: UInt32, uncompressedLength: UInt32, storedLength: UInt32, keyID: UInt32,
         recordedAtMin: Int64, recordedAtMax: Int64, lastHash: [UInt8]
     ) {
         precondition(frame.count >= LogFormat.frameHeaderBytes && lastHash.count == 32)
-        let storedLength = UInt32(frame.count - LogFormat.frameHeaderBytes)
         frame.replaceSubrange(0..<4, with: LogFormat.frameMagic)
         frame.storeLittleEndian(LogFormat.version, at: 4)
         frame.storeLittleEndian(flags, at: 6)
@@ -107,10 +111,28 @@ struct FrameHeader: Hashable, Sendable {
         frame.storeLittleEndian(count, at: 16)
         frame.storeLittleEndian(uncompressedLength, at: 20)
         frame.storeLittleEndian(storedLength, at: 24)
-        frame.storeLittleEndian(UInt32(0), at: 28)
+        frame.storeLittleEndian(keyID, at: 28)
         frame.storeLittleEndian(recordedAtMin, at: 32)
         frame.storeLittleEndian(recordedAtMax, at: 40)
         frame.replaceSubrange(48..<80, with: lastHash)
+    }
+
+    /// Writes an unsealed frame's header into `frame[0..<88]`, computing both checksums over the body already in `frame[88...]`.
+    static func write(
+        into frame: inout [UInt8],
+        flags: UInt16, firstSequence: UInt64, count: UInt32, uncompressedLength: UInt32,
+        recordedAtMin: Int64, recordedAtMax: Int64, lastHash: [UInt8]
+    ) {
+        writeFields(
+            into: &frame, flags: flags, firstSequence: firstSequence, count: count, uncompressedLength: uncompressedLength,
+            storedLength: UInt32(frame.count - LogFormat.frameHeaderBytes), keyID: 0,
+            recordedAtMin: recordedAtMin, recordedAtMax: recordedAtMax, lastHash: lastHash)
+        writeChecksums(into: &frame)
+    }
+
+    /// Computes both checksums of a frame whose fields and body are in place.
+    static func writeChecksums(into frame: inout [UInt8]) {
+        precondition(frame.count >= LogFormat.frameHeaderBytes)
         let frameChecksum = frame.withUnsafeBytes { raw in
             CRC32C.update(CRC32C.update(0, UnsafeRawBufferPointer(rebasing: raw[0..<80])),
                           UnsafeRawBufferPointer(rebasing: raw[LogFormat.frameHeaderBytes...]))
@@ -145,22 +167,25 @@ struct FrameHeader: Hashable, Sendable {
             count: field(UInt32.self, 16),
             uncompressedLength: field(UInt32.self, 20),
             storedLength: field(UInt32.self, 24),
+            keyID: field(UInt32.self, 28),
             recordedAtMin: field(Int64.self, 32),
             recordedAtMax: field(Int64.self, 40),
             lastHash: Array(bytes[48..<80]),
             frameChecksum: field(UInt32.self, 80)
         )
-        guard header.flags & ~LogFormat.frameFlagLZ4 == 0, field(UInt32.self, 28) == 0 else {
-            throw LogError(.corrupt, "frame header has unknown flags or non-zero reserved bytes", path: path, offset: offset)
+        guard header.flags & ~(LogFormat.frameFlagLZ4 | LogFormat.frameFlagSealed) == 0,
+              header.isSealed == (header.keyID != 0)
+        else {
+            throw LogError(.corrupt, "frame header has unknown flags, or a key identifier that disagrees with its sealed flag", path: path, offset: offset)
         }
         guard header.count >= 1, header.count <= LogFormat.frameEventsMax, header.firstSequence >= 1,
               header.firstSequence <= UInt64.max - UInt64(header.count)
         else {
             throw LogError(.corrupt, "frame header has an impossible event count \(header.count) or first sequence \(header.firstSequence)", path: path, offset: offset)
         }
-        guard Int(header.uncompressedLength) <= LogFormat.frameBytesMax,
-              header.isCompressed || header.storedLength == header.uncompressedLength,
-              Int(header.storedLength) <= BlockCompression.bound(Int(header.uncompressedLength))
+        guard Int(header.uncompressedLength) <= LogFormat.frameBytesMax, header.unsealedLength >= 0,
+              header.isCompressed || header.unsealedLength == Int(header.uncompressedLength),
+              header.unsealedLength <= BlockCompression.bound(Int(header.uncompressedLength))
         else {
             throw LogError(.corrupt, "frame header has impossible lengths (uncompressed \(header.uncompressedLength), stored \(header.storedLength))", path: path, offset: offset)
         }

@@ -30,6 +30,9 @@ public struct LogOptions: Sendable {
     /// Where the log's files live: the real disk (``PosixFileSystem``, the default) or a simulated one
     /// (``SimulatedDisk``) for fault simulation.
     public var fileSystem: any LogFileSystem
+    /// The data keys of an encrypted log (nil, the default, for a log that is not sealed): the writer
+    /// seals every frame under ``LogKeys/sealingKeyID``, and recovery opens sealed frames with them.
+    public var keys: LogKeys? = nil
     /// Test hook: called before each frame write with the frame's first sequence number; throwing fails the write.
     var faultInjection: (@Sendable (_ firstSequence: UInt64) throws -> Void)?
 

@@ -22,11 +22,13 @@ public struct LogReader: Sendable {
     /// - Parameters:
     ///   - directory: the log directory.
     ///   - fileSystem: where the log's files live (default: the real disk).
-    /// - Throws: ``LogError`` `.notFound`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
-    public static func open(directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> LogReader {
+    ///   - keys: the data keys of an encrypted log (``LogKeys``); nil for a log that is not sealed.
+    /// - Throws: ``LogError`` `.notFound`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`;
+    ///   `.keyRequired` when the log is sealed and no keys were given.
+    public static func open(directory: String, fileSystem: any LogFileSystem = PosixFileSystem(), keys: LogKeys? = nil) throws -> LogReader {
         LogReader(snapshot: try StoreScanner.scan(
             directory: directory, role: readerRole(directory, fileSystem: fileSystem),
-            prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem))
+            prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem, keys: keys))
     }
 
     /// Moves the view to the current end of the log; sealed segments already seen are not
@@ -35,7 +37,7 @@ public struct LogReader: Sendable {
         let fileSystem = snapshot.fileSystem
         snapshot = try StoreScanner.scan(
             directory: snapshot.directory, role: Self.readerRole(snapshot.directory, fileSystem: fileSystem), reuse: snapshot,
-            prior: ScanPrior(snapshot), fileSystem: fileSystem)
+            prior: ScanPrior(snapshot), fileSystem: fileSystem, keys: snapshot.keys)
     }
 
     /// While a writer holds the lock, the view ends at what it has published (made durable).
@@ -171,7 +173,9 @@ public struct LogReader: Sendable {
                     throw LogError(.corrupt, "segment is shorter than when the reader opened it", path: segment.path, offset: offset)
                 }
                 let header = try headerBytes.withUnsafeBytes { try FrameHeader.decode($0, path: segment.path, offset: offset) }
-                let cursor = FrameCursor(file: file, path: segment.path, offset: offset, header: header, headerBytes: headerBytes, hashBefore: hashBefore)
+                let cursor = FrameCursor(
+                    file: file, path: segment.path, offset: offset, header: header, headerBytes: headerBytes, hashBefore: hashBefore,
+                    keys: snapshot.keys)
                 guard try visit(cursor) else { return }
                 hashBefore = header.lastHash
                 offset += header.frameBytes
@@ -188,6 +192,7 @@ struct FrameCursor {
     let header: FrameHeader
     let headerBytes: [UInt8]
     let hashBefore: [UInt8]
+    let keys: LogKeys?
 
     /// Reads the body, checks the frame checksum, decompresses and decodes every event.
     func decode(_ visit: (LoggedEvent) throws -> Void) throws {
@@ -197,7 +202,9 @@ struct FrameCursor {
         }
         let records = try stored.withUnsafeBytes { body in
             try headerBytes.withUnsafeBytes { try header.checkBody(header: $0, body: body, path: path, offset: offset) }
-            return try FrameCodec.uncompressedBody(header, stored: body, path: path, offset: offset)
+            return try headerBytes.withUnsafeBytes {
+                try FrameCodec.uncompressedBody(header, headerBytes: $0, stored: body, keys: keys, path: path, offset: offset)
+            }
         }
         try FrameCodec.decodeBody(records, header: header, path: path, offset: offset, visit)
     }

@@ -1,10 +1,10 @@
 import Glibc
 
-/// What ``LogRepair/plan(directory:fileSystem:)`` found: the cut a repair would make, if any.
+/// What ``LogRepair/plan(directory:fileSystem:keys:)`` found: the cut a repair would make, if any.
 public struct LogRepairPlan: Sendable {
     /// The part of the log a repair removes: from the first damaged structure to the end of the log.
     public struct Cut: Sendable {
-        /// The damage that decides the cut (the first problem ``verifyLog(directory:expect:capturingHashesAt:fileSystem:progress:)`` finds).
+        /// The damage that decides the cut (the first problem ``verifyLog(directory:expect:capturingHashesAt:fileSystem:keys:progress:)`` finds).
         public let problem: LogError
         /// The segment file that is cut (or removed whole).
         public let path: String
@@ -35,7 +35,7 @@ public struct LogRepairPlan: Sendable {
     public let tornTail: LogError?
 }
 
-/// What ``LogRepair/repair(directory:fileSystem:)`` removed.
+/// What ``LogRepair/repair(directory:fileSystem:keys:)`` removed.
 public struct LogRepairReport: Sendable {
     /// The damage that decided the cut, or `nil` when the log was sound and nothing changed.
     public let problem: LogError?
@@ -59,7 +59,7 @@ public struct LogRepairReport: Sendable {
 
 /// Deliberate repair of a damaged log. Never automatic: `LogWriter.open` refuses damage, and this cuts it.
 public enum LogRepair {
-    /// Says what ``repair(directory:fileSystem:)`` would cut, changing nothing.
+    /// Says what ``repair(directory:fileSystem:keys:)`` would cut, changing nothing.
     ///
     /// Takes the writer's lock while it looks (so it sees what a repair would), and releases it.
     /// ```swift
@@ -67,15 +67,15 @@ public enum LogRepair {
     /// if let cut = plan.cut { print("would remove \(cut.firstRemovedSequence)… from \(cut.path) at byte \(cut.offset)") }
     /// ```
     /// - Throws: ``LogError`` `.locked` while a writer is open, `.notFound`, `.io`.
-    public static func plan(directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> LogRepairPlan {
+    public static func plan(directory: String, fileSystem: any LogFileSystem = PosixFileSystem(), keys: LogKeys? = nil) throws -> LogRepairPlan {
         let lock = try fileSystem.lockForWriting(directory: directory)
         defer { lock.release() }
-        return try assess(directory: directory, fileSystem: fileSystem).plan
+        return try assess(directory: directory, fileSystem: fileSystem, keys: keys).plan
     }
 
     /// Cuts the log at its first damaged structure, after copying everything cut into `quarantine/`.
     ///
-    /// Verifies the whole log (as ``verifyLog(directory:expect:capturingHashesAt:fileSystem:progress:)``); at the first problem, the
+    /// Verifies the whole log (as ``verifyLog(directory:expect:capturingHashesAt:fileSystem:keys:progress:)``); at the first problem, the
     /// bytes from the damaged frame (or the whole segment, for a damaged segment header) to the end of
     /// that segment are copied into `quarantine/`, every later segment is moved there, and the segment is
     /// truncated. Everything is synced. Events after the cut are gone from the log; the report says which.
@@ -85,10 +85,10 @@ public enum LogRepair {
     /// if report.changed { print("removed from \(report.firstRemovedSequence!) on; see \(report.quarantined)") }
     /// ```
     /// - Throws: ``LogError`` `.locked` while a writer is open, `.notFound`, `.io`.
-    public static func repair(directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws -> LogRepairReport {
+    public static func repair(directory: String, fileSystem: any LogFileSystem = PosixFileSystem(), keys: LogKeys? = nil) throws -> LogRepairReport {
         let lock = try fileSystem.lockForWriting(directory: directory)
         defer { lock.release() }
-        let (plan, segmentIndex) = try assess(directory: directory, fileSystem: fileSystem)
+        let (plan, segmentIndex) = try assess(directory: directory, fileSystem: fileSystem, keys: keys)
         guard let cut = plan.cut, let segmentIndex else {
             return LogRepairReport(
                 problem: nil, cutPath: nil, cutOffset: nil, firstRemovedSequence: nil, lastRemovedSequence: nil,
@@ -103,8 +103,8 @@ public enum LogRepair {
     }
 
     /// Verifies the log (the caller holds the lock) and works out the cut and the index of its segment.
-    static func assess(directory: String, fileSystem: any LogFileSystem) throws -> (plan: LogRepairPlan, segmentIndex: Int?) {
-        var verifier = Verifier(directory: directory, expect: nil, writerActive: false, fileSystem: fileSystem)
+    static func assess(directory: String, fileSystem: any LogFileSystem, keys: LogKeys?) throws -> (plan: LogRepairPlan, segmentIndex: Int?) {
+        var verifier = Verifier(directory: directory, expect: nil, writerActive: false, fileSystem: fileSystem, keys: keys)
         try verifier.run(progress: nil)
         let verification = verifier.result()
         guard let damage = verifier.firstDamage, let problem = verifier.problems.first else {

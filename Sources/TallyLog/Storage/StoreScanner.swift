@@ -100,6 +100,8 @@ enum TailState: Sendable, Equatable {
 struct StoreSnapshot: Sendable {
     var directory: String
     var fileSystem: any LogFileSystem
+    /// The keys that open sealed frames, or nil for a log that is not sealed.
+    var keys: LogKeys?
     var segments: [SegmentState]
     var entries: [IndexEntry]
     var tail: TailState
@@ -137,28 +139,30 @@ enum StoreScanner {
     /// Scans `directory`, resuming each segment from `prior` where it can (see ``ScanPrior``);
     /// a prior read from the index file that does not hold up is dropped and the log walked
     /// from its start, so the file can only save time, never change an answer.
-    static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil, prior: ScanPrior?, fileSystem: any LogFileSystem) throws -> StoreSnapshot {
+    static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil, prior: ScanPrior?, fileSystem: any LogFileSystem, keys: LogKeys? = nil) throws -> StoreSnapshot {
         guard let prior, prior.isFromFile else {
-            return try walk(directory: directory, role: role, reuse: reuse, prior: prior, fileSystem: fileSystem)
+            return try walk(directory: directory, role: role, reuse: reuse, prior: prior, fileSystem: fileSystem, keys: keys)
         }
         do {
-            return try walk(directory: directory, role: role, reuse: reuse, prior: prior, fileSystem: fileSystem)
+            return try walk(directory: directory, role: role, reuse: reuse, prior: prior, fileSystem: fileSystem, keys: keys)
+        } catch let error as LogError where error.code == .keyRequired {
+            throw error
         } catch {
-            return try walk(directory: directory, role: role, reuse: reuse, prior: nil, fileSystem: fileSystem)
+            return try walk(directory: directory, role: role, reuse: reuse, prior: nil, fileSystem: fileSystem, keys: keys)
         }
     }
 
-    static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil, fileSystem: any LogFileSystem) throws -> StoreSnapshot {
-        try walk(directory: directory, role: role, reuse: reuse, prior: nil, fileSystem: fileSystem)
+    static func scan(directory: String, role: Role, reuse: StoreSnapshot? = nil, fileSystem: any LogFileSystem, keys: LogKeys? = nil) throws -> StoreSnapshot {
+        try walk(directory: directory, role: role, reuse: reuse, prior: nil, fileSystem: fileSystem, keys: keys)
     }
 
-    private static func walk(directory: String, role: Role, reuse: StoreSnapshot?, prior: ScanPrior?, fileSystem: any LogFileSystem) throws -> StoreSnapshot {
+    private static func walk(directory: String, role: Role, reuse: StoreSnapshot?, prior: ScanPrior?, fileSystem: any LogFileSystem, keys: LogKeys? = nil) throws -> StoreSnapshot {
         let files = try StoreDirectory.segments(in: directory, fileSystem: fileSystem)
         guard !files.isEmpty else {
             throw LogError(.notFound, "no log here (no .tlog segment files); create one with LogWriter.create", path: directory)
         }
         var snapshot = StoreSnapshot(
-            directory: directory, fileSystem: fileSystem, segments: [], entries: [], tail: .clean, head: .genesis, lastRecordedAt: .min)
+            directory: directory, fileSystem: fileSystem, keys: keys, segments: [], entries: [], tail: .clean, head: .genesis, lastRecordedAt: .min)
         var startIndex = 0
         if let reuse, reuse.segments.count >= 2 {
             let keep = reuse.segments.count - 1
@@ -269,7 +273,7 @@ enum StoreScanner {
                     try frameHeaderBytes.withUnsafeBytes { headerRaw in
                         try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: file.path, offset: offset) }
                     }
-                    try checkChain(frame, body: body, hashBefore: segment.lastHash, path: file.path, offset: offset)
+                    try checkChain(frame, headerBytes: frameHeaderBytes, body: body, hashBefore: segment.lastHash, keys: keys, path: file.path, offset: offset)
                 }
                 let checkBody: Bool
                 switch role {
@@ -283,7 +287,7 @@ enum StoreScanner {
                             try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: file.path, offset: offset) }
                         }
                         if case .writer = role, isLastFrame {
-                            try checkChain(frame, body: body, hashBefore: segment.lastHash, path: file.path, offset: offset)
+                            try checkChain(frame, headerBytes: frameHeaderBytes, body: body, hashBefore: segment.lastHash, keys: keys, path: file.path, offset: offset)
                         }
                     } catch let error as LogError {
                         if case .reader(writerActive: true, _) = role, isLastFrame, error.code == .corrupt {
@@ -321,8 +325,10 @@ enum StoreScanner {
     }
 
     /// Decompresses a frame, recomputes its chain from `hashBefore` and compares with the stored last hash.
-    static func checkChain(_ frame: FrameHeader, body: [UInt8], hashBefore: [UInt8], path: String, offset: Int64) throws {
-        let records = try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, stored: $0, path: path, offset: offset) }
+    static func checkChain(_ frame: FrameHeader, headerBytes: [UInt8], body: [UInt8], hashBefore: [UInt8], keys: LogKeys?, path: String, offset: Int64) throws {
+        let records = try headerBytes.withUnsafeBytes { header in
+            try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, headerBytes: header, stored: $0, keys: keys, path: path, offset: offset) }
+        }
         var hash = hashBefore
         try FrameCodec.decodeBody(records, header: frame, path: path, offset: offset) { hash = ChainHash.next(after: hash, $0) }
         guard hash == frame.lastHash else {

@@ -1,6 +1,6 @@
 import Glibc
 
-/// The outcome of ``verifyLog(directory:expect:capturingHashesAt:fileSystem:progress:)``.
+/// The outcome of ``verifyLog(directory:expect:capturingHashesAt:fileSystem:keys:progress:)``.
 ///
 /// Every digest it reports is recomputed from the events' bytes; the chain hashes stored in frame
 /// headers are only compared with, never reported, so a rewritten event cannot hide behind them.
@@ -78,11 +78,11 @@ public struct LogVerification: Sendable {
 /// - Throws: ``LogError`` only when the directory cannot be read at all.
 public func verifyLog(
     directory: String, expect: LogDigest? = nil, capturingHashesAt sequences: Set<UInt64> = [],
-    fileSystem: any LogFileSystem = PosixFileSystem(), progress: ((UInt64) -> Void)? = nil
+    fileSystem: any LogFileSystem = PosixFileSystem(), keys: LogKeys? = nil, progress: ((UInt64) -> Void)? = nil
 ) throws -> LogVerification {
     var verifier = Verifier(
         directory: directory, expect: expect, capturing: sequences,
-        writerActive: fileSystem.isLockedForWriting(directory: directory), fileSystem: fileSystem)
+        writerActive: fileSystem.isLockedForWriting(directory: directory), fileSystem: fileSystem, keys: keys)
     try verifier.run(progress: progress)
     return verifier.result()
 }
@@ -90,6 +90,8 @@ public func verifyLog(
 struct Verifier {
     let directory: String
     let fileSystem: any LogFileSystem
+    /// The keys that open sealed frames, or nil for a log that is not sealed.
+    let keys: LogKeys?
     let expect: LogDigest?
     let writerActive: Bool
     /// Sequence numbers whose recomputed hash is kept (the expected digest's among them).
@@ -114,9 +116,10 @@ struct Verifier {
     /// The first problem's location, for repair: segment index in the file list and offset.
     var firstDamage: (segment: Int, offset: Int64, sequence: UInt64)? = nil
 
-    init(directory: String, expect: LogDigest?, capturing sequences: Set<UInt64> = [], writerActive: Bool, fileSystem: any LogFileSystem) {
+    init(directory: String, expect: LogDigest?, capturing sequences: Set<UInt64> = [], writerActive: Bool, fileSystem: any LogFileSystem, keys: LogKeys?) {
         self.directory = directory
         self.fileSystem = fileSystem
+        self.keys = keys
         self.expect = expect
         self.writerActive = writerActive
         var capture = sequences
@@ -245,11 +248,17 @@ struct Verifier {
             try headerBytes.withUnsafeBytes { headerRaw in
                 try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
             }
-            let records = try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, stored: $0, path: path, offset: offset) }
+            let keys = self.keys
+            let records = try headerBytes.withUnsafeBytes { header in
+                try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, headerBytes: header, stored: $0, keys: keys, path: path, offset: offset) }
+            }
             let stored = try rechain(frame, records: records, path: path, offset: offset)
             if stored != frame.lastHash {
                 report(LogError(.chainMismatch, "the chain recomputed through event \(frame.lastSequence) differs from the hash stored in its frame: an event in \(frame.firstSequence)…\(frame.lastSequence) or before was rewritten", path: path, offset: offset), segment: index)
             }
+        } catch let error as LogError where error.code == .keyRequired {
+            // Without the keys nothing past the headers can be checked: say so once, report nothing as damage.
+            throw error
         } catch let error as LogError {
             if isLastFrame && writerActive,
                try Verifier.lastFrameIsInFlight(checked: headerBytes + body, at: offset, frameEnd: frameEnd, in: descriptor, directory: directory, fileSystem: fileSystem) {

@@ -62,7 +62,7 @@ public final class LogWriter: Sendable {
     /// frame, and validates every sealed segment's header and the continuity between segments. A torn
     /// last frame (one that runs past the end of the file, or a zero tail) is cut off and the cut synced.
     /// Any other damage refuses to open, naming the segment file and byte offset; nothing is rewritten.
-    /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:fileSystem:)``.
+    /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:fileSystem:keys:)``.
     /// - Throws: ``LogError`` `.notFound`, `.locked`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
     public static func open(directory: String, options: LogOptions = .init()) throws -> LogWriter {
         let options = try options.validated()
@@ -73,7 +73,8 @@ public final class LogWriter: Sendable {
         let lock = try fileSystem.lockForWriting(directory: directory)
         do {
             let snapshot = try StoreScanner.scan(
-                directory: directory, role: .writer, prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem)
+                directory: directory, role: .writer, prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem,
+                keys: options.keys)
             let state = try recover(snapshot, fileSystem: fileSystem)
             let writer = LogWriter(core: WriterCore(lock: lock, state: state, options: options))
             if snapshot.tail == .clean {
@@ -147,13 +148,13 @@ public final class LogWriter: Sendable {
     /// let result = try writer.append(records)
     /// try writer.reader().forEach(from: result.first, through: result.last) { event in … }
     /// ```
-    /// - Throws: ``LogError`` as ``LogReader/open(directory:fileSystem:)``.
+    /// - Throws: ``LogError`` as ``LogReader/open(directory:fileSystem:keys:)``.
     public func reader() throws -> LogReader {
         let head = self.head.sequence
         let earlier = lastScan.withLock { $0 }
         let snapshot = try StoreScanner.scan(
             directory: core.directory, role: .reader(writerActive: true, publishedThrough: head),
-            prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem)
+            prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem, keys: core.options.keys)
         lastScan.withLock { $0 = snapshot }
         return LogReader(snapshot: snapshot)
     }
@@ -170,7 +171,8 @@ public final class LogWriter: Sendable {
             // Everything written is synced by now: index it, resuming from this writer's last scan.
             let earlier = lastScan.withLock { $0 }
             if let snapshot = try? StoreScanner.scan(
-                directory: core.directory, role: .writer, prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem),
+                directory: core.directory, role: .writer, prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem,
+                keys: core.options.keys),
                snapshot.tail == .clean {
                 LogIndexFile.write(snapshot)
             }
@@ -496,7 +498,7 @@ final class WriterCore: @unchecked Sendable {
         }
         guard !events.isEmpty else { return (outcomes.map { $0! }, nil) }
 
-        let (frame, lastHash) = FrameCodec.encode(events, previousHash: state.lastHash)
+        let (frame, lastHash) = FrameCodec.encode(events, previousHash: state.lastHash, keys: options.keys)
         var stop: LogError? = nil
         do {
             try write(frame, firstSequence: events[0].sequence, stop: &stop)

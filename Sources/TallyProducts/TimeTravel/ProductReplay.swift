@@ -48,17 +48,19 @@ extension Replay {
     ///   - knownAt: fold only events recorded at or before this instant; nil for all.
     /// - Throws: ``StoreError`` or a log error when the store cannot be read; SQLite errors
     ///   from the temporary database.
-    public static func run(at root: String, until: Instant, knownAt: Instant? = nil) throws -> ReplayResult {
-        try run(at: root, untilEach: [until], knownAt: knownAt)[0]
+    public static func run(at root: String, key: LedgerKey? = nil, until: Instant, knownAt: Instant? = nil) throws -> ReplayResult {
+        try run(at: root, key: key, untilEach: [until], knownAt: knownAt)[0]
     }
 
     /// One fold up to `knownAt`, answered for each effective instant in `untilEach` (in
     /// that order): a series of dates costs one replay.
     ///
-    /// - Throws: as ``run(at:until:knownAt:)``.
-    public static func run(at root: String, untilEach instants: [Instant], knownAt: Instant? = nil) throws -> [ReplayResult] {
+    /// - Throws: as ``run(at:key:until:knownAt:)``.
+    public static func run(at root: String, key: LedgerKey? = nil, untilEach instants: [Instant], knownAt: Instant? = nil) throws -> [ReplayResult] {
         var pots = PotLifecycles()
-        return try Replay.fold(at: root, options: .standard, knownAt: knownAt, observe: { pots.apply($0) }) { state in
+        var options = Ledger.Options.standard
+        options.key = key
+        return try Replay.fold(at: root, options: options, knownAt: knownAt, observe: { pots.apply($0) }) { state in
             let db = state.database
             let calendar = state.calendar
             let folded = state.eventsFolded

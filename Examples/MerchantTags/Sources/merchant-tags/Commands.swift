@@ -130,9 +130,9 @@ enum Commands {
 
         let ledger = try Ledger.open(at: store, options: options)
         let head = ledger.head.sequence
-        let caughtUp = (try MerchantTagsView.read(ledger), amounts(try ledger.balances()))
+        let caughtUp = (try ledger.read(MerchantTagQueries.view), amounts(try ledger.balances()))
         try ledger.rebuild()
-        let rebuilt = (try MerchantTagsView.read(ledger), amounts(try ledger.balances()))
+        let rebuilt = (try ledger.read(MerchantTagQueries.view), amounts(try ledger.balances()))
         try ledger.close()
         try check(rebuilt.0 == caughtUp.0, "read model caught up: \(caughtUp.0); after rebuild: \(rebuilt.0)")
         try check(rebuilt.1 == caughtUp.1, "balances caught up: \(describe(caughtUp.1)); after rebuild: \(describe(rebuilt.1))")

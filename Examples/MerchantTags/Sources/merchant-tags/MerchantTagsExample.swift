@@ -104,7 +104,7 @@ struct MerchantTagsExample {
         let repeated = try await ledger.run(.tag("Assets:Till", as: "Corner Grocer", key: "tag-0", at: clock.now))
         try check(repeated.wasAlreadyApplied && repeated.events == first.events, "repeating key tag-0 gave \(repeated)")
         let head = ledger.head.sequence
-        let viewBefore = try MerchantTagsView.read(ledger)
+        let viewBefore = try ledger.read(MerchantTagQueries.view)
         _ = try await expectRefusal(.notFound, "tagging an unknown account") {
             try await ledger.run(.tag("Assets:Nowhere", as: "Ghost Ltd", key: "tag-ghost", at: clock.now))
         }
@@ -114,7 +114,7 @@ struct MerchantTagsExample {
         }
         try check(admission.message.contains("'merchant' is empty"), "the admission check's message: \(admission.message)")
         try check(ledger.head.sequence == head, "refusals appended \(ledger.head.sequence - head) events")
-        let viewAfter = try MerchantTagsView.read(ledger)
+        let viewAfter = try ledger.read(MerchantTagQueries.view)
         try check(viewAfter == viewBefore, "refusals changed the read model: \(viewAfter)")
         print("repeat of key tag-0: already applied; refused command and refused append: nothing appended")
 
@@ -137,11 +137,15 @@ struct MerchantTagsExample {
         let expected = MerchantTagsView(
             merchants: Dictionary(uniqueKeysWithValues: shop.map { ($0.account, $0.merchant) }),
             tagCounts: ["Corner Grocer": 4, "First Bank": 4, "Paper Co": 3, "Market Stall": 3])
-        let view = try MerchantTagsView.read(ledger)
+        let view = try ledger.read(MerchantTagQueries.view)
         try check(view == expected, "read model: \(view), expected \(expected)")
         try ledger.rebuild()
-        let rebuilt = try MerchantTagsView.read(ledger)
+        let rebuilt = try ledger.read(MerchantTagQueries.view)
         try check(rebuilt == view, "read model after rebuild: \(rebuilt)")
+        for (account, merchant) in expected.merchants {
+            let read = try ledger.read(MerchantTagQueries.merchant(of: account))
+            try check(read == merchant, "merchant of \(account): \(read ?? "none"), expected \(merchant)")
+        }
         print("read model (tags per merchant): \(view); the same after rebuild")
 
         // 6. Close; the observer saw every committed event once, in order.
@@ -157,7 +161,7 @@ struct MerchantTagsExample {
         let verification = try StoreVerifier.verify(at: store, options: options)
         try check(verification.isIntact, "verify: \(verification.outcome): \(verification.problems)")
         let reopened = try Ledger.open(at: store, options: options)
-        let reread = try MerchantTagsView.read(reopened)
+        let reread = try reopened.read(MerchantTagQueries.view)
         try reopened.close()
         try check(reread == expected, "read model after reopening: \(reread)")
         print("verify: intact; reopened: read model intact")

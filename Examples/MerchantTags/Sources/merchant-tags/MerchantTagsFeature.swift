@@ -44,18 +44,47 @@ struct MerchantTagsView: Equatable, CustomStringConvertible {
     /// Merchant → number of tags naming it.
     var tagCounts: [String: Int]
 
-    /// Reads both tables in one consistent snapshot of the read models.
-    static func read(_ ledger: Ledger) throws -> MerchantTagsView {
-        try ledger.read { db in
-            MerchantTagsView(
-                merchants: Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT account, merchant FROM merchant_tags")
-                    .map { ($0["account"], $0["merchant"]) }),
-                tagCounts: Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT merchant, tags FROM merchant_tag_counts")
-                    .map { ($0["merchant"], $0["tags"]) }))
+    var description: String {
+        tagCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+}
+
+/// The read model's queries: its only SQL outside the projector. The rest of the example
+/// reads through these values (`ledger.read(MerchantTagQueries.view)`), never a database.
+enum MerchantTagQueries {
+    /// A row of `merchant_tags`.
+    private struct Tag: FetchableRecord, TableRecord {
+        static let databaseTableName = "merchant_tags"
+        enum Columns { static let account = Column("account"), merchant = Column("merchant") }
+        var account: String
+        var merchant: String
+        init(row: Row) throws {
+            account = row[Columns.account]
+            merchant = row[Columns.merchant]
         }
     }
 
-    var description: String {
-        tagCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    /// A row of `merchant_tag_counts`.
+    private struct TagCount: FetchableRecord, TableRecord {
+        static let databaseTableName = "merchant_tag_counts"
+        enum Columns { static let merchant = Column("merchant"), tags = Column("tags") }
+        var merchant: String
+        var tags: Int
+        init(row: Row) throws {
+            merchant = row[Columns.merchant]
+            tags = row[Columns.tags]
+        }
+    }
+
+    /// Both tables, read in one consistent snapshot.
+    static let view = ReadModelQuery { db in
+        MerchantTagsView(
+            merchants: Dictionary(uniqueKeysWithValues: try Tag.fetchAll(db).map { ($0.account, $0.merchant) }),
+            tagCounts: Dictionary(uniqueKeysWithValues: try TagCount.fetchAll(db).map { ($0.merchant, $0.tags) }))
+    }
+
+    /// The merchant an account was last tagged with.
+    static func merchant(of account: String) -> ReadModelQuery<String?> {
+        ReadModelQuery { db in try Tag.filter(Tag.Columns.account == account).fetchOne(db)?.merchant }
     }
 }

@@ -20,7 +20,7 @@ public enum AccountRecords {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT closed_sequence FROM accounts WHERE name = ?"), arguments: [name]) else {
             return nil
         }
-        return (row["closed_sequence"] as Int64?) == nil
+        return (row[BalancesColumns.closedSequence] as Int64?) == nil
     }
 
     /// When the account was closed (the closing's effective time); nil when it is open or
@@ -44,8 +44,12 @@ public enum AccountRecords {
 }
 
 /// Typed lookups of the transaction versions the balances read model keeps
-/// (``TransactionVersion``).
+/// (``TransactionVersion``): every version of every transaction, in `transaction_versions`,
+/// each with the recorded interval it was in force (`recorded_at` until `superseded_at`).
 public enum TransactionVersionRecords {
+    /// The `superseded_at` of a version still in force: later than any recorded time.
+    public static let openEnd = Int64.max
+
     /// Whether a transaction of this id was ever recorded, deleted ones included: an id is
     /// never used twice.
     public static func exists(_ transactionId: String, _ db: Database) throws -> Bool {
@@ -56,7 +60,16 @@ public enum TransactionVersionRecords {
     /// The sequence number of the event that recorded the version in force of a transaction
     /// (nil when there is none, or it is deleted).
     public static func versionSequence(of transactionId: String, _ db: Database) throws -> UInt64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT sequence FROM transaction_versions WHERE transaction_id = ? AND deleted = 0"),
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT sequence FROM transaction_versions WHERE transaction_id = ? AND superseded_sequence IS NULL AND deleted = 0"),
                            arguments: [transactionId]).map { UInt64($0) }
+    }
+
+    /// The version in force of a transaction as it stands: the event that made it, the
+    /// account it moves, and whether it is a deletion; nil when no transaction has that id.
+    public static func current(of transactionId: String, _ db: Database) throws -> (sequence: UInt64, account: String, deleted: Bool)? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT sequence, account, deleted FROM transaction_versions WHERE transaction_id = ? AND superseded_sequence IS NULL"),
+            arguments: [transactionId]
+        ).map { row in (row.sequence(BalancesColumns.sequence), row[BalancesColumns.account], row[BalancesColumns.deleted]) }
     }
 }

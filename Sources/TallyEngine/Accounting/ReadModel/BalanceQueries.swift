@@ -70,9 +70,9 @@ package enum BalanceQueries {
     private static func accountBalances(_ rows: [Row]) throws -> [AccountBalance] {
         try rows.map { row in
             AccountBalance(
-                account: row["account"],
-                kind: AccountKind(rawValue: row["kind"]) ?? .asset,
-                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"]))
+                account: row[BalancesColumns.account],
+                kind: try row.kind(BalancesColumns.kind),
+                amount: try row.money(BalancesColumns.amount, BalancesColumns.commodity)
             )
         }
     }
@@ -103,7 +103,7 @@ package enum BalanceQueries {
                 GROUP BY effective_at ORDER BY effective_at
                 """),
             arguments: [account, commodity.code, from.microsecondsSinceEpoch]
-        ).map { row in (at: row["effective_at"] as Int64, amount: row["amount"] as Int64) }
+        ).map { row in (at: row[BalancesColumns.effectiveAt] as Int64, amount: row[BalancesColumns.amount] as Int64) }
         let own = pending.filter { $0.account == account && $0.amount.commodity == commodity }
         if !own.isEmpty {
             for posting in own {
@@ -149,6 +149,6 @@ package enum BalanceQueries {
 
     package static func trialBalance(_ db: Database) throws -> [Money] {
         try Row.fetchAll(db, sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity")
-            .map { row in Money(minorUnits: row["total"], commodity: try Commodity.named(row["commodity"])) }
+            .map { row in try row.money(BalancesColumns.total, BalancesColumns.commodity) }
     }
 }

@@ -222,10 +222,10 @@ struct BalanceRollups {
                 SELECT recorded_block, first_sequence FROM balance_rollup_recorded
                 WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
                 """, arguments: [recordedBlock])
-            if let mark = marks.first, mark["recorded_block"] as Int64 == recordedBlock {
-                let first: Int64 = mark["first_sequence"]
+            if let mark = marks.first, mark[BalancesColumns.recordedBlock] as Int64 == recordedBlock {
+                let first: Int64 = mark[BalancesColumns.firstSequence]
                 let end: Int64 = marks.count > 1
-                    ? marks[1]["first_sequence"]
+                    ? marks[1][BalancesColumns.firstSequence]
                     : (try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM postings") ?? first) + 1
                 run = (first, try firstSequence(db, recordedAfter: knownAt, from: first, to: end), end)
             }

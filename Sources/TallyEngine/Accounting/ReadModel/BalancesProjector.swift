@@ -8,7 +8,7 @@ public struct BalancesProjector: Projector {
     public init() {}
 
     public let name = "balances"
-    public let version = 5
+    public let version = 6
     public let tables = ["accounts", "postings", "balances", "transaction_versions"] + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {
@@ -40,7 +40,7 @@ public struct BalancesProjector: Projector {
                 PRIMARY KEY (account, commodity)
             ) STRICT, WITHOUT ROWID;
             CREATE TABLE transaction_versions (
-                transaction_id TEXT PRIMARY KEY NOT NULL,
+                transaction_id TEXT NOT NULL,
                 sequence INTEGER NOT NULL,
                 account TEXT NOT NULL,
                 counter_account TEXT NOT NULL,
@@ -49,7 +49,11 @@ public struct BalancesProjector: Projector {
                 amount INTEGER NOT NULL,
                 effective_at INTEGER NOT NULL,
                 source TEXT NOT NULL,
-                deleted INTEGER NOT NULL DEFAULT 0
+                deleted INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                superseded_sequence INTEGER,
+                superseded_at INTEGER NOT NULL,
+                PRIMARY KEY (transaction_id, sequence)
             ) STRICT, WITHOUT ROWID;
             """)
         try BalanceRollups.createTables(db)
@@ -81,27 +85,48 @@ public struct BalancesProjector: Projector {
     /// indexes once at the end.
     public var indexesDeferredOnRebuild: [String] { ["postings_by_account", "postings_by_effective"] }
 
+    /// Keeps every version of every transaction (``ChangesTransactionVersion``), each with the
+    /// recorded interval it was in force: from its event's recorded time until the recorded
+    /// time of the event that superseded it (``TransactionVersionRecords/openEnd`` while it
+    /// is in force). A deletion is a version too, marked deleted. This is the one table of
+    /// transaction versions: the engine's reversals read the version in force, and the
+    /// products' read models join their own details to it (the budget's
+    /// `budget_transaction_versions`).
     private func recordTransactionVersion(_ event: Event, _ db: Database) throws {
-        func upsert(_ version: TransactionVersion) throws {
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO transaction_versions
-                        (transaction_id, sequence, account, counter_account, category, commodity, amount, effective_at, source, deleted)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-                    """,
-                arguments: [version.transactionId, Int64(event.sequence), version.account, version.counterAccount, version.category,
-                            version.amount.commodity.code, version.amount.minorUnits,
-                            version.effectiveAt.microsecondsSinceEpoch, version.source]
-            )
-        }
+        let sequence = Int64(event.sequence)
+        let recorded = event.recordedAt.microsecondsSinceEpoch
+        let transactionId: String
         switch try PostingRules.versionChange(for: event, context: DatabasePostingContext(db: db)) {
         case .set(let version)?:
-            try upsert(version)
-        case .delete(let transactionId)?:
-            try db.execute(sql: "UPDATE transaction_versions SET deleted = 1 WHERE transaction_id = ?", arguments: [transactionId])
+            transactionId = version.transactionId
+            try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO transaction_versions
+                    (transaction_id, sequence, account, counter_account, category, commodity, amount, effective_at, source, deleted,
+                     recorded_at, superseded_sequence, superseded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL, ?)
+                """).execute(arguments: [
+                    version.transactionId, sequence, version.account, version.counterAccount, version.category,
+                    version.amount.commodity.code, version.amount.minorUnits, version.effectiveAt.microsecondsSinceEpoch, version.source,
+                    recorded, TransactionVersionRecords.openEnd,
+                ])
+        case .delete(let deleted)?:
+            transactionId = deleted
+            try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO transaction_versions
+                    (transaction_id, sequence, account, counter_account, category, commodity, amount, effective_at, source, deleted,
+                     recorded_at, superseded_sequence, superseded_at)
+                SELECT transaction_id, ?, account, counter_account, category, commodity, amount, effective_at, source, 1, ?, NULL, ?
+                FROM transaction_versions WHERE transaction_id = ? AND superseded_sequence IS NULL AND deleted = 0 AND sequence < ?
+                """).execute(arguments: [sequence, recorded, TransactionVersionRecords.openEnd, deleted, sequence])
+            // Nothing in force to delete (replay never validates): no version changes.
+            guard db.changesCount > 0 else { return }
         case nil:
-            break
+            return
         }
+        try db.cachedStatement(sql: """
+            UPDATE transaction_versions SET superseded_sequence = ?, superseded_at = ?
+            WHERE transaction_id = ? AND superseded_sequence IS NULL AND sequence < ?
+            """).execute(arguments: [sequence, recorded, transactionId, sequence])
     }
 }
 
@@ -279,14 +304,15 @@ struct DatabasePostingContext: PostingContext {
 
     func currentVersion(of transactionId: String) throws -> TransactionVersion? {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT * FROM transaction_versions WHERE transaction_id = ? AND deleted = 0", arguments: [transactionId]
+            db.cachedStatement(sql: "SELECT * FROM transaction_versions WHERE transaction_id = ? AND superseded_sequence IS NULL AND deleted = 0"),
+            arguments: [transactionId]
         ) else { return nil }
         return TransactionVersion(
-            transactionId: row["transaction_id"], account: row["account"], counterAccount: row["counter_account"],
-            category: row["category"],
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
-            source: row["source"]
+            transactionId: row[BalancesColumns.transactionId], account: row[BalancesColumns.account], counterAccount: row[BalancesColumns.counterAccount],
+            category: row[BalancesColumns.category],
+            amount: try row.money(BalancesColumns.amount, BalancesColumns.commodity),
+            effectiveAt: row.instant(BalancesColumns.effectiveAt),
+            source: row[BalancesColumns.source]
         )
     }
 
@@ -299,7 +325,31 @@ struct DatabasePostingContext: PostingContext {
             db, sql: "SELECT account, commodity, amount FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
             arguments: [prefix, prefix + "\u{10FFFF}"]
         ).map { row in
-            (row["account"], Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])))
+            (row[BalancesColumns.account], try row.money(BalancesColumns.amount, BalancesColumns.commodity))
         }
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum BalancesColumns {
+    static let account = Column("account")
+    static let amount = Column("amount")
+    static let category = Column("category")
+    static let cause = Column("cause")
+    static let closedSequence = Column("closed_sequence")
+    static let commodity = Column("commodity")
+    static let counterAccount = Column("counter_account")
+    static let deleted = Column("deleted")
+    static let effectiveAt = Column("effective_at")
+    static let eventCode = Column("event_code")
+    static let firstSequence = Column("first_sequence")
+    static let kind = Column("kind")
+    static let opening = Column("opening")
+    static let recordedAt = Column("recorded_at")
+    static let recordedBlock = Column("recorded_block")
+    static let sequence = Column("sequence")
+    static let source = Column("source")
+    static let total = Column("total")
+    static let transactionId = Column("transaction_id")
 }

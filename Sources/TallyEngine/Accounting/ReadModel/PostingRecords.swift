@@ -20,7 +20,7 @@ enum PostingRecords {
             SELECT commodity, SUM(amount) AS opening FROM postings
             WHERE account = ? AND effective_at < ? AND recorded_at <= ? GROUP BY commodity
             """, arguments: [account, start, recordedBound]) {
-            opening[row["commodity"]] = row["opening"]
+            opening[row[BalancesColumns.commodity]] = row[BalancesColumns.opening]
         }
         return opening
     }
@@ -38,12 +38,12 @@ enum PostingRecords {
             """, arguments: [account, start, end, recordedBound])
         while let row = try rows.next() {
             try body(Leg(
-                sequence: UInt64(row["sequence"] as Int64),
-                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
-                recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
-                eventCode: UInt32(row["event_code"] as Int64),
-                cause: (row["cause"] as Int64?).map(UInt64.init)))
+                sequence: row.sequence(BalancesColumns.sequence),
+                amount: try row.money(BalancesColumns.amount, BalancesColumns.commodity),
+                effectiveAt: row.instant(BalancesColumns.effectiveAt),
+                recordedAt: row.instant(BalancesColumns.recordedAt),
+                eventCode: UInt32(row[BalancesColumns.eventCode] as Int64),
+                cause: row.optionalSequence(BalancesColumns.cause)))
         }
     }
 }

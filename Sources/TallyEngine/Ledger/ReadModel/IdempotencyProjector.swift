@@ -63,7 +63,7 @@ public struct IdempotencyProjector: Projector {
         guard let row = try Row.fetchOne(db, sql: "SELECT first_sequence, last_sequence FROM idempotency_keys WHERE key = ?", arguments: [key]) else {
             return nil
         }
-        return UInt64(row["first_sequence"] as Int64)...UInt64(row["last_sequence"] as Int64)
+        return row.sequence(IdempotencyColumns.firstSequence)...row.sequence(IdempotencyColumns.lastSequence)
     }
 
     /// The first event recorded with `key`, if a command used it (a prepared statement kept
@@ -81,4 +81,11 @@ public struct IdempotencyProjector: Projector {
             LIMIT 1
             """) != nil
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum IdempotencyColumns {
+    static let firstSequence = Column("first_sequence")
+    static let lastSequence = Column("last_sequence")
 }

@@ -93,7 +93,7 @@ public struct SettingsProjector: Projector {
                 declared.code, declared.scale, event.effectiveAt.microsecondsSinceEpoch, Int64(event.sequence), event.recordedAt.microsecondsSinceEpoch,
             ])
         default:
-            throw LedgerError(.inconsistentLog, "the settings read model was handed event \(event.sequence) (\(event.type.name)), which it does not fold")
+            throw eventNotFolded(event)
         }
     }
 }
@@ -173,8 +173,8 @@ public struct LedgerSettings: Hashable, Sendable {
             WHERE setting = ? ORDER BY sequence LIMIT 1
             """), arguments: [setting.rawValue]) : nil
         if let row = inForce ?? created {
-            return SettingValue(setting: setting, value: row["value"], since: Instant(microsecondsSinceEpoch: row["effective_at"]),
-                                recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]), sequence: row["sequence"])
+            return SettingValue(setting: setting, value: row[SettingsColumns.value], since: row.instant(SettingsColumns.effectiveAt),
+                                recordedAt: row.instant(SettingsColumns.recordedAt), sequence: row[SettingsColumns.sequence])
         }
         // Nothing folded yet (a replay as known before the ledger was created): the values
         // answers have always used then.
@@ -189,7 +189,7 @@ public struct LedgerSettings: Hashable, Sendable {
 
     /// Every declared commodity with its scale, by code.
     package static func declaredCommodities(_ db: Database) throws -> [(code: String, scale: Int64)] {
-        try Row.fetchAll(db, sql: "SELECT code, scale FROM commodities ORDER BY code").map { ($0["code"], $0["scale"]) }
+        try Row.fetchAll(db, sql: "SELECT code, scale FROM commodities ORDER BY code").map { ($0[SettingsColumns.code], $0[SettingsColumns.scale]) }
     }
 }
 
@@ -209,4 +209,15 @@ extension Ledger {
         let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
         return try read { try LedgerSettings.read($0, point: point) }
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum SettingsColumns {
+    static let code = Column("code")
+    static let effectiveAt = Column("effective_at")
+    static let recordedAt = Column("recorded_at")
+    static let scale = Column("scale")
+    static let sequence = Column("sequence")
+    static let value = Column("value")
 }

@@ -50,7 +50,7 @@ public struct BudgetSettingsProjector: Projector {
                 ORDER BY effective_at, sequence LIMIT 1
                 """),
             arguments: [dayEnd.microsecondsSinceEpoch, at.microsecondsSinceEpoch, version.map { Int64($0) } ?? Int64.max]
-        ).map { row in (UInt64(row["sequence"] as Int64), Instant(microsecondsSinceEpoch: row["effective_at"])) }
+        ).map { row in (row.sequence(BudgetSettingsColumns.sequence), row.instant(BudgetSettingsColumns.effectiveAt)) }
     }
 
     /// The budget currency recorded from `ledger_created` (USD as known before it).
@@ -58,4 +58,11 @@ public struct BudgetSettingsProjector: Projector {
         let code = try String.fetchOne(db, sql: "SELECT value FROM budget_settings WHERE key = 'currency'")
         return try Commodity.named(code ?? "USD")
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum BudgetSettingsColumns {
+    static let effectiveAt = Column("effective_at")
+    static let sequence = Column("sequence")
 }

@@ -1,4 +1,4 @@
-public import TallyEngine
+import TallyEngine
 
 /// The bank CSV format of the budget product's bulk import: what a row means and every rule
 /// a row must meet, in one place.

@@ -63,7 +63,7 @@ public struct ChallengesProjector: Projector {
                             completed.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
             )
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 }
@@ -76,17 +76,17 @@ extension ChallengeBook {
         var book = ChallengeBook()
         for row in try Row.fetchAll(db, sql: "SELECT * FROM challenges WHERE effective_at <= ? AND recorded_at <= ?", arguments: arguments) {
             let started = ChallengeStarted(
-                challengeId: row["challenge_id"], template: row["template"], name: row["name"],
-                unit: Money(minorUnits: row["unit"], commodity: try Commodity.named(row["commodity"])),
-                stepCount: row["step_count"], account: row["account"]
+                challengeId: row[ChallengeColumns.challengeId], template: row[ChallengeColumns.template], name: row[ChallengeColumns.name],
+                unit: try row.money(ChallengeColumns.unit, ChallengeColumns.commodity),
+                stepCount: row[ChallengeColumns.stepCount], account: row[ChallengeColumns.account]
             )
             book.challenges[started.challengeId] = Challenge(started: started)
         }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM challenge_steps WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence", arguments: arguments) {
-            let id: String = row["challenge_id"]
-            let step: Int = row["step"]
+            let id: String = row[ChallengeColumns.challengeId]
+            let step: Int = row[ChallengeColumns.step]
             if book.challenges[id] != nil, book.challenges[id]?.steps[step] == nil {
-                book.challenges[id]?.steps[step] = Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"]))
+                book.challenges[id]?.steps[step] = try row.money(ChallengeColumns.amount, ChallengeColumns.commodity)
             }
         }
         return book
@@ -98,4 +98,18 @@ extension ChallengesProjector {
     static func challengeExists(_ challengeId: String, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM challenges WHERE challenge_id = ?)"), arguments: [challengeId]) ?? false
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum ChallengeColumns {
+    static let account = Column("account")
+    static let amount = Column("amount")
+    static let challengeId = Column("challenge_id")
+    static let commodity = Column("commodity")
+    static let name = Column("name")
+    static let step = Column("step")
+    static let stepCount = Column("step_count")
+    static let template = Column("template")
+    static let unit = Column("unit")
 }

@@ -29,8 +29,8 @@ enum EnvelopeRecords {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT kind, interval, commodity FROM envelope_changes WHERE envelope_id = ? ORDER BY effective_at, sequence
             """), arguments: [envelopeId]).map { row in
-            let kindName: String = row["kind"]
-            let intervalName: String? = row["interval"]
+            let kindName: String = row[EnvelopeColumns.kind]
+            let intervalName: String? = row[EnvelopeColumns.interval]
             guard let kind = Change.Kind(rawValue: kindName) else {
                 throw LedgerError(.inconsistentLog, "envelope '\(envelopeId)' has a change of kind '\(kindName)', which no envelope event makes")
             }
@@ -40,7 +40,7 @@ enum EnvelopeRecords {
                 }
                 return interval
             }
-            return Change(kind: kind, interval: interval, commodity: try (row["commodity"] as String?).map(Commodity.named))
+            return Change(kind: kind, interval: interval, commodity: try (row[EnvelopeColumns.commodity] as String?).map(Commodity.named))
         }
     }
 
@@ -51,11 +51,11 @@ enum EnvelopeRecords {
             SELECT interval, commodity, amount FROM envelope_changes
             WHERE envelope_id = ? AND kind IN ('created', 'budget') AND effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [envelopeId, instant.microsecondsSinceEpoch]) else { return nil }
-        let intervalName: String = row["interval"]
+        let intervalName: String = row[EnvelopeColumns.interval]
         guard let interval = EnvelopeInterval(rawValue: intervalName) else {
             throw LedgerError(.inconsistentLog, "envelope '\(envelopeId)' has the interval '\(intervalName)', which is no envelope interval")
         }
-        return (Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])), interval)
+        return (try row.money(EnvelopeColumns.amount, EnvelopeColumns.commodity), interval)
     }
 
     /// The rollover policy set last at or before `instant`; nil when none was (the default applies).

@@ -9,9 +9,9 @@ public struct EnvelopesProjector: SnapshotTaking {
     public init() {}
 
     public let name = "envelopes"
-    public let version = 2
+    public let version = 3
     public let tables = [
-        "envelopes", "envelope_changes", "envelope_activity", "envelope_entries", "envelope_rates", "envelope_base_currencies",
+        "envelopes", "envelope_changes", "envelope_activity", "envelope_rates", "envelope_base_currencies",
         "envelope_accounts", "envelope_snapshots",
     ]
     /// The event types this read model folds; every other passes it by.
@@ -22,6 +22,9 @@ public struct EnvelopesProjector: SnapshotTaking {
 
     /// Snapshots of every envelope's interval fold (``EnvelopeProgress``).
     static let snapshots = SnapshotTable(name: "envelope_snapshots")
+    /// The events whose activity rows are a transaction's versions (a transfer's rows, which
+    /// share the `entry_id` column, are never amended).
+    static let transactionEventNames = [TransactionRecorded.eventType.name, TransactionAmended.eventType.name, TransactionDeleted.eventType.name]
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -65,11 +68,7 @@ public struct EnvelopesProjector: SnapshotTaking {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX envelope_activity_by_time ON envelope_activity (effective_at);
             CREATE INDEX envelope_activity_by_envelope ON envelope_activity (envelope_id, effective_at);
-            CREATE TABLE envelope_entries (
-                entry_id TEXT PRIMARY KEY NOT NULL,
-                sequence INTEGER NOT NULL,
-                part INTEGER NOT NULL
-            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX envelope_activity_by_entry ON envelope_activity (entry_id, sequence, part);
             CREATE TABLE envelope_rates (
                 sequence INTEGER PRIMARY KEY NOT NULL,
                 base TEXT NOT NULL,
@@ -120,7 +119,7 @@ public struct EnvelopesProjector: SnapshotTaking {
         func currentBase() throws -> String {
             try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence DESC LIMIT 1") ?? "USD"
         }
-        func activity(_ row: EnvelopeActivity, part: Int, entryId: String, isTransaction: Bool = true) throws {
+        func activity(_ row: EnvelopeActivity, part: Int, entryId: String) throws {
             try db.cachedStatement(sql: """
                 INSERT INTO envelope_activity
                     (sequence, part, envelope_id, entry_id, event, reversal, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
@@ -130,25 +129,24 @@ public struct EnvelopesProjector: SnapshotTaking {
                     row.rateToBase?.decimalString, row.base.code, row.received?.commodity.code, row.received?.minorUnits,
                     row.effectiveAt.microsecondsSinceEpoch, recorded,
                 ])
-            if isTransaction && !row.isReversal {
-                try db.execute(sql: "INSERT OR REPLACE INTO envelope_entries (entry_id, sequence, part) VALUES (?, ?, ?)", arguments: [entryId, sequence, part])
-            }
             try changed(at: row.effectiveAt)
         }
-        /// The current version of a transaction assigned to an envelope, if any.
+        /// The version in force of a transaction assigned to an envelope, if any: its last
+        /// activity row, unless that row took it out (a deletion's reversal). The rows
+        /// themselves are the history of its versions; no second table keeps which is current.
         func currentEntry(_ entryId: String) throws -> EnvelopeActivity? {
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT a.* FROM envelope_entries e JOIN envelope_activity a ON a.sequence = e.sequence AND a.part = e.part
-                WHERE e.entry_id = ?
-                """, arguments: [entryId]) else { return nil }
-            return try EnvelopeBook.activity(row)
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT * FROM envelope_activity WHERE entry_id = ? AND event IN (?, ?, ?)
+                ORDER BY sequence DESC, part DESC LIMIT 1
+                """), arguments: StatementArguments([entryId] + Self.transactionEventNames)) else { return nil }
+            let latest = try EnvelopeBook.activity(row)
+            return latest.isReversal ? nil : latest
         }
         /// Takes a transaction's current version out (a reversal row at its date), for an
         /// amendment or a deletion.
         func reverse(_ entryId: String) throws -> EnvelopeActivity? {
             guard let previous = try currentEntry(entryId) else { return nil }
             try activity(try previous.reversal(by: event), part: 0, entryId: entryId)
-            try db.execute(sql: "DELETE FROM envelope_entries WHERE entry_id = ?", arguments: [entryId])
             return previous
         }
         func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
@@ -216,12 +214,12 @@ public struct EnvelopesProjector: SnapshotTaking {
                     envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
                     recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
                     rateToBase: nil, base: try Commodity.named(try currentBase()), received: try transfer.received?.negated()
-                ), part: 0, entryId: transfer.transferId, isTransaction: false)
+                ), part: 0, entryId: transfer.transferId)
             }
         case let fx as FXRateSet:
             try rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 
@@ -248,20 +246,20 @@ extension EnvelopeBook {
         let definitions = (envelopesThrough ?? bound).microsecondsSinceEpoch
         let window = "effective_at <= ? AND recorded_at <= ?"
         var book = EnvelopeBook()
-        func instant(_ row: Row) -> Instant { Instant(microsecondsSinceEpoch: row["effective_at"]) }
-        func sequence(_ row: Row) -> UInt64 { UInt64(row["sequence"] as Int64) }
-        func recorded(_ row: Row) -> Instant { Instant(microsecondsSinceEpoch: row["recorded_at"]) }
+        func instant(_ row: Row) -> Instant { row.instant(EnvelopeColumns.effectiveAt) }
+        func sequence(_ row: Row) -> UInt64 { row.sequence(EnvelopeColumns.sequence) }
+        func recorded(_ row: Row) -> Instant { row.instant(EnvelopeColumns.recordedAt) }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_base_currencies WHERE \(window) ORDER BY sequence", arguments: arguments) {
-            book.baseCurrencies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: try Commodity.named(row["currency"])))
+            book.baseCurrencies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: try Commodity.named(row[EnvelopeColumns.currency])))
         }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_accounts WHERE \(window)", arguments: arguments) {
-            let account: String = row["account"]
-            book.accounts[account] = EnvelopeAccount(account: account, kind: AccountKind(rawValue: row["kind"]) ?? .asset,
-                                                     commodity: try Commodity.named(row["commodity"]), openedAt: instant(row))
+            let account: String = row[EnvelopeColumns.account]
+            book.accounts[account] = EnvelopeAccount(account: account, kind: try row.kind(EnvelopeColumns.kind),
+                                                     commodity: try Commodity.named(row[EnvelopeColumns.commodity]), openedAt: instant(row))
         }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM envelopes WHERE \(window)", arguments: [definitions, known]) {
-            let id: String = row["envelope_id"]
-            book.envelopes[id] = EnvelopeRecord(envelopeId: id, name: row["name"], startDate: LocalDate(daysSinceEpoch: row["start_date"]),
+            let id: String = row[EnvelopeColumns.envelopeId]
+            book.envelopes[id] = EnvelopeRecord(envelopeId: id, name: row[EnvelopeColumns.name], startDate: LocalDate(daysSinceEpoch: row[EnvelopeColumns.startDate]),
                                                 createdAt: instant(row), settings: [])
         }
         let changes = try Row.fetchAll(db, sql: """
@@ -270,19 +268,21 @@ extension EnvelopeBook {
             ORDER BY sequence
             """, arguments: [known, definitions, lower, bound.microsecondsSinceEpoch])
         for row in changes {
-            let id: String = row["envelope_id"]
+            let id: String = row[EnvelopeColumns.envelopeId]
             guard book.envelopes[id] != nil else { continue }
-            let amount: Money? = try (row["commodity"] as String?).map { Money(minorUnits: row["amount"], commodity: try Commodity.named($0)) }
-            switch row["kind"] as String {
+            let amount: Money? = try (row[EnvelopeColumns.commodity] as String?).map { Money(minorUnits: row[EnvelopeColumns.amount], commodity: try Commodity.named($0)) }
+            switch row[EnvelopeColumns.kind] as String {
             case "created", "budget":
-                let interval = EnvelopeInterval(rawValue: row["interval"]) ?? .monthly
+                let interval: EnvelopeInterval = try row.kind(EnvelopeColumns.interval)
                 book.envelopes[id]?.settings.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), interval: interval, budgeted: amount!))
             case "rollover":
-                book.envelopes[id]?.policies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: RolloverPolicy(rawValue: row["policy"]) ?? .default))
+                book.envelopes[id]?.policies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: try row.kind(EnvelopeColumns.policy)))
             case "funded":
                 book.envelopes[id]?.fundings.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: amount!))
-            default:
+            case "deleted":
                 book.envelopes[id]?.deletedAt = instant(row)
+            case let kind:
+                throw LedgerError(.inconsistentLog, "the envelope read model holds a change of kind '\(kind)' for envelope '\(id)'; run `tally rebuild`")
             }
         }
         book.envelopes = book.envelopes.filter { !$0.value.settings.isEmpty }
@@ -301,9 +301,9 @@ extension EnvelopeBook {
         let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
         func quote(_ row: Row) throws -> ExchangeQuote {
             ExchangeQuote(
-                base: try Commodity.named(row["base"]), quote: try Commodity.named(row["quote"]), rate: try ExactDecimal(parsing: row["rate"]),
-                effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), sequence: UInt64(row["sequence"] as Int64),
-                source: ExchangeQuote.Source(rawValue: row["source"]) ?? .fxRate
+                base: try Commodity.named(row[EnvelopeColumns.base]), quote: try Commodity.named(row[EnvelopeColumns.quote]), rate: try ExactDecimal(parsing: row[EnvelopeColumns.rate]),
+                effectiveAt: row.instant(EnvelopeColumns.effectiveAt), sequence: row.sequence(EnvelopeColumns.sequence),
+                source: try row.kind(EnvelopeColumns.source)
             )
         }
         guard let after else {
@@ -329,13 +329,13 @@ extension EnvelopeBook {
 
     /// An activity row of the read model.
     static func activity(_ row: Row) throws -> EnvelopeActivity {
-        let received: Money? = try (row["received_commodity"] as String?).map { Money(minorUnits: row["received_amount"], commodity: try Commodity.named($0)) }
+        let received: Money? = try (row[EnvelopeColumns.receivedCommodity] as String?).map { Money(minorUnits: row[EnvelopeColumns.receivedAmount], commodity: try Commodity.named($0)) }
         return EnvelopeActivity(
-            envelopeId: row["envelope_id"], sequence: UInt64(row["sequence"] as Int64), eventType: row["event"],
-            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            rateToBase: try (row["rate_to_base"] as String?).map(ExactDecimal.init(parsing:)),
-            base: try Commodity.named(row["base"]), received: received, isReversal: (row["reversal"] as Int) != 0
+            envelopeId: row[EnvelopeColumns.envelopeId], sequence: row.sequence(EnvelopeColumns.sequence), eventType: row[EnvelopeColumns.event],
+            effectiveAt: row.instant(EnvelopeColumns.effectiveAt), recordedAt: row.instant(EnvelopeColumns.recordedAt),
+            amount: try row.money(EnvelopeColumns.amount, EnvelopeColumns.commodity),
+            rateToBase: try (row[EnvelopeColumns.rateToBase] as String?).map(ExactDecimal.init(parsing:)),
+            base: try Commodity.named(row[EnvelopeColumns.base]), received: received, isReversal: (row[EnvelopeColumns.reversal] as Int) != 0
         )
     }
 
@@ -348,4 +348,31 @@ extension EnvelopeBook {
             .filter { opened.contains($0.account) }
             .map { (account: $0.account, amount: $0.amount) }
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum EnvelopeColumns {
+    static let account = Column("account")
+    static let amount = Column("amount")
+    static let base = Column("base")
+    static let commodity = Column("commodity")
+    static let currency = Column("currency")
+    static let effectiveAt = Column("effective_at")
+    static let envelopeId = Column("envelope_id")
+    static let event = Column("event")
+    static let interval = Column("interval")
+    static let kind = Column("kind")
+    static let name = Column("name")
+    static let policy = Column("policy")
+    static let quote = Column("quote")
+    static let rate = Column("rate")
+    static let rateToBase = Column("rate_to_base")
+    static let receivedAmount = Column("received_amount")
+    static let receivedCommodity = Column("received_commodity")
+    static let recordedAt = Column("recorded_at")
+    static let reversal = Column("reversal")
+    static let sequence = Column("sequence")
+    static let source = Column("source")
+    static let startDate = Column("start_date")
 }

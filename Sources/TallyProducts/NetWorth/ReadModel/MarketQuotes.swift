@@ -49,10 +49,10 @@ struct MarketQuotes {
     func graph() throws -> MarketQuoteGraph {
         var graph = MarketQuoteGraph()
         for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT symbol, commodity FROM nw_price_pairs")) {
-            graph.add(.price, base: row["symbol"], quote: row["commodity"])
+            graph.add(.price, base: row[NetWorthColumns.symbol], quote: row[NetWorthColumns.commodity])
         }
         for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT base, quote FROM nw_fx_pairs")) {
-            graph.add(.rate, base: row["base"], quote: row["quote"])
+            graph.add(.rate, base: row[NetWorthColumns.base], quote: row[NetWorthColumns.quote])
         }
         return graph
     }
@@ -67,9 +67,9 @@ struct MarketQuotes {
             """), arguments: [symbol.code, currency.code, point.effectiveBound, point.recordedBound]) else { return nil }
         return MarketQuote(
             kind: .price, base: symbol, quote: currency,
-            value: try ExactDecimal(significand: row["amount"], scale: currency.scale),
-            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
-            sequence: UInt64(row["sequence"] as Int64))
+            value: try ExactDecimal(significand: row[NetWorthColumns.amount], scale: currency.scale),
+            effectiveAt: row.instant(NetWorthColumns.effectiveAt), recordedAt: row.instant(NetWorthColumns.recordedAt),
+            sequence: row.sequence(NetWorthColumns.sequence))
     }
 
     /// The latest `base`/`quote` rate effective at or before the point and recorded by it.
@@ -80,9 +80,9 @@ struct MarketQuotes {
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [base.code, quote.code, point.effectiveBound, point.recordedBound]) else { return nil }
         return MarketQuote(
-            kind: .rate, base: base, quote: quote, value: try ExactDecimal(significand: row["significand"], scale: row["scale"]),
-            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]), recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
-            sequence: UInt64(row["sequence"] as Int64))
+            kind: .rate, base: base, quote: quote, value: try ExactDecimal(significand: row[NetWorthColumns.significand], scale: row[NetWorthColumns.scale]),
+            effectiveAt: row.instant(NetWorthColumns.effectiveAt), recordedAt: row.instant(NetWorthColumns.recordedAt),
+            sequence: row.sequence(NetWorthColumns.sequence))
     }
 
     /// The prices of `symbol` recorded (by any time) as taking effect exactly at `instant`:
@@ -91,7 +91,7 @@ struct MarketQuotes {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT commodity, amount FROM nw_prices WHERE symbol = ? AND effective_at = ? ORDER BY sequence
             """), arguments: [symbol.code, instant.microsecondsSinceEpoch])
-            .map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
+            .map { row in try row.money(NetWorthColumns.amount, NetWorthColumns.commodity) }
     }
 }
 

@@ -20,11 +20,11 @@ enum NetWorthHistory {
     /// Every asset and liability ever added, removed ones included, by kind then id.
     static func items(_ db: Database) throws -> [(kind: ItemKind, id: String, name: String)] {
         try Row.fetchAll(db, sql: "SELECT kind, item_id, name FROM nw_items ORDER BY kind, item_id").map { row in
-            let kindName: String = row["kind"]
+            let kindName: String = row[NetWorthColumns.kind]
             guard let kind = ItemKind(rawValue: kindName) else {
-                throw LedgerError(.inconsistentLog, "net worth item '\(row["item_id"] as String)' has the kind '\(kindName)', which is no item kind")
+                throw LedgerError(.inconsistentLog, "net worth item '\(row[NetWorthColumns.itemId] as String)' has the kind '\(kindName)', which is no item kind")
             }
-            return (kind, row["item_id"], row["name"])
+            return (kind, row[NetWorthColumns.itemId], row[NetWorthColumns.name])
         }
     }
 
@@ -33,10 +33,10 @@ enum NetWorthHistory {
         guard let row = try Row.fetchOne(db, sql: "SELECT currency, removed_at, removed_recorded_at, removed_sequence FROM nw_items WHERE kind = ? AND item_id = ?",
                                          arguments: [kind.rawValue, id]) else { return nil }
         var removed: (Int64, Int64, Int64)?
-        if let at = row["removed_at"] as Int64?, let recorded = row["removed_recorded_at"] as Int64? {
-            removed = (at, recorded, row["removed_sequence"] ?? 0)
+        if let at = row[NetWorthColumns.removedAt] as Int64?, let recorded = row[NetWorthColumns.removedRecordedAt] as Int64? {
+            removed = (at, recorded, row[NetWorthColumns.removedSequence] ?? 0)
         }
-        return Item(currency: try Commodity.named(row["currency"]), removed: removed)
+        return Item(currency: try Commodity.named(row[NetWorthColumns.currency]), removed: removed)
     }
 
     /// Every valuation, override clearing, position and price of a held symbol recorded by
@@ -49,6 +49,6 @@ enum NetWorthHistory {
             UNION ALL SELECT p.effective_at, p.recorded_at, p.sequence, 'price_quoted' FROM nw_prices p
                 WHERE p.symbol IN (SELECT DISTINCT symbol FROM nw_positions WHERE asset_id = ?) AND p.recorded_at <= ?
             """, arguments: [kind.rawValue, id, known, id, known, id, known, id, known]
-        ).map { Change(effective: $0["effective_at"], recorded: $0["recorded_at"], sequence: $0["sequence"], type: $0["type"]) }
+        ).map { Change(effective: $0[NetWorthColumns.effectiveAt], recorded: $0[NetWorthColumns.recordedAt], sequence: $0[NetWorthColumns.sequence], type: $0[NetWorthColumns.type]) }
     }
 }

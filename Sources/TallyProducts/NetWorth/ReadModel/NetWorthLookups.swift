@@ -48,19 +48,19 @@ struct NetWorthLookups {
               AND NOT (removed_at IS NOT NULL AND removed_at <= ? AND removed_recorded_at <= ?)
             ORDER BY kind, item_id
             """), arguments: [point.effectiveBound, point.recordedBound, point.effectiveBound, point.recordedBound]).map { row in
-            let kindName: String = row["kind"]
+            let kindName: String = row[NetWorthColumns.kind]
             guard let kind = ItemKind(rawValue: kindName) else {
-                throw LedgerError(.inconsistentLog, "net worth item '\(row["item_id"] as String)' has the kind '\(kindName)', which is no item kind")
+                throw LedgerError(.inconsistentLog, "net worth item '\(row[NetWorthColumns.itemId] as String)' has the kind '\(kindName)', which is no item kind")
             }
-            let typeName: String? = row["type"]
+            let typeName: String? = row[NetWorthColumns.type]
             let type = try typeName.map { name in
                 guard let type = AssetType(rawValue: name) else {
-                    throw LedgerError(.inconsistentLog, "net worth item '\(row["item_id"] as String)' has the type '\(name)', which is no asset type")
+                    throw LedgerError(.inconsistentLog, "net worth item '\(row[NetWorthColumns.itemId] as String)' has the type '\(name)', which is no asset type")
                 }
                 return type
             }
-            return NetWorthItem(kind: kind, itemId: row["item_id"], name: row["name"], category: row["category"],
-                                type: type, currency: row["currency"])
+            return NetWorthItem(kind: kind, itemId: row[NetWorthColumns.itemId], name: row[NetWorthColumns.name], category: row[NetWorthColumns.category],
+                                type: type, currency: row[NetWorthColumns.currency])
         }
     }
 
@@ -70,7 +70,7 @@ struct NetWorthLookups {
             SELECT country, sector, symbol FROM nw_item_tags WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [assetId] + bounds) else { return (nil, nil, nil) }
-        return (row["country"], row["sector"], row["symbol"])
+        return (row[NetWorthColumns.country], row[NetWorthColumns.sector], row[NetWorthColumns.symbol])
     }
 
     /// The latest valuation of an item from one source.
@@ -80,8 +80,8 @@ struct NetWorthLookups {
             WHERE kind = ? AND item_id = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [kind.rawValue, id, source.rawValue] + bounds) else { return nil }
-        return Valuation(value: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                         effectiveAt: row["effective_at"], sequence: row["sequence"])
+        return Valuation(value: try row.money(NetWorthColumns.amount, NetWorthColumns.commodity),
+                         effectiveAt: row[NetWorthColumns.effectiveAt], sequence: row[NetWorthColumns.sequence])
     }
 
     /// How many times the asset's override was cleared effective from `since` to the point.
@@ -97,7 +97,7 @@ struct NetWorthLookups {
             SELECT symbol, quantity FROM nw_positions WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [assetId] + bounds) else { return nil }
-        return (try Commodity.named(row["symbol"]), row["quantity"])
+        return (try Commodity.named(row[NetWorthColumns.symbol]), row[NetWorthColumns.quantity])
     }
 
     /// The cost basis of the asset's position in force: what the whole position cost; nil
@@ -106,8 +106,8 @@ struct NetWorthLookups {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT cost_commodity, cost_amount FROM nw_positions WHERE asset_id = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """), arguments: [assetId] + bounds), let commodity = row["cost_commodity"] as String? else { return nil }
-        return Money(minorUnits: row["cost_amount"], commodity: try Commodity.named(commodity))
+            """), arguments: [assetId] + bounds), let commodity = row[NetWorthColumns.costCommodity] as String? else { return nil }
+        return Money(minorUnits: row[NetWorthColumns.costAmount], commodity: try Commodity.named(commodity))
     }
 
     /// The latest price of a symbol in force.
@@ -116,12 +116,12 @@ struct NetWorthLookups {
             SELECT commodity, amount, source, effective_at FROM nw_prices WHERE symbol = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [symbol.code] + bounds) else { return nil }
-        let sourceName: String = row["source"]
+        let sourceName: String = row[NetWorthColumns.source]
         guard let source = PriceSource(rawValue: sourceName) else {
             throw LedgerError(.inconsistentLog, "a price of \(symbol.code) has the source '\(sourceName)', which is no price source")
         }
-        return Price(unitPrice: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                     source: source, effectiveAt: row["effective_at"])
+        return Price(unitPrice: try row.money(NetWorthColumns.amount, NetWorthColumns.commodity),
+                     source: source, effectiveAt: row[NetWorthColumns.effectiveAt])
     }
 
     /// The latest `base`/`quote` rate in force at the point.
@@ -131,7 +131,7 @@ struct NetWorthLookups {
             WHERE base = ? AND quote = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [base, quote] + bounds) else { return nil }
-        return FXQuote(base: base, quote: quote, rate: try ExactDecimal(significand: row["significand"], scale: row["scale"]),
-                       effectiveAt: row["effective_at"], sequence: row["sequence"])
+        return FXQuote(base: base, quote: quote, rate: try ExactDecimal(significand: row[NetWorthColumns.significand], scale: row[NetWorthColumns.scale]),
+                       effectiveAt: row[NetWorthColumns.effectiveAt], sequence: row[NetWorthColumns.sequence])
     }
 }

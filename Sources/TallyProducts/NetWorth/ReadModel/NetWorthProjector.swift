@@ -117,13 +117,13 @@ public struct NetWorthProjector: SnapshotTaking {
         /// Adding an item replaces any earlier row of its id, and with it the dates it held.
         func replacing(_ kind: ItemKind, _ id: String) throws {
             let row = try Row.fetchOne(db, sql: "SELECT added_at, removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
-            let held: [Int64?] = [row?["added_at"], row?["removed_at"]]
+            let held: [Int64?] = [row?[NetWorthColumns.addedAt], row?[NetWorthColumns.removedAt]]
             try changed(at: held.compactMap { $0 }.reduce(effective, min))
         }
         /// Removing an item moves its removal date.
         func removing(_ kind: ItemKind, _ id: String) throws {
             guard let row = try Row.fetchOne(db, sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id]) else { return }
-            try changed(at: min(effective, (row["removed_at"] as Int64?) ?? effective))
+            try changed(at: min(effective, (row[NetWorthColumns.removedAt] as Int64?) ?? effective))
         }
         switch event.body.payload {
         case let created as LedgerCreated:
@@ -194,11 +194,48 @@ public struct NetWorthProjector: SnapshotTaking {
                 WHERE reminder_id = ? AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
                 """, arguments: [effective, recorded, done.reminderId, done.reminderId])
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 
     public func takeSnapshots(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         try NetWorthSnapshots.take(db, settings: settings, last: last)
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum NetWorthColumns {
+    static let addedAt = Column("added_at")
+    static let amount = Column("amount")
+    static let assetId = Column("asset_id")
+    static let base = Column("base")
+    static let category = Column("category")
+    static let commodity = Column("commodity")
+    static let completedAt = Column("completed_at")
+    static let costAmount = Column("cost_amount")
+    static let costCommodity = Column("cost_commodity")
+    static let country = Column("country")
+    static let currency = Column("currency")
+    static let dueDate = Column("due_date")
+    static let effectiveAt = Column("effective_at")
+    static let itemId = Column("item_id")
+    static let kind = Column("kind")
+    static let name = Column("name")
+    static let note = Column("note")
+    static let quantity = Column("quantity")
+    static let quote = Column("quote")
+    static let recordedAt = Column("recorded_at")
+    static let reminderId = Column("reminder_id")
+    static let removedAt = Column("removed_at")
+    static let removedRecordedAt = Column("removed_recorded_at")
+    static let removedSequence = Column("removed_sequence")
+    static let scale = Column("scale")
+    static let sector = Column("sector")
+    static let sequence = Column("sequence")
+    static let setAt = Column("set_at")
+    static let significand = Column("significand")
+    static let source = Column("source")
+    static let symbol = Column("symbol")
+    static let type = Column("type")
 }

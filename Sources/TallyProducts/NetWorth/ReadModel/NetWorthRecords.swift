@@ -33,8 +33,8 @@ enum NetWorthRecords {
         try Row.fetchOne(db, sql: """
             SELECT asset_id, due_date, note, set_at, completed_at FROM nw_reminders WHERE reminder_id = ? ORDER BY sequence DESC LIMIT 1
             """, arguments: [reminderId]).map { row in
-            ReminderVersion(assetId: row["asset_id"], dueDate: LocalDate(daysSinceEpoch: row["due_date"]), note: row["note"],
-                            setAt: Instant(microsecondsSinceEpoch: row["set_at"]), isDone: (row["completed_at"] as Int64?) != nil)
+            ReminderVersion(assetId: row[NetWorthColumns.assetId], dueDate: LocalDate(daysSinceEpoch: row[NetWorthColumns.dueDate]), note: row[NetWorthColumns.note],
+                            setAt: row.instant(NetWorthColumns.setAt), isDone: (row[NetWorthColumns.completedAt] as Int64?) != nil)
         }
     }
 
@@ -45,8 +45,8 @@ enum NetWorthRecords {
             SELECT symbol, quantity, cost_commodity, cost_amount FROM nw_positions WHERE asset_id = ? AND effective_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """, arguments: [assetId, instant.microsecondsSinceEpoch]) else { return nil }
-        let quantity = Money(minorUnits: row["quantity"], commodity: try Commodity.named(row["symbol"]))
-        let cost = try (row["cost_commodity"] as String?).map { Money(minorUnits: row["cost_amount"], commodity: try Commodity.named($0)) }
+        let quantity = try row.money(NetWorthColumns.quantity, NetWorthColumns.symbol)
+        let cost = try (row[NetWorthColumns.costCommodity] as String?).map { Money(minorUnits: row[NetWorthColumns.costAmount], commodity: try Commodity.named($0)) }
         return (quantity, cost)
     }
 
@@ -77,8 +77,8 @@ enum ReminderQueries {
             ORDER BY r.due_date, r.reminder_id
             """, arguments: [effective, recorded, effective, recorded, effective, recorded]
         ).map { row in
-            let due = LocalDate(daysSinceEpoch: row["due_date"])
-            return OpenReminder(reminderId: row["reminder_id"], assetId: row["asset_id"], dueDate: due, note: row["note"], isDue: due <= day)
+            let due = LocalDate(daysSinceEpoch: row[NetWorthColumns.dueDate])
+            return OpenReminder(reminderId: row[NetWorthColumns.reminderId], assetId: row[NetWorthColumns.assetId], dueDate: due, note: row[NetWorthColumns.note], isDue: due <= day)
         }
     }
 }

@@ -181,7 +181,7 @@ public struct WealthProjector: Projector {
         case let change as CardUnfrozen:
             try flag(change.account, .cardFrozen, false, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 
@@ -317,4 +317,28 @@ private final class CalendarCache: Sendable {
             return calendar
         }
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum WealthColumns {
+    static let account = Column("account")
+    static let amount = Column("amount")
+    static let cardFrozen = Column("card_frozen")
+    static let cause = Column("cause")
+    static let commodity = Column("commodity")
+    static let detail = Column("detail")
+    static let effectiveAt = Column("effective_at")
+    static let enabled = Column("enabled")
+    static let investDelta = Column("invest_delta")
+    static let investWeight = Column("invest_weight")
+    static let kind = Column("kind")
+    static let paused = Column("paused")
+    static let recordedAt = Column("recorded_at")
+    static let reversedBy = Column("reversed_by")
+    static let reverses = Column("reverses")
+    static let roundUps = Column("round_ups")
+    static let sequence = Column("sequence")
+    static let spendDelta = Column("spend_delta")
+    static let spendWeight = Column("spend_weight")
 }

@@ -167,7 +167,7 @@ extension Ledger {
                 return try Row.fetchAll(
                     db, sql: "SELECT commodity, amount FROM wealth_round_up_totals WHERE account = ? AND month = ? ORDER BY commodity",
                     arguments: [account, month.description]
-                ).map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
+                ).map { row in try row.money(WealthColumns.amount, WealthColumns.commodity) }
             }
             // The month's round-up rows, read by the (account, effective_at) index.
             let first = calendar.startOfDay(month.firstDay).microsecondsSinceEpoch
@@ -180,7 +180,7 @@ extension Ledger {
                     GROUP BY commodity ORDER BY commodity
                     """,
                 arguments: [account, first, last, (knownAt ?? .latest).microsecondsSinceEpoch]
-            ).map { row in Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])) }
+            ).map { row in try row.money(WealthColumns.amount, WealthColumns.commodity) }
         }
     }
 
@@ -279,8 +279,8 @@ enum WealthQueries {
             return Settings()
         }
         return Settings(
-            splitRule: SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"]),
-            roundUpsEnabled: row["round_ups"], isPaused: row["paused"], cardFrozen: row["card_frozen"]
+            splitRule: SplitRule(spendWeight: row[WealthColumns.spendWeight], investWeight: row[WealthColumns.investWeight]),
+            roundUpsEnabled: row[WealthColumns.roundUps], isPaused: row[WealthColumns.paused], cardFrozen: row[WealthColumns.cardFrozen]
         )
     }
 
@@ -303,10 +303,10 @@ enum WealthQueries {
                             asOf.microsecondsSinceEpoch, sequence.map { Int64($0) } ?? Int64.max]
             ) else { continue }
             switch setting {
-            case .splitRule: settings.splitRule = SplitRule(spendWeight: row["spend_weight"], investWeight: row["invest_weight"])
-            case .roundUps: settings.roundUpsEnabled = row["enabled"]
-            case .paused: settings.isPaused = row["enabled"]
-            case .cardFrozen: settings.cardFrozen = row["enabled"]
+            case .splitRule: settings.splitRule = SplitRule(spendWeight: row[WealthColumns.spendWeight], investWeight: row[WealthColumns.investWeight])
+            case .roundUps: settings.roundUpsEnabled = row[WealthColumns.enabled]
+            case .paused: settings.isPaused = row[WealthColumns.enabled]
+            case .cardFrozen: settings.cardFrozen = row[WealthColumns.enabled]
             }
         }
         return settings
@@ -381,9 +381,9 @@ enum WealthQueries {
             db, sql: "SELECT * FROM wealth_unsplit_deposits WHERE account = ? ORDER BY sequence", arguments: [account]
         ).map { row in
             UnsplitDeposit(
-                sequence: UInt64(row["sequence"] as Int64),
-                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"])
+                sequence: row.sequence(WealthColumns.sequence),
+                amount: try row.money(WealthColumns.amount, WealthColumns.commodity),
+                effectiveAt: row.instant(WealthColumns.effectiveAt)
             )
         }
     }
@@ -446,10 +446,10 @@ enum WealthQueries {
     private static func balances(_ account: String, _ rows: [Row]) throws -> [WealthBalance] {
         var amounts: [String: (wallet: Int64, spend: Int64, invest: Int64)] = [:]
         for row in rows {
-            let code: String = row["commodity"]
-            let amount: Int64 = row["amount"]
+            let code: String = row[WealthColumns.commodity]
+            let amount: Int64 = row[WealthColumns.amount]
             var entry = amounts[code] ?? (0, 0, 0)
-            switch row["account"] as String {
+            switch row[WealthColumns.account] as String {
             case LedgerAccounts.spend(account): entry.spend = amount
             case LedgerAccounts.invest(account): entry.invest = amount
             default: entry.wallet = amount
@@ -480,23 +480,23 @@ enum WealthQueries {
     }
 
     static func entry(_ row: Row) throws -> WealthHistoryEntry {
-        let commodity = try Commodity.named(row["commodity"])
-        let kindName: String = row["kind"]
+        let commodity = try Commodity.named(row[WealthColumns.commodity])
+        let kindName: String = row[WealthColumns.kind]
         guard let kind = WealthHistoryEntry.Kind(rawValue: kindName) else {
             throw LedgerError(.inconsistentLog, "the wealth history holds a row of kind '\(kindName)', which no event writes")
         }
         return WealthHistoryEntry(
-            sequence: UInt64(row["sequence"] as Int64),
-            effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]),
-            recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"]),
+            sequence: row.sequence(WealthColumns.sequence),
+            effectiveAt: row.instant(WealthColumns.effectiveAt),
+            recordedAt: row.instant(WealthColumns.recordedAt),
             kind: kind,
-            amount: Money(minorUnits: row["amount"], commodity: commodity),
-            spendChange: Money(minorUnits: row["spend_delta"], commodity: commodity),
-            investChange: Money(minorUnits: row["invest_delta"], commodity: commodity),
-            cause: (row["cause"] as Int64?).map { UInt64($0) },
-            detail: row["detail"],
-            reverses: (row["reverses"] as Int64?).map { UInt64($0) },
-            reversedBy: row.hasColumn("reversed_by") ? (row["reversed_by"] as Int64?).map { UInt64($0) } : nil
+            amount: Money(minorUnits: row[WealthColumns.amount], commodity: commodity),
+            spendChange: Money(minorUnits: row[WealthColumns.spendDelta], commodity: commodity),
+            investChange: Money(minorUnits: row[WealthColumns.investDelta], commodity: commodity),
+            cause: (row[WealthColumns.cause] as Int64?).map { UInt64($0) },
+            detail: row[WealthColumns.detail],
+            reverses: (row[WealthColumns.reverses] as Int64?).map { UInt64($0) },
+            reversedBy: row.hasColumn("reversed_by") ? (row[WealthColumns.reversedBy] as Int64?).map { UInt64($0) } : nil
         )
     }
 }

@@ -106,7 +106,7 @@ enum BudgetQueries {
             db.cachedStatement(sql: "SELECT commodity, maximum FROM budgets WHERE month = ? AND category = ? AND superseded_at = ?"),
             arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
         ) else { return nil }
-        return Money(minorUnits: row["maximum"], commodity: try Commodity.named(row["commodity"]))
+        return try row.money(BudgetColumns.maximum, BudgetColumns.commodity)
     }
 
     /// The first and last microsecond of a month in the ledger's time zone.
@@ -123,12 +123,12 @@ enum BudgetQueries {
         )
         let range = BudgetQueries.range(of: month, calendar)
         return try rows.map { row in
-            let category = BudgetCategory(rawValue: row["category"]) ?? .general
-            let maximum = Money(minorUnits: row["maximum"], commodity: try Commodity.named(row["commodity"]))
+            let category: BudgetCategory = try row.kind(BudgetColumns.category)
+            let maximum = try row.money(BudgetColumns.maximum, BudgetColumns.commodity)
             let spent = try BudgetQueries.expenses(db, category: category, range: range, commodity: maximum.commodity, knownAt: knownAt)
             let latest = try Row.fetchAll(
                 db.cachedStatement(sql: """
-                    SELECT * FROM budget_transaction_history
+                    SELECT * FROM budget_transaction_versions
                     WHERE category = ? AND effective_at >= ? AND effective_at <= ? AND \(BudgetTransaction.visible)
                     ORDER BY effective_at DESC, recorded_sequence DESC LIMIT 3
                     """),
@@ -153,7 +153,7 @@ enum BudgetQueries {
             db.cachedStatement(sql: """
                 SELECT COALESCE(SUM(CASE WHEN amount > 0 THEN amount ELSE 0 END), 0) AS income,
                        COALESCE(SUM(CASE WHEN amount < 0 THEN -amount ELSE 0 END), 0) AS expenses
-                FROM budget_transaction_history
+                FROM budget_transaction_versions
                 WHERE effective_at >= ? AND effective_at <= ? AND commodity = ? AND \(BudgetTransaction.visible)
                 """),
             arguments: [range.lowerBound, min(range.upperBound, through.microsecondsSinceEpoch), currency.code]
@@ -173,8 +173,8 @@ enum BudgetQueries {
             month: month,
             currentBalance: Money(minorUnits: current, commodity: currency),
             heldInPots: Money(minorUnits: held, commodity: currency),
-            income: Money(minorUnits: flows?["income"] ?? 0, commodity: currency),
-            expenses: Money(minorUnits: flows?["expenses"] ?? 0, commodity: currency)
+            income: Money(minorUnits: flows?[BudgetColumns.income] ?? 0, commodity: currency),
+            expenses: Money(minorUnits: flows?[BudgetColumns.expenses] ?? 0, commodity: currency)
         )
     }
 
@@ -213,7 +213,7 @@ enum BudgetQueries {
     ) throws -> Money {
         let total = try Int64.fetchOne(
             db.cachedStatement(sql: """
-                SELECT COALESCE(SUM(-amount), 0) FROM budget_transaction_history
+                SELECT COALESCE(SUM(-amount), 0) FROM budget_transaction_versions
                 WHERE category = ? AND effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ?
                   AND \(BudgetTransaction.visible)
                 """),

@@ -46,7 +46,7 @@ public struct BudgetsProjector: Projector {
         case let deleted as BudgetDeleted:
             try close(month: deleted.month, category: deleted.category, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 
@@ -57,4 +57,14 @@ public struct BudgetsProjector: Projector {
             arguments: [event.recordedAt.microsecondsSinceEpoch, month.ordinal, category.rawValue, BudgetTime.openEnd]
         )
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum BudgetColumns {
+    static let expenses = Column("expenses")
+    static let income = Column("income")
+    static let category = Column("category")
+    static let commodity = Column("commodity")
+    static let maximum = Column("maximum")
 }

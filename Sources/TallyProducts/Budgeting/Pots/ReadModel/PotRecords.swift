@@ -25,10 +25,10 @@ enum PotRecords {
             }
         }
         return try rows.map { row in
-            let commodity = try Commodity.named(row["commodity"])
-            let id: String = row["pot_id"]
+            let commodity = try Commodity.named(row[PotColumns.commodity])
+            let id: String = row[PotColumns.potId]
             return Pot(
-                id: id, name: row["name"], target: Money(minorUnits: row["target"], commodity: commodity),
+                id: id, name: row[PotColumns.name], target: Money(minorUnits: row[PotColumns.target], commodity: commodity),
                 total: try total(LedgerAccounts.pot(id), commodity)
             )
         }

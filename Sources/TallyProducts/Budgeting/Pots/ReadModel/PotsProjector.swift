@@ -52,7 +52,7 @@ public struct PotsProjector: Projector {
         case let deleted as PotDeleted:
             try end(deleted.potId, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 
@@ -63,4 +63,13 @@ public struct PotsProjector: Projector {
             arguments: [event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch, id, BudgetTime.openEnd]
         )
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum PotColumns {
+    static let commodity = Column("commodity")
+    static let name = Column("name")
+    static let potId = Column("pot_id")
+    static let target = Column("target")
 }

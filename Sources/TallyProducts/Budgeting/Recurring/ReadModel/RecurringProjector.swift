@@ -58,7 +58,7 @@ public struct RecurringProjector: Projector {
         case let removed as RecurringRemoved:
             try end(removed.recurringId, event, db)
         default:
-            break
+            throw eventNotFolded(event)
         }
     }
 
@@ -69,4 +69,18 @@ public struct RecurringProjector: Projector {
             arguments: [event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch, id, BudgetTime.openEnd]
         )
     }
+}
+
+/// The columns of this read model's tables and query results, by name: the one place a
+/// column's name is spelled outside the statements that create, write and select it.
+enum RecurringColumns {
+    static let amount = Column("amount")
+    static let category = Column("category")
+    static let commodity = Column("commodity")
+    static let dayOfMonth = Column("day_of_month")
+    static let endMonth = Column("end_month")
+    static let frequency = Column("frequency")
+    static let payee = Column("payee")
+    static let recurringId = Column("recurring_id")
+    static let startMonth = Column("start_month")
 }

@@ -5,10 +5,10 @@ import GRDB
 extension RecurringItem {
     static func from(_ row: Row) throws -> RecurringItem {
         RecurringItem(
-            id: row["recurring_id"], payee: row["payee"], category: try category(row["category"], of: row["recurring_id"]),
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            frequency: try frequency(row["frequency"], of: row["recurring_id"]), dayOfMonth: row["day_of_month"],
-            startMonth: Month(ordinal: row["start_month"]), endMonth: (row["end_month"] as Int?).map(Month.init(ordinal:))
+            id: row[RecurringColumns.recurringId], payee: row[RecurringColumns.payee], category: try category(row[RecurringColumns.category], of: row[RecurringColumns.recurringId]),
+            amount: try row.money(RecurringColumns.amount, RecurringColumns.commodity),
+            frequency: try frequency(row[RecurringColumns.frequency], of: row[RecurringColumns.recurringId]), dayOfMonth: row[RecurringColumns.dayOfMonth],
+            startMonth: Month(ordinal: row[RecurringColumns.startMonth]), endMonth: (row[RecurringColumns.endMonth] as Int?).map(Month.init(ordinal:))
         )
     }
 
@@ -54,7 +54,7 @@ extension RecurringRules {
         let known = BudgetTime.versionArguments(knownAt: knownAt)
         if let generated = try String.fetchOne(
             db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transaction_history
+                SELECT transaction_id FROM budget_transaction_versions
                 WHERE recurring_id = ? AND recurring_month = ? AND \(BudgetTransaction.visible)
                 """),
             arguments: [item.id, month.ordinal] + known
@@ -63,7 +63,7 @@ extension RecurringRules {
         }
         return try String.fetchOne(
             db.cachedStatement(sql: """
-                SELECT transaction_id FROM budget_transaction_history
+                SELECT transaction_id FROM budget_transaction_versions
                 WHERE effective_at >= ? AND effective_at <= ? AND payee_key = ? AND commodity = ? AND amount = ?
                   AND \(BudgetTransaction.visible)
                 ORDER BY effective_at, recorded_sequence LIMIT 1

@@ -15,6 +15,6 @@ enum BankRecords {
     }
 
     private static func connection(from row: Row) -> BankConnection {
-        BankConnection(bankId: row["bank_id"], name: row["name"], isConnected: row["connected"])
+        BankConnection(bankId: row[BudgetTransactionColumns.bankId], name: row[BudgetTransactionColumns.name], isConnected: row[BudgetTransactionColumns.connected])
     }
 }

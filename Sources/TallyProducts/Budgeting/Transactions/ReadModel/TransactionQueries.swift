@@ -30,9 +30,9 @@ enum TransactionQueries {
         }
         let filter = conditions.joined(separator: " AND ")
         let offset = (query.page - 1) * query.pageSize
-        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_transaction_history WHERE \(filter)", arguments: arguments) ?? 0
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_transaction_versions WHERE \(filter)", arguments: arguments) ?? 0
         let rows = try Row.fetchAll(
-            db, sql: "SELECT * FROM budget_transaction_history WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
+            db, sql: "SELECT * FROM budget_transaction_versions WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
             arguments: arguments + [query.pageSize, offset]
         )
         return TransactionPage(

@@ -2,21 +2,21 @@ import TallyEngine
 import GRDB
 
 extension BudgetTransaction {
-    /// Reads a row of `budget_transaction_history`: one version of a transaction.
+    /// Reads a row of `budget_transaction_versions`: one version of a transaction.
     static func from(_ row: Row, calendar: LedgerCalendar) throws -> BudgetTransaction {
-        let version: Int64 = row["sequence"]
+        let version: Int64 = row[BudgetTransactionColumns.sequence]
         return BudgetTransaction(
-            id: row["transaction_id"], payee: row["payee"],
-            category: try TransactionRecords.category(row["category"], of: row["transaction_id"]),
-            amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-            date: calendar.date(of: Instant(microsecondsSinceEpoch: row["effective_at"])),
-            recurring: row["recurring"], source: try TransactionRecords.source(row["source"], of: row["transaction_id"]),
-            bankId: row["bank_id"], externalId: row["external_id"], recurringId: row["recurring_id"],
-            isChanged: version != (row["recorded_sequence"] as Int64)
+            id: row[BudgetTransactionColumns.transactionId], payee: row[BudgetTransactionColumns.payee],
+            category: try TransactionRecords.category(row[BudgetTransactionColumns.category], of: row[BudgetTransactionColumns.transactionId]),
+            amount: try row.money(BudgetTransactionColumns.amount, BudgetTransactionColumns.commodity),
+            date: calendar.date(of: row.instant(BudgetTransactionColumns.effectiveAt)),
+            recurring: row[BudgetTransactionColumns.recurring], source: try TransactionRecords.source(row[BudgetTransactionColumns.source], of: row[BudgetTransactionColumns.transactionId]),
+            bankId: row[BudgetTransactionColumns.bankId], externalId: row[BudgetTransactionColumns.externalId], recurringId: row[BudgetTransactionColumns.recurringId],
+            isChanged: version != (row[BudgetTransactionColumns.recordedSequence] as Int64)
         )
     }
 
-    /// The SQL filter on `budget_transaction_history` of the versions in force as known at
+    /// The SQL filter on `budget_transaction_versions` of the versions in force as known at
     /// an instant, deleted ones excluded: bind ``BudgetTime/versionArguments(knownAt:)``.
     static let visible = "deleted = 0 AND " + BudgetTime.versionInForce
 
@@ -24,14 +24,14 @@ extension BudgetTransaction {
     /// `(transaction, deleted)`.
     static func fetch(_ id: String, calendar: LedgerCalendar, _ db: Database) throws -> (transaction: BudgetTransaction, deleted: Bool)? {
         guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM budget_transaction_history WHERE transaction_id = ? AND superseded_at = ?"),
+            db.cachedStatement(sql: "SELECT * FROM budget_transaction_versions WHERE transaction_id = ? AND superseded_at = ?"),
             arguments: [id, BudgetTime.openEnd]
         ) else { return nil }
-        return (try from(row, calendar: calendar), row["deleted"])
+        return (try from(row, calendar: calendar), row[BudgetTransactionColumns.deleted])
     }
 }
 
-/// The statements of the budget's transactions read model (`budget_transaction_history`:
+/// The statements of the budget's transactions read model (`budget_transaction_versions`:
 /// every version of each transaction, bitemporally; the version in force is the one not
 /// superseded).
 enum TransactionRecords {
@@ -60,7 +60,7 @@ enum TransactionRecords {
     static func version(of id: String, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar, _ db: Database) throws -> BudgetTransaction? {
         try Row.fetchOne(
             db.cachedStatement(sql: """
-                SELECT * FROM budget_transaction_history
+                SELECT * FROM budget_transaction_versions
                 WHERE transaction_id = ? AND \(BudgetTransaction.visible) AND effective_at <= ?
                 """),
             arguments: [id] + BudgetTime.versionArguments(knownAt: knownAt) + [BudgetTime.effectiveBound(asOf)]
@@ -71,28 +71,28 @@ enum TransactionRecords {
     static func history(of id: String, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar, _ db: Database) throws -> [TransactionChange] {
         try Row.fetchAll(
             db.cachedStatement(sql: """
-                SELECT * FROM budget_transaction_history
+                SELECT * FROM budget_transaction_versions
                 WHERE transaction_id = ? AND recorded_at <= ? AND effective_at <= ? ORDER BY sequence
                 """),
             arguments: [id, BudgetTime.knownBound(knownAt), BudgetTime.effectiveBound(asOf)]
         ).map { row in
-            let changeName: String = row["change"]
+            let changeName: String = row[BudgetTransactionColumns.change]
             guard let kind = TransactionChange.Kind(rawValue: changeName) else {
                 throw LedgerError(.inconsistentLog, "transaction '\(id)' has a change of kind '\(changeName)', which no event makes; run tally rebuild")
             }
             return TransactionChange(
-                sequence: UInt64(row["sequence"] as Int64), kind: kind,
-                payee: row["payee"], category: try category(row["category"], of: id),
-                amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                date: calendar.date(of: Instant(microsecondsSinceEpoch: row["effective_at"])),
-                recordedAt: Instant(microsecondsSinceEpoch: row["recorded_at"])
+                sequence: row.sequence(BudgetTransactionColumns.sequence), kind: kind,
+                payee: row[BudgetTransactionColumns.payee], category: try category(row[BudgetTransactionColumns.category], of: id),
+                amount: try row.money(BudgetTransactionColumns.amount, BudgetTransactionColumns.commodity),
+                date: calendar.date(of: row.instant(BudgetTransactionColumns.effectiveAt)),
+                recordedAt: row.instant(BudgetTransactionColumns.recordedAt)
             )
         }
     }
 
     /// The earliest effective time of a visible transaction as known at `knownAt`.
     static func firstEffectiveAt(knownAt: Instant?, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT MIN(effective_at) FROM budget_transaction_history WHERE \(BudgetTransaction.visible)",
+        try Int64.fetchOne(db, sql: "SELECT MIN(effective_at) FROM budget_transaction_versions WHERE \(BudgetTransaction.visible)",
                            arguments: BudgetTime.versionArguments(knownAt: knownAt))
     }
 
@@ -102,11 +102,11 @@ enum TransactionRecords {
         from start: Instant, through end: Instant, in currency: Commodity, knownAt: Instant?, _ db: Database
     ) throws -> [(category: BudgetCategory, spent: Int64)] {
         try Row.fetchAll(db, sql: """
-            SELECT category, SUM(-amount) AS spent FROM budget_transaction_history
+            SELECT category, SUM(-amount) AS spent FROM budget_transaction_versions
             WHERE effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ? AND \(BudgetTransaction.visible)
             GROUP BY category ORDER BY category
             """, arguments: [start.microsecondsSinceEpoch, end.microsecondsSinceEpoch, currency.code] + BudgetTime.versionArguments(knownAt: knownAt)
-        ).map { row in (try category(row["category"], of: "in the \(row["category"] as String) spending"), row["spent"]) }
+        ).map { row in (try category(row[BudgetTransactionColumns.category], of: "in the \(row[BudgetTransactionColumns.category] as String) spending"), row[BudgetTransactionColumns.spent]) }
     }
 
     /// One transaction not generated by a recurring item, as a proposal reads it.
@@ -123,14 +123,14 @@ enum TransactionRecords {
     /// at `knownAt`, by payee then date.
     static func unscheduled(through: Instant, knownAt: Instant?, _ db: Database) throws -> [Occurrence] {
         try Row.fetchAll(db, sql: """
-            SELECT transaction_id, payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_history
+            SELECT transaction_id, payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_versions
             WHERE effective_at <= ? AND recurring_id IS NULL AND \(BudgetTransaction.visible)
             ORDER BY payee_key, effective_at, recorded_sequence
             """, arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt)
         ).map { row in
-            Occurrence(payee: row["payee"], payeeKey: row["payee_key"], category: try category(row["category"], of: row["transaction_id"]),
-                       amount: Money(minorUnits: row["amount"], commodity: try Commodity.named(row["commodity"])),
-                       effectiveAt: Instant(microsecondsSinceEpoch: row["effective_at"]))
+            Occurrence(payee: row[BudgetTransactionColumns.payee], payeeKey: row[BudgetTransactionColumns.payeeKey], category: try category(row[BudgetTransactionColumns.category], of: row[BudgetTransactionColumns.transactionId]),
+                       amount: try row.money(BudgetTransactionColumns.amount, BudgetTransactionColumns.commodity),
+                       effectiveAt: row.instant(BudgetTransactionColumns.effectiveAt))
         }
     }
 }

@@ -1,5 +1,5 @@
 public import TallyEngine
-public import TallyProducts
+import TallyProducts
 
 /// Every product's answers at one (as of, known at) point, each by name, as text: balances,
 /// audits of accounts, wealth summaries and histories, the budget overview, budgets,
