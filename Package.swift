@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "TallyEngine", targets: ["TallyEngine"]),
         .library(name: "TallyProducts", targets: ["TallyProducts"]),
         .library(name: "Tally", targets: ["Tally"]),
+        .library(name: "TallyService", targets: ["TallyService"]),
         .executable(name: "tally", targets: ["TallyCLI"]),
     ],
     dependencies: [
@@ -22,6 +23,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -61,12 +69,31 @@ let package = Package(
             dependencies: ["TallyEngine", "TallyProducts"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "TallyService",
+            dependencies: [
+                "Tally",
+                "TallyEngine",
+                "TallyProducts",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "TallyCLI",
             dependencies: [
                 "Tally",
                 "TallyLog",
+                "TallyService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -103,6 +130,17 @@ let package = Package(
             name: "TallyTests",
             dependencies: ["Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TallyServiceTests",
+            dependencies: [
+                "TallyService",
+                "Tally",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

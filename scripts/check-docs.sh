@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a public symbol of the library modules has no doc comment (STYLE.md, Docs).
 #
-#   scripts/check-docs.sh                        # TallyLog TallyEngine TallyProducts
+#   scripts/check-docs.sh                        # TallyLog TallyEngine TallyProducts TallyService
 #   scripts/check-docs.sh TallyLog TallyEngine   # only these
 #
 # Builds the modules with the compiler emitting their symbol graphs, in a build directory
@@ -19,7 +19,7 @@ SYMBOLS="$SCRATCH/symbol-graphs"
 if [ "$#" -gt 0 ]; then
     MODULES=("$@")
 else
-    MODULES=(TallyLog TallyEngine TallyProducts)
+    MODULES=(TallyLog TallyEngine TallyProducts TallyService)
 fi
 
 mkdir -p "$SYMBOLS"

@@ -41,6 +41,7 @@ struct TallyCommand: ParsableCommand {
             WealthCommand.self,
             SettingsCommand.self, CommodityCommand.self,
             KeyCommand.self, EraseCommand.self,
+            ServeCommand.self,
         ]
     )
 }

@@ -1,0 +1,225 @@
+import HTTPTypes
+import Hummingbird
+import Tally
+
+/// Product commands as `POST` routes. Each takes a JSON body and an `Idempotency-Key`
+/// header, which becomes the engine's idempotency key: a repeat with the same body returns
+/// the first response (the same events, `Idempotent-Replayed: true`) and appends nothing; a
+/// repeat with another body is 409 `idempotency_conflict`, as the ledger decides. Every
+/// rule is the library's: a route only reads its fields and calls the command `Ledger`
+/// builds (the same methods the CLI calls).
+enum CommandRoutes {
+    /// A command route: its fields and how its body becomes the ledger's command.
+    struct Definition: Sendable {
+        let route: ServiceRoute
+        let fields: Set<String>
+        let build: @Sendable (_ body: JSONBody, _ ledger: Ledger, _ call: Call, _ key: String) throws -> LedgerCommand
+    }
+
+    static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
+    static let replayedField = HTTPField.Name("Idempotent-Replayed")!
+
+    static let all: [Definition] = wealth + pots + budgets + envelopes + netWorth
+
+    // MARK: Wealth
+
+    static let wealth: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/deposits", operationId: "depositWealth", security: .ledger(.write)),
+            fields: ["amount", "currency", "source", "external_id", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.depositCommand(
+                account: try call.parameter("account"), amount: try money(body, "amount", ledger),
+                source: try body.enumeration("source", DepositSource.self, default: .bankTransfer),
+                externalId: try body.optionalString("external_id"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/purchases", operationId: "purchaseWealth", security: .ledger(.write)),
+            fields: ["amount", "currency", "merchant", "external_id", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.purchaseCommand(
+                account: try call.parameter("account"), amount: try money(body, "amount", ledger), merchant: try body.string("merchant"),
+                externalId: try body.optionalString("external_id"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/withdrawals", operationId: "withdrawWealth", security: .ledger(.write)),
+            fields: ["amount", "currency", "destination", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.withdrawCommand(
+                account: try call.parameter("account"), amount: try money(body, "amount", ledger),
+                destination: try body.optionalString("destination"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Pots
+
+    static let pots: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots", operationId: "createPot", security: .ledger(.write)),
+            fields: ["id", "name", "target", "currency"]
+        ) { body, ledger, _, key in
+            try ledger.createPotCommand(id: try body.string("id"), name: try body.optionalString("name"), target: try money(body, "target", ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots/{pot}/additions", operationId: "addToPot", security: .ledger(.write)),
+            fields: ["amount", "currency"]
+        ) { body, ledger, call, key in
+            try ledger.addToPotCommand(id: try call.parameter("pot"), amount: try money(body, "amount", ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots/{pot}/withdrawals", operationId: "withdrawFromPot", security: .ledger(.write)),
+            fields: ["amount", "currency"]
+        ) { body, ledger, call, key in
+            try ledger.withdrawFromPotCommand(id: try call.parameter("pot"), amount: try money(body, "amount", ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Budgets and transactions
+
+    static let budgets: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/budgets", operationId: "setBudget", security: .ledger(.write)),
+            fields: ["category", "month", "maximum", "currency"]
+        ) { body, ledger, _, key in
+            try ledger.setBudgetCommand(
+                category: try body.enumeration("category", BudgetCategory.self), month: try month(body, "month"),
+                maximum: try money(body, "maximum", ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions", operationId: "recordTransaction", security: .ledger(.write)),
+            fields: ["payee", "category", "amount", "currency", "date", "recurring", "id"]
+        ) { body, ledger, _, key in
+            let text = try body.string("date")
+            guard let date = try? LocalDate(parsing: text) else { throw Problem.invalidField("date", "'date' is '\(text)', not a day (YYYY-MM-DD)") }
+            return try ledger.recordTransactionCommand(
+                payee: try body.string("payee"), category: try body.enumeration("category", BudgetCategory.self),
+                amount: try money(body, "amount", ledger), date: date, recurring: try body.optionalBool("recurring") ?? false,
+                id: try body.optionalString("id"), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Envelopes
+
+    static let envelopes: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes", operationId: "createEnvelope", security: .ledger(.write)),
+            fields: ["id", "name", "interval", "budgeted", "currency", "start_date"]
+        ) { body, ledger, _, key in
+            let start: LocalDate? = try body.optionalString("start_date").map { text in
+                guard let day = try? LocalDate(parsing: text) else { throw Problem.invalidField("start_date", "'start_date' is '\(text)', not a day (YYYY-MM-DD)") }
+                return day
+            }
+            return try ledger.createEnvelopeCommand(
+                try body.string("id"), name: try body.string("name"), interval: try body.enumeration("interval", EnvelopeInterval.self),
+                budgeted: try money(body, "budgeted", ledger), startDate: start, idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-accounts", operationId: "openEnvelopeAccount", security: .ledger(.write)),
+            fields: ["account", "currency", "opening_balance", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.openEnvelopeAccountCommand(
+                try body.string("account"), commodity: try currency(body, "currency", ledger),
+                openingBalance: body.has("opening_balance") ? try money(body, "opening_balance", ledger) : nil,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Net worth
+
+    static let netWorth: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets", operationId: "addAsset", security: .ledger(.write)),
+            fields: ["id", "name", "category", "type", "currency", "country", "sector", "symbol", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.addAssetCommand(
+                assetId: try body.string("id"), name: try body.string("name"),
+                category: try body.enumeration("category", AssetCategory.self), type: try body.enumeration("type", AssetType.self),
+                currency: try currency(body, "currency", ledger), country: try body.optionalString("country"),
+                sector: try body.optionalString("sector"), symbol: try body.optionalString("symbol"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/valuations", operationId: "recordValuation", security: .ledger(.write)),
+            fields: ["value", "currency", "source", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.recordValuationCommand(
+                itemKind: .asset, itemId: try call.parameter("asset"), value: try money(body, "value", ledger),
+                source: try body.enumeration("source", ValuationSource.self, default: .manual),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Running a command
+
+    /// Answers a command route: key, body, fields, the ledger's command, its commit.
+    static func handle(_ definition: Definition, _ call: Call) async throws -> Response {
+        let key = try idempotencyKey(call.request)
+        let body = try JSONBody(try await call.body(limit: call.state.configuration.commandBodyBytesLimit))
+        try body.requireOnly(definition.fields)
+        return try await call.state.pool.with(try call.ledger) { ledger in
+            let command: LedgerCommand
+            do {
+                command = try definition.build(body, ledger, call, key)
+            } catch let error as Problem {
+                throw error
+            } catch {
+                throw Problem.from(error)
+            }
+            let result = try await ledger.run(command)
+            var headers = HTTPFields()
+            if result.wasAlreadyApplied { headers[replayedField] = "true" }
+            return Call.json(.object([("events", .array(result.events.map { .raw(EventJSON.encode($0)) }))]), status: .created, headers: headers)
+        }
+    }
+
+    /// The `Idempotency-Key` header: required on every command, 1 to 200 printable characters.
+    static func idempotencyKey(_ request: Request) throws -> String {
+        guard let key = request.headers[idempotencyKeyField], !key.isEmpty else {
+            throw Problem(.badRequest, "idempotency_key_required", "every command needs an Idempotency-Key header (a unique string per intended change, reused on retries)", field: "Idempotency-Key")
+        }
+        guard key.utf8.count <= 200, key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw Problem(.badRequest, "invalid_idempotency_key", "the Idempotency-Key is 1 to 200 printable characters", field: "Idempotency-Key")
+        }
+        return key
+    }
+
+    // MARK: Fields
+
+    /// An amount field in the body's `currency` (default: the ledger's base currency), by the
+    /// ledger's one currency rule.
+    static func money(_ body: JSONBody, _ field: String, _ ledger: Ledger) throws -> Money {
+        let text = try body.string(field)
+        let commodity: Commodity
+        if body.has("currency") {
+            commodity = try currency(body, "currency", ledger)
+        } else {
+            do { commodity = try ledger.settings().baseCurrency } catch { throw Problem.from(error) }
+        }
+        let money: Money
+        do { money = try Money(parsing: text, commodity: commodity) } catch {
+            throw Problem(.unprocessableContent, "invalid_amount", "'\(field)' '\(text)': \(error)", field: field)
+        }
+        do { try ledger.requireCurrency(money, field) } catch let error as LedgerError { throw Problem.ledger(error, field: field) }
+        return money
+    }
+
+    /// A currency field by the ledger's rule (ISO 4217, built in, or declared).
+    static func currency(_ body: JSONBody, _ field: String, _ ledger: Ledger) throws -> Commodity {
+        let code = try body.string(field)
+        do { _ = try Commodity.named(code) } catch {
+            throw Problem(.unprocessableContent, "invalid_currency", "'\(field)' '\(code)': \(error)", field: field)
+        }
+        do { return try ledger.currency(code) } catch let error as LedgerError {
+            throw Problem(.unprocessableContent, "unknown_currency", error.message, field: field)
+        }
+    }
+
+    static func month(_ body: JSONBody, _ field: String) throws -> Month {
+        let text = try body.string(field)
+        guard let month = try? Month(parsing: text) else { throw Problem.invalidField(field, "'\(field)' is '\(text)', not a month (YYYY-MM)") }
+        return month
+    }
+}

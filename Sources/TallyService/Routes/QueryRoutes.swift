@@ -1,0 +1,139 @@
+import Hummingbird
+import Tally
+
+/// Queries as `GET` routes. Every one takes `as_of` (a day: its end in the ledger's time
+/// zone, or an RFC 3339 instant; default the end of today) and `known_at` (what the ledger
+/// had recorded by then; default everything), as the CLI's `--as-of` and `--known-at` do,
+/// and answers what the library's query answers, amounts as decimal strings.
+enum QueryRoutes {
+    /// A query route: how it reads the ledger at a point in time.
+    struct Definition: Sendable {
+        let route: ServiceRoute
+        let answer: @Sendable (_ ledger: Ledger, _ call: Call, _ asOf: Instant, _ knownAt: Instant?) throws -> JSONValue
+    }
+
+    static let all: [Definition] = [
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}", operationId: "getLedger", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let settings = try ledger.settings(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("id", .string(try call.ledger)),
+                ("name", .string(settings.name)),
+                ("base_currency", .string(settings.baseCurrency.code)),
+                ("time_zone", .string(settings.timeZone)),
+                ("page_size", .integer(settings.pageSize)),
+                ("due_soon_days", .integer(settings.dueSoonDays)),
+                ("price_staleness_seconds", .integer(settings.priceStalenessSeconds)),
+                ("head", .object([("sequence", .integer(Int64(ledger.head.sequence))), ("digest", .string(ledger.head.description))])),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/balances", operationId: "getBalances", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let balances = try ledger.balances(asOf: asOf, knownAt: knownAt).filter { !$0.amount.isZero }
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("balances", .array(balances.map { balance in
+                    .object([("account", .string(balance.account)), ("currency", .string(balance.amount.commodity.code)), ("balance", .amount(balance.amount))])
+                })),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/wealth/{account}", operationId: "getWealthSummary", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let summary = try ledger.wealthSummary(account: try call.parameter("account"), asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("account", .string(summary.account)),
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("status", .string(summary.status.rawValue)),
+                ("split_rule", .string(summary.splitRule.description)),
+                ("round_ups_enabled", .bool(summary.roundUpsEnabled)),
+                ("card_frozen", .bool(summary.cardFrozen)),
+                ("unsplit_deposit_count", .integer(Int64(summary.unsplitDepositCount))),
+                ("balances", .array(summary.balances.map { balance in
+                    .object([
+                        ("currency", .string(balance.commodity.code)), ("wallet", .amount(balance.wallet)), ("spend", .amount(balance.spend)),
+                        ("invest", .amount(balance.invest)), ("total", .amount(balance.total)),
+                    ])
+                })),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/pots", operationId: "listPots", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let pots = try ledger.pots(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("pots", .array(pots.map { pot in
+                    .object([
+                        ("id", .string(pot.id)), ("name", .string(pot.name)), ("currency", .string(pot.total.commodity.code)),
+                        ("target", .amount(pot.target)), ("total", .amount(pot.total)), ("progress_basis_points", .integer(pot.progressBasisPoints)),
+                    ])
+                })),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/budgets/overview", operationId: "getBudgetOverview", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let month: Month
+            if let text = call.query("month") {
+                guard let parsed = try? Month(parsing: text) else { throw Problem.invalidParameter("month", "'month' is '\(text)', not a month (YYYY-MM)") }
+                month = parsed
+            } else {
+                month = ledger.calendar.date(of: asOf).month
+            }
+            let overview = try ledger.budgetOverview(month: month, asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("month", .string(overview.month.description)),
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("current_balance", .amount(overview.currentBalance)), ("held_in_pots", .amount(overview.heldInPots)),
+                ("income", .amount(overview.income)), ("expenses", .amount(overview.expenses)), ("net", .amount(try overview.net())),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/envelopes", operationId: "listEnvelopes", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let statuses = try ledger.envelopeStatuses(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("envelopes", .array(statuses.map { status in
+                    .object([
+                        ("id", .string(status.envelopeId)), ("name", .string(status.name)), ("interval", .string(status.interval.rawValue)),
+                        ("rollover", .string(status.policy.rawValue)), ("period_start", .string(status.period.first.description)),
+                        ("period_end", .optional(status.period.last?.description)), ("currency", .string(status.budgeted.commodity.code)),
+                        ("budgeted", .amount(status.budgeted)), ("funded", .amount(status.funded)), ("carried_in", .amount(status.carriedIn)),
+                        ("available", .amount(status.available)), ("spent", .amount(status.spent)), ("remaining", .amount(status.remaining)),
+                        ("over_budget", .bool(status.isOverBudget)),
+                    ])
+                })),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/envelope-accounts/total", operationId: "getEnvelopeAccountsTotal", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let total = try ledger.envelopeAccountsTotal(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("currency", .string(total.total.commodity.code)), ("total", .amount(total.total)), ("complete", .bool(total.isComplete)),
+                ("lines", .array(total.lines.map { line in
+                    .object([
+                        ("account", .string(line.account)), ("currency", .string(line.amount.commodity.code)), ("amount", .amount(line.amount)),
+                        ("in_base", line.inBase.map(JSONValue.amount) ?? .null),
+                    ])
+                })),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/net-worth", operationId: "getNetWorth", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let report = try ledger.netWorth(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("base_currency", .string(report.baseCurrency.code)),
+                ("assets", .amount(report.assets)), ("liabilities", .amount(report.liabilities)), ("net_worth", .amount(report.netWorth)),
+                ("complete", .bool(report.isComplete)),
+                ("lines", .array(report.lines.map { line in
+                    .object([
+                        ("kind", .string(line.kind.rawValue)), ("id", .string(line.itemId)), ("name", .string(line.name)),
+                        ("category", .string(line.category)), ("value", .amount(line.converted)), ("stale", .bool(line.isStale)),
+                    ])
+                })),
+            ])
+        },
+    ]
+
+    /// Answers a query route.
+    static func handle(_ definition: Definition, _ call: Call) async throws -> Response {
+        try await call.state.pool.with(try call.ledger) { ledger in
+            let asOf = try TimeParameters.asOf(call.query("as_of"), ledger)
+            let knownAt = try TimeParameters.knownAt(call.query("known_at"), ledger)
+            let answer = try await call.state.blocking { try definition.answer(ledger, call, asOf, knownAt) }
+            return Call.json(answer)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import TallyService
+
+/// Every ledger route over real HTTP, as a household's app would call them: create the
+/// ledger, record through each product's commands, read back through each query, with
+/// amounts as decimal strings and errors as problem documents.
+@Suite struct LedgerRoutesTests {
+    @Test func aHouseholdRecordsAndReadsThroughEveryCommandAndQuery() async throws {
+        let service = try await ServiceHarness.start()
+        let created = try await service.createLedger("smiths")
+        #expect(created.status == 201, "\(created.text)")
+        #expect((created.json["head"] as? [String: Any])?["sequence"] as? Int == 1)
+
+        // Wealth: a deposit splits 70/30, a purchase rounds up, a withdrawal leaves Spend.
+        let deposit = try await service.command("/ledgers/smiths/wealth/main/deposits", #"{"amount":"100.00","external_id":"bank-1"}"#)
+        #expect(deposit.status == 201, "\(deposit.text)")
+        #expect(deposit.json.objects("events").map { $0["type"] as? String } == ["deposit_received", "deposit_split"])
+        #expect(try await service.command("/ledgers/smiths/wealth/main/purchases", #"{"amount":"3.40","merchant":"Cafe"}"#).status == 201)
+        #expect(try await service.command("/ledgers/smiths/wealth/main/withdrawals", #"{"amount":"10.00","destination":"checking"}"#).status == 201)
+        let wealth = try await service.send(.GET, "/ledgers/smiths/wealth/main")
+        #expect(wealth.status == 200, "\(wealth.text)")
+        let usd = wealth.json.objects("balances").first
+        #expect(usd?["currency"] as? String == "USD")
+        #expect(usd?["total"] is String, "amounts are strings")
+        #expect(usd?["total"] as? String == "86.60", "100.00 − 3.40 − 10.00: \(wealth.text)")
+
+        // Budgeting: income, a budget, a pot filled and partly emptied.
+        #expect(try await service.command("/ledgers/smiths/transactions", #"{"payee":"Employer","category":"general","amount":"2000.00","date":"2026-01-15"}"#).status == 201)
+        #expect(try await service.command("/ledgers/smiths/budgets", #"{"category":"groceries","month":"2026-01","maximum":"400.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/smiths/pots", #"{"id":"holiday","name":"Holiday","target":"1500.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/smiths/pots/holiday/additions", #"{"amount":"300.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/smiths/pots/holiday/withdrawals", #"{"amount":"50.00"}"#).status == 201)
+        let pots = try await service.send(.GET, "/ledgers/smiths/pots")
+        #expect(pots.json.objects("pots").first?["total"] as? String == "250.00", "\(pots.text)")
+        let overview = try await service.send(.GET, "/ledgers/smiths/budgets/overview?month=2026-01&as_of=2026-01-31")
+        #expect(overview.status == 200, "\(overview.text)")
+        #expect(overview.json["income"] as? String == "2000.00")
+
+        // Net worth: an asset and its valuation.
+        #expect(try await service.command("/ledgers/smiths/assets", #"{"id":"flat","name":"Flat","category":"property","type":"real_estate","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/smiths/assets/flat/valuations", #"{"value":"250000.00"}"#).status == 201)
+        let netWorth = try await service.send(.GET, "/ledgers/smiths/net-worth")
+        #expect(netWorth.status == 200, "\(netWorth.text)")
+        #expect(netWorth.json["assets"] as? String == "250000.00", "\(netWorth.text)")
+
+        let ledger = try await service.send(.GET, "/ledgers/smiths")
+        #expect(ledger.json["base_currency"] as? String == "USD")
+        let balances = try await service.send(.GET, "/ledgers/smiths/balances")
+        #expect(balances.status == 200)
+        #expect(!balances.json.objects("balances").isEmpty)
+        #expect(balances.json.objects("balances").allSatisfy { $0["balance"] is String })
+        try await service.stopAndRemove()
+    }
+
+    @Test func envelopesAreOpenedCreatedAndRead() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("envelopes")
+        let account = try await service.command("/ledgers/envelopes/envelope-accounts", #"{"account":"Assets:Checking","currency":"USD","opening_balance":"1000.00"}"#)
+        #expect(account.status == 201, "\(account.text)")
+        let envelope = try await service.command("/ledgers/envelopes/envelopes", #"{"id":"food","name":"Food","interval":"monthly","budgeted":"400.00"}"#)
+        #expect(envelope.status == 201, "\(envelope.text)")
+        let statuses = try await service.send(.GET, "/ledgers/envelopes/envelopes")
+        #expect(statuses.status == 200, "\(statuses.text)")
+        #expect(statuses.json.objects("envelopes").map { $0["id"] as? String } == ["food"])
+        #expect(statuses.json.objects("envelopes").first?["budgeted"] as? String == "400.00")
+        let total = try await service.send(.GET, "/ledgers/envelopes/envelope-accounts/total")
+        #expect(total.json["total"] as? String == "1000.00", "\(total.text)")
+        let interval = try await service.command("/ledgers/envelopes/envelopes", #"{"id":"x","name":"X","interval":"daily","budgeted":"1.00"}"#)
+        #expect(interval.json["field"] as? String == "interval")
+        try await service.stopAndRemove()
+    }
+
+    @Test func queriesTravelInTimeWithAsOfAndKnownAt() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("jones")
+        let first = try await service.command("/ledgers/jones/wealth/main/deposits", #"{"amount":"10.00","effective_at":"2026-01-10"}"#)
+        #expect(first.status == 201, "\(first.text)")
+        let recordedAt = try #require(first.json.objects("events").last?["recorded_at"] as? String)
+        #expect(try await service.command("/ledgers/jones/wealth/main/deposits", #"{"amount":"5.00","effective_at":"2026-03-10"}"#).status == 201)
+
+        func total(_ query: String) async throws -> String? {
+            let reply = try await service.send(.GET, "/ledgers/jones/wealth/main\(query)")
+            return reply.json.objects("balances").first?["total"] as? String
+        }
+        #expect(try await total("") == "15.00")
+        #expect(try await total("?as_of=2026-02-01") == "10.00", "only what was effective by then")
+        #expect(try await total("?known_at=\(recordedAt)") == "10.00", "only what had been recorded by then")
+        let bad = try await service.send(.GET, "/ledgers/jones/balances?as_of=yesterday")
+        #expect(bad.status == 400)
+        #expect(bad.code == "invalid_parameter")
+        #expect(bad.json["field"] as? String == "as_of")
+        try await service.stopAndRemove()
+    }
+
+    @Test func badInputIsAProblemNamingTheFieldAndAppendsNothing() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("lee")
+        let head = { try await service.send(.GET, "/ledgers/lee").json["head"] as? [String: Any] }
+
+        let number = try await service.command("/ledgers/lee/wealth/main/deposits", #"{"amount":100.5}"#)
+        #expect(number.status == 422)
+        #expect(number.headers.first(name: "Content-Type") == "application/problem+json")
+        #expect(number.code == "invalid_field")
+        #expect(number.json["field"] as? String == "amount", "a JSON number is never read as money")
+
+        let precision = try await service.command("/ledgers/lee/wealth/main/deposits", #"{"amount":"1.234"}"#)
+        #expect(precision.status == 422)
+        #expect(precision.code == "invalid_amount")
+        #expect(precision.json["field"] as? String == "amount")
+
+        let unknown = try await service.command("/ledgers/lee/wealth/main/deposits", #"{"amount":"1.00","amuont":"2"}"#)
+        #expect(unknown.code == "unknown_field")
+        #expect(unknown.json["field"] as? String == "amuont")
+
+        let refused = try await service.command("/ledgers/lee/wealth/main/withdrawals", #"{"amount":"5.00"}"#)
+        #expect(refused.status == 422)
+        #expect(refused.code == "insufficient_funds", "\(refused.text)")
+        #expect(refused.json["status"] as? Int == 422)
+
+        let malformed = try await service.command("/ledgers/lee/wealth/main/deposits", "{not json")
+        #expect(malformed.status == 400)
+        #expect(malformed.code == "invalid_json")
+
+        let missing = try await service.send(.GET, "/ledgers/nobody", key: ServiceHarness.adminKey)
+        #expect(missing.status == 404)
+        #expect(missing.code == "ledger_not_found")
+        let noRoute = try await service.send(.GET, "/nowhere")
+        #expect(noRoute.status == 404)
+        #expect(noRoute.code == "route_not_found")
+
+        #expect(try await head()?["sequence"] as? Int == 1, "nothing was appended")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aCommandBodyPastTheLimitIsRefused() async throws {
+        let service = try await ServiceHarness.start { $0.commandBodyBytesLimit = 1024 }
+        try await service.createLedger("big")
+        let padding = String(repeating: "x", count: 4096)
+        let reply = try await service.command("/ledgers/big/wealth/main/deposits", #"{"amount":"1.00","external_id":"\#(padding)"}"#)
+        #expect(reply.status == 413)
+        #expect(reply.code == "body_too_large")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aLedgerIsCreatedOnceWithAValidIdCurrencyAndZone() async throws {
+        let service = try await ServiceHarness.start()
+        #expect(try await service.createLedger("once").status == 201)
+        #expect(try await service.createLedger("once").code == "ledger_exists")
+        #expect(try await service.createLedger("Bad_Id").code == "invalid_ledger_id")
+        #expect(try await service.createLedger("coins", currency: "BTC").code == "invalid_currency")
+        let zone = try await service.send(.POST, "/ledgers", body: #"{"id":"zoned","time_zone":"Mars/Olympus"}"#)
+        #expect(zone.code == "invalid_time_zone")
+        #expect(zone.json["field"] as? String == "time_zone")
+        try await service.stopAndRemove()
+    }
+}
