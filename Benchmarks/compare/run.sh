@@ -11,6 +11,7 @@
 #
 # Environment: SEED (42), AS_OF (2016-06-30, the middle of the journal's twenty years),
 # RUNS (timed runs per tool, and of import, rebuild and decode, 3; the median is reported),
+# PEERS (the peers to time, "ledger hledger beancount"; ledger is required),
 # OPEN_RUNS (interleaved runs of `tally --version` and `tally balances`, 20), WORK (scratch
 # directory, $TMPDIR/tally-compare-N). Installs ledger, hledger and beancount from Debian packages when
 # missing (root or sudo). Fails (exit 1) when any tool's balances differ from the
@@ -23,6 +24,9 @@ SEED="${SEED:-42}"
 AS_OF="${AS_OF:-2016-06-30}"
 RUNS="${RUNS:-3}"
 OPEN_RUNS="${OPEN_RUNS:-20}"
+PEERS="${PEERS:-ledger hledger beancount}"
+[[ " $PEERS " == *" ledger "* ]] || { echo "run.sh: PEERS must include ledger (the import's yardstick), not '$PEERS'" >&2; exit 2; }
+peer() { [[ " $PEERS " == *" $1 "* ]]; }
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 WORK="${WORK:-${TMPDIR:-/tmp}/tally-compare-$N}"
@@ -103,10 +107,8 @@ time_runs tally "$RUNS" "$TALLY" balances --store "$WORK/store" --as-of "$AS_OF"
 say "ledger ($RUNS runs)"
 time_runs ledger "$RUNS" ledger -f "$WORK/household.journal" --end "$NEXT_DAY" balance --flat --no-total \
     --balance-format '%(account)|%(scrub(display_total))\n'
-say "hledger ($RUNS runs)"
-time_runs hledger "$RUNS" hledger -f "$WORK/household.journal" balance -e "$NEXT_DAY" --flat --no-total -O csv
-say "beancount ($RUNS runs)"
-time_runs beancount "$RUNS" bean-query -f csv "$WORK/household.beancount" \
+peer hledger && say "hledger ($RUNS runs)" && time_runs hledger "$RUNS" hledger -f "$WORK/household.journal" balance -e "$NEXT_DAY" --flat --no-total -O csv
+peer beancount && say "beancount ($RUNS runs)" && time_runs beancount "$RUNS" bean-query -f csv "$WORK/household.beancount" \
     "SELECT account, sum(position) AS balance WHERE date <= $AS_OF GROUP BY account ORDER BY account"
 
 # Tally against itself: the whole process of a question against the whole process of
@@ -132,7 +134,7 @@ time_runs tally-rebuilt 1 "$TALLY" balances --store "$WORK/store" --as-of "$AS_O
 
 # 4. Every tool must print exactly the generator's balances (Tally also after the rebuild).
 status=0
-for tool in tally ledger hledger beancount tally-rebuilt; do
+for tool in tally $PEERS tally-rebuilt; do
     python3 "$HERE/normalize.py" "${tool%-rebuilt}" <"$WORK/out/$tool.txt" >"$WORK/out/$tool.csv"
     if ! diff -u "$WORK/expected.csv" "$WORK/out/$tool.csv" >"$WORK/out/$tool.diff"; then
         say "MISMATCH: $tool's balances differ from the expected ones (- expected, + $tool):"
@@ -157,11 +159,11 @@ version_of() {
 }
 echo
 echo "Balance of every account ($accounts accounts) as of $AS_OF, $N transactions, seed $SEED, $(date -u +%F), $(nproc) cores"
-echo "All four tools printed the same balances as the generator's own sums (Tally also after its rebuild)."
+echo "Tally and $PEERS printed the same balances as the generator's own sums (Tally also after its rebuild)."
 echo
 printf '| %-38s | %-22s | %-26s | %-14s | %-15s |\n' "command" "tool" "wall s, median (min-max)" "peak RSS MiB" "time / Tally's"
 printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..40})" "$(printf -- '-%.0s' {1..24})" "$(printf -- '-%.0s' {1..28})" "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..17})"
-for name in tally ledger hledger beancount; do
+for name in tally $PEERS; do
     med="$(column_of "$name" 1 | median)"
     low="$(column_of "$name" 1 | sort -n | head -n 1)"
     high="$(column_of "$name" 1 | sort -n | tail -n 1)"
@@ -190,7 +192,7 @@ row() { # WHAT NAME YARDSTICK_NAME TARGET_TEXT: median (min-max), MiB, rate, rat
     printf '| %-44s | %-24s | %-8s | %-18s | %-22s | %-18s |\n' "$what" "$med ($low-$high)" \
         "$(awk -v k="$mem" 'BEGIN { printf "%.0f", k / 1024 }')" \
         "$(awk -v n="$count" -v t="$med" -v u="$unit" 'BEGIN { if (n == "" || t <= 0) print "-"; else printf "%.0f %s", n / t, u }')" \
-        "$(awk -v a="$med" -v b="$ymed" -v y="$yard" 'BEGIN { if (b > 0) printf "%.2fx %s", a / b, y; else print "n/a" }')" "$target"
+        "$(awk -v a="$med" -v b="$ymed" -v y="$yard" -v n="$name" 'BEGIN { if (n == y) print "-"; else if (b > 0) printf "%.2fx %s", a / b, y; else print "n/a" }')" "$target"
 }
 echo
 echo "Tally's writes and opening, $N rows ($events events), yardsticks from the same run"
