@@ -26,6 +26,9 @@ RUNS="${RUNS:-3}"
 OPEN_RUNS="${OPEN_RUNS:-20}"
 PEERS="${PEERS:-ledger hledger beancount}"
 [[ " $PEERS " == *" ledger "* ]] || { echo "run.sh: PEERS must include ledger (the import's yardstick), not '$PEERS'" >&2; exit 2; }
+for p in $PEERS; do
+    [[ "$p" == ledger || "$p" == hledger || "$p" == beancount ]] || { echo "run.sh: PEERS: '$p' is not ledger, hledger or beancount" >&2; exit 2; }
+done
 peer() { [[ " $PEERS " == *" $1 "* ]]; }
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
