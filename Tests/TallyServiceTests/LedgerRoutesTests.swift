@@ -71,6 +71,71 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    /// Posts a command twice under one key: the first is recorded, the retry replays it.
+    @discardableResult
+    func postedOnce(_ service: ServiceHarness, _ path: String, _ body: String, key: String) async throws -> ServiceHarness.Reply {
+        let first = try await service.command(path, body, idempotencyKey: key)
+        let retry = try await service.command(path, body, idempotencyKey: key)
+        #expect(first.status == 201, "\(path): \(first.text)")
+        #expect(first.headers.first(name: "Idempotent-Replayed") == nil, "\(path)")
+        #expect(retry.status == 201, "\(path): \(retry.text)")
+        #expect(retry.headers.first(name: "Idempotent-Replayed") == "true", "\(path): \(first.text)")
+        #expect(retry.text == first.text, "\(path): the retry returns the first response")
+        return first
+    }
+
+    @Test func aWealthAccountIsSteeredAndCorrectedThroughItsCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("steer")
+        #expect(try await service.command("/ledgers/steer/wealth/main/deposits", #"{"amount":"100.00"}"#).status == 201)
+        let withdrawal = try await service.command("/ledgers/steer/wealth/main/withdrawals", #"{"amount":"10.00"}"#)
+        let withdrawalSeq = try #require(withdrawal.json.objects("events").first?["seq"] as? Int, "\(withdrawal.text)")
+        let purchase = try await service.command("/ledgers/steer/wealth/main/purchases", #"{"amount":"3.40","merchant":"Cafe"}"#)
+        let purchaseSeq = try #require(purchase.json.objects("events").first?["seq"] as? Int, "\(purchase.text)")
+        func summary() async throws -> [String: Any] { try await service.send(.GET, "/ledgers/steer/wealth/main").json }
+
+        // The steering switches, each retried once under its key.
+        try await postedOnce(service, "/ledgers/steer/wealth/main/split-rule", #"{"spend_weight":50,"invest_weight":50}"#, key: "split")
+        #expect(try await summary()["split_rule"] as? String == "50/50")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/round-ups", #"{"enabled":true}"#, key: "round-ups-on")
+        #expect(try await summary()["round_ups_enabled"] as? Bool == true, "round-ups start off")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/card/freeze", "{}", key: "freeze")
+        #expect(try await summary()["card_frozen"] as? Bool == true)
+        try await postedOnce(service, "/ledgers/steer/wealth/main/card/unfreeze", "{}", key: "unfreeze")
+        #expect(try await summary()["card_frozen"] as? Bool == false)
+        try await postedOnce(service, "/ledgers/steer/wealth/main/automation/pause", "{}", key: "pause")
+        #expect(try await summary()["status"] as? String == "paused")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/automation/resume", "{}", key: "resume")
+        #expect(try await summary()["status"] as? String == "active")
+
+        // Corrections: the withdrawal was 16.60, the purchase never happened.
+        try await postedOnce(service, "/ledgers/steer/wealth/main/entries/\(withdrawalSeq)/amendments", #"{"amount":"16.60"}"#, key: "amend")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/entries/\(purchaseSeq)/reversals", "{}", key: "reverse")
+        let total = try await summary()
+        #expect(total.objects("balances").first?["total"] as? String == "83.40", "100.00 − 16.60: \(total)")
+
+        // Bad input names its field and records nothing.
+        let weights = try await service.command("/ledgers/steer/wealth/main/split-rule", #"{"spend_weight":"50","invest_weight":50}"#)
+        #expect(weights.status == 422)
+        #expect(weights.json["field"] as? String == "spend_weight")
+        let entry = try await service.command("/ledgers/steer/wealth/main/entries/first/reversals", "{}")
+        #expect(entry.status == 400)
+        #expect(entry.json["field"] as? String == "entry")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aPotIsDeletedOnce() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("potdel")
+        #expect(try await service.command("/ledgers/potdel/transactions", #"{"payee":"Employer","category":"general","amount":"500.00","date":"2026-01-15"}"#).status == 201)
+        #expect(try await service.command("/ledgers/potdel/pots", #"{"id":"car","target":"500.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/potdel/pots/car/additions", #"{"amount":"40.00"}"#).status == 201)
+        try await postedOnce(service, "/ledgers/potdel/pots/car/deletion", "{}", key: "delete-car")
+        let pots = try await service.send(.GET, "/ledgers/potdel/pots")
+        #expect(pots.json.objects("pots").isEmpty, "\(pots.text)")
+        try await service.stopAndRemove()
+    }
+
     @Test func queriesTravelInTimeWithAsOfAndKnownAt() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("jones")

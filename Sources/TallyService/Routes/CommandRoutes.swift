@@ -52,6 +52,71 @@ enum CommandRoutes {
                 destination: try body.optionalString("destination"),
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/split-rule", operationId: "setWealthSplitRule", security: .ledger(.write)),
+            fields: ["spend_weight", "invest_weight", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.setSplitRuleCommand(
+                account: try call.parameter("account"), spendWeight: try body.integer("spend_weight"), investWeight: try body.integer("invest_weight"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/round-ups", operationId: "setWealthRoundUps", security: .ledger(.write)),
+            fields: ["enabled", "effective_at"]
+        ) { body, ledger, call, key in
+            guard let enabled = try body.optionalBool("enabled") else { throw Problem.missingField("enabled") }
+            return try ledger.setRoundUpsCommand(
+                account: try call.parameter("account"), enabled: enabled,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/automation/pause", operationId: "pauseWealthAutomation", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.pauseAutomationCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/automation/resume", operationId: "resumeWealthAutomation", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.resumeAutomationCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/card/freeze", operationId: "freezeWealthCard", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.freezeCardCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/card/unfreeze", operationId: "unfreezeWealthCard", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.unfreezeCardCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/entries/{entry}/amendments", operationId: "amendWealthEntry", security: .ledger(.write)),
+            fields: ["amount", "currency", "merchant", "destination", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.amendWealthEntryCommand(
+                account: try call.parameter("account"), entry: try entry(call),
+                amount: body.has("amount") ? try money(body, "amount", ledger) : nil,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger),
+                merchant: try body.optionalString("merchant"), destination: try body.optionalString("destination"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/entries/{entry}/reversals", operationId: "reverseWealthEntry", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.reverseWealthEntryCommand(account: try call.parameter("account"), entry: try entry(call), idempotencyKey: key)
+        },
     ]
 
     // MARK: Pots
@@ -74,6 +139,12 @@ enum CommandRoutes {
             fields: ["amount", "currency"]
         ) { body, ledger, call, key in
             try ledger.withdrawFromPotCommand(id: try call.parameter("pot"), amount: try money(body, "amount", ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots/{pot}/deletion", operationId: "deletePot", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.deletePotCommand(id: try call.parameter("pot"), idempotencyKey: key)
         },
     ]
 
@@ -215,6 +286,13 @@ enum CommandRoutes {
         do { return try ledger.currency(code) } catch let error as LedgerError {
             throw Problem(.unprocessableContent, "unknown_currency", error.message, field: field)
         }
+    }
+
+    /// The `{entry}` path parameter: a wealth entry's sequence number.
+    static func entry(_ call: Call) throws -> UInt64 {
+        let text = try call.parameter("entry")
+        guard let entry = UInt64(text) else { throw Problem.invalidParameter("entry", "'entry' is '\(text)', not an entry number (the sequence of a deposit, purchase or withdrawal)") }
+        return entry
     }
 
     static func month(_ body: JSONBody, _ field: String) throws -> Month {
