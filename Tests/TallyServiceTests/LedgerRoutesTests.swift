@@ -136,6 +136,43 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func transactionsAreCorrectedImportedAndGeneratedThroughTheirCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("books")
+        func expenses() async throws -> String? {
+            try await service.send(.GET, "/ledgers/books/budgets/overview?month=2026-01&as_of=2026-01-31").json["expenses"] as? String
+        }
+        let rent = try await service.command("/ledgers/books/transactions", #"{"id":"rent-jan","payee":"Landlord","category":"bills","amount":"-800.00","date":"2026-01-03"}"#)
+        #expect(rent.status == 201, "\(rent.text)")
+
+        // The rent was 750.00, and is filed under general.
+        try await postedOnce(service, "/ledgers/books/transactions/rent-jan/amendments", #"{"amount":"-750.00"}"#, key: "amend-rent")
+        try await postedOnce(service, "/ledgers/books/transactions/rent-jan/category", #"{"category":"general"}"#, key: "recategorise-rent")
+        #expect(try await expenses() == "750.00")
+
+        // A bank's transaction imported, a recurring gym fee generated for January.
+        try await postedOnce(service, "/ledgers/books/banks", #"{"id":"acme","name":"Acme Bank"}"#, key: "connect-acme")
+        try await postedOnce(service, "/ledgers/books/banks/acme/transactions", #"{"external_id":"tx-1","payee":"Grocer","category":"groceries","amount":"-50.00","date":"2026-01-10"}"#, key: "import-tx-1")
+        #expect(try await expenses() == "800.00")
+        try await postedOnce(service, "/ledgers/books/recurring", #"{"id":"gym","payee":"Gym","category":"lifestyle","amount":"-30.00","day_of_month":5,"start_month":"2026-01"}"#, key: "define-gym")
+        try await postedOnce(service, "/ledgers/books/recurring/generations", #"{"month":"2026-01"}"#, key: "generate-jan")
+        #expect(try await expenses() == "830.00")
+
+        // The rent deleted; the gym and the bank let go; a reference balance set.
+        try await postedOnce(service, "/ledgers/books/transactions/rent-jan/deletion", "{}", key: "delete-rent")
+        #expect(try await expenses() == "80.00")
+        try await postedOnce(service, "/ledgers/books/recurring/gym/removal", "{}", key: "remove-gym")
+        try await postedOnce(service, "/ledgers/books/banks/acme/disconnection", "{}", key: "disconnect-acme")
+        try await postedOnce(service, "/ledgers/books/budgets", #"{"category":"groceries","month":"2026-01","maximum":"400.00"}"#, key: "budget")
+        try await postedOnce(service, "/ledgers/books/budgets/deletion", #"{"category":"groceries","month":"2026-01"}"#, key: "unbudget")
+        try await postedOnce(service, "/ledgers/books/reference-balance", #"{"amount":"1000.00"}"#, key: "reference")
+
+        let day = try await service.command("/ledgers/books/recurring", #"{"id":"x","payee":"X","category":"bills","amount":"-1.00","day_of_month":"5","start_month":"2026-01"}"#)
+        #expect(day.status == 422)
+        #expect(day.json["field"] as? String == "day_of_month")
+        try await service.stopAndRemove()
+    }
+
     @Test func queriesTravelInTimeWithAsOfAndKnownAt() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("jones")

@@ -170,6 +170,85 @@ enum CommandRoutes {
                 amount: try money(body, "amount", ledger), date: date, recurring: try body.optionalBool("recurring") ?? false,
                 id: try body.optionalString("id"), idempotencyKey: key)
         },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/budgets/deletion", operationId: "deleteBudget", security: .ledger(.write)),
+            fields: ["category", "month"]
+        ) { body, ledger, _, key in
+            try ledger.deleteBudgetCommand(category: try body.enumeration("category", BudgetCategory.self), month: try month(body, "month"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/amendments", operationId: "amendTransaction", security: .ledger(.write)),
+            fields: ["payee", "category", "amount", "currency", "date", "recurring"]
+        ) { body, ledger, call, key in
+            try ledger.amendTransactionCommand(
+                id: try call.parameter("transaction"), payee: try body.optionalString("payee"),
+                category: body.has("category") ? try body.enumeration("category", BudgetCategory.self) : nil,
+                amount: body.has("amount") ? try money(body, "amount", ledger) : nil,
+                date: body.has("date") ? try day(body, "date") : nil, recurring: try body.optionalBool("recurring"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/category", operationId: "recategoriseTransaction", security: .ledger(.write)),
+            fields: ["category"]
+        ) { body, ledger, call, key in
+            try ledger.recategoriseCommand(id: try call.parameter("transaction"), category: try body.enumeration("category", BudgetCategory.self), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/deletion", operationId: "deleteTransaction", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.deleteTransactionCommand(id: try call.parameter("transaction"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks", operationId: "connectBank", security: .ledger(.write)),
+            fields: ["id", "name"]
+        ) { body, ledger, _, key in
+            try ledger.connectBankCommand(id: try body.string("id"), name: try body.optionalString("name"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/disconnection", operationId: "disconnectBank", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.disconnectBankCommand(id: try call.parameter("bank"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/transactions", operationId: "importBankTransaction", security: .ledger(.write)),
+            fields: ["external_id", "payee", "category", "amount", "currency", "date"]
+        ) { body, ledger, call, key in
+            try ledger.importBankTransactionCommand(
+                bankId: try call.parameter("bank"), externalId: try body.string("external_id"), payee: try body.string("payee"),
+                category: try body.enumeration("category", BudgetCategory.self), amount: try money(body, "amount", ledger),
+                date: try day(body, "date"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring", operationId: "defineRecurring", security: .ledger(.write)),
+            fields: ["id", "payee", "category", "amount", "currency", "day_of_month", "start_month", "end_month", "frequency"]
+        ) { body, ledger, _, key in
+            let dayOfMonth = try body.integer("day_of_month")
+            guard let day = Int(exactly: dayOfMonth) else { throw Problem.invalidField("day_of_month", "'day_of_month' is \(dayOfMonth), not a day of the month (1-31)") }
+            return try ledger.defineRecurringCommand(
+                id: try body.string("id"), payee: try body.string("payee"), category: try body.enumeration("category", BudgetCategory.self),
+                amount: try money(body, "amount", ledger), dayOfMonth: day, startMonth: try month(body, "start_month"),
+                endMonth: body.has("end_month") ? try month(body, "end_month") : nil,
+                frequency: try body.enumeration("frequency", RecurringFrequency.self, default: .monthly), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring/{recurring}/removal", operationId: "removeRecurring", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.removeRecurringCommand(id: try call.parameter("recurring"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring/generations", operationId: "generateRecurring", security: .ledger(.write)),
+            fields: ["month"]
+        ) { body, ledger, _, key in
+            try ledger.generateRecurringCommand(month: try month(body, "month"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reference-balance", operationId: "setReferenceBalance", security: .ledger(.write)),
+            fields: ["amount", "currency"]
+        ) { body, ledger, _, key in
+            try ledger.setReferenceBalanceCommand(amount: try money(body, "amount", ledger), idempotencyKey: key)
+        },
     ]
 
     // MARK: Envelopes
@@ -293,6 +372,13 @@ enum CommandRoutes {
         let text = try call.parameter("entry")
         guard let entry = UInt64(text) else { throw Problem.invalidParameter("entry", "'entry' is '\(text)', not an entry number (the sequence of a deposit, purchase or withdrawal)") }
         return entry
+    }
+
+    /// A day field (YYYY-MM-DD).
+    static func day(_ body: JSONBody, _ field: String) throws -> LocalDate {
+        let text = try body.string(field)
+        guard let day = try? LocalDate(parsing: text) else { throw Problem.invalidField(field, "'\(field)' is '\(text)', not a day (YYYY-MM-DD)") }
+        return day
     }
 
     static func month(_ body: JSONBody, _ field: String) throws -> Month {
