@@ -173,6 +173,59 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func envelopesAreSteeredSpentCorrectedAndClosedThroughTheirCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("jars")
+        #expect(try await service.command("/ledgers/jars/envelope-accounts", #"{"account":"Assets:Checking","currency":"USD","opening_balance":"1000.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelope-accounts", #"{"account":"Assets:Savings","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelope-accounts", #"{"account":"Assets:Spare","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelopes", #"{"id":"food","name":"Food","interval":"monthly","budgeted":"400.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelopes", #"{"id":"fun","name":"Fun","interval":"monthly","budgeted":"50.00"}"#).status == 201)
+        func food() async throws -> [String: Any]? {
+            try await service.send(.GET, "/ledgers/jars/envelopes").json.objects("envelopes").first { $0["id"] as? String == "food" }
+        }
+
+        try await postedOnce(service, "/ledgers/jars/envelopes/food/budget", #"{"budgeted":"450.00"}"#, key: "food-450")
+        try await postedOnce(service, "/ledgers/jars/envelopes/food/rollover", #"{"policy":"reset"}"#, key: "food-reset")
+        let steered = try await food()
+        #expect(steered?["budgeted"] as? String == "450.00", "\(String(describing: steered))")
+        #expect(steered?["rollover"] as? String == "reset", "carry_forward is the default")
+
+        try await postedOnce(service, "/ledgers/jars/envelope-transactions", #"{"id":"shop-1","account":"Assets:Checking","amount":"-30.00","envelope":"food","payee":"Grocer"}"#, key: "shop-1")
+        #expect(try await food()?["spent"] as? String == "30.00")
+        try await postedOnce(service, "/ledgers/jars/envelope-transactions/shop-1/amendments", #"{"amount":"-35.00"}"#, key: "shop-1-fix")
+        #expect(try await food()?["spent"] as? String == "35.00")
+        try await postedOnce(service, "/ledgers/jars/envelope-transactions/shop-1/reversals", "{}", key: "shop-1-undo")
+        #expect(try await food()?["spent"] as? String == "0.00")
+
+        try await postedOnce(service, "/ledgers/jars/envelope-transfers", #"{"id":"save-1","from":"Assets:Checking","to":"Assets:Savings","amount":"100.00"}"#, key: "save-1")
+        let total = try await service.send(.GET, "/ledgers/jars/envelope-accounts/total")
+        #expect(total.json["total"] as? String == "1000.00", "a transfer between own accounts keeps the total: \(total.text)")
+        try await postedOnce(service, "/ledgers/jars/envelopes/fun/fundings", #"{"amount":"20.00"}"#, key: "fund-fun")
+        let fun = try await service.send(.GET, "/ledgers/jars/envelopes").json.objects("envelopes").first { $0["id"] as? String == "fun" }
+        #expect(fun?["funded"] as? String == "20.00", "\(String(describing: fun))")
+        try await postedOnce(service, "/ledgers/jars/envelopes/fun/deletion", "{}", key: "drop-fun")
+        #expect(try await service.send(.GET, "/ledgers/jars/envelopes").json.objects("envelopes").map { $0["id"] as? String } == ["food"])
+        try await postedOnce(service, "/ledgers/jars/envelope-accounts/Assets:Spare/closure", "{}", key: "close-spare")
+
+        let unknown = try await service.command("/ledgers/jars/envelope-transactions", #"{"id":"x","account":"Assets:Nowhere","amount":"-1.00"}"#)
+        #expect(unknown.status == 404, "\(unknown.text)")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aChallengeIsStartedAndStepped() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("dare")
+        #expect(try await service.command("/ledgers/dare/transactions", #"{"payee":"Employer","category":"general","amount":"500.00","date":"2026-01-15"}"#).status == 201)
+        let started = try await postedOnce(service, "/ledgers/dare/challenges", #"{"id":"year","template":"52_week","unit":"1.00"}"#, key: "start-year")
+        #expect(started.json.objects("events").first?["type"] as? String == "challenge_started", "\(started.text)")
+        let step = try await postedOnce(service, "/ledgers/dare/challenges/year/steps", #"{"step":1}"#, key: "year-1")
+        #expect(step.json.objects("events").first?["type"] as? String == "challenge_step_completed", "\(step.text)")
+        let again = try await service.command("/ledgers/dare/challenges/year/steps", #"{"step":1}"#)
+        #expect(again.status == 422 || again.status == 409, "a step is completed once: \(again.text)")
+        try await service.stopAndRemove()
+    }
+
     @Test func queriesTravelInTimeWithAsOfAndKnownAt() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("jones")

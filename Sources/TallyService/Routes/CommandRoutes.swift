@@ -19,7 +19,7 @@ enum CommandRoutes {
     static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
     static let replayedField = HTTPField.Name("Idempotent-Replayed")!
 
-    static let all: [Definition] = wealth + pots + budgets + envelopes + netWorth
+    static let all: [Definition] = wealth + pots + budgets + envelopes + challenges + netWorth
 
     // MARK: Wealth
 
@@ -275,6 +275,102 @@ enum CommandRoutes {
                 openingBalance: body.has("opening_balance") ? try money(body, "opening_balance", ledger) : nil,
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-accounts/{account}/closure", operationId: "closeEnvelopeAccount", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.closeEnvelopeAccountCommand(try call.parameter("account"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/budget", operationId: "changeEnvelopeBudget", security: .ledger(.write)),
+            fields: ["budgeted", "currency", "interval", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.changeEnvelopeBudgetCommand(
+                try call.parameter("envelope"), budgeted: try money(body, "budgeted", ledger),
+                interval: body.has("interval") ? try body.enumeration("interval", EnvelopeInterval.self) : nil,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/fundings", operationId: "fundEnvelope", security: .ledger(.write)),
+            fields: ["amount", "currency", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.fundEnvelopeCommand(try call.parameter("envelope"), amount: try money(body, "amount", ledger), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/rollover", operationId: "setEnvelopeRollover", security: .ledger(.write)),
+            fields: ["policy", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.setEnvelopeRolloverCommand(try call.parameter("envelope"), policy: try body.enumeration("policy", RolloverPolicy.self), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/deletion", operationId: "deleteEnvelope", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.deleteEnvelopeCommand(try call.parameter("envelope"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions", operationId: "recordEnvelopeTransaction", security: .ledger(.write)),
+            fields: ["id", "account", "amount", "rate_to_base", "envelope", "payee", "category", "effective_at"]
+        ) { body, ledger, _, key in
+            let account = try body.string("account")
+            return try ledger.recordEnvelopeTransactionCommand(
+                try body.string("id"), account: account, amount: try accountMoney(body, "amount", account: account, ledger),
+                rateToBase: try decimal(body, "rate_to_base"), envelope: try body.optionalString("envelope"),
+                payee: try body.optionalString("payee") ?? "", category: try body.enumeration("category", BudgetCategory.self, default: .general),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions/{transaction}/amendments", operationId: "amendEnvelopeTransaction", security: .ledger(.write)),
+            fields: ["amount", "payee", "effective_at"]
+        ) { body, ledger, call, key in
+            let id = try call.parameter("transaction")
+            let amount: Money? = try body.has("amount") ? {
+                let account: String?
+                do { account = try ledger.envelopeTransactionAccount(id) } catch { throw Problem.from(error) }
+                guard let account else { throw Problem.from(LedgerError(.notFound, "there is no envelope transaction '\(id)'")) }
+                return try accountMoney(body, "amount", account: account, ledger)
+            }() : nil
+            return try ledger.amendEnvelopeTransactionCommand(id, amount: amount, payee: try body.optionalString("payee"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions/{transaction}/reversals", operationId: "reverseEnvelopeTransaction", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.reverseEnvelopeTransactionCommand(try call.parameter("transaction"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transfers", operationId: "transferBetweenEnvelopeAccounts", security: .ledger(.write)),
+            fields: ["id", "from", "to", "amount", "received", "envelope", "effective_at"]
+        ) { body, ledger, _, key in
+            let from = try body.string("from"), to = try body.string("to")
+            return try ledger.transferBetweenAccountsCommand(
+                try body.string("id"), from: from, to: to, amount: try accountMoney(body, "amount", account: from, ledger),
+                received: body.has("received") ? try accountMoney(body, "received", account: to, ledger) : nil,
+                envelope: try body.optionalString("envelope"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Challenges
+
+    static let challenges: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/challenges", operationId: "startChallenge", security: .ledger(.write)),
+            fields: ["id", "template", "name", "unit", "currency", "account", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.startChallengeCommand(
+                try body.string("id"), template: try body.string("template"), name: try body.optionalString("name"),
+                unit: try money(body, "unit", ledger), account: try body.optionalString("account"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/challenges/{challenge}/steps", operationId: "completeChallengeStep", security: .ledger(.write)),
+            fields: ["step", "from", "effective_at"]
+        ) { body, ledger, call, key in
+            let step: Int? = try body.optionalInteger("step").map { value in
+                guard let step = Int(exactly: value) else { throw Problem.invalidField("step", "'step' is \(value), not a step number") }
+                return step
+            }
+            return try ledger.completeChallengeStepCommand(try call.parameter("challenge"), step: step, from: try body.optionalString("from"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
     ]
 
     // MARK: Net worth
@@ -372,6 +468,27 @@ enum CommandRoutes {
         let text = try call.parameter("entry")
         guard let entry = UInt64(text) else { throw Problem.invalidParameter("entry", "'entry' is '\(text)', not an entry number (the sequence of a deposit, purchase or withdrawal)") }
         return entry
+    }
+
+    /// An amount field in the currency of a user (envelope) account, as the CLI reads it.
+    static func accountMoney(_ body: JSONBody, _ field: String, account: String, _ ledger: Ledger) throws -> Money {
+        let text = try body.string(field)
+        let found: EnvelopeAccount?
+        do { found = try ledger.envelopeAccounts().first { $0.account == account } } catch { throw Problem.from(error) }
+        guard let commodity = found?.commodity else {
+            throw Problem.from(LedgerError(.notFound, "there is no account '\(account)'; open it first (POST /ledgers/{ledger}/envelope-accounts)"))
+        }
+        do { return try Money(parsing: text, commodity: commodity) } catch {
+            throw Problem(.unprocessableContent, "invalid_amount", "'\(field)' '\(text)' is not an amount in \(commodity.code): \(error)", field: field)
+        }
+    }
+
+    /// An optional exact decimal field (a rate), given as a string.
+    static func decimal(_ body: JSONBody, _ field: String) throws -> ExactDecimal? {
+        guard let text = try body.optionalString(field) else { return nil }
+        do { return try ExactDecimal(parsing: text) } catch {
+            throw Problem.invalidField(field, "'\(field)' is '\(text)', not a decimal number (e.g. \"0.0067\")")
+        }
     }
 
     /// A day field (YYYY-MM-DD).
