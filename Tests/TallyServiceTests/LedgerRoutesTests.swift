@@ -226,6 +226,66 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func netWorthIsKeptThroughItsCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("worth")
+        #expect(try await service.command("/ledgers/worth/assets", #"{"id":"flat","name":"Flat","category":"property","type":"real_estate","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/worth/assets/flat/valuations", #"{"value":"250000.00"}"#).status == 201)
+        func netWorth() async throws -> [String: Any] { try await service.send(.GET, "/ledgers/worth/net-worth").json }
+
+        // A mortgage against the flat, valued; the flat renamed and tagged; a reminder kept.
+        try await postedOnce(service, "/ledgers/worth/liabilities", #"{"id":"mortgage","name":"Mortgage","category":"mortgage","currency":"USD","linked_asset":"flat"}"#, key: "add-mortgage")
+        try await postedOnce(service, "/ledgers/worth/liabilities/mortgage/valuations", #"{"value":"180000.00"}"#, key: "value-mortgage")
+        let owed = try await netWorth()
+        #expect(owed["liabilities"] as? String == "180000.00", "\(owed)")
+        #expect(owed["net_worth"] as? String == "70000.00")
+        try await postedOnce(service, "/ledgers/worth/assets/flat/name", #"{"name":"Home"}"#, key: "rename-flat")
+        #expect(try await netWorth().objects("lines").contains { $0["name"] as? String == "Home" })
+        try await postedOnce(service, "/ledgers/worth/assets/flat/tags", #"{"country":"US"}"#, key: "tag-flat")
+        try await postedOnce(service, "/ledgers/worth/reminders", #"{"id":"revalue","asset":"flat","due_date":"2026-12-31","note":"ask an agent"}"#, key: "remind")
+        try await postedOnce(service, "/ledgers/worth/reminders/revalue/completion", "{}", key: "reminded")
+
+        // Shares held at a quoted price.
+        #expect(try await service.command("/ledgers/worth/assets", #"{"id":"etf","name":"World ETF","category":"investments","type":"stock_etf","currency":"USD"}"#).status == 201)
+        try await postedOnce(service, "/ledgers/worth/prices", #"{"symbol":"VEA","price":"50.00"}"#, key: "quote-vea")
+        try await postedOnce(service, "/ledgers/worth/assets/etf/position", #"{"quantity":"10.5","symbol":"VEA"}"#, key: "hold-vea")
+        let held = try await netWorth()
+        #expect(held["assets"] as? String == "250525.00", "250000.00 + 10.5 × 50.00: \(held)")
+
+        // The mortgage repaid and gone, the ETF sold; then the answers in euros.
+        try await postedOnce(service, "/ledgers/worth/liabilities/mortgage/removal", "{}", key: "drop-mortgage")
+        try await postedOnce(service, "/ledgers/worth/assets/etf/removal", "{}", key: "drop-etf")
+        let after = try await netWorth()
+        #expect(after["liabilities"] as? String == "0.00", "\(after)")
+        #expect(after["net_worth"] as? String == "250000.00")
+        try await postedOnce(service, "/ledgers/worth/fx-rates", #"{"base":"EUR","quote":"USD","rate":"1.25"}"#, key: "eur-usd")
+        try await postedOnce(service, "/ledgers/worth/base-currency", #"{"currency":"EUR"}"#, key: "to-eur")
+        let euros = try await netWorth()
+        #expect(euros["base_currency"] as? String == "EUR", "\(euros)")
+        #expect(euros["net_worth"] as? String == "200000.00", "250000.00 USD at 1 EUR = 1.25 USD")
+
+        let rate = try await service.command("/ledgers/worth/fx-rates", #"{"base":"EUR","quote":"USD","rate":1.25}"#)
+        #expect(rate.status == 422)
+        #expect(rate.json["field"] as? String == "rate")
+        try await service.stopAndRemove()
+    }
+
+    @Test func settingsAreChangedThroughTheirCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("tune")
+        try await postedOnce(service, "/ledgers/tune/settings/due-soon-days", #"{"days":9}"#, key: "due-9")
+        try await postedOnce(service, "/ledgers/tune/settings/page-size", #"{"rows":37}"#, key: "page-37")
+        try await postedOnce(service, "/ledgers/tune/settings/price-staleness", #"{"seconds":4000}"#, key: "stale-4000")
+        let ledger = try await service.send(.GET, "/ledgers/tune").json
+        #expect(ledger["due_soon_days"] as? Int == 9, "\(ledger)")
+        #expect(ledger["page_size"] as? Int == 37)
+        #expect(ledger["price_staleness_seconds"] as? Int == 4000)
+        let rows = try await service.command("/ledgers/tune/settings/page-size", #"{"rows":2.5}"#)
+        #expect(rows.status == 422)
+        #expect(rows.json["field"] as? String == "rows")
+        try await service.stopAndRemove()
+    }
+
     @Test func queriesTravelInTimeWithAsOfAndKnownAt() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("jones")

@@ -19,7 +19,7 @@ enum CommandRoutes {
     static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
     static let replayedField = HTTPField.Name("Idempotent-Replayed")!
 
-    static let all: [Definition] = wealth + pots + budgets + envelopes + challenges + netWorth
+    static let all: [Definition] = wealth + pots + budgets + envelopes + challenges + netWorth + settings
 
     // MARK: Wealth
 
@@ -395,6 +395,135 @@ enum CommandRoutes {
                 itemKind: .asset, itemId: try call.parameter("asset"), value: try money(body, "value", ledger),
                 source: try body.enumeration("source", ValuationSource.self, default: .manual),
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/tags", operationId: "tagAsset", security: .ledger(.write)),
+            fields: ["country", "sector", "symbol", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.tagAssetCommand(
+                assetId: try call.parameter("asset"), country: try body.optionalString("country"), sector: try body.optionalString("sector"),
+                symbol: try body.optionalString("symbol"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/name", operationId: "renameAsset", security: .ledger(.write)),
+            fields: ["name", "category", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.renameAssetCommand(
+                assetId: try call.parameter("asset"), name: try body.optionalString("name"),
+                category: body.has("category") ? try body.enumeration("category", AssetCategory.self) : nil, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/position", operationId: "setAssetPosition", security: .ledger(.write)),
+            fields: ["quantity", "symbol", "cost_basis", "currency", "effective_at"]
+        ) { body, ledger, call, key in
+            let symbol = try body.string("symbol")
+            let held: Commodity
+            do { held = try Commodity.named(symbol) } catch { throw Problem.invalidField("symbol", "'symbol' '\(symbol)': \(error)") }
+            let text = try body.string("quantity")
+            let quantity: Money
+            do { quantity = try Money(parsing: text, commodity: held) } catch {
+                throw Problem(.unprocessableContent, "invalid_amount", "'quantity' '\(text)': \(error)", field: "quantity")
+            }
+            return try ledger.setPositionCommand(
+                assetId: try call.parameter("asset"), quantity: quantity,
+                costBasis: body.has("cost_basis") ? try money(body, "cost_basis", ledger) : nil, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/valuation-override/clearance", operationId: "clearValuationOverride", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.clearValuationOverrideCommand(try call.parameter("asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/removal", operationId: "removeAsset", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.removeAssetCommand(try call.parameter("asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities", operationId: "addLiability", security: .ledger(.write)),
+            fields: ["id", "name", "category", "currency", "linked_asset", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.addLiabilityCommand(
+                liabilityId: try body.string("id"), name: try body.string("name"),
+                category: try body.enumeration("category", LiabilityCategory.self), currency: try currency(body, "currency", ledger),
+                linkedAssetId: try body.optionalString("linked_asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities/{liability}/valuations", operationId: "recordLiabilityValuation", security: .ledger(.write)),
+            fields: ["value", "currency", "source", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.recordValuationCommand(
+                itemKind: .liability, itemId: try call.parameter("liability"), value: try money(body, "value", ledger),
+                source: try body.enumeration("source", ValuationSource.self, default: .manual), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities/{liability}/removal", operationId: "removeLiability", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.removeLiabilityCommand(try call.parameter("liability"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/prices", operationId: "quotePrice", security: .ledger(.write)),
+            fields: ["symbol", "price", "currency", "source", "effective_at"]
+        ) { body, ledger, _, key in
+            let symbol = try body.string("symbol")
+            let quoted: Commodity
+            do { quoted = try Commodity.named(symbol) } catch { throw Problem.invalidField("symbol", "'symbol' '\(symbol)': \(error)") }
+            return try ledger.quotePriceCommand(
+                symbol: quoted, price: try money(body, "price", ledger), source: try body.enumeration("source", PriceSource.self, default: .manual),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/fx-rates", operationId: "setFXRate", security: .ledger(.write)),
+            fields: ["base", "quote", "rate", "effective_at"]
+        ) { body, ledger, _, key in
+            guard let rate = try decimal(body, "rate") else { throw Problem.missingField("rate") }
+            return try ledger.setFXRateCommand(
+                base: try currency(body, "base", ledger), quote: try currency(body, "quote", ledger), rate: rate, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/base-currency", operationId: "setBaseCurrency", security: .ledger(.write)),
+            fields: ["currency", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setBaseCurrencyCommand(try currency(body, "currency", ledger), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reminders", operationId: "setReminder", security: .ledger(.write)),
+            fields: ["id", "asset", "due_date", "note", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setReminderCommand(
+                reminderId: try body.string("id"), assetId: try body.string("asset"), dueDate: try day(body, "due_date"),
+                note: try body.optionalString("note"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reminders/{reminder}/completion", operationId: "completeReminder", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.completeReminderCommand(try call.parameter("reminder"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Settings
+
+    static let settings: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/due-soon-days", operationId: "setDueSoonDays", security: .ledger(.write)),
+            fields: ["days", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setDueSoonDaysCommand(try body.integer("days"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/page-size", operationId: "setPageSize", security: .ledger(.write)),
+            fields: ["rows", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setPageSizeCommand(try body.integer("rows"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/price-staleness", operationId: "setPriceStaleness", security: .ledger(.write)),
+            fields: ["seconds", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setPriceStalenessCommand(seconds: try body.integer("seconds"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
     ]
 
