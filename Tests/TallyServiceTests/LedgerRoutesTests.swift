@@ -276,6 +276,9 @@ import Testing
         try await postedOnce(service, "/ledgers/tune/settings/due-soon-days", #"{"days":9}"#, key: "due-9")
         try await postedOnce(service, "/ledgers/tune/settings/page-size", #"{"rows":37}"#, key: "page-37")
         try await postedOnce(service, "/ledgers/tune/settings/price-staleness", #"{"seconds":4000}"#, key: "stale-4000")
+        try await postedOnce(service, "/ledgers/tune/commodities", #"{"code":"GBX","scale":0}"#, key: "pence")
+        let jar = try await service.command("/ledgers/tune/assets", #"{"id":"jar","name":"Coin jar","category":"cash","type":"cash","currency":"GBX"}"#)
+        #expect(jar.status == 201, "a declared unit is a currency: \(jar.text)")
         let ledger = try await service.send(.GET, "/ledgers/tune").json
         #expect(ledger["due_soon_days"] as? Int == 9, "\(ledger)")
         #expect(ledger["page_size"] as? Int == 37)

@@ -508,6 +508,12 @@ enum CommandRoutes {
 
     static let settings: [Definition] = [
         Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/commodities", operationId: "declareCommodity", security: .ledger(.write)),
+            fields: ["code", "scale"]
+        ) { body, ledger, _, key in
+            try ledger.declareCommodityCommand(code: try body.string("code"), scale: try body.integer("scale"), idempotencyKey: key)
+        },
+        Definition(
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/due-soon-days", operationId: "setDueSoonDays", security: .ledger(.write)),
             fields: ["days", "effective_at"]
         ) { body, ledger, _, key in
