@@ -71,6 +71,224 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    /// Posts a command twice under one key: the first is recorded, the retry replays it.
+    @discardableResult
+    func postedOnce(_ service: ServiceHarness, _ path: String, _ body: String, key: String) async throws -> ServiceHarness.Reply {
+        let first = try await service.command(path, body, idempotencyKey: key)
+        let retry = try await service.command(path, body, idempotencyKey: key)
+        #expect(first.status == 201, "\(path): \(first.text)")
+        #expect(first.headers.first(name: "Idempotent-Replayed") == nil, "\(path)")
+        #expect(retry.status == 201, "\(path): \(retry.text)")
+        #expect(retry.headers.first(name: "Idempotent-Replayed") == "true", "\(path): \(first.text)")
+        #expect(retry.text == first.text, "\(path): the retry returns the first response")
+        return first
+    }
+
+    @Test func aWealthAccountIsSteeredAndCorrectedThroughItsCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("steer")
+        #expect(try await service.command("/ledgers/steer/wealth/main/deposits", #"{"amount":"100.00"}"#).status == 201)
+        let withdrawal = try await service.command("/ledgers/steer/wealth/main/withdrawals", #"{"amount":"10.00"}"#)
+        let withdrawalSeq = try #require(withdrawal.json.objects("events").first?["seq"] as? Int, "\(withdrawal.text)")
+        let purchase = try await service.command("/ledgers/steer/wealth/main/purchases", #"{"amount":"3.40","merchant":"Cafe"}"#)
+        let purchaseSeq = try #require(purchase.json.objects("events").first?["seq"] as? Int, "\(purchase.text)")
+        func summary() async throws -> [String: Any] { try await service.send(.GET, "/ledgers/steer/wealth/main").json }
+
+        // The steering switches, each retried once under its key.
+        try await postedOnce(service, "/ledgers/steer/wealth/main/split-rule", #"{"spend_weight":50,"invest_weight":50}"#, key: "split")
+        #expect(try await summary()["split_rule"] as? String == "50/50")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/round-ups", #"{"enabled":true}"#, key: "round-ups-on")
+        #expect(try await summary()["round_ups_enabled"] as? Bool == true, "round-ups start off")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/card/freeze", "{}", key: "freeze")
+        #expect(try await summary()["card_frozen"] as? Bool == true)
+        try await postedOnce(service, "/ledgers/steer/wealth/main/card/unfreeze", "{}", key: "unfreeze")
+        #expect(try await summary()["card_frozen"] as? Bool == false)
+        try await postedOnce(service, "/ledgers/steer/wealth/main/automation/pause", "{}", key: "pause")
+        #expect(try await summary()["status"] as? String == "paused")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/automation/resume", "{}", key: "resume")
+        #expect(try await summary()["status"] as? String == "active")
+
+        // Corrections: the withdrawal was 16.60, the purchase never happened.
+        try await postedOnce(service, "/ledgers/steer/wealth/main/entries/\(withdrawalSeq)/amendments", #"{"amount":"16.60"}"#, key: "amend")
+        try await postedOnce(service, "/ledgers/steer/wealth/main/entries/\(purchaseSeq)/reversals", "{}", key: "reverse")
+        let total = try await summary()
+        #expect(total.objects("balances").first?["total"] as? String == "83.40", "100.00 − 16.60: \(total)")
+
+        // Bad input names its field and records nothing.
+        let weights = try await service.command("/ledgers/steer/wealth/main/split-rule", #"{"spend_weight":"50","invest_weight":50}"#)
+        #expect(weights.status == 422)
+        #expect(weights.json["field"] as? String == "spend_weight")
+        let entry = try await service.command("/ledgers/steer/wealth/main/entries/first/reversals", "{}")
+        #expect(entry.status == 400)
+        #expect(entry.json["field"] as? String == "entry")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aPotIsDeletedOnce() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("potdel")
+        #expect(try await service.command("/ledgers/potdel/transactions", #"{"payee":"Employer","category":"general","amount":"500.00","date":"2026-01-15"}"#).status == 201)
+        #expect(try await service.command("/ledgers/potdel/pots", #"{"id":"car","target":"500.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/potdel/pots/car/additions", #"{"amount":"40.00"}"#).status == 201)
+        try await postedOnce(service, "/ledgers/potdel/pots/car/deletion", "{}", key: "delete-car")
+        let pots = try await service.send(.GET, "/ledgers/potdel/pots")
+        #expect(pots.json.objects("pots").isEmpty, "\(pots.text)")
+        try await service.stopAndRemove()
+    }
+
+    @Test func transactionsAreCorrectedImportedAndGeneratedThroughTheirCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("books")
+        func expenses() async throws -> String? {
+            try await service.send(.GET, "/ledgers/books/budgets/overview?month=2026-01&as_of=2026-01-31").json["expenses"] as? String
+        }
+        let rent = try await service.command("/ledgers/books/transactions", #"{"id":"rent-jan","payee":"Landlord","category":"bills","amount":"-800.00","date":"2026-01-03"}"#)
+        #expect(rent.status == 201, "\(rent.text)")
+
+        // The rent was 750.00, and is filed under general.
+        try await postedOnce(service, "/ledgers/books/transactions/rent-jan/amendments", #"{"amount":"-750.00"}"#, key: "amend-rent")
+        try await postedOnce(service, "/ledgers/books/transactions/rent-jan/category", #"{"category":"general"}"#, key: "recategorise-rent")
+        #expect(try await expenses() == "750.00")
+
+        // A bank's transaction imported, a recurring gym fee generated for January.
+        try await postedOnce(service, "/ledgers/books/banks", #"{"id":"acme","name":"Acme Bank"}"#, key: "connect-acme")
+        try await postedOnce(service, "/ledgers/books/banks/acme/transactions", #"{"external_id":"tx-1","payee":"Grocer","category":"groceries","amount":"-50.00","date":"2026-01-10"}"#, key: "import-tx-1")
+        #expect(try await expenses() == "800.00")
+        try await postedOnce(service, "/ledgers/books/recurring", #"{"id":"gym","payee":"Gym","category":"lifestyle","amount":"-30.00","day_of_month":5,"start_month":"2026-01"}"#, key: "define-gym")
+        try await postedOnce(service, "/ledgers/books/recurring/generations", #"{"month":"2026-01"}"#, key: "generate-jan")
+        #expect(try await expenses() == "830.00")
+
+        // The rent deleted; the gym and the bank let go; a reference balance set.
+        try await postedOnce(service, "/ledgers/books/transactions/rent-jan/deletion", "{}", key: "delete-rent")
+        #expect(try await expenses() == "80.00")
+        try await postedOnce(service, "/ledgers/books/recurring/gym/removal", "{}", key: "remove-gym")
+        try await postedOnce(service, "/ledgers/books/banks/acme/disconnection", "{}", key: "disconnect-acme")
+        try await postedOnce(service, "/ledgers/books/budgets", #"{"category":"groceries","month":"2026-01","maximum":"400.00"}"#, key: "budget")
+        try await postedOnce(service, "/ledgers/books/budgets/deletion", #"{"category":"groceries","month":"2026-01"}"#, key: "unbudget")
+        try await postedOnce(service, "/ledgers/books/reference-balance", #"{"amount":"1000.00"}"#, key: "reference")
+
+        let day = try await service.command("/ledgers/books/recurring", #"{"id":"x","payee":"X","category":"bills","amount":"-1.00","day_of_month":"5","start_month":"2026-01"}"#)
+        #expect(day.status == 422)
+        #expect(day.json["field"] as? String == "day_of_month")
+        try await service.stopAndRemove()
+    }
+
+    @Test func envelopesAreSteeredSpentCorrectedAndClosedThroughTheirCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("jars")
+        #expect(try await service.command("/ledgers/jars/envelope-accounts", #"{"account":"Assets:Checking","currency":"USD","opening_balance":"1000.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelope-accounts", #"{"account":"Assets:Savings","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelope-accounts", #"{"account":"Assets:Spare","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelopes", #"{"id":"food","name":"Food","interval":"monthly","budgeted":"400.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/jars/envelopes", #"{"id":"fun","name":"Fun","interval":"monthly","budgeted":"50.00"}"#).status == 201)
+        func food() async throws -> [String: Any]? {
+            try await service.send(.GET, "/ledgers/jars/envelopes").json.objects("envelopes").first { $0["id"] as? String == "food" }
+        }
+
+        try await postedOnce(service, "/ledgers/jars/envelopes/food/budget", #"{"budgeted":"450.00"}"#, key: "food-450")
+        try await postedOnce(service, "/ledgers/jars/envelopes/food/rollover", #"{"policy":"reset"}"#, key: "food-reset")
+        let steered = try await food()
+        #expect(steered?["budgeted"] as? String == "450.00", "\(String(describing: steered))")
+        #expect(steered?["rollover"] as? String == "reset", "carry_forward is the default")
+
+        try await postedOnce(service, "/ledgers/jars/envelope-transactions", #"{"id":"shop-1","account":"Assets:Checking","amount":"-30.00","envelope":"food","payee":"Grocer"}"#, key: "shop-1")
+        #expect(try await food()?["spent"] as? String == "30.00")
+        try await postedOnce(service, "/ledgers/jars/envelope-transactions/shop-1/amendments", #"{"amount":"-35.00"}"#, key: "shop-1-fix")
+        #expect(try await food()?["spent"] as? String == "35.00")
+        try await postedOnce(service, "/ledgers/jars/envelope-transactions/shop-1/reversals", "{}", key: "shop-1-undo")
+        #expect(try await food()?["spent"] as? String == "0.00")
+
+        try await postedOnce(service, "/ledgers/jars/envelope-transfers", #"{"id":"save-1","from":"Assets:Checking","to":"Assets:Savings","amount":"100.00"}"#, key: "save-1")
+        let total = try await service.send(.GET, "/ledgers/jars/envelope-accounts/total")
+        #expect(total.json["total"] as? String == "1000.00", "a transfer between own accounts keeps the total: \(total.text)")
+        try await postedOnce(service, "/ledgers/jars/envelopes/fun/fundings", #"{"amount":"20.00"}"#, key: "fund-fun")
+        let fun = try await service.send(.GET, "/ledgers/jars/envelopes").json.objects("envelopes").first { $0["id"] as? String == "fun" }
+        #expect(fun?["funded"] as? String == "20.00", "\(String(describing: fun))")
+        try await postedOnce(service, "/ledgers/jars/envelopes/fun/deletion", "{}", key: "drop-fun")
+        #expect(try await service.send(.GET, "/ledgers/jars/envelopes").json.objects("envelopes").map { $0["id"] as? String } == ["food"])
+        try await postedOnce(service, "/ledgers/jars/envelope-accounts/Assets:Spare/closure", "{}", key: "close-spare")
+
+        let unknown = try await service.command("/ledgers/jars/envelope-transactions", #"{"id":"x","account":"Assets:Nowhere","amount":"-1.00"}"#)
+        #expect(unknown.status == 404, "\(unknown.text)")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aChallengeIsStartedAndStepped() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("dare")
+        #expect(try await service.command("/ledgers/dare/transactions", #"{"payee":"Employer","category":"general","amount":"500.00","date":"2026-01-15"}"#).status == 201)
+        let started = try await postedOnce(service, "/ledgers/dare/challenges", #"{"id":"year","template":"52_week","unit":"1.00"}"#, key: "start-year")
+        #expect(started.json.objects("events").first?["type"] as? String == "challenge_started", "\(started.text)")
+        let step = try await postedOnce(service, "/ledgers/dare/challenges/year/steps", #"{"step":1}"#, key: "year-1")
+        #expect(step.json.objects("events").first?["type"] as? String == "challenge_step_completed", "\(step.text)")
+        let again = try await service.command("/ledgers/dare/challenges/year/steps", #"{"step":1}"#)
+        #expect(again.status == 422 || again.status == 409, "a step is completed once: \(again.text)")
+        try await service.stopAndRemove()
+    }
+
+    @Test func netWorthIsKeptThroughItsCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("worth")
+        #expect(try await service.command("/ledgers/worth/assets", #"{"id":"flat","name":"Flat","category":"property","type":"real_estate","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/worth/assets/flat/valuations", #"{"value":"250000.00"}"#).status == 201)
+        func netWorth() async throws -> [String: Any] { try await service.send(.GET, "/ledgers/worth/net-worth").json }
+
+        // A mortgage against the flat, valued; the flat renamed and tagged; a reminder kept.
+        try await postedOnce(service, "/ledgers/worth/liabilities", #"{"id":"mortgage","name":"Mortgage","category":"mortgage","currency":"USD","linked_asset":"flat"}"#, key: "add-mortgage")
+        try await postedOnce(service, "/ledgers/worth/liabilities/mortgage/valuations", #"{"value":"180000.00"}"#, key: "value-mortgage")
+        let owed = try await netWorth()
+        #expect(owed["liabilities"] as? String == "180000.00", "\(owed)")
+        #expect(owed["net_worth"] as? String == "70000.00")
+        try await postedOnce(service, "/ledgers/worth/assets/flat/name", #"{"name":"Home"}"#, key: "rename-flat")
+        #expect(try await netWorth().objects("lines").contains { $0["name"] as? String == "Home" })
+        try await postedOnce(service, "/ledgers/worth/assets/flat/tags", #"{"country":"US"}"#, key: "tag-flat")
+        try await postedOnce(service, "/ledgers/worth/reminders", #"{"id":"revalue","asset":"flat","due_date":"2026-12-31","note":"ask an agent"}"#, key: "remind")
+        try await postedOnce(service, "/ledgers/worth/reminders/revalue/completion", "{}", key: "reminded")
+
+        // Shares held at a quoted price.
+        #expect(try await service.command("/ledgers/worth/assets", #"{"id":"etf","name":"World ETF","category":"investments","type":"stock_etf","currency":"USD"}"#).status == 201)
+        try await postedOnce(service, "/ledgers/worth/prices", #"{"symbol":"VEA","price":"50.00"}"#, key: "quote-vea")
+        try await postedOnce(service, "/ledgers/worth/assets/etf/position", #"{"quantity":"10.5","symbol":"VEA"}"#, key: "hold-vea")
+        let held = try await netWorth()
+        #expect(held["assets"] as? String == "250525.00", "250000.00 + 10.5 × 50.00: \(held)")
+
+        // The mortgage repaid and gone, the ETF sold; then the answers in euros.
+        try await postedOnce(service, "/ledgers/worth/liabilities/mortgage/removal", "{}", key: "drop-mortgage")
+        try await postedOnce(service, "/ledgers/worth/assets/etf/removal", "{}", key: "drop-etf")
+        let after = try await netWorth()
+        #expect(after["liabilities"] as? String == "0.00", "\(after)")
+        #expect(after["net_worth"] as? String == "250000.00")
+        try await postedOnce(service, "/ledgers/worth/fx-rates", #"{"base":"EUR","quote":"USD","rate":"1.25"}"#, key: "eur-usd")
+        try await postedOnce(service, "/ledgers/worth/base-currency", #"{"currency":"EUR"}"#, key: "to-eur")
+        let euros = try await netWorth()
+        #expect(euros["base_currency"] as? String == "EUR", "\(euros)")
+        #expect(euros["net_worth"] as? String == "200000.00", "250000.00 USD at 1 EUR = 1.25 USD")
+
+        let rate = try await service.command("/ledgers/worth/fx-rates", #"{"base":"EUR","quote":"USD","rate":1.25}"#)
+        #expect(rate.status == 422)
+        #expect(rate.json["field"] as? String == "rate")
+        try await service.stopAndRemove()
+    }
+
+    @Test func settingsAreChangedThroughTheirCommands() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("tune")
+        try await postedOnce(service, "/ledgers/tune/settings/due-soon-days", #"{"days":9}"#, key: "due-9")
+        try await postedOnce(service, "/ledgers/tune/settings/page-size", #"{"rows":37}"#, key: "page-37")
+        try await postedOnce(service, "/ledgers/tune/settings/price-staleness", #"{"seconds":4000}"#, key: "stale-4000")
+        try await postedOnce(service, "/ledgers/tune/commodities", #"{"code":"GBX","scale":0}"#, key: "pence")
+        let jar = try await service.command("/ledgers/tune/assets", #"{"id":"jar","name":"Coin jar","category":"cash","type":"cash","currency":"GBX"}"#)
+        #expect(jar.status == 201, "a declared unit is a currency: \(jar.text)")
+        let ledger = try await service.send(.GET, "/ledgers/tune").json
+        #expect(ledger["due_soon_days"] as? Int == 9, "\(ledger)")
+        #expect(ledger["page_size"] as? Int == 37)
+        #expect(ledger["price_staleness_seconds"] as? Int == 4000)
+        let rows = try await service.command("/ledgers/tune/settings/page-size", #"{"rows":2.5}"#)
+        #expect(rows.status == 422)
+        #expect(rows.json["field"] as? String == "rows")
+        try await service.stopAndRemove()
+    }
+
     @Test func queriesTravelInTimeWithAsOfAndKnownAt() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("jones")

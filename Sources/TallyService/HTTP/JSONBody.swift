@@ -41,7 +41,7 @@ struct JSONBody: Sendable {
         switch fields[name] {
         case nil, .null?: return nil
         case .string(let text)?: return text
-        case .number?: throw Problem.invalidField(name, "'\(name)' must be a string\(Self.isAmount(name) ? " (amounts are decimal strings such as \"12.50\", never JSON numbers)" : "")")
+        case .number?, .integer?: throw Problem.invalidField(name, "'\(name)' must be a string\(Self.isAmount(name) ? " (amounts are decimal strings such as \"12.50\", never JSON numbers)" : "")")
         default: throw Problem.invalidField(name, "'\(name)' must be a string")
         }
     }
@@ -74,6 +74,21 @@ struct JSONBody: Sendable {
         }
     }
 
+    /// A whole-number field (a JSON integer, never an amount), or nil when absent or null.
+    func optionalInteger(_ name: String) throws -> Int64? {
+        switch fields[name] {
+        case nil, .null?: return nil
+        case .integer(let value)?: return value
+        default: throw Problem.invalidField(name, "'\(name)' must be a whole number")
+        }
+    }
+
+    /// A required whole-number field.
+    func integer(_ name: String) throws -> Int64 {
+        guard let value = try optionalInteger(name) else { throw Problem.missingField(name) }
+        return value
+    }
+
     /// A field naming one case of a string enumeration.
     func enumeration<T: RawRepresentable & CaseIterable>(_ name: String, _ type: T.Type, default fallback: T? = nil) throws -> T where T.RawValue == String {
         guard let text = try optionalString(name) else {
@@ -91,10 +106,10 @@ struct JSONBody: Sendable {
     }
 }
 
-/// One JSON value as the body gave it (a number is kept only as "a number": no amount is
-/// ever read from one).
+/// One JSON value as the body gave it (a whole number fitting 64 bits is kept as an integer,
+/// for counts and weights; any other number only as "a number": no amount is ever read from one).
 private enum JSONField: Decodable, Sendable {
-    case string(String), number, bool(Bool), null, other
+    case string(String), number, integer(Int64), bool(Bool), null, other
     case object([String: JSONField])
     case array([JSONField])
 
@@ -118,6 +133,8 @@ private enum JSONField: Decodable, Sendable {
             self = .bool(flag)
         } else if let text = try? value.decode(String.self) {
             self = .string(text)
+        } else if let whole = try? value.decode(Int64.self) {
+            self = .integer(whole)
         } else {
             self = .number
         }

@@ -19,7 +19,7 @@ enum CommandRoutes {
     static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
     static let replayedField = HTTPField.Name("Idempotent-Replayed")!
 
-    static let all: [Definition] = wealth + pots + budgets + envelopes + netWorth
+    static let all: [Definition] = wealth + pots + budgets + envelopes + challenges + netWorth + settings
 
     // MARK: Wealth
 
@@ -52,6 +52,71 @@ enum CommandRoutes {
                 destination: try body.optionalString("destination"),
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/split-rule", operationId: "setWealthSplitRule", security: .ledger(.write)),
+            fields: ["spend_weight", "invest_weight", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.setSplitRuleCommand(
+                account: try call.parameter("account"), spendWeight: try body.integer("spend_weight"), investWeight: try body.integer("invest_weight"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/round-ups", operationId: "setWealthRoundUps", security: .ledger(.write)),
+            fields: ["enabled", "effective_at"]
+        ) { body, ledger, call, key in
+            guard let enabled = try body.optionalBool("enabled") else { throw Problem.missingField("enabled") }
+            return try ledger.setRoundUpsCommand(
+                account: try call.parameter("account"), enabled: enabled,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/automation/pause", operationId: "pauseWealthAutomation", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.pauseAutomationCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/automation/resume", operationId: "resumeWealthAutomation", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.resumeAutomationCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/card/freeze", operationId: "freezeWealthCard", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.freezeCardCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/card/unfreeze", operationId: "unfreezeWealthCard", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.unfreezeCardCommand(
+                account: try call.parameter("account"),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/entries/{entry}/amendments", operationId: "amendWealthEntry", security: .ledger(.write)),
+            fields: ["amount", "currency", "merchant", "destination", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.amendWealthEntryCommand(
+                account: try call.parameter("account"), entry: try entry(call),
+                amount: body.has("amount") ? try money(body, "amount", ledger) : nil,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger),
+                merchant: try body.optionalString("merchant"), destination: try body.optionalString("destination"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/entries/{entry}/reversals", operationId: "reverseWealthEntry", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.reverseWealthEntryCommand(account: try call.parameter("account"), entry: try entry(call), idempotencyKey: key)
+        },
     ]
 
     // MARK: Pots
@@ -74,6 +139,12 @@ enum CommandRoutes {
             fields: ["amount", "currency"]
         ) { body, ledger, call, key in
             try ledger.withdrawFromPotCommand(id: try call.parameter("pot"), amount: try money(body, "amount", ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots/{pot}/deletion", operationId: "deletePot", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.deletePotCommand(id: try call.parameter("pot"), idempotencyKey: key)
         },
     ]
 
@@ -98,6 +169,85 @@ enum CommandRoutes {
                 payee: try body.string("payee"), category: try body.enumeration("category", BudgetCategory.self),
                 amount: try money(body, "amount", ledger), date: date, recurring: try body.optionalBool("recurring") ?? false,
                 id: try body.optionalString("id"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/budgets/deletion", operationId: "deleteBudget", security: .ledger(.write)),
+            fields: ["category", "month"]
+        ) { body, ledger, _, key in
+            try ledger.deleteBudgetCommand(category: try body.enumeration("category", BudgetCategory.self), month: try month(body, "month"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/amendments", operationId: "amendTransaction", security: .ledger(.write)),
+            fields: ["payee", "category", "amount", "currency", "date", "recurring"]
+        ) { body, ledger, call, key in
+            try ledger.amendTransactionCommand(
+                id: try call.parameter("transaction"), payee: try body.optionalString("payee"),
+                category: body.has("category") ? try body.enumeration("category", BudgetCategory.self) : nil,
+                amount: body.has("amount") ? try money(body, "amount", ledger) : nil,
+                date: body.has("date") ? try day(body, "date") : nil, recurring: try body.optionalBool("recurring"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/category", operationId: "recategoriseTransaction", security: .ledger(.write)),
+            fields: ["category"]
+        ) { body, ledger, call, key in
+            try ledger.recategoriseCommand(id: try call.parameter("transaction"), category: try body.enumeration("category", BudgetCategory.self), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/deletion", operationId: "deleteTransaction", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.deleteTransactionCommand(id: try call.parameter("transaction"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks", operationId: "connectBank", security: .ledger(.write)),
+            fields: ["id", "name"]
+        ) { body, ledger, _, key in
+            try ledger.connectBankCommand(id: try body.string("id"), name: try body.optionalString("name"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/disconnection", operationId: "disconnectBank", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.disconnectBankCommand(id: try call.parameter("bank"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/transactions", operationId: "importBankTransaction", security: .ledger(.write)),
+            fields: ["external_id", "payee", "category", "amount", "currency", "date"]
+        ) { body, ledger, call, key in
+            try ledger.importBankTransactionCommand(
+                bankId: try call.parameter("bank"), externalId: try body.string("external_id"), payee: try body.string("payee"),
+                category: try body.enumeration("category", BudgetCategory.self), amount: try money(body, "amount", ledger),
+                date: try day(body, "date"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring", operationId: "defineRecurring", security: .ledger(.write)),
+            fields: ["id", "payee", "category", "amount", "currency", "day_of_month", "start_month", "end_month", "frequency"]
+        ) { body, ledger, _, key in
+            let dayOfMonth = try body.integer("day_of_month")
+            guard let day = Int(exactly: dayOfMonth) else { throw Problem.invalidField("day_of_month", "'day_of_month' is \(dayOfMonth), not a day of the month (1-31)") }
+            return try ledger.defineRecurringCommand(
+                id: try body.string("id"), payee: try body.string("payee"), category: try body.enumeration("category", BudgetCategory.self),
+                amount: try money(body, "amount", ledger), dayOfMonth: day, startMonth: try month(body, "start_month"),
+                endMonth: body.has("end_month") ? try month(body, "end_month") : nil,
+                frequency: try body.enumeration("frequency", RecurringFrequency.self, default: .monthly), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring/{recurring}/removal", operationId: "removeRecurring", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.removeRecurringCommand(id: try call.parameter("recurring"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring/generations", operationId: "generateRecurring", security: .ledger(.write)),
+            fields: ["month"]
+        ) { body, ledger, _, key in
+            try ledger.generateRecurringCommand(month: try month(body, "month"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reference-balance", operationId: "setReferenceBalance", security: .ledger(.write)),
+            fields: ["amount", "currency"]
+        ) { body, ledger, _, key in
+            try ledger.setReferenceBalanceCommand(amount: try money(body, "amount", ledger), idempotencyKey: key)
         },
     ]
 
@@ -125,6 +275,102 @@ enum CommandRoutes {
                 openingBalance: body.has("opening_balance") ? try money(body, "opening_balance", ledger) : nil,
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-accounts/{account}/closure", operationId: "closeEnvelopeAccount", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.closeEnvelopeAccountCommand(try call.parameter("account"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/budget", operationId: "changeEnvelopeBudget", security: .ledger(.write)),
+            fields: ["budgeted", "currency", "interval", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.changeEnvelopeBudgetCommand(
+                try call.parameter("envelope"), budgeted: try money(body, "budgeted", ledger),
+                interval: body.has("interval") ? try body.enumeration("interval", EnvelopeInterval.self) : nil,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/fundings", operationId: "fundEnvelope", security: .ledger(.write)),
+            fields: ["amount", "currency", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.fundEnvelopeCommand(try call.parameter("envelope"), amount: try money(body, "amount", ledger), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/rollover", operationId: "setEnvelopeRollover", security: .ledger(.write)),
+            fields: ["policy", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.setEnvelopeRolloverCommand(try call.parameter("envelope"), policy: try body.enumeration("policy", RolloverPolicy.self), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/deletion", operationId: "deleteEnvelope", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.deleteEnvelopeCommand(try call.parameter("envelope"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions", operationId: "recordEnvelopeTransaction", security: .ledger(.write)),
+            fields: ["id", "account", "amount", "rate_to_base", "envelope", "payee", "category", "effective_at"]
+        ) { body, ledger, _, key in
+            let account = try body.string("account")
+            return try ledger.recordEnvelopeTransactionCommand(
+                try body.string("id"), account: account, amount: try accountMoney(body, "amount", account: account, ledger),
+                rateToBase: try decimal(body, "rate_to_base"), envelope: try body.optionalString("envelope"),
+                payee: try body.optionalString("payee") ?? "", category: try body.enumeration("category", BudgetCategory.self, default: .general),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions/{transaction}/amendments", operationId: "amendEnvelopeTransaction", security: .ledger(.write)),
+            fields: ["amount", "payee", "effective_at"]
+        ) { body, ledger, call, key in
+            let id = try call.parameter("transaction")
+            let amount: Money? = try body.has("amount") ? {
+                let account: String?
+                do { account = try ledger.envelopeTransactionAccount(id) } catch { throw Problem.from(error) }
+                guard let account else { throw Problem.from(LedgerError(.notFound, "there is no envelope transaction '\(id)'")) }
+                return try accountMoney(body, "amount", account: account, ledger)
+            }() : nil
+            return try ledger.amendEnvelopeTransactionCommand(id, amount: amount, payee: try body.optionalString("payee"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions/{transaction}/reversals", operationId: "reverseEnvelopeTransaction", security: .ledger(.write)),
+            fields: []
+        ) { _, ledger, call, key in
+            try ledger.reverseEnvelopeTransactionCommand(try call.parameter("transaction"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transfers", operationId: "transferBetweenEnvelopeAccounts", security: .ledger(.write)),
+            fields: ["id", "from", "to", "amount", "received", "envelope", "effective_at"]
+        ) { body, ledger, _, key in
+            let from = try body.string("from"), to = try body.string("to")
+            return try ledger.transferBetweenAccountsCommand(
+                try body.string("id"), from: from, to: to, amount: try accountMoney(body, "amount", account: from, ledger),
+                received: body.has("received") ? try accountMoney(body, "received", account: to, ledger) : nil,
+                envelope: try body.optionalString("envelope"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Challenges
+
+    static let challenges: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/challenges", operationId: "startChallenge", security: .ledger(.write)),
+            fields: ["id", "template", "name", "unit", "currency", "account", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.startChallengeCommand(
+                try body.string("id"), template: try body.string("template"), name: try body.optionalString("name"),
+                unit: try money(body, "unit", ledger), account: try body.optionalString("account"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/challenges/{challenge}/steps", operationId: "completeChallengeStep", security: .ledger(.write)),
+            fields: ["step", "from", "effective_at"]
+        ) { body, ledger, call, key in
+            let step: Int? = try body.optionalInteger("step").map { value in
+                guard let step = Int(exactly: value) else { throw Problem.invalidField("step", "'step' is \(value), not a step number") }
+                return step
+            }
+            return try ledger.completeChallengeStepCommand(try call.parameter("challenge"), step: step, from: try body.optionalString("from"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
     ]
 
     // MARK: Net worth
@@ -149,6 +395,141 @@ enum CommandRoutes {
                 itemKind: .asset, itemId: try call.parameter("asset"), value: try money(body, "value", ledger),
                 source: try body.enumeration("source", ValuationSource.self, default: .manual),
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/tags", operationId: "tagAsset", security: .ledger(.write)),
+            fields: ["country", "sector", "symbol", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.tagAssetCommand(
+                assetId: try call.parameter("asset"), country: try body.optionalString("country"), sector: try body.optionalString("sector"),
+                symbol: try body.optionalString("symbol"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/name", operationId: "renameAsset", security: .ledger(.write)),
+            fields: ["name", "category", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.renameAssetCommand(
+                assetId: try call.parameter("asset"), name: try body.optionalString("name"),
+                category: body.has("category") ? try body.enumeration("category", AssetCategory.self) : nil, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/position", operationId: "setAssetPosition", security: .ledger(.write)),
+            fields: ["quantity", "symbol", "cost_basis", "currency", "effective_at"]
+        ) { body, ledger, call, key in
+            let symbol = try body.string("symbol")
+            let held: Commodity
+            do { held = try Commodity.named(symbol) } catch { throw Problem.invalidField("symbol", "'symbol' '\(symbol)': \(error)") }
+            let text = try body.string("quantity")
+            let quantity: Money
+            do { quantity = try Money(parsing: text, commodity: held) } catch {
+                throw Problem(.unprocessableContent, "invalid_amount", "'quantity' '\(text)': \(error)", field: "quantity")
+            }
+            return try ledger.setPositionCommand(
+                assetId: try call.parameter("asset"), quantity: quantity,
+                costBasis: body.has("cost_basis") ? try money(body, "cost_basis", ledger) : nil, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/valuation-override/clearance", operationId: "clearValuationOverride", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.clearValuationOverrideCommand(try call.parameter("asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/removal", operationId: "removeAsset", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.removeAssetCommand(try call.parameter("asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities", operationId: "addLiability", security: .ledger(.write)),
+            fields: ["id", "name", "category", "currency", "linked_asset", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.addLiabilityCommand(
+                liabilityId: try body.string("id"), name: try body.string("name"),
+                category: try body.enumeration("category", LiabilityCategory.self), currency: try currency(body, "currency", ledger),
+                linkedAssetId: try body.optionalString("linked_asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities/{liability}/valuations", operationId: "recordLiabilityValuation", security: .ledger(.write)),
+            fields: ["value", "currency", "source", "effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.recordValuationCommand(
+                itemKind: .liability, itemId: try call.parameter("liability"), value: try money(body, "value", ledger),
+                source: try body.enumeration("source", ValuationSource.self, default: .manual), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities/{liability}/removal", operationId: "removeLiability", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.removeLiabilityCommand(try call.parameter("liability"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/prices", operationId: "quotePrice", security: .ledger(.write)),
+            fields: ["symbol", "price", "currency", "source", "effective_at"]
+        ) { body, ledger, _, key in
+            let symbol = try body.string("symbol")
+            let quoted: Commodity
+            do { quoted = try Commodity.named(symbol) } catch { throw Problem.invalidField("symbol", "'symbol' '\(symbol)': \(error)") }
+            return try ledger.quotePriceCommand(
+                symbol: quoted, price: try money(body, "price", ledger), source: try body.enumeration("source", PriceSource.self, default: .manual),
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/fx-rates", operationId: "setFXRate", security: .ledger(.write)),
+            fields: ["base", "quote", "rate", "effective_at"]
+        ) { body, ledger, _, key in
+            guard let rate = try decimal(body, "rate") else { throw Problem.missingField("rate") }
+            return try ledger.setFXRateCommand(
+                base: try currency(body, "base", ledger), quote: try currency(body, "quote", ledger), rate: rate, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/base-currency", operationId: "setBaseCurrency", security: .ledger(.write)),
+            fields: ["currency", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setBaseCurrencyCommand(try currency(body, "currency", ledger), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reminders", operationId: "setReminder", security: .ledger(.write)),
+            fields: ["id", "asset", "due_date", "note", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setReminderCommand(
+                reminderId: try body.string("id"), assetId: try body.string("asset"), dueDate: try day(body, "due_date"),
+                note: try body.optionalString("note"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reminders/{reminder}/completion", operationId: "completeReminder", security: .ledger(.write)),
+            fields: ["effective_at"]
+        ) { body, ledger, call, key in
+            try ledger.completeReminderCommand(try call.parameter("reminder"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+    ]
+
+    // MARK: Settings
+
+    static let settings: [Definition] = [
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/commodities", operationId: "declareCommodity", security: .ledger(.write)),
+            fields: ["code", "scale"]
+        ) { body, ledger, _, key in
+            try ledger.declareCommodityCommand(code: try body.string("code"), scale: try body.integer("scale"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/due-soon-days", operationId: "setDueSoonDays", security: .ledger(.write)),
+            fields: ["days", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setDueSoonDaysCommand(try body.integer("days"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/page-size", operationId: "setPageSize", security: .ledger(.write)),
+            fields: ["rows", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setPageSizeCommand(try body.integer("rows"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/price-staleness", operationId: "setPriceStaleness", security: .ledger(.write)),
+            fields: ["seconds", "effective_at"]
+        ) { body, ledger, _, key in
+            try ledger.setPriceStalenessCommand(seconds: try body.integer("seconds"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
     ]
 
@@ -215,6 +596,41 @@ enum CommandRoutes {
         do { return try ledger.currency(code) } catch let error as LedgerError {
             throw Problem(.unprocessableContent, "unknown_currency", error.message, field: field)
         }
+    }
+
+    /// The `{entry}` path parameter: a wealth entry's sequence number.
+    static func entry(_ call: Call) throws -> UInt64 {
+        let text = try call.parameter("entry")
+        guard let entry = UInt64(text) else { throw Problem.invalidParameter("entry", "'entry' is '\(text)', not an entry number (the sequence of a deposit, purchase or withdrawal)") }
+        return entry
+    }
+
+    /// An amount field in the currency of a user (envelope) account, as the CLI reads it.
+    static func accountMoney(_ body: JSONBody, _ field: String, account: String, _ ledger: Ledger) throws -> Money {
+        let text = try body.string(field)
+        let found: EnvelopeAccount?
+        do { found = try ledger.envelopeAccounts().first { $0.account == account } } catch { throw Problem.from(error) }
+        guard let commodity = found?.commodity else {
+            throw Problem.from(LedgerError(.notFound, "there is no account '\(account)'; open it first (POST /ledgers/{ledger}/envelope-accounts)"))
+        }
+        do { return try Money(parsing: text, commodity: commodity) } catch {
+            throw Problem(.unprocessableContent, "invalid_amount", "'\(field)' '\(text)' is not an amount in \(commodity.code): \(error)", field: field)
+        }
+    }
+
+    /// An optional exact decimal field (a rate), given as a string.
+    static func decimal(_ body: JSONBody, _ field: String) throws -> ExactDecimal? {
+        guard let text = try body.optionalString(field) else { return nil }
+        do { return try ExactDecimal(parsing: text) } catch {
+            throw Problem.invalidField(field, "'\(field)' is '\(text)', not a decimal number (e.g. \"0.0067\")")
+        }
+    }
+
+    /// A day field (YYYY-MM-DD).
+    static func day(_ body: JSONBody, _ field: String) throws -> LocalDate {
+        let text = try body.string(field)
+        guard let day = try? LocalDate(parsing: text) else { throw Problem.invalidField(field, "'\(field)' is '\(text)', not a day (YYYY-MM-DD)") }
+        return day
     }
 
     static func month(_ body: JSONBody, _ field: String) throws -> Month {
