@@ -1,7 +1,7 @@
 internal import Crypto
 internal import CryptoExtras
 internal import Foundation
-public import TallyLog
+import TallyLog
 
 /// An encrypted store's key set as its keyring keeps it: the data keys, each wrapped (AES key
 /// wrap, RFC 3394) by the key-encryption key derived from a ``LedgerKey``, and how to derive it.
