@@ -122,7 +122,8 @@ public struct EnvelopesProjector: SnapshotTaking {
         func currentBase() throws -> String {
             try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies WHERE effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1",
                                 arguments: [effective])
-                ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1") ?? "USD"
+                ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
+                ?? { throw LedgerError(.inconsistentLog, "event \(event.sequence) (\(event.type.name)) comes before any base currency: the log has no ledger_created before it") }()
         }
         func activity(_ row: EnvelopeActivity, part: Int, entryId: String) throws {
             try db.cachedStatement(sql: """
