@@ -8,7 +8,8 @@ public struct BalancesProjector: Projector {
     public init() {}
 
     public let name = "balances"
-    public let version = 6
+    /// 7: no index of postings by effective time (the day's postings are found per account).
+    public let version = 7
     public let tables = ["accounts", "postings", "balances", "transaction_versions"] + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {
@@ -83,7 +84,7 @@ public struct BalancesProjector: Projector {
 
     /// `apply` never reads postings by account or by effective time: a rebuild builds those
     /// indexes once at the end.
-    public var indexesDeferredOnRebuild: [String] { ["postings_by_account", "postings_by_effective"] }
+    public var indexesDeferredOnRebuild: [String] { ["postings_by_account"] }
 
     /// Keeps every version of every transaction (``ChangesTransactionVersion``), each with the
     /// recorded interval it was in force: from its event's recorded time until the recorded
