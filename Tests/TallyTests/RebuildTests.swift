@@ -96,13 +96,13 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 11)
             let before = try ledger.readModels.dump()
-            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX postings_by_account") }
+            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX postings_by_pair") }
             try ledger.close()
             let reopened = try Ledger.open(at: root, options: .standard)
             let index = try reopened.read { db in
-                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'postings_by_account'")
+                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'postings_by_pair'")
             }
-            #expect(index == "postings_by_account")
+            #expect(index == "postings_by_pair")
             #expect(try reopened.readModels.dump() == before)
             try reopened.expectConsistent()
             try reopened.close()

@@ -16,7 +16,7 @@ import GRDB
 //   recorded before K's block ─┬─ effective before D's block        → block cells
 //                              ├─ effective in D's block, before D's day → day cells
 //                              └─ effective on D's day, up to D      → postings (a seek per account
-//                                                                      and commodity, by account index)
+//                                                                      and commodity, `postings_by_pair`)
 //   recorded in K's block, up to K, effective up to D              → postings (the shorter run:
 //                                         those up to K, or the block's cells less those after K)
 //
@@ -239,10 +239,10 @@ struct BalanceRollups {
             arguments += [dayStart, asOf, RollupBuckets.start(ofBlock: cellBound)]
             if let run {
                 if countsWholeBlock {
-                    parts.append("SELECT account, commodity, -amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    parts.append(runOfPostings(sign: "-"))
                     arguments += [run.split, run.end, asOf]
                 } else {
-                    parts.append("SELECT account, commodity, amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    parts.append(runOfPostings(sign: ""))
                     arguments += [run.first, run.split, asOf]
                 }
             }
@@ -264,13 +264,22 @@ struct BalanceRollups {
     }
 
     /// The postings effective in `[?, ?]` (within one day), found per account and commodity
-    /// through `postings_by_account`: one seek per pair the balances know, so no index by
+    /// through `postings_by_pair`: one seek per pair the balances know, so no index by
     /// effective time is kept (it cost 36 bytes and an index write per posting, and a sort at
     /// every rebuild, for this one query). `CROSS JOIN` keeps the pairs as the outer loop.
     private static let dayOfPostings = """
-        SELECT p.account, p.commodity, p.amount FROM balances b CROSS JOIN postings p
-        WHERE p.account = b.account AND p.commodity = b.commodity AND p.effective_at >= ? AND p.effective_at <= ?
+        SELECT b.account, b.commodity, p.amount FROM balances b CROSS JOIN postings p
+        WHERE p.pair = b.pair AND p.effective_at >= ? AND p.effective_at <= ?
         """
+
+    /// The postings of a run of sequence numbers `[?, ?)` effective by `?`, with their
+    /// account and commodity, the amount negated with `sign` "-".
+    private static func runOfPostings(sign: String) -> String {
+        """
+        SELECT b.account, b.commodity, \(sign)p.amount FROM postings p JOIN balances b ON b.pair = p.pair
+        WHERE p.sequence >= ? AND p.sequence < ? AND p.effective_at <= ?
+        """
+    }
 
     /// The first sequence number in `[from, to)` whose postings were recorded after
     /// `instant` (`to` when none): a binary search, as recorded times never decrease.
