@@ -8,50 +8,51 @@ public struct IdempotencyProjector: Projector {
 
     public let name = "idempotency"
     /// 2: a `WITHOUT ROWID` table keyed by the key (one B-tree fewer to keep per row).
-    public let version = 2
-    public let tables = ["idempotency_keys"]
+    /// 3: no index by first sequence number: the last event a command caused is kept apart,
+    /// keyed by the command's first sequence number, and only for commands that caused one.
+    public let version = 3
+    public let tables = ["idempotency_keys", "idempotency_caused"]
 
+    /// `idempotency_keys` holds each key once, with the sequence number of the event that
+    /// recorded it. `idempotency_caused` holds, for an event that later events name as their
+    /// cause, the last of them (a rowid table keyed by the cause's sequence number: an
+    /// append, or an update in place, per caused event). A key's command runs from its first
+    /// sequence number to the last event it caused, or to itself when it caused none.
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE idempotency_keys (
                 key TEXT PRIMARY KEY NOT NULL,
-                first_sequence INTEGER NOT NULL,
-                last_sequence INTEGER NOT NULL
+                first_sequence INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
-            CREATE INDEX idempotency_by_first ON idempotency_keys (first_sequence);
+            CREATE TABLE idempotency_caused (
+                cause INTEGER PRIMARY KEY NOT NULL,
+                last_sequence INTEGER NOT NULL
+            ) STRICT;
             """)
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        if let key = event.idempotencyKey {
-            try db.cachedStatement(
-                sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"
-            ).execute(arguments: [key, Int64(event.sequence), Int64(event.sequence)])
-        }
-        if let cause = event.cause {
-            try db.cachedStatement(
-                sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
-            ).execute(arguments: [Int64(event.sequence), Int64(cause)])
-        }
+        try apply([event][...], db)
     }
 
-    /// Folds a run of events with the insert prepared once for the run.
+    /// Folds a run of events with the statements prepared once for the run.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         let insert = RawStatement(try db.cachedStatement(
-            sql: "INSERT INTO idempotency_keys (key, first_sequence, last_sequence) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING"))
+            sql: "INSERT INTO idempotency_keys (key, first_sequence) VALUES (?, ?) ON CONFLICT (key) DO NOTHING"))
+        let caused = try db.cachedStatement(sql: """
+            INSERT INTO idempotency_caused (cause, last_sequence) VALUES (?, ?)
+            ON CONFLICT (cause) DO UPDATE SET last_sequence = MAX(last_sequence, excluded.last_sequence)
+            """)
         try events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
             for _ in 0..<buffer.count {
                 let sequence = Int64(event.pointee.sequence)
                 if let key = event.pointee.idempotencyKey {
                     insert.bind(2, sequence)
-                    insert.bind(3, sequence)
                     try insert.step(db, binding: key, at: 1)
                 }
                 if let cause = event.pointee.cause {
-                    try db.cachedStatement(
-                        sql: "UPDATE idempotency_keys SET last_sequence = MAX(last_sequence, ?) WHERE first_sequence = ?"
-                    ).execute(arguments: [sequence, Int64(cause)])
+                    try caused.execute(arguments: [Int64(cause), sequence])
                 }
                 event += 1
             }
@@ -60,7 +61,11 @@ public struct IdempotencyProjector: Projector {
 
     /// The sequence range of the command that used `key`, if one did.
     package static func range(of key: String, _ db: Database) throws -> ClosedRange<UInt64>? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT first_sequence, last_sequence FROM idempotency_keys WHERE key = ?", arguments: [key]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT k.first_sequence, COALESCE(c.last_sequence, k.first_sequence) AS last_sequence
+            FROM idempotency_keys k LEFT JOIN idempotency_caused c ON c.cause = k.first_sequence
+            WHERE k.key = ?
+            """), arguments: [key]) else {
             return nil
         }
         return row.sequence(IdempotencyColumns.firstSequence)...row.sequence(IdempotencyColumns.lastSequence)
