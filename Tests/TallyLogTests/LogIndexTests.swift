@@ -104,6 +104,46 @@ import Testing
         }
     }
 
+    /// An index whose checksum holds but whose resume point says another chain hash, another
+    /// previous frame, or another sequence number (written by a bug, or by hand) is checked
+    /// against the frame header before the resume point and ignored; so is a version 1 file.
+    @Test func anIndexWhoseResumePointDisagreesWithTheFrameBeforeItIsIgnored() throws {
+        try withTemporaryDirectory { directory in
+            var random = SplitMix64(seed: 0x2E5)
+            let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 32 << 10))
+            try append(writer, frames: 300, &random)
+            try writer.close()
+            let walked = summary(try fullScan(directory))
+            let original = try #require(LogIndexFile.read(in: directory, fileSystem: PosixFileSystem()))
+            #expect(original.segments.count >= 2)
+            let forgeries: [(String, (inout ResumePoint) -> Void)] = [
+                ("another chain hash", { $0.lastHash[7] ^= 1 }),
+                ("another previous frame", { $0.previousOffset = $0.previousOffset.map { $0 - 1 } ?? Int64(LogFormat.segmentHeaderBytes) }),
+                ("no previous frame", { $0.previousOffset = nil }),
+                ("another sequence number", { $0.lastSequence += 1 }),
+                ("another recorded time", { $0.lastRecordedAt += 1 }),
+            ]
+            for segment in original.segments.indices {
+                for (what, forge) in forgeries {
+                    var prior = original
+                    forge(&prior.segments[segment].resume)
+                    guard prior.segments[segment].resume != original.segments[segment].resume else { continue }
+                    #expect(LogIndexFile.decode(LogIndexFile.encode(prior)) != nil, "\(what): the file itself is whole")
+                    let index = directory + "/" + LogIndexFile.name
+                    try Data(LogIndexFile.encode(prior)).write(to: URL(fileURLWithPath: index))
+                    let indexed = try indexedScan(directory)
+                    #expect(summary(indexed) == walked, "segment \(segment), \(what)")
+                    #expect(indexed.framesWalked > original.segments.count, "segment \(segment), \(what): the index was not believed")
+                }
+            }
+            // A file of version 1 (no previous frame's offset) is not read.
+            var old = LogIndexFile.encode(original)
+            old[4] = 1
+            old.replaceSubrange((old.count - 4)..., with: withUnsafeBytes(of: CRC32C.checksum(Array(old[..<(old.count - 4)])).littleEndian, Array.init))
+            #expect(LogIndexFile.decode(old) == nil)
+        }
+    }
+
     @Test func anIndexLongerThanATruncatedLogIsIgnoredAndTheWriterReplacesIt() throws {
         try withTemporaryDirectory { directory in
             var random = SplitMix64(seed: 0x7A)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 import TallyLog
 @testable import Tally
@@ -95,13 +96,13 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 11)
             let before = try ledger.readModels.dump()
-            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX postings_by_account") }
+            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX postings_by_pair") }
             try ledger.close()
             let reopened = try Ledger.open(at: root, options: .standard)
             let index = try reopened.read { db in
-                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'postings_by_account'")
+                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'postings_by_pair'")
             }
-            #expect(index == "postings_by_account")
+            #expect(index == "postings_by_pair")
             #expect(try reopened.readModels.dump() == before)
             try reopened.expectConsistent()
             try reopened.close()
@@ -162,6 +163,102 @@ import TallyTestSupport
             try ledger.close()
             let reopened = try Ledger.open(at: root, options: .standard)
             #expect(try reopened.readModels.dump() == before)
+            try reopened.close()
+        }
+    }
+
+    /// Folds nothing until told to, then refuses the event it is told to refuse: a rebuild
+    /// that stops half-way.
+    private final class RefusalSwitch: Sendable {
+        let sequence = Mutex<UInt64?>(nil)
+    }
+
+    private struct RefusingProjector: Projector {
+        let refuseAt = RefusalSwitch()
+        let name = "refusing"
+        let version = 1
+        let tables = ["refusing_seen"]
+        func createTables(_ db: Database) throws {
+            try db.execute(sql: "CREATE TABLE refusing_seen (sequence INTEGER PRIMARY KEY) STRICT")
+        }
+        func apply(_ event: Event, _ db: Database) throws {
+            if let refused = refuseAt.sequence.withLock({ $0 }), event.sequence == refused {
+                throw LedgerError(.invalidArgument, "refused event \(event.sequence) on purpose")
+            }
+            try db.execute(sql: "INSERT INTO refusing_seen (sequence) VALUES (?)", arguments: [Int64(event.sequence)])
+        }
+    }
+
+    /// `tally rebuild` folds into a new file and renames it over the old one: the new file is
+    /// a WAL database private to its owner, equal to the incremental fold, and nothing of the
+    /// build (a `.rebuilding` file) or of the old file's WAL is left beside it.
+    @Test func aRebuildOfAClosedStoreReplacesTheFileWhole() throws {
+        try withTemporaryStore { root in
+            let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 21)
+            let before = try ledger.readModels.dump()
+            let balances = try ledger.balances()
+            try ledger.close()
+            let path = root + "/readmodels.sqlite"
+            // A stray file of a rebuild killed earlier is not in the way.
+            try Data("not a database".utf8).write(to: URL(fileURLWithPath: path + ".rebuilding"))
+            let oldInode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int)
+            let head = try Ledger.rebuild(at: root, options: .standard)
+            let newInode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int)
+            #expect(newInode != oldInode, "a new file took the old one's place")
+            for leftover in [".rebuilding", ".rebuilding-journal", ".rebuilding-wal", "-journal"] {
+                #expect(!FileManager.default.fileExists(atPath: path + leftover), "\(leftover) is left")
+            }
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            #expect(mode & 0o077 == 0, "the new file is private: \(String(mode, radix: 8))")
+            let reopened = try Ledger.open(at: root, options: .standard)
+            #expect(reopened.head == head)
+            #expect(try reopened.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+            #expect(try reopened.readModels.dump() == before)
+            #expect(try reopened.balances() == balances)
+            try reopened.expectConsistent()
+            try reopened.close()
+        }
+    }
+
+    /// A file holding a table no projector made is rebuilt in place, so the table stays.
+    @Test func aRebuildOfAClosedStoreKeepsTablesNoProjectorMade() throws {
+        try withTemporaryStore { root in
+            let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 4)
+            let before = try ledger.readModels.dump()
+            try ledger.readModels.database.write { db in try db.execute(sql: "CREATE TABLE stray (x INTEGER); INSERT INTO stray VALUES (9)") }
+            try ledger.close()
+            try Ledger.rebuild(at: root, options: .standard)
+            let reopened = try Ledger.open(at: root, options: .standard)
+            #expect(try reopened.read { db in try Int.fetchAll(db, sql: "SELECT x FROM stray") } == [9])
+            #expect(try reopened.readModels.dump() == before)
+            try reopened.close()
+        }
+    }
+
+    /// A rebuild that fails half-way (here a projector refuses an event) leaves the read
+    /// models it was replacing in place with every row as it was, and no new file behind.
+    @Test func aRebuildThatFailsHalfWayLeavesTheOldReadModelsAsTheyWere() throws {
+        try withTemporaryStore { root in
+            let refusing = RefusingProjector()
+            let clock = ManualClock("2026-01-01T00:00:00Z")
+            var options = Ledger.Options.standard
+            options.projectors = [refusing]
+            let created = try mixedLedger(at: root, clock: clock, seed: 8)
+            try created.close()
+            let ledger = try Ledger.open(at: root, options: options)
+            let before = try ledger.readModels.dump()
+            let head = ledger.head.sequence
+            try ledger.close()
+            let path = root + "/readmodels.sqlite"
+            let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+            refusing.refuseAt.sequence.withLock { $0 = head / 2 }
+            #expect(throws: (any Error).self) { try Ledger.rebuild(at: root, options: options) }
+            #expect(!FileManager.default.fileExists(atPath: path + ".rebuilding"))
+            #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int == inode, "the old file is still in place")
+            refusing.refuseAt.sequence.withLock { $0 = nil }
+            let reopened = try Ledger.open(at: root, options: options)
+            #expect(try reopened.readModels.dump() == before)
+            try reopened.expectConsistent()
             try reopened.close()
         }
     }

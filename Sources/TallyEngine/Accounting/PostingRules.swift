@@ -115,6 +115,16 @@ public protocol MovesMoney: EventPayload {
 /// ```
 public protocol MovesNoMoney: EventPayload {}
 
+extension MovesMoney {
+    /// ``PostingDeclaration/movesMoney``.
+    public static var postingDeclaration: PostingDeclaration { .movesMoney }
+}
+
+extension MovesNoMoney {
+    /// ``PostingDeclaration/movesNoMoney``.
+    public static var postingDeclaration: PostingDeclaration { .movesNoMoney }
+}
+
 /// A money event that starts, moves or ends a transaction's current version: the version a
 /// later amendment or deletion reverses (``TransactionVersion``).
 public protocol ChangesTransactionVersion: MovesMoney {

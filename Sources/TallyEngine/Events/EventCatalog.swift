@@ -44,7 +44,7 @@ public struct EventCatalog: Sendable {
             if let other = byName[entry.type.name] {
                 throw EventCodingError(.invalidValue, "two event types are named \(other.type.name) (codes \(other.type.code) and \(entry.type.code)); give each a name of its own")
             }
-            guard payloadType is any MovesMoney.Type || payloadType is any MovesNoMoney.Type else {
+            guard payloadType.postingDeclaration != .undeclared else {
                 throw EventCodingError(.invalidValue, "event type \(entry.type.name) declares no postings: conform it to MovesMoney (and give its postings) or to MovesNoMoney")
             }
             byCode[entry.type.code] = entry

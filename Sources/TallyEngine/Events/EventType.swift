@@ -35,10 +35,27 @@ public protocol EventPayload: BinaryCodable, Codable, Hashable, Sendable {
     static var legacyVersions: [any LegacyEventPayload.Type] { get }
     /// The entity the event is about, e.g. `pot:holiday` or `account:Assets:Bank`.
     var entity: String { get }
+    /// What the type says it does to balances: conforming to ``MovesMoney`` or
+    /// ``MovesNoMoney`` sets it; do not implement it yourself.
+    static var postingDeclaration: PostingDeclaration { get }
 }
 
 extension EventPayload {
     public static var legacyVersions: [any LegacyEventPayload.Type] { [] }
+    /// Neither ``MovesMoney`` nor ``MovesNoMoney``: ``EventCatalog`` refuses the type.
+    public static var postingDeclaration: PostingDeclaration { .undeclared }
+}
+
+/// What an event type says it does to balances, as a value the catalog reads without a
+/// runtime conformance lookup (which costs a scan of every conformance in the process, per
+/// type, on every open).
+public enum PostingDeclaration: Sendable, Equatable {
+    /// The type conforms to ``MovesMoney``: its events post.
+    case movesMoney
+    /// The type conforms to ``MovesNoMoney``: its events never post.
+    case movesNoMoney
+    /// The type says neither; the catalog refuses it.
+    case undeclared
 }
 
 /// An old version of a payload, still readable from logs and JSON written back then.

@@ -350,8 +350,9 @@ public final class Ledger: Sendable {
             let catalog = try options.catalog()
             let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions)
             do {
-                return try attach(
-                    store, calendar: try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys).ledgerCalendar(), options: options)
+                // One view of the log, the writer's own, for the calendar and the read models' agreement.
+                let reader = try store.reader()
+                return try attach(store, reader: reader, calendar: try reader.ledgerCalendar(), options: options)
             } catch {
                 try? store.close()
                 throw error
@@ -359,13 +360,13 @@ public final class Ledger: Sendable {
         }
     }
 
-    private static func attach(_ store: EventStore, calendar: LedgerCalendar, options: Options) throws -> Ledger {
-        let readModels: ReadModelStore
+    private static func attach(_ store: EventStore, reader: EventStoreReader? = nil, calendar: LedgerCalendar, options: Options) throws -> Ledger {
+        var readModels: ReadModelStore
+        let path = store.layout.readModelPath
+        let projectors = try options.registeredProjectors()
+        let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
         do {
-            readModels = try ReadModelStore(
-                path: store.layout.readModelPath, projectors: try options.registeredProjectors(),
-                snapshots: SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
-            )
+            readModels = try ReadModelStore(path: path, projectors: projectors, snapshots: snapshots)
         } catch let error as DatabaseError {
             throw StoreError(.readModelsUnreadable, """
                 the read models (\(store.layout.readModelPath)) cannot be opened: \(error.message ?? "\(error.resultCode)"); \
@@ -373,7 +374,7 @@ public final class Ledger: Sendable {
                 """)
         }
         do {
-            let reader = try store.reader()
+            let reader = try reader ?? store.reader()
             try readModels.checkAgreement(with: reader)
             let nothingFolded = try readModels.database.read { db in
                 try readModels.registeredCheckpointDigests(db).allSatisfy { $0.sequence == 0 }
@@ -382,8 +383,15 @@ public final class Ledger: Sendable {
             let progress = options.openProgress.map { report in { (folded: UInt64) in report(folded, head) } }
             if nothingFolded && head > 1 {
                 // Nothing folded yet (read models deleted, new, or every projector of another
-                // version): the bulk fold of a rebuild, not the per-commit catch-up.
-                try readModels.rebuild(from: reader, progress: progress)
+                // version): the bulk fold of a rebuild, not the per-commit catch-up; into a new
+                // file when this one holds nothing else to keep.
+                if try readModels.holdsOnlyRegisteredTables() {
+                    try readModels.database.close()
+                    try ReadModelStore.rebuildInNewFile(path: path, projectors: projectors, snapshots: snapshots, from: reader, progress: progress)
+                    readModels = try ReadModelStore(path: path, projectors: projectors, snapshots: snapshots)
+                } else {
+                    try readModels.rebuild(from: reader, progress: progress)
+                }
             } else {
                 try readModels.catchUp(from: reader, progress: progress)
             }
@@ -417,7 +425,12 @@ public final class Ledger: Sendable {
             try layout.requireStore()
             let options = try options.unlocked(at: root)
             let catalog = try options.catalog()
-            let calendar = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys).ledgerCalendar()
+            // The view opened for the calendar serves the first look at the read models when no
+            // checkpoint is past its head (the log only grows, so it is a prefix of the log the
+            // read models folded); otherwise, and on every later look, the log is opened again
+            // after the checkpoints are read.
+            var opened: EventStoreReader? = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
+            let calendar = try opened!.ledgerCalendar()
             let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
             let registered = try options.registeredProjectors()
             let deadline = Instant.now.microsecondsSinceEpoch + options.readerLockWaitMicroseconds
@@ -428,7 +441,9 @@ public final class Ledger: Sendable {
                         // Checkpoints first, then the log: a live writer publishes a commit to the
                         // log before its read models commit it, so the log is never the one behind.
                         let digests = try readModels.database.read { db in try readModels.registeredCheckpointDigests(db) }
-                        let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
+                        let reader = try opened.flatMap { earlier in digests.allSatisfy { $0.sequence <= earlier.head.sequence } ? earlier : nil }
+                            ?? EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
+                        opened = nil
                         let checkpoint = digests.map(\.sequence).min() ?? 0
                         if checkpoint >= reader.head.sequence || caughtUp
                             || LogReader.writerIsLive(directory: layout.logDirectory, fileSystem: options.logFileSystem) {
@@ -677,6 +692,11 @@ public final class Ledger: Sendable {
     /// the tables no registered projector made (an embedder's projector left out this time
     /// keeps its tables and its checkpoint). Takes the writer lock for the duration.
     ///
+    /// When the file holds nothing a rebuild must keep (the usual case), the log is folded
+    /// into a new file that replaces the old one only once it is complete and durable: a
+    /// rebuild that fails or is killed leaves the old read models as they were, and the new
+    /// file is written without a WAL or syncs until its end, with its indexes made once.
+    ///
     /// ```swift
     /// let head = try Ledger.rebuild(at: ".tally") { folded in print(folded) }
     /// ```
@@ -694,20 +714,16 @@ public final class Ledger: Sendable {
             let catalog = try options.catalog()
             let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions)
             defer { try? store.close() }
-            let reader = try EventStoreReader.open(at: root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
+            let reader = try store.reader()
             let snapshots = SnapshotSettings(calendar: try reader.ledgerCalendar(), interval: options.snapshotInterval)
             let path = store.layout.readModelPath
-            if let kept = ReadModelStore.openIfIntact(path: path, projectors: registered, snapshots: snapshots) {
+            switch ReadModelStore.rebuildTarget(path: path, projectors: registered, snapshots: snapshots) {
+            case .inPlace(let kept):
                 defer { try? kept.database.close() }
                 try kept.rebuild(from: reader, progress: progress)
-                return reader.head
+            case .newFile:
+                try ReadModelStore.rebuildInNewFile(path: path, projectors: registered, snapshots: snapshots, from: reader, progress: progress)
             }
-            for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try FileManager.default.removeItem(atPath: path + suffix)
-            }
-            let readModels = try ReadModelStore(path: path, projectors: registered, snapshots: snapshots)
-            defer { try? readModels.database.close() }
-            try readModels.rebuild(from: reader, progress: progress)
             return reader.head
         }
     }

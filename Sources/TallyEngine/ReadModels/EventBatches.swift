@@ -8,10 +8,13 @@ enum EventBatches {
     /// Batches waiting to be folded, at most.
     static let queuedBatchesMax = 2
 
-    /// Hands `body` the events from `first` to the reader's head in order, `batchSize` at a
-    /// time. An error from the reader or from `body` stops both threads and is rethrown.
+    /// Hands `body` the events from `first` to the reader's head in order, in batches that
+    /// end at a frame's end once they hold at least `batchSize` events (a batch holds at most
+    /// `batchSize` plus one frame's events), each with the chain hash after its last event as
+    /// the frame's header stores it. An error from the reader or from `body` stops both
+    /// threads and is rethrown.
     static func read(
-        from reader: EventStoreReader, first: UInt64, batchSize: Int, _ body: ([Event]) throws -> Void
+        from reader: EventStoreReader, first: UInt64, batchSize: Int, _ body: (_ batch: [Event], _ hash: [UInt8]) throws -> Void
     ) throws {
         precondition(batchSize > 0, "batchSize must be positive")
         let channel = Channel()
@@ -19,15 +22,18 @@ enum EventBatches {
             do {
                 var batch: [Event] = []
                 batch.reserveCapacity(batchSize)
-                try reader.forEach(from: first) { event in
+                try reader.forEach(from: first, withFrameEndHashes: { event, frameEnd in
                     batch.append(event)
-                    if batch.count == batchSize {
-                        guard channel.put(batch) else { throw CancellationError() }
+                    if let hash = frameEnd, batch.count >= batchSize || event.sequence == reader.head.sequence {
+                        guard channel.put(Batch(events: batch, hash: hash)) else { throw CancellationError() }
                         batch = []
                         batch.reserveCapacity(batchSize)
                     }
+                })
+                // The reader's head ends a frame: a batch left over was handed on with its frame's end.
+                guard batch.isEmpty else {
+                    throw StoreError(.readModelsDisagree, "the log's view ended inside a frame, after event \(batch.last!.sequence)")
                 }
-                if !batch.isEmpty { _ = channel.put(batch) }
                 channel.finish(nil)
             } catch {
                 channel.finish(error)
@@ -37,8 +43,8 @@ enum EventBatches {
         producer.start()
         do {
             while let batch = try channel.take() {
-                try body(batch)
-                channel.giveBack(batch)
+                try body(batch.events, batch.hash)
+                channel.giveBack(batch.events)
             }
         } catch {
             channel.cancel()
@@ -46,10 +52,16 @@ enum EventBatches {
         }
     }
 
+    /// Events to fold, and the chain hash after the last of them.
+    private struct Batch {
+        var events: [Event]
+        var hash: [UInt8]
+    }
+
     /// A bounded queue between the reading thread and the folding one.
     private final class Channel: @unchecked Sendable {
         private let condition = NSCondition()
-        private var queue: [[Event]] = []
+        private var queue: [Batch] = []
         private var isFinished = false
         private var isCancelled = false
         private var failure: (any Error)?
@@ -57,7 +69,7 @@ enum EventBatches {
         private var spent: [[Event]] = []
 
         /// Waits for room; false when the consumer gave up. Frees the batches folded so far.
-        func put(_ batch: [Event]) -> Bool {
+        func put(_ batch: Batch) -> Bool {
             var freed: [[Event]] = []
             defer { freed.removeAll() }  // outside the lock
             condition.lock()
@@ -93,7 +105,7 @@ enum EventBatches {
         }
 
         /// The next batch; nil after the last; throws the producer's error.
-        func take() throws -> [Event]? {
+        func take() throws -> Batch? {
             condition.lock()
             defer { condition.unlock() }
             while queue.isEmpty && !isFinished { condition.wait() }

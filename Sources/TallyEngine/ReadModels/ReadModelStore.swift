@@ -211,6 +211,13 @@ public final class ReadModelStore: Sendable {
     /// - Throws: ``StoreError`` (`readModelsDisagree`) when the events are not contiguous or
     ///   a projector's checkpoint leaves a gap before them; whatever a projector throws.
     func fold(_ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil) throws {
+        try Self.fold(events, db, projectors: projectors, snapshots: snapshots, checkpoints: checkpoints)
+    }
+
+    /// ``fold(_:_:checkpoints:)`` for these projectors, in any database (a rebuild's new file).
+    static func fold(
+        _ events: ArraySlice<Event>, _ db: Database, projectors: [any Projector], snapshots: SnapshotSettings?, checkpoints: [String: UInt64]? = nil
+    ) throws {
         guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
         guard last - first == UInt64(events.count - 1) else {
             throw StoreError(.readModelsDisagree, "events \(first)-\(last) handed to the read models are not contiguous")
@@ -232,15 +239,16 @@ public final class ReadModelStore: Sendable {
 
     /// Moves every registered projector's checkpoint to `sequence` (whose chain hash is `hash`).
     func setCheckpoints(_ sequence: UInt64, hash: [UInt8]?, _ db: Database) throws {
-        var arguments: [(any DatabaseValueConvertible)?] = [Int64(sequence), hash.map { Data($0) }, Int64(sequence)]
-        arguments += projectors.map(\.name)
-        try db.cachedStatement(sql: setCheckpointsSQL).execute(arguments: StatementArguments(arguments))
+        try Self.setCheckpoints(sequence, hash: hash, projectors: projectors, db)
     }
 
-    /// The statement of ``setCheckpoints(_:hash:_:)``: one placeholder per registered projector.
-    private var setCheckpointsSQL: String {
+    /// ``setCheckpoints(_:hash:_:)`` for these projectors, in any database.
+    static func setCheckpoints(_ sequence: UInt64, hash: [UInt8]?, projectors: [any Projector], _ db: Database) throws {
+        var arguments: [(any DatabaseValueConvertible)?] = [Int64(sequence), hash.map { Data($0) }, Int64(sequence)]
+        arguments += projectors.map(\.name)
         let placeholders = Array(repeating: "?", count: projectors.count).joined(separator: ", ")
-        return "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ? AND projector IN (\(placeholders))"
+        let sql = "UPDATE projection_checkpoints SET sequence = ?, hash = ? WHERE sequence < ? AND projector IN (\(placeholders))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
     }
 
     /// The checkpoints of the registered projectors with their hashes.
@@ -289,15 +297,15 @@ public final class ReadModelStore: Sendable {
     }
 
     /// Folds every event after the lowest checkpoint up to the reader's head, in batches of
-    /// `batchSize` events per transaction, each with its checkpoint and the chain hash of its
-    /// last event; `progress` gets the last sequence folded. The log is read and decoded on
+    /// at least `batchSize` events per transaction ending at a frame's end, each with its
+    /// checkpoint and the chain hash of its last event (its frame's); `progress` gets the last sequence folded. The log is read and decoded on
     /// a second thread while the previous batch is folded.
     public func catchUp(from reader: EventStoreReader, batchSize: Int = 10_000, progress: ((UInt64) -> Void)? = nil) throws {
         let start = try checkpoint()
         guard reader.head.sequence > start else { return }
-        try EventBatches.read(from: reader, first: start + 1, batchSize: batchSize) { batch in
+        try EventBatches.read(from: reader, first: start + 1, batchSize: batchSize) { batch, hash in
             guard let last = batch.last?.sequence else { return }
-            try apply(batch, hash: try reader.reader.hash(of: last))
+            try apply(batch, hash: hash)
             progress?(last)
         }
     }
@@ -314,18 +322,8 @@ public final class ReadModelStore: Sendable {
     /// by page.
     public func rebuild(from reader: EventStoreReader, batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil) throws {
         if try database.read({ db in try holdsOnlyRegisteredTables(db) }) { try database.erase() }
-        var deferredIndexes: [String] = []
         try Self.engineMigrator.migrate(database)
-        try database.write { db in
-            for projector in projectors {
-                try Self.reset(projector, db)
-                for name in projector.indexesDeferredOnRebuild {
-                    guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) else { continue }
-                    deferredIndexes.append(sql)
-                    try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
-                }
-            }
-        }
+        let deferredIndexes = try database.write { db in try Self.resetForRebuild(projectors, db) }
         let (synchronous, cacheSize) = try database.writeWithoutTransaction { db in
             (try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2, try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000)
         }
@@ -351,11 +349,142 @@ public final class ReadModelStore: Sendable {
 }
 
 extension ReadModelStore {
+    /// Drops and creates every projector's tables with its checkpoint at 0, then drops the
+    /// indexes it defers on a rebuild; returns their SQL, to create them again at the end.
+    private static func resetForRebuild(_ projectors: [any Projector], _ db: Database) throws -> [String] {
+        var deferredIndexes: [String] = []
+        for projector in projectors {
+            try reset(projector, db)
+            for name in projector.indexesDeferredOnRebuild {
+                guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) else { continue }
+                deferredIndexes.append(sql)
+                try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+            }
+        }
+        return deferredIndexes
+    }
+
+    /// How a rebuild treats the read-model file at a path.
+    enum RebuildTarget {
+        /// Fold into a new file and put it in place of this one (missing, damaged, or holding
+        /// nothing but the engine's and the registered projectors' tables).
+        case newFile
+        /// Fold in place, keeping the tables of projectors not registered this time.
+        case inPlace(ReadModelStore)
+    }
+
+    /// Decides how to rebuild the read models at `path`: in a new file unless the file holds
+    /// tables that must outlive the rebuild (another projector's, or tables no projector
+    /// made), which an intact file then keeps through an in-place rebuild.
+    static func rebuildTarget(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) -> RebuildTarget {
+        guard FileManager.default.fileExists(atPath: path) else { return .newFile }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "tally.readmodels.peek"
+        guard let peek = try? DatabaseQueue(path: path, configuration: configuration) else { return .newFile }
+        let keepsOthers = (try? peek.read { db in try !holdsOnlyTables(of: projectors, db) }) ?? false
+        try? peek.close()
+        guard keepsOthers, let kept = openIfIntact(path: path, projectors: projectors, snapshots: snapshots) else { return .newFile }
+        return .inPlace(kept)
+    }
+
+    /// Folds the whole log into a new database file beside `path`, then puts it in place of
+    /// the old one: the old read models stay whole and usable until the new ones are
+    /// complete, durable and renamed over them, so a rebuild that fails or is killed leaves
+    /// them as they were (a stray `.rebuilding` file is removed by the next rebuild).
+    ///
+    /// The new file is written the fast way a file nobody else sees can be: one connection
+    /// holding an exclusive lock, the rollback journal in memory, no syncs while folding,
+    /// deferred indexes created once at the end; then it is turned to WAL, synced, and
+    /// renamed. Before the rename the old file's `-wal` and `-shm` go (a WAL left beside the
+    /// new file would be replayed into it); a crash between the two leaves the old file at
+    /// its last checkpoint, which the next open checks against the log and catches up.
+    static func rebuildInNewFile(
+        path: String, projectors: [any Projector], snapshots: SnapshotSettings?, from reader: EventStoreReader,
+        batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil
+    ) throws {
+        let building = path + ".rebuilding"
+        try removeDatabaseFiles(building)
+        try OwnerOnly.prepareDatabaseFile(building)
+        do {
+            var configuration = Configuration()
+            configuration.label = "tally.readmodels.rebuild"
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
+            }
+            let queue = try DatabaseQueue(path: building, configuration: configuration)
+            do {
+                try engineMigrator.migrate(queue)
+                let deferredIndexes = try queue.write { db in try resetForRebuild(projectors, db) }
+                try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch, hash in
+                    guard let last = batch.last?.sequence else { return }
+                    try queue.write { db in
+                        try fold(batch[...], db, projectors: projectors, snapshots: snapshots)
+                        try setCheckpoints(last, hash: hash, projectors: projectors, db)
+                    }
+                    progress?(last)
+                }
+                try queue.write { db in
+                    for sql in deferredIndexes { try db.execute(sql: sql) }
+                }
+                try queue.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA journal_mode = WAL")
+                }
+                try queue.close()
+            } catch {
+                try? queue.close()
+                throw error
+            }
+            try syncFile(building)
+            for suffix in ["-wal", "-shm", "-journal"] {
+                try removeIfPresent(path + suffix)
+            }
+            guard rename(building, path) == 0 else {
+                throw StoreError(.io, "rename failed for \(building) to \(path): \(String(cString: strerror(errno)))")
+            }
+            try StoreCreation.syncDirectory((path as NSString).deletingLastPathComponent)
+        } catch {
+            try? removeDatabaseFiles(building)
+            throw error
+        }
+    }
+
+    /// Makes a file's contents durable.
+    private static func syncFile(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreCreation.ioError("open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StoreCreation.ioError("fsync", path: path, errno: errno) }
+    }
+
+    /// Removes a database file and its companions, when present.
+    private static func removeDatabaseFiles(_ path: String) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try removeIfPresent(path + suffix) }
+    }
+
+    private static func removeIfPresent(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw StoreError(.io, "could not remove \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Whether every table of the database belongs to the engine or to a registered projector
     /// (and no other projector has a checkpoint), so that a rebuild may empty it whole.
     private func holdsOnlyRegisteredTables(_ db: Database) throws -> Bool {
+        try Self.holdsOnlyTables(of: projectors, db)
+    }
+
+    /// Whether the file holds nothing but the engine's and the registered projectors' tables
+    /// (a rebuild may then replace it whole).
+    func holdsOnlyRegisteredTables() throws -> Bool {
+        try database.read { db in try holdsOnlyRegisteredTables(db) }
+    }
+
+    /// ``holdsOnlyRegisteredTables(_:)`` for these projectors.
+    private static func holdsOnlyTables(of projectors: [any Projector], _ db: Database) throws -> Bool {
+        let projectorNames = Set(projectors.map(\.name))
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        var owned = Set(Self.engineTables + projectors.flatMap(\.tables))
+        var owned = Set(engineTables + projectors.flatMap(\.tables))
         if try db.tableExists("projection_tables") {
             for row in try Row.fetchAll(db, sql: "SELECT projector, name FROM projection_tables") {
                 guard projectorNames.contains(row[CheckpointColumns.projector] as String) else { return false }

@@ -174,6 +174,14 @@ public struct EventStoreReader: Sendable {
         }
     }
 
+    /// Streams decoded events in log order, each with the chain hash after it when it ends
+    /// its frame (the hash the frame's checked header stores), nil otherwise.
+    func forEach(from first: UInt64, withFrameEndHashes body: (Event, [UInt8]?) throws -> Void) throws {
+        try reader.forEach(from: first, withFrameEndHashes: { logged, hash in
+            try body(try catalog.decode(logged), hash)
+        })
+    }
+
     /// Streams the raw log records, undecoded.
     public func forEachRecord(from first: UInt64 = 1, through last: UInt64? = nil, _ body: (LoggedEvent) throws -> Void) throws {
         try reader.forEach(from: first, through: last, body)

@@ -55,7 +55,7 @@ public enum Replay {
         var folded: UInt64 = 0
         let bound = knownAt?.microsecondsSinceEpoch ?? Int64.max
         do {
-            try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch in
+            try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch, _ in
                 let known = batch.prefix { $0.recordedAt.microsecondsSinceEpoch <= bound }
                 if !known.isEmpty {
                     try state.apply(Array(known), hash: nil)

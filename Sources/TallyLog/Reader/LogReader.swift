@@ -70,6 +70,31 @@ public struct LogReader: Sendable {
         }
     }
 
+    /// Calls `body` with every event from `sequence` through `last` (default: the head), in
+    /// order, and with the chain hash after the event when it is the last of its frame (the
+    /// hash the frame's checked header stores; nil for every other event). A fold that
+    /// records the chain hash of its checkpoint ends its batches at a frame's end and takes
+    /// the hash from here, instead of decoding and hashing a frame again
+    /// (``hash(of:)``).
+    public func forEach(
+        from sequence: UInt64 = 1, through last: UInt64? = nil, withFrameEndHashes body: (LoggedEvent, [UInt8]?) throws -> Void
+    ) throws {
+        let first = max(sequence, 1)
+        let end = min(last ?? snapshot.head.sequence, snapshot.head.sequence)
+        guard first <= end, let entry = entryIndex(containing: first) else { return }
+        try walkFrames(from: entry) { frame in
+            if frame.header.lastSequence < first { return true }
+            if frame.header.firstSequence > end { return false }
+            let frameLast = frame.header.lastSequence
+            try frame.decode { event in
+                if event.sequence >= first && event.sequence <= end {
+                    try body(event, event.sequence == frameLast ? frame.header.lastHash : nil)
+                }
+            }
+            return frameLast < end
+        }
+    }
+
     /// Up to `limit` events starting at `from` (0 reads as 1).
     public func events(from: UInt64, limit: Int) throws -> [LoggedEvent] {
         guard limit > 0 else { return [] }
@@ -108,10 +133,13 @@ public struct LogReader: Sendable {
         return answer
     }
 
-    /// The chain hash after event `sequence`, recomputed from the hash stored before its frame;
-    /// ``LogFormat/genesisHash`` for 0, `nil` past the head.
+    /// The chain hash after event `sequence`, recomputed from the hash stored before its frame
+    /// (the head's is the last frame's stored hash); ``LogFormat/genesisHash`` for 0, `nil`
+    /// past the head.
     public func hash(of sequence: UInt64) throws -> [UInt8]? {
         if sequence == 0 { return LogFormat.genesisHash }
+        // The head's hash is the last frame's, checked when the view was opened: no frame is decoded.
+        if sequence == snapshot.head.sequence { return snapshot.head.hash }
         guard sequence <= snapshot.head.sequence, let entry = entryIndex(containing: sequence) else { return nil }
         var result: [UInt8]? = nil
         try walkFrames(from: entry) { frame in

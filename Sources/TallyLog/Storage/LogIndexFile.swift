@@ -5,17 +5,20 @@
 /// It is a cache, never the truth: the writer rewrites it (write to a temporary name, then
 /// rename; no sync) after an open that walked many frames and when it closes; a file that is
 /// missing, torn, of another version, or that does not match the segments (a different
-/// start hash, a file now shorter, a frame at the resume point whose chain does not continue
-/// the restored hash) is ignored and the log walked from its start (``StoreScanner``).
+/// start hash, a file now shorter, a frame before the resume point that does not end there
+/// with the restored chain hash) is ignored and the log walked from its start
+/// (``StoreScanner/checkResumePoint(_:header:descriptor:path:)``).
 /// Repair removes it. `verify` never reads it.
 ///
-/// Layout (little-endian): `TLIX`, version `UInt16` (1), segment count `UInt32`; per segment
-/// its first sequence, name, start hash and resume point; entry count `UInt32` and entries;
-/// then the CRC32C of everything before it.
+/// Layout (little-endian): `TLIX`, version `UInt16` (2), segment count `UInt32`; per segment
+/// its first sequence, name, start hash and resume point (the offset of the frame before it,
+/// -1 for none, follows its offset); entry count `UInt32` and entries; then the CRC32C of
+/// everything before it. Version 1 (no previous offset) is ignored: the next open walks the
+/// log and writes version 2.
 enum LogIndexFile {
     static let name = "INDEX"
     static let magic: [UInt8] = Array("TLIX".utf8)
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
     /// A scan that walked at least this many frames is worth an index for the next open.
     static let worthWritingFrames = 256
     /// The length of a chain hash.
@@ -34,6 +37,7 @@ enum LogIndexFile {
             writer.append(contentsOf: segment.startHash)
             let resume = segment.resume
             writer.append(resume.offset)
+            writer.append(resume.previousOffset ?? -1)
             writer.append(resume.lastSequence)
             writer.append(contentsOf: resume.lastHash)
             writer.append(resume.lastRecordedAt)
@@ -77,12 +81,13 @@ enum LogIndexFile {
                       reader.remaining >= Int(nameLength) else { return nil }
                 let name = String(decoding: UnsafeRawBufferPointer(rebasing: reader.base[reader.position..<(reader.position + Int(nameLength))]), as: UTF8.self)
                 reader.position += Int(nameLength)
-                guard let startHash = hash(), let offset: Int64 = reader.read(), let lastSequence: UInt64 = reader.read(),
+                guard let startHash = hash(), let offset: Int64 = reader.read(), let previousOffset: Int64 = reader.read(),
+                      previousOffset >= -1, let lastSequence: UInt64 = reader.read(),
                       let lastHash = hash(), let lastRecordedAt: Int64 = reader.read(), let frames: UInt64 = reader.read(),
                       let uncompressed: Int64 = reader.read(), let stored: Int64 = reader.read() else { return nil }
                 segments.append(ScanPrior.Segment(
                     firstSequence: first, name: name, startHash: startHash,
-                    resume: ResumePoint(offset: offset, lastSequence: lastSequence, lastHash: lastHash, lastRecordedAt: lastRecordedAt,
+                    resume: ResumePoint(offset: offset, previousOffset: previousOffset == -1 ? nil : previousOffset, lastSequence: lastSequence, lastHash: lastHash, lastRecordedAt: lastRecordedAt,
                                         frames: frames, uncompressedBytes: uncompressed, storedBytes: stored)))
             }
             guard let entryCount: UInt32 = reader.read() else { return nil }

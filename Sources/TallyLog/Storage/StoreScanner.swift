@@ -35,6 +35,9 @@ struct SegmentState: Sendable {
 /// every frame header from the segment's start (``LogIndexFile``, a writer's own snapshots).
 struct ResumePoint: Sendable, Equatable {
     var offset: Int64
+    /// Where the frame before it starts (nil when it is the segment's first frame): a scan
+    /// resuming from ``LogIndexFile`` reads that one header to check the restored state.
+    var previousOffset: Int64?
     var lastSequence: UInt64
     var lastHash: [UInt8]
     var lastRecordedAt: Int64
@@ -209,7 +212,7 @@ enum StoreScanner {
             var lastEntryOffset: Int64? = nil
             let segmentIndex = snapshot.segments.count
             // Resume where an earlier scan left this same segment: at its last frame, with the state before it.
-            var checkResumedChain = false
+            var previousOffset: Int64? = nil
             if let earlier = prior?.segments.indices.contains(segmentIndex) == true ? prior?.segments[segmentIndex] : nil,
                earlier.firstSequence == header.firstSequence, earlier.name == StoreDirectory.name(of: file.path),
                earlier.startHash == header.startHash, earlier.resume.offset + Int64(LogFormat.frameHeaderBytes) <= fileLength,
@@ -228,7 +231,10 @@ enum StoreScanner {
                     lastEntryOffset = entry.offset
                 }
                 offset = resume.offset
-                checkResumedChain = prior!.isFromFile
+                previousOffset = resume.previousOffset
+                if prior!.isFromFile {
+                    try checkResumePoint(resume, header: header, descriptor: descriptor, path: file.path)
+                }
             }
             frames: while offset < fileLength {
                 let remaining = fileLength - offset
@@ -266,15 +272,6 @@ enum StoreScanner {
                     break frames
                 }
                 let isLastFrame = isLast && frameEnd == fileLength
-                if checkResumedChain {
-                    // The frame a cached index resumed at must continue the chain it restored.
-                    checkResumedChain = false
-                    let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
-                    try frameHeaderBytes.withUnsafeBytes { headerRaw in
-                        try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: file.path, offset: offset) }
-                    }
-                    try checkChain(frame, headerBytes: frameHeaderBytes, body: body, hashBefore: segment.lastHash, keys: keys, path: file.path, offset: offset)
-                }
                 let checkBody: Bool
                 switch role {
                 case .writer: checkBody = isLast
@@ -304,8 +301,10 @@ enum StoreScanner {
                     lastEntryOffset = offset
                 }
                 segment.resume = ResumePoint(
-                    offset: offset, lastSequence: segment.lastSequence, lastHash: segment.lastHash, lastRecordedAt: snapshot.lastRecordedAt,
-                    frames: segment.frames, uncompressedBytes: segment.uncompressedBytes, storedBytes: segment.storedBytes)
+                    offset: offset, previousOffset: previousOffset, lastSequence: segment.lastSequence, lastHash: segment.lastHash,
+                    lastRecordedAt: snapshot.lastRecordedAt, frames: segment.frames, uncompressedBytes: segment.uncompressedBytes,
+                    storedBytes: segment.storedBytes)
+                previousOffset = offset
                 snapshot.framesWalked += 1
                 segment.lastSequence = frame.lastSequence
                 segment.lastHash = frame.lastHash
@@ -322,6 +321,39 @@ enum StoreScanner {
             if reachedPublished { break }
         }
         return snapshot
+    }
+
+    /// Checks a resume point read from ``LogIndexFile`` against the segment, as a walk of the
+    /// frame headers before it would have found it: the frame before the resume point (or
+    /// the segment's header, when it resumes at the first frame) must end exactly there and
+    /// store the restored chain hash, sequence number and recorded time. One frame header is
+    /// read, nothing is decompressed; the frame at the resume point is then walked and
+    /// checked as every frame is.
+    ///
+    /// - Throws: ``LogError`` `corrupt` when the index does not describe this segment (the
+    ///   scan then drops it and walks the segment from its start).
+    static func checkResumePoint(_ resume: ResumePoint, header: SegmentHeader, descriptor: any LogFile, path: String) throws {
+        func stale(_ why: String) -> LogError {
+            LogError(.corrupt, "the log's index does not describe this segment (\(why))", path: path, offset: resume.offset)
+        }
+        guard let previousOffset = resume.previousOffset else {
+            guard resume.offset == Int64(LogFormat.segmentHeaderBytes), resume.lastHash == header.startHash,
+                  resume.lastSequence == header.firstSequence - 1, resume.frames == 0 else {
+                throw stale("its first frame does not follow the segment's header")
+            }
+            return
+        }
+        guard previousOffset >= Int64(LogFormat.segmentHeaderBytes), previousOffset < resume.offset else {
+            throw stale("the frame before the resume point is out of place")
+        }
+        let bytes = try descriptor.read(count: LogFormat.frameHeaderBytes, at: previousOffset)
+        guard bytes.count == LogFormat.frameHeaderBytes else { throw stale("the frame before the resume point is missing") }
+        let previous = try bytes.withUnsafeBytes { try FrameHeader.decode($0, path: path, offset: previousOffset) }
+        guard previousOffset + previous.frameBytes == resume.offset, previous.lastHash == resume.lastHash,
+              previous.lastSequence == resume.lastSequence, previous.recordedAtMax == resume.lastRecordedAt,
+              resume.frames >= 1 else {
+            throw stale("the frame before the resume point does not end there with the restored chain hash")
+        }
     }
 
     /// Decompresses a frame, recomputes its chain from `hashBefore` and compares with the stored last hash.

@@ -36,7 +36,10 @@ enum AccountListRecords {
     /// The earliest effective time of a posting to `account` recorded by `recordedBound`
     /// (microseconds; `Int64.max` for all), nil when none is.
     static func firstPosting(of account: String, recordedBound: Int64, _ db: Database) throws -> Instant? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT MIN(effective_at) AS first FROM postings WHERE account = ? AND recorded_at <= ?"),
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT MIN(p.effective_at) AS first FROM balances b CROSS JOIN postings p
+            WHERE b.account = ? AND p.pair = b.pair AND p.recorded_at <= ?
+            """),
                          arguments: [account, recordedBound])?.optionalInstant(Columns.first)
     }
 }

@@ -32,7 +32,10 @@ public enum AccountRecords {
 
     /// The first effective time after `instant` at which a posting moves the account, if any.
     public static func firstMove(of name: String, after instant: Instant, _ db: Database) throws -> Instant? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(effective_at) FROM postings WHERE account = ? AND effective_at > ?"),
+        try Int64.fetchOne(db.cachedStatement(sql: """
+            SELECT MIN(p.effective_at) FROM balances b CROSS JOIN postings p
+            WHERE b.account = ? AND p.pair = b.pair AND p.effective_at > ?
+            """),
                            arguments: [name, instant.microsecondsSinceEpoch]).map(Instant.init(microsecondsSinceEpoch:))
     }
 

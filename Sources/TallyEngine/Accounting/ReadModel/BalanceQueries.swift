@@ -61,9 +61,10 @@ package enum BalanceQueries {
     /// the log, kept as the oracle the roll-ups are tested against.
     package static func scannedBalances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
         try accountBalances(Row.fetchAll(db, sql: """
-            SELECT p.account, p.commodity, SUM(p.amount) AS amount, a.kind FROM postings p JOIN accounts a ON a.name = p.account
+            SELECT b.account, b.commodity, SUM(p.amount) AS amount, a.kind
+            FROM postings p JOIN balances b ON b.pair = p.pair JOIN accounts a ON a.name = b.account
             WHERE p.effective_at <= ? AND p.recorded_at <= ?
-            GROUP BY p.account, p.commodity HAVING SUM(p.amount) != 0 ORDER BY p.account, p.commodity
+            GROUP BY b.account, b.commodity HAVING SUM(p.amount) != 0 ORDER BY b.account, b.commodity
             """, arguments: [asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt?.microsecondsSinceEpoch ?? Int64.max]))
     }
 
@@ -99,7 +100,7 @@ package enum BalanceQueries {
         var later = try Row.fetchAll(
             db.cachedStatement(sql: """
                 SELECT effective_at, SUM(amount) AS amount FROM postings
-                WHERE account = ? AND commodity = ? AND effective_at > ?
+                WHERE pair = (SELECT pair FROM balances WHERE account = ? AND commodity = ?) AND effective_at > ?
                 GROUP BY effective_at ORDER BY effective_at
                 """),
             arguments: [account, commodity.code, from.microsecondsSinceEpoch]

@@ -15,7 +15,8 @@ import GRDB
 //
 //   recorded before K's block ─┬─ effective before D's block        → block cells
 //                              ├─ effective in D's block, before D's day → day cells
-//                              └─ effective on D's day, up to D      → postings (effective index)
+//                              └─ effective on D's day, up to D      → postings (a seek per account
+//                                                                      and commodity, `postings_by_pair`)
 //   recorded in K's block, up to K, effective up to D              → postings (the shorter run:
 //                                         those up to K, or the block's cells less those after K)
 //
@@ -74,7 +75,6 @@ struct BalanceRollups {
                 recorded_block INTEGER PRIMARY KEY NOT NULL,
                 first_sequence INTEGER NOT NULL
             ) STRICT;
-            CREATE INDEX postings_by_effective ON postings (effective_at);
             """)
     }
 
@@ -235,14 +235,14 @@ struct BalanceRollups {
             arguments += [block, cellBound]
             parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?")
             arguments += [blockFirstDay, day, cellBound]
-            parts.append("SELECT account, commodity, amount FROM postings WHERE effective_at >= ? AND effective_at <= ? AND recorded_at < ?")
+            parts.append(dayOfPostings + " AND p.recorded_at < ?")
             arguments += [dayStart, asOf, RollupBuckets.start(ofBlock: cellBound)]
             if let run {
                 if countsWholeBlock {
-                    parts.append("SELECT account, commodity, -amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    parts.append(runOfPostings(sign: "-"))
                     arguments += [run.split, run.end, asOf]
                 } else {
-                    parts.append("SELECT account, commodity, amount FROM postings WHERE sequence >= ? AND sequence < ? AND effective_at <= ?")
+                    parts.append(runOfPostings(sign: ""))
                     arguments += [run.first, run.split, asOf]
                 }
             }
@@ -251,7 +251,7 @@ struct BalanceRollups {
             arguments += [block]
             parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ?")
             arguments += [blockFirstDay, day]
-            parts.append("SELECT account, commodity, amount FROM postings WHERE effective_at >= ? AND effective_at <= ?")
+            parts.append(dayOfPostings)
             arguments += [dayStart, asOf]
         }
         return try Row.fetchAll(db, sql: """
@@ -261,6 +261,24 @@ struct BalanceRollups {
             ) s JOIN accounts a ON a.name = s.account
             ORDER BY s.account, s.commodity
             """, arguments: arguments)
+    }
+
+    /// The postings effective in `[?, ?]` (within one day), found per account and commodity
+    /// through `postings_by_pair`: one seek per pair the balances know, so no index by
+    /// effective time is kept (it cost 36 bytes and an index write per posting, and a sort at
+    /// every rebuild, for this one query). `CROSS JOIN` keeps the pairs as the outer loop.
+    private static let dayOfPostings = """
+        SELECT b.account, b.commodity, p.amount FROM balances b CROSS JOIN postings p
+        WHERE p.pair = b.pair AND p.effective_at >= ? AND p.effective_at <= ?
+        """
+
+    /// The postings of a run of sequence numbers `[?, ?)` effective by `?`, with their
+    /// account and commodity, the amount negated with `sign` "-".
+    private static func runOfPostings(sign: String) -> String {
+        """
+        SELECT b.account, b.commodity, \(sign)p.amount FROM postings p JOIN balances b ON b.pair = p.pair
+        WHERE p.sequence >= ? AND p.sequence < ? AND p.effective_at <= ?
+        """
     }
 
     /// The first sequence number in `[from, to)` whose postings were recorded after

@@ -8,7 +8,10 @@ public struct BalancesProjector: Projector {
     public init() {}
 
     public let name = "balances"
-    public let version = 6
+    /// 7: no index of postings by effective time (the day's postings are found per account).
+    /// 8: a posting names its account and commodity by the number of their `balances` row
+    /// (`pair`), not by two texts, in the table and in its index.
+    public let version = 8
     public let tables = ["accounts", "postings", "balances", "transaction_versions"] + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {
@@ -20,11 +23,17 @@ public struct BalancesProjector: Projector {
                 closed_sequence INTEGER,
                 closed_at INTEGER
             ) STRICT;
+            CREATE TABLE balances (
+                pair INTEGER PRIMARY KEY,
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                UNIQUE (account, commodity)
+            ) STRICT;
             CREATE TABLE postings (
                 sequence INTEGER NOT NULL,
                 leg INTEGER NOT NULL,
-                account TEXT NOT NULL,
-                commodity TEXT NOT NULL,
+                pair INTEGER NOT NULL,
                 amount INTEGER NOT NULL,
                 effective_at INTEGER NOT NULL,
                 recorded_at INTEGER NOT NULL,
@@ -32,13 +41,7 @@ public struct BalancesProjector: Projector {
                 cause INTEGER,
                 PRIMARY KEY (sequence, leg)
             ) STRICT, WITHOUT ROWID;
-            CREATE INDEX postings_by_account ON postings (account, commodity, effective_at);
-            CREATE TABLE balances (
-                account TEXT NOT NULL,
-                commodity TEXT NOT NULL,
-                amount INTEGER NOT NULL,
-                PRIMARY KEY (account, commodity)
-            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX postings_by_pair ON postings (pair, effective_at);
             CREATE TABLE transaction_versions (
                 transaction_id TEXT NOT NULL,
                 sequence INTEGER NOT NULL,
@@ -83,7 +86,7 @@ public struct BalancesProjector: Projector {
 
     /// `apply` never reads postings by account or by effective time: a rebuild builds those
     /// indexes once at the end.
-    public var indexesDeferredOnRebuild: [String] { ["postings_by_account", "postings_by_effective"] }
+    public var indexesDeferredOnRebuild: [String] { ["postings_by_pair"] }
 
     /// Keeps every version of every transaction (``ChangesTransactionVersion``), each with the
     /// recorded interval it was in force: from its event's recorded time until the recorded
@@ -139,12 +142,14 @@ public struct BalancesProjector: Projector {
 final class BalancesFold {
     let db: Database
     private let insertPosting: RawStatement
-    private let upsertBalance: RawStatement
+    private let addToBalance: RawStatement
     private let insertAccount: Statement
     private var knownAccounts: Set<String> = []
     private var pairNumbers: [BalancePair: Int] = [:]
     /// The texts of each pair, by number, bound in place.
     private var pairs: [BalancePairTexts] = []
+    /// The `balances` row of each pair, by number: the `pair` its postings store.
+    private var pairRows: [Int64] = []
     /// The summed change of each pair not yet written (nil: none since the last write).
     private var pending: [Int64?] = []
     /// The pairs with a pending change, in the order first changed.
@@ -155,13 +160,10 @@ final class BalancesFold {
         self.db = db
         rollups = try BalanceRollups(db)
         insertPosting = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO postings (sequence, leg, account, commodity, amount, effective_at, recorded_at, event_code, cause)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO postings (sequence, leg, pair, amount, effective_at, recorded_at, event_code, cause)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """))
-        upsertBalance = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO balances (account, commodity, amount) VALUES (?, ?, ?)
-            ON CONFLICT (account, commodity) DO UPDATE SET amount = amount + excluded.amount
-            """))
+        addToBalance = RawStatement(try db.cachedStatement(sql: "UPDATE balances SET amount = amount + ? WHERE pair = ?"))
         insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
     }
 
@@ -179,13 +181,12 @@ final class BalancesFold {
                 let effectiveAt = posting.effectiveAt.microsecondsSinceEpoch
                 insertPosting.bind(1, sequence)
                 insertPosting.bind(2, Int64(leg))
-                insertPosting.bind(3, pairs[pair].account)
-                insertPosting.bind(4, pairs[pair].commodity)
-                insertPosting.bind(5, amount)
-                insertPosting.bind(6, effectiveAt)
-                insertPosting.bind(7, recordedAt)
-                insertPosting.bind(8, eventCode)
-                insertPosting.bind(9, cause)
+                insertPosting.bind(3, pairRows[pair])
+                insertPosting.bind(4, amount)
+                insertPosting.bind(5, effectiveAt)
+                insertPosting.bind(6, recordedAt)
+                insertPosting.bind(7, eventCode)
+                insertPosting.bind(8, cause)
                 try insertPosting.step(db)
                 try add(amount, to: pair)
                 try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairs)
@@ -207,16 +208,28 @@ final class BalancesFold {
     }
 
     /// The pair's number in this run; on first sight, opens its account unless the run
-    /// already did.
+    /// already did, and finds its `balances` row or makes it (at zero): rows are numbered
+    /// in the order pairs are first posted to, so a rebuild numbers them as the incremental
+    /// fold did.
     private func number(of pair: BalancePair, sequence: Int64) throws -> Int {
         if let number = pairNumbers[pair] { return number }
         if knownAccounts.insert(pair.account).inserted {
             insertAccount.setUncheckedArguments([pair.account, (LedgerAccounts.kind(of: pair.account) ?? .asset).rawValue, sequence])
             try insertAccount.execute()
         }
+        let row: Int64
+        if let existing = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT pair FROM balances WHERE account = ? AND commodity = ?"), arguments: [pair.account, pair.commodity]) {
+            row = existing
+        } else {
+            try db.cachedStatement(sql: "INSERT INTO balances (account, commodity, amount) VALUES (?, ?, 0)")
+                .execute(arguments: [pair.account, pair.commodity])
+            row = db.lastInsertedRowID
+        }
         let number = pairs.count
         pairNumbers[pair] = number
         pairs.append(BalancePairTexts(account: InternedText(pair.account), commodity: InternedText(pair.commodity)))
+        pairRows.append(row)
         pending.append(nil)
         return number
     }
@@ -238,16 +251,15 @@ final class BalancesFold {
     }
 
     private func write(_ amount: Int64, to pair: Int) throws {
-        upsertBalance.bind(1, pairs[pair].account)
-        upsertBalance.bind(2, pairs[pair].commodity)
-        upsertBalance.bind(3, amount)
-        try upsertBalance.step(db)
+        addToBalance.bind(1, amount)
+        addToBalance.bind(2, pairRows[pair])
+        try addToBalance.step(db)
     }
 
     /// Unbinds the texts bound in place, which go with this fold.
     func finish() {
         insertPosting.clearBindings()
-        upsertBalance.clearBindings()
+        addToBalance.clearBindings()
         rollups.clearBindings()
     }
 
@@ -346,6 +358,7 @@ enum BalancesColumns {
     static let firstSequence = Column("first_sequence")
     static let kind = Column("kind")
     static let opening = Column("opening")
+    static let pair = Column("pair")
     static let recordedAt = Column("recorded_at")
     static let recordedBlock = Column("recorded_block")
     static let sequence = Column("sequence")

@@ -17,8 +17,8 @@ enum PostingRecords {
     static func openingBalances(of account: String, before start: Int64, recordedBound: Int64, _ db: Database) throws -> [String: Int64] {
         var opening: [String: Int64] = [:]
         for row in try Row.fetchAll(db, sql: """
-            SELECT commodity, SUM(amount) AS opening FROM postings
-            WHERE account = ? AND effective_at < ? AND recorded_at <= ? GROUP BY commodity
+            SELECT b.commodity, SUM(p.amount) AS opening FROM balances b CROSS JOIN postings p
+            WHERE b.account = ? AND p.pair = b.pair AND p.effective_at < ? AND p.recorded_at <= ? GROUP BY b.commodity
             """, arguments: [account, start, recordedBound]) {
             opening[row[BalancesColumns.commodity]] = row[BalancesColumns.opening]
         }
@@ -32,9 +32,10 @@ enum PostingRecords {
         _ body: (Leg) throws -> Void
     ) throws {
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT sequence, commodity, amount, effective_at, recorded_at, event_code, cause FROM postings
-            WHERE account = ? AND effective_at >= ? AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at, sequence, leg
+            SELECT p.sequence, b.commodity, p.amount, p.effective_at, p.recorded_at, p.event_code, p.cause
+            FROM balances b CROSS JOIN postings p
+            WHERE b.account = ? AND p.pair = b.pair AND p.effective_at >= ? AND p.effective_at <= ? AND p.recorded_at <= ?
+            ORDER BY p.effective_at, p.sequence, p.leg
             """, arguments: [account, start, end, recordedBound])
         while let row = try rows.next() {
             try body(Leg(

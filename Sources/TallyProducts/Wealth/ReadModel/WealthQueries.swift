@@ -415,9 +415,9 @@ enum WealthQueries {
         let recorded = knownAt.microsecondsSinceEpoch
         let rows = try Row.fetchAll(
             db, sql: """
-                SELECT account, commodity, SUM(amount) AS amount FROM postings
-                WHERE account IN (?, ?, ?) AND effective_at <= ? AND recorded_at <= ?
-                GROUP BY account, commodity
+                SELECT b.account, b.commodity, SUM(p.amount) AS amount FROM balances b CROSS JOIN postings p
+                WHERE b.account IN (?, ?, ?) AND p.pair = b.pair AND p.effective_at <= ? AND p.recorded_at <= ?
+                GROUP BY b.account, b.commodity
                 """,
             arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account), effective, recorded]
         )

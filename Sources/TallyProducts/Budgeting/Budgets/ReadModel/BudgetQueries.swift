@@ -188,7 +188,10 @@ enum BudgetQueries {
     static func currentBalance(_ db: Database, asOf: Instant, commodity: Commodity? = nil) throws -> Money {
         let commodity = try commodity ?? BudgetSettings.currency(db)
         let total = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT COALESCE(SUM(amount), 0) FROM postings WHERE account = ? AND commodity = ? AND effective_at <= ?"),
+            db.cachedStatement(sql: """
+                SELECT COALESCE(SUM(amount), 0) FROM postings
+                WHERE pair = (SELECT pair FROM balances WHERE account = ? AND commodity = ?) AND effective_at <= ?
+                """),
             arguments: [LedgerAccounts.current, commodity.code, asOf.microsecondsSinceEpoch]
         ) ?? 0
         return Money(minorUnits: total, commodity: commodity)
@@ -199,8 +202,8 @@ enum BudgetQueries {
         let prefix = LedgerAccounts.pot("")
         let total = try Int64.fetchOne(
             db.cachedStatement(sql: """
-                SELECT COALESCE(SUM(amount), 0) FROM postings
-                WHERE account >= ? AND account < ? AND commodity = ? AND effective_at <= ?
+                SELECT COALESCE(SUM(p.amount), 0) FROM balances b CROSS JOIN postings p
+                WHERE b.account >= ? AND b.account < ? AND b.commodity = ? AND p.pair = b.pair AND p.effective_at <= ?
                 """),
             arguments: [prefix, prefix + "\u{10FFFF}", commodity.code, asOf.microsecondsSinceEpoch]
         ) ?? 0
