@@ -410,7 +410,7 @@ extension ReadModelStore {
             var configuration = Configuration()
             configuration.label = "tally.readmodels.rebuild"
             configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
+                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
             }
             let queue = try DatabaseQueue(path: building, configuration: configuration)
             do {
