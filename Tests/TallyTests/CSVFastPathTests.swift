@@ -15,6 +15,8 @@ import TallyTestSupport
         var lines: [Int] = []
         var error: String?
         var bytesRead: Int64 = 0
+        /// The SHA-256 of the file as read (each byte hashed once, however the chunk moved).
+        var digest: String?
     }
 
     private func read(_ path: String, fast: Bool, chunkBytes: Int) -> Outcome {
@@ -26,7 +28,7 @@ import TallyTestSupport
                 outcome.lines.append(record.line)
             }
             outcome.bytesRead = reader.bytesRead
-            #expect(reader.hexDigest() == reader.hexDigest())
+            outcome.digest = reader.hexDigest()
         } catch {
             outcome.error = "\(error)"
         }
