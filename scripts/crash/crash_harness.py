@@ -178,10 +178,12 @@ class Harness:
                 day = 1 + row % 28
                 month = 1 + (row // 28) % 12
                 amount = f"{self.random.randint(1, 50000) // 100}.{self.random.randint(0, 99):02d}"
-                # Every fifth row has no external id: its key is the file's digest and line.
+                # Every fifth row has no external id: its key is its content and occurrence. The
+                # payee names the round, so that two rounds on one store never write the same
+                # content (which is the same row by design, and a re-run would rightly skip it).
                 external = "" if row % 5 == 4 else f"{tag}-{row}"
                 file.write(f"2025-{month:02d}-{day:02d},{self.random.choice(accounts)},Assets:Checking,{amount},USD,"
-                           f"\"Payee, {row}\",Cat,{external}\n")
+                           f"\"Payee {tag}, {row}\",Cat,{external}\n")
         return path
 
     def append_ndjson(self, tag, count):

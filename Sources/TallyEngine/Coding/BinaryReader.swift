@@ -95,12 +95,17 @@ public struct BinaryReader {
         guard bytes.count - position >= count else {
             throw EventCodingError(.truncated, "string of \(count) bytes runs past the end of the payload\(self.where)")
         }
-        let slice = bytes[position..<(position + count)]
+        let start = position
         position += count
-        if scansForControlCharacters && !sawControlCharacter && EventText.containsControl(slice) {
+        let scans = scansForControlCharacters && !sawControlCharacter
+        let decoded = bytes.withUnsafeBufferPointer { all -> (text: String?, hasControl: Bool) in
+            let slice = UnsafeBufferPointer(rebasing: all[start..<(start + count)])
+            return (UTF8Text.string(slice), scans && EventText.containsControl(slice))
+        }
+        if decoded.hasControl {
             sawControlCharacter = true
         }
-        guard let string = String(validating: slice, as: UTF8.self) else {
+        guard let string = decoded.text else {
             throw EventCodingError(.invalidValue, "string is not valid UTF-8\(self.where)")
         }
         return string

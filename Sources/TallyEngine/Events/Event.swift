@@ -47,17 +47,21 @@ public struct Event: Hashable, Sendable {
 /// An event about to be appended: the log assigns its sequence number and recorded time.
 public struct NewEvent: Hashable, Sendable {
     /// When it happened in the world; may be in the past (backdated).
-    public var effectiveAt: Instant
+    public var effectiveAt: Instant { didSet { preparedRecord = nil } }
     /// The event that caused this one: an event already in the log, or one earlier in the
     /// same command (`.earlierInBatch(index)`).
-    public var cause: CauseReference?
+    public var cause: CauseReference? { didSet { preparedRecord = nil } }
     /// The caller's key for this fact; a command's key is put on its first event.
-    public var idempotencyKey: String?
+    public var idempotencyKey: String? { didSet { preparedRecord = nil } }
     /// The payload.
-    public var body: EventBody
+    public var body: EventBody { didSet { preparedRecord = nil } }
     /// Where the event came from when it was read from a file (`events.ndjson:12`), for the
     /// messages that refuse it; not recorded, and not part of equality.
     var origin: String?
+    /// The event's log record, made ahead by ``EventCatalog/prepare(_:)`` (an import builds
+    /// records on one core while the write pipeline commits on the other); any change to
+    /// the event drops it. Not part of equality.
+    private(set) var preparedRecord: LogRecord?
 
     /// An event to append.
     ///
@@ -88,3 +92,8 @@ public struct NewEvent: Hashable, Sendable {
     public var entity: String { body.payload.entity }
 }
 
+
+extension NewEvent {
+    /// Keeps the record ``EventCatalog/prepare(_:)`` made for this very event.
+    mutating func setPreparedRecord(_ record: LogRecord) { preparedRecord = record }
+}

@@ -56,6 +56,9 @@ extension EventPayload {
 
     /// Whether `other` is a payload of this type, equal to this one.
     func isEqual(to other: any EventPayload) -> Bool {
-        (other as? Self) == self
+        // One cast, then the type's own `==` (comparing two optionals costs the runtime an
+        // optional's and a tuple's metadata on every call: the record check's read-back).
+        guard let other = other as? Self else { return false }
+        return other == self
     }
 }

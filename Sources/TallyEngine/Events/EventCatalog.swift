@@ -143,6 +143,24 @@ public struct EventCatalog: Sendable {
         )
     }
 
+    /// Runs ``record(for:)`` ahead and keeps its record in the event, so that the write
+    /// pipeline need not make it again (``preparedRecord(of:)``).
+    ///
+    /// - Throws: as ``record(for:)`` does.
+    func prepare(_ event: inout NewEvent) throws {
+        let record = try record(for: event)
+        event.setPreparedRecord(record)
+    }
+
+    /// The record ``prepare(_:)`` made for this event, when the event has not changed since
+    /// and its type is this catalog's (same code and version); else nil, and the caller
+    /// runs ``record(for:)``.
+    func preparedRecord(of event: NewEvent) -> LogRecord? {
+        guard let record = event.preparedRecord, let entry = entriesByCode[record.kind],
+              entry.type == event.type, record.version == event.type.version else { return nil }
+        return record
+    }
+
     /// Reads the payload back with every string scanned for control characters; on a
     /// failure or a control character, finds the field (the slow path, run only then).
     private func checkReadBack(_ body: EventBody, payload: [UInt8]) throws {

@@ -26,6 +26,7 @@ package enum CSVFields {
 
     /// A plain decimal in `commodity`, signed (a journal's amount) or not (a price).
     package static func money(_ text: String, _ commodity: Commodity, field: String, signed: Bool, fail: Fail) throws -> Money {
+        if let simple = simpleMoney(text, commodity) { return simple }
         do {
             return try Money(parsing: text, commodity: commodity)
         } catch let error as MoneyError {
@@ -43,5 +44,39 @@ package enum CSVFields {
                     : "is not a decimal number; write digits and an optional '.' with digits (no grouping, no '+', no spaces)")
             }
         }
+    }
+
+    /// The common amount without the general parser: an optional `-`, 1 to 18 digits in all,
+    /// and when there is a point, 1 to `commodity.scale` digits after it (`42.10`, `-7`).
+    /// Such text means exactly the value `Money(parsing:commodity:)` gives it, and cannot
+    /// overflow (at most 18 digits); anything else (nil) takes the general parser and its errors.
+    package static func simpleMoney(_ text: String, _ commodity: Commodity) -> Money? {
+        var magnitude: Int64 = 0
+        var digits = 0
+        var isNegative = false
+        var fractionDigits = -1  // no point yet
+        var index = 0
+        for byte in text.utf8 {
+            defer { index += 1 }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+                guard digits <= 18 else { return nil }
+                magnitude = magnitude * 10 + Int64(byte - UInt8(ascii: "0"))
+                if fractionDigits >= 0 { fractionDigits += 1 }
+            case UInt8(ascii: "-") where index == 0:
+                isNegative = true
+            case UInt8(ascii: ".") where fractionDigits < 0 && digits > 0:
+                fractionDigits = 0
+            default:
+                return nil
+            }
+        }
+        let decimals = max(fractionDigits, 0)
+        guard digits > 0, fractionDigits != 0, decimals <= commodity.scale, digits + commodity.scale - decimals <= 18 else {
+            return nil
+        }
+        for _ in decimals..<commodity.scale { magnitude *= 10 }
+        return Money(minorUnits: isNegative ? -magnitude : magnitude, commodity: commodity)
     }
 }

@@ -19,7 +19,9 @@ final class FileBytes {
 
     let path: String
     private let descriptor: Int32
-    private var buffer: [UInt8]
+    /// One chunk, allocated once (not an array: the hot loops read it without bounds or
+    /// uniqueness checks, and ``lineAhead()`` hands out a view of it).
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
     private var position = 0
     private var count = 0
     private var hasher = SHA256()
@@ -29,9 +31,10 @@ final class FileBytes {
     /// The file's size when it was opened.
     let size: Int64
 
-    /// Opens a file for reading.
+    /// Opens a file for reading, `chunkBytes` at a time (tests make it small to cross chunks).
     /// - Throws: ``ImportError`` (`unreadable`) naming the file.
-    init(path: String) throws {
+    init(path: String, chunkBytes: Int = FileBytes.chunkBytes) throws {
+        precondition(chunkBytes > 0, "a chunk holds at least one byte")
         self.path = path
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
@@ -45,10 +48,13 @@ final class FileBytes {
         }
         self.descriptor = descriptor
         self.size = Int64(status.st_size)
-        buffer = [UInt8](repeating: 0, count: Self.chunkBytes)
+        buffer = .allocate(capacity: chunkBytes)
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        buffer.deallocate()
+    }
 
     /// The next byte, or nil at the end of the file.
     @inline(__always)
@@ -72,21 +78,56 @@ final class FileBytes {
     }
 
     private func refill() throws -> Bool {
+        position = 0
+        count = 0
+        return try readMore()
+    }
+
+    /// Reads into the free space after `count` (at least one byte must be free); false at
+    /// the end of the file.
+    private func readMore() throws -> Bool {
         if isAtEnd { return false }
-        let read = buffer.withUnsafeMutableBytes { raw in
-            var result: Int
-            repeat { result = systemRead(descriptor, raw.baseAddress, raw.count) } while result < 0 && errno == EINTR
-            return result
-        }
+        let free = UnsafeMutableBufferPointer(rebasing: buffer[count...])
+        var read: Int
+        repeat { read = systemRead(descriptor, free.baseAddress, free.count) } while read < 0 && errno == EINTR
         guard read >= 0 else { throw ImportError(.unreadable, file: path, "read failed (errno \(errno))") }
         if read == 0 {
             isAtEnd = true
             return false
         }
-        buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<read])) }
-        position = 0
-        count = read
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[count..<(count + read)])))
+        count += read
         return true
+    }
+
+    /// The bytes not yet handed out up to and including the next line feed, reading more
+    /// when the chunk holds none (what is left moves to the chunk's start first); nil when
+    /// no line feed comes within one chunk or before the end of the file. The view is valid
+    /// until the next call on this reader; ``skip(_:)`` consumes it.
+    func lineAhead() throws -> UnsafeBufferPointer<UInt8>? {
+        while true {
+            let start = buffer.baseAddress! + position
+            if let found = memchr(start, Int32(UInt8(ascii: "\n")), count - position) {
+                let end = found.assumingMemoryBound(to: UInt8.self)
+                return UnsafeBufferPointer(start: start, count: end - start + 1)
+            }
+            if isAtEnd { return nil }
+            if count == buffer.count {
+                guard position > 0 else { return nil }
+                let left = count - position
+                buffer.baseAddress!.update(from: buffer.baseAddress! + position, count: left)
+                position = 0
+                count = left
+            }
+            guard try readMore() else { return nil }
+        }
+    }
+
+    /// Consumes `bytes` bytes of those ``lineAhead()`` returned.
+    func skip(_ bytes: Int) {
+        precondition(bytes <= count - position, "skipping past the bytes read")
+        position += bytes
+        consumed += Int64(bytes)
     }
 
     /// The SHA-256 of every byte read, in lowercase hex; call after the last byte.

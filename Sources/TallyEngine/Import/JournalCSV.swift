@@ -169,8 +169,22 @@ public enum JournalCSV {
     ///
     /// - Throws: ``ImportError`` (`invalidRow`) naming file, line and column.
     package static func checkRecord(_ event: NewEvent, line: Int, file: String) throws {
+        try namingColumn(line: line, file: file) { _ = try EventCatalog.engine.record(for: event) }
+    }
+
+    /// ``checkRecord(_:line:file:)`` through `catalog`, keeping the record in the event
+    /// (``EventCatalog/prepare(_:)``) for the write pipeline.
+    ///
+    /// - Throws: ``ImportError`` (`invalidRow`) naming file, line and column.
+    static func prepare(_ event: inout NewEvent, catalog: EventCatalog, line: Int, file: String) throws {
+        try namingColumn(line: line, file: file) { try catalog.prepare(&event) }
+    }
+
+    /// Runs a record check, turning its ``EventCodingError`` into an ``ImportError`` that
+    /// names the column at fault.
+    private static func namingColumn(line: Int, file: String, _ check: () throws -> Void) throws {
         do {
-            _ = try EventCatalog.engine.record(for: event)
+            try check()
         } catch let error as EventCodingError {
             guard let field = error.field, let reason = error.reason, let column = column(forField: field) else {
                 throw ImportError(.invalidRow, file: file, line: line, "\(error)")

@@ -27,8 +27,12 @@ public struct ValidatedJournal: Hashable, Sendable {
 /// print(summary.imported, summary.duplicatesSkipped)
 /// ```
 ///
-/// Memory: one read chunk, one batch of rows, and a 32-byte digest with a count per
-/// distinct row without an external id (to number identical rows; `JournalCSV.RowKeys`).
+/// Memory: one read chunk, at most three batches of rows (one committing, one waiting, one
+/// being read), and a 16-byte digest with a count per distinct row without an external id
+/// (to number identical rows; `JournalCSV.RowKeys`).
+///
+/// Cores: each pass reads and parses the file on a second thread (`Handoff`) while the
+/// calling thread checks each row's record (first pass) or commits (second pass).
 /// Duplicates are found through the idempotency read model (earlier imports and earlier
 /// batches of this file, already committed) and a set of the current batch's keys.
 public enum JournalImport {
@@ -44,18 +48,56 @@ public enum JournalImport {
     public static func validate(
         csvAt path: String, calendar: LedgerCalendar, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ValidatedJournal {
-        var events = try JournalEvents(path: path, calendar: calendar)
-        try events.readHeader()
+        // Two cores: this thread checks records while a second one parses rows and builds
+        // their events, a chunk of rows ahead (`Handoff`); problems are met in file order.
         var rows = 0
-        while let (line, event) = try events.next() {
-            try JournalCSV.checkRecord(event, line: line, file: path)
-            rows += 1
-            if rows % 65_536 == 0 {
-                try progress?(ImportProgress(phase: .validating, completed: events.bytesRead, total: events.fileBytes, committedSequence: nil))
+        var digest: String?
+        try Handoff<RowChunk>.run(queuedItemsMax: 4, produce: { put in
+            var events = try JournalEvents(path: path, calendar: calendar)
+            try events.readHeader()
+            var chunk: [(line: Int, event: NewEvent)] = []
+            chunk.reserveCapacity(RowChunk.rowsMax)
+            do {
+                while let row = try events.next() {
+                    chunk.append(row)
+                    if chunk.count == RowChunk.rowsMax {
+                        try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes))
+                        chunk.removeAll(keepingCapacity: true)
+                    }
+                }
+            } catch {
+                // The rows before the bad one are checked first: an earlier problem is reported first.
+                if !chunk.isEmpty { try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes)) }
+                throw error
             }
+            try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes, digest: events.hexDigest()))
+        }, consume: { chunk in
+            for (line, event) in chunk.rows {
+                try JournalCSV.checkRecord(event, line: line, file: path)
+            }
+            rows += chunk.rows.count
+            if let last = chunk.digest {
+                digest = last
+                try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
+            } else if rows % 65_536 == 0 {
+                try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
+            }
+        })
+        guard let digest else {
+            preconditionFailure("the validating pass ended without reading the file to its end")
         }
-        try progress?(ImportProgress(phase: .validating, completed: events.bytesRead, total: events.fileBytes, committedSequence: nil))
-        return ValidatedJournal(path: path, rows: rows, sha256: events.hexDigest())
+        return ValidatedJournal(path: path, rows: rows, sha256: digest)
+    }
+
+    /// Rows handed from the parsing thread to the checking one.
+    struct RowChunk: Sendable {
+        /// Rows per chunk: a divisor of the 65,536 rows between progress reports.
+        static let rowsMax = 1_024
+        var rows: [(line: Int, event: NewEvent)]
+        var bytesRead: Int64
+        var fileBytes: Int64
+        /// The file's SHA-256, on the last chunk.
+        var digest: String?
     }
 }
 
@@ -161,33 +203,51 @@ extension Ledger {
             } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
                 throw changed(error.description)
             }
-            var events = try JournalEvents(path: path, calendar: calendar)
-            var batch: [NewEvent] = []
-            batch.reserveCapacity(batchSize)
-            func commit() throws {
+            func commit(_ batch: [NewEvent]) throws {
                 let outcome = try appendSkippingUsedKeys(batch)
                 summary.duplicatesSkipped += outcome.skipped
                 summary.imported += outcome.result.events.count
                 summary.record(outcome.result)
-                batch.removeAll(keepingCapacity: true)
                 try progress?(ImportProgress(
                     phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
                     committedSequence: outcome.result.events.last?.sequence))
             }
+            // Two cores: a second thread parses rows and builds their events and log records
+            // (`EventCatalog.prepare`) a batch ahead, while this one commits. At most three
+            // batches are in memory: one committing, one waiting, one being built.
+            let calendar = calendar
+            let catalog = catalog
             do {
-                try events.readHeader()
-                while let (_, event) = try events.next() {
-                    summary.rows += 1
-                    batch.append(event)
-                    if batch.count == batchSize { try commit() }
-                }
+                try Handoff<AppendBatch>.run(queuedItemsMax: 1, produce: { put in
+                    var events = try JournalEvents(path: path, calendar: calendar)
+                    try events.readHeader()
+                    var batch: [NewEvent] = []
+                    batch.reserveCapacity(batchSize)
+                    var rows = 0
+                    while let (line, row) = try events.next() {
+                        var event = row
+                        try JournalCSV.prepare(&event, catalog: catalog, line: line, file: path)
+                        batch.append(event)
+                        rows += 1
+                        if batch.count == batchSize {
+                            try put(AppendBatch(events: batch))
+                            batch = []
+                            batch.reserveCapacity(batchSize)
+                        }
+                    }
+                    try put(AppendBatch(events: batch, end: (events.hexDigest(), rows)))
+                }, consume: { batch in
+                    summary.rows += batch.events.count
+                    if let end = batch.end {
+                        guard end.digest == journal.sha256, end.rows == journal.rows else {
+                            throw changed("its SHA-256 differs")
+                        }
+                    }
+                    if !batch.events.isEmpty { try commit(batch.events) }
+                })
             } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
                 throw changed(error.description)
             }
-            guard events.hexDigest() == journal.sha256, summary.rows == journal.rows else {
-                throw changed("its SHA-256 differs")
-            }
-            if !batch.isEmpty { try commit() }
             return summary
         }
     }
@@ -311,6 +371,13 @@ extension Ledger {
             return try run(command)
         }
     }
+}
+
+/// One commit's rows, handed from the parsing thread to the committing one; the last
+/// carries the file's SHA-256 and row count, checked before it is committed.
+struct AppendBatch: Sendable {
+    var events: [NewEvent]
+    var end: (digest: String, rows: Int)?
 }
 
 /// How many events an import's command left out as already recorded.

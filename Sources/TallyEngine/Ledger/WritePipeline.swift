@@ -180,7 +180,7 @@ final class WritePipeline: Sendable {
                 continue
             }
             let cause = try Self.resolve(event.cause, position: position, sequences: sequences, own: sequence)
-            var record = try catalog.record(for: event)
+            var record = try catalog.preparedRecord(of: event) ?? catalog.record(for: event)
             record.cause = cause.map { .sequence($0) }
             let folded = Event(
                 sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: event.effectiveAt, cause: cause,

@@ -1,0 +1,113 @@
+internal import Foundation
+
+/// Two stages of an import on the machine's two cores: a producer on a thread of its own
+/// (reading and parsing a file, building events) hands items through a bounded queue to
+/// the calling thread, which consumes them in order (checking them, or committing them).
+///
+/// Memory: at most `queuedItemsMax` items wait, besides the one each side holds.
+/// Order: the consumer sees every item the producer put, in order, and then the producer's
+/// error, if it threw one: an error is met exactly where a single thread would meet it.
+/// The producer's thread has always ended when ``run(produce:consume:)`` returns or throws.
+///
+/// ```swift
+/// try Handoff<[NewEvent]>.run(queuedItemsMax: 1, produce: { put in while let batch = try next() { try put(batch) } },
+///                              consume: { batch in try commit(batch) })
+/// ```
+enum Handoff<Item: Sendable> {
+    /// Runs `produce` on a second thread and `consume` on this one for each item it puts,
+    /// with at most `queuedItemsMax` items waiting between them. An error from either side
+    /// stops both and is rethrown (the producer's after every item put before it was
+    /// consumed; `put` throws `CancellationError` in the producer once the consumer has failed).
+    static func run(
+        queuedItemsMax: Int,
+        produce: @escaping @Sendable (_ put: (Item) throws -> Void) throws -> Void,
+        consume: (Item) throws -> Void
+    ) throws {
+        precondition(queuedItemsMax > 0, "at least one item can wait")
+        let channel = Channel(queuedItemsMax: queuedItemsMax)
+        let producer = Thread {
+            do {
+                try produce { item in
+                    guard channel.put(item) else { throw CancellationError() }
+                }
+                channel.finish(nil)
+            } catch {
+                channel.finish(error)
+            }
+        }
+        producer.stackSize = 4 << 20
+        producer.start()
+        defer { channel.waitUntilFinished() }
+        do {
+            while let item = try channel.take() {
+                try consume(item)
+            }
+        } catch {
+            channel.cancel()
+            throw error
+        }
+    }
+
+    /// The bounded queue between the two threads.
+    private final class Channel: @unchecked Sendable {
+        private let queuedItemsMax: Int
+        private let condition = NSCondition()
+        private var queue: [Item] = []
+        private var isFinished = false
+        private var isCancelled = false
+        private var failure: (any Error)?
+
+        init(queuedItemsMax: Int) { self.queuedItemsMax = queuedItemsMax }
+
+        /// Waits for room; false when the consumer gave up.
+        func put(_ item: Item) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while queue.count >= queuedItemsMax && !isCancelled { condition.wait() }
+            guard !isCancelled else { return false }
+            queue.append(item)
+            condition.broadcast()
+            return true
+        }
+
+        /// The producer has ended, with `error` when it threw.
+        func finish(_ error: (any Error)?) {
+            condition.lock()
+            defer { condition.unlock() }
+            isFinished = true
+            failure = error
+            condition.broadcast()
+        }
+
+        /// The consumer gives up: the producer's next `put` fails.
+        func cancel() {
+            condition.lock()
+            defer { condition.unlock() }
+            isCancelled = true
+            queue.removeAll()
+            condition.broadcast()
+        }
+
+        /// Returns once the producer has ended.
+        func waitUntilFinished() {
+            condition.lock()
+            defer { condition.unlock() }
+            while !isFinished { condition.wait() }
+        }
+
+        /// The next item; nil after the last; throws the producer's error after the items
+        /// it put before failing.
+        func take() throws -> Item? {
+            condition.lock()
+            defer { condition.unlock() }
+            while queue.isEmpty && !isFinished { condition.wait() }
+            if !queue.isEmpty {
+                let item = queue.removeFirst()
+                condition.broadcast()
+                return item
+            }
+            if let failure, !(failure is CancellationError) { throw failure }
+            return nil
+        }
+    }
+}
