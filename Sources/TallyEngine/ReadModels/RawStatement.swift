@@ -49,6 +49,29 @@ struct RawStatement {
         }
     }
 
+    /// Runs the statement with `text` bound in place at `index` and returns the first
+    /// column of its first row as an integer (nil when there is no row or it is NULL), then
+    /// resets it and unbinds the text: a point lookup without building a `Row`.
+    func integer(_ db: Database, binding text: String, at index: Int32) throws -> Int64? {
+        var text = text
+        return try text.withUTF8 { utf8 in
+            let handle = statement.sqliteStatement
+            sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_STATIC)
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_bind_null(handle, index)
+            }
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW:
+                return sqlite3_column_type(handle, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, 0)
+            case SQLITE_DONE:
+                return nil
+            case let code:
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+            }
+        }
+    }
+
     /// Unbinds every parameter (text bound in place must not outlive its owner).
     func clearBindings() {
         sqlite3_clear_bindings(statement.sqliteStatement)

@@ -74,7 +74,8 @@ public struct IdempotencyProjector: Projector {
     /// The first event recorded with `key`, if a command used it (a prepared statement kept
     /// per connection: imports ask once per row).
     static func firstSequence(of key: String, _ db: Database) throws -> UInt64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"), arguments: [key]).map(UInt64.init)
+        try RawStatement(db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
+            .integer(db, binding: key, at: 1).map(UInt64.init)
     }
 
     /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
