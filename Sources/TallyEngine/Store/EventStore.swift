@@ -54,7 +54,7 @@ public final class EventStore: Sendable {
         at root: String, ledger: LedgerCreated, effectiveAt: Instant, catalog: EventCatalog = .engine,
         options: LogOptions = LogOptions(), keyFile: [UInt8]? = nil
     ) throws -> EventStore {
-        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile)
+        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, catalog: catalog)
         return try open(at: root, catalog: catalog, options: options)
     }
 
@@ -88,7 +88,9 @@ public final class EventStore: Sendable {
     ///   (`limitExceeded`) past a limit, or an I/O error. Either way nothing is appended.
     @discardableResult
     public func append(_ events: [NewEvent]) throws -> AppendResult {
-        return try writer.append(events.map { try catalog.record(for: $0) })
+        let records = try events.map { try catalog.record(for: $0) }
+        try catalog.subjectKeys?.save()
+        return try writer.append(records)
     }
 
     /// Appends encoded records as one durable commit of their own, at the sequence number
@@ -98,13 +100,17 @@ public final class EventStore: Sendable {
     ///   ``append(_:)-5u1ru`` otherwise. Either way nothing is appended.
     @discardableResult
     func append(records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
-        try writer.append(records, pinnedTo: pin)
+        // A record may name a subject made while it was encoded: its key is durable first.
+        try catalog.subjectKeys?.save()
+        return try writer.append(records, pinnedTo: pin)
     }
 
     /// The same, without blocking a task's thread while the commit is synced.
     @discardableResult
     public func append(_ events: [NewEvent]) async throws -> AppendResult {
-        return try await writer.append(events.map { try catalog.record(for: $0) })
+        let records = try events.map { try catalog.record(for: $0) }
+        try catalog.subjectKeys?.save()
+        return try await writer.append(records)
     }
 
     /// The log through this writer's head, every commit it made included (readers in other
