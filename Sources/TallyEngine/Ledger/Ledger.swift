@@ -321,7 +321,7 @@ public final class Ledger: Sendable {
             }
             var options = options
             let keys = try options.prepareEncryption()
-            options.subjectKeys = SubjectKeys.new(root: root, logKeys: options.logKeys, seed: options.subjectKeySeed)
+            options.subjectKeys = try SubjectKeys.new(root: root, logKeys: options.logKeys, seed: options.subjectKeySeed)
             let catalog = try options.catalog()
             // An embedder's keyring gets the keys before the store exists: a creation killed in
             // between leaves keys without a store (the next creation says the keyring is taken),

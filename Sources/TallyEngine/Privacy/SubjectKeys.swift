@@ -223,9 +223,22 @@ public final class SubjectKeys: Sendable {
         return SubjectKeys(path: path, fileKey: fileKey, seed: seed, state: state)
     }
 
-    /// A new, empty set that will be saved at `root` (a creation writes it with the store).
-    static func new(root: String, logKeys: LogKeys?, seed: UInt64?) -> SubjectKeys {
-        SubjectKeys(path: StoreLayout(root: root).subjectKeyFilePath, fileKey: logKeys.map(fileKey(from:)), seed: seed)
+    /// A new set that will be saved at `root` (a creation writes it with the store): empty, or
+    /// for a restore the keys an export carried beside its events (`FILE.subjects`), so that
+    /// re-sealing the same text under the same key gives the same bytes and the same digest.
+    static func new(root: String, logKeys: LogKeys?, seed: UInt64?, carrying carried: String? = nil) throws -> SubjectKeys {
+        var state = State()
+        if let carried, let loaded = try readState(path: carried, fileKey: nil) {
+            state = loaded
+            state.changed = true
+        }
+        return SubjectKeys(path: StoreLayout(root: root).subjectKeyFilePath, fileKey: logKeys.map(fileKey(from:)), seed: seed, state: state)
+    }
+
+    /// Writes the live subjects' keys, unsealed, to `path` (owner-only, atomic): an export's
+    /// companion, as private as the export itself (which holds their plaintext).
+    func writeCarried(to path: String) throws {
+        try StoreKeyFile(path: path).save(try fileBytes(sealed: false))
     }
 
     private static func fileKey(from logKeys: LogKeys) -> SymmetricKey {
@@ -265,7 +278,7 @@ public final class SubjectKeys: Sendable {
     }
 
     /// The file's bytes as they are now.
-    func fileBytes() throws -> [UInt8] {
+    func fileBytes(sealed: Bool = true) throws -> [UInt8] {
         let form = state.withLock { state in
             FileForm(
                 format: Self.formatName, created: state.created,
@@ -277,7 +290,7 @@ public final class SubjectKeys: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var bytes = try encoder.encode(form)
-        if let fileKey {
+        if sealed, let fileKey {
             let box = try AES.GCM.seal(bytes, using: fileKey)
             guard let combined = box.combined else { preconditionFailure("AES-GCM with a 12-byte nonce has a combined form") }
             bytes = try encoder.encode(FileForm(format: Self.formatName, created: nil, subjects: nil, sealed: combined.base64EncodedString()))
