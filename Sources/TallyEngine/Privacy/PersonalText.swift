@@ -112,7 +112,11 @@ extension BinaryReader {
 /// A payload whose personal text fields are sealed per subject in the log from its current
 /// version on; the version before it stored them as plain strings and is still read
 /// (``PlainTextVersion``).
-public protocol SealsPersonalText: EventPayload {}
+public protocol SealsPersonalText: EventPayload {
+    /// The properties written as personal text (``BinaryWriter/writePersonal(_:subject:)-(String,_)``):
+    /// their schemas say so (`x-tally-personal-text`), for readers in other languages.
+    static var personalTextFields: Set<String> { get }
+}
 
 /// The version of a ``SealsPersonalText`` payload before sealing: the same fields, personal
 /// text as plain strings. Read from old logs and old JSON, upcast to the current version.
@@ -129,8 +133,10 @@ public struct PlainTextVersion<Payload: SealsPersonalText>: LegacyEventPayload, 
     /// Wraps a payload as its plain-text version.
     public init(_ payload: Payload) { self.payload = payload }
 
+    /// The payload as the current version.
     public func upcastBody() -> EventBody { payload.body }
 
+    /// Writes the payload with its personal text as plain strings (version 1's form).
     public func encode(to writer: inout BinaryWriter) {
         var plain = BinaryWriter()
         plain.writesPlainPersonalText = true
@@ -138,13 +144,16 @@ public struct PlainTextVersion<Payload: SealsPersonalText>: LegacyEventPayload, 
         writer.bytes.append(contentsOf: plain.bytes)
     }
 
+    /// Reads version 1's form: personal text as plain strings.
     public init(from reader: inout BinaryReader) throws {
         reader.readsPlainPersonalText = true
         defer { reader.readsPlainPersonalText = false }
         payload = try Payload(from: &reader)
     }
 
+    /// Reads the JSON form, which is the current version's (personal text is plain in JSON).
     public init(from decoder: any Decoder) throws { payload = try Payload(from: decoder) }
+    /// Writes the JSON form, the current version's.
     public func encode(to encoder: any Encoder) throws { try payload.encode(to: encoder) }
 
     /// The payload's fields, so that schema generation reads the same fields.

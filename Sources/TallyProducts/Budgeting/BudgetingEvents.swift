@@ -55,6 +55,8 @@ public struct TransactionRecorded: SealsPersonalText {
     public static let eventType = EventType("transaction_recorded", code: 40, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<TransactionRecorded>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The transaction's id: `manual:<sequence>` or the caller's id for a manual one,
     /// `bank:<bank id>:<external id>` for an imported one.
     public var transactionId: String
@@ -135,6 +137,8 @@ public struct TransactionAmended: SealsPersonalText {
     public static let eventType = EventType("transaction_amended", code: 41, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<TransactionAmended>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The manual transaction amended.
     public var transactionId: String
     /// The new version's payee.
@@ -353,6 +357,8 @@ public struct PotCreated: SealsPersonalText {
     public static let eventType = EventType("pot_created", code: 49, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<PotCreated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The pot's id, 1 to 100 characters without `:` or spaces; its money is held in the
     /// account `Budget:Pots:<id>`.
     public var potId: String
@@ -437,6 +443,8 @@ public struct RecurringDefined: SealsPersonalText {
     public static let eventType = EventType("recurring_defined", code: 53, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<RecurringDefined>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The item's id, 1 to 100 characters without `:` or spaces.
     public var recurringId: String
     /// Who is paid, or who pays.
@@ -511,6 +519,8 @@ public struct RecurringOccurrenceGenerated: SealsPersonalText {
     public static let eventType = EventType("recurring_occurrence_generated", code: 55, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<RecurringOccurrenceGenerated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The recurring item that generated the transaction.
     public var recurringId: String
     /// The month generated; the event is effective at the start of the item's due day in it.

@@ -30,6 +30,8 @@ public struct EnvelopeCreated: SealsPersonalText {
     public static let eventType = EventType("envelope_created", code: 60, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<EnvelopeCreated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The envelope's id, 1 to 100 characters; never used again, even after a deletion.
     public var envelopeId: String
     /// What the user calls the envelope.
@@ -154,6 +156,8 @@ public struct ChallengeStarted: SealsPersonalText {
     public static let eventType = EventType("challenge_started", code: 65, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<ChallengeStarted>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The challenge's id, 1 to 100 characters.
     public var challengeId: String
     /// The template's id, e.g. `52_week`.

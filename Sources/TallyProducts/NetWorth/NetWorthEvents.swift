@@ -60,6 +60,8 @@ public struct AssetAdded: SealsPersonalText {
     public static let eventType = EventType("asset_added", code: 80, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<AssetAdded>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The asset's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var assetId: String
     /// What the user calls the asset.
@@ -164,6 +166,8 @@ public struct LiabilityAdded: SealsPersonalText {
     public static let eventType = EventType("liability_added", code: 83, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<LiabilityAdded>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The liability's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var liabilityId: String
     /// What the user calls the liability.
@@ -299,6 +303,8 @@ public struct ReminderSet: SealsPersonalText {
     public static let eventType = EventType("reminder_set", code: 90, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<ReminderSet>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["note"]
     /// The reminder's id, 1 to 200 bytes without spaces; setting it again makes a new version.
     public var reminderId: String
     /// The asset whose value to update.
@@ -346,6 +352,8 @@ public struct AssetRenamed: SealsPersonalText {
     public static let eventType = EventType("asset_renamed", code: 93, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<AssetRenamed>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The asset renamed.
     public var assetId: String
     /// What the user calls it from then on.

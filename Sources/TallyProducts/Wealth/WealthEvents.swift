@@ -226,6 +226,8 @@ public struct PurchaseMade: SealsPersonalText {
     public static let eventType = EventType("purchase_made", code: 28, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<PurchaseMade>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["merchant"]
     /// The wealth account whose Spend paid.
     public var account: String
     /// Positive.
@@ -302,6 +304,8 @@ public struct WithdrawalMade: SealsPersonalText {
     public static let eventType = EventType("withdrawal_made", code: 31, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<WithdrawalMade>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["destination"]
     /// The wealth account whose Spend the money left.
     public var account: String
     /// Positive.

@@ -18,6 +18,8 @@ public struct LedgerCreated: SealsPersonalText {
     public static let eventType = EventType("ledger_created", code: 1, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<LedgerCreated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The ledger's display name.
     public var name: String
     /// The ISO 4217 currency net worth and market values are given in.
@@ -106,6 +108,8 @@ public struct JournalEntryPosted: SealsPersonalText {
     public static let eventType = EventType("journal_entry_posted", code: 5, version: 2)
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<JournalEntryPosted>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee", "category"]
     /// The account that moves by ``amount``.
     public var account: String
     /// The account that moves by the opposite of ``amount``.
