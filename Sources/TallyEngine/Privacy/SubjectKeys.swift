@@ -219,6 +219,11 @@ public final class SubjectKeys: Sendable {
     public static func load(root: String, logKeys: LogKeys?, seed: UInt64? = nil) throws -> SubjectKeys {
         let path = StoreLayout(root: root).subjectKeyFilePath
         let fileKey = logKeys.map(fileKey(from:))
+        if fileKey == nil, try isSealedFile(path) {
+            // A sealed file without the store's keys: the log refuses to open too (keyRequired, the
+            // clearer error); keys kept in memory only, so nothing can ever overwrite the file.
+            return SubjectKeys(path: nil, fileKey: nil, seed: seed)
+        }
         let state = try readState(path: path, fileKey: fileKey) ?? State()
         return SubjectKeys(path: path, fileKey: fileKey, seed: seed, state: state)
     }
@@ -247,6 +252,11 @@ public final class SubjectKeys: Sendable {
         // every later key set of the store.
         let data = logKeys.key(first) ?? SymmetricKey(size: .bits256)
         return HKDF<SHA256>.deriveKey(inputKeyMaterial: data, info: Array("tally subject keys 1".utf8), outputByteCount: 32)
+    }
+
+    private static func isSealedFile(_ path: String) throws -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        return (try? JSONDecoder().decode(FileForm.self, from: data))?.sealed != nil
     }
 
     private static func readState(path: String, fileKey: SymmetricKey?) throws -> State? {
