@@ -41,7 +41,14 @@ public final class SubjectKeys: Sendable {
         var changed = false
         /// Identifiers looked for, not found even after a reload: erased (or of another store).
         var missing: Set<[UInt8]> = []
+        /// Recent seals and opens (payees repeat): sealed bytes by subject and text, text by
+        /// sealed bytes. Bounded (``cacheEntriesLimit``), emptied by an erasure.
+        var sealedByText: [String: [UInt8]] = [:]
+        var textBySealed: [[UInt8]: String] = [:]
     }
+
+    /// The most entries either cache holds before it is emptied.
+    static let cacheEntriesLimit = 8_192
 
     /// The file the keys are saved to; nil for keys kept in memory only.
     let path: String?
@@ -92,6 +99,17 @@ public final class SubjectKeys: Sendable {
     /// The nonce is HMAC-SHA256(subject key, text) cut to 12 bytes, so equal texts of one subject
     /// seal to equal bytes (grouping by payee stays exact; a repeated command encodes the same).
     func seal(_ text: String, subject: String) -> [UInt8] {
+        let cacheKey = subject + "\u{0}" + text
+        if let cached = state.withLock({ $0.sealedByText[cacheKey] }) { return cached }
+        let sealed = sealAnew(text, subject: subject)
+        state.withLock { state in
+            if state.sealedByText.count >= Self.cacheEntriesLimit { state.sealedByText.removeAll(keepingCapacity: true) }
+            state.sealedByText[cacheKey] = sealed
+        }
+        return sealed
+    }
+
+    private func sealAnew(_ text: String, subject: String) -> [UInt8] {
         let (identifier, key) = state.withLock { state -> ([UInt8], SymmetricKey) in
             if let identifier = state.byName[subject], let entry = state.byIdentifier[identifier] { return (identifier, entry.key) }
             let (identifier, key) = makeSubject(counter: state.created)
@@ -115,6 +133,17 @@ public final class SubjectKeys: Sendable {
 
     /// Opens sealed bytes; nil when the subject's key is gone (erased) or the bytes do not open.
     func open(_ sealed: ArraySlice<UInt8>) -> String? {
+        let bytes = Array(sealed)
+        if let cached = state.withLock({ $0.textBySealed[bytes] }) { return cached }
+        guard let text = openAnew(sealed) else { return nil }
+        state.withLock { state in
+            if state.textBySealed.count >= Self.cacheEntriesLimit { state.textBySealed.removeAll(keepingCapacity: true) }
+            state.textBySealed[bytes] = text
+        }
+        return text
+    }
+
+    private func openAnew(_ sealed: ArraySlice<UInt8>) -> String? {
         guard sealed.count >= 16 + 12 + 16 else { return nil }
         let identifier = Array(sealed.prefix(16))
         guard let key = key(for: identifier) else { return nil }
@@ -182,6 +211,8 @@ public final class SubjectKeys: Sendable {
             state.byName[name] = nil
             state.byIdentifier[identifier] = nil
             state.missing.insert(identifier)
+            state.sealedByText.removeAll()
+            state.textBySealed.removeAll()
             state.changed = true
             return identifier
         }
