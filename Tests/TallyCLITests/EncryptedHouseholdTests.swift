@@ -22,6 +22,9 @@ import TallyLog
         var options = Ledger.Options(clock: clock.function, syncMode: .none, features: standardFeatures)
         options.key = key
         options.encrypt = key != nil
+        // One seed for both stores' subject keys: the same household then seals to the same bytes,
+        // so the two logs can be compared digest for digest.
+        options.subjectKeySeed = 16
         let ledger = try Ledger.create(
             at: root, name: DemoHousehold.ledgerName, baseCurrency: DemoHousehold.baseCurrency, timeZone: DemoHousehold.timeZone,
             options: options)

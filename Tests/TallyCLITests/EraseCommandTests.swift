@@ -44,4 +44,38 @@ import Testing
         #expect(refused.standardError.contains("not a Tally store"), "\(refused.standardError)")
         #expect(FileManager.default.fileExists(atPath: notes))
     }
+
+    @Test func erasingAPayeeListsItNoMoreAndVerifyStillMatchesTheEarlierDigest() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/store"
+        #expect(try TallyProcess.run(["init", "--store", store]).status == 0)
+        let events = [
+            #"{"type":"pot_created","version":2,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"trip","name":"Lisbon with Marta","target":{"amount":"900.00","currency":"USD"}}}"#,
+        ]
+        #expect(try TallyProcess.run(["append", try directory.file("pot.ndjson", events.joined(separator: "\n")), "--store", store]).status == 0)
+        #expect(try TallyProcess.run(["tx", "add", "--payee", "Marta Quintas", "--category", "dining_out",
+                                     "--amount", "-42.00", "--date", "2026-05-02", "--store", store]).status == 0)
+        let listed = try TallyProcess.run(["erase", "--list", "--store", store])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.standardOutput == "owner\npayee:Marta Quintas\n", "\(listed.standardOutput)")
+        let kept = try #require(try TallyProcess.run(["verify", "--store", store]).standardOutput
+            .split(separator: "\n").first { $0.hasPrefix("head ") }.map { String($0.dropFirst(5)) })
+
+        let erased = try TallyProcess.run(["erase", "payee:Marta Quintas", "--store", store])
+        #expect(erased.status == 0, "\(erased.standardError)")
+        #expect(erased.standardOutput.hasPrefix("erased payee:Marta Quintas: erasure_recorded at event "), "\(erased.standardOutput)")
+        #expect(try TallyProcess.run(["erase", "--list", "--store", store]).standardOutput == "owner\n")
+        let verified = try TallyProcess.run(["verify", "--store", store, "--expect", kept])
+        #expect(verified.status == 0, "\(verified.standardError)")
+        let log = try TallyProcess.run(["log", "--store", store])
+        #expect(!log.standardOutput.contains("Marta Quintas") && log.standardOutput.contains("[erased "), "\(log.standardOutput)")
+        #expect(log.standardOutput.contains("Lisbon with Marta"), "the owner's pot name is another subject's")
+
+        let again = try TallyProcess.run(["erase", "payee:Marta Quintas", "--store", store])
+        #expect(again.status != 0)
+        #expect(again.standardError.contains("already erased, or never recorded"), "\(again.standardError)")
+        let unknown = try TallyProcess.run(["erase", "colleague:Marta", "--store", store])
+        #expect(unknown.status != 0)
+        #expect(unknown.standardError.contains("name one as owner or payee:NAME"), "\(unknown.standardError)")
+    }
 }

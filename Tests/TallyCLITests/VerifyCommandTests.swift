@@ -149,8 +149,9 @@ import Testing
         let store = directory.path + "/a"
         let firstDigest = try #require(line("head ", of: try TallyProcess.run(["init", "--store", store])))
         let events = [
-            #"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"holiday","name":"Wqxzjvk","target":{"amount":"1500.00","currency":"USD"}}}"#,
-            #"{"type":"pot_funded","version":1,"effective_at":"2026-05-02T09:00:00Z","data":{"pot_id":"holiday","amount":{"amount":"200.00","currency":"USD"}}}"#,
+            // A bank's name is not personal text (a pot's name would be sealed per subject in the log).
+            #"{"type":"bank_connected","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"bank_id":"first","name":"Wqxzjvk"}}"#,
+            #"{"type":"pot_created","version":1,"effective_at":"2026-05-02T09:00:00Z","data":{"pot_id":"holiday","name":"Holiday","target":{"amount":"1500.00","currency":"USD"}}}"#,
         ]
         try #require(try TallyProcess.run(["append", try directory.file("a.ndjson", events.joined(separator: "\n")), "--store", store]).status == 0)
         let kept = try #require(line("head ", of: try TallyProcess.run(["verify", "--store", store])))

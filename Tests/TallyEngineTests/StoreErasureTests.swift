@@ -93,7 +93,7 @@ import TallyTestSupport
             try Self.record(ledger)
             try ledger.close()
             let deleted = try StoreErasure.eraseEverything(at: root)
-            #expect(deleted == [StoreLayout(root: root).readModelPath, root])
+            #expect(deleted == [StoreLayout(root: root).subjectKeyFilePath, StoreLayout(root: root).readModelPath, root], "the subject keys first")
             #expect(!FileManager.default.fileExists(atPath: root))
         }
     }

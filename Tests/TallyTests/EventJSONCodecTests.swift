@@ -120,7 +120,7 @@ import TallyLog
 
     @Test func missingRequiredFieldIsRefused() throws {
         expect(try refusal("transaction_recorded") { $0.removing("payee") }, .missingField,
-               "transaction_recorded v1", "field 'data.payee' is missing")
+               "transaction_recorded v2", "field 'data.payee' is missing")
         expect(try refusal("transaction_recorded") { $0.setting("payee", to: .null) }, .missingField, "data.payee")
         expect(try refusal("pot_funded") { data in data.setting("amount", to: data["amount"]!.removing("currency")) },
                .missingField, "field 'data.amount.currency' is missing")
@@ -137,7 +137,7 @@ import TallyLog
         expect(try refusal("challenge_started") { $0.setting("step_count", to: .string("52")) }, .invalidValue,
                "field 'data.step_count' must be an integer")
         let fraction = try refusal("challenge_started") { $0.setting("step_count", to: .number("52.5")) }
-        expect(fraction, .invalidValue, "challenge_started v1", "field 'data.step_count' must be an integer")
+        expect(fraction, .invalidValue, "challenge_started v2", "field 'data.step_count' must be an integer")
         // Money as a bare number: never, so no reader rounds it through floating point.
         expect(try refusal("pot_funded") { $0.setting("amount", to: .number("200.00")) }, .invalidValue,
                "field 'data.amount' must be")
@@ -185,7 +185,7 @@ import TallyLog
     @Test(arguments: ["2026-02-30", "2026-4-6", "06/04/2026", "2026-04-06T00:00:00Z", "0000-01-01"])
     func badDateIsRefused(_ text: String) throws {
         let error = try refusal("envelope_created") { $0.setting("start_date", to: .string(text)) }
-        expect(error, .invalidValue, text, "envelope_created v1", "field 'data.start_date'")
+        expect(error, .invalidValue, text, "envelope_created v2", "field 'data.start_date'")
     }
 
     @Test(arguments: ["2026-13", "2026-4", "2026-04-01", "0000-12"])
@@ -219,7 +219,7 @@ import TallyLog
     @Test func tooLongStringIsRefused() throws {
         let long = String(repeating: "é", count: eventStringBytesLimit / 2) + "x"
         expect(try refusal("transaction_recorded") { $0.setting("payee", to: .string(long)) }, .limitExceeded,
-               "transaction_recorded v1", "field 'data.payee' holds 1025 bytes; the limit is 1024")
+               "transaction_recorded v2", "field 'data.payee' holds 1025 bytes; the limit is 1024")
         expect(refusal(try sampleObject("pot_funded").setting("idempotency_key", to: .string(String(repeating: "k", count: 256)))),
                .invalidValue, "field 'idempotency_key' must hold 1 to 255 bytes")
         // At the limit is fine.

@@ -124,6 +124,7 @@ enum EventSamples {
         EventBody(DueSoonWindowSet(days: 7)),
         EventBody(PageSizeSet(rows: 25)),
         EventBody(CommodityDeclared(code: "GBX", scale: 2)),
+        EventBody(ErasureRecorded(subject: "b9a30aa0c0be1606f68b4d8607e7a37b")),
     ]
 
     /// The sample of each type, by type name.
@@ -145,7 +146,16 @@ enum EventSamples {
             payload: DepositReceivedV1(account: "main", amount: usd("100.00"), externalId: "bank:tx-88")
         ),
         LegacySample(typeName: "reference_balance_set", version: 1, payload: ReferenceBalanceSetV1(amount: gbp("3120.55"))),
-    ]
+    ] + bodies.compactMap(plainTextSample)
+
+    /// The plain-text version (before per-subject sealing) of a sample whose type seals personal text.
+    private static func plainTextSample(_ body: EventBody) -> LegacySample? {
+        func wrap<Payload: SealsPersonalText>(_ payload: Payload) -> LegacySample {
+            LegacySample(typeName: Payload.eventType.name, version: PlainTextVersion<Payload>.version, payload: PlainTextVersion(payload))
+        }
+        guard let payload = body.payload as? any SealsPersonalText else { return nil }
+        return wrap(payload)
+    }
 
     /// A new event around a body, with every envelope field set.
     static func newEvent(_ body: EventBody) -> NewEvent {

@@ -89,6 +89,8 @@ func simulationDirectory() -> String {
 enum LedgerSimulationTemplate {
     struct Files: Sendable {
         let marker: [UInt8]
+        /// The subject keys personal text (the ledger's name) is sealed under.
+        let subjects: [UInt8]
         let log: [(name: String, bytes: [UInt8])]
         let readModels: [(name: String, bytes: [UInt8])]
     }
@@ -105,7 +107,7 @@ enum LedgerSimulationTemplate {
             .filter { $0 != "LOCK" }.map { (name: $0, bytes: bytes(root + "/log/" + $0)) }
         let readModels = try! FileManager.default.contentsOfDirectory(atPath: root).sorted()
             .filter { $0.hasPrefix("readmodels.sqlite") }.map { (name: $0, bytes: bytes(root + "/" + $0)) }
-        return Files(marker: bytes(root + "/STORE"), log: log, readModels: readModels)
+        return Files(marker: bytes(root + "/STORE"), subjects: bytes(root + "/SUBJECTS"), log: log, readModels: readModels)
     }()
 }
 
@@ -228,11 +230,12 @@ struct LedgerSimulator {
         return figures
     }
 
-    /// A copy of the template store: its marker and read models on the real disk, its log on the simulated one.
+    /// A copy of the template store: its marker, subject keys and read models on the real disk, its log on the simulated one.
     func install() throws {
         let files = LedgerSimulationTemplate.files
         try FileManager.default.createDirectory(atPath: root + "/log", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: root + "/STORE", contents: Data(files.marker))
+        _ = FileManager.default.createFile(atPath: root + "/SUBJECTS", contents: Data(files.subjects))
         for file in files.readModels { _ = FileManager.default.createFile(atPath: root + "/" + file.name, contents: Data(file.bytes)) }
         for file in files.log { disk.install(root + "/log/" + file.name, bytes: file.bytes) }
     }

@@ -65,6 +65,19 @@ struct SchemaBinaryDecoder {
             guard allowed.contains(text) else { throw Failure(description: "\(path): \(text) is not in the enum") }
             return text
         }
+        if schema["x-tally-personal-text"] == .bool(true) {
+            // Schemas/README.md: a tag byte, 0 then a plain string, 1 then sealed bytes (read as
+            // erased here: a reader without the store's subject keys cannot open them).
+            switch try byte() {
+            case 0: return .string(try string())
+            case 1:
+                let count = try varint()
+                guard count >= 44, count <= UInt64(bytes.count - position) else { throw Failure(description: "\(path): sealed text of \(count) bytes") }
+                position += Int(count)
+                return .string("[erased]")
+            case let other: throw Failure(description: "\(path): personal text tag \(other)")
+            }
+        }
         switch schema["type"]?.stringValue {
         case "string"?: return .string(try string())
         case "integer"?: return .integer(try zigzag())

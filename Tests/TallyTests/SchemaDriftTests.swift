@@ -203,6 +203,15 @@ enum SchemaGenerator {
 
     private static func rawValues<E: EventEnumeration>(of value: E) -> [String] { E.allCases.map(\.rawValue) }
 
+    /// The Swift type whose doc comments describe a legacy sample: a `PlainTextVersion<Payload>`
+    /// (the version before per-subject sealing) has its payload's fields and comments.
+    static func documentedTypeName(of payload: Any) -> String {
+        let name = "\(Swift.type(of: payload))"
+        let prefix = "PlainTextVersion<"
+        guard name.hasPrefix(prefix), name.hasSuffix(">") else { return name }
+        return String(name.dropFirst(prefix.count).dropLast())
+    }
+
     /// The schema of one payload type and version, from a sample with every optional set.
     static func eventSchema(name: String, version: UInt16, code: UInt32, swiftType: String, sample: Any) throws -> JSON {
         var properties: [(key: String, value: JSON)] = []
@@ -222,6 +231,9 @@ enum SchemaGenerator {
                 required.append(.string(key))
             }
             var property = try propertySchema(of: value, field: "\(swiftType).\(label)", definitions: &definitions)
+            if let sealing = sample as? any SealsPersonalText, type(of: sealing).personalTextFields.contains(label) {
+                property = .object((property.members ?? []) + [("x-tally-personal-text", .bool(true))])
+            }
             if let documentation = SwiftDocComments.documentation(of: label, in: swiftType) {
                 property = .object([("description", .string(documentation))] + (property.members ?? []))
             }
@@ -307,7 +319,7 @@ enum SchemaGenerator {
             let type = try #require(EventCatalog.standard.type(named: sample.typeName))
             files.append((
                 "events/\(fileName(sample.typeName, version: sample.version))",
-                try eventSchema(name: sample.typeName, version: sample.version, code: type.code, swiftType: "\(Swift.type(of: sample.payload))", sample: sample.payload)
+                try eventSchema(name: sample.typeName, version: sample.version, code: type.code, swiftType: documentedTypeName(of: sample.payload), sample: sample.payload)
             ))
         }
         return files

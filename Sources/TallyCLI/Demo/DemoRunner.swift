@@ -65,9 +65,13 @@ enum DemoRunner {
     static func run(at root: String, household: DemoHousehold) throws -> Summary {
         let calendar = try LedgerCalendar(timeZoneIdentifier: DemoHousehold.timeZone)
         let clock = DemoClock(household.createdAt(calendar))
+        var options = Ledger.Options(clock: clock.function, syncMode: .none, features: standardFeatures)
+        // The household's subject keys come from its seed, so that the same seed gives the same
+        // log and head digest on every run (a real store's keys are random).
+        options.subjectKeySeed = household.seed
         let ledger = try Ledger.create(
             at: root, name: DemoHousehold.ledgerName, baseCurrency: DemoHousehold.baseCurrency, timeZone: DemoHousehold.timeZone,
-            options: Ledger.Options(clock: clock.function, syncMode: .none, features: standardFeatures)
+            options: options
         )
         let activity: DemoActivity
         let dashboard: DemoDashboard
@@ -84,7 +88,7 @@ enum DemoRunner {
             throw error
         }
         let verification = try StoreVerifier.verify(at: root, options: .standard)
-        let reader = try EventStoreReader.open(at: root, catalog: .standard)
+        let reader = try EventStoreReader.open(at: root, options: .standard)
         var ndjsonBytes: Int64 = 0
         try reader.forEach { event in ndjsonBytes += Int64(EventJSON.encode(event).utf8.count + 1) }
         return Summary(

@@ -11,6 +11,10 @@ public struct BinaryReader {
     public var version: UInt16 = 0
     /// The sequence number of the event being read, when it comes from the log.
     public var sequence: UInt64?
+    /// The keys sealed personal text opens with (``readPersonal()``); nil reads it as erased.
+    public var subjectKeys: SubjectKeys?
+    /// Reads personal text as the plain strings of the version before sealing (``PlainTextVersion``).
+    var readsPlainPersonalText = false
 
     /// Set by the record check (``EventCatalog/record(for:)``) to have every string read
     /// scanned for control characters; off when reading the log, so that events recorded

@@ -3,6 +3,11 @@
 public struct BinaryWriter: Sendable {
     /// The bytes written so far.
     public var bytes: [UInt8]
+    /// The keys personal text is sealed under (``writePersonal(_:subject:)-(String,_)``); nil writes
+    /// it plain (a catalog that never reaches a store).
+    public var subjectKeys: SubjectKeys?
+    /// Writes personal text as the plain strings of the version before sealing (``PlainTextVersion``).
+    var writesPlainPersonalText = false
 
     /// An empty writer with room for `capacity` bytes before it grows.
     public init(capacity: Int = 64) {

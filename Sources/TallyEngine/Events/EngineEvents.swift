@@ -5,7 +5,7 @@ extension EventCatalog {
         LedgerCreated.self, BaseCurrencySet.self, AccountOpened.self, AccountClosed.self,
         JournalEntryPosted.self, TransferMade.self, BalanceAsserted.self,
         PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self,
-        DueSoonWindowSet.self, PageSizeSet.self, CommodityDeclared.self,
+        DueSoonWindowSet.self, PageSizeSet.self, CommodityDeclared.self, ErasureRecorded.self,
     ]
 
     /// A catalog of the engine's own event types only.

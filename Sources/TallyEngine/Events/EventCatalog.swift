@@ -19,6 +19,10 @@ public struct EventCatalog: Sendable {
 
     let entriesByCode: [UInt32: Entry]
     let entriesByName: [String: Entry]
+    /// The keys personal text is sealed under when a record is made and opened with when an
+    /// event is decoded (``SubjectKeys``); nil writes it plain and reads sealed text as erased.
+    /// A ledger's catalog has its store's keys.
+    public var subjectKeys: SubjectKeys?
 
     /// A catalog of these payload types.
     ///
@@ -58,7 +62,16 @@ public struct EventCatalog: Sendable {
     ///
     /// - Throws: as ``init(_:)`` does.
     public func adding(_ payloadTypes: [any EventPayload.Type]) throws -> EventCatalog {
-        try EventCatalog(entriesByCode.values.sorted { $0.type.code < $1.type.code }.map(\.payloadType) + payloadTypes)
+        var catalog = try EventCatalog(entriesByCode.values.sorted { $0.type.code < $1.type.code }.map(\.payloadType) + payloadTypes)
+        catalog.subjectKeys = subjectKeys
+        return catalog
+    }
+
+    /// This catalog with personal text sealed under, and opened with, `subjectKeys`.
+    public func sealing(with subjectKeys: SubjectKeys?) -> EventCatalog {
+        var catalog = self
+        catalog.subjectKeys = subjectKeys
+        return catalog
     }
 
     private static func makeEntry<Payload: EventPayload>(_ payloadType: Payload.Type) throws -> Entry {
@@ -131,6 +144,7 @@ public struct EventCatalog: Sendable {
             throw EventCodingError(.invalidValue, field: "effective_at", reason: "lies outside years 0001-9999", context: type.name)
         }
         var writer = BinaryWriter()
+        writer.subjectKeys = subjectKeys
         event.body.payload.encode(to: &writer)
         try checkReadBack(event.body, payload: writer.bytes)
         let entity = event.entity
@@ -166,6 +180,7 @@ public struct EventCatalog: Sendable {
     private func checkReadBack(_ body: EventBody, payload: [UInt8]) throws {
         let type = body.type
         var reader = BinaryReader(payload)
+        reader.subjectKeys = subjectKeys
         reader.scansForControlCharacters = true
         let readBack: EventBody
         do {
@@ -240,6 +255,7 @@ public struct EventCatalog: Sendable {
     public func decodeBody(code: UInt32, version: UInt16, payload: [UInt8], sequence: UInt64? = nil) throws -> EventBody {
         var reader = BinaryReader(payload)
         reader.sequence = sequence
+        reader.subjectKeys = subjectKeys
         return try decodeBody(code: code, version: version, reader: &reader)
     }
 

@@ -36,6 +36,9 @@ public struct StoreKeyFile: LedgerKeyring {
     /// The key file of the store at `root`: `root/KEYS`.
     public init(root: String) { path = StoreLayout(root: root).keyFilePath }
 
+    /// A key file at `path` (the store's subject key file uses the same atomic replacement).
+    init(path: String) { self.path = path }
+
     /// The file's bytes, or nil when it does not exist.
     /// - Throws: ``StoreError`` `io` when it exists but cannot be read.
     public func load() throws -> [UInt8]? {

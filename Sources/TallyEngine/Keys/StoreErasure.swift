@@ -3,7 +3,8 @@ internal import TallyLog
 
 /// "Erase all data": deletes a store, its keys and its read models, and says what it deleted.
 ///
-/// The keys go first (the keyring's key set, then the store's `KEYS` file): from that moment
+/// The keys go first (the keyring's key set, then the store's `KEYS` file, then its per-subject
+/// keys, `SUBJECTS`): from that moment
 /// nothing sealed under the store's data keys opens again, backups of the log included, even if
 /// the rest of the deletion is interrupted. Then the read models (outside the store for an
 /// encrypted one) and the store's directory. It holds the writer's lock while it works, so it
@@ -37,6 +38,10 @@ public enum StoreErasure {
         if FileManager.default.fileExists(atPath: layout.keyFilePath) {
             try StoreKeyFile(root: root).remove()
             deleted.append(layout.keyFilePath)
+        }
+        if FileManager.default.fileExists(atPath: layout.subjectKeyFilePath) {
+            try remove(layout.subjectKeyFilePath)
+            deleted.append(layout.subjectKeyFilePath)
         }
         for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: readModels + suffix) {
             try remove(readModels + suffix)

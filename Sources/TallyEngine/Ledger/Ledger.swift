@@ -106,6 +106,11 @@ public final class Ledger: Sendable {
         public var encrypt: Bool = false
         /// The unwrapped data keys, once ``unlocked(at:)`` opened them.
         var logKeys: LogKeys? = nil
+        /// The store's per-subject keys, once ``unlocked(at:)`` loaded them (or a creation made them).
+        var subjectKeys: SubjectKeys? = nil
+        /// For tests and the demo only: new subjects' identifiers and keys derived from this seed, so
+        /// that the same household gives the same digest in two stores. Never for a real store.
+        package var subjectKeySeed: UInt64? = nil
 
         /// Options for opening a ledger; each parameter is the property of the same name, and
         /// the defaults are those of a production store (sync every commit, monthly snapshots,
@@ -142,7 +147,7 @@ public final class Ledger: Sendable {
         /// - Throws: ``LedgerError`` `invalidArgument` naming the clash.
         public func catalog() throws -> EventCatalog {
             do {
-                return try EventCatalog(EventCatalog.engineTypes + features.flatMap(\.eventTypes))
+                return try EventCatalog(EventCatalog.engineTypes + features.flatMap(\.eventTypes)).sealing(with: subjectKeys)
             } catch let error as EventCodingError {
                 throw LedgerError(.invalidArgument, error.message)
             }
@@ -217,6 +222,13 @@ public final class Ledger: Sendable {
         ///   the key does not open its keys, `badKey` for a damaged key set, `notEncrypted` for a key given
         ///   to a store that is not encrypted.
         public func unlocked(at root: String) throws -> Options {
+            if subjectKeys != nil { return self }
+            var options = try unlockedLogKeys(at: root)
+            options.subjectKeys = try SubjectKeys.load(root: root, logKeys: options.logKeys, seed: subjectKeySeed)
+            return options
+        }
+
+        private func unlockedLogKeys(at root: String) throws -> Options {
             if logKeys != nil { return self }
             let keyring = resolvedKeyring(at: root)
             let origin = self.keyring == nil ? "the store's key file '\(StoreLayout(root: root).keyFilePath)'" : "the keyring's key set"
@@ -303,12 +315,14 @@ public final class Ledger: Sendable {
                 throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(baseCurrency.code)")
             }
             _ = try options.registeredProjectors()
-            let catalog = try options.catalog()
+            _ = try options.catalog()
             guard options.logFileSystem is PosixFileSystem else {
                 throw LedgerError(.invalidArgument, "a store is created on the real disk; a simulated log file system is for Ledger.open")
             }
             var options = options
             let keys = try options.prepareEncryption()
+            options.subjectKeys = try SubjectKeys.new(root: root, logKeys: options.logKeys, seed: options.subjectKeySeed)
+            let catalog = try options.catalog()
             // An embedder's keyring gets the keys before the store exists: a creation killed in
             // between leaves keys without a store (the next creation says the keyring is taken),
             // never a sealed store whose data key is lost.

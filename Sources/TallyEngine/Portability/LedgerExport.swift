@@ -19,6 +19,11 @@ public struct ExportSummary: Hashable, Sendable {
 extension Ledger {
     /// The file name of the events in an export directory (`tally export --dir`).
     public static let exportEventsFileName = "ledger.ndjson"
+    /// What ``export(to:)`` appends to the file's name for the companion holding the live
+    /// subjects' keys (owner-only): ``restore(from:into:options:expect:progress:)`` reads it to
+    /// seal the same text under the same keys, so the restored head digest is the exported one.
+    /// Without it a restore makes new keys and its digest differs (answers are the same).
+    public static let exportSubjectsSuffix = ".subjects"
 
     /// Writes every event of the ledger, through its head when the export starts, as NDJSON
     /// (``EventJSON``: one event a line with its `seq`, `recorded_at`, `effective_at`, type,
@@ -32,7 +37,9 @@ extension Ledger {
     ///
     /// The file is written beside its final name, synced, then renamed onto it: a reader never
     /// sees half an export, and a failure leaves any earlier file as it was. It is the owner's
-    /// alone (mode 0600): it holds the household's whole history.
+    /// alone (mode 0600): it holds the household's whole history. Personal text is in plain
+    /// form for live subjects and the erased marker for erased ones; the live subjects' keys go
+    /// to `FILE.subjects` (``exportSubjectsSuffix``), also 0600, for a restore to the same digest.
     ///
     /// - Parameters:
     ///   - path: the file to write (replaced when it exists); its directory must exist.
@@ -43,6 +50,7 @@ extension Ledger {
             let file = try ExportFile(replacing: path)
             do {
                 let summary = try export { try file.write($0) }
+                try options.subjectKeys?.writeCarried(to: path + Self.exportSubjectsSuffix)
                 try file.commit()
                 return summary
             } catch {

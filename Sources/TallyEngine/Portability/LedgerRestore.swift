@@ -105,7 +105,11 @@ extension Ledger {
             throw LedgerError(.invalidArgument, "a restore keeps an encrypted store's keys in its own KEYS file; leave Options.keyring nil")
         }
         let keys = try restoreOptions.prepareEncryption()
-        let catalog = try options.catalog()
+        let carried = file.path + Ledger.exportSubjectsSuffix
+        restoreOptions.subjectKeys = try SubjectKeys.new(
+            root: root, logKeys: restoreOptions.logKeys, seed: options.subjectKeySeed,
+            carrying: FileManager.default.fileExists(atPath: carried) ? carried : nil)
+        let catalog = try restoreOptions.catalog()
         try EventStore.create(
             at: root, ledger: file.created.payload, effectiveAt: file.created.effectiveAt, catalog: catalog,
             options: restoreOptions.logOptions, keyFile: keys

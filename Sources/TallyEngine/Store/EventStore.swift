@@ -43,6 +43,7 @@ public final class EventStore: Sendable {
     ///   - ledger: the first event's payload.
     ///   - effectiveAt: the first event's effective time.
     ///   - catalog: the event types the store reads and writes (the engine's by default).
+    ///     One without subject keys gets the store's (``SubjectKeys``).
     ///   - options: the log's options (its clock records the first event; with ``LogOptions/keys``
     ///     every frame is sealed).
     ///   - keyFile: for an encrypted store keeping its own keys, the wrapped key set written to its
@@ -54,7 +55,10 @@ public final class EventStore: Sendable {
         at root: String, ledger: LedgerCreated, effectiveAt: Instant, catalog: EventCatalog = .engine,
         options: LogOptions = LogOptions(), keyFile: [UInt8]? = nil
     ) throws -> EventStore {
-        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile)
+        // Personal text is sealed from the first event on: a catalog without subject keys gets the
+        // new store's own.
+        let catalog = catalog.subjectKeys != nil ? catalog : catalog.sealing(with: try SubjectKeys.new(root: root, logKeys: options.keys, seed: nil))
+        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, catalog: catalog)
         return try open(at: root, catalog: catalog, options: options)
     }
 
@@ -63,6 +67,7 @@ public final class EventStore: Sendable {
     /// - Parameters:
     ///   - root: the store's directory.
     ///   - catalog: the event types the store reads and writes (the engine's by default).
+    ///     One without subject keys gets the store's (``SubjectKeys``).
     ///   - options: the log's options.
     /// - Throws: ``StoreError`` when there is no store, or (`incomplete`) when its log holds no event;
     ///   `LogError` (`locked`) when another writer holds it, (`corrupt`) naming the segment and offset
@@ -70,6 +75,7 @@ public final class EventStore: Sendable {
     public static func open(at root: String, catalog: EventCatalog = .engine, options: LogOptions = LogOptions()) throws -> EventStore {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
+        let catalog = try catalog.withSubjectKeys(of: root, logKeys: options.keys)
         let writer = try LogWriter.open(directory: layout.logDirectory, options: options)
         guard writer.head.sequence > 0 else {
             try? writer.close()
@@ -88,7 +94,9 @@ public final class EventStore: Sendable {
     ///   (`limitExceeded`) past a limit, or an I/O error. Either way nothing is appended.
     @discardableResult
     public func append(_ events: [NewEvent]) throws -> AppendResult {
-        return try writer.append(events.map { try catalog.record(for: $0) })
+        let records = try events.map { try catalog.record(for: $0) }
+        try catalog.subjectKeys?.save()
+        return try writer.append(records)
     }
 
     /// Appends encoded records as one durable commit of their own, at the sequence number
@@ -98,13 +106,17 @@ public final class EventStore: Sendable {
     ///   ``append(_:)-5u1ru`` otherwise. Either way nothing is appended.
     @discardableResult
     func append(records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
-        try writer.append(records, pinnedTo: pin)
+        // A record may name a subject made while it was encoded: its key is durable first.
+        try catalog.subjectKeys?.save()
+        return try writer.append(records, pinnedTo: pin)
     }
 
     /// The same, without blocking a task's thread while the commit is synced.
     @discardableResult
     public func append(_ events: [NewEvent]) async throws -> AppendResult {
-        return try await writer.append(events.map { try catalog.record(for: $0) })
+        let records = try events.map { try catalog.record(for: $0) }
+        try catalog.subjectKeys?.save()
+        return try await writer.append(records)
     }
 
     /// The log through this writer's head, every commit it made included (readers in other
@@ -139,6 +151,7 @@ public struct EventStoreReader: Sendable {
     ) throws -> EventStoreReader {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
+        let catalog = try catalog.withSubjectKeys(of: root, logKeys: keys)
         let reader = try LogReader.open(directory: layout.logDirectory, fileSystem: fileSystem, keys: keys)
         guard reader.head.sequence > 0 else {
             throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
@@ -194,4 +207,12 @@ public struct EventStoreReader: Sendable {
 
     /// Sizes and counts of the log on disk.
     public func statistics() throws -> LogStatistics { try reader.statistics() }
+}
+
+extension EventCatalog {
+    /// This catalog, or when it has no subject keys, with the store's (its `SUBJECTS` file), so
+    /// that a store opened with a bare catalog still seals and opens its personal text.
+    func withSubjectKeys(of root: String, logKeys: LogKeys?) throws -> EventCatalog {
+        subjectKeys != nil ? self : sealing(with: try SubjectKeys.load(root: root, logKeys: logKeys))
+    }
 }

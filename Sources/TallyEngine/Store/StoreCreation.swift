@@ -47,7 +47,7 @@ enum StoreCreation {
     /// - Throws: ``StoreError`` (`alreadyExists`, `invalidPath`, `io`); `LogError` from the log's creation.
     static func create(
         at root: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, keyFile: [UInt8]? = nil,
-        abandoningAfter: Step? = nil
+        catalog: EventCatalog = .engine, abandoningAfter: Step? = nil
     ) throws {
         let target = try Self.target(for: root)
         removeStaleStagings(of: target)
@@ -61,7 +61,7 @@ enum StoreCreation {
         }
         do {
             try reached(.stagingMade)
-            try build(in: staging.path, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, reached: reached)
+            try build(in: staging.path, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, catalog: catalog, reached: reached)
             try reached(.stagingSynced)
             try staging.publish(as: target, mode: existingMode)
         } catch let error as Abandoned {
@@ -77,7 +77,7 @@ enum StoreCreation {
     /// Writes the marker, creates the log, appends `ledger_created`, syncs everything.
     private static func build(
         in directory: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, keyFile: [UInt8]?,
-        reached: (Step) throws -> Void
+        catalog: EventCatalog, reached: (Step) throws -> Void
     ) throws {
         let layout = StoreLayout(root: directory)
         if let keyFile { try writeSynced(String(decoding: keyFile, as: UTF8.self), to: layout.keyFilePath) }
@@ -91,7 +91,12 @@ enum StoreCreation {
         let writer = try LogWriter.create(directory: layout.logDirectory, options: options)
         do {
             try reached(.logCreated)
-            let record = try EventCatalog.engine.record(for: NewEvent(effectiveAt: effectiveAt, body: EventBody(ledger)))
+            let record = try catalog.record(for: NewEvent(effectiveAt: effectiveAt, body: EventBody(ledger)))
+            if let subjects = catalog.subjectKeys {
+                // The owner's key, made by sealing the ledger's name, is in the store before its first event.
+                try writeSynced(String(decoding: try subjects.fileBytes(), as: UTF8.self), to: layout.subjectKeyFilePath)
+                subjects.markSaved()
+            }
             _ = try writer.append([record])
             try writer.sync()
             try writer.close()
@@ -210,7 +215,7 @@ enum StoreCreation {
     /// temporary files), or a part of them.
     private static func holdsOnlyWhatInitWrites(_ path: String) -> Bool {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path),
-              Set(entries).isSubset(of: ["STORE", "KEYS", "SEALED", "log"]) else { return false }
+              Set(entries).isSubset(of: ["STORE", "KEYS", "SEALED", "SUBJECTS", "log"]) else { return false }
         guard entries.contains("log") else { return true }
         guard let logEntries = try? FileManager.default.contentsOfDirectory(atPath: path + "/log") else { return false }
         return logEntries.allSatisfy {

@@ -56,6 +56,8 @@ public struct StoreLayout: Hashable, Sendable {
     /// The store's key file (``StoreKeyFile``): present when the store is encrypted at rest and
     /// keeps its wrapped keys itself rather than in an embedder's keyring.
     public var keyFilePath: String { root + "/KEYS" }
+    /// The store's per-subject keys (``SubjectKeys``), owner-only: `root/SUBJECTS`.
+    public var subjectKeyFilePath: String { root + "/SUBJECTS" }
 
     /// Present when `tally demo` made the store, so that only such a store is replaced.
     public var demoMarkerPath: String { root + "/DEMO" }

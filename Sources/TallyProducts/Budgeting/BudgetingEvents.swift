@@ -51,8 +51,12 @@ public enum RecurringFrequency: String, EventEnumeration {
 
 /// A transaction happened on the effective date. Manual ones can be amended and deleted;
 /// bank ones only re-categorised.
-public struct TransactionRecorded: EventPayload {
-    public static let eventType = EventType("transaction_recorded", code: 40)
+public struct TransactionRecorded: SealsPersonalText {
+    public static let eventType = EventType("transaction_recorded", code: 40, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<TransactionRecorded>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The transaction's id: `manual:<sequence>` or the caller's id for a manual one,
     /// `bank:<bank id>:<external id>` for an imported one.
     public var transactionId: String
@@ -115,12 +119,12 @@ public struct TransactionRecorded: EventPayload {
 
     public var entity: String { "transaction:\(transactionId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(transactionId); writer.write(payee); writer.write(category); writer.write(amount)
+        writer.write(transactionId); writer.writePersonal(payee, subject: .payee(payee)); writer.write(category); writer.write(amount)
         writer.write(recurring); writer.write(source); writer.write(externalId); writer.write(bankId)
         writer.write(account); writer.write(envelope); writer.write(rateToBase)
     }
     public init(from reader: inout BinaryReader) throws {
-        transactionId = try reader.read(); payee = try reader.read(); category = try reader.read()
+        transactionId = try reader.read(); payee = try reader.readPersonal(); category = try reader.read()
         amount = try reader.read(); recurring = try reader.read(); source = try reader.read()
         externalId = try reader.read(); bankId = try reader.read(); account = try reader.read()
         envelope = try reader.read(); rateToBase = try reader.read()
@@ -129,8 +133,12 @@ public struct TransactionRecorded: EventPayload {
 
 /// A manual transaction was amended: this is its new version, dated by the event's
 /// effective time. The audit trail keeps both versions.
-public struct TransactionAmended: EventPayload {
-    public static let eventType = EventType("transaction_amended", code: 41)
+public struct TransactionAmended: SealsPersonalText {
+    public static let eventType = EventType("transaction_amended", code: 41, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<TransactionAmended>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The manual transaction amended.
     public var transactionId: String
     /// The new version's payee.
@@ -154,11 +162,11 @@ public struct TransactionAmended: EventPayload {
 
     public var entity: String { "transaction:\(transactionId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(transactionId); writer.write(payee); writer.write(category); writer.write(amount)
+        writer.write(transactionId); writer.writePersonal(payee, subject: .payee(payee)); writer.write(category); writer.write(amount)
         writer.write(recurring)
     }
     public init(from reader: inout BinaryReader) throws {
-        transactionId = try reader.read(); payee = try reader.read(); category = try reader.read()
+        transactionId = try reader.read(); payee = try reader.readPersonal(); category = try reader.read()
         amount = try reader.read(); recurring = try reader.read()
     }
 }
@@ -345,8 +353,12 @@ public struct BudgetDeleted: EventPayload {
 }
 
 /// A savings pot (a goal) was created.
-public struct PotCreated: EventPayload {
-    public static let eventType = EventType("pot_created", code: 49)
+public struct PotCreated: SealsPersonalText {
+    public static let eventType = EventType("pot_created", code: 49, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<PotCreated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The pot's id, 1 to 100 characters without `:` or spaces; its money is held in the
     /// account `Budget:Pots:<id>`.
     public var potId: String
@@ -363,9 +375,9 @@ public struct PotCreated: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(name); writer.write(target) }
+    public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.writePersonal(name, subject: .owner); writer.write(target) }
     public init(from reader: inout BinaryReader) throws {
-        potId = try reader.read(); name = try reader.read(); target = try reader.read()
+        potId = try reader.read(); name = try reader.readPersonal(); target = try reader.read()
     }
 }
 
@@ -427,8 +439,12 @@ public struct PotDeleted: EventPayload {
 }
 
 /// A recurring income or expense was defined (monthly by default).
-public struct RecurringDefined: EventPayload {
-    public static let eventType = EventType("recurring_defined", code: 53)
+public struct RecurringDefined: SealsPersonalText {
+    public static let eventType = EventType("recurring_defined", code: 53, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<RecurringDefined>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The item's id, 1 to 100 characters without `:` or spaces.
     public var recurringId: String
     /// Who is paid, or who pays.
@@ -473,11 +489,11 @@ public struct RecurringDefined: EventPayload {
 
     public var entity: String { "recurring:\(recurringId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(recurringId); writer.write(payee); writer.write(category); writer.write(amount)
+        writer.write(recurringId); writer.writePersonal(payee, subject: .payee(payee)); writer.write(category); writer.write(amount)
         writer.write(frequency); writer.write(dayOfMonth); writer.write(startMonth); writer.write(endMonth)
     }
     public init(from reader: inout BinaryReader) throws {
-        recurringId = try reader.read(); payee = try reader.read(); category = try reader.read()
+        recurringId = try reader.read(); payee = try reader.readPersonal(); category = try reader.read()
         amount = try reader.read(); frequency = try reader.read(); dayOfMonth = try reader.read()
         startMonth = try reader.read(); endMonth = try reader.read()
     }
@@ -499,8 +515,12 @@ public struct RecurringRemoved: EventPayload {
 
 /// A recurring item's transaction for one month was generated. Its idempotency key is
 /// `recurring:<id>:<month>`, so asking twice generates nothing the second time.
-public struct RecurringOccurrenceGenerated: EventPayload {
-    public static let eventType = EventType("recurring_occurrence_generated", code: 55)
+public struct RecurringOccurrenceGenerated: SealsPersonalText {
+    public static let eventType = EventType("recurring_occurrence_generated", code: 55, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<RecurringOccurrenceGenerated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee"]
     /// The recurring item that generated the transaction.
     public var recurringId: String
     /// The month generated; the event is effective at the start of the item's due day in it.
@@ -530,11 +550,11 @@ public struct RecurringOccurrenceGenerated: EventPayload {
 
     public var entity: String { "transaction:\(transactionId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(recurringId); writer.write(month); writer.write(transactionId); writer.write(payee)
+        writer.write(recurringId); writer.write(month); writer.write(transactionId); writer.writePersonal(payee, subject: .payee(payee))
         writer.write(category); writer.write(amount)
     }
     public init(from reader: inout BinaryReader) throws {
         recurringId = try reader.read(); month = try reader.read(); transactionId = try reader.read()
-        payee = try reader.read(); category = try reader.read(); amount = try reader.read()
+        payee = try reader.readPersonal(); category = try reader.read(); amount = try reader.read()
     }
 }

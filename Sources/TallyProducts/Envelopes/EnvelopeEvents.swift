@@ -26,8 +26,12 @@ public enum RolloverPolicy: String, EventEnumeration {
 }
 
 /// An envelope was created with a budgeted amount per interval.
-public struct EnvelopeCreated: EventPayload {
-    public static let eventType = EventType("envelope_created", code: 60)
+public struct EnvelopeCreated: SealsPersonalText {
+    public static let eventType = EventType("envelope_created", code: 60, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<EnvelopeCreated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The envelope's id, 1 to 100 characters; never used again, even after a deletion.
     public var envelopeId: String
     /// What the user calls the envelope.
@@ -57,11 +61,11 @@ public struct EnvelopeCreated: EventPayload {
 
     public var entity: String { "envelope:\(envelopeId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(envelopeId); writer.write(name); writer.write(interval); writer.write(budgeted)
+        writer.write(envelopeId); writer.writePersonal(name, subject: .owner); writer.write(interval); writer.write(budgeted)
         writer.write(startDate)
     }
     public init(from reader: inout BinaryReader) throws {
-        envelopeId = try reader.read(); name = try reader.read(); interval = try reader.read()
+        envelopeId = try reader.read(); name = try reader.readPersonal(); interval = try reader.read()
         budgeted = try reader.read(); startDate = try reader.read()
     }
 }
@@ -148,8 +152,12 @@ public struct EnvelopeDeleted: EventPayload {
 }
 
 /// A savings challenge started from a template (e.g. `52_week`: week n saves n units).
-public struct ChallengeStarted: EventPayload {
-    public static let eventType = EventType("challenge_started", code: 65)
+public struct ChallengeStarted: SealsPersonalText {
+    public static let eventType = EventType("challenge_started", code: 65, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<ChallengeStarted>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The challenge's id, 1 to 100 characters.
     public var challengeId: String
     /// The template's id, e.g. `52_week`.
@@ -183,11 +191,11 @@ public struct ChallengeStarted: EventPayload {
 
     public var entity: String { "challenge:\(challengeId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(challengeId); writer.write(template); writer.write(name); writer.write(unit)
+        writer.write(challengeId); writer.write(template); writer.writePersonal(name, subject: .owner); writer.write(unit)
         writer.write(stepCount); writer.write(account)
     }
     public init(from reader: inout BinaryReader) throws {
-        challengeId = try reader.read(); template = try reader.read(); name = try reader.read()
+        challengeId = try reader.read(); template = try reader.read(); name = try reader.readPersonal()
         unit = try reader.read(); stepCount = try reader.read(); account = try reader.read()
     }
 }

@@ -56,8 +56,12 @@ public enum ValuationSource: String, EventEnumeration {
 }
 
 /// An asset was added.
-public struct AssetAdded: EventPayload {
-    public static let eventType = EventType("asset_added", code: 80)
+public struct AssetAdded: SealsPersonalText {
+    public static let eventType = EventType("asset_added", code: 80, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<AssetAdded>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The asset's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var assetId: String
     /// What the user calls the asset.
@@ -104,11 +108,11 @@ public struct AssetAdded: EventPayload {
 
     public var entity: String { "asset:\(assetId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(assetId); writer.write(name); writer.write(category); writer.write(type)
+        writer.write(assetId); writer.writePersonal(name, subject: .owner); writer.write(category); writer.write(type)
         writer.write(currency); writer.write(country); writer.write(sector); writer.write(symbol)
     }
     public init(from reader: inout BinaryReader) throws {
-        assetId = try reader.read(); name = try reader.read(); category = try reader.read()
+        assetId = try reader.read(); name = try reader.readPersonal(); category = try reader.read()
         type = try reader.read(); currency = try reader.read(); country = try reader.read()
         sector = try reader.read(); symbol = try reader.read()
     }
@@ -158,8 +162,12 @@ public struct AssetRemoved: EventPayload {
 }
 
 /// A liability was added, optionally linked to the asset it finances.
-public struct LiabilityAdded: EventPayload {
-    public static let eventType = EventType("liability_added", code: 83)
+public struct LiabilityAdded: SealsPersonalText {
+    public static let eventType = EventType("liability_added", code: 83, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<LiabilityAdded>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The liability's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var liabilityId: String
     /// What the user calls the liability.
@@ -192,11 +200,11 @@ public struct LiabilityAdded: EventPayload {
 
     public var entity: String { "liability:\(liabilityId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(liabilityId); writer.write(name); writer.write(category); writer.write(currency)
+        writer.write(liabilityId); writer.writePersonal(name, subject: .owner); writer.write(category); writer.write(currency)
         writer.write(linkedAssetId)
     }
     public init(from reader: inout BinaryReader) throws {
-        liabilityId = try reader.read(); name = try reader.read(); category = try reader.read()
+        liabilityId = try reader.read(); name = try reader.readPersonal(); category = try reader.read()
         currency = try reader.read(); linkedAssetId = try reader.read()
     }
 }
@@ -291,8 +299,12 @@ public struct PositionSet: EventPayload {
 }
 
 /// A reminder to update an asset's value was set for a due date.
-public struct ReminderSet: EventPayload {
-    public static let eventType = EventType("reminder_set", code: 90)
+public struct ReminderSet: SealsPersonalText {
+    public static let eventType = EventType("reminder_set", code: 90, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<ReminderSet>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["note"]
     /// The reminder's id, 1 to 200 bytes without spaces; setting it again makes a new version.
     public var reminderId: String
     /// The asset whose value to update.
@@ -313,10 +325,10 @@ public struct ReminderSet: EventPayload {
 
     public var entity: String { "reminder:\(reminderId)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(reminderId); writer.write(assetId); writer.write(dueDate); writer.write(note)
+        writer.write(reminderId); writer.write(assetId); writer.write(dueDate); writer.writePersonal(note, subject: .owner)
     }
     public init(from reader: inout BinaryReader) throws {
-        reminderId = try reader.read(); assetId = try reader.read(); dueDate = try reader.read(); note = try reader.read()
+        reminderId = try reader.read(); assetId = try reader.read(); dueDate = try reader.read(); note = try reader.readPersonalOptional()
     }
 }
 
@@ -336,8 +348,12 @@ public struct ReminderCompleted: EventPayload {
 
 /// An asset's name and category were changed from the event's effective time on; answers
 /// about earlier dates keep the ones in force then.
-public struct AssetRenamed: EventPayload {
-    public static let eventType = EventType("asset_renamed", code: 93)
+public struct AssetRenamed: SealsPersonalText {
+    public static let eventType = EventType("asset_renamed", code: 93, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<AssetRenamed>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The asset renamed.
     public var assetId: String
     /// What the user calls it from then on.
@@ -354,8 +370,8 @@ public struct AssetRenamed: EventPayload {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(assetId); writer.write(name); writer.write(category) }
+    public func encode(to writer: inout BinaryWriter) { writer.write(assetId); writer.writePersonal(name, subject: .owner); writer.write(category) }
     public init(from reader: inout BinaryReader) throws {
-        assetId = try reader.read(); name = try reader.read(); category = try reader.read()
+        assetId = try reader.read(); name = try reader.readPersonal(); category = try reader.read()
     }
 }

@@ -222,8 +222,12 @@ public struct CardUnfrozen: EventPayload {
 }
 
 /// A card purchase, paid from Spend.
-public struct PurchaseMade: EventPayload {
-    public static let eventType = EventType("purchase_made", code: 28)
+public struct PurchaseMade: SealsPersonalText {
+    public static let eventType = EventType("purchase_made", code: 28, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<PurchaseMade>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["merchant"]
     /// The wealth account whose Spend paid.
     public var account: String
     /// Positive.
@@ -249,10 +253,10 @@ public struct PurchaseMade: EventPayload {
 
     public var entity: String { "wealth:\(account)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(amount); writer.write(merchant); writer.write(externalId)
+        writer.write(account); writer.write(amount); writer.writePersonal(merchant, subject: .payee(merchant)); writer.write(externalId)
     }
     public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); amount = try reader.read(); merchant = try reader.read()
+        account = try reader.read(); amount = try reader.read(); merchant = try reader.readPersonal()
         externalId = try reader.read()
     }
 }
@@ -296,8 +300,12 @@ public struct RoundUpSkipped: EventPayload {
 }
 
 /// Money withdrawn from Spend.
-public struct WithdrawalMade: EventPayload {
-    public static let eventType = EventType("withdrawal_made", code: 31)
+public struct WithdrawalMade: SealsPersonalText {
+    public static let eventType = EventType("withdrawal_made", code: 31, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<WithdrawalMade>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["destination"]
     /// The wealth account whose Spend the money left.
     public var account: String
     /// Positive.
@@ -319,9 +327,9 @@ public struct WithdrawalMade: EventPayload {
 
     public var entity: String { "wealth:\(account)" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(amount); writer.write(destination)
+        writer.write(account); writer.write(amount); writer.writePersonal(destination, subject: .owner)
     }
     public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); amount = try reader.read(); destination = try reader.read()
+        account = try reader.read(); amount = try reader.read(); destination = try reader.readPersonalOptional()
     }
 }

@@ -14,8 +14,12 @@ public enum AccountKind: String, EventEnumeration {
 
 /// The ledger was set up: its display name, base currency and the time zone whose days
 /// "as of a date" queries use.
-public struct LedgerCreated: EventPayload {
-    public static let eventType = EventType("ledger_created", code: 1)
+public struct LedgerCreated: SealsPersonalText {
+    public static let eventType = EventType("ledger_created", code: 1, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<LedgerCreated>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["name"]
     /// The ledger's display name.
     public var name: String
     /// The ISO 4217 currency net worth and market values are given in.
@@ -32,10 +36,10 @@ public struct LedgerCreated: EventPayload {
 
     public var entity: String { "ledger" }
     public func encode(to writer: inout BinaryWriter) {
-        writer.write(name); writer.write(baseCurrency); writer.write(timeZone)
+        writer.writePersonal(name, subject: .owner); writer.write(baseCurrency); writer.write(timeZone)
     }
     public init(from reader: inout BinaryReader) throws {
-        name = try reader.read(); baseCurrency = try reader.read(); timeZone = try reader.read()
+        name = try reader.readPersonal(); baseCurrency = try reader.read(); timeZone = try reader.read()
     }
 }
 
@@ -100,8 +104,12 @@ public struct AccountClosed: EventPayload {
 
 /// A journal entry moved a signed amount into `account` out of `counterAccount`, as one
 /// row of a journal CSV does.
-public struct JournalEntryPosted: EventPayload {
-    public static let eventType = EventType("journal_entry_posted", code: 5)
+public struct JournalEntryPosted: SealsPersonalText {
+    public static let eventType = EventType("journal_entry_posted", code: 5, version: 2)
+    /// Version 1 stored personal text as plain strings.
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<JournalEntryPosted>.self] }
+    /// The fields sealed per subject in the log.
+    public static let personalTextFields: Set<String> = ["payee", "category"]
     /// The account that moves by ``amount``.
     public var account: String
     /// The account that moves by the opposite of ``amount``.
@@ -131,11 +139,11 @@ public struct JournalEntryPosted: EventPayload {
     public var entity: String { "account:\(account)" }
     public func encode(to writer: inout BinaryWriter) {
         writer.write(account); writer.write(counterAccount); writer.write(amount)
-        writer.write(payee); writer.write(category); writer.write(externalId)
+        writer.writePersonal(payee, subject: .payee(payee ?? "")); writer.writePersonal(category, subject: .owner); writer.write(externalId)
     }
     public init(from reader: inout BinaryReader) throws {
         account = try reader.read(); counterAccount = try reader.read(); amount = try reader.read()
-        payee = try reader.read(); category = try reader.read(); externalId = try reader.read()
+        payee = try reader.readPersonalOptional(); category = try reader.readPersonalOptional(); externalId = try reader.read()
     }
 }
 

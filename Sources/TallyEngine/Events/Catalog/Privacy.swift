@@ -1,0 +1,17 @@
+// Events about the privacy of the ledger's personal data.
+
+/// A subject's personal data was erased: its key is destroyed right after this event is
+/// recorded, so every field sealed under it reads as erased from then on. Amounts and dates
+/// stay; the log's bytes, and so its hash chain, do not change.
+public struct ErasureRecorded: EventPayload, MovesNoMoney {
+    public static let eventType = EventType("erasure_recorded", code: 133)
+    /// The erased subject's opaque identifier (32 hex digits); it does not reveal the subject's name.
+    public var subject: String
+
+    /// An erasure of the subject with this identifier.
+    public init(subject: String) { self.subject = subject }
+
+    public var entity: String { "subject:\(subject)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(subject) }
+    public init(from reader: inout BinaryReader) throws { subject = try reader.read() }
+}

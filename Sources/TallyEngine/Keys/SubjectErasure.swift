@@ -1,0 +1,84 @@
+internal import Foundation
+
+/// Erasing one person: destroys a subject's key (``SubjectKeys``) so that every personal text
+/// sealed under it reads as erased everywhere, while amounts, dates, the log's bytes, its hash
+/// chain and every digest kept before stay exactly as they were.
+///
+/// The steps, in this order, each leaving a consistent store if a crash stops it there:
+/// 1. `erasure_recorded` (naming the subject's opaque identifier) is appended to the log;
+/// 2. the read models (which hold the plaintext) are deleted, `-wal` and `-shm` included;
+/// 3. the subject's key and name are removed from the `SUBJECTS` file (atomic replace, synced);
+/// 4. the read models are folded again from the log (any later open would do it too).
+///
+/// Stopped after step 1 or 2 the key is still there: run the erasure again (a second
+/// `erasure_recorded` is harmless). After step 3 the erasure is complete; the next open folds
+/// the read models again.
+///
+/// ```swift
+/// let outcome = try SubjectErasure.erase("payee:Acme Corp", at: "books", options: .standard)
+/// print(outcome.identifier, outcome.sequence)
+/// ```
+public enum SubjectErasure {
+    /// What an erasure did.
+    public struct Outcome: Hashable, Sendable {
+        /// The subject's `KIND:ID` name, as given.
+        public let subject: String
+        /// Its opaque identifier, as the `erasure_recorded` event names it.
+        public let identifier: String
+        /// The sequence number of the `erasure_recorded` event.
+        public let sequence: UInt64
+    }
+
+    /// The subjects of the store at `root` that have a key, sorted by name.
+    ///
+    /// - Throws: as ``Ledger/Options/unlocked(at:)``.
+    public static func subjects(at root: String, options: Ledger.Options) throws -> [SubjectKeys.Subject] {
+        try LedgerError.boundary {
+            try StoreLayout(root: root).requireStore()
+            return try options.unlocked(at: root).subjectKeys?.subjects ?? []
+        }
+    }
+
+    /// Erases the subject named `name` (`owner`, `payee:NAME`) of the store at `root`.
+    ///
+    /// - Throws: ``LedgerError`` `invalidArgument` for a name that is not a subject, `notFound` for a
+    ///   subject with no key (never recorded, or already erased: nothing is changed), `locked` while
+    ///   another process writes, `store` for the store's own failures.
+    @discardableResult
+    public static func erase(_ name: String, at root: String, options: Ledger.Options) throws -> Outcome {
+        try LedgerError.boundary {
+            _ = try PersonalSubject(parsing: name)
+            try StoreLayout(root: root).requireStore()
+            let options = try options.unlocked(at: root)
+            guard let keys = options.subjectKeys, let subject = keys.subject(named: name) else {
+                let known = options.subjectKeys?.subjects.map(\.name) ?? []
+                throw LedgerError(.notFound, SubjectKeys.unknownMessage(name, known: known))
+            }
+            let ledger = try Ledger.open(at: root, options: options)
+            let result: Ledger.CommandResult
+            do {
+                let erased = NewEvent(effectiveAt: ledger.now, body: EventBody(ErasureRecorded(subject: subject.identifier)))
+                result = try ledger.run(LedgerCommand(request: erased) { _ in [erased] })
+                try ledger.close()
+            } catch {
+                try? ledger.close()
+                throw error
+            }
+            try deleteReadModels(of: root)
+            try keys.erase(name)
+            try keys.save()
+            try Ledger.open(at: root, options: options).close()
+            return Outcome(subject: name, identifier: subject.identifier, sequence: result.events.last?.sequence ?? 0)
+        }
+    }
+
+    /// Deletes the store's read models (they are derived from the log, and hold plaintext).
+    static func deleteReadModels(of root: String) throws {
+        let path = StoreLayout(root: root).readModelPath
+        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            do { try FileManager.default.removeItem(atPath: path + suffix) } catch {
+                throw StoreError(.io, "cannot delete the read models '\(path + suffix)': \((error as NSError).localizedDescription); run the erasure again to finish it")
+            }
+        }
+    }
+}

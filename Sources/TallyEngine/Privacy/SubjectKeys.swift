@@ -1,0 +1,388 @@
+internal import Crypto
+internal import Foundation
+internal import Synchronization
+public import TallyLog
+
+/// The per-subject keys personal text is sealed under (names, payees, notes, free text): one
+/// random AES-256 key and one opaque random identifier per subject, named `KIND:ID` (`owner`,
+/// `payee:Tesco`).
+///
+/// A store keeps them in its `SUBJECTS` file (owner-only, replaced atomically), apart from the
+/// log: destroying a subject's key (``erase(_:)``) makes every field sealed under it read as
+/// erased, in the log, in read models rebuilt from it, in exports and in copies of the log
+/// taken earlier, while the log's bytes, and so its hash chain and every digest kept before,
+/// stay exactly as they were. On an encrypted store the file's content is sealed (AES-256-GCM)
+/// under a key derived (HKDF-SHA256) from the store's first data key, which the key-encryption
+/// key wraps; on a plain store it is plain JSON.
+///
+/// ```swift
+/// let subjects = try SubjectKeys.load(root: "books", logKeys: nil)
+/// print(subjects.subjects.map(\.name))   // ["owner", "payee:Acme Corp", …]
+/// ```
+public final class SubjectKeys: Sendable {
+    /// One subject: its `KIND:ID` name and its opaque identifier (32 hex digits).
+    public struct Subject: Hashable, Sendable {
+        /// `owner` or `payee:NAME`.
+        public let name: String
+        /// The opaque identifier the log's sealed fields name (it reveals nothing of the name).
+        public let identifier: String
+    }
+
+    struct Entry {
+        var name: String
+        var key: SymmetricKey
+    }
+
+    struct State {
+        var byIdentifier: [[UInt8]: Entry] = [:]
+        var byName: [String: [UInt8]] = [:]
+        /// Subjects ever created here (erased ones included): the seeded source's counter.
+        var created: UInt64 = 0
+        var changed = false
+        /// Identifiers looked for, not found even after a reload: erased (or of another store).
+        var missing: Set<[UInt8]> = []
+        /// Recent seals and opens (payees repeat): sealed bytes by subject and text, text by
+        /// sealed bytes. Bounded (``cacheEntriesLimit``), emptied by an erasure.
+        var sealedByText: [String: [UInt8]] = [:]
+        var textBySealed: [[UInt8]: String] = [:]
+    }
+
+    /// The most entries either cache holds before it is emptied.
+    static let cacheEntriesLimit = 8_192
+
+    /// The file the keys are saved to; nil for keys kept in memory only.
+    let path: String?
+    /// The key the file's content is sealed under (an encrypted store); nil for plain JSON.
+    let fileKey: SymmetricKey?
+    /// For tests and the demo only: derive identifiers and keys from this seed (reproducible
+    /// digests), never for a real store.
+    let seed: UInt64?
+    private let state: Mutex<State>
+
+    static let formatName = "tally-subjects-1"
+    /// The text an erased field reads as, followed by a short digest of its sealed bytes (equal
+    /// texts stay equal, different ones different).
+    public static let erasedMarker = "[erased"
+
+    init(path: String?, fileKey: SymmetricKey?, seed: UInt64?, state: State = State()) {
+        self.path = path
+        self.fileKey = fileKey
+        self.seed = seed
+        self.state = Mutex(state)
+    }
+
+    /// Keys kept in memory only (nothing is saved): for tests and catalogs that never touch a store.
+    ///
+    /// - Parameter seed: derive identifiers and keys from this seed (reproducible bytes); nil for random.
+    public static func inMemory(seed: UInt64? = nil) -> SubjectKeys {
+        SubjectKeys(path: nil, fileKey: nil, seed: seed)
+    }
+
+    /// The subjects that have a key, sorted by name.
+    public var subjects: [Subject] {
+        state.withLock { state in
+            state.byName.map { Subject(name: $0.key, identifier: Self.hex($0.value)) }.sorted { $0.name < $1.name }
+        }
+    }
+
+    /// The subject named `name` (`owner`, `payee:NAME`), or nil when it has no key (never had
+    /// one, or was erased).
+    public func subject(named name: String) -> Subject? {
+        state.withLock { state in state.byName[name].map { Subject(name: name, identifier: Self.hex($0)) } }
+    }
+
+    // MARK: Sealing
+
+    /// Seals `text` under `subject`'s key, making the subject (a new random identifier and key)
+    /// when it has none: `identifier (16 bytes) · nonce (12) · ciphertext · tag (16)`.
+    ///
+    /// The nonce is HMAC-SHA256(subject key, text) cut to 12 bytes, so equal texts of one subject
+    /// seal to equal bytes (grouping by payee stays exact; a repeated command encodes the same).
+    func seal(_ text: String, subject: String) -> [UInt8] {
+        let cacheKey = subject + "\u{0}" + text
+        if let cached = state.withLock({ $0.sealedByText[cacheKey] }) { return cached }
+        let sealed = sealAnew(text, subject: subject)
+        state.withLock { state in
+            if state.sealedByText.count >= Self.cacheEntriesLimit { state.sealedByText.removeAll(keepingCapacity: true) }
+            state.sealedByText[cacheKey] = sealed
+        }
+        return sealed
+    }
+
+    private func sealAnew(_ text: String, subject: String) -> [UInt8] {
+        let (identifier, key) = state.withLock { state -> ([UInt8], SymmetricKey) in
+            if let identifier = state.byName[subject], let entry = state.byIdentifier[identifier] { return (identifier, entry.key) }
+            let (identifier, key) = makeSubject(counter: state.created)
+            state.created += 1
+            state.byName[subject] = identifier
+            state.byIdentifier[identifier] = Entry(name: subject, key: key)
+            state.changed = true
+            return (identifier, key)
+        }
+        let plain = Array(text.utf8)
+        let mac = HMAC<SHA256>.authenticationCode(for: plain, using: key)
+        do {
+            let nonce = try AES.GCM.Nonce(data: Array(mac.prefix(12)))
+            let box = try AES.GCM.seal(plain, using: key, nonce: nonce, authenticating: identifier)
+            return identifier + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+        } catch {
+            // A 12-byte nonce and a 256-bit key cannot be refused: a failure here is a broken build.
+            preconditionFailure("AES-GCM refused a 12-byte nonce and a 256-bit key: \(error)")
+        }
+    }
+
+    /// Opens sealed bytes; nil when the subject's key is gone (erased) or the bytes do not open.
+    func open(_ sealed: ArraySlice<UInt8>) -> String? {
+        let bytes = Array(sealed)
+        if let cached = state.withLock({ $0.textBySealed[bytes] }) { return cached }
+        guard let text = openAnew(sealed) else { return nil }
+        state.withLock { state in
+            if state.textBySealed.count >= Self.cacheEntriesLimit { state.textBySealed.removeAll(keepingCapacity: true) }
+            state.textBySealed[bytes] = text
+        }
+        return text
+    }
+
+    private func openAnew(_ sealed: ArraySlice<UInt8>) -> String? {
+        guard sealed.count >= 16 + 12 + 16 else { return nil }
+        let identifier = Array(sealed.prefix(16))
+        guard let key = key(for: identifier) else { return nil }
+        let body = sealed.dropFirst(16)
+        guard let nonce = try? AES.GCM.Nonce(data: Array(body.prefix(12))),
+              let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: body.dropFirst(12).dropLast(16), tag: body.suffix(16)),
+              let plain = try? AES.GCM.open(box, using: key, authenticating: identifier)
+        else { return nil }
+        return String(validating: plain, as: UTF8.self)
+    }
+
+    /// The key of an identifier; a miss reloads the file once (a writer in another process may
+    /// have made the subject since), then is remembered as erased.
+    private func key(for identifier: [UInt8]) -> SymmetricKey? {
+        let (key, known) = state.withLock { state in (state.byIdentifier[identifier]?.key, state.missing.contains(identifier)) }
+        if let key { return key }
+        if known { return nil }
+        let reloaded = path.flatMap { try? Self.readState(path: $0, fileKey: fileKey) }
+        return state.withLock { state in
+            if let reloaded, !state.changed {
+                let missing = state.missing
+                state = reloaded
+                state.missing = missing
+            }
+            guard let key = state.byIdentifier[identifier]?.key else {
+                state.missing.insert(identifier)
+                return nil
+            }
+            return key
+        }
+    }
+
+    /// The text an erased field reads as: `[erased 1a2b3c4d]`, the digits from the sealed bytes.
+    static func erasedText(_ sealed: ArraySlice<UInt8>) -> String {
+        let digest = SHA256.hash(data: Array(sealed))
+        return "\(erasedMarker) \(hex(Array(digest.prefix(4))))]"
+    }
+
+    private func makeSubject(counter: UInt64) -> ([UInt8], SymmetricKey) {
+        guard let seed else {
+            let identifier = SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }
+            return (identifier, SymmetricKey(size: .bits256))
+        }
+        var material = Array("tally seeded subject".utf8)
+        withUnsafeBytes(of: seed.littleEndian) { material += $0 }
+        withUnsafeBytes(of: counter.littleEndian) { material += $0 }
+        let identifier = Array(SHA256.hash(data: material + [0])).prefix(16)
+        let key = SymmetricKey(data: Array(SHA256.hash(data: material + [1])))
+        return (Array(identifier), key)
+    }
+
+    // MARK: Erasure
+
+    /// Destroys the key of the subject named `name` (and its name), in memory; ``save()`` makes
+    /// it durable.
+    ///
+    /// - Returns: the subject's identifier.
+    /// - Throws: ``StoreError`` `notFound` when no subject of that name has a key.
+    @discardableResult
+    func erase(_ name: String) throws -> [UInt8] {
+        try state.withLock { state in
+            guard let identifier = state.byName[name] else {
+                throw StoreError(.notFound, Self.unknownMessage(name, known: state.byName.keys.sorted()))
+            }
+            state.byName[name] = nil
+            state.byIdentifier[identifier] = nil
+            state.missing.insert(identifier)
+            state.sealedByText.removeAll()
+            state.textBySealed.removeAll()
+            state.changed = true
+            return identifier
+        }
+    }
+
+    static func unknownMessage(_ name: String, known: [String]) -> String {
+        let shown = known.prefix(5).joined(separator: ", ")
+        return "no subject named '\(name)' has a key in this store (already erased, or never recorded); "
+            + "`tally erase --list` shows the \(known.count) it has\(known.isEmpty ? "" : ", e.g. \(shown)"); nothing was changed"
+    }
+
+    // MARK: The file
+
+    private struct FileForm: Codable {
+        struct Item: Codable {
+            var id: String
+            var name: String
+            var key: String
+        }
+        var format: String
+        var created: UInt64?
+        var subjects: [Item]?
+        /// An encrypted store's: the plain form's JSON, sealed (base64 of nonce · ciphertext · tag).
+        var sealed: String?
+    }
+
+    /// Loads the keys of the store at `root` (none yet when it has no `SUBJECTS` file).
+    ///
+    /// - Parameters:
+    ///   - root: the store's directory.
+    ///   - logKeys: an encrypted store's unwrapped data keys (the file is sealed under a key derived
+    ///     from the first); nil for a plain store.
+    ///   - seed: tests and the demo only: reproducible identifiers and keys for new subjects.
+    /// - Throws: ``StoreError`` `badKey` for a damaged or truncated file, or one sealed under other keys.
+    public static func load(root: String, logKeys: LogKeys?, seed: UInt64? = nil) throws -> SubjectKeys {
+        let path = StoreLayout(root: root).subjectKeyFilePath
+        let fileKey = logKeys.map(fileKey(from:))
+        if fileKey == nil, try isSealedFile(path) {
+            // A sealed file without the store's keys: the log refuses to open too (keyRequired, the
+            // clearer error); keys kept in memory only, so nothing can ever overwrite the file.
+            return SubjectKeys(path: nil, fileKey: nil, seed: seed)
+        }
+        let state = try readState(path: path, fileKey: fileKey) ?? State()
+        return SubjectKeys(path: path, fileKey: fileKey, seed: seed, state: state)
+    }
+
+    /// A new set that will be saved at `root` (a creation writes it with the store): empty, or
+    /// for a restore the keys an export carried beside its events (`FILE.subjects`), so that
+    /// re-sealing the same text under the same key gives the same bytes and the same digest.
+    static func new(root: String, logKeys: LogKeys?, seed: UInt64?, carrying carried: String? = nil) throws -> SubjectKeys {
+        var state = State()
+        if let carried, let loaded = try readState(path: carried, fileKey: nil) {
+            state = loaded
+            state.changed = true
+        }
+        return SubjectKeys(path: StoreLayout(root: root).subjectKeyFilePath, fileKey: logKeys.map(fileKey(from:)), seed: seed, state: state)
+    }
+
+    /// Writes the live subjects' keys, unsealed, to `path` (owner-only, atomic): an export's
+    /// companion, as private as the export itself (which holds their plaintext).
+    func writeCarried(to path: String) throws {
+        try StoreKeyFile(path: path).save(try fileBytes(sealed: false))
+    }
+
+    private static func fileKey(from logKeys: LogKeys) -> SymmetricKey {
+        let first = logKeys.identifiers.min() ?? 1
+        // The first data key is never removed (`key new-data-key` adds), so the file opens under
+        // every later key set of the store.
+        let data = logKeys.key(first) ?? SymmetricKey(size: .bits256)
+        return HKDF<SHA256>.deriveKey(inputKeyMaterial: data, info: Array("tally subject keys 1".utf8), outputByteCount: 32)
+    }
+
+    private static func isSealedFile(_ path: String) throws -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        return (try? JSONDecoder().decode(FileForm.self, from: data))?.sealed != nil
+    }
+
+    private static func readState(path: String, fileKey: SymmetricKey?) throws -> State? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { throw StoreError(.io, "cannot read the subject key file '\(path)'") }
+            return nil
+        }
+        let damaged = StoreError(.badKey, "the subject key file '\(path)' is damaged or truncated; restore it from a backup (without it no personal text of the store opens)")
+        guard var form = try? JSONDecoder().decode(FileForm.self, from: data), form.format == formatName else { throw damaged }
+        if let sealed = form.sealed {
+            guard let fileKey else {
+                throw StoreError(.badKey, "the subject key file '\(path)' is sealed but the store's keys were not given")
+            }
+            guard let bytes = Data(base64Encoded: sealed), bytes.count >= 28,
+                  let box = try? AES.GCM.SealedBox(combined: bytes), let plain = try? AES.GCM.open(box, using: fileKey),
+                  let inner = try? JSONDecoder().decode(FileForm.self, from: plain)
+            else { throw StoreError(.badKey, "the subject key file '\(path)' does not open with the store's keys (damaged, or of another store); restore it from a backup") }
+            form = inner
+        }
+        var state = State()
+        state.created = form.created ?? 0
+        for item in form.subjects ?? [] {
+            guard let identifier = unhex(item.id), identifier.count == 16,
+                  let key = Data(base64Encoded: item.key), key.count == 32 else { throw damaged }
+            state.byIdentifier[identifier] = Entry(name: item.name, key: SymmetricKey(data: key))
+            state.byName[item.name] = identifier
+        }
+        return state
+    }
+
+    /// The file's bytes as they are now.
+    func fileBytes(sealed: Bool = true) throws -> [UInt8] {
+        let form = state.withLock { state in
+            FileForm(
+                format: Self.formatName, created: state.created,
+                subjects: state.byIdentifier.map { identifier, entry in
+                    FileForm.Item(id: Self.hex(identifier), name: entry.name, key: entry.key.withUnsafeBytes { Data($0) }.base64EncodedString())
+                }.sorted { $0.id < $1.id },
+                sealed: nil)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var bytes = try encoder.encode(form)
+        if sealed, let fileKey {
+            let box = try AES.GCM.seal(bytes, using: fileKey)
+            guard let combined = box.combined else { preconditionFailure("AES-GCM with a 12-byte nonce has a combined form") }
+            bytes = try encoder.encode(FileForm(format: Self.formatName, created: nil, subjects: nil, sealed: combined.base64EncodedString()))
+        }
+        return Array(bytes) + [0x0A]
+    }
+
+    /// Saves the keys when they changed since the last save: a new owner-only file, synced,
+    /// renamed over the old one, the directory synced (a crash leaves the old set or the new one).
+    ///
+    /// Called before every append that may name a new subject, so no sealed field ever reaches
+    /// the log before its key is durable.
+    /// - Throws: ``StoreError`` `io` naming the call; the old file is then unchanged.
+    public func save() throws {
+        guard let path, state.withLock({ $0.changed }) else { return }
+        try StoreKeyFile(path: path).save(try fileBytes())
+        state.withLock { $0.changed = false }
+    }
+
+    /// Marks the keys saved (a creation wrote them with the store).
+    func markSaved() { state.withLock { $0.changed = false } }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            result.append(digits[Int(byte >> 4)])
+            result.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    static func unhex(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        var result: [UInt8] = []
+        var index = 0
+        while index < utf8.count {
+            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else { return nil }
+            result.append(high << 4 | low)
+            index += 2
+        }
+        return result
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}
