@@ -49,6 +49,23 @@ import TallyTestSupport
         }
     }
 
+    /// A rebuild killed half-way leaves its new file beside the read models (outside the
+    /// store, for an encrypted one): it holds what they hold, so erasing goes for it too.
+    @Test func erasingDeletesTheFileOfARebuildThatWasKilled() throws {
+        try withTemporaryStore { root in
+            let key = try LedgerKey(text: LedgerKey.newKeyText(), origin: "k")
+            let ledger = try Ledger.create(at: root, name: "H", baseCurrency: .usd, timeZone: "UTC", options: Self.encryptedOptions(key))
+            try Self.record(ledger)
+            try ledger.close()
+            let readModels = StoreLayout(root: root).runtimeReadModelPath
+            let leftover = readModels + ".rebuilding"
+            try FileManager.default.copyItem(atPath: readModels, toPath: leftover)
+            let deleted = try StoreErasure.eraseEverything(at: root)
+            #expect(deleted.contains(leftover))
+            #expect(!FileManager.default.fileExists(atPath: leftover))
+        }
+    }
+
     @Test func aCopyOfTheLogOpensNothingOnceTheKeyringsKeysAreGone() throws {
         try withTemporaryStore { root in
             let keyring = MemoryKeyring()

@@ -43,7 +43,7 @@ public enum StoreErasure {
             try remove(layout.subjectKeyFilePath)
             deleted.append(layout.subjectKeyFilePath)
         }
-        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: readModels + suffix) {
+        for suffix in ReadModelStore.fileSuffixes where FileManager.default.fileExists(atPath: readModels + suffix) {
             try remove(readModels + suffix)
             if encrypted || suffix.isEmpty { deleted.append(readModels + suffix) }
         }

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TallyLog
 
 /// Erasing one person: destroys a subject's key (``SubjectKeys``) so that every personal text
 /// sealed under it reads as erased everywhere, while amounts, dates, the log's bytes, its hash
@@ -6,8 +7,10 @@ internal import Foundation
 ///
 /// The steps, in this order, each leaving a consistent store if a crash stops it there:
 /// 1. `erasure_recorded` (naming the subject's opaque identifier) is appended to the log;
-/// 2. the read models (which hold the plaintext) are deleted, `-wal` and `-shm` included;
-/// 3. the subject's key and name are removed from the `SUBJECTS` file (atomic replace, synced);
+/// 2. under the writer's lock, the read models (which hold the plaintext) are deleted, `-wal`,
+///    `-shm` and a killed rebuild's `.rebuilding` file included;
+/// 3. still under the lock, the subject's key and name are removed from the `SUBJECTS` file
+///    (atomic replace, synced);
 /// 4. the read models are folded again from the log (any later open would do it too).
 ///
 /// Stopped after step 1 or 2 the key is still there: run the erasure again (a second
@@ -64,9 +67,15 @@ public enum SubjectErasure {
                 try? ledger.close()
                 throw error
             }
-            try deleteReadModels(of: root)
-            try keys.erase(name)
-            try keys.save()
+            // Under the writer's lock, so that no other process folds the read models again with
+            // the key still there between their deletion and the key's.
+            do {
+                let lock = try PosixFileSystem().lockForWriting(directory: StoreLayout(root: root).logDirectory)
+                defer { lock.release() }
+                try deleteReadModels(of: root)
+                try keys.erase(name)
+                try keys.save()
+            }
             try Ledger.open(at: root, options: options).close()
             return Outcome(subject: name, identifier: subject.identifier, sequence: result.events.last?.sequence ?? 0)
         }
@@ -75,7 +84,7 @@ public enum SubjectErasure {
     /// Deletes the store's read models (they are derived from the log, and hold plaintext).
     static func deleteReadModels(of root: String) throws {
         let path = StoreLayout(root: root).readModelPath
-        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+        for suffix in ReadModelStore.fileSuffixes where FileManager.default.fileExists(atPath: path + suffix) {
             do { try FileManager.default.removeItem(atPath: path + suffix) } catch {
                 throw StoreError(.io, "cannot delete the read models '\(path + suffix)': \((error as NSError).localizedDescription); run the erasure again to finish it")
             }

@@ -66,7 +66,7 @@ extension Ledger {
             func forgetStagingReadModels() {
                 guard options.encrypt else { return }
                 let path = stagingLayout.runtimeReadModelPath
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                for suffix in ReadModelStore.fileSuffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
             do {
                 let head: LogDigest

@@ -462,6 +462,12 @@ extension ReadModelStore {
         for suffix in ["", "-wal", "-shm", "-journal"] { try removeIfPresent(path + suffix) }
     }
 
+    /// Every file the read models at a path may occupy, as suffixes of that path: the
+    /// database, its companions, and a rebuild's new file with its companions (left behind
+    /// by a rebuild that was killed). Whatever deletes the read models deletes all of them:
+    /// each holds text derived from the log.
+    static let fileSuffixes = ["", "-wal", "-shm", "-journal", ".rebuilding", ".rebuilding-wal", ".rebuilding-shm", ".rebuilding-journal"]
+
     private static func removeIfPresent(_ path: String) throws {
         guard unlink(path) == 0 || errno == ENOENT else {
             throw StoreError(.io, "could not remove \(path): \(String(cString: strerror(errno)))")
