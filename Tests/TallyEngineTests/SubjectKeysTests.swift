@@ -116,6 +116,33 @@ import TallyTestSupport
         }
     }
 
+    /// An import makes subjects on its second thread while the first one saves the keys and
+    /// appends: a subject made while a save writes the file must stay "changed", so the save
+    /// before the append that first names it writes it. Every subject sealed before the last
+    /// save is in the file.
+    @Test func aSubjectMadeWhileTheKeysAreSavedIsSavedByTheNextSave() throws {
+        try withTemporaryStore { root in
+            let options = Ledger.Options(clock: ManualClock("2026-05-01T09:00:00Z").function, syncMode: .none)
+            try Ledger.create(at: root, name: "Household", baseCurrency: .usd, timeZone: "UTC", options: options).close()
+            let keys = try SubjectKeys.load(root: root, logKeys: nil)
+            let before = keys.subjects.count
+            let payees = 300
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                for index in 0..<payees { _ = keys.seal("Payee \(index)", subject: "payee:Payee \(index)") }
+                done.signal()
+            }.start()
+            var saves = 0
+            while done.wait(timeout: .now()) == .timedOut {
+                try keys.save()
+                saves += 1
+            }
+            try keys.save()
+            let reloaded = try SubjectKeys.load(root: root, logKeys: nil)
+            #expect(reloaded.subjects.count == before + payees, "\(reloaded.subjects.count - before) of \(payees) subjects reached the file (\(saves) saves ran beside the sealing)")
+        }
+    }
+
     @Test func aDamagedSubjectKeyFileIsRefusedByNameAndAnEncryptedStoresIsSealed() throws {
         try withTemporaryStore { root in
             var options = Ledger.Options(clock: ManualClock("2026-05-01T09:00:00Z").function, syncMode: .none)

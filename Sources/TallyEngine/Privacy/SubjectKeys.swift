@@ -39,6 +39,9 @@ public final class SubjectKeys: Sendable {
         /// Subjects ever created here (erased ones included): the seeded source's counter.
         var created: UInt64 = 0
         var changed = false
+        /// Counts changes: a save clears ``changed`` only when nothing changed while it wrote
+        /// (an import's second thread makes subjects while the first one saves and appends).
+        var generation: UInt64 = 0
         /// Identifiers looked for, not found even after a reload: erased (or of another store).
         var missing: Set<[UInt8]> = []
         /// Recent seals and opens (payees repeat): sealed bytes by subject and text, text by
@@ -117,6 +120,7 @@ public final class SubjectKeys: Sendable {
             state.byName[subject] = identifier
             state.byIdentifier[identifier] = Entry(name: subject, key: key)
             state.changed = true
+            state.generation &+= 1
             return (identifier, key)
         }
         let plain = Array(text.utf8)
@@ -214,6 +218,7 @@ public final class SubjectKeys: Sendable {
             state.sealedByText.removeAll()
             state.textBySealed.removeAll()
             state.changed = true
+            state.generation &+= 1
             return identifier
         }
     }
@@ -267,6 +272,7 @@ public final class SubjectKeys: Sendable {
         if let carried, let loaded = try readState(path: carried, fileKey: nil) {
             state = loaded
             state.changed = true
+            state.generation &+= 1
         }
         return SubjectKeys(path: StoreLayout(root: root).subjectKeyFilePath, fileKey: logKeys.map(fileKey(from:)), seed: seed, state: state)
     }
@@ -346,9 +352,13 @@ public final class SubjectKeys: Sendable {
     /// the log before its key is durable.
     /// - Throws: ``StoreError`` `io` naming the call; the old file is then unchanged.
     public func save() throws {
-        guard let path, state.withLock({ $0.changed }) else { return }
+        guard let path else { return }
+        let (changed, generation) = state.withLock { ($0.changed, $0.generation) }
+        guard changed else { return }
+        // The file holds at least every subject made before `generation`; one made while it
+        // is written leaves the keys changed, for the next save before its first append.
         try StoreKeyFile(path: path).save(try fileBytes())
-        state.withLock { $0.changed = false }
+        state.withLock { if $0.generation == generation { $0.changed = false } }
     }
 
     /// Marks the keys saved (a creation wrote them with the store).
