@@ -364,16 +364,7 @@ public final class SubjectKeys: Sendable {
     /// Marks the keys saved (a creation wrote them with the store).
     func markSaved() { state.withLock { $0.changed = false } }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            result.append(digits[Int(byte >> 4)])
-            result.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: result, as: UTF8.self)
-    }
+    static func hex(_ bytes: [UInt8]) -> String { hexString(bytes) }
 
     static func unhex(_ text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)

@@ -55,7 +55,8 @@ func hexValue(_ digit: UInt8) -> UInt8? {
     }
 }
 
-func hexString(_ bytes: [UInt8]) -> String {
+/// Bytes as lowercase hexadecimal, two digits a byte: digests, key identifiers, key hashes.
+package func hexString(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var text: [UInt8] = []
     text.reserveCapacity(bytes.count * 2)

@@ -57,17 +57,7 @@ public struct LogReader: Sendable {
     /// Streams one frame at a time, so memory stays bounded by the largest frame.
     /// - Throws: ``LogError`` `.corrupt` when a frame fails its checksum or decoding, and whatever `body` throws.
     public func forEach(from sequence: UInt64 = 1, through last: UInt64? = nil, _ body: (LoggedEvent) throws -> Void) throws {
-        let first = max(sequence, 1)
-        let end = min(last ?? snapshot.head.sequence, snapshot.head.sequence)
-        guard first <= end, let entry = entryIndex(containing: first) else { return }
-        try walkFrames(from: entry) { frame in
-            if frame.header.lastSequence < first { return true }
-            if frame.header.firstSequence > end { return false }
-            try frame.decode { event in
-                if event.sequence >= first && event.sequence <= end { try body(event) }
-            }
-            return frame.header.lastSequence < end
-        }
+        try forEach(from: sequence, through: last, withFrameEndHashes: { event, _ in try body(event) })
     }
 
     /// Calls `body` with every event from `sequence` through `last` (default: the head), in

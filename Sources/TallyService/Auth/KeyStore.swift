@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import TallyLog
 
 /// The API keys of every ledger, kept hashed (SHA-256) in `keys.json` in the data directory,
 /// readable by the owner alone (mode 0600). A key is `tally_<id>_<secret>`: the id finds the
@@ -133,16 +134,7 @@ final class KeyStore: Sendable {
         hex(Array(SHA256.hash(data: Array(key.utf8))))
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    static func hex(_ bytes: [UInt8]) -> String { hexString(bytes) }
 
     static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
