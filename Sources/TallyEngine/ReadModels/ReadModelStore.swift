@@ -435,8 +435,8 @@ extension ReadModelStore {
                 try? queue.close()
                 throw error
             }
-            try syncFile(building)
-            for suffix in ["-wal", "-shm", "-journal"] {
+            try StoreCreation.syncFile(building)
+            for suffix in databaseSuffixes.dropFirst() {
                 try removeIfPresent(path + suffix)
             }
             guard rename(building, path) == 0 else {
@@ -449,24 +449,19 @@ extension ReadModelStore {
         }
     }
 
-    /// Makes a file's contents durable.
-    private static func syncFile(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw StoreCreation.ioError("open", path: path, errno: errno) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw StoreCreation.ioError("fsync", path: path, errno: errno) }
-    }
-
     /// Removes a database file and its companions, when present.
     private static func removeDatabaseFiles(_ path: String) throws {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try removeIfPresent(path + suffix) }
+        for suffix in databaseSuffixes { try removeIfPresent(path + suffix) }
     }
+
+    /// A SQLite database's file and its companions, as suffixes of its path.
+    static let databaseSuffixes = ["", "-wal", "-shm", "-journal"]
 
     /// Every file the read models at a path may occupy, as suffixes of that path: the
     /// database, its companions, and a rebuild's new file with its companions (left behind
     /// by a rebuild that was killed). Whatever deletes the read models deletes all of them:
     /// each holds text derived from the log.
-    static let fileSuffixes = ["", "-wal", "-shm", "-journal", ".rebuilding", ".rebuilding-wal", ".rebuilding-shm", ".rebuilding-journal"]
+    static let fileSuffixes = databaseSuffixes + databaseSuffixes.map { ".rebuilding" + $0 }
 
     private static func removeIfPresent(_ path: String) throws {
         guard unlink(path) == 0 || errno == ENOENT else {

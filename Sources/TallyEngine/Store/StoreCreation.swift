@@ -307,6 +307,14 @@ enum StoreCreation {
         guard fsync(descriptor) == 0 else { throw ioError("fsync", path: path, errno: errno) }
     }
 
+    /// Makes a file's contents durable.
+    static func syncFile(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ioError("open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw ioError("fsync", path: path, errno: errno) }
+    }
+
     /// Syncs a directory so that its new entries survive a power loss.
     static func syncDirectory(_ path: String, note: String? = nil) throws {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
