@@ -143,6 +143,29 @@ import TallyTestSupport
         }
     }
 
+    /// Two writers load the keys before either holds the store's lock; the second to take it
+    /// reloads them (as `EventStore.open` does), so its save keeps the subject the first one
+    /// made and saved meanwhile instead of writing its own older set over it.
+    @Test func aWriterReloadsTheKeysOnceTheLockIsItsSoAnotherWritersSubjectsStay() throws {
+        try withTemporaryStore { root in
+            let options = Ledger.Options(clock: ManualClock("2026-05-01T09:00:00Z").function, syncMode: .none)
+            try Ledger.create(at: root, name: "Household", baseCurrency: .usd, timeZone: "UTC", options: options).close()
+            let first = try SubjectKeys.load(root: root, logKeys: nil)
+            let second = try SubjectKeys.load(root: root, logKeys: nil)
+            let before = first.subjects.count
+            _ = first.seal("Bea's Bakery", subject: "payee:Bea's Bakery")
+            try first.save()
+            try second.reloadForWriting()
+            _ = second.seal("Al's Garage", subject: "payee:Al's Garage")
+            try second.save()
+            let names = try SubjectKeys.load(root: root, logKeys: nil).subjects.map(\.name)
+            #expect(names.count == before + 2 && names.contains("payee:Bea's Bakery") && names.contains("payee:Al's Garage"), "\(names)")
+            // The first writer's seal still opens from the file the second one wrote.
+            let sealed = first.seal("Bea's Bakery", subject: "payee:Bea's Bakery")
+            #expect(try SubjectKeys.load(root: root, logKeys: nil).open(sealed[...]) == "Bea's Bakery")
+        }
+    }
+
     @Test func aDamagedSubjectKeyFileIsRefusedByNameAndAnEncryptedStoresIsSealed() throws {
         try withTemporaryStore { root in
             var options = Ledger.Options(clock: ManualClock("2026-05-01T09:00:00Z").function, syncMode: .none)

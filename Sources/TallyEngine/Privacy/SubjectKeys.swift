@@ -264,6 +264,21 @@ public final class SubjectKeys: Sendable {
         return SubjectKeys(path: path, fileKey: fileKey, seed: seed, state: state)
     }
 
+    /// Reads the file again for a writer that has just taken the store's lock. All saves
+    /// happen under that lock, so the file is now the newest set: keys loaded before the lock
+    /// (another process may have added subjects, or erased one, in between) are replaced by
+    /// it, with the caches, unless this set holds subjects not saved yet (a store being
+    /// created), which the next save writes.
+    ///
+    /// - Throws: ``StoreError`` for a damaged file, as ``load(root:logKeys:seed:)``.
+    func reloadForWriting() throws {
+        guard let path, let reloaded = try Self.readState(path: path, fileKey: fileKey) else { return }
+        state.withLock { state in
+            guard !state.changed else { return }
+            state = reloaded
+        }
+    }
+
     /// A new set that will be saved at `root` (a creation writes it with the store): empty, or
     /// for a restore the keys an export carried beside its events (`FILE.subjects`), so that
     /// re-sealing the same text under the same key gives the same bytes and the same digest.

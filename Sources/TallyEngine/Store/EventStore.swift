@@ -81,6 +81,14 @@ public final class EventStore: Sendable {
             try? writer.close()
             throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
         }
+        do {
+            // The keys were loaded before the lock was ours: another writer may have made
+            // subjects (or erased one) since, and every save from here on starts from its file.
+            try catalog.subjectKeys?.reloadForWriting()
+        } catch {
+            try? writer.close()
+            throw error
+        }
         return EventStore(layout: layout, catalog: catalog, writer: writer)
     }
 
