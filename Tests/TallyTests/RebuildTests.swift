@@ -50,7 +50,8 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: seed)
             let before = try ledger.readModels.dump()
-            #expect(before["postings"]?.isEmpty == false, "seed \(seed)")
+            #expect(before["posting_days"]?.isEmpty == false, "seed \(seed)")
+            #expect(before["recorded_times"]?.isEmpty == false, "seed \(seed)")
             var folded: [UInt64] = []
             try ledger.rebuild { folded.append($0) }
             #expect(folded.last == ledger.head.sequence)
@@ -90,19 +91,19 @@ import TallyTestSupport
         }
     }
 
-    /// A rebuild drops the postings index while it folds; if the process stops before the
+    /// A rebuild drops the roll-ups' index by recorded block while it folds; if the process stops before the
     /// index is back, the next open folds that projector again, index included.
     @Test func aRebuildStoppedBeforeItsIndexesCameBackIsRedoneOnOpen() throws {
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 11)
             let before = try ledger.readModels.dump()
-            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX postings_by_pair") }
+            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX balance_rollup_days_by_recorded") }
             try ledger.close()
             let reopened = try Ledger.open(at: root, options: .standard)
             let index = try reopened.read { db in
-                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'postings_by_pair'")
+                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'balance_rollup_days_by_recorded'")
             }
-            #expect(index == "postings_by_pair")
+            #expect(index == "balance_rollup_days_by_recorded")
             #expect(try reopened.readModels.dump() == before)
             try reopened.expectConsistent()
             try reopened.close()

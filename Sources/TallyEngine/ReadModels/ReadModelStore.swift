@@ -23,6 +23,7 @@ public final class ReadModelStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "tally.readmodels"
+        configuration.prepareDatabase { db in try Self.prepareWriter(db) }
         try OwnerOnly.prepareDatabaseFile(path)
         database = try DatabasePool(path: path, configuration: configuration)
         self.projectors = projectors
@@ -40,6 +41,18 @@ public final class ReadModelStore: Sendable {
             }
         }
     }
+
+    /// The writer's cache and temporary storage: a group of commands folds in one transaction
+    /// with a savepoint per command, and with SQLite's defaults (a 2 MiB cache, temporary
+    /// files on disk) a large group spills its pages to the WAL and each savepoint's journal
+    /// to a temporary file before it commits. Readers keep the defaults.
+    static func prepareWriter(_ db: Database) throws {
+        guard !db.configuration.readonly else { return }
+        try db.execute(sql: "PRAGMA cache_size = -\(writerCacheKiB); PRAGMA temp_store = MEMORY")
+    }
+
+    /// The writer's page cache, in KiB.
+    static let writerCacheKiB = 16_384
 
     /// The checkpoints: per projector, the version of its tables, the last sequence number it
     /// folded and the chain hash of that event (NULL when a store from before hashes were kept

@@ -9,11 +9,16 @@ extension Row {
     ///
     /// - Throws: ``LedgerError`` (`inconsistentLog`) when the code names no known commodity.
     package func money(_ amount: Column, _ commodity: Column) throws -> Money {
-        let code: String = self[commodity]
+        try Self.storedMoney(self[amount], code: self[commodity], column: commodity.name)
+    }
+
+    /// An amount as a read model stores it (minor units and the code in `column`), for
+    /// values summed outside SQL.
+    package static func storedMoney(_ minorUnits: Int64, code: String, column: String) throws -> Money {
         do {
-            return Money(minorUnits: self[amount], commodity: try Commodity.named(code))
+            return Money(minorUnits: minorUnits, commodity: try Commodity.named(code))
         } catch {
-            throw LedgerError(.inconsistentLog, "the read models hold an amount in '\(code)' (column \(commodity.name)), a commodity this ledger does not know; run `tally rebuild`", underlying: error)
+            throw LedgerError(.inconsistentLog, "the read models hold an amount in '\(code)' (column \(column)), a commodity this ledger does not know; run `tally rebuild`", underlying: error)
         }
     }
 
@@ -41,9 +46,13 @@ extension Row {
     ///
     /// - Throws: ``LedgerError`` (`inconsistentLog`) for a value no case has.
     package func kind<Kind: RawRepresentable>(_ column: Column, as type: Kind.Type = Kind.self) throws -> Kind where Kind.RawValue: DatabaseValueConvertible {
-        let raw: Kind.RawValue = self[column]
+        try Self.storedKind(self[column], column: column.name)
+    }
+
+    /// A kind from its stored raw value in `column`.
+    package static func storedKind<Kind: RawRepresentable>(_ raw: Kind.RawValue, column: String, as type: Kind.Type = Kind.self) throws -> Kind {
         guard let kind = Kind(rawValue: raw) else {
-            throw LedgerError(.inconsistentLog, "the read models hold '\(raw)' in column \(column.name), which is no \(Kind.self); run `tally rebuild`")
+            throw LedgerError(.inconsistentLog, "the read models hold '\(raw)' in column \(column), which is no \(Kind.self); run `tally rebuild`")
         }
         return kind
     }

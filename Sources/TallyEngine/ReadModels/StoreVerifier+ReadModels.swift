@@ -75,10 +75,8 @@ extension StoreVerifier {
         for event in assertions {
             guard let assertion = event.body.as(BalanceAsserted.self) else { continue }
             let date = calendar.date(of: event.effectiveAt)
-            let actual = try Int64.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(amount), 0) FROM postings
-                WHERE pair = (SELECT pair FROM balances WHERE account = ? AND commodity = ?) AND effective_at <= ?
-                """, arguments: [assertion.account, assertion.amount.commodity.code, calendar.endOfDay(date).microsecondsSinceEpoch]) ?? 0
+            let actual = try PostingSums.sum(account: assertion.account, commodity: assertion.amount.commodity.code,
+                                             effectiveThrough: calendar.endOfDay(date).microsecondsSinceEpoch, db)
             if actual != assertion.amount.minorUnits {
                 failed.append(FailedAssertion(sequence: event.sequence, account: assertion.account, date: date, expected: assertion.amount,
                                               actual: Money(minorUnits: actual, commodity: assertion.amount.commodity)))

@@ -36,10 +36,11 @@ enum AccountListRecords {
     /// The earliest effective time of a posting to `account` recorded by `recordedBound`
     /// (microseconds; `Int64.max` for all), nil when none is.
     static func firstPosting(of account: String, recordedBound: Int64, _ db: Database) throws -> Instant? {
-        try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT MIN(p.effective_at) AS first FROM balances b CROSS JOIN postings p
-            WHERE b.account = ? AND p.pair = b.pair AND p.recorded_at <= ?
-            """),
-                         arguments: [account, recordedBound])?.optionalInstant(Columns.first)
+        let below = try PostingDays.sequenceBound(recordedThrough: recordedBound, db)
+        let firsts = try PostingDays.pairs(ofAccount: account, db).compactMap { pair, _ in
+            try PostingDays.earliestEffective(ofPair: pair, fromDay: Int64.min, where: { $0.sequence < below }, db)
+        }
+        let first = firsts.min()
+        return first.map(Instant.init(microsecondsSinceEpoch:))
     }
 }

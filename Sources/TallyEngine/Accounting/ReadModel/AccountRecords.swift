@@ -32,12 +32,14 @@ public enum AccountRecords {
 
     /// The first effective time after `instant` at which a posting moves the account, if any.
     public static func firstMove(of name: String, after instant: Instant, _ db: Database) throws -> Instant? {
-        try Int64.fetchOne(db.cachedStatement(sql: """
-            SELECT MIN(p.effective_at) FROM balances b CROSS JOIN postings p
-            WHERE b.account = ? AND p.pair = b.pair AND p.effective_at > ?
-            """),
-                           arguments: [name, instant.microsecondsSinceEpoch]).map(Instant.init(microsecondsSinceEpoch:))
+        let after = instant.microsecondsSinceEpoch
+        let firsts = try PostingDays.pairs(ofAccount: name, db).compactMap { pair, _ in
+            try PostingDays.earliestEffective(ofPair: pair, fromDay: RollupBuckets.day(after), where: { $0.effectiveAt > after }, db)
+        }
+        let first = firsts.min()
+        return first.map(Instant.init(microsecondsSinceEpoch:))
     }
+
 
     /// The name of every account that ever moved or was opened (closed ones included) whose
     /// name starts with `prefix`, sorted.

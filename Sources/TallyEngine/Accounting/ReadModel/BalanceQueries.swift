@@ -53,19 +53,26 @@ package enum BalanceQueries {
                 WHERE b.amount != 0 ORDER BY b.account, b.commodity
                 """))
         }
-        return try accountBalances(BalanceRollups.balances(
-            db, asOf: asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt: knownAt?.microsecondsSinceEpoch))
+        return try BalanceRollups.balances(db, asOf: asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt: knownAt?.microsecondsSinceEpoch)
     }
 
     /// The same answer as ``balances(_:asOf:knownAt:)`` by summing every posting: linear in
     /// the log, kept as the oracle the roll-ups are tested against.
     package static func scannedBalances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
-        try accountBalances(Row.fetchAll(db, sql: """
-            SELECT b.account, b.commodity, SUM(p.amount) AS amount, a.kind
-            FROM postings p JOIN balances b ON b.pair = p.pair JOIN accounts a ON a.name = b.account
-            WHERE p.effective_at <= ? AND p.recorded_at <= ?
-            GROUP BY b.account, b.commodity HAVING SUM(p.amount) != 0 ORDER BY b.account, b.commodity
-            """, arguments: [asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt?.microsecondsSinceEpoch ?? Int64.max]))
+        let effectiveBound = asOf?.microsecondsSinceEpoch ?? Int64.max
+        let below = try PostingDays.sequenceBound(recordedThrough: knownAt?.microsecondsSinceEpoch ?? Int64.max, db)
+        var byPair: [Int64: Int64] = [:]
+        try PostingDays.forEveryLeg(db) { pair, leg in
+            guard leg.effectiveAt <= effectiveBound, leg.sequence < below else { return }
+            byPair[pair] = try PostingRules.add(byPair[pair] ?? 0, leg.amount)
+        }
+        let texts = try BalanceRollups.pairTexts(db)
+        var sums: [BalancePair: Int64] = [:]
+        for (pair, amount) in byPair {
+            guard let key = texts[pair] else { continue }
+            sums[key] = amount
+        }
+        return try accountBalances(sums, db)
     }
 
     private static func accountBalances(_ rows: [Row]) throws -> [AccountBalance] {
@@ -76,6 +83,24 @@ package enum BalanceQueries {
                 amount: try row.money(BalancesColumns.amount, BalancesColumns.commodity)
             )
         }
+    }
+
+    /// Balances summed outside SQL, as answers: the non-zero ones, by account then
+    /// commodity, each with its account's kind.
+    static func accountBalances(_ sums: [BalancePair: Int64], _ db: Database) throws -> [AccountBalance] {
+        var kinds: [String: AccountKind] = [:]
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT name, kind FROM accounts")) {
+            kinds[row[BalancesColumns.name]] = try row.kind(BalancesColumns.kind)
+        }
+        return try sums.filter { $0.value != 0 }
+            .sorted { $0.key.precedes($1.key) }
+            .map { pair, amount in
+                guard let kind = kinds[pair.account] else {
+                    throw LedgerError(.inconsistentLog, "the balances read model has postings to '\(pair.account)', which it lists as no account; run `tally rebuild`")
+                }
+                return AccountBalance(account: pair.account, kind: kind,
+                                      amount: try Row.storedMoney(amount, code: pair.commodity, column: BalancesColumns.commodity.name))
+            }
     }
 
     package static func balance(_ db: Database, account: String, commodity: Commodity) throws -> Money {
@@ -97,14 +122,16 @@ package enum BalanceQueries {
         _ db: Database, account: String, commodity: Commodity, from: Instant, pending: [Posting] = []
     ) throws -> (amount: Money, at: Instant) {
         var head = try DatabasePostingContext(db: db).balance(of: account, in: commodity)
-        var later = try Row.fetchAll(
-            db.cachedStatement(sql: """
-                SELECT effective_at, SUM(amount) AS amount FROM postings
-                WHERE pair = (SELECT pair FROM balances WHERE account = ? AND commodity = ?) AND effective_at > ?
-                GROUP BY effective_at ORDER BY effective_at
-                """),
-            arguments: [account, commodity.code, from.microsecondsSinceEpoch]
-        ).map { row in (at: row[BalancesColumns.effectiveAt] as Int64, amount: row[BalancesColumns.amount] as Int64) }
+        // The changes per effective instant after `from`, in order.
+        var changes: [Int64: Int64] = [:]
+        if let pair = try PostingDays.pair(of: account, commodity: commodity.code, db) {
+            let after = from.microsecondsSinceEpoch
+            try PostingDays.forEachLeg(ofPair: pair, fromDay: RollupBuckets.day(after), throughDay: Int64.max, db) { leg in
+                guard leg.effectiveAt > after else { return }
+                changes[leg.effectiveAt] = try PostingRules.add(changes[leg.effectiveAt] ?? 0, leg.amount)
+            }
+        }
+        var later = changes.sorted { $0.key < $1.key }.map { (at: $0.key, amount: $0.value) }
         let own = pending.filter { $0.account == account && $0.amount.commodity == commodity }
         if !own.isEmpty {
             for posting in own {

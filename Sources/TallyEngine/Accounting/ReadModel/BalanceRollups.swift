@@ -15,10 +15,12 @@ import GRDB
 //
 //   recorded before K's block ─┬─ effective before D's block        → block cells
 //                              ├─ effective in D's block, before D's day → day cells
-//                              └─ effective on D's day, up to D      → postings (a seek per account
-//                                                                      and commodity, `postings_by_pair`)
-//   recorded in K's block, up to K, effective up to D              → postings (the shorter run:
-//                                         those up to K, or the block's cells less those after K)
+//                              └─ effective on D's day, up to D      → D's row of packed postings
+//                                                                      per account and commodity
+//   recorded in K's block      → nothing when K precedes the block's first event, the block's
+//                                cells when K follows its last, else the packed postings of
+//                                the (day, pair) rows the block touched (its day cells, by the
+//                                `balance_rollup_days_by_recorded` index) up to K and D
 //
 // Without K, the recorded conditions fall away: block cells, day cells, one day of postings.
 // The scan over every posting (`BalanceQueries.scannedBalances`) stays as the test oracle.
@@ -52,6 +54,9 @@ enum RollupBuckets {
 struct BalanceRollups {
     /// The tables, owned by ``BalancesProjector``.
     static let tables = ["balance_rollup_blocks", "balance_rollup_days", "balance_rollup_recorded"]
+    /// The day cells by recorded block: which (day, pair) rows hold postings recorded in a
+    /// block, for a question known at an instant inside it.
+    static let recordedIndex = "balance_rollup_days_by_recorded"
 
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -71,6 +76,7 @@ struct BalanceRollups {
                 amount INTEGER NOT NULL,
                 PRIMARY KEY (day, account, commodity, recorded_block)
             ) STRICT, WITHOUT ROWID;
+            CREATE INDEX \(recordedIndex) ON balance_rollup_days (recorded_block, day);
             CREATE TABLE balance_rollup_recorded (
                 recorded_block INTEGER PRIMARY KEY NOT NULL,
                 first_sequence INTEGER NOT NULL
@@ -202,96 +208,86 @@ struct BalanceRollups {
 
     /// Every account's balance per commodity from postings effective at or before `asOf`
     /// and recorded at or before `knownAt` (either absent: no bound), not zero, by account
-    /// then commodity: a bounded number of cells plus at most one day and one recorded block
-    /// of postings.
-    static func balances(_ db: Database, asOf: Int64, knownAt: Int64?) throws -> [Row] {
+    /// then commodity: a bounded number of cells plus one day of packed postings, and with
+    /// `knownAt` inside a recorded block that holds postings on both sides of it, the
+    /// postings recorded in that block.
+    static func balances(_ db: Database, asOf: Int64, knownAt: Int64?) throws -> [AccountBalance] {
         let day = RollupBuckets.day(asOf)
         let block = RollupBuckets.block(ofDay: day)
         let blockFirstDay = block * RollupBuckets.daysPerBlock
-        let dayStart = day * RollupBuckets.dayMicroseconds
-        var parts: [String] = []
-        var arguments: StatementArguments = []
+        var sums: [BalancePair: Int64] = [:]
+        func add(_ pair: BalancePair, _ amount: Int64) throws {
+            sums[pair] = try PostingRules.add(sums[pair] ?? 0, amount)
+        }
+        let texts = try pairTexts(db)
+        // The cells of whole recorded blocks before `cellBound`, and the day's postings recorded
+        // before its start: all of them without K.
+        var cellBound = Int64.max
+        var partialRun: (first: Int64, split: Int64, recordedBlock: Int64)?
         if let knownAt {
             let recordedBlock = RollupBuckets.block(knownAt)
-            // The postings recorded in K's block are one run of sequence numbers [first, end),
-            // split at the first one recorded after K. Sum the shorter side: the run up to K
-            // on top of the older blocks' cells, or the cells up to K's block less the run
-            // after K (a bulk load recorded in one block costs nothing when K follows it).
-            var run: (first: Int64, split: Int64, end: Int64)?
+            // The postings recorded in K's block are one run of sequence numbers from the
+            // block's first; those recorded after K start at `split`. K before the run: the
+            // block counts for nothing; K after it: the block counts whole; else its cells are
+            // left out and the run up to K is summed from the packed postings.
             let marks = try Row.fetchAll(db, sql: """
                 SELECT recorded_block, first_sequence FROM balance_rollup_recorded
                 WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
                 """, arguments: [recordedBlock])
+            cellBound = recordedBlock
             if let mark = marks.first, mark[BalancesColumns.recordedBlock] as Int64 == recordedBlock {
                 let first: Int64 = mark[BalancesColumns.firstSequence]
-                let end: Int64 = marks.count > 1
-                    ? marks[1][BalancesColumns.firstSequence]
-                    : (try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM postings") ?? first) + 1
-                run = (first, try firstSequence(db, recordedAfter: knownAt, from: first, to: end), end)
-            }
-            let countsWholeBlock = run.map { $0.end - $0.split < $0.split - $0.first } ?? false
-            let cellBound = countsWholeBlock ? recordedBlock + 1 : recordedBlock
-            parts.append("SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?")
-            arguments += [block, cellBound]
-            parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?")
-            arguments += [blockFirstDay, day, cellBound]
-            parts.append(dayOfPostings + " AND p.recorded_at < ?")
-            arguments += [dayStart, asOf, RollupBuckets.start(ofBlock: cellBound)]
-            if let run {
-                if countsWholeBlock {
-                    parts.append(runOfPostings(sign: "-"))
-                    arguments += [run.split, run.end, asOf]
-                } else {
-                    parts.append(runOfPostings(sign: ""))
-                    arguments += [run.first, run.split, asOf]
+                let next: Int64 = marks.count > 1 ? marks[1][BalancesColumns.firstSequence] : Int64.max
+                let split = try PostingDays.sequenceBound(recordedThrough: knownAt, db)
+                if split >= next {
+                    cellBound = recordedBlock + 1
+                } else if split > first {
+                    partialRun = (first, split, recordedBlock)
                 }
             }
-        } else {
-            parts.append("SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ?")
-            arguments += [block]
-            parts.append("SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ?")
-            arguments += [blockFirstDay, day]
-            parts.append(dayOfPostings)
-            arguments += [dayStart, asOf]
         }
-        return try Row.fetchAll(db, sql: """
-            SELECT s.account, s.commodity, s.amount, a.kind FROM (
-                SELECT account, commodity, SUM(amount) AS amount FROM (\(parts.joined(separator: " UNION ALL ")))
-                GROUP BY account, commodity HAVING SUM(amount) != 0
-            ) s JOIN accounts a ON a.name = s.account
-            ORDER BY s.account, s.commodity
-            """, arguments: arguments)
+        for row in try Row.fetchAll(db, sql: """
+            SELECT account, commodity, SUM(amount) AS amount FROM (
+                SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?
+                UNION ALL
+                SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?
+            ) GROUP BY account, commodity
+            """, arguments: [block, cellBound, blockFirstDay, day, cellBound]) {
+            try add(BalancePair(account: row[BalancesColumns.account], commodity: row[BalancesColumns.commodity]), row[BalancesColumns.amount])
+        }
+        // The day's postings up to `asOf`, recorded before the first block left out.
+        let dayBound = cellBound == Int64.max
+            ? Int64.max
+            : try PostingDays.sequenceBound(recordedThrough: RollupBuckets.start(ofBlock: cellBound) - 1, db)
+        try PostingDays.forEachLeg(onDay: day, db) { pair, leg in
+            guard leg.effectiveAt <= asOf, leg.sequence < dayBound, let texts = texts[pair] else { return }
+            try add(texts, leg.amount)
+        }
+        // The run of K's block up to K, effective by `asOf` (on `day` or before it).
+        if let run = partialRun {
+            let cells = try Row.fetchAll(db, sql: """
+                SELECT b.pair, r.day FROM balance_rollup_days r JOIN balances b ON b.account = r.account AND b.commodity = r.commodity
+                WHERE r.recorded_block = ? AND r.day <= ?
+                """, arguments: [run.recordedBlock, day])
+            for cell in cells {
+                let pair: Int64 = cell[0]
+                let cellDay: Int64 = cell[1]
+                guard let texts = texts[pair] else { continue }
+                try PostingDays.forEachLeg(ofPair: pair, fromDay: cellDay, throughDay: cellDay, db) { leg in
+                    guard leg.effectiveAt <= asOf, leg.sequence >= run.first, leg.sequence < run.split else { return }
+                    try add(texts, leg.amount)
+                }
+            }
+        }
+        return try BalanceQueries.accountBalances(sums, db)
     }
 
-    /// The postings effective in `[?, ?]` (within one day), found per account and commodity
-    /// through `postings_by_pair`: one seek per pair the balances know, so no index by
-    /// effective time is kept (it cost 36 bytes and an index write per posting, and a sort at
-    /// every rebuild, for this one query). `CROSS JOIN` keeps the pairs as the outer loop.
-    private static let dayOfPostings = """
-        SELECT b.account, b.commodity, p.amount FROM balances b CROSS JOIN postings p
-        WHERE p.pair = b.pair AND p.effective_at >= ? AND p.effective_at <= ?
-        """
-
-    /// The postings of a run of sequence numbers `[?, ?)` effective by `?`, with their
-    /// account and commodity, the amount negated with `sign` "-".
-    private static func runOfPostings(sign: String) -> String {
-        """
-        SELECT b.account, b.commodity, \(sign)p.amount FROM postings p JOIN balances b ON b.pair = p.pair
-        WHERE p.sequence >= ? AND p.sequence < ? AND p.effective_at <= ?
-        """
-    }
-
-    /// The first sequence number in `[from, to)` whose postings were recorded after
-    /// `instant` (`to` when none): a binary search, as recorded times never decrease.
-    private static func firstSequence(_ db: Database, recordedAfter instant: Int64, from: Int64, to: Int64) throws -> Int64 {
-        let probe = try db.cachedStatement(sql: "SELECT recorded_at FROM postings WHERE sequence >= ? AND sequence < ? ORDER BY sequence LIMIT 1")
-        var low = from
-        var high = to
-        while low < high {
-            let middle = low + (high - low) / 2
-            let recordedAt = try Int64.fetchOne(probe, arguments: [middle, to])
-            if let recordedAt, recordedAt <= instant { low = middle + 1 } else { high = middle }
+    /// The account and commodity of every `balances` row, by row number.
+    static func pairTexts(_ db: Database) throws -> [Int64: BalancePair] {
+        var texts: [Int64: BalancePair] = [:]
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT pair, account, commodity FROM balances")) {
+            texts[row[BalancesColumns.pair]] = BalancePair(account: row[BalancesColumns.account], commodity: row[BalancesColumns.commodity])
         }
-        return low
+        return texts
     }
 }

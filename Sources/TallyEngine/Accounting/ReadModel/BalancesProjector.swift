@@ -1,7 +1,7 @@
 public import GRDB
 
-/// The double-entry read model: accounts, every posting (indexed for point-in-time sums),
-/// balances per account and commodity, bitemporal roll-up cells for point-in-time sums
+/// The double-entry read model: accounts, every posting (packed per account, commodity and
+/// effective day: ``PostingDays``), balances per account and commodity, bitemporal roll-up cells for point-in-time sums
 /// (the `balance_rollup_*` tables), and the version of each budget transaction in force.
 public struct BalancesProjector: Projector {
     /// Creates the projector; ``Ledger/projectors`` registers it in every ledger.
@@ -11,8 +11,10 @@ public struct BalancesProjector: Projector {
     /// 7: no index of postings by effective time (the day's postings are found per account).
     /// 8: a posting names its account and commodity by the number of their `balances` row
     /// (`pair`), not by two texts, in the table and in its index.
-    public let version = 8
-    public let tables = ["accounts", "postings", "balances", "transaction_versions"] + BalanceRollups.tables
+    /// 9: postings packed per pair and effective day (`posting_days`), recorded times per
+    /// change (`recorded_times`), instead of a row and an index entry per leg.
+    public let version = 9
+    public let tables = ["accounts", "balances", "transaction_versions"] + PostingDays.tables + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -30,18 +32,6 @@ public struct BalancesProjector: Projector {
                 amount INTEGER NOT NULL,
                 UNIQUE (account, commodity)
             ) STRICT;
-            CREATE TABLE postings (
-                sequence INTEGER NOT NULL,
-                leg INTEGER NOT NULL,
-                pair INTEGER NOT NULL,
-                amount INTEGER NOT NULL,
-                effective_at INTEGER NOT NULL,
-                recorded_at INTEGER NOT NULL,
-                event_code INTEGER NOT NULL,
-                cause INTEGER,
-                PRIMARY KEY (sequence, leg)
-            ) STRICT, WITHOUT ROWID;
-            CREATE INDEX postings_by_pair ON postings (pair, effective_at);
             CREATE TABLE transaction_versions (
                 transaction_id TEXT NOT NULL,
                 sequence INTEGER NOT NULL,
@@ -59,6 +49,7 @@ public struct BalancesProjector: Projector {
                 PRIMARY KEY (transaction_id, sequence)
             ) STRICT, WITHOUT ROWID;
             """)
+        try PostingDays.createTables(db)
         try BalanceRollups.createTables(db)
     }
 
@@ -82,11 +73,12 @@ public struct BalancesProjector: Projector {
         }
         try fold.flushBalances()
         try fold.flushRollups()
+        try fold.flushPostings()
     }
 
-    /// `apply` never reads postings by account or by effective time: a rebuild builds those
-    /// indexes once at the end.
-    public var indexesDeferredOnRebuild: [String] { ["postings_by_pair"] }
+    /// `apply` never reads roll-up cells by recorded block nor recorded times by time: a
+    /// rebuild builds those indexes once at the end.
+    public var indexesDeferredOnRebuild: [String] { [BalanceRollups.recordedIndex, "recorded_times_by_time"] }
 
     /// Keeps every version of every transaction (``ChangesTransactionVersion``), each with the
     /// recorded interval it was in force: from its event's recorded time until the recorded
@@ -141,7 +133,7 @@ public struct BalancesProjector: Projector {
 /// that number.
 final class BalancesFold {
     let db: Database
-    private let insertPosting: RawStatement
+    private var postingDays = PendingPostingDays()
     private let addToBalance: RawStatement
     private let insertAccount: Statement
     private var knownAccounts: Set<String> = []
@@ -159,10 +151,6 @@ final class BalancesFold {
     init(_ db: Database) throws {
         self.db = db
         rollups = try BalanceRollups(db)
-        insertPosting = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO postings (sequence, leg, pair, amount, effective_at, recorded_at, event_code, cause)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """))
         addToBalance = RawStatement(try db.cachedStatement(sql: "UPDATE balances SET amount = amount + ? WHERE pair = ?"))
         insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
     }
@@ -172,6 +160,7 @@ final class BalancesFold {
         let sequence = Int64(event.sequence)
         let recordedAt = event.recordedAt.microsecondsSinceEpoch
         try rollups.note(sequence: sequence, recordedAt: recordedAt)
+        try postingDays.note(sequence: sequence, recordedAt: recordedAt, db)
         if !postings.isEmpty {
             let eventCode = Int64(event.type.code)
             let cause = event.cause.map(Int64.init)
@@ -179,15 +168,8 @@ final class BalancesFold {
                 let pair = try number(of: BalancePair(account: posting.account, commodity: posting.amount.commodity.code), sequence: sequence)
                 let amount = posting.amount.minorUnits
                 let effectiveAt = posting.effectiveAt.microsecondsSinceEpoch
-                insertPosting.bind(1, sequence)
-                insertPosting.bind(2, Int64(leg))
-                insertPosting.bind(3, pairRows[pair])
-                insertPosting.bind(4, amount)
-                insertPosting.bind(5, effectiveAt)
-                insertPosting.bind(6, recordedAt)
-                insertPosting.bind(7, eventCode)
-                insertPosting.bind(8, cause)
-                try insertPosting.step(db)
+                postingDays.add(StoredLeg(sequence: sequence, leg: Int64(leg), amount: amount, effectiveAt: effectiveAt,
+                                          eventCode: eventCode, cause: cause), pair: pairRows[pair])
                 try add(amount, to: pair)
                 try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairs)
             }
@@ -258,7 +240,6 @@ final class BalancesFold {
 
     /// Unbinds the texts bound in place, which go with this fold.
     func finish() {
-        insertPosting.clearBindings()
         addToBalance.clearBindings()
         rollups.clearBindings()
     }
@@ -266,6 +247,11 @@ final class BalancesFold {
     /// Writes the summed roll-up cells (at the end of a run: no rule reads them).
     func flushRollups() throws {
         try rollups.flush(pairs: pairs)
+    }
+
+    /// Appends the run's packed postings to their rows.
+    func flushPostings() throws {
+        try postingDays.flush(db)
     }
 
     /// Writes the summed balance changes.
@@ -282,6 +268,12 @@ final class BalancesFold {
 struct BalancePair: Hashable {
     let account: String
     let commodity: String
+
+    /// SQLite's order (`ORDER BY account, commodity`, bytes of UTF-8), which the answers keep.
+    func precedes(_ other: BalancePair) -> Bool {
+        if account != other.account { return account.utf8.lexicographicallyPrecedes(other.account.utf8) }
+        return commodity.utf8.lexicographicallyPrecedes(other.commodity.utf8)
+    }
 }
 
 /// The texts of a ``BalancePair``, bound in place by the fold's statements.
@@ -357,6 +349,7 @@ enum BalancesColumns {
     static let eventCode = Column("event_code")
     static let firstSequence = Column("first_sequence")
     static let kind = Column("kind")
+    static let name = Column("name")
     static let opening = Column("opening")
     static let pair = Column("pair")
     static let recordedAt = Column("recorded_at")

@@ -15,12 +15,18 @@ enum PostingRecords {
     /// The sum per commodity code of the account's postings effective before `start` and
     /// recorded by `recordedBound`.
     static func openingBalances(of account: String, before start: Int64, recordedBound: Int64, _ db: Database) throws -> [String: Int64] {
+        guard start > Int64.min else { return [:] }
+        let below = try PostingDays.sequenceBound(recordedThrough: recordedBound, db)
         var opening: [String: Int64] = [:]
-        for row in try Row.fetchAll(db, sql: """
-            SELECT b.commodity, SUM(p.amount) AS opening FROM balances b CROSS JOIN postings p
-            WHERE b.account = ? AND p.pair = b.pair AND p.effective_at < ? AND p.recorded_at <= ? GROUP BY b.commodity
-            """, arguments: [account, start, recordedBound]) {
-            opening[row[BalancesColumns.commodity]] = row[BalancesColumns.opening]
+        for (pair, commodity) in try PostingDays.pairs(ofAccount: account, db) {
+            var total: Int64 = 0
+            var moved = false
+            try PostingDays.forEachLeg(ofPair: pair, fromDay: Int64.min, throughDay: RollupBuckets.day(start), db) { leg in
+                guard leg.effectiveAt < start, leg.sequence < below else { return }
+                total = try PostingRules.add(total, leg.amount)
+                moved = true
+            }
+            if moved { opening[commodity] = total }
         }
         return opening
     }
@@ -31,20 +37,27 @@ enum PostingRecords {
         of account: String, effectiveFrom start: Int64, through end: Int64, recordedBound: Int64, _ db: Database,
         _ body: (Leg) throws -> Void
     ) throws {
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT p.sequence, b.commodity, p.amount, p.effective_at, p.recorded_at, p.event_code, p.cause
-            FROM balances b CROSS JOIN postings p
-            WHERE b.account = ? AND p.pair = b.pair AND p.effective_at >= ? AND p.effective_at <= ? AND p.recorded_at <= ?
-            ORDER BY p.effective_at, p.sequence, p.leg
-            """, arguments: [account, start, end, recordedBound])
-        while let row = try rows.next() {
+        let below = try PostingDays.sequenceBound(recordedThrough: recordedBound, db)
+        var legs: [(leg: StoredLeg, commodity: String)] = []
+        for (pair, commodity) in try PostingDays.pairs(ofAccount: account, db) {
+            try PostingDays.forEachLeg(ofPair: pair, fromDay: RollupBuckets.day(start), throughDay: RollupBuckets.day(end), db) { leg in
+                guard leg.effectiveAt >= start, leg.effectiveAt <= end, leg.sequence < below else { return }
+                legs.append((leg, commodity))
+            }
+        }
+        legs.sort { ($0.leg.effectiveAt, $0.leg.sequence, $0.leg.leg) < ($1.leg.effectiveAt, $1.leg.sequence, $1.leg.leg) }
+        var recorded: (sequence: Int64, at: Int64)?
+        for (leg, commodity) in legs {
+            if recorded?.sequence != leg.sequence {
+                recorded = (leg.sequence, try PostingDays.recordedAt(ofSequence: leg.sequence, db))
+            }
             try body(Leg(
-                sequence: row.sequence(BalancesColumns.sequence),
-                amount: try row.money(BalancesColumns.amount, BalancesColumns.commodity),
-                effectiveAt: row.instant(BalancesColumns.effectiveAt),
-                recordedAt: row.instant(BalancesColumns.recordedAt),
-                eventCode: UInt32(row[BalancesColumns.eventCode] as Int64),
-                cause: row.optionalSequence(BalancesColumns.cause)))
+                sequence: UInt64(leg.sequence),
+                amount: try Row.storedMoney(leg.amount, code: commodity, column: BalancesColumns.commodity.name),
+                effectiveAt: Instant(microsecondsSinceEpoch: leg.effectiveAt),
+                recordedAt: Instant(microsecondsSinceEpoch: recorded!.at),
+                eventCode: UInt32(leg.eventCode),
+                cause: leg.cause.map(UInt64.init)))
         }
     }
 }

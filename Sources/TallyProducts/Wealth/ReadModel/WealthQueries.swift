@@ -402,7 +402,7 @@ enum WealthQueries {
             arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)]
         )
         return WealthSummary(
-            account: account, balances: try balances(account, rows),
+            account: account, balances: try balances(account, rows.map { ($0[WealthColumns.account], $0[WealthColumns.commodity], $0[WealthColumns.amount]) }),
             status: WealthRules.status(isPaused: settings.isPaused, hasUnsplitDeposits: unsplit > 0),
             splitRule: settings.splitRule, roundUpsEnabled: settings.roundUpsEnabled, cardFrozen: settings.cardFrozen,
             unsplitDepositCount: unsplit
@@ -413,14 +413,9 @@ enum WealthQueries {
     static func summary(_ account: String, asOf: Instant, knownAt: Instant, _ db: Database) throws -> WealthSummary {
         let effective = asOf.microsecondsSinceEpoch
         let recorded = knownAt.microsecondsSinceEpoch
-        let rows = try Row.fetchAll(
-            db, sql: """
-                SELECT b.account, b.commodity, SUM(p.amount) AS amount FROM balances b CROSS JOIN postings p
-                WHERE b.account IN (?, ?, ?) AND p.pair = b.pair AND p.effective_at <= ? AND p.recorded_at <= ?
-                GROUP BY b.account, b.commodity
-                """,
-            arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account), effective, recorded]
-        )
+        let sums = try PostingSums.sums(
+            of: .named([LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)]),
+            effectiveThrough: effective, recordedThrough: recorded, db)
         let settings = try settings(account, asOf: asOf, knownAt: knownAt, db)
         // A deposit is unsplit at `asOf` when no split caused by it is effective and known by then.
         let unsplit = try Int.fetchOne(
@@ -435,7 +430,7 @@ enum WealthQueries {
             arguments: [account, effective, recorded, effective, recorded, effective, recorded]
         ) ?? 0
         return WealthSummary(
-            account: account, balances: try balances(account, rows),
+            account: account, balances: try balances(account, sums),
             status: WealthRules.status(isPaused: settings.isPaused, hasUnsplitDeposits: unsplit > 0),
             splitRule: settings.splitRule, roundUpsEnabled: settings.roundUpsEnabled, cardFrozen: settings.cardFrozen,
             unsplitDepositCount: unsplit
@@ -443,13 +438,13 @@ enum WealthQueries {
     }
 
     /// Rows of (account, commodity, amount) for the wallet, Spend and Invest, per currency.
-    private static func balances(_ account: String, _ rows: [Row]) throws -> [WealthBalance] {
+    private static func balances(_ account: String, _ rows: [(account: String, commodity: String, amount: Int64)]) throws -> [WealthBalance] {
         var amounts: [String: (wallet: Int64, spend: Int64, invest: Int64)] = [:]
         for row in rows {
-            let code: String = row[WealthColumns.commodity]
-            let amount: Int64 = row[WealthColumns.amount]
+            let code = row.commodity
+            let amount = row.amount
             var entry = amounts[code] ?? (0, 0, 0)
-            switch row[WealthColumns.account] as String {
+            switch row.account {
             case LedgerAccounts.spend(account): entry.spend = amount
             case LedgerAccounts.invest(account): entry.invest = amount
             default: entry.wallet = amount

@@ -187,26 +187,15 @@ enum BudgetQueries {
     /// `Budget:Current` from postings effective at or before `asOf`.
     static func currentBalance(_ db: Database, asOf: Instant, commodity: Commodity? = nil) throws -> Money {
         let commodity = try commodity ?? BudgetSettings.currency(db)
-        let total = try Int64.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT COALESCE(SUM(amount), 0) FROM postings
-                WHERE pair = (SELECT pair FROM balances WHERE account = ? AND commodity = ?) AND effective_at <= ?
-                """),
-            arguments: [LedgerAccounts.current, commodity.code, asOf.microsecondsSinceEpoch]
-        ) ?? 0
+        let total = try PostingSums.sum(account: LedgerAccounts.current, commodity: commodity.code, effectiveThrough: asOf.microsecondsSinceEpoch, db)
         return Money(minorUnits: total, commodity: commodity)
     }
 
     /// Every pot's account, summed, from postings effective at or before `asOf`.
     static func heldInPots(_ db: Database, asOf: Instant, commodity: Commodity) throws -> Money {
-        let prefix = LedgerAccounts.pot("")
-        let total = try Int64.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT COALESCE(SUM(p.amount), 0) FROM balances b CROSS JOIN postings p
-                WHERE b.account >= ? AND b.account < ? AND b.commodity = ? AND p.pair = b.pair AND p.effective_at <= ?
-                """),
-            arguments: [prefix, prefix + "\u{10FFFF}", commodity.code, asOf.microsecondsSinceEpoch]
-        ) ?? 0
+        let pots = try PostingSums.sums(of: .prefixed(LedgerAccounts.pot("")), commodity: commodity.code,
+                                        effectiveThrough: asOf.microsecondsSinceEpoch, db)
+        let total = try pots.reduce(Int64(0)) { try add($0, $1.amount) }
         return Money(minorUnits: total, commodity: commodity)
     }
 

@@ -1,0 +1,314 @@
+import Foundation
+package import GRDB
+
+// Postings of the balances read model, stored one row per account-and-commodity pair and
+// effective UTC day (DESIGN.md "Time travel and audit"):
+//
+//   posting_days   (pair, day) → legs, the day's postings of the pair packed in log order
+//   recorded_times (first_sequence → recorded_at), one row where the recorded time changes
+//
+// A posting row per leg cost ≈ 60 bytes and two B-tree writes (the table and its index by
+// pair) per leg, the largest share of a fold and of the store. Packed, a leg takes ≈ 12 bytes
+// and a run of events writes each (pair, day) it touched once. Every read of postings is by
+// pair and effective time (balances, audit, products), so the packing loses no query; "as
+// known at K" becomes "sequence below the first one recorded after K", recorded times never
+// decreasing in log order.
+//
+// A leg's bytes stand alone (no delta from the leg before), so a run appends to what the
+// row holds and a rebuild, whatever its batches, writes the same bytes as the folds did:
+//
+//   varint sequence · varint leg · zigzag amount · effective time in the day · event code
+//   · cause (0: none, else sequence − cause)
+//
+// The effective time in the day is `2·s` for a whole second s, else `2·µs + 1`.
+
+/// One leg as stored in `posting_days`.
+struct StoredLeg {
+    let sequence: Int64
+    let leg: Int64
+    let amount: Int64
+    let effectiveAt: Int64
+    let eventCode: Int64
+    let cause: Int64?
+}
+
+/// The packed form of one day's legs, and the reads of `posting_days` and `recorded_times`.
+enum PostingDays {
+    /// The tables, owned by ``BalancesProjector``.
+    static let tables = ["posting_days", "recorded_times"]
+
+    static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE posting_days (
+                pair INTEGER NOT NULL,
+                day INTEGER NOT NULL,
+                legs BLOB NOT NULL,
+                PRIMARY KEY (pair, day)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE recorded_times (
+                first_sequence INTEGER PRIMARY KEY NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX recorded_times_by_time ON recorded_times (recorded_at);
+            """)
+    }
+
+    /// Appends one leg's bytes; `day` is the UTC day of its effective time.
+    static func append(_ leg: StoredLeg, day: Int64, to writer: inout BinaryWriter) {
+        writer.writeVarint(UInt64(leg.sequence))
+        writer.writeVarint(UInt64(leg.leg))
+        writer.writeZigZag(leg.amount)
+        let inDay = UInt64(leg.effectiveAt - day * RollupBuckets.dayMicroseconds)
+        writer.writeVarint(inDay % 1_000_000 == 0 ? (inDay / 1_000_000) << 1 : (inDay << 1) | 1)
+        writer.writeVarint(UInt64(leg.eventCode))
+        writer.writeVarint(leg.cause.map { UInt64(leg.sequence - $0) } ?? 0)
+    }
+
+    /// Calls `body` with each leg of one row's bytes, in log order.
+    static func forEachLeg(in bytes: UnsafeRawBufferPointer, day: Int64, _ body: (StoredLeg) throws -> Void) throws {
+        var offset = 0
+        func varint() throws -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard offset < bytes.count, shift < 64 else {
+                    throw StoreError(.readModelsDisagree, "the postings of day \(day) in the balances read model are damaged; run `tally rebuild`")
+                }
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+        let dayStart = day * RollupBuckets.dayMicroseconds
+        while offset < bytes.count {
+            let sequence = Int64(bitPattern: try varint())
+            let leg = Int64(bitPattern: try varint())
+            let zigzag = try varint()
+            let amount = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+            let inDay = try varint()
+            let micros = inDay & 1 == 0 ? (inDay >> 1) * 1_000_000 : inDay >> 1
+            let eventCode = Int64(bitPattern: try varint())
+            let causeDistance = Int64(bitPattern: try varint())
+            try body(StoredLeg(sequence: sequence, leg: leg, amount: amount, effectiveAt: dayStart + Int64(bitPattern: micros),
+                               eventCode: eventCode, cause: causeDistance == 0 ? nil : sequence - causeDistance))
+        }
+    }
+
+    /// Calls `body` with each leg of the pair whose `balances` row is `pair`, effective on the
+    /// UTC days `fromDay` through `throughDay`: by day, then log order (not by time within a day).
+    static func forEachLeg(ofPair pair: Int64, fromDay: Int64, throughDay: Int64, _ db: Database, _ body: (StoredLeg) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day")
+        try forEachRow(statement, arguments: [pair, fromDay, throughDay], body)
+    }
+
+    /// Calls `body` with each pair's legs effective on one UTC day.
+    static func forEachLeg(onDay day: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT pair, day, legs FROM posting_days WHERE day = ?"), arguments: [day])
+        while let row = try rows.next() {
+            let pair: Int64 = row[0]
+            try legs(of: row, column: 2, day: day) { try body(pair, $0) }
+        }
+    }
+
+    /// Calls `body` with every leg of every pair, with its pair, by pair then day.
+    static func forEveryLeg(_ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT pair, day, legs FROM posting_days ORDER BY pair, day")
+        while let row = try rows.next() {
+            let pair: Int64 = row[0]
+            try legs(of: row, column: 2, day: row[1]) { try body(pair, $0) }
+        }
+    }
+
+    /// The earliest effective time of the pair's legs from `fromDay` on that pass `where`:
+    /// reads day rows in order and stops at the first that has one.
+    static func earliestEffective(ofPair pair: Int64, fromDay: Int64, where passes: (StoredLeg) -> Bool, _ db: Database) throws -> Int64? {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? ORDER BY day"), arguments: [pair, fromDay])
+        while let row = try rows.next() {
+            var earliest: Int64?
+            try legs(of: row, column: 1, day: row[0]) { leg in
+                if passes(leg) { earliest = min(earliest ?? leg.effectiveAt, leg.effectiveAt) }
+            }
+            if let earliest { return earliest }
+        }
+        return nil
+    }
+
+    private static func forEachRow(_ statement: Statement, arguments: StatementArguments, _ body: (StoredLeg) throws -> Void) throws {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() {
+            try legs(of: row, column: 1, day: row[0], body)
+        }
+    }
+
+    private static func legs(of row: Row, column: Int, day: Int64, _ body: (StoredLeg) throws -> Void) throws {
+        try row.withUnsafeData(atIndex: column) { data in
+            guard let data else { return }
+            try data.withUnsafeBytes { try forEachLeg(in: $0, day: day, body) }
+        }
+    }
+
+    /// The `balances` row of an account and commodity, nil when nothing ever posted to it.
+    static func pair(of account: String, commodity: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT pair FROM balances WHERE account = ? AND commodity = ?"), arguments: [account, commodity])
+    }
+
+    /// The `balances` rows of an account, with their commodities.
+    static func pairs(ofAccount account: String, _ db: Database) throws -> [(pair: Int64, commodity: String)] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT pair, commodity FROM balances WHERE account = ? ORDER BY commodity"), arguments: [account])
+            .map { ($0[BalancesColumns.pair], $0[BalancesColumns.commodity]) }
+    }
+
+    /// The sum of the pair's legs effective at or before `effectiveThrough` and below the
+    /// sequence number `below` (``sequenceBound(recordedThrough:_:)``).
+    static func sum(ofPair pair: Int64, effectiveThrough: Int64, below: Int64, _ db: Database) throws -> Int64 {
+        var total: Int64 = 0
+        try forEachLeg(ofPair: pair, fromDay: Int64.min, throughDay: RollupBuckets.day(effectiveThrough), db) { leg in
+            guard leg.effectiveAt <= effectiveThrough, leg.sequence < below else { return }
+            total = try PostingRules.add(total, leg.amount)
+        }
+        return total
+    }
+
+    /// The first sequence number recorded after `instant` (`Int64.max` when none is, or for
+    /// `Int64.max`): a leg was recorded by `instant` exactly when its sequence is below it.
+    static func sequenceBound(recordedThrough instant: Int64, _ db: Database) throws -> Int64 {
+        guard instant < Int64.max else { return Int64.max }
+        return try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT first_sequence FROM recorded_times WHERE recorded_at > ? ORDER BY recorded_at LIMIT 1"),
+            arguments: [instant]) ?? Int64.max
+    }
+
+    /// The recorded time of the event `sequence`.
+    static func recordedAt(ofSequence sequence: Int64, _ db: Database) throws -> Int64 {
+        guard let recorded = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT recorded_at FROM recorded_times WHERE first_sequence <= ? ORDER BY first_sequence DESC LIMIT 1"),
+            arguments: [sequence]) else {
+            throw StoreError(.readModelsDisagree, "the balances read model has no recorded time for event \(sequence); run `tally rebuild`")
+        }
+        return recorded
+    }
+}
+
+/// The postings a fold run has packed but not yet written, by (pair, day): each is appended
+/// to its row once, at the end of the run.
+struct PendingPostingDays {
+    private struct Key: Hashable {
+        let pair: Int64
+        let day: Int64
+    }
+    private var index: [Key: Int] = [:]
+    private var keys: [Key] = []
+    private var writers: [BinaryWriter] = []
+    /// The last key appended to, and its slot: legs of one event and of runs in time order
+    /// mostly land where the last one did.
+    private var last: (key: Key, slot: Int)?
+    /// The last recorded time noted, and whether `recorded_times` has been read for it.
+    private var lastRecorded: Int64?
+
+    /// Packs one leg for the row of `pair` (a `balances` row) and its effective day.
+    mutating func add(_ leg: StoredLeg, pair: Int64) {
+        let day = RollupBuckets.day(leg.effectiveAt)
+        let key = Key(pair: pair, day: day)
+        let slot: Int
+        if let last, last.key == key {
+            slot = last.slot
+        } else if let found = index[key] {
+            slot = found
+        } else {
+            slot = writers.count
+            index[key] = slot
+            keys.append(key)
+            writers.append(BinaryWriter(capacity: 64))
+        }
+        last = (key, slot)
+        PostingDays.append(leg, day: day, to: &writers[slot])
+    }
+
+    /// Notes an event's recorded time: a row of `recorded_times` where it changes.
+    mutating func note(sequence: Int64, recordedAt: Int64, _ db: Database) throws {
+        if lastRecorded == nil {
+            lastRecorded = try Int64.fetchOne(db.cachedStatement(sql: "SELECT recorded_at FROM recorded_times ORDER BY first_sequence DESC LIMIT 1"))
+        }
+        guard recordedAt != lastRecorded else { return }
+        lastRecorded = recordedAt
+        try db.cachedStatement(sql: "INSERT INTO recorded_times (first_sequence, recorded_at) VALUES (?, ?)").execute(arguments: [sequence, recordedAt])
+    }
+
+    /// Appends the packed legs to their rows.
+    mutating func flush(_ db: Database) throws {
+        guard !keys.isEmpty else { return }
+        let read = RawStatement(try db.cachedStatement(sql: "SELECT legs FROM posting_days WHERE pair = ? AND day = ?"))
+        let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO posting_days (pair, day, legs) VALUES (?, ?, ?)")
+        for (slot, key) in keys.enumerated() {
+            read.bind(1, key.pair)
+            read.bind(2, key.day)
+            var bytes = try read.firstBlob(db) ?? []
+            bytes.append(contentsOf: writers[slot].bytes)
+            try write.execute(arguments: [key.pair, key.day, Data(bytes)])
+        }
+        index.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        writers.removeAll(keepingCapacity: true)
+        last = nil
+    }
+}
+
+/// Sums of postings by account and commodity up to a point in time, for the products' reads
+/// (the budget's current balance and pots, the wealth summary) and the verifier's balance
+/// assertions.
+package enum PostingSums {
+    /// The sum of the postings to `account` in `commodity` effective at or before
+    /// `effectiveThrough` and recorded at or before `recordedThrough` (microseconds).
+    package static func sum(
+        account: String, commodity: String, effectiveThrough: Int64, recordedThrough: Int64 = Int64.max, _ db: Database
+    ) throws -> Int64 {
+        guard let pair = try PostingDays.pair(of: account, commodity: commodity, db) else { return 0 }
+        let below = try PostingDays.sequenceBound(recordedThrough: recordedThrough, db)
+        return try PostingDays.sum(ofPair: pair, effectiveThrough: effectiveThrough, below: below, db)
+    }
+
+    /// The sum per account and commodity of the postings to the accounts that `accounts`
+    /// selects, effective and recorded by the bounds: a pair that never moved by then is left out.
+    package static func sums(
+        of accounts: AccountSelection, commodity: String? = nil, effectiveThrough: Int64, recordedThrough: Int64 = Int64.max, _ db: Database
+    ) throws -> [(account: String, commodity: String, amount: Int64)] {
+        let below = try PostingDays.sequenceBound(recordedThrough: recordedThrough, db)
+        let rows: [Row]
+        switch accounts {
+        case .named(let names):
+            guard !names.isEmpty else { return [] }
+            rows = try Row.fetchAll(db, sql: """
+                SELECT pair, account, commodity FROM balances WHERE account IN (\(names.map { _ in "?" }.joined(separator: ", ")))
+                ORDER BY account, commodity
+                """, arguments: StatementArguments(names))
+        case .prefixed(let prefix):
+            rows = try Row.fetchAll(db, sql: "SELECT pair, account, commodity FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
+                                    arguments: [prefix, prefix + "\u{10FFFF}"])
+        }
+        var sums: [(account: String, commodity: String, amount: Int64)] = []
+        for row in rows {
+            let code: String = row[BalancesColumns.commodity]
+            if let commodity, code != commodity { continue }
+            var total: Int64 = 0
+            var moved = false
+            try PostingDays.forEachLeg(ofPair: row[BalancesColumns.pair], fromDay: Int64.min, throughDay: RollupBuckets.day(effectiveThrough), db) { leg in
+                guard leg.effectiveAt <= effectiveThrough, leg.sequence < below else { return }
+                total = try PostingRules.add(total, leg.amount)
+                moved = true
+            }
+            if moved { sums.append((row[BalancesColumns.account], code, total)) }
+        }
+        return sums
+    }
+
+    /// Which accounts a sum reads.
+    package enum AccountSelection {
+        /// These accounts.
+        case named([String])
+        /// Every account whose name starts with this text.
+        case prefixed(String)
+    }
+}

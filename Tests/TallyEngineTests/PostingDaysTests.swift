@@ -1,0 +1,88 @@
+import Testing
+import TallyLog
+import TallyTestSupport
+@testable import TallyEngine
+
+/// The packed form of a day's postings (`posting_days`): every leg reads back as written,
+/// legs appended run by run give the bytes of one run (so a rebuild, whatever its batches,
+/// writes what the folds wrote), and damaged bytes are refused by name.
+@Suite struct PostingDaysTests {
+    /// Random legs on one random day: amounts across the whole 64-bit range, effective times
+    /// on whole seconds and between them (before 1970 too), with and without a cause.
+    private static func legs(count: Int, random: inout SplitMix64) -> (day: Int64, legs: [StoredLeg]) {
+        let day = Int64.random(in: -40_000...40_000, using: &random)
+        var sequence = Int64.random(in: 1...1_000_000_000, using: &random)
+        let legs = (0..<count).map { _ -> StoredLeg in
+            sequence += Int64.random(in: 0...3, using: &random)
+            let amount: Int64 = switch Int.random(in: 0..<4, using: &random) {
+            case 0: Int64.random(in: -10_000...10_000, using: &random)
+            case 1: [Int64.max, Int64.min, 0, -1].randomElement(using: &random)!
+            default: Int64.random(in: Int64.min...Int64.max, using: &random)
+            }
+            let inDay = Bool.random(using: &random)
+                ? Int64.random(in: 0..<86_400, using: &random) * 1_000_000
+                : Int64.random(in: 0..<RollupBuckets.dayMicroseconds, using: &random)
+            let cause = Bool.random(using: &random) ? Int64.random(in: 1...sequence, using: &random) : nil
+            return StoredLeg(sequence: sequence, leg: Int64.random(in: 0...5, using: &random), amount: amount,
+                             effectiveAt: day * RollupBuckets.dayMicroseconds + inDay,
+                             eventCode: Int64.random(in: 1...200, using: &random), cause: cause == sequence ? nil : cause)
+        }
+        return (day, legs)
+    }
+
+    private static func read(_ bytes: [UInt8], day: Int64) throws -> [StoredLeg] {
+        var read: [StoredLeg] = []
+        try bytes.withUnsafeBytes { try PostingDays.forEachLeg(in: $0, day: day) { read.append($0) } }
+        return read
+    }
+
+    @Test func everyLegReadsBackAsWritten() throws {
+        let seed = TestSeed.value(default: 20_261_126)
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<200 {
+            let (day, legs) = Self.legs(count: Int.random(in: 1...60, using: &random), random: &random)
+            var writer = BinaryWriter()
+            for leg in legs { PostingDays.append(leg, day: day, to: &writer) }
+            let read = try Self.read(writer.bytes, day: day)
+            #expect(read.count == legs.count, "seed \(seed)")
+            for (ours, theirs) in zip(read, legs) {
+                #expect(ours.sequence == theirs.sequence && ours.leg == theirs.leg && ours.amount == theirs.amount
+                        && ours.effectiveAt == theirs.effectiveAt && ours.eventCode == theirs.eventCode && ours.cause == theirs.cause,
+                        "seed \(seed): \(ours) read back for \(theirs)")
+            }
+        }
+    }
+
+    @Test func legsAppendedRunByRunAreTheBytesOfOneRun() {
+        let seed = TestSeed.value(default: 7)
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<100 {
+            let (day, legs) = Self.legs(count: 40, random: &random)
+            var whole = BinaryWriter()
+            for leg in legs { PostingDays.append(leg, day: day, to: &whole) }
+            var runs: [UInt8] = []
+            var start = 0
+            while start < legs.count {
+                let end = min(legs.count, start + Int.random(in: 1...9, using: &random))
+                var run = BinaryWriter()
+                for leg in legs[start..<end] { PostingDays.append(leg, day: day, to: &run) }
+                runs += run.bytes
+                start = end
+            }
+            #expect(runs == whole.bytes, "seed \(seed)")
+        }
+    }
+
+    @Test func aCutOrOverlongRowIsRefusedNamingTheDayAndTheWayOut() {
+        var writer = BinaryWriter()
+        PostingDays.append(StoredLeg(sequence: 300, leg: 1, amount: -1_250, effectiveAt: 20_000 * RollupBuckets.dayMicroseconds + 5,
+                                     eventCode: 12, cause: 299), day: 20_000, to: &writer)
+        for damaged in [Array(writer.bytes.dropLast()), writer.bytes.dropLast() + [0x80], [UInt8](repeating: 0xFF, count: 11)] {
+            #expect {
+                _ = try Self.read(damaged, day: 20_000)
+            } throws: { error in
+                "\(error)".contains("day 20000") && "\(error)".contains("tally rebuild")
+            }
+        }
+    }
+}
