@@ -212,11 +212,18 @@ struct BalanceRollups {
     /// `knownAt` inside a recorded block that holds postings on both sides of it, the
     /// postings recorded in that block.
     static func balances(_ db: Database, asOf: Int64, knownAt: Int64?) throws -> [AccountBalance] {
+        try BalanceQueries.accountBalances(sums(db, asOf: asOf, knownAt: knownAt), db)
+    }
+
+    /// ``balances(_:asOf:knownAt:)`` as sums per account and commodity (zeros included), of
+    /// the accounts `includes` selects (all when nil).
+    static func sums(_ db: Database, asOf: Int64, knownAt: Int64?, of includes: ((String) -> Bool)? = nil) throws -> [BalancePair: Int64] {
         let day = RollupBuckets.day(asOf)
         let block = RollupBuckets.block(ofDay: day)
         let blockFirstDay = block * RollupBuckets.daysPerBlock
         var sums: [BalancePair: Int64] = [:]
         func add(_ pair: BalancePair, _ amount: Int64) throws {
+            if let includes, !includes(pair.account) { return }
             sums[pair] = try PostingRules.add(sums[pair] ?? 0, amount)
         }
         let texts = try pairTexts(db)
@@ -279,7 +286,7 @@ struct BalanceRollups {
                 }
             }
         }
-        return try BalanceQueries.accountBalances(sums, db)
+        return sums
     }
 
     /// The account and commodity of every `balances` row, by row number.

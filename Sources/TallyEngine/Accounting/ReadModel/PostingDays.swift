@@ -103,9 +103,12 @@ enum PostingDays {
         try forEachRow(statement, arguments: [pair, fromDay, throughDay], body)
     }
 
-    /// Calls `body` with each pair's legs effective on one UTC day.
+    /// Calls `body` with each pair's legs effective on one UTC day: one seek per pair the
+    /// balances know (`CROSS JOIN` keeps them the outer loop), no index by day.
     static func forEachLeg(onDay day: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT pair, day, legs FROM posting_days WHERE day = ?"), arguments: [day])
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT d.pair, d.day, d.legs FROM balances b CROSS JOIN posting_days d WHERE d.pair = b.pair AND d.day = ?
+            """), arguments: [day])
         while let row = try rows.next() {
             let pair: Int64 = row[0]
             try legs(of: row, column: 2, day: day) { try body(pair, $0) }
@@ -159,17 +162,6 @@ enum PostingDays {
     static func pairs(ofAccount account: String, _ db: Database) throws -> [(pair: Int64, commodity: String)] {
         try Row.fetchAll(db.cachedStatement(sql: "SELECT pair, commodity FROM balances WHERE account = ? ORDER BY commodity"), arguments: [account])
             .map { ($0[BalancesColumns.pair], $0[BalancesColumns.commodity]) }
-    }
-
-    /// The sum of the pair's legs effective at or before `effectiveThrough` and below the
-    /// sequence number `below` (``sequenceBound(recordedThrough:_:)``).
-    static func sum(ofPair pair: Int64, effectiveThrough: Int64, below: Int64, _ db: Database) throws -> Int64 {
-        var total: Int64 = 0
-        try forEachLeg(ofPair: pair, fromDay: Int64.min, throughDay: RollupBuckets.day(effectiveThrough), db) { leg in
-            guard leg.effectiveAt <= effectiveThrough, leg.sequence < below else { return }
-            total = try PostingRules.add(total, leg.amount)
-        }
-        return total
     }
 
     /// The first sequence number recorded after `instant` (`Int64.max` when none is, or for
@@ -265,43 +257,28 @@ package enum PostingSums {
     package static func sum(
         account: String, commodity: String, effectiveThrough: Int64, recordedThrough: Int64 = Int64.max, _ db: Database
     ) throws -> Int64 {
-        guard let pair = try PostingDays.pair(of: account, commodity: commodity, db) else { return 0 }
-        let below = try PostingDays.sequenceBound(recordedThrough: recordedThrough, db)
-        return try PostingDays.sum(ofPair: pair, effectiveThrough: effectiveThrough, below: below, db)
+        try sums(of: .named([account]), commodity: commodity, effectiveThrough: effectiveThrough, recordedThrough: recordedThrough, db)
+            .first?.amount ?? 0
     }
 
     /// The sum per account and commodity of the postings to the accounts that `accounts`
-    /// selects, effective and recorded by the bounds: a pair that never moved by then is left out.
+    /// selects, effective and recorded by the bounds (from the roll-up cells: sub-linear),
+    /// by account then commodity; a pair that never moved by then is left out.
     package static func sums(
         of accounts: AccountSelection, commodity: String? = nil, effectiveThrough: Int64, recordedThrough: Int64 = Int64.max, _ db: Database
     ) throws -> [(account: String, commodity: String, amount: Int64)] {
-        let below = try PostingDays.sequenceBound(recordedThrough: recordedThrough, db)
-        let rows: [Row]
+        let includes: (String) -> Bool
         switch accounts {
         case .named(let names):
-            guard !names.isEmpty else { return [] }
-            rows = try Row.fetchAll(db, sql: """
-                SELECT pair, account, commodity FROM balances WHERE account IN (\(names.map { _ in "?" }.joined(separator: ", ")))
-                ORDER BY account, commodity
-                """, arguments: StatementArguments(names))
+            let names = Set(names)
+            includes = { names.contains($0) }
         case .prefixed(let prefix):
-            rows = try Row.fetchAll(db, sql: "SELECT pair, account, commodity FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
-                                    arguments: [prefix, prefix + "\u{10FFFF}"])
+            includes = { $0.hasPrefix(prefix) }
         }
-        var sums: [(account: String, commodity: String, amount: Int64)] = []
-        for row in rows {
-            let code: String = row[BalancesColumns.commodity]
-            if let commodity, code != commodity { continue }
-            var total: Int64 = 0
-            var moved = false
-            try PostingDays.forEachLeg(ofPair: row[BalancesColumns.pair], fromDay: Int64.min, throughDay: RollupBuckets.day(effectiveThrough), db) { leg in
-                guard leg.effectiveAt <= effectiveThrough, leg.sequence < below else { return }
-                total = try PostingRules.add(total, leg.amount)
-                moved = true
-            }
-            if moved { sums.append((row[BalancesColumns.account], code, total)) }
-        }
-        return sums
+        let sums = try BalanceRollups.sums(db, asOf: effectiveThrough, knownAt: recordedThrough == Int64.max ? nil : recordedThrough, of: includes)
+        return sums.filter { commodity == nil || $0.key.commodity == commodity }
+            .sorted { $0.key.precedes($1.key) }
+            .map { ($0.key.account, $0.key.commodity, $0.value) }
     }
 
     /// Which accounts a sum reads.

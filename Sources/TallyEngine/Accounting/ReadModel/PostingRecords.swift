@@ -16,18 +16,9 @@ enum PostingRecords {
     /// recorded by `recordedBound`.
     static func openingBalances(of account: String, before start: Int64, recordedBound: Int64, _ db: Database) throws -> [String: Int64] {
         guard start > Int64.min else { return [:] }
-        let below = try PostingDays.sequenceBound(recordedThrough: recordedBound, db)
         var opening: [String: Int64] = [:]
-        for (pair, commodity) in try PostingDays.pairs(ofAccount: account, db) {
-            var total: Int64 = 0
-            var moved = false
-            try PostingDays.forEachLeg(ofPair: pair, fromDay: Int64.min, throughDay: RollupBuckets.day(start), db) { leg in
-                guard leg.effectiveAt < start, leg.sequence < below else { return }
-                total = try PostingRules.add(total, leg.amount)
-                moved = true
-            }
-            if moved { opening[commodity] = total }
-        }
+        let sums = try BalanceRollups.sums(db, asOf: start - 1, knownAt: recordedBound == Int64.max ? nil : recordedBound, of: { $0 == account })
+        for (pair, amount) in sums { opening[pair.commodity] = amount }
         return opening
     }
 
