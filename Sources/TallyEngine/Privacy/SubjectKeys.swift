@@ -47,7 +47,7 @@ public final class SubjectKeys: Sendable {
         /// Recent seals and opens (payees repeat): sealed bytes by subject and text, text by
         /// sealed bytes. Bounded (``cacheEntriesLimit``), emptied by an erasure.
         var sealedByText: [String: [UInt8]] = [:]
-        var textBySealed: [[UInt8]: String] = [:]
+        var textBySealed: [SealedBytes: String] = [:]
     }
 
     /// The most entries either cache holds before it is emptied.
@@ -137,7 +137,7 @@ public final class SubjectKeys: Sendable {
 
     /// Opens sealed bytes; nil when the subject's key is gone (erased) or the bytes do not open.
     func open(_ sealed: ArraySlice<UInt8>) -> String? {
-        let bytes = Array(sealed)
+        let bytes = SealedBytes(bytes: Array(sealed))
         if let cached = state.withLock({ $0.textBySealed[bytes] }) { return cached }
         guard let text = openAnew(sealed) else { return nil }
         state.withLock { state in
@@ -400,5 +400,15 @@ public final class SubjectKeys: Sendable {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         default: nil
         }
+    }
+}
+
+/// Sealed bytes as a dictionary key, hashed in one call: an array of bytes hashes element by
+/// element, which cost a decode more than the lookup saved (every sealed payee is looked up).
+struct SealedBytes: Hashable {
+    let bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
