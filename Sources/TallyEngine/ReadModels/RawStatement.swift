@@ -72,6 +72,18 @@ struct RawStatement {
         }
     }
 
+    /// Runs the statement once with `bytes` bound in place as a blob at `index` (and the
+    /// other values bound before), then resets it and unbinds the blob.
+    func step(_ db: Database, bindingBlob bytes: [UInt8], at index: Int32) throws {
+        try bytes.withUnsafeBytes { buffer in
+            let handle = statement.sqliteStatement
+            // A zero-length blob still needs an address: SQLite binds NULL for a null one.
+            sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), SQLITE_STATIC)
+            defer { sqlite3_bind_null(handle, index) }
+            try step(db)
+        }
+    }
+
     /// Runs the statement with the values bound and returns the first column of its first
     /// row as bytes (nil when there is no row or it is NULL), then resets it.
     func firstBlob(_ db: Database) throws -> [UInt8]? {

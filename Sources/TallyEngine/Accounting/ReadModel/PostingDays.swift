@@ -229,17 +229,26 @@ struct PendingPostingDays {
         try db.cachedStatement(sql: "INSERT INTO recorded_times (first_sequence, recorded_at) VALUES (?, ?)").execute(arguments: [sequence, recordedAt])
     }
 
-    /// Appends the packed legs to their rows.
+    /// Appends the packed legs to their rows: a row the run made is inserted, one it found
+    /// is rewritten with the legs after its own.
     mutating func flush(_ db: Database) throws {
         guard !keys.isEmpty else { return }
         let read = RawStatement(try db.cachedStatement(sql: "SELECT legs FROM posting_days WHERE pair = ? AND day = ?"))
-        let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO posting_days (pair, day, legs) VALUES (?, ?, ?)")
+        let insert = RawStatement(try db.cachedStatement(sql: "INSERT INTO posting_days (pair, day, legs) VALUES (?, ?, ?)"))
+        let update = RawStatement(try db.cachedStatement(sql: "UPDATE posting_days SET legs = ? WHERE pair = ? AND day = ?"))
         for (slot, key) in keys.enumerated() {
             read.bind(1, key.pair)
             read.bind(2, key.day)
-            var bytes = try read.firstBlob(db) ?? []
-            bytes.append(contentsOf: writers[slot].bytes)
-            try write.execute(arguments: [key.pair, key.day, Data(bytes)])
+            if var bytes = try read.firstBlob(db) {
+                bytes.append(contentsOf: writers[slot].bytes)
+                update.bind(2, key.pair)
+                update.bind(3, key.day)
+                try update.step(db, bindingBlob: bytes, at: 1)
+            } else {
+                insert.bind(1, key.pair)
+                insert.bind(2, key.day)
+                try insert.step(db, bindingBlob: writers[slot].bytes, at: 3)
+            }
         }
         index.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
