@@ -1,3 +1,4 @@
+import GRDB
 import Testing
 import TallyLog
 import TallyTestSupport
@@ -83,6 +84,35 @@ import TallyTestSupport
             } throws: { error in
                 "\(error)".contains("day 20000") && "\(error)".contains("tally rebuild")
             }
+        }
+    }
+
+    /// A shop posting to one account all day, a command at a time: each command appends to a
+    /// row of at most 128 events' legs, not to one that grows with the day (which made a day
+    /// of n commands cost n² bytes copied), and the day reads back whole, in log order.
+    @Test func aBusyDayOfOnePairIsKeptInRowsOfBoundedSize() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-03-02T09:00:00Z")
+            let ledger = try Ledger.create(at: root, name: "Shop", baseCurrency: .usd, timeZone: "UTC",
+                                           options: Ledger.Options(clock: clock.function, syncMode: .none))
+            defer { try? ledger.close() }
+            for _ in 0..<600 {
+                try ledger.appendEvents([NewEvent(effectiveAt: clock.now, body: EventBody(JournalEntryPosted(
+                    account: "Assets:Till", counterAccount: "Income:Sales", amount: try Money(parsing: "1.25", commodity: .usd))))])
+                clock.advance(seconds: 1)
+            }
+            let (rows, longest, sequences) = try ledger.read { db -> (Int, Int, [Int64]) in
+                let pair = try #require(try PostingDays.pair(of: "Assets:Till", commodity: "USD", db))
+                let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM posting_days WHERE pair = ?", arguments: [pair]) ?? 0
+                let longest = try Int.fetchOne(db, sql: "SELECT MAX(length(legs)) FROM posting_days WHERE pair = ?", arguments: [pair]) ?? 0
+                var sequences: [Int64] = []
+                try PostingDays.forEachLeg(ofPair: pair, fromDay: Int64.min, throughDay: Int64.max, db) { sequences.append($0.sequence) }
+                return (rows, longest, sequences)
+            }
+            #expect(rows >= 600 / 128)
+            #expect(longest <= 128 * 16, "a row holds at most 128 events' legs")
+            #expect(sequences.count == 600 && sequences == sequences.sorted())
+            #expect(try ledger.balances().first { $0.account == "Assets:Till" }?.amount == Money(parsing: "750.00", commodity: .usd))
         }
     }
 }

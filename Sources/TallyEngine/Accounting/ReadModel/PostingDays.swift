@@ -4,7 +4,8 @@ package import GRDB
 // Postings of the balances read model, stored one row per account-and-commodity pair and
 // effective UTC day (DESIGN.md "Time travel and audit"):
 //
-//   posting_days   (pair, day) → legs, the day's postings of the pair packed in log order
+//   posting_days   (pair, day, span) → legs, the day's postings of the pair packed in log
+//                  order, a row per 128 sequence numbers (span = sequence >> 7)
 //   recorded_times (first_sequence → recorded_at), one row where the recorded time changes
 //
 // A posting row per leg cost ≈ 60 bytes and two B-tree writes (the table and its index by
@@ -36,14 +37,19 @@ struct StoredLeg {
 enum PostingDays {
     /// The tables, owned by ``BalancesProjector``.
     static let tables = ["posting_days", "recorded_times"]
+    /// A row holds the legs of events whose sequence numbers agree but for their low 7 bits
+    /// (its `span`, the sequence number shifted right by this): a pair busy all day appends to
+    /// a row of at most 128 events' legs, never to one that grows with the day.
+    static let spanShift: Int64 = 7
 
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE posting_days (
                 pair INTEGER NOT NULL,
                 day INTEGER NOT NULL,
+                span INTEGER NOT NULL,
                 legs BLOB NOT NULL,
-                PRIMARY KEY (pair, day)
+                PRIMARY KEY (pair, day, span)
             ) STRICT, WITHOUT ROWID;
             CREATE TABLE recorded_times (
                 first_sequence INTEGER PRIMARY KEY NOT NULL,
@@ -99,15 +105,15 @@ enum PostingDays {
     /// Calls `body` with each leg of the pair whose `balances` row is `pair`, effective on the
     /// UTC days `fromDay` through `throughDay`: by day, then log order (not by time within a day).
     static func forEachLeg(ofPair pair: Int64, fromDay: Int64, throughDay: Int64, _ db: Database, _ body: (StoredLeg) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day")
+        let statement = try db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day, span")
         try forEachRow(statement, arguments: [pair, fromDay, throughDay], body)
     }
 
-    /// Calls `body` with each pair's legs effective on one UTC day: one seek per pair the
+    /// Calls `body` with each pair's legs effective on one UTC day (by pair, then log order): one seek per pair the
     /// balances know (`CROSS JOIN` keeps them the outer loop), no index by day.
     static func forEachLeg(onDay day: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT d.pair, d.day, d.legs FROM balances b CROSS JOIN posting_days d WHERE d.pair = b.pair AND d.day = ?
+            SELECT d.pair, d.day, d.legs FROM balances b CROSS JOIN posting_days d WHERE d.pair = b.pair AND d.day = ? ORDER BY b.pair, d.span
             """), arguments: [day])
         while let row = try rows.next() {
             let pair: Int64 = row[0]
@@ -117,7 +123,7 @@ enum PostingDays {
 
     /// Calls `body` with every leg of every pair, with its pair, by pair then day.
     static func forEveryLeg(_ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT pair, day, legs FROM posting_days ORDER BY pair, day")
+        let rows = try Row.fetchCursor(db, sql: "SELECT pair, day, legs FROM posting_days ORDER BY pair, day, span")
         while let row = try rows.next() {
             let pair: Int64 = row[0]
             try legs(of: row, column: 2, day: row[1]) { try body(pair, $0) }
@@ -128,15 +134,17 @@ enum PostingDays {
     /// reads day rows in order and stops at the first that has one.
     static func earliestEffective(ofPair pair: Int64, fromDay: Int64, where passes: (StoredLeg) -> Bool, _ db: Database) throws -> Int64? {
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? ORDER BY day"), arguments: [pair, fromDay])
+            db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? ORDER BY day, span"), arguments: [pair, fromDay])
+        var earliest: (day: Int64, at: Int64)?
         while let row = try rows.next() {
-            var earliest: Int64?
-            try legs(of: row, column: 1, day: row[0]) { leg in
-                if passes(leg) { earliest = min(earliest ?? leg.effectiveAt, leg.effectiveAt) }
+            let day: Int64 = row[0]
+            // Every span of the first day with a leg that passes counts; a later day cannot be earlier.
+            if let earliest, earliest.day != day { return earliest.at }
+            try legs(of: row, column: 1, day: day) { leg in
+                if passes(leg) { earliest = (day, min(earliest?.at ?? leg.effectiveAt, leg.effectiveAt)) }
             }
-            if let earliest { return earliest }
         }
-        return nil
+        return earliest?.at
     }
 
     private static func forEachRow(_ statement: Statement, arguments: StatementArguments, _ body: (StoredLeg) throws -> Void) throws {
@@ -190,6 +198,7 @@ struct PendingPostingDays {
     private struct Key: Hashable {
         let pair: Int64
         let day: Int64
+        let span: Int64
     }
     private var index: [Key: Int] = [:]
     private var keys: [Key] = []
@@ -203,7 +212,7 @@ struct PendingPostingDays {
     /// Packs one leg for the row of `pair` (a `balances` row) and its effective day.
     mutating func add(_ leg: StoredLeg, pair: Int64) {
         let day = RollupBuckets.day(leg.effectiveAt)
-        let key = Key(pair: pair, day: day)
+        let key = Key(pair: pair, day: day, span: leg.sequence >> PostingDays.spanShift)
         let slot: Int
         if let last, last.key == key {
             slot = last.slot
@@ -233,21 +242,24 @@ struct PendingPostingDays {
     /// is rewritten with the legs after its own.
     mutating func flush(_ db: Database) throws {
         guard !keys.isEmpty else { return }
-        let read = RawStatement(try db.cachedStatement(sql: "SELECT legs FROM posting_days WHERE pair = ? AND day = ?"))
-        let insert = RawStatement(try db.cachedStatement(sql: "INSERT INTO posting_days (pair, day, legs) VALUES (?, ?, ?)"))
-        let update = RawStatement(try db.cachedStatement(sql: "UPDATE posting_days SET legs = ? WHERE pair = ? AND day = ?"))
+        let read = RawStatement(try db.cachedStatement(sql: "SELECT legs FROM posting_days WHERE pair = ? AND day = ? AND span = ?"))
+        let insert = RawStatement(try db.cachedStatement(sql: "INSERT INTO posting_days (pair, day, span, legs) VALUES (?, ?, ?, ?)"))
+        let update = RawStatement(try db.cachedStatement(sql: "UPDATE posting_days SET legs = ? WHERE pair = ? AND day = ? AND span = ?"))
         for (slot, key) in keys.enumerated() {
             read.bind(1, key.pair)
             read.bind(2, key.day)
+            read.bind(3, key.span)
             if var bytes = try read.firstBlob(db) {
                 bytes.append(contentsOf: writers[slot].bytes)
                 update.bind(2, key.pair)
                 update.bind(3, key.day)
+                update.bind(4, key.span)
                 try update.step(db, bindingBlob: bytes, at: 1)
             } else {
                 insert.bind(1, key.pair)
                 insert.bind(2, key.day)
-                try insert.step(db, bindingBlob: writers[slot].bytes, at: 3)
+                insert.bind(3, key.span)
+                try insert.step(db, bindingBlob: writers[slot].bytes, at: 4)
             }
         }
         index.removeAll(keepingCapacity: true)
