@@ -91,19 +91,19 @@ import TallyTestSupport
         }
     }
 
-    /// A rebuild drops the roll-ups' index by recorded block while it folds; if the process stops before the
+    /// A rebuild drops the packed postings' index by span while it folds; if the process stops before the
     /// index is back, the next open folds that projector again, index included.
     @Test func aRebuildStoppedBeforeItsIndexesCameBackIsRedoneOnOpen() throws {
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 11)
             let before = try ledger.readModels.dump()
-            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX balance_rollup_days_by_recorded") }
+            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX posting_days_by_span") }
             try ledger.close()
             let reopened = try Ledger.open(at: root, options: .standard)
             let index = try reopened.read { db in
-                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'balance_rollup_days_by_recorded'")
+                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'posting_days_by_span'")
             }
-            #expect(index == "balance_rollup_days_by_recorded")
+            #expect(index == "posting_days_by_span")
             #expect(try reopened.readModels.dump() == before)
             try reopened.expectConsistent()
             try reopened.close()

@@ -18,9 +18,9 @@ import GRDB
 //                              └─ effective on D's day, up to D      → D's row of packed postings
 //                                                                      per account and commodity
 //   recorded in K's block      → nothing when K precedes the block's first event, the block's
-//                                cells when K follows its last, else the packed postings of
-//                                the (day, pair) rows the block touched (its day cells, by the
-//                                `balance_rollup_days_by_recorded` index) up to K and D
+//                                cells when K follows its last, else the shorter side of K in
+//                                packed postings found by span (`posting_days_by_span`): the
+//                                run up to K added, or the block's cells less the run after K
 //
 // Without K, the recorded conditions fall away: block cells, day cells, one day of postings.
 // The scan over every posting (`BalanceQueries.scannedBalances`) stays as the test oracle.
@@ -54,9 +54,6 @@ enum RollupBuckets {
 struct BalanceRollups {
     /// The tables, owned by ``BalancesProjector``.
     static let tables = ["balance_rollup_blocks", "balance_rollup_days", "balance_rollup_recorded"]
-    /// The day cells by recorded block: which (day, pair) rows hold postings recorded in a
-    /// block, for a question known at an instant inside it.
-    static let recordedIndex = "balance_rollup_days_by_recorded"
 
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -76,7 +73,6 @@ struct BalanceRollups {
                 amount INTEGER NOT NULL,
                 PRIMARY KEY (day, account, commodity, recorded_block)
             ) STRICT, WITHOUT ROWID;
-            CREATE INDEX \(recordedIndex) ON balance_rollup_days (recorded_block, day);
             CREATE TABLE balance_rollup_recorded (
                 recorded_block INTEGER PRIMARY KEY NOT NULL,
                 first_sequence INTEGER NOT NULL
@@ -222,21 +218,31 @@ struct BalanceRollups {
         let block = RollupBuckets.block(ofDay: day)
         let blockFirstDay = block * RollupBuckets.daysPerBlock
         var sums: [BalancePair: Int64] = [:]
-        func add(_ pair: BalancePair, _ amount: Int64) throws {
+        func add(_ pair: BalancePair, _ amount: Int64, negated: Bool = false) throws {
             if let includes, !includes(pair.account) { return }
-            sums[pair] = try PostingRules.add(sums[pair] ?? 0, amount)
+            let current = sums[pair] ?? 0
+            guard negated else {
+                sums[pair] = try PostingRules.add(current, amount)
+                return
+            }
+            let (difference, overflow) = current.subtractingReportingOverflow(amount)
+            guard !overflow else { throw MoneyError.overflowing("the balance of \(pair.account) in \(pair.commodity)") }
+            sums[pair] = difference
         }
         let texts = try pairTexts(db)
         // The cells of whole recorded blocks before `cellBound`, and the day's postings recorded
         // before its start: all of them without K.
         var cellBound = Int64.max
-        var partialRun: (first: Int64, split: Int64, recordedBlock: Int64)?
+        /// Legs of a run of sequence numbers `[from, to)` effective by `asOf`, added or taken away.
+        var run: (from: Int64, to: Int64, negated: Bool)?
         if let knownAt {
             let recordedBlock = RollupBuckets.block(knownAt)
             // The postings recorded in K's block are one run of sequence numbers from the
             // block's first; those recorded after K start at `split`. K before the run: the
-            // block counts for nothing; K after it: the block counts whole; else its cells are
-            // left out and the run up to K is summed from the packed postings.
+            // block counts for nothing; K after it: the block counts whole; else the shorter
+            // side is summed from the packed postings (found by span): the run up to K on top of
+            // the older blocks' cells, or the cells up to K's block less the run after K (a bulk
+            // load recorded in one block costs nothing when K follows it).
             let marks = try Row.fetchAll(db, sql: """
                 SELECT recorded_block, first_sequence FROM balance_rollup_recorded
                 WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
@@ -249,7 +255,13 @@ struct BalanceRollups {
                 if split >= next {
                     cellBound = recordedBlock + 1
                 } else if split > first {
-                    partialRun = (first, split, recordedBlock)
+                    let end = min(next, try PostingDays.sequenceEnd(db))
+                    if end - split < split - first {
+                        cellBound = recordedBlock + 1
+                        run = (split, end, true)
+                    } else {
+                        run = (first, split, false)
+                    }
                 }
             }
         }
@@ -270,20 +282,11 @@ struct BalanceRollups {
             guard leg.effectiveAt <= asOf, leg.sequence < dayBound, let texts = texts[pair] else { return }
             try add(texts, leg.amount)
         }
-        // The run of K's block up to K, effective by `asOf` (on `day` or before it).
-        if let run = partialRun {
-            let cells = try Row.fetchAll(db, sql: """
-                SELECT b.pair, r.day FROM balance_rollup_days r JOIN balances b ON b.account = r.account AND b.commodity = r.commodity
-                WHERE r.recorded_block = ? AND r.day <= ?
-                """, arguments: [run.recordedBlock, day])
-            for cell in cells {
-                let pair: Int64 = cell[0]
-                let cellDay: Int64 = cell[1]
-                guard let texts = texts[pair] else { continue }
-                try PostingDays.forEachLeg(ofPair: pair, fromDay: cellDay, throughDay: cellDay, db) { leg in
-                    guard leg.effectiveAt <= asOf, leg.sequence >= run.first, leg.sequence < run.split else { return }
-                    try add(texts, leg.amount)
-                }
+        // The run of K's block on either side of K, effective by `asOf` (on `day` or before it).
+        if let run {
+            try PostingDays.forEachLeg(inSequences: run.from..<run.to, throughDay: day, db) { pair, leg in
+                guard leg.effectiveAt <= asOf, let texts = texts[pair] else { return }
+                try add(texts, leg.amount, negated: run.negated)
             }
         }
         return sums

@@ -76,9 +76,9 @@ public struct BalancesProjector: Projector {
         try fold.flushPostings()
     }
 
-    /// `apply` never reads roll-up cells by recorded block nor recorded times by time: a
-    /// rebuild builds those indexes once at the end.
-    public var indexesDeferredOnRebuild: [String] { [BalanceRollups.recordedIndex, "recorded_times_by_time"] }
+    /// `apply` never reads packed postings by span nor recorded times by time: a rebuild
+    /// builds those indexes once at the end.
+    public var indexesDeferredOnRebuild: [String] { [PostingDays.spanIndex, "recorded_times_by_time"] }
 
     /// Keeps every version of every transaction (``ChangesTransactionVersion``), each with the
     /// recorded interval it was in force: from its event's recorded time until the recorded

@@ -37,6 +37,9 @@ struct StoredLeg {
 enum PostingDays {
     /// The tables, owned by ``BalancesProjector``.
     static let tables = ["posting_days", "recorded_times"]
+    /// The rows by span: the postings of a run of sequence numbers, for a question known at
+    /// an instant inside a recorded block.
+    static let spanIndex = "posting_days_by_span"
     /// A row holds the legs of events whose sequence numbers agree but for their low 7 bits
     /// (its `span`, the sequence number shifted right by this): a pair busy all day appends to
     /// a row of at most 128 events' legs, never to one that grows with the day.
@@ -56,6 +59,7 @@ enum PostingDays {
                 recorded_at INTEGER NOT NULL
             ) STRICT;
             CREATE INDEX recorded_times_by_time ON recorded_times (recorded_at);
+            CREATE INDEX \(spanIndex) ON posting_days (span);
             """)
     }
 
@@ -119,6 +123,28 @@ enum PostingDays {
             let pair: Int64 = row[0]
             try legs(of: row, column: 2, day: day) { try body(pair, $0) }
         }
+    }
+
+    /// Calls `body` with each leg of the events `sequences` effective on a UTC day up to
+    /// `throughDay`, with its pair: the rows of the spans the run covers, through
+    /// `posting_days_by_span`.
+    static func forEachLeg(inSequences sequences: Range<Int64>, throughDay: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
+        guard !sequences.isEmpty else { return }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT pair, day, legs FROM posting_days WHERE span >= ? AND span <= ? AND day <= ?
+            """), arguments: [sequences.lowerBound >> spanShift, (sequences.upperBound - 1) >> spanShift, throughDay])
+        while let row = try rows.next() {
+            let pair: Int64 = row[0]
+            try legs(of: row, column: 2, day: row[1]) { leg in
+                if sequences.contains(leg.sequence) { try body(pair, leg) }
+            }
+        }
+    }
+
+    /// One past the highest sequence number a row can hold (the end of the last span).
+    static func sequenceEnd(_ db: Database) throws -> Int64 {
+        let span = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(span) FROM posting_days")) ?? -1
+        return (span + 1) << spanShift
     }
 
     /// Calls `body` with every leg of every pair, with its pair, by pair then day.
