@@ -195,15 +195,17 @@ final class BalancesFold {
     /// fold did.
     private func number(of pair: BalancePair, sequence: Int64) throws -> Int {
         if let number = pairNumbers[pair] { return number }
-        if knownAccounts.insert(pair.account).inserted {
-            insertAccount.setUncheckedArguments([pair.account, (LedgerAccounts.kind(of: pair.account) ?? .asset).rawValue, sequence])
-            try insertAccount.execute()
-        }
         let row: Int64
         if let existing = try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT pair FROM balances WHERE account = ? AND commodity = ?"), arguments: [pair.account, pair.commodity]) {
+            // A pair's row is made after its account's, and neither is ever deleted.
+            knownAccounts.insert(pair.account)
             row = existing
         } else {
+            if knownAccounts.insert(pair.account).inserted {
+                insertAccount.setUncheckedArguments([pair.account, (LedgerAccounts.kind(of: pair.account) ?? .asset).rawValue, sequence])
+                try insertAccount.execute()
+            }
             try db.cachedStatement(sql: "INSERT INTO balances (account, commodity, amount) VALUES (?, ?, 0)")
                 .execute(arguments: [pair.account, pair.commodity])
             row = db.lastInsertedRowID
