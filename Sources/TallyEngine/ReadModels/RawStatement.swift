@@ -30,13 +30,6 @@ struct RawStatement {
         }
     }
 
-    /// Binds text that SQLite reads in place, without copying it: `text` must stay alive and
-    /// unchanged until the parameter is bound again or ``clearBindings()`` runs.
-    @inline(__always)
-    func bind(_ index: Int32, _ text: InternedText) {
-        sqlite3_bind_text(statement.sqliteStatement, index, text.bytes, text.count, SQLITE_STATIC)
-    }
-
     /// Runs the statement once with `text` bound in place at `index` (and the other values
     /// bound before), then resets it and unbinds the text.
     func step(_ db: Database, binding text: String, at index: Int32) throws {
@@ -122,23 +115,3 @@ struct RawStatement {
 private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 /// SQLite's "the bytes stay put" destructor marker.
 private let SQLITE_STATIC: sqlite3_destructor_type? = nil
-
-/// A string's UTF-8 bytes at a fixed address for as long as the object lives, to bind in
-/// place (``RawStatement/bind(_:_:)-(Int32,InternedText)``) when the same text is bound
-/// many times, such as an account name on every posting.
-final class InternedText {
-    let string: String
-    let bytes: UnsafeMutablePointer<CChar>
-    let count: Int32
-
-    init(_ string: String) {
-        self.string = string
-        let utf8 = Array(string.utf8)
-        let bytes = UnsafeMutablePointer<CChar>.allocate(capacity: max(utf8.count, 1))
-        for (index, byte) in utf8.enumerated() { bytes[index] = CChar(bitPattern: byte) }
-        self.bytes = bytes
-        count = Int32(utf8.count)
-    }
-
-    deinit { bytes.deallocate() }
-}

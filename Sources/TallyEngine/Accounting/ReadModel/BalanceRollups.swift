@@ -6,8 +6,10 @@ import GRDB
 //
 // Every posting lands in two cells, keyed by its effective bucket and its recorded block:
 //
-//   balance_rollup_blocks  (effective block of 32 UTC days, account, commodity, recorded block)
-//   balance_rollup_days    (effective UTC day,             account, commodity, recorded block)
+//   balance_rollup_blocks  (effective block of 32 UTC days, pair, recorded block)
+//   balance_rollup_days    (effective UTC day,             pair, recorded block)
+//
+// (a pair is an account and commodity, by the number of its `balances` row)
 //
 // and the first event of every recorded block is marked (balance_rollup_recorded), so the
 // postings recorded in one block are a contiguous run of sequence numbers (recorded times
@@ -59,19 +61,17 @@ struct BalanceRollups {
         try db.execute(sql: """
             CREATE TABLE balance_rollup_blocks (
                 block INTEGER NOT NULL,
-                account TEXT NOT NULL,
-                commodity TEXT NOT NULL,
+                pair INTEGER NOT NULL,
                 recorded_block INTEGER NOT NULL,
                 amount INTEGER NOT NULL,
-                PRIMARY KEY (block, account, commodity, recorded_block)
+                PRIMARY KEY (block, pair, recorded_block)
             ) STRICT, WITHOUT ROWID;
             CREATE TABLE balance_rollup_days (
                 day INTEGER NOT NULL,
-                account TEXT NOT NULL,
-                commodity TEXT NOT NULL,
+                pair INTEGER NOT NULL,
                 recorded_block INTEGER NOT NULL,
                 amount INTEGER NOT NULL,
-                PRIMARY KEY (day, account, commodity, recorded_block)
+                PRIMARY KEY (day, pair, recorded_block)
             ) STRICT, WITHOUT ROWID;
             CREATE TABLE balance_rollup_recorded (
                 recorded_block INTEGER PRIMARY KEY NOT NULL,
@@ -110,12 +110,12 @@ struct BalanceRollups {
     init(_ db: Database) throws {
         self.db = db
         upsertBlock = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO balance_rollup_blocks (block, account, commodity, recorded_block, amount) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (block, account, commodity, recorded_block) DO UPDATE SET amount = amount + excluded.amount
+            INSERT INTO balance_rollup_blocks (block, pair, recorded_block, amount) VALUES (?, ?, ?, ?)
+            ON CONFLICT (block, pair, recorded_block) DO UPDATE SET amount = amount + excluded.amount
             """))
         upsertDay = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO balance_rollup_days (day, account, commodity, recorded_block, amount) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (day, account, commodity, recorded_block) DO UPDATE SET amount = amount + excluded.amount
+            INSERT INTO balance_rollup_days (day, pair, recorded_block, amount) VALUES (?, ?, ?, ?)
+            ON CONFLICT (day, pair, recorded_block) DO UPDATE SET amount = amount + excluded.amount
             """))
         markRecorded = try db.cachedStatement(sql: "INSERT OR IGNORE INTO balance_rollup_recorded (recorded_block, first_sequence) VALUES (?, ?)")
     }
@@ -129,9 +129,9 @@ struct BalanceRollups {
         try markRecorded.execute()
     }
 
-    /// Adds one posting of the pair numbered `pair` in `pairs` to its block cell and its
+    /// Adds one posting of the pair numbered `pair` (its `balances` row in `pairs`) to its block cell and its
     /// day cell.
-    mutating func add(_ amount: Int64, pair: Int, effectiveAt: Int64, recordedAt: Int64, pairs: [BalancePairTexts]) throws {
+    mutating func add(_ amount: Int64, pair: Int, effectiveAt: Int64, recordedAt: Int64, pairs: [Int64]) throws {
         let day = RollupBuckets.day(effectiveAt)
         let recordedBlock = RollupBuckets.block(recordedAt)
         while openDays.count <= pair {
@@ -144,7 +144,7 @@ struct BalanceRollups {
 
     /// Adds to the pair's open cell when the posting lands in it; otherwise the open cell
     /// joins `pending` and this one opens.
-    private mutating func add(_ amount: Int64, isDay: Bool, bucket: Int64, pair: Int, recordedBlock: Int64, _ pairs: [BalancePairTexts]) throws {
+    private mutating func add(_ amount: Int64, isDay: Bool, bucket: Int64, pair: Int, recordedBlock: Int64, _ pairs: [Int64]) throws {
         let open = isDay ? openDays[pair] : openBlocks[pair]
         var next = OpenCell(bucket: bucket, recordedBlock: recordedBlock, amount: amount)
         if let open {
@@ -158,7 +158,7 @@ struct BalanceRollups {
         if isDay { openDays[pair] = next } else { openBlocks[pair] = next }
     }
 
-    private mutating func add(_ amount: Int64, to cell: Cell, _ pairs: [BalancePairTexts]) throws {
+    private mutating func add(_ amount: Int64, to cell: Cell, _ pairs: [Int64]) throws {
         let current = pending[cell] ?? 0
         let (sum, overflow) = current.addingReportingOverflow(amount)
         if overflow {
@@ -169,13 +169,12 @@ struct BalanceRollups {
         }
     }
 
-    private func write(_ amount: Int64, to cell: Cell, _ pairs: [BalancePairTexts]) throws {
+    private func write(_ amount: Int64, to cell: Cell, _ pairs: [Int64]) throws {
         let statement = cell.isDay ? upsertDay : upsertBlock
         statement.bind(1, cell.bucket)
-        statement.bind(2, pairs[cell.pair].account)
-        statement.bind(3, pairs[cell.pair].commodity)
-        statement.bind(4, cell.recordedBlock)
-        statement.bind(5, amount)
+        statement.bind(2, pairs[cell.pair])
+        statement.bind(3, cell.recordedBlock)
+        statement.bind(4, amount)
         try statement.step(db)
     }
 
@@ -185,8 +184,8 @@ struct BalanceRollups {
         upsertDay.clearBindings()
     }
 
-    /// Writes the summed cells; `pairs` names the pairs by number.
-    mutating func flush(pairs: [BalancePairTexts]) throws {
+    /// Writes the summed cells; `pairs` holds each pair's `balances` row, by number.
+    mutating func flush(pairs: [Int64]) throws {
         for pair in openDays.indices {
             if let open = openDays[pair] {
                 try add(open.amount, to: Cell(isDay: true, bucket: open.bucket, pair: pair, recordedBlock: open.recordedBlock), pairs)
@@ -266,13 +265,16 @@ struct BalanceRollups {
             }
         }
         for row in try Row.fetchAll(db, sql: """
-            SELECT account, commodity, SUM(amount) AS amount FROM (
-                SELECT account, commodity, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?
+            SELECT pair, SUM(amount) AS amount FROM (
+                SELECT pair, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?
                 UNION ALL
-                SELECT account, commodity, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?
-            ) GROUP BY account, commodity
+                SELECT pair, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?
+            ) GROUP BY pair
             """, arguments: [block, cellBound, blockFirstDay, day, cellBound]) {
-            try add(BalancePair(account: row[BalancesColumns.account], commodity: row[BalancesColumns.commodity]), row[BalancesColumns.amount])
+            guard let pair = texts[row[BalancesColumns.pair]] else {
+                throw LedgerError(.inconsistentLog, "the balances read model has roll-up cells of a pair it has no balance row for; run `tally rebuild`")
+            }
+            try add(pair, row[BalancesColumns.amount])
         }
         // The day's postings up to `asOf`, recorded before the first block left out.
         let dayBound = cellBound == Int64.max

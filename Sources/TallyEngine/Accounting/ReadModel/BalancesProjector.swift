@@ -12,7 +12,8 @@ public struct BalancesProjector: Projector {
     /// 8: a posting names its account and commodity by the number of their `balances` row
     /// (`pair`), not by two texts, in the table and in its index.
     /// 9: postings packed per pair and effective day (`posting_days`), recorded times per
-    /// change (`recorded_times`), instead of a row and an index entry per leg.
+    /// change (`recorded_times`), instead of a row and an index entry per leg; roll-up cells
+    /// keyed by pair number, not by two texts.
     public let version = 9
     public let tables = ["accounts", "balances", "transaction_versions"] + PostingDays.tables + BalanceRollups.tables
 
@@ -138,8 +139,6 @@ final class BalancesFold {
     private let insertAccount: Statement
     private var knownAccounts: Set<String> = []
     private var pairNumbers: [BalancePair: Int] = [:]
-    /// The texts of each pair, by number, bound in place.
-    private var pairs: [BalancePairTexts] = []
     /// The `balances` row of each pair, by number: the `pair` its postings store.
     private var pairRows: [Int64] = []
     /// The summed change of each pair not yet written (nil: none since the last write).
@@ -171,7 +170,7 @@ final class BalancesFold {
                 postingDays.add(StoredLeg(sequence: sequence, leg: Int64(leg), amount: amount, effectiveAt: effectiveAt,
                                           eventCode: eventCode, cause: cause), pair: pairRows[pair])
                 try add(amount, to: pair)
-                try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairs)
+                try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairRows)
             }
         }
         switch event.body.payload {
@@ -210,9 +209,8 @@ final class BalancesFold {
                 .execute(arguments: [pair.account, pair.commodity])
             row = db.lastInsertedRowID
         }
-        let number = pairs.count
+        let number = pairRows.count
         pairNumbers[pair] = number
-        pairs.append(BalancePairTexts(account: InternedText(pair.account), commodity: InternedText(pair.commodity)))
         pairRows.append(row)
         pending.append(nil)
         return number
@@ -248,7 +246,7 @@ final class BalancesFold {
 
     /// Writes the summed roll-up cells (at the end of a run: no rule reads them).
     func flushRollups() throws {
-        try rollups.flush(pairs: pairs)
+        try rollups.flush(pairs: pairRows)
     }
 
     /// Appends the run's packed postings to their rows.
@@ -276,12 +274,6 @@ struct BalancePair: Hashable {
         if account != other.account { return account.utf8.lexicographicallyPrecedes(other.account.utf8) }
         return commodity.utf8.lexicographicallyPrecedes(other.commodity.utf8)
     }
-}
-
-/// The texts of a ``BalancePair``, bound in place by the fold's statements.
-struct BalancePairTexts {
-    let account: InternedText
-    let commodity: InternedText
 }
 
 /// Posting lookups during a run: balances are read after the run's pending changes are
