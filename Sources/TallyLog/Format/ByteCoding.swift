@@ -35,16 +35,17 @@ struct ByteWriter {
 }
 
 /// Reads little-endian fixed-width integers and varints; returns `nil` on short or malformed input.
-struct ByteReader {
+/// Package access: the engine reads its packed read-model rows with it.
+package struct ByteReader {
     let base: UnsafeRawBufferPointer
-    var position: Int
+    package var position: Int
 
-    init(_ base: UnsafeRawBufferPointer, position: Int = 0) {
+    package init(_ base: UnsafeRawBufferPointer, position: Int = 0) {
         self.base = base
         self.position = position
     }
 
-    var remaining: Int { base.count - position }
+    package var remaining: Int { base.count - position }
 
     @inline(__always) mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) -> T? {
         let size = MemoryLayout<T>.size
@@ -54,7 +55,7 @@ struct ByteReader {
         return value
     }
 
-    @inline(__always) mutating func readVarint() -> UInt64? {
+    @inline(__always) package mutating func readVarint() -> UInt64? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while position < base.count {
@@ -69,7 +70,7 @@ struct ByteReader {
         return nil
     }
 
-    @inline(__always) mutating func readZigzag() -> Int64? {
+    @inline(__always) package mutating func readZigzag() -> Int64? {
         guard let raw = readVarint() else { return nil }
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }

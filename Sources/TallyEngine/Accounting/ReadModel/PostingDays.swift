@@ -1,5 +1,6 @@
 import Foundation
 package import GRDB
+import TallyLog
 
 // Postings of the balances read model, stored one row per account-and-commodity pair and
 // effective UTC day (DESIGN.md "Time travel and audit"):
@@ -76,53 +77,35 @@ enum PostingDays {
 
     /// Calls `body` with each leg of one row's bytes, in log order.
     static func forEachLeg(in bytes: UnsafeRawBufferPointer, day: Int64, _ body: (StoredLeg) throws -> Void) throws {
-        var offset = 0
-        func varint() throws -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                guard offset < bytes.count, shift < 64 else {
-                    throw StoreError(.readModelsDisagree, "the postings of day \(day) in the balances read model are damaged; run `tally rebuild`")
-                }
-                let byte = bytes[offset]
-                offset += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-        }
+        var reader = ByteReader(bytes)
         let dayStart = day * RollupBuckets.dayMicroseconds
-        while offset < bytes.count {
-            let sequence = Int64(bitPattern: try varint())
-            let leg = Int64(bitPattern: try varint())
-            let zigzag = try varint()
-            let amount = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-            let inDay = try varint()
+        while reader.remaining > 0 {
+            guard let sequence = reader.readVarint().map(Int64.init(bitPattern:)), let leg = reader.readVarint(),
+                  let amount = reader.readZigzag(), let inDay = reader.readVarint(), let eventCode = reader.readVarint(),
+                  let causeDistance = reader.readVarint().map(Int64.init(bitPattern:))
+            else {
+                throw StoreError(.readModelsDisagree, "the postings of day \(day) in the balances read model are damaged; run `tally rebuild`")
+            }
             let micros = inDay & 1 == 0 ? (inDay >> 1) * 1_000_000 : inDay >> 1
-            let eventCode = Int64(bitPattern: try varint())
-            let causeDistance = Int64(bitPattern: try varint())
-            try body(StoredLeg(sequence: sequence, leg: leg, amount: amount, effectiveAt: dayStart + Int64(bitPattern: micros),
-                               eventCode: eventCode, cause: causeDistance == 0 ? nil : sequence - causeDistance))
+            try body(StoredLeg(sequence: sequence, leg: Int64(bitPattern: leg), amount: amount, effectiveAt: dayStart + Int64(bitPattern: micros),
+                               eventCode: Int64(bitPattern: eventCode), cause: causeDistance == 0 ? nil : sequence - causeDistance))
         }
     }
 
     /// Calls `body` with each leg of the pair whose `balances` row is `pair`, effective on the
     /// UTC days `fromDay` through `throughDay`: by day, then log order (not by time within a day).
     static func forEachLeg(ofPair pair: Int64, fromDay: Int64, throughDay: Int64, _ db: Database, _ body: (StoredLeg) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day, span")
-        try forEachRow(statement, arguments: [pair, fromDay, throughDay], body)
+        try forEachLeg(ofRows: db.cachedStatement(sql: """
+            SELECT pair, day, legs FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day, span
+            """), arguments: [pair, fromDay, throughDay]) { try body($1) }
     }
 
     /// Calls `body` with each pair's legs effective on one UTC day (by pair, then log order): one seek per pair the
     /// balances know (`CROSS JOIN` keeps them the outer loop), no index by day.
     static func forEachLeg(onDay day: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+        try forEachLeg(ofRows: db.cachedStatement(sql: """
             SELECT d.pair, d.day, d.legs FROM balances b CROSS JOIN posting_days d WHERE d.pair = b.pair AND d.day = ? ORDER BY b.pair, d.span
-            """), arguments: [day])
-        while let row = try rows.next() {
-            let pair: Int64 = row[0]
-            try legs(of: row, column: 2, day: day) { try body(pair, $0) }
-        }
+            """), arguments: [day], body)
     }
 
     /// Calls `body` with each leg of the events `sequences` effective on a UTC day up to
@@ -130,14 +113,10 @@ enum PostingDays {
     /// `posting_days_by_span`.
     static func forEachLeg(inSequences sequences: Range<Int64>, throughDay: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
         guard !sequences.isEmpty else { return }
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+        try forEachLeg(ofRows: db.cachedStatement(sql: """
             SELECT pair, day, legs FROM posting_days WHERE span >= ? AND span <= ? AND day <= ?
-            """), arguments: [sequences.lowerBound >> spanShift, (sequences.upperBound - 1) >> spanShift, throughDay])
-        while let row = try rows.next() {
-            let pair: Int64 = row[0]
-            try legs(of: row, column: 2, day: row[1]) { leg in
-                if sequences.contains(leg.sequence) { try body(pair, leg) }
-            }
+            """), arguments: [sequences.lowerBound >> spanShift, (sequences.upperBound - 1) >> spanShift, throughDay]) { pair, leg in
+            if sequences.contains(leg.sequence) { try body(pair, leg) }
         }
     }
 
@@ -149,11 +128,7 @@ enum PostingDays {
 
     /// Calls `body` with every leg of every pair, with its pair, by pair then day.
     static func forEveryLeg(_ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT pair, day, legs FROM posting_days ORDER BY pair, day, span")
-        while let row = try rows.next() {
-            let pair: Int64 = row[0]
-            try legs(of: row, column: 2, day: row[1]) { try body(pair, $0) }
-        }
+        try forEachLeg(ofRows: db.cachedStatement(sql: "SELECT pair, day, legs FROM posting_days ORDER BY pair, day, span"), arguments: [], body)
     }
 
     /// The earliest effective time of the pair's legs from `fromDay` on that pass `where`:
@@ -173,10 +148,13 @@ enum PostingDays {
         return earliest?.at
     }
 
-    private static func forEachRow(_ statement: Statement, arguments: StatementArguments, _ body: (StoredLeg) throws -> Void) throws {
+    /// Calls `body` with each leg of the rows `statement` selects as (pair, day, legs), with
+    /// its pair.
+    private static func forEachLeg(ofRows statement: Statement, arguments: StatementArguments, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
         let rows = try Row.fetchCursor(statement, arguments: arguments)
         while let row = try rows.next() {
-            try legs(of: row, column: 1, day: row[0], body)
+            let pair: Int64 = row[0]
+            try legs(of: row, column: 2, day: row[1]) { try body(pair, $0) }
         }
     }
 
@@ -322,7 +300,7 @@ package enum PostingSums {
         case .prefixed(let prefix):
             includes = { $0.hasPrefix(prefix) }
         }
-        let sums = try BalanceRollups.sums(db, asOf: effectiveThrough, knownAt: recordedThrough == Int64.max ? nil : recordedThrough, of: includes)
+        let sums = try BalanceRollups.sums(db, asOf: effectiveThrough, knownAt: recordedThrough, of: includes)
         return sums.filter { commodity == nil || $0.key.commodity == commodity }
             .sorted { $0.key.precedes($1.key) }
             .map { ($0.key.account, $0.key.commodity, $0.value) }

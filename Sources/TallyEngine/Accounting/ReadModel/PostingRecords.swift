@@ -17,7 +17,7 @@ enum PostingRecords {
     static func openingBalances(of account: String, before start: Int64, recordedBound: Int64, _ db: Database) throws -> [String: Int64] {
         guard start > Int64.min else { return [:] }
         var opening: [String: Int64] = [:]
-        let sums = try BalanceRollups.sums(db, asOf: start - 1, knownAt: recordedBound == Int64.max ? nil : recordedBound, of: { $0 == account })
+        let sums = try BalanceRollups.sums(db, asOf: start - 1, knownAt: recordedBound, of: { $0 == account })
         for (pair, amount) in sums { opening[pair.commodity] = amount }
         return opening
     }
