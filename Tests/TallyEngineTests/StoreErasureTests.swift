@@ -29,12 +29,21 @@ import TallyTestSupport
             account: "Assets:Cash", counterAccount: "Income:Gift", amount: usd("12.00"), payee: "Philippa Marsh")))])
     }
 
+    /// Creates an encrypted store under a new key holding one entry with a payee, closes it,
+    /// and returns the options that open it.
+    @discardableResult
+    static func encryptedStoreWithOneEntry(at root: String, keyring: (any LedgerKeyring)? = nil) throws -> Ledger.Options {
+        let key = try LedgerKey(text: LedgerKey.newKeyText(), origin: "k")
+        let options = Self.encryptedOptions(key, keyring: keyring)
+        let ledger = try Ledger.create(at: root, name: "H", baseCurrency: .usd, timeZone: "UTC", options: options)
+        try Self.record(ledger)
+        try ledger.close()
+        return options
+    }
+
     @Test func erasingAnEncryptedStoreDeletesItsKeysFirstThenEverythingElse() throws {
         try withTemporaryStore { root in
-            let key = try LedgerKey(text: LedgerKey.newKeyText(), origin: "k")
-            let ledger = try Ledger.create(at: root, name: "H", baseCurrency: .usd, timeZone: "UTC", options: Self.encryptedOptions(key))
-            try Self.record(ledger)
-            try ledger.close()
+            try Self.encryptedStoreWithOneEntry(at: root)
             let readModels = StoreLayout(root: root).runtimeReadModelPath
             #expect(FileManager.default.fileExists(atPath: readModels))
             let deleted = try StoreErasure.eraseEverything(at: root)
@@ -53,10 +62,7 @@ import TallyTestSupport
     /// store, for an encrypted one): it holds what they hold, so erasing goes for it too.
     @Test func erasingDeletesTheFileOfARebuildThatWasKilled() throws {
         try withTemporaryStore { root in
-            let key = try LedgerKey(text: LedgerKey.newKeyText(), origin: "k")
-            let ledger = try Ledger.create(at: root, name: "H", baseCurrency: .usd, timeZone: "UTC", options: Self.encryptedOptions(key))
-            try Self.record(ledger)
-            try ledger.close()
+            try Self.encryptedStoreWithOneEntry(at: root)
             let readModels = StoreLayout(root: root).runtimeReadModelPath
             let leftover = readModels + ".rebuilding"
             try FileManager.default.copyItem(atPath: readModels, toPath: leftover)
@@ -69,11 +75,7 @@ import TallyTestSupport
     @Test func aCopyOfTheLogOpensNothingOnceTheKeyringsKeysAreGone() throws {
         try withTemporaryStore { root in
             let keyring = MemoryKeyring()
-            let key = try LedgerKey(text: LedgerKey.newKeyText(), origin: "k")
-            let options = Self.encryptedOptions(key, keyring: keyring)
-            let ledger = try Ledger.create(at: root, name: "H", baseCurrency: .usd, timeZone: "UTC", options: options)
-            try Self.record(ledger)
-            try ledger.close()
+            let options = try Self.encryptedStoreWithOneEntry(at: root, keyring: keyring)
             let backup = root + "-backup"
             try FileManager.default.copyItem(atPath: root, toPath: backup)
             defer { try? FileManager.default.removeItem(atPath: backup) }
