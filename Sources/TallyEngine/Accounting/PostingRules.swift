@@ -118,6 +118,10 @@ public protocol MovesNoMoney: EventPayload {}
 extension MovesMoney {
     /// ``PostingDeclaration/movesMoney``.
     public static var postingDeclaration: PostingDeclaration { .movesMoney }
+    /// ``postings(at:context:)``.
+    public func declaredPostings(at effectiveAt: Instant, context: some PostingContext) throws -> [Posting] {
+        try postings(at: effectiveAt, context: context)
+    }
 }
 
 extension MovesNoMoney {
@@ -133,6 +137,13 @@ public protocol ChangesTransactionVersion: MovesMoney {
     func versionChange(at effectiveAt: Instant, context: some PostingContext) throws -> TransactionVersionChange?
 }
 
+extension ChangesTransactionVersion {
+    /// ``versionChange(at:context:)``.
+    public func declaredVersionChange(at effectiveAt: Instant, context: some PostingContext) throws -> TransactionVersionChange? {
+        try versionChange(at: effectiveAt, context: context)
+    }
+}
+
 /// The double-entry meaning of events, as each event type declares it (``MovesMoney``): the
 /// one entry point that folds use, and the helpers declarations share.
 public enum PostingRules {
@@ -140,15 +151,13 @@ public enum PostingRules {
     ///
     /// - Throws: `MoneyError` on overflow — the log holds an amount no sum can carry.
     public static func postings(for event: Event, context: some PostingContext) throws -> [Posting] {
-        guard let moving = event.body.payload as? any MovesMoney else { return [] }
-        return try moving.postings(at: event.effectiveAt, context: context)
+        try event.body.payload.declaredPostings(at: event.effectiveAt, context: context)
     }
 
     /// How an event changes a transaction's current version, the one a later amendment or
     /// deletion reverses; nil for every event that changes none (``ChangesTransactionVersion``).
     public static func versionChange(for event: Event, context: some PostingContext) throws -> TransactionVersionChange? {
-        guard let changing = event.body.payload as? any ChangesTransactionVersion else { return nil }
-        return try changing.versionChange(at: event.effectiveAt, context: context)
+        try event.body.payload.declaredVersionChange(at: event.effectiveAt, context: context)
     }
 
     /// Two legs: `amount` into `target`, out of `source`.

@@ -38,12 +38,25 @@ public protocol EventPayload: BinaryCodable, Codable, Hashable, Sendable {
     /// What the type says it does to balances: conforming to ``MovesMoney`` or
     /// ``MovesNoMoney`` sets it; do not implement it yourself.
     static var postingDeclaration: PostingDeclaration { get }
+    /// The legs this event posts, asked of the payload itself: a ``MovesMoney`` type's
+    /// ``MovesMoney/postings(at:context:)``, none for every other type. Conforming sets it;
+    /// do not implement it yourself. (A fold calls it on the payload it holds; a cast to
+    /// `any MovesMoney` would copy the payload, retaining every string in it, per event.)
+    func declaredPostings(at effectiveAt: Instant, context: some PostingContext) throws -> [Posting]
+    /// How this event changes a transaction's current version, asked of the payload itself:
+    /// a ``ChangesTransactionVersion`` type's answer, nil for every other type. Conforming
+    /// sets it; do not implement it yourself.
+    func declaredVersionChange(at effectiveAt: Instant, context: some PostingContext) throws -> TransactionVersionChange?
 }
 
 extension EventPayload {
     public static var legacyVersions: [any LegacyEventPayload.Type] { [] }
     /// Neither ``MovesMoney`` nor ``MovesNoMoney``: ``EventCatalog`` refuses the type.
     public static var postingDeclaration: PostingDeclaration { .undeclared }
+    /// No legs: the type does not move money.
+    public func declaredPostings(at effectiveAt: Instant, context: some PostingContext) throws -> [Posting] { [] }
+    /// No change: the type starts, moves or ends no transaction version.
+    public func declaredVersionChange(at effectiveAt: Instant, context: some PostingContext) throws -> TransactionVersionChange? { nil }
 }
 
 /// What an event type says it does to balances, as a value the catalog reads without a

@@ -268,30 +268,41 @@ extension Ledger {
     /// events it leaves out.
     static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, keys: LogKeys?, skipped: SkipCount) -> LedgerCommand {
         var command = LedgerCommand { db in
-            var seen: [String: NewEvent] = [:]
+            // Events are read where they lie and named by index: a copy of an event retains
+            // every string in it, and a batch of rows none of which was recorded before (the
+            // common case) is planned as it came, with no array built.
+            var seen: [String: Int] = [:]
             seen.reserveCapacity(events.count)
             var recorded: [(event: NewEvent, key: String, sequence: UInt64)] = []
-            var kept: [NewEvent] = []
-            kept.reserveCapacity(events.count)
-            for event in events {
-                if let key = event.idempotencyKey {
-                    if let earlier = seen[key] {
-                        guard Self.isSame(earlier, event) else {
-                            throw keyConflict(event, key: key, usedBy: earlier.origin ?? "an earlier event of the same input")
-                        }
-                        skipped.value.withLock { $0 += 1 }
-                        continue
+            var left: [Int] = []
+            for index in events.indices {
+                guard let key = events[index].idempotencyKey else { continue }
+                if let earlier = seen[key] {
+                    guard Self.isSame(events[earlier], events[index]) else {
+                        throw keyConflict(events[index], key: key, usedBy: events[earlier].origin ?? "an earlier event of the same input")
                     }
-                    seen[key] = event
-                    if let first = try IdempotencyProjector.firstSequence(of: key, db) {
-                        recorded.append((event, key, first))
-                        skipped.value.withLock { $0 += 1 }
-                        continue
-                    }
+                    left.append(index)
+                    continue
                 }
-                kept.append(event)
+                seen[key] = index
+                if let first = try IdempotencyProjector.firstSequence(of: key, db) {
+                    recorded.append((events[index], key, first))
+                    left.append(index)
+                }
             }
+            skipped.value.withLock { $0 += left.count }
             if !recorded.isEmpty { try requireSameAsRecorded(recorded, root: root, catalog: catalog, keys: keys) }
+            guard !left.isEmpty else { return events }
+            var kept: [NewEvent] = []
+            kept.reserveCapacity(events.count - left.count)
+            var skip = left.startIndex  // `left` is in ascending order
+            for index in events.indices {
+                if skip < left.endIndex, left[skip] == index {
+                    skip += 1
+                } else {
+                    kept.append(events[index])
+                }
+            }
             return kept
         }
         command.admitsEvents = admitting

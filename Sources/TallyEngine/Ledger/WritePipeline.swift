@@ -172,20 +172,22 @@ final class WritePipeline: Sendable {
         /// The sequence number each planned event has: its own, or a repeat's first one.
         var sequences: [UInt64] = []
         sequences.reserveCapacity(planned.count)
-        for (position, event) in planned.enumerated() {
+        // Each event is read where it lies in `planned`: a copy would retain every string in it.
+        for position in planned.indices {
             let sequence = first + UInt64(records.count)
-            if command.admitsEvents, let key = event.idempotencyKey, position > 0 || command.idempotencyKey == nil,
-               let existing = try repeatOf(event, key: key, draft: draft, db) {
+            if command.admitsEvents, let key = planned[position].idempotencyKey, position > 0 || command.idempotencyKey == nil,
+               let existing = try repeatOf(planned[position], key: key, draft: draft, db) {
                 sequences.append(existing)
                 continue
             }
-            let cause = try Self.resolve(event.cause, position: position, sequences: sequences, own: sequence)
-            var record = try catalog.preparedRecord(of: event) ?? catalog.record(for: event)
+            let cause = try Self.resolve(planned[position].cause, position: position, sequences: sequences, own: sequence)
+            var record = try catalog.preparedRecord(of: planned[position]) ?? catalog.record(for: planned[position])
             record.cause = cause.map { .sequence($0) }
             let folded = Event(
-                sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: event.effectiveAt, cause: cause,
-                idempotencyKey: event.idempotencyKey, body: event.body)
+                sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: planned[position].effectiveAt, cause: cause,
+                idempotencyKey: planned[position].idempotencyKey, body: planned[position].body)
             if command.admitsEvents {
+                let event = planned[position]
                 let label = event.origin ?? "event \(position + 1)"
                 let protected = try Admissibility.checkBefore(event, label: label, db)
                 do {
@@ -375,9 +377,11 @@ struct GroupDraft {
         recordCount += more.count
         if !isRehearsal {
             bytes += more.reduce(0) { $0 + LogWriter.boundBytes(of: $1) }
-            records.append(contentsOf: more)
+            // The first command's arrays are taken as they are: appending them to empty
+            // arrays would copy every record and event, retaining every string in them.
+            if records.isEmpty { records = more } else { records.append(contentsOf: more) }
         }
-        events.append(contentsOf: folded)
+        if events.isEmpty { events = folded } else { events.append(contentsOf: folded) }
         if let last = folded.last?.sequence {
             for name in checkpoints.keys { checkpoints[name] = max(checkpoints[name]!, last) }
         }

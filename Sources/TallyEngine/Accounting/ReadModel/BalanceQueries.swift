@@ -170,8 +170,7 @@ package enum BalanceQueries {
     package static func postings(of events: [NewEvent], _ db: Database) throws -> [Posting] {
         let context = DatabasePostingContext(db: db)
         return try events.flatMap { event -> [Posting] in
-            guard let moving = event.body.payload as? any MovesMoney else { return [] }
-            return try moving.postings(at: event.effectiveAt, context: context)
+            try event.body.payload.declaredPostings(at: event.effectiveAt, context: context)
         }
     }
 
