@@ -4,7 +4,8 @@ internal import Foundation
 /// (reading and parsing a file, building events) hands items through a bounded queue to
 /// the calling thread, which consumes them in order (checking them, or committing them).
 ///
-/// Memory: at most `queuedItemsMax` items wait, besides the one each side holds.
+/// Memory: at most `queuedItemsMax` items wait, besides the one each side holds and those
+/// consumed since the producer last put or woke (the producer's thread frees them: it made them).
 /// Order: the consumer sees every item the producer put, in order, and then the producer's
 /// error, if it threw one: an error is met exactly where a single thread would meet it.
 /// The producer's thread has always ended when ``run(produce:consume:)`` returns or throws.
@@ -41,6 +42,7 @@ enum Handoff<Item: Sendable> {
         do {
             while let item = try channel.take() {
                 try consume(item)
+                channel.giveBack(item)
             }
         } catch {
             channel.cancel()
@@ -53,6 +55,11 @@ enum Handoff<Item: Sendable> {
         private let queuedItemsMax: Int
         private let condition = NSCondition()
         private var queue: [Item] = []
+        /// Items consumed and handed back, freed by the producer's thread on its next `put`:
+        /// the producer allocated every string and array in them, and freeing them there
+        /// takes that work (and the allocator's cross-thread frees) off the consumer, which is
+        /// the import's busier side.
+        private var spent: [Item] = []
         private var isFinished = false
         private var isCancelled = false
         private var failure: (any Error)?
@@ -63,7 +70,18 @@ enum Handoff<Item: Sendable> {
         func put(_ item: Item) -> Bool {
             condition.lock()
             defer { condition.unlock() }
-            while queue.count >= queuedItemsMax && !isCancelled { condition.wait() }
+            while true {
+                if !spent.isEmpty {
+                    var consumed: [Item] = []
+                    swap(&consumed, &spent)
+                    condition.unlock()
+                    consumed.removeAll()  // freed here, outside the lock
+                    condition.lock()
+                    continue
+                }
+                guard queue.count >= queuedItemsMax && !isCancelled else { break }
+                condition.wait()
+            }
             guard !isCancelled else { return false }
             queue.append(item)
             condition.broadcast()
@@ -76,6 +94,14 @@ enum Handoff<Item: Sendable> {
             defer { condition.unlock() }
             isFinished = true
             failure = error
+            condition.broadcast()
+        }
+
+        /// The consumer is done with `item`: the producer frees it.
+        func giveBack(_ item: Item) {
+            condition.lock()
+            defer { condition.unlock() }
+            spent.append(item)
             condition.broadcast()
         }
 
