@@ -22,7 +22,7 @@ enum Handoff<Item: Sendable> {
     static func run(
         queuedItemsMax: Int,
         produce: @escaping @Sendable (_ put: (Item) throws -> Void) throws -> Void,
-        consume: (Item) throws -> Void
+        consume consumeItem: (Item) throws -> Void
     ) throws {
         precondition(queuedItemsMax > 0, "at least one item can wait")
         let channel = Channel(queuedItemsMax: queuedItemsMax)
@@ -38,11 +38,15 @@ enum Handoff<Item: Sendable> {
         }
         producer.stackSize = 4 << 20
         producer.start()
-        defer { channel.waitUntilFinished() }
+        defer {
+            channel.waitUntilFinished()
+            channel.freeSpent()  // the last few, consumed after the producer's last `put`
+        }
         do {
             while let item = try channel.take() {
-                try consume(item)
-                channel.giveBack(item)
+                try consumeItem(item)
+                // Moved, not copied: no reference stays on this thread to be released last.
+                channel.giveBack(consume item)
             }
         } catch {
             channel.cancel()
@@ -72,10 +76,8 @@ enum Handoff<Item: Sendable> {
             defer { condition.unlock() }
             while true {
                 if !spent.isEmpty {
-                    var consumed: [Item] = []
-                    swap(&consumed, &spent)
                     condition.unlock()
-                    consumed.removeAll()  // freed here, outside the lock
+                    freeSpent()  // outside the lock
                     condition.lock()
                     continue
                 }
@@ -97,8 +99,17 @@ enum Handoff<Item: Sendable> {
             condition.broadcast()
         }
 
+        /// Frees the items handed back and not yet freed (on the calling thread).
+        func freeSpent() {
+            condition.lock()
+            var consumed: [Item] = []
+            swap(&consumed, &spent)
+            condition.unlock()
+            consumed.removeAll()
+        }
+
         /// The consumer is done with `item`: the producer frees it.
-        func giveBack(_ item: Item) {
+        func giveBack(_ item: consuming Item) {
             condition.lock()
             defer { condition.unlock() }
             spent.append(item)

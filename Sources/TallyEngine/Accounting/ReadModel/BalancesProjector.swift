@@ -315,7 +315,7 @@ struct DatabasePostingContext: PostingContext {
     }
 
     func balance(of account: String, in commodity: Commodity) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT amount FROM balances WHERE account = ? AND commodity = ?", arguments: [account, commodity.code]) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT amount FROM balances WHERE account = ? AND commodity = ?"), arguments: [account, commodity.code]) ?? 0
     }
 
     func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {

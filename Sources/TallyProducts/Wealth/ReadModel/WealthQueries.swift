@@ -275,7 +275,7 @@ enum WealthQueries {
 
     /// The settings in force now: each setting's change latest in effective time.
     static func settings(_ account: String, _ db: Database) throws -> Settings {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM wealth_accounts WHERE account = ?", arguments: [account]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM wealth_accounts WHERE account = ?"), arguments: [account]) else {
             return Settings()
         }
         return Settings(
@@ -389,7 +389,7 @@ enum WealthQueries {
     }
 
     static func requireAccount(_ account: String, _ db: Database) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM wealth_accounts WHERE account = ?", arguments: [account]) != nil else {
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM wealth_accounts WHERE account = ?"), arguments: [account]) != nil else {
             throw LedgerError(.notFound, "there is no wealth account '\(account)'; its first deposit creates it")
         }
     }
