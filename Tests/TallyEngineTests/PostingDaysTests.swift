@@ -8,13 +8,16 @@ import TallyTestSupport
 /// legs appended run by run give the bytes of one run (so a rebuild, whatever its batches,
 /// writes what the folds wrote), and damaged bytes are refused by name.
 @Suite struct PostingDaysTests {
-    /// Random legs on one random day: amounts across the whole 64-bit range, effective times
-    /// on whole seconds and between them (before 1970 too), with and without a cause.
-    private static func legs(count: Int, random: inout SplitMix64) -> (day: Int64, legs: [StoredLeg]) {
+    /// Random legs on one random day, of events in one span of 128 sequence numbers (as a row
+    /// holds them): amounts across the whole 64-bit range, effective times on whole seconds
+    /// and between them (before 1970 too), with and without a cause.
+    private static func legs(count: Int, random: inout SplitMix64) -> (day: Int64, span: Int64, legs: [StoredLeg]) {
+        precondition(count <= 60, "60 legs, two sequence numbers apart at most, stay in one span")
         let day = Int64.random(in: -40_000...40_000, using: &random)
-        var sequence = Int64.random(in: 1...1_000_000_000, using: &random)
+        let span = Int64.random(in: 0...(1 << 40), using: &random)
+        var sequence = (span << PostingDays.spanShift) + Int64.random(in: 0...7, using: &random)
         let legs = (0..<count).map { _ -> StoredLeg in
-            sequence += Int64.random(in: 0...3, using: &random)
+            sequence += Int64.random(in: 0...2, using: &random)
             let amount: Int64 = switch Int.random(in: 0..<4, using: &random) {
             case 0: Int64.random(in: -10_000...10_000, using: &random)
             case 1: [Int64.max, Int64.min, 0, -1].randomElement(using: &random)!
@@ -28,12 +31,12 @@ import TallyTestSupport
                              effectiveAt: day * RollupBuckets.dayMicroseconds + inDay,
                              eventCode: Int64.random(in: 1...200, using: &random), cause: cause == sequence ? nil : cause)
         }
-        return (day, legs)
+        return (day, span, legs)
     }
 
-    private static func read(_ bytes: [UInt8], day: Int64) throws -> [StoredLeg] {
+    private static func read(_ bytes: [UInt8], day: Int64, span: Int64) throws -> [StoredLeg] {
         var read: [StoredLeg] = []
-        try bytes.withUnsafeBytes { try PostingDays.forEachLeg(in: $0, day: day) { read.append($0) } }
+        try bytes.withUnsafeBytes { try PostingDays.forEachLeg(in: $0, day: day, span: span) { read.append($0) } }
         return read
     }
 
@@ -41,10 +44,11 @@ import TallyTestSupport
         let seed = TestSeed.value(default: 20_261_126)
         var random = SplitMix64(seed: seed)
         for _ in 0..<200 {
-            let (day, legs) = Self.legs(count: Int.random(in: 1...60, using: &random), random: &random)
+            let (day, span, legs) = Self.legs(count: Int.random(in: 1...60, using: &random), random: &random)
             var writer = BinaryWriter()
             for leg in legs { PostingDays.append(leg, day: day, to: &writer) }
-            let read = try Self.read(writer.bytes, day: day)
+            #expect(legs.allSatisfy { $0.sequence >> PostingDays.spanShift == span }, "seed \(seed)")
+            let read = try Self.read(writer.bytes, day: day, span: span)
             #expect(read.count == legs.count, "seed \(seed)")
             for (ours, theirs) in zip(read, legs) {
                 #expect(ours.sequence == theirs.sequence && ours.leg == theirs.leg && ours.amount == theirs.amount
@@ -58,7 +62,7 @@ import TallyTestSupport
         let seed = TestSeed.value(default: 7)
         var random = SplitMix64(seed: seed)
         for _ in 0..<100 {
-            let (day, legs) = Self.legs(count: 40, random: &random)
+            let (day, _, legs) = Self.legs(count: 40, random: &random)
             var whole = BinaryWriter()
             for leg in legs { PostingDays.append(leg, day: day, to: &whole) }
             var runs: [UInt8] = []
@@ -74,13 +78,16 @@ import TallyTestSupport
         }
     }
 
-    @Test func aCutOrOverlongRowIsRefusedNamingTheDayAndTheWayOut() {
+    @Test func aCutOrOverlongRowIsRefusedNamingTheDayAndTheWayOut() throws {
         var writer = BinaryWriter()
         PostingDays.append(StoredLeg(sequence: 300, leg: 1, amount: -1_250, effectiveAt: 20_000 * RollupBuckets.dayMicroseconds + 5,
                                      eventCode: 12, cause: 299), day: 20_000, to: &writer)
-        for damaged in [Array(writer.bytes.dropLast()), writer.bytes.dropLast() + [0x80], [UInt8](repeating: 0xFF, count: 11)] {
+        #expect(try Self.read(writer.bytes, day: 20_000, span: 2).map(\.sequence) == [300])
+        // A leg's place in its span is one of 128: a larger one (here 128) is damage.
+        let beyondTheSpan: [UInt8] = [0x80, 0x01] + writer.bytes.dropFirst()
+        for damaged in [Array(writer.bytes.dropLast()), writer.bytes.dropLast() + [0x80], [UInt8](repeating: 0xFF, count: 11), beyondTheSpan] {
             #expect {
-                _ = try Self.read(damaged, day: 20_000)
+                _ = try Self.read(damaged, day: 20_000, span: 2)
             } throws: { error in
                 "\(error)".contains("day 20000") && "\(error)".contains("tally rebuild")
             }

@@ -183,6 +183,7 @@ extension Ledger {
                 throw changed("its SHA-256 differs")
             }
             if !batch.isEmpty { try commit() }
+            try readModels.truncateWriteAheadLog()
             return summary
         }
     }

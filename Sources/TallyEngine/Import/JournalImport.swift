@@ -248,6 +248,7 @@ extension Ledger {
             } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
                 throw changed(error.description)
             }
+            try readModels.truncateWriteAheadLog()
             return summary
         }
     }

@@ -34,12 +34,15 @@ struct RawStatement {
     /// bound before), then resets it and unbinds the text.
     func step(_ db: Database, binding text: String, at index: Int32) throws {
         var text = text
-        try text.withUTF8 { utf8 in
-            let handle = statement.sqliteStatement
-            sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_STATIC)
-            defer { sqlite3_bind_null(handle, index) }
-            try step(db)
-        }
+        try text.withUTF8 { try step(db, bindingText: UnsafeRawBufferPointer($0), at: index) }
+    }
+
+    /// ``step(_:binding:at:)`` with the text's UTF-8 bytes lying elsewhere.
+    func step(_ db: Database, bindingText utf8: UnsafeRawBufferPointer, at index: Int32) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_bind_text(handle, index, utf8.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_STATIC)
+        defer { sqlite3_bind_null(handle, index) }
+        try step(db)
     }
 
     /// Runs the statement with `text` bound in place at `index` and returns the first
@@ -47,21 +50,24 @@ struct RawStatement {
     /// resets it and unbinds the text: a point lookup without building a `Row`.
     func integer(_ db: Database, binding text: String, at index: Int32) throws -> Int64? {
         var text = text
-        return try text.withUTF8 { utf8 in
-            let handle = statement.sqliteStatement
-            sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_STATIC)
-            defer {
-                sqlite3_reset(handle)
-                sqlite3_bind_null(handle, index)
-            }
-            switch sqlite3_step(handle) {
-            case SQLITE_ROW:
-                return sqlite3_column_type(handle, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, 0)
-            case SQLITE_DONE:
-                return nil
-            case let code:
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
-            }
+        return try text.withUTF8 { try integer(db, bindingText: UnsafeRawBufferPointer($0), at: index) }
+    }
+
+    /// ``integer(_:binding:at:)`` with the text's UTF-8 bytes lying elsewhere.
+    func integer(_ db: Database, bindingText utf8: UnsafeRawBufferPointer, at index: Int32) throws -> Int64? {
+        let handle = statement.sqliteStatement
+        sqlite3_bind_text(handle, index, utf8.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_STATIC)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_bind_null(handle, index)
+        }
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW:
+            return sqlite3_column_type(handle, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, 0)
+        case SQLITE_DONE:
+            return nil
+        case let code:
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
         }
     }
 

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import GRDBSQLite
 public import GRDB
 import TallyLog
 
@@ -21,7 +22,7 @@ public final class ReadModelStore: Sendable {
     /// projector whose version changed, or that is new, starts again from sequence 0.
     public init(path: String, projectors: [any Projector], snapshots: SnapshotSettings? = nil) throws {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
         configuration.label = "tally.readmodels"
         configuration.prepareDatabase { db in try Self.prepareWriter(db) }
         try OwnerOnly.prepareDatabaseFile(path)
@@ -48,8 +49,44 @@ public final class ReadModelStore: Sendable {
     /// to a temporary file before it commits. Readers keep the defaults.
     static func prepareWriter(_ db: Database) throws {
         guard !db.configuration.readonly else { return }
-        try db.execute(sql: "PRAGMA cache_size = -\(writerCacheKiB); PRAGMA temp_store = MEMORY")
+        try db.execute(sql: "PRAGMA cache_size = -\(writerCacheKiB); PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = \(walSizeLimit)")
     }
+
+    /// The size the WAL is cut back to when it starts over after a checkpoint: a large group
+    /// of commands grows it, and without a limit it keeps its largest size on disk for good.
+    static let walSizeLimit = 4 << 20
+
+    /// Copies the WAL into the database file and cuts the WAL back to one page, waiting at
+    /// most `patience` milliseconds for readers still in it; after a bulk write (an import or
+    /// a rebuild) this leaves the store as small as its data. Returns false when a reader kept
+    /// it (the WAL is then cut back at a later checkpoint, ``walSizeLimit``).
+    ///
+    /// The WAL is left holding one page (the header page written again unchanged), not
+    /// empty: GRDB makes sure of a non-empty WAL whenever it opens a writer, by creating a
+    /// table and dropping it, which would change the file on the next open instead.
+    @discardableResult
+    func truncateWriteAheadLog(patience milliseconds: Int32 = 200) throws -> Bool {
+        try database.writeWithoutTransaction { db in try Self.truncateWriteAheadLog(db, patience: milliseconds) }
+    }
+
+    /// ``truncateWriteAheadLog(patience:)`` on the writer's connection.
+    @discardableResult
+    static func truncateWriteAheadLog(_ db: Database, patience milliseconds: Int32 = 200) throws -> Bool {
+        sqlite3_busy_timeout(db.sqliteConnection, milliseconds)
+        defer { sqlite3_busy_timeout(db.sqliteConnection, busyTimeoutMilliseconds) }
+        do {
+            _ = try db.checkpoint(.truncate)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            return false
+        }
+        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        try db.execute(sql: "PRAGMA user_version = \(version)")
+        return true
+    }
+
+    /// The busy timeout every connection of the read models is opened with
+    /// (`Configuration.busyMode`), in milliseconds.
+    static let busyTimeoutMilliseconds: Int32 = 10_000
 
     /// The writer's page cache, in KiB.
     static let writerCacheKiB = 16_384
@@ -72,7 +109,7 @@ public final class ReadModelStore: Sendable {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
         configuration.label = "tally.readmodels.reader"
         let database: DatabasePool
         do {
@@ -104,7 +141,7 @@ public final class ReadModelStore: Sendable {
     static func openIfIntact(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) -> ReadModelStore? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
         configuration.label = "tally.readmodels"
         guard let database = try? DatabasePool(path: path, configuration: configuration) else { return nil }
         let intact = (try? database.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" }) ?? false
@@ -355,7 +392,7 @@ public final class ReadModelStore: Sendable {
         }
         try database.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(cacheSize)")
-            try db.checkpoint(.truncate)
+            try Self.truncateWriteAheadLog(db)
         }
         try folded.get()
     }
@@ -392,7 +429,7 @@ extension ReadModelStore {
     static func rebuildTarget(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) -> RebuildTarget {
         guard FileManager.default.fileExists(atPath: path) else { return .newFile }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
         configuration.label = "tally.readmodels.peek"
         guard let peek = try? DatabaseQueue(path: path, configuration: configuration) else { return .newFile }
         let keepsOthers = (try? peek.read { db in try !holdsOnlyTables(of: projectors, db) }) ?? false

@@ -14,7 +14,9 @@ public struct BalancesProjector: Projector {
     /// 9: postings packed per pair and effective day (`posting_days`), recorded times per
     /// change (`recorded_times`), instead of a row and an index entry per leg; roll-up cells
     /// keyed by pair number, not by two texts.
-    public let version = 9
+    /// 10: a leg stores its sequence number's place in the row's span (one byte) instead of
+    /// the whole number (three or four bytes).
+    public let version = 10
     public let tables = ["accounts", "balances", "transaction_versions"] + PostingDays.tables + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {

@@ -19,8 +19,11 @@ import TallyLog
 // A leg's bytes stand alone (no delta from the leg before), so a run appends to what the
 // row holds and a rebuild, whatever its batches, writes the same bytes as the folds did:
 //
-//   varint sequence · varint leg · zigzag amount · effective time in the day · event code
-//   · cause (0: none, else sequence − cause)
+//   varint (sequence − span·128) · varint leg · zigzag amount · effective time in the day
+//   · event code · cause (0: none, else sequence − cause)
+//
+// A leg's sequence number is stored as its place in the row's span (one byte, 0–127): the
+// span is part of the row's key, so the full number costs nothing to restore.
 //
 // The effective time in the day is `2·s` for a whole second s, else `2·µs + 1`.
 
@@ -45,6 +48,8 @@ enum PostingDays {
     /// (its `span`, the sequence number shifted right by this): a pair busy all day appends to
     /// a row of at most 128 events' legs, never to one that grows with the day.
     static let spanShift: Int64 = 7
+    /// The bits of a sequence number below its span: what a leg stores of it.
+    static let spanMask: Int64 = (1 << spanShift) - 1
 
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -64,9 +69,10 @@ enum PostingDays {
             """)
     }
 
-    /// Appends one leg's bytes; `day` is the UTC day of its effective time.
+    /// Appends one leg's bytes; `day` is the UTC day of its effective time (the row's span
+    /// is the leg's sequence number shifted right by ``spanShift``).
     static func append(_ leg: StoredLeg, day: Int64, to writer: inout BinaryWriter) {
-        writer.writeVarint(UInt64(leg.sequence))
+        writer.writeVarint(UInt64(leg.sequence & spanMask))
         writer.writeVarint(UInt64(leg.leg))
         writer.writeZigZag(leg.amount)
         let inDay = UInt64(leg.effectiveAt - day * RollupBuckets.dayMicroseconds)
@@ -75,18 +81,20 @@ enum PostingDays {
         writer.writeVarint(leg.cause.map { UInt64(leg.sequence - $0) } ?? 0)
     }
 
-    /// Calls `body` with each leg of one row's bytes, in log order.
-    static func forEachLeg(in bytes: UnsafeRawBufferPointer, day: Int64, _ body: (StoredLeg) throws -> Void) throws {
+    /// Calls `body` with each leg of one row's bytes (the row of `day` and `span`), in log order.
+    static func forEachLeg(in bytes: UnsafeRawBufferPointer, day: Int64, span: Int64, _ body: (StoredLeg) throws -> Void) throws {
         var reader = ByteReader(bytes)
         let dayStart = day * RollupBuckets.dayMicroseconds
+        let spanStart = span << spanShift
         while reader.remaining > 0 {
-            guard let sequence = reader.readVarint().map(Int64.init(bitPattern:)), let leg = reader.readVarint(),
+            guard let place = reader.readVarint(), place <= UInt64(spanMask), let leg = reader.readVarint(),
                   let amount = reader.readZigzag(), let inDay = reader.readVarint(), let eventCode = reader.readVarint(),
                   let causeDistance = reader.readVarint().map(Int64.init(bitPattern:))
             else {
                 throw StoreError(.readModelsDisagree, "the postings of day \(day) in the balances read model are damaged; run `tally rebuild`")
             }
             let micros = inDay & 1 == 0 ? (inDay >> 1) * 1_000_000 : inDay >> 1
+            let sequence = spanStart + Int64(place)
             try body(StoredLeg(sequence: sequence, leg: Int64(bitPattern: leg), amount: amount, effectiveAt: dayStart + Int64(bitPattern: micros),
                                eventCode: Int64(bitPattern: eventCode), cause: causeDistance == 0 ? nil : sequence - causeDistance))
         }
@@ -96,7 +104,7 @@ enum PostingDays {
     /// UTC days `fromDay` through `throughDay`: by day, then log order (not by time within a day).
     static func forEachLeg(ofPair pair: Int64, fromDay: Int64, throughDay: Int64, _ db: Database, _ body: (StoredLeg) throws -> Void) throws {
         try forEachLeg(ofRows: db.cachedStatement(sql: """
-            SELECT pair, day, legs FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day, span
+            SELECT pair, day, legs, span FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day, span
             """), arguments: [pair, fromDay, throughDay]) { try body($1) }
     }
 
@@ -104,7 +112,7 @@ enum PostingDays {
     /// balances know (`CROSS JOIN` keeps them the outer loop), no index by day.
     static func forEachLeg(onDay day: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
         try forEachLeg(ofRows: db.cachedStatement(sql: """
-            SELECT d.pair, d.day, d.legs FROM balances b CROSS JOIN posting_days d WHERE d.pair = b.pair AND d.day = ? ORDER BY b.pair, d.span
+            SELECT d.pair, d.day, d.legs, d.span FROM balances b CROSS JOIN posting_days d WHERE d.pair = b.pair AND d.day = ? ORDER BY b.pair, d.span
             """), arguments: [day], body)
     }
 
@@ -114,7 +122,7 @@ enum PostingDays {
     static func forEachLeg(inSequences sequences: Range<Int64>, throughDay: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
         guard !sequences.isEmpty else { return }
         try forEachLeg(ofRows: db.cachedStatement(sql: """
-            SELECT pair, day, legs FROM posting_days WHERE span >= ? AND span <= ? AND day <= ?
+            SELECT pair, day, legs, span FROM posting_days WHERE span >= ? AND span <= ? AND day <= ?
             """), arguments: [sequences.lowerBound >> spanShift, (sequences.upperBound - 1) >> spanShift, throughDay]) { pair, leg in
             if sequences.contains(leg.sequence) { try body(pair, leg) }
         }
@@ -128,40 +136,40 @@ enum PostingDays {
 
     /// Calls `body` with every leg of every pair, with its pair, by pair then day.
     static func forEveryLeg(_ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
-        try forEachLeg(ofRows: db.cachedStatement(sql: "SELECT pair, day, legs FROM posting_days ORDER BY pair, day, span"), arguments: [], body)
+        try forEachLeg(ofRows: db.cachedStatement(sql: "SELECT pair, day, legs, span FROM posting_days ORDER BY pair, day, span"), arguments: [], body)
     }
 
     /// The earliest effective time of the pair's legs from `fromDay` on that pass `where`:
     /// reads day rows in order and stops at the first that has one.
     static func earliestEffective(ofPair pair: Int64, fromDay: Int64, where passes: (StoredLeg) -> Bool, _ db: Database) throws -> Int64? {
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT day, legs FROM posting_days WHERE pair = ? AND day >= ? ORDER BY day, span"), arguments: [pair, fromDay])
+            db.cachedStatement(sql: "SELECT day, legs, span FROM posting_days WHERE pair = ? AND day >= ? ORDER BY day, span"), arguments: [pair, fromDay])
         var earliest: (day: Int64, at: Int64)?
         while let row = try rows.next() {
             let day: Int64 = row[0]
             // Every span of the first day with a leg that passes counts; a later day cannot be earlier.
             if let earliest, earliest.day != day { return earliest.at }
-            try legs(of: row, column: 1, day: day) { leg in
+            try legs(of: row, column: 1, day: day, span: row[2]) { leg in
                 if passes(leg) { earliest = (day, min(earliest?.at ?? leg.effectiveAt, leg.effectiveAt)) }
             }
         }
         return earliest?.at
     }
 
-    /// Calls `body` with each leg of the rows `statement` selects as (pair, day, legs), with
-    /// its pair.
+    /// Calls `body` with each leg of the rows `statement` selects as (pair, day, legs, span),
+    /// with its pair.
     private static func forEachLeg(ofRows statement: Statement, arguments: StatementArguments, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
         let rows = try Row.fetchCursor(statement, arguments: arguments)
         while let row = try rows.next() {
             let pair: Int64 = row[0]
-            try legs(of: row, column: 2, day: row[1]) { try body(pair, $0) }
+            try legs(of: row, column: 2, day: row[1], span: row[3]) { try body(pair, $0) }
         }
     }
 
-    private static func legs(of row: Row, column: Int, day: Int64, _ body: (StoredLeg) throws -> Void) throws {
+    private static func legs(of row: Row, column: Int, day: Int64, span: Int64, _ body: (StoredLeg) throws -> Void) throws {
         try row.withUnsafeData(atIndex: column) { data in
             guard let data else { return }
-            try data.withUnsafeBytes { try forEachLeg(in: $0, day: day, body) }
+            try data.withUnsafeBytes { try forEachLeg(in: $0, day: day, span: span, body) }
         }
     }
 

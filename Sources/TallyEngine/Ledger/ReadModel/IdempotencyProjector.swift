@@ -10,10 +10,11 @@ public struct IdempotencyProjector: Projector {
     /// 2: a `WITHOUT ROWID` table keyed by the key (one B-tree fewer to keep per row).
     /// 3: no index by first sequence number: the last event a command caused is kept apart,
     /// keyed by the command's first sequence number, and only for commands that caused one.
-    public let version = 3
+    /// 4: keys stored as ``StoredKey`` spells them (a journal's `journal:` prefix in one byte).
+    public let version = 4
     public let tables = ["idempotency_keys", "idempotency_caused"]
 
-    /// `idempotency_keys` holds each key once, with the sequence number of the event that
+    /// `idempotency_keys` holds each key once (as ``StoredKey`` spells it), with the sequence number of the event that
     /// recorded it. `idempotency_caused` holds, for an event that later events name as their
     /// cause, the last of them (a rowid table keyed by the cause's sequence number: an
     /// append, or an update in place, per caused event). A key's command runs from its first
@@ -49,7 +50,7 @@ public struct IdempotencyProjector: Projector {
                 let sequence = Int64(event.pointee.sequence)
                 if let key = event.pointee.idempotencyKey {
                     insert.bind(2, sequence)
-                    try insert.step(db, binding: key, at: 1)
+                    try StoredKey.withSpelling(of: key) { try insert.step(db, bindingText: $0, at: 1) }
                 }
                 if let cause = event.pointee.cause {
                     try caused.execute(arguments: [Int64(cause), sequence])
@@ -65,7 +66,7 @@ public struct IdempotencyProjector: Projector {
             SELECT k.first_sequence, COALESCE(c.last_sequence, k.first_sequence) AS last_sequence
             FROM idempotency_keys k LEFT JOIN idempotency_caused c ON c.cause = k.first_sequence
             WHERE k.key = ?
-            """), arguments: [key]) else {
+            """), arguments: [StoredKey.spelling(of: key)]) else {
             return nil
         }
         return row.sequence(IdempotencyColumns.firstSequence)...row.sequence(IdempotencyColumns.lastSequence)
@@ -74,18 +75,60 @@ public struct IdempotencyProjector: Projector {
     /// The first event recorded with `key`, if a command used it (a prepared statement kept
     /// per connection: imports ask once per row).
     static func firstSequence(of key: String, _ db: Database) throws -> UInt64? {
-        try RawStatement(db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
-            .integer(db, binding: key, at: 1).map(UInt64.init)
+        let lookup = RawStatement(try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
+        return try StoredKey.withSpelling(of: key) { try lookup.integer(db, bindingText: $0, at: 1) }.map(UInt64.init)
     }
 
     /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
-    /// content key `journal:row:…`).
+    /// content key `journal:row:…`): a stored key between `␁` and `␁row:`, or after
+    /// `␁row;` and before `␂` (``StoredKey``).
     static func hasJournalExternalIds(_ db: Database) throws -> Bool {
         try Int.fetchOne(db, sql: """
             SELECT 1 FROM idempotency_keys
-            WHERE (key >= 'journal:' AND key < 'journal:row:') OR (key >= 'journal:row;' AND key < 'journal;')
+            WHERE (key >= char(1) AND key < char(1) || 'row:') OR (key >= char(1) || 'row;' AND key < char(2))
             LIMIT 1
             """) != nil
+    }
+}
+
+/// How the idempotency read model spells a key. An import's keys, a million to a file, all
+/// begin with `journal:` (``JournalCSV``); stored, that prefix takes one byte, `0x01`, which
+/// keeps a key's order among the journal's keys and 7 of its bytes (a quarter of a short
+/// key). A key that itself begins with `0x01` or `0x02` (a log written before control
+/// characters were refused) is stored behind `0x02`; every other key as it is. So each key
+/// has one spelling and no two keys share one; keys are looked up, never read back.
+enum StoredKey {
+    private static let journalPrefix: StaticString = "journal:"
+
+    /// Calls `body` with the UTF-8 bytes of the key's stored spelling (no allocation for a
+    /// key kept as it is; a stack buffer otherwise).
+    static func withSpelling<Result>(of key: String, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        var key = key
+        return try key.withUTF8 { utf8 in
+            let prefix = UnsafeRawBufferPointer(start: journalPrefix.utf8Start, count: journalPrefix.utf8CodeUnitCount)
+            if utf8.starts(with: prefix) {
+                return try spelled(marker: 1, UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[prefix.count...]), body)
+            }
+            if let first = utf8.first, first == 1 || first == 2 {
+                return try spelled(marker: 2, UnsafeRawBufferPointer(utf8), body)
+            }
+            return try body(UnsafeRawBufferPointer(utf8))
+        }
+    }
+
+    /// The stored spelling as a string (for statements bound through GRDB's arguments).
+    static func spelling(of key: String) -> String {
+        withSpelling(of: key) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func spelled<Result>(
+        marker: UInt8, _ rest: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(byteCount: rest.count + 1, alignment: 1) { buffer in
+            buffer[0] = marker
+            if !rest.isEmpty { UnsafeMutableRawBufferPointer(rebasing: buffer[1...]).copyMemory(from: rest) }
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
     }
 }
 
