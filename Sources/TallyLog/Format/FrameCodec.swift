@@ -50,7 +50,7 @@ enum FrameCodec {
         let headerBytes = LogFormat.frameHeaderBytes
         var flags: UInt16 = 0
         var stored: [UInt8]
-        if let packed = BlockCompression.compress(uncompressed) {
+        if let packed = BlockCompression.compress(uncompressed, effort: .high) {
             flags = LogFormat.frameFlagLZ4
             stored = packed
         } else {
