@@ -98,7 +98,7 @@ final class WritePipeline: Sendable {
                     }
                     guard !draft.records.isEmpty else { return .rollback }
                     let result = try store.append(records: draft.records, pinnedTo: AppendPin(
-                        firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch))
+                        firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch), encodedAhead: draft.encodedAhead)
                     appended = result
                     try faultAfterAppend?()
                     try readModels.setCheckpoints(result.head.sequence, hash: result.head.hash, db)
@@ -204,10 +204,25 @@ final class WritePipeline: Sendable {
         guard !records.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: true) }
         try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
         guard draft.fits(records) else { throw FrameFull() }
-        if !command.admitsEvents { try foldNamingOverflow(events, planned: planned, draft: draft, db) }
+        // A large first command (an import's batch) has its frame encoded on another core
+        // while it folds here; the append uses it if no other command joins the frame.
+        if draft.records.isEmpty, records.count >= Self.encodeAheadEventsMin, !draft.isRehearsal, let store {
+            draft.encodedAhead = store.writer.encodeAhead(records, pinnedTo: AppendPin(
+                firstSequence: first, recordedAt: draft.recordedAt.microsecondsSinceEpoch))
+        }
+        do {
+            if !command.admitsEvents { try foldNamingOverflow(events, planned: planned, draft: draft, db) }
+        } catch {
+            draft.encodedAhead = nil  // the command is refused: its records are not appended
+            throw error
+        }
         draft.add(records, events)
         return Ledger.CommandResult(events: events, wasAlreadyApplied: false)
     }
+
+    /// The fewest events a command needs for its frame to be encoded ahead, while it folds:
+    /// below this, handing the work to another thread costs more than it saves.
+    static let encodeAheadEventsMin = 256
 
     /// Folds a command's events; when a balance would overflow, names the event that does it
     /// (found by folding them again one by one, then rolled back) instead of SQLite's words.
@@ -355,6 +370,10 @@ struct GroupDraft {
     /// Each projector's checkpoint as the group's folds have moved it (the table itself moves
     /// once the frame is durable).
     var checkpoints: [String: UInt64] = [:]
+    /// The frame of the first command's records, being encoded on another thread while the
+    /// group folds (``WritePipeline/encodeAheadEventsMin``); the log uses it only if it still
+    /// matches what is appended.
+    var encodedAhead: FrameEncodedAhead?
     private var bytes = 0
 
     init(first: UInt64, recordedAt: Instant, frameLimits: (events: Int, bytes: Int), isRehearsal: Bool = false) {

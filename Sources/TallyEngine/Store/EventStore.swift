@@ -113,10 +113,10 @@ public final class EventStore: Sendable {
     /// - Throws: `LogError` (`invalidRecord`) when the log is not where the pin says; as
     ///   ``append(_:)-5u1ru`` otherwise. Either way nothing is appended.
     @discardableResult
-    func append(records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
+    func append(records: [LogRecord], pinnedTo pin: AppendPin, encodedAhead: FrameEncodedAhead? = nil) throws -> AppendResult {
         // A record may name a subject made while it was encoded: its key is durable first.
         try catalog.subjectKeys?.save()
-        return try writer.append(records, pinnedTo: pin)
+        return try writer.append(records, pinnedTo: pin, encodedAhead: encodedAhead)
     }
 
     /// The same, without blocking a task's thread while the commit is synced.

@@ -115,9 +115,43 @@ public final class LogWriter: Sendable {
     /// - Throws: ``LogError`` `.invalidRecord` when the log's next sequence number is not `pin.firstSequence`
     ///   or `pin.recordedAt` is earlier than the last commit's (nothing appended); as ``append(_:)-4reaa`` otherwise.
     public func append(_ records: [LogRecord], pinnedTo pin: AppendPin) throws -> AppendResult {
+        try append(records, pinnedTo: pin, encodedAhead: nil)
+    }
+
+    /// ``append(_:pinnedTo:)`` with the frame most likely encoded already, on another thread,
+    /// by ``encodeAhead(_:pinnedTo:)``: used when it was made of the same records at the same
+    /// pin on the head the log still has, else encoded again here. Either way the same bytes
+    /// reach the log.
+    public func append(_ records: [LogRecord], pinnedTo pin: AppendPin, encodedAhead: FrameEncodedAhead?) throws -> AppendResult {
         let request = try core.makeRequest(records, continuation: nil)
         request.pin = pin
+        request.encodedAhead = encodedAhead
         return try core.appendBlocking(request)
+    }
+
+    /// Starts encoding the frame that ``append(_:pinnedTo:encodedAhead:)`` of `records` at
+    /// `pin` will write (sequence numbers, chain hashes, compression, checksums, sealing) on
+    /// another thread, and returns at once; nil when `pin` does not follow the log's head or
+    /// the records cannot be committed as they are (the append then says why).
+    ///
+    /// A single writer that folds events into derived state before they reach the log (a
+    /// ledger's read models) encodes while it folds: on two cores the frame is ready when the
+    /// fold is.
+    ///
+    /// ```swift
+    /// let ahead = writer.encodeAhead(records, pinnedTo: pin)
+    /// // … fold the records …
+    /// try writer.append(records, pinnedTo: pin, encodedAhead: ahead)
+    /// ```
+    public func encodeAhead(_ records: [LogRecord], pinnedTo pin: AppendPin) -> FrameEncodedAhead? {
+        let (head, lastRecordedAt, keys) = core.lock.withLock { (core.head, core.lastRecordedAt, core.options.keys) }
+        guard !records.isEmpty, pin.firstSequence == head.sequence + 1, pin.recordedAt >= lastRecordedAt,
+              case .success(let events) = WriterCore.resolve(records, first: pin.firstSequence, recordedAt: pin.recordedAt) else { return nil }
+        let ahead = FrameEncodedAhead(pin: pin, previousHash: head.hash, records: records)
+        DispatchQueue.global(qos: .userInitiated).async {
+            ahead.finish(FrameCodec.encode(events, previousHash: head.hash, keys: keys))
+        }
+        return ahead
     }
 
     /// The recorded time of the last commit (microseconds since the Unix epoch; `Int64.min` for an empty log):
@@ -288,12 +322,54 @@ struct WriterState: Sendable {
 }
 
 /// One `append` call waiting for its commit.
+/// A frame being encoded on another thread for a pinned append
+/// (``LogWriter/encodeAhead(_:pinnedTo:)``): what it was made from, and the frame once done.
+public final class FrameEncodedAhead: Sendable {
+    /// The pin the frame's sequence numbers and recorded time come from.
+    let pin: AppendPin
+    /// The chain hash before the frame's first event: the log's head when it was made.
+    let previousHash: [UInt8]
+    /// The records it was made of: kept, so that their storage cannot be reused while this
+    /// lives, and an append can tell the very same array by its address.
+    private let records: [LogRecord]
+    private let done = DispatchSemaphore(value: 0)
+    private let encoded = Mutex<(frame: [UInt8], lastHash: [UInt8])?>(nil)
+
+    init(pin: AppendPin, previousHash: [UInt8], records: [LogRecord]) {
+        self.pin = pin
+        self.previousHash = previousHash
+        self.records = records
+    }
+
+    /// Whether `other` is the array this frame was made of (the same storage, not merely
+    /// equal records): O(1), and never true of different records.
+    func isMade(of other: [LogRecord]) -> Bool {
+        records.withUnsafeBufferPointer { mine in
+            other.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress && mine.count == theirs.count }
+        }
+    }
+
+    func finish(_ result: (frame: [UInt8], lastHash: [UInt8])) {
+        encoded.withLock { $0 = result }
+        done.signal()
+    }
+
+    /// The frame and its last chain hash, waiting for the encoding to end.
+    func wait() -> (frame: [UInt8], lastHash: [UInt8]) {
+        done.wait()
+        done.signal()
+        return encoded.withLock { $0! }
+    }
+}
+
 final class AppendRequest: @unchecked Sendable {
     let records: [LogRecord]
     let boundBytes: Int
     let continuation: CheckedContinuation<AppendResult, any Error>?
     /// The sequence number and recorded time the caller decided; such a request commits alone.
     var pin: AppendPin?
+    /// Its frame, encoded on another thread for this pin (used when it still fits the head).
+    var encodedAhead: FrameEncodedAhead?
     /// Set by the leader under the lock.
     var outcome: Result<AppendResult, LogError>?
 
@@ -465,40 +541,24 @@ final class WriterCore: @unchecked Sendable {
         var next = state.nextSequence
         for (index, request) in batch.enumerated() {
             let first = next
-            var resolved: [LoggedEvent] = []
-            resolved.reserveCapacity(request.records.count)
-            var failure: LogError? = nil
-            for (position, record) in request.records.enumerated() {
-                let sequence = first + UInt64(position)
-                var cause: UInt64? = nil
-                switch record.cause {
-                case .none: break
-                case .sequence(let earlier):
-                    guard earlier < sequence else {
-                        failure = LogError(.invalidRecord, "record \(position): cause names sequence \(earlier), which is not an earlier event (this record would be \(sequence))")
-                        break
-                    }
-                    cause = earlier
-                case .earlierInBatch(let earlier):
-                    cause = first + UInt64(earlier)
-                }
-                if failure != nil { break }
-                resolved.append(LoggedEvent(
-                    sequence: sequence, recordedAt: recordedAt, kind: record.kind, version: record.version,
-                    effectiveAt: record.effectiveAt, entity: record.entity, cause: cause,
-                    idempotencyKey: record.idempotencyKey, payload: record.payload))
-            }
-            if let failure {
+            switch Self.resolve(request.records, first: first, recordedAt: recordedAt) {
+            case .failure(let failure):
                 outcomes[index] = .failure(failure)
-                continue
+            case .success(let resolved):
+                events.append(contentsOf: resolved)
+                next += UInt64(resolved.count)
+                ranges.append((index, first, next - 1))
             }
-            events.append(contentsOf: resolved)
-            next += UInt64(resolved.count)
-            ranges.append((index, first, next - 1))
         }
         guard !events.isEmpty else { return (outcomes.map { $0! }, nil) }
 
-        let (frame, lastHash) = FrameCodec.encode(events, previousHash: state.lastHash, keys: options.keys)
+        let frame: [UInt8], lastHash: [UInt8]
+        if batch.count == 1, let ahead = batch[0].encodedAhead, ahead.isMade(of: batch[0].records), ahead.pin == batch[0].pin,
+           ahead.pin.firstSequence == events[0].sequence, ahead.pin.recordedAt == recordedAt, ahead.previousHash == state.lastHash {
+            (frame, lastHash) = ahead.wait()
+        } else {
+            (frame, lastHash) = FrameCodec.encode(events, previousHash: state.lastHash, keys: options.keys)
+        }
         var stop: LogError? = nil
         do {
             try write(frame, firstSequence: events[0].sequence, stop: &stop)
@@ -521,6 +581,33 @@ final class WriterCore: @unchecked Sendable {
             outcomes[range.index] = .success(AppendResult(first: range.first, last: range.last, recordedAt: recordedAt, head: head))
         }
         return (outcomes.map { $0! }, nil)
+    }
+
+    /// The records as the events they become from sequence number `first` on, recorded at
+    /// `recordedAt`: each cause resolved to a sequence number, or the first record whose
+    /// cause is not an earlier event.
+    static func resolve(_ records: [LogRecord], first: UInt64, recordedAt: Int64) -> Result<[LoggedEvent], LogError> {
+        var resolved: [LoggedEvent] = []
+        resolved.reserveCapacity(records.count)
+        for (position, record) in records.enumerated() {
+            let sequence = first + UInt64(position)
+            var cause: UInt64? = nil
+            switch record.cause {
+            case .none: break
+            case .sequence(let earlier):
+                guard earlier < sequence else {
+                    return .failure(LogError(.invalidRecord, "record \(position): cause names sequence \(earlier), which is not an earlier event (this record would be \(sequence))"))
+                }
+                cause = earlier
+            case .earlierInBatch(let earlier):
+                cause = first + UInt64(earlier)
+            }
+            resolved.append(LoggedEvent(
+                sequence: sequence, recordedAt: recordedAt, kind: record.kind, version: record.version,
+                effectiveAt: record.effectiveAt, entity: record.entity, cause: cause,
+                idempotencyKey: record.idempotencyKey, payload: record.payload))
+        }
+        return .success(resolved)
     }
 
     /// Rolls if needed, writes the frame at the end of the active segment, syncs; on failure cuts it back off.
