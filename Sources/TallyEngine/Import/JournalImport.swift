@@ -276,6 +276,7 @@ extension Ledger {
             seen.reserveCapacity(events.count)
             var recorded: [(event: NewEvent, key: String, sequence: UInt64)] = []
             var left: [Int] = []
+            let usedKeys = try IdempotencyProjector.UsedKeys(db)
             for index in events.indices {
                 guard let key = events[index].idempotencyKey else { continue }
                 if let earlier = seen[key] {
@@ -286,7 +287,7 @@ extension Ledger {
                     continue
                 }
                 seen[key] = index
-                if let first = try IdempotencyProjector.firstSequence(of: key, db) {
+                if let first = try usedKeys.firstSequence(of: key) {
                     recorded.append((events[index], key, first))
                     left.append(index)
                 }

@@ -172,34 +172,38 @@ final class WritePipeline: Sendable {
         /// The sequence number each planned event has: its own, or a repeat's first one.
         var sequences: [UInt64] = []
         sequences.reserveCapacity(planned.count)
-        // Each event is read where it lies in `planned`: a copy would retain every string in it.
-        for position in planned.indices {
-            let sequence = first + UInt64(records.count)
-            if command.admitsEvents, let key = planned[position].idempotencyKey, position > 0 || command.idempotencyKey == nil,
-               let existing = try repeatOf(planned[position], key: key, draft: draft, db) {
-                sequences.append(existing)
-                continue
-            }
-            let cause = try Self.resolve(planned[position].cause, position: position, sequences: sequences, own: sequence)
-            var record = try catalog.preparedRecord(of: planned[position]) ?? catalog.record(for: planned[position])
-            record.cause = cause.map { .sequence($0) }
-            let folded = Event(
-                sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: planned[position].effectiveAt, cause: cause,
-                idempotencyKey: planned[position].idempotencyKey, body: planned[position].body)
-            if command.admitsEvents {
-                let event = planned[position]
-                let label = event.origin ?? "event \(position + 1)"
-                let protected = try Admissibility.checkBefore(event, label: label, db)
-                do {
-                    try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
-                } catch let error as DatabaseError where Self.isOverflow(error) {
-                    throw Self.overflow(label, event)
+        // Each event is read where it lies in `planned`, through a pointer: a copy would retain
+        // every string in it, and an array subscript per property read made one.
+        try planned.withUnsafeBufferPointer { planned in
+            for position in planned.indices {
+                let planned = planned.baseAddress! + position
+                let sequence = first + UInt64(records.count)
+                if command.admitsEvents, let key = planned.pointee.idempotencyKey, position > 0 || command.idempotencyKey == nil,
+                   let existing = try repeatOf(planned.pointee, key: key, draft: draft, db) {
+                    sequences.append(existing)
+                    continue
                 }
-                try Admissibility.checkAfter(folded, label: label, protected, db)
+                let cause = try Self.resolve(planned.pointee.cause, position: position, sequences: sequences, own: sequence)
+                var record = try catalog.preparedRecord(of: planned.pointee) ?? catalog.record(for: planned.pointee)
+                record.cause = cause.map { .sequence($0) }
+                let folded = Event(
+                    sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: planned.pointee.effectiveAt, cause: cause,
+                    idempotencyKey: planned.pointee.idempotencyKey, body: planned.pointee.body)
+                if command.admitsEvents {
+                    let event = planned.pointee
+                    let label = event.origin ?? "event \(position + 1)"
+                    let protected = try Admissibility.checkBefore(event, label: label, db)
+                    do {
+                        try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
+                    } catch let error as DatabaseError where Self.isOverflow(error) {
+                        throw Self.overflow(label, event)
+                    }
+                    try Admissibility.checkAfter(folded, label: label, protected, db)
+                }
+                records.append(record)
+                events.append(folded)
+                sequences.append(sequence)
             }
-            records.append(record)
-            events.append(folded)
-            sequences.append(sequence)
         }
         guard !records.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: true) }
         try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)

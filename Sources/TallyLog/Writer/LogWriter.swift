@@ -535,33 +535,37 @@ final class WriterCore: @unchecked Sendable {
             recordedAt = pin.recordedAt
         }
         var outcomes: [Result<AppendResult, LogError>?] = Array(repeating: nil, count: batch.count)
-        var events: [LoggedEvent] = []
-        events.reserveCapacity(batch.reduce(0) { $0 + $1.records.count })
         var ranges: [(index: Int, first: UInt64, last: UInt64)] = []
         var next = state.nextSequence
-        for (index, request) in batch.enumerated() {
-            let first = next
-            switch Self.resolve(request.records, first: first, recordedAt: recordedAt) {
-            case .failure(let failure):
-                outcomes[index] = .failure(failure)
-            case .success(let resolved):
-                events.append(contentsOf: resolved)
-                next += UInt64(resolved.count)
-                ranges.append((index, first, next - 1))
-            }
-        }
-        guard !events.isEmpty else { return (outcomes.map { $0! }, nil) }
-
         let frame: [UInt8], lastHash: [UInt8]
-        if batch.count == 1, let ahead = batch[0].encodedAhead, ahead.isMade(of: batch[0].records), ahead.pin == batch[0].pin,
-           ahead.pin.firstSequence == events[0].sequence, ahead.pin.recordedAt == recordedAt, ahead.previousHash == state.lastHash {
+        if batch.count == 1, let pin = batch[0].pin, let ahead = batch[0].encodedAhead, ahead.isMade(of: batch[0].records),
+           ahead.pin == pin, ahead.previousHash == state.lastHash {
+            // Encoded on another thread from these very records at this pin on this head
+            // (which checked their causes too): the events need not be made again here.
             (frame, lastHash) = ahead.wait()
+            next += UInt64(batch[0].records.count)
+            ranges.append((0, pin.firstSequence, next - 1))
         } else {
+            var events: [LoggedEvent] = []
+            events.reserveCapacity(batch.reduce(0) { $0 + $1.records.count })
+            for (index, request) in batch.enumerated() {
+                let first = next
+                switch Self.resolve(request.records, first: first, recordedAt: recordedAt) {
+                case .failure(let failure):
+                    outcomes[index] = .failure(failure)
+                case .success(let resolved):
+                    events.append(contentsOf: resolved)
+                    next += UInt64(resolved.count)
+                    ranges.append((index, first, next - 1))
+                }
+            }
+            guard !events.isEmpty else { return (outcomes.map { $0! }, nil) }
             (frame, lastHash) = FrameCodec.encode(events, previousHash: state.lastHash, keys: options.keys)
         }
+        let firstSequence = ranges[0].first
         var stop: LogError? = nil
         do {
-            try write(frame, firstSequence: events[0].sequence, stop: &stop)
+            try write(frame, firstSequence: firstSequence, stop: &stop)
         } catch let error as LogError {
             for range in ranges { outcomes[range.index] = .failure(error) }
             return (outcomes.map { $0! }, stop)

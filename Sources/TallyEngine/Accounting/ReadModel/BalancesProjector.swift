@@ -175,18 +175,17 @@ final class BalancesFold {
                 try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairRows)
             }
         }
-        switch event.body.payload {
-        case let opened as AccountOpened:
+        // By type code first: a cast of every event's payload to each type costs the runtime a
+        // lookup, and almost every event is neither.
+        if let opened = event.body.as(AccountOpened.self) {
             knownAccounts.insert(opened.account)
             try db.execute(
                 sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind",
                 arguments: [opened.account, opened.kind.rawValue, sequence]
             )
-        case let closed as AccountClosed:
+        } else if let closed = event.body.as(AccountClosed.self) {
             try db.execute(sql: "UPDATE accounts SET closed_sequence = ?, closed_at = ? WHERE name = ?",
                            arguments: [sequence, event.effectiveAt.microsecondsSinceEpoch, closed.account])
-        default:
-            break
         }
     }
 

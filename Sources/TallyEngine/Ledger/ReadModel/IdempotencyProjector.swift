@@ -75,8 +75,24 @@ public struct IdempotencyProjector: Projector {
     /// The first event recorded with `key`, if a command used it (a prepared statement kept
     /// per connection: imports ask once per row).
     static func firstSequence(of key: String, _ db: Database) throws -> UInt64? {
-        let lookup = RawStatement(try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
-        return try StoredKey.withSpelling(of: key) { try lookup.integer(db, bindingText: $0, at: 1) }.map(UInt64.init)
+        try UsedKeys(db).firstSequence(of: key)
+    }
+
+    /// ``firstSequence(of:_:)`` for a run of keys (an import's batch), with the statement
+    /// looked up once for the run instead of once per key.
+    struct UsedKeys {
+        private let lookup: RawStatement
+        private let db: Database
+
+        init(_ db: Database) throws {
+            lookup = RawStatement(try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
+            self.db = db
+        }
+
+        /// The first event recorded with `key`, if a command used it.
+        func firstSequence(of key: String) throws -> UInt64? {
+            try StoredKey.withSpelling(of: key) { try lookup.integer(db, bindingText: $0, at: 1) }.map(UInt64.init)
+        }
     }
 
     /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
