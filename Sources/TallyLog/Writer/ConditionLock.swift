@@ -37,6 +37,17 @@ final class ConditionLock: @unchecked Sendable {
         precondition(result == 0, "pthread_cond_wait failed: \(result)")
     }
 
+    /// Waits for a broadcast or until `seconds` have passed; false when the time ran out.
+    /// The caller holds the lock and re-checks its predicate afterwards.
+    func wait(seconds: Int) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var deadline = timespec(tv_sec: now.tv_sec + seconds, tv_nsec: now.tv_nsec)
+        let result = pthread_cond_timedwait(condition, mutex, &deadline)
+        precondition(result == 0 || result == ETIMEDOUT, "pthread_cond_timedwait failed: \(result)")
+        return result == 0
+    }
+
     func broadcast() {
         pthread_cond_broadcast(condition)
     }

@@ -148,7 +148,7 @@ public final class LogWriter: Sendable {
         guard !records.isEmpty, pin.firstSequence == head.sequence + 1, pin.recordedAt >= lastRecordedAt,
               case .success(let events) = WriterCore.resolve(records, first: pin.firstSequence, recordedAt: pin.recordedAt) else { return nil }
         let ahead = FrameEncodedAhead(pin: pin, previousHash: head.hash, records: records)
-        DispatchQueue.global(qos: .userInitiated).async {
+        core.encoder.submit {
             ahead.finish(FrameCodec.encode(events, previousHash: head.hash, keys: keys))
         }
         return ahead
@@ -362,6 +362,50 @@ public final class FrameEncodedAhead: Sendable {
     }
 }
 
+/// The thread that encodes a writer's frames ahead (``LogWriter/encodeAhead(_:pinnedTo:)``):
+/// its own, not a shared pool's, because the append waits for the frame and a pool whose
+/// threads all wait on the same writer (an embedder's callers) would never run it; kept while
+/// frames come and for two idle seconds after, because a new thread per frame cost an import
+/// a sixth of its time (each new thread's allocations fault in fresh memory).
+final class FrameEncoder: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var jobs: [@Sendable () -> Void] = []
+    private var running = false
+
+    /// Runs `job` on the encoder's thread, after the jobs before it.
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        lock.lock()
+        jobs.append(job)
+        if running {
+            lock.broadcast()
+        } else {
+            running = true
+            let thread = Thread { [self] in work() }
+            thread.name = "TallyLog.encodeAhead"
+            thread.start()
+        }
+        lock.unlock()
+    }
+
+    private func work() {
+        lock.lock()
+        while true {
+            guard !jobs.isEmpty else {
+                if !lock.wait(seconds: 2), jobs.isEmpty {
+                    running = false
+                    break
+                }
+                continue
+            }
+            let job = jobs.removeFirst()
+            lock.unlock()
+            job()
+            lock.lock()
+        }
+        lock.unlock()
+    }
+}
+
 final class AppendRequest: @unchecked Sendable {
     let records: [LogRecord]
     let boundBytes: Int
@@ -385,6 +429,8 @@ final class AppendRequest: @unchecked Sendable {
 /// one sync while the others wait. `state` is touched only by the current leader.
 final class WriterCore: @unchecked Sendable {
     let lock = ConditionLock()
+    /// Encodes frames ahead, on a thread of its own (``FrameEncoder``).
+    let encoder = FrameEncoder()
     let options: LogOptions
     /// The log directory (never changes; `state` is the leader's alone).
     let directory: String
