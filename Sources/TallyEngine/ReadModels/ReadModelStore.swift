@@ -22,7 +22,7 @@ public final class ReadModelStore: Sendable {
     /// projector whose version changed, or that is new, starts again from sequence 0.
     public init(path: String, projectors: [any Projector], snapshots: SnapshotSettings? = nil) throws {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
+        configuration.busyMode = Self.busyMode
         configuration.label = "tally.readmodels"
         configuration.prepareDatabase { db in try Self.prepareWriter(db) }
         try OwnerOnly.prepareDatabaseFile(path)
@@ -84,9 +84,12 @@ public final class ReadModelStore: Sendable {
         return true
     }
 
-    /// The busy timeout every connection of the read models is opened with
-    /// (`Configuration.busyMode`), in milliseconds.
+    /// How long every connection to the read models waits for a lock held elsewhere, in
+    /// milliseconds (``busyMode``).
     static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    /// ``busyTimeoutMilliseconds`` as every connection to the read models is configured.
+    static var busyMode: Database.BusyMode { .timeout(TimeInterval(busyTimeoutMilliseconds) / 1_000) }
 
     /// The writer's page cache, in KiB.
     static let writerCacheKiB = 16_384
@@ -109,7 +112,7 @@ public final class ReadModelStore: Sendable {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
+        configuration.busyMode = Self.busyMode
         configuration.label = "tally.readmodels.reader"
         let database: DatabasePool
         do {
@@ -141,7 +144,7 @@ public final class ReadModelStore: Sendable {
     static func openIfIntact(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) -> ReadModelStore? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
+        configuration.busyMode = Self.busyMode
         configuration.label = "tally.readmodels"
         guard let database = try? DatabasePool(path: path, configuration: configuration) else { return nil }
         let intact = (try? database.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" }) ?? false
@@ -429,7 +432,7 @@ extension ReadModelStore {
     static func rebuildTarget(path: String, projectors: [any Projector], snapshots: SnapshotSettings?) -> RebuildTarget {
         guard FileManager.default.fileExists(atPath: path) else { return .newFile }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(Double(Self.busyTimeoutMilliseconds) / 1_000)
+        configuration.busyMode = Self.busyMode
         configuration.label = "tally.readmodels.peek"
         guard let peek = try? DatabaseQueue(path: path, configuration: configuration) else { return .newFile }
         let keepsOthers = (try? peek.read { db in try !holdsOnlyTables(of: projectors, db) }) ?? false

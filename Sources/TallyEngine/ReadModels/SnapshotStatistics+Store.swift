@@ -21,7 +21,7 @@ extension SnapshotStatistics {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = ReadModelStore.busyMode
         let database = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? database.close() }
         let tables = try options.registeredProjectors().compactMap { $0 as? any SnapshotTaking }.flatMap(\.cacheTables)

@@ -11,7 +11,7 @@ extension StoreVerifier {
     static func openReadOnly(_ layout: StoreLayout) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = ReadModelStore.busyMode
         return try DatabaseQueue(path: layout.readModelPath, configuration: configuration)
     }
 

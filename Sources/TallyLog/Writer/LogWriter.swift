@@ -321,7 +321,6 @@ struct WriterState: Sendable {
     var published: PublishedHeadFile
 }
 
-/// One `append` call waiting for its commit.
 /// A frame being encoded on another thread for a pinned append
 /// (``LogWriter/encodeAhead(_:pinnedTo:)``): what it was made from, and the frame once done.
 public final class FrameEncodedAhead: Sendable {
@@ -406,6 +405,7 @@ final class FrameEncoder: @unchecked Sendable {
     }
 }
 
+/// One `append` call waiting for its commit.
 final class AppendRequest: @unchecked Sendable {
     let records: [LogRecord]
     let boundBytes: Int

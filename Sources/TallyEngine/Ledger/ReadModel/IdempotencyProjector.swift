@@ -72,14 +72,8 @@ public struct IdempotencyProjector: Projector {
         return row.sequence(IdempotencyColumns.firstSequence)...row.sequence(IdempotencyColumns.lastSequence)
     }
 
-    /// The first event recorded with `key`, if a command used it (a prepared statement kept
-    /// per connection: imports ask once per row).
-    static func firstSequence(of key: String, _ db: Database) throws -> UInt64? {
-        try UsedKeys(db).firstSequence(of: key)
-    }
-
-    /// ``firstSequence(of:_:)`` for a run of keys (an import's batch), with the statement
-    /// looked up once for the run instead of once per key.
+    /// The first event recorded with each key, asked of a run of keys (an import's batch,
+    /// once per row) with the statement looked up once for the run instead of once per key.
     struct UsedKeys {
         private let lookup: RawStatement
         private let db: Database
