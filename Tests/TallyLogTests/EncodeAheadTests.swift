@@ -71,4 +71,18 @@ struct EncodeAheadTests {
             #expect(try verifyLog(directory: directory).isValid)
         }
     }
+
+    /// Records whose cause is not an earlier event: the frame is left unmade, and the append
+    /// refuses them as it does without one, appending nothing.
+    @Test func recordsTheLogRefusesAreRefusedWithAFrameAheadToo() throws {
+        try withTemporaryDirectory { directory in
+            let writer = try LogWriter.create(directory: directory, options: testOptions(clock: TestClock(start: 1_000)))
+            let pin = AppendPin(firstSequence: 1, recordedAt: 1_000)
+            let records = [LogRecord(kind: 1, version: 1, effectiveAt: 0, entity: "a", cause: .sequence(5), payload: [1])]
+            let ahead = try #require(writer.encodeAhead(records, pinnedTo: pin))
+            #expect(throws: LogError.self) { _ = try writer.append(records, pinnedTo: pin, encodedAhead: ahead) }
+            #expect(writer.head.sequence == 0)
+            try writer.close()
+        }
+    }
 }

@@ -130,9 +130,10 @@ public final class LogWriter: Sendable {
     }
 
     /// Starts encoding the frame that ``append(_:pinnedTo:encodedAhead:)`` of `records` at
-    /// `pin` will write (sequence numbers, chain hashes, compression, checksums, sealing) on
-    /// another thread, and returns at once; nil when `pin` does not follow the log's head or
-    /// the records cannot be committed as they are (the append then says why).
+    /// `pin` will write (sequence numbers, causes, chain hashes, compression, checksums,
+    /// sealing) on another thread, and returns at once; nil when `pin` does not follow the
+    /// log's head. Records that cannot be committed as they are leave the frame unmade, and
+    /// the append says why.
     ///
     /// A single writer that folds events into derived state before they reach the log (a
     /// ledger's read models) encodes while it folds: on two cores the frame is ready when the
@@ -145,12 +146,9 @@ public final class LogWriter: Sendable {
     /// ```
     public func encodeAhead(_ records: [LogRecord], pinnedTo pin: AppendPin) -> FrameEncodedAhead? {
         let (head, lastRecordedAt, keys) = core.lock.withLock { (core.head, core.lastRecordedAt, core.options.keys) }
-        guard !records.isEmpty, pin.firstSequence == head.sequence + 1, pin.recordedAt >= lastRecordedAt,
-              case .success(let events) = WriterCore.resolve(records, first: pin.firstSequence, recordedAt: pin.recordedAt) else { return nil }
+        guard !records.isEmpty, pin.firstSequence == head.sequence + 1, pin.recordedAt >= lastRecordedAt else { return nil }
         let ahead = FrameEncodedAhead(pin: pin, previousHash: head.hash, records: records)
-        core.encoder.submit {
-            ahead.finish(FrameCodec.encode(events, previousHash: head.hash, keys: keys))
-        }
+        core.encoder.submit { ahead.encode(keys: keys) }
         return ahead
     }
 
@@ -332,7 +330,9 @@ public final class FrameEncodedAhead: Sendable {
     /// lives, and an append can tell the very same array by its address.
     private let records: [LogRecord]
     private let done = DispatchSemaphore(value: 0)
-    private let encoded = Mutex<(frame: [UInt8], lastHash: [UInt8])?>(nil)
+    /// Set once the encoding ended: the frame, or nil when a record's cause is not an
+    /// earlier event (the append then refuses it as it would without this).
+    private let encoded = Mutex<(frame: [UInt8], lastHash: [UInt8])??>(nil)
 
     init(pin: AppendPin, previousHash: [UInt8], records: [LogRecord]) {
         self.pin = pin
@@ -348,13 +348,20 @@ public final class FrameEncodedAhead: Sendable {
         }
     }
 
-    func finish(_ result: (frame: [UInt8], lastHash: [UInt8])) {
-        encoded.withLock { $0 = result }
+    /// Resolves the records at the pin and encodes them; runs on the encoder's thread.
+    func encode(keys: LogKeys?) {
+        let frame: (frame: [UInt8], lastHash: [UInt8])?
+        switch WriterCore.resolve(records, first: pin.firstSequence, recordedAt: pin.recordedAt) {
+        case .success(let events): frame = FrameCodec.encode(events, previousHash: previousHash, keys: keys)
+        case .failure: frame = nil
+        }
+        encoded.withLock { $0 = .some(frame) }
         done.signal()
     }
 
-    /// The frame and its last chain hash, waiting for the encoding to end.
-    func wait() -> (frame: [UInt8], lastHash: [UInt8]) {
+    /// The frame and its last chain hash once the encoding ended (nil when the records
+    /// could not be resolved: the append makes them again and says why).
+    func wait() -> (frame: [UInt8], lastHash: [UInt8])? {
         done.wait()
         done.signal()
         return encoded.withLock { $0! }
@@ -585,10 +592,10 @@ final class WriterCore: @unchecked Sendable {
         var next = state.nextSequence
         let frame: [UInt8], lastHash: [UInt8]
         if batch.count == 1, let pin = batch[0].pin, let ahead = batch[0].encodedAhead, ahead.isMade(of: batch[0].records),
-           ahead.pin == pin, ahead.previousHash == state.lastHash {
+           ahead.pin == pin, ahead.previousHash == state.lastHash, let encoded = ahead.wait() {
             // Encoded on another thread from these very records at this pin on this head
-            // (which checked their causes too): the events need not be made again here.
-            (frame, lastHash) = ahead.wait()
+            // (which resolved their causes too): the events need not be made again here.
+            (frame, lastHash) = encoded
             next += UInt64(batch[0].records.count)
             ranges.append((0, pin.firstSequence, next - 1))
         } else {
