@@ -103,6 +103,29 @@ import TallyTestSupport
         }
     }
 
+    @Test func aCommandWhoseSecondEventWouldOverflowIsRefusedByNameAndTheBatchGoesOn() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            try ledger.appendEvents([entry("92233720368547757.00", id: "big", at: clock)])
+            let small = entry("0.50", at: clock), large = entry("1.00", at: clock)
+            let results = try ledger.run(batch: [
+                LedgerCommand { _ in [small] },
+                // 0.50 fits, then 1.00 does not: the whole command is refused, naming its second event.
+                LedgerCommand { _ in [small, large] },
+                LedgerCommand { _ in [small] },
+            ])
+            #expect(try results[0].get().events.count == 1)
+            #expect { try results[1].get() } throws: { error in
+                (error as? LedgerError)?.message.hasPrefix("event 2 of the command (journal_entry_posted): it would take a balance beyond") == true
+            }
+            #expect(try results[2].get().events.map(\.sequence) == [results[0].get().events[0].sequence + 1], "the refused command left no sequence behind")
+            #expect(try cash(ledger) == usd("92233720368547758.00"), "the refused command's first event is not counted either")
+            try ledger.expectConsistent()
+        }
+    }
+
     // MARK: A failed commit after the append
 
     @Test func aCommitThatFailsAfterTheAppendIsCaughtUpBeforeTheNextCommand() throws {

@@ -132,12 +132,8 @@ final class WritePipeline: Sendable {
     private func planOne(
         _ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database
     ) throws -> Result<Ledger.CommandResult, any Error>? {
-        var outcome: Result<Ledger.CommandResult, any Error>? = nil
         do {
-            try db.inSavepoint {
-                outcome = .success(try plan(command, into: &draft, db))
-                return .commit
-            }
+            return .success(try planInSavepoint(command, into: &draft, db))
         } catch is FrameFull {
             if draft.records.isEmpty {
                 return .failure(LogError(.limitExceeded, "the command's events exceed one commit (\(draft.frameLimits.events) events, \(draft.frameLimits.bytes) bytes); split it"))
@@ -147,7 +143,22 @@ final class WritePipeline: Sendable {
             if db.isInsideTransaction { return .failure(error) }
             throw error
         }
-        return outcome
+    }
+
+    /// Plans one command in a savepoint: a refusal rolls back whatever it read or folded. A
+    /// fold that would take a balance beyond 64 bits is refused naming the event that does
+    /// it, found once the savepoint has rolled back.
+    private func planInSavepoint(_ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database) throws -> Ledger.CommandResult {
+        var result: Ledger.CommandResult?
+        do {
+            try db.inCommandSavepoint {
+                result = try plan(command, into: &draft, db)
+                return .commit
+            }
+        } catch let overflow as FoldOverflow {
+            throw try nameOverflow(overflow, draft: draft, db)
+        }
+        return result!
     }
 
     /// Plans, encodes and folds one command against the open transaction.
@@ -215,9 +226,10 @@ final class WritePipeline: Sendable {
                 firstSequence: first, recordedAt: draft.recordedAt.microsecondsSinceEpoch))
         }
         do {
-            if !command.admitsEvents { try foldNamingOverflow(events, planned: planned, draft: draft, db) }
+            if !command.admitsEvents { try readModels.fold(events[...], db, checkpoints: draft.checkpoints) }
         } catch {
             draft.encodedAhead = nil  // the command is refused: its records are not appended
+            if let error = error as? DatabaseError, Self.isOverflow(error) { throw FoldOverflow(events: events, planned: planned) }
             throw error
         }
         draft.add(records, events)
@@ -228,30 +240,25 @@ final class WritePipeline: Sendable {
     /// below this, handing the work to another thread costs more than it saves.
     static let encodeAheadEventsMin = 256
 
-    /// Folds a command's events; when a balance would overflow, names the event that does it
-    /// (found by folding them again one by one, then rolled back) instead of SQLite's words.
-    private func foldNamingOverflow(_ events: [Event], planned: [NewEvent], draft: GroupDraft, _ db: Database) throws {
-        do {
-            try db.inSavepoint {
-                try readModels.fold(events[...], db, checkpoints: draft.checkpoints)
-                return .commit
-            }
-        } catch let error as DatabaseError where Self.isOverflow(error) {
-            var culprit = 0
-            try db.inSavepoint {
-                for index in events.indices {
-                    do {
-                        try readModels.fold(events[index...index], db, checkpoints: draft.checkpoints.mapValues { max($0, events[index].sequence - 1) })
-                    } catch let error as DatabaseError where Self.isOverflow(error) {
-                        culprit = index
-                        break
-                    }
+    /// The refusal of a command whose fold would take a balance beyond 64 bits, naming the
+    /// event that does it: its events are folded again one by one (from the state before the
+    /// command: its savepoint has rolled back), then rolled back.
+    private func nameOverflow(_ overflow: FoldOverflow, draft: GroupDraft, _ db: Database) throws -> LedgerError {
+        let events = overflow.events
+        var culprit = 0
+        try db.inCommandSavepoint {
+            for index in events.indices {
+                do {
+                    try readModels.fold(events[index...index], db, checkpoints: draft.checkpoints.mapValues { max($0, events[index].sequence - 1) })
+                } catch let error as DatabaseError where Self.isOverflow(error) {
+                    culprit = index
+                    break
                 }
-                return .rollback
             }
-            // Without admission no event is skipped: the folded events are the planned ones.
-            throw Self.overflow(planned[culprit].origin ?? "event \(culprit + 1) of the command", planned[culprit])
+            return .rollback
         }
+        // Without admission no event is skipped: the folded events are the planned ones.
+        return Self.overflow(overflow.planned[culprit].origin ?? "event \(culprit + 1) of the command", overflow.planned[culprit])
     }
 
     /// SQLite's refusal of a sum beyond 64 bits (it turns into a REAL, which a STRICT
@@ -350,7 +357,7 @@ extension WritePipeline {
         try readModels.database.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
                 draft.checkpoints = try ReadModelStore.checkpoints(db)
-                try body { command in _ = try plan(command, into: &draft, db) }
+                try body { command in _ = try planInSavepoint(command, into: &draft, db) }
                 return .rollback
             }
         }
@@ -359,6 +366,13 @@ extension WritePipeline {
 
 /// Thrown inside a command's savepoint when its events do not fit the frame being built.
 private struct FrameFull: Error {}
+
+/// Thrown inside a command's savepoint when folding its events would take a balance beyond
+/// 64 bits; the refusal names the event once the savepoint has rolled back.
+private struct FoldOverflow: Error {
+    let events: [Event]
+    let planned: [NewEvent]
+}
 
 /// The frame a group is building: its records, its events as folded, and what is left.
 struct GroupDraft {

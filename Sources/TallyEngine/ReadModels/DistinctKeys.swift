@@ -10,7 +10,7 @@ extension Database {
         let placeholders = columns.map { _ in "?" }.joined(separator: ", ")
         let next = try cachedStatement(sql: "SELECT \(list) FROM \(table) WHERE (\(list)) > (\(placeholders)) ORDER BY \(list) LIMIT 1")
         var keys: [[String]] = []
-        var row = try Row.fetchOne(self, sql: "SELECT \(list) FROM \(table) ORDER BY \(list) LIMIT 1")
+        var row = try Row.fetchOne(cachedStatement(sql: "SELECT \(list) FROM \(table) ORDER BY \(list) LIMIT 1"))
         while let found = row {
             let key = columns.map { found[$0] as String }
             keys.append(key)

@@ -128,7 +128,7 @@ package struct SnapshotSources: Sendable {
     package func latestEffective(_ db: Database) throws -> Instant? {
         var latest: Int64?
         for (table, effective, _) in columns {
-            if let value = try Int64.fetchOne(db, sql: "SELECT MAX(\(effective)) FROM \(table)") { latest = max(latest ?? value, value) }
+            if let value = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(\(effective)) FROM \(table)")) { latest = max(latest ?? value, value) }
         }
         return latest.map(Instant.init(microsecondsSinceEpoch:))
     }
@@ -201,7 +201,7 @@ package struct SnapshotTable: Sendable {
 
     /// The latest current snapshot.
     package func latestCurrent(_ db: Database) throws -> Snapshot? {
-        try Row.fetchOne(db, sql: "SELECT * FROM \(name) WHERE superseded_at IS NULL ORDER BY effective_through DESC LIMIT 1").map(snapshot)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(name) WHERE superseded_at IS NULL ORDER BY effective_through DESC LIMIT 1")).map(snapshot)
     }
 
     /// The latest snapshot effective through `bound` or earlier that holds the state as

@@ -139,6 +139,7 @@ final class BalancesFold {
     private var postingDays = PendingPostingDays()
     private let addToBalance: RawStatement
     private let insertAccount: Statement
+    private let findPair: RawStatement
     private var knownAccounts: Set<String> = []
     private var pairNumbers: [BalancePair: Int] = [:]
     /// The `balances` row of each pair, by number: the `pair` its postings store.
@@ -154,6 +155,7 @@ final class BalancesFold {
         rollups = try BalanceRollups(db)
         addToBalance = RawStatement(try db.cachedStatement(sql: "UPDATE balances SET amount = amount + ? WHERE pair = ?"))
         insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
+        findPair = RawStatement(try db.cachedStatement(sql: "SELECT pair FROM balances WHERE account = ? AND commodity = ?"))
     }
 
     func apply(_ event: Event) throws {
@@ -196,8 +198,8 @@ final class BalancesFold {
     private func number(of pair: BalancePair, sequence: Int64) throws -> Int {
         if let number = pairNumbers[pair] { return number }
         let row: Int64
-        if let existing = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT pair FROM balances WHERE account = ? AND commodity = ?"), arguments: [pair.account, pair.commodity]) {
+        findPair.bind(2, pair.commodity)
+        if let existing = try findPair.integer(db, binding: pair.account, at: 1) {
             // A pair's row is made after its account's, and neither is ever deleted.
             knownAccounts.insert(pair.account)
             row = existing
@@ -242,6 +244,7 @@ final class BalancesFold {
     /// Unbinds the texts bound in place, which go with this fold.
     func finish() {
         addToBalance.clearBindings()
+        findPair.clearBindings()
         rollups.clearBindings()
     }
 

@@ -123,7 +123,7 @@ enum NetWorthSnapshots {
     /// as known now, at the end of its day.
     static func take(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         let calendar = settings.calendar
-        guard let firstAdded = try Int64.fetchOne(db, sql: "SELECT MIN(added_at) FROM nw_items"),
+        guard let firstAdded = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(added_at) FROM nw_items")),
               let latestRow = try sources.latestEffective(db) else { return }
         try table.pruneUnreadable(db)
         let latest = try table.latestCurrent(db)

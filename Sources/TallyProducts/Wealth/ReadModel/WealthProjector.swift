@@ -339,6 +339,7 @@ enum WealthColumns {
     static let reverses = Column("reverses")
     static let roundUps = Column("round_ups")
     static let sequence = Column("sequence")
+    static let setting = Column("setting")
     static let spendDelta = Column("spend_delta")
     static let spendWeight = Column("spend_weight")
 }

@@ -292,21 +292,27 @@ enum WealthQueries {
         _ account: String, asOf: Instant, knownAt: Instant = .latest, before sequence: UInt64? = nil, _ db: Database
     ) throws -> Settings {
         var settings = Settings()
-        for setting in [WealthProjector.Setting.splitRule, .roundUps, .paused, .cardFrozen] {
-            guard let row = try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT enabled, spend_weight, invest_weight FROM wealth_setting_changes
-                    WHERE account = ? AND setting = ? AND effective_at <= ? AND recorded_at <= ? AND (effective_at < ? OR sequence < ?)
-                    ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                    """),
-                arguments: [account, setting.rawValue, asOf.microsecondsSinceEpoch, knownAt.microsecondsSinceEpoch,
-                            asOf.microsecondsSinceEpoch, sequence.map { Int64($0) } ?? Int64.max]
-            ) else { continue }
-            switch setting {
+        // One statement for the four settings (each its latest change by then): a command
+        // reads them for every deposit and purchase it plans.
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: """
+                SELECT setting, enabled, spend_weight, invest_weight FROM wealth_setting_changes WHERE sequence IN (
+                    SELECT (SELECT sequence FROM wealth_setting_changes
+                            WHERE account = ?1 AND setting = wanted.column1 AND effective_at <= ?2 AND recorded_at <= ?3
+                              AND (effective_at < ?2 OR sequence < ?4)
+                            ORDER BY effective_at DESC, sequence DESC LIMIT 1)
+                    FROM (VALUES ('\(WealthProjector.Setting.splitRule.rawValue)'), ('\(WealthProjector.Setting.roundUps.rawValue)'),
+                                 ('\(WealthProjector.Setting.paused.rawValue)'), ('\(WealthProjector.Setting.cardFrozen.rawValue)')) AS wanted)
+                """),
+            arguments: [account, asOf.microsecondsSinceEpoch, knownAt.microsecondsSinceEpoch, sequence.map { Int64($0) } ?? Int64.max]
+        )
+        while let row = try rows.next() {
+            switch WealthProjector.Setting(rawValue: row[WealthColumns.setting]) {
             case .splitRule: settings.splitRule = SplitRule(spendWeight: row[WealthColumns.spendWeight], investWeight: row[WealthColumns.investWeight])
             case .roundUps: settings.roundUpsEnabled = row[WealthColumns.enabled]
             case .paused: settings.isPaused = row[WealthColumns.enabled]
             case .cardFrozen: settings.cardFrozen = row[WealthColumns.enabled]
+            case nil: break
             }
         }
         return settings
