@@ -83,24 +83,6 @@ struct RawStatement {
         }
     }
 
-    /// Runs the statement with the values bound and returns the first column of its first
-    /// row as bytes (nil when there is no row or it is NULL), then resets it.
-    func firstBlob(_ db: Database) throws -> [UInt8]? {
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        switch sqlite3_step(handle) {
-        case SQLITE_ROW:
-            guard sqlite3_column_type(handle, 0) != SQLITE_NULL else { return nil }
-            let count = Int(sqlite3_column_bytes(handle, 0))
-            guard count > 0, let bytes = sqlite3_column_blob(handle, 0) else { return [] }
-            return Array(UnsafeRawBufferPointer(start: bytes, count: count))
-        case SQLITE_DONE:
-            return nil
-        case let code:
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
-        }
-    }
-
     /// Unbinds every parameter (text bound in place must not outlive its owner).
     func clearBindings() {
         sqlite3_clear_bindings(statement.sqliteStatement)

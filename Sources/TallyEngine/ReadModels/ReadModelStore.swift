@@ -231,7 +231,8 @@ public final class ReadModelStore: Sendable {
 
     static func checkpoints(_ db: Database) throws -> [String: UInt64] {
         var result: [String: UInt64] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT projector, sequence FROM projection_checkpoints") {
+        // Read at the start of every group of commands: compiled once per connection.
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT projector, sequence FROM projection_checkpoints")) {
             result[row[CheckpointColumns.projector]] = row.sequence(CheckpointColumns.sequence)
         }
         return result

@@ -251,28 +251,20 @@ struct PendingPostingDays {
     }
 
     /// Appends the packed legs to their rows: a row the run made is inserted, one it found
-    /// is rewritten with the legs after its own.
+    /// gets the legs after its own. One statement per row, in SQLite: `||` joins the stored
+    /// bytes and the new ones as they are (in a UTF-8 database, which every store is), and
+    /// the cast keeps the column a blob.
     mutating func flush(_ db: Database) throws {
         guard !keys.isEmpty else { return }
-        let read = RawStatement(try db.cachedStatement(sql: "SELECT legs FROM posting_days WHERE pair = ? AND day = ? AND span = ?"))
-        let insert = RawStatement(try db.cachedStatement(sql: "INSERT INTO posting_days (pair, day, span, legs) VALUES (?, ?, ?, ?)"))
-        let update = RawStatement(try db.cachedStatement(sql: "UPDATE posting_days SET legs = ? WHERE pair = ? AND day = ? AND span = ?"))
+        let append = RawStatement(try db.cachedStatement(sql: """
+            INSERT INTO posting_days (pair, day, span, legs) VALUES (?, ?, ?, ?)
+            ON CONFLICT (pair, day, span) DO UPDATE SET legs = CAST(legs || excluded.legs AS BLOB)
+            """))
         for (slot, key) in keys.enumerated() {
-            read.bind(1, key.pair)
-            read.bind(2, key.day)
-            read.bind(3, key.span)
-            if var bytes = try read.firstBlob(db) {
-                bytes.append(contentsOf: writers[slot].bytes)
-                update.bind(2, key.pair)
-                update.bind(3, key.day)
-                update.bind(4, key.span)
-                try update.step(db, bindingBlob: bytes, at: 1)
-            } else {
-                insert.bind(1, key.pair)
-                insert.bind(2, key.day)
-                insert.bind(3, key.span)
-                try insert.step(db, bindingBlob: writers[slot].bytes, at: 4)
-            }
+            append.bind(1, key.pair)
+            append.bind(2, key.day)
+            append.bind(3, key.span)
+            try append.step(db, bindingBlob: writers[slot].bytes, at: 4)
         }
         index.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
