@@ -183,6 +183,53 @@ import TallyTestSupport
         }
     }
 
+    @Test func aFileChangedAfterValidationAppendsNoneOfTheChangedBytes() throws {
+        try withTemporaryStore { root in
+            let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-06-01T12:00:00Z"))
+            let (good, _) = try generatedJournal(rows: 25, seed: 5)
+            let path = try write(good, in: root)
+            let journal = try JournalImport.validate(csvAt: path, calendar: ledger.calendar)
+            // The last row changes; the first two batches of 10 rows are the bytes validated,
+            // but they were read in the same chunk as the changed row.
+            _ = try write(good.replacingOccurrences(of: "Shop 3", with: "Shop 9"), in: root)
+            #expect { try ledger.importJournal(journal, batchSize: 10) } throws: { error in
+                guard let error = underlying(error, as: ImportError.self) else { return false }
+                return error.code == .changedDuringImport && error.message.contains("nothing was appended")
+            }
+            #expect(ledger.head.sequence == 1, "no batch read from changed bytes was appended")
+            try ledger.close()
+        }
+    }
+
+    @Test func withoutTheValidatingPassDigestsEveryRecordIsReadBackBeforeItsBatchIsAppended() throws {
+        try withTemporaryStore { root in
+            let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-06-01T12:00:00Z"))
+            let (good, expected) = try generatedJournal(rows: 25, seed: 6)
+            let path = try write(good, in: root)
+            var journal = try JournalImport.validate(csvAt: path, calendar: ledger.calendar)
+            #expect(!journal.readDigests.isEmpty, "the validating pass keeps a digest per read")
+            journal.readDigests = [:]
+            // A payee with a control character (which only the record check refuses) in a
+            // file changed after validation: with no digest to vouch for the bytes, the
+            // appending pass checks the records itself and appends nothing.
+            let bell = good.replacingOccurrences(of: "\"Shop 4, \"\"The\"\" Best\"", with: "\"Shop\u{7}\"")
+            #expect(bell != good)
+            _ = try write(bell, in: root)
+            #expect { try ledger.importJournal(journal, batchSize: 10) } throws: { error in
+                guard let error = underlying(error, as: ImportError.self) else { return false }
+                return error.code == .changedDuringImport && error.message.contains("payee")
+            }
+            #expect(ledger.head.sequence == 1, "the batch with the bad record was not appended")
+            // The unchanged file imports the same way with or without the digests.
+            _ = try write(good, in: root)
+            _ = try ledger.importJournal(journal, batchSize: 10)
+            let balances = Dictionary(uniqueKeysWithValues: try ledger.balances().map { ($0.account, $0.amount.minorUnits) })
+            #expect(balances == expected)
+            try ledger.expectConsistent()
+            try ledger.close()
+        }
+    }
+
     @Test func eventsInTheirJSONFormAreImportedAndRepeatedKeysSkipped() throws {
         try withTemporaryStore { root in
             let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-06-01T12:00:00Z"))

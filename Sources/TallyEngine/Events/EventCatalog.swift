@@ -139,6 +139,13 @@ public struct EventCatalog: Sendable {
     ///   the field at fault as its path in the event's JSON form (`data.payee`,
     ///   `idempotency_key`, `effective_at`).
     public func record(for event: NewEvent) throws -> LogRecord {
+        try record(for: event, readingBack: true)
+    }
+
+    /// ``record(for:)``; without `readingBack`, the payload is not decoded again to compare:
+    /// only for an event the same check passed before (an import's appending pass, for rows
+    /// whose bytes are those its validating pass checked).
+    func record(for event: NewEvent, readingBack: Bool) throws -> LogRecord {
         let type = event.type
         guard event.effectiveAt.isInCalendarRange else {
             throw EventCodingError(.invalidValue, field: "effective_at", reason: "lies outside years 0001-9999", context: type.name)
@@ -146,7 +153,7 @@ public struct EventCatalog: Sendable {
         var writer = BinaryWriter()
         writer.subjectKeys = subjectKeys
         event.body.payload.encode(to: &writer)
-        try checkReadBack(event.body, payload: writer.bytes)
+        if readingBack { try checkReadBack(event.body, payload: writer.bytes) }
         let entity = event.entity
         try checkEnvelope(event, entity: entity, payloadBytes: writer.bytes.count)
         return LogRecord(
@@ -161,8 +168,8 @@ public struct EventCatalog: Sendable {
     /// pipeline need not make it again (``preparedRecord(of:)``).
     ///
     /// - Throws: as ``record(for:)`` does.
-    func prepare(_ event: inout NewEvent) throws {
-        let record = try record(for: event)
+    func prepare(_ event: inout NewEvent, readingBack: Bool = true) throws {
+        let record = try record(for: event, readingBack: readingBack)
         event.setPreparedRecord(record)
     }
 

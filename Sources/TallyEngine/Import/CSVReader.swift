@@ -55,6 +55,11 @@ package final class CSVReader {
     package var fileBytes: Int64 { source.size }
     /// The SHA-256 of the file in hex; valid once ``next()`` returned nil.
     package func hexDigest() -> String { source.hexDigest() }
+    /// ``FileBytes/keepReadDigests()``, ``FileBytes/readDigests`` and
+    /// ``FileBytes/digestOfBytesRead()`` of the file being read.
+    func keepReadDigests() { source.keepReadDigests() }
+    var readDigests: [Int64: [UInt8]]? { source.readDigests }
+    func digestOfBytesRead() -> (bytes: Int64, digest: [UInt8]) { source.digestOfBytesRead() }
 
     private static let quote = UInt8(ascii: "\"")
     private static let comma = UInt8(ascii: ",")

@@ -28,6 +28,12 @@ final class FileBytes {
     private var isAtEnd = false
     /// Bytes handed out so far.
     private(set) var consumed: Int64 = 0
+    /// Bytes read from the file so far (handed out or waiting in the chunk).
+    private var readTotal: Int64 = 0
+    /// When kept (``keepReadDigests()``): the SHA-256 of the file's first bytes after every
+    /// read, by how many bytes had been read. One per read (a chunk, 1 MiB): a few hundred
+    /// bytes of memory per megabyte of file.
+    private(set) var readDigests: [Int64: [UInt8]]?
     /// The file's size when it was opened.
     let size: Int64
 
@@ -97,6 +103,8 @@ final class FileBytes {
         }
         hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[count..<(count + read)])))
         count += read
+        readTotal += Int64(read)
+        if readDigests != nil { readDigests![readTotal] = Array(hasher.finalize()) }
         return true
     }
 
@@ -128,6 +136,16 @@ final class FileBytes {
         precondition(bytes <= count - position, "skipping past the bytes read")
         position += bytes
         consumed += Int64(bytes)
+    }
+
+    /// Keeps the digest of the bytes read so far after every read (``readDigests``).
+    func keepReadDigests() {
+        if readDigests == nil { readDigests = [:] }
+    }
+
+    /// How many bytes have been read from the file, and their SHA-256.
+    func digestOfBytesRead() -> (bytes: Int64, digest: [UInt8]) {
+        (readTotal, Array(hasher.finalize()))
     }
 
     /// The SHA-256 of every byte read, in lowercase hex; call after the last byte.

@@ -176,8 +176,8 @@ public enum JournalCSV {
     /// (``EventCatalog/prepare(_:)``) for the write pipeline.
     ///
     /// - Throws: ``ImportError`` (`invalidRow`) naming file, line and column.
-    static func prepare(_ event: inout NewEvent, catalog: EventCatalog, line: Int, file: String) throws {
-        try namingColumn(line: line, file: file) { try catalog.prepare(&event) }
+    static func prepare(_ event: inout NewEvent, catalog: EventCatalog, line: Int, file: String, readingBack: Bool = true) throws {
+        try namingColumn(line: line, file: file) { try catalog.prepare(&event, readingBack: readingBack) }
     }
 
     /// Runs a record check, turning its ``EventCodingError`` into an ``ImportError`` that

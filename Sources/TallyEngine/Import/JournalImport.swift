@@ -11,6 +11,11 @@ public struct ValidatedJournal: Hashable, Sendable {
     /// The SHA-256 of its bytes, in hex: the appending pass refuses a file whose bytes
     /// changed after they were validated.
     public let sha256: String
+    /// The SHA-256 of the file's first bytes after each read of the validating pass, by how
+    /// many bytes had been read: the appending pass, which reads the file in the same
+    /// chunks, knows a batch's rows are the bytes validated when its own digest at the same
+    /// point is the same, and then need not check their records a second time.
+    var readDigests: [Int64: [UInt8]] = [:]
 }
 
 /// Importing a journal CSV (``JournalCSV``) in two streaming passes: validate the whole
@@ -52,8 +57,10 @@ public enum JournalImport {
         // their events, a chunk of rows ahead (`Handoff`); problems are met in file order.
         var rows = 0
         var digest: String?
+        var readDigests: [Int64: [UInt8]] = [:]
         try Handoff<RowChunk>.run(queuedItemsMax: 4, produce: { put in
             var events = try JournalEvents(path: path, calendar: calendar)
+            events.keepReadDigests()
             try events.readHeader()
             var chunk: [(line: Int, event: NewEvent)] = []
             chunk.reserveCapacity(RowChunk.rowsMax)
@@ -70,7 +77,8 @@ public enum JournalImport {
                 if !chunk.isEmpty { try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes)) }
                 throw error
             }
-            try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes, digest: events.hexDigest()))
+            try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes, digest: events.hexDigest(),
+                             readDigests: events.readDigests ?? [:]))
         }, consume: { chunk in
             for (line, event) in chunk.rows {
                 try JournalCSV.checkRecord(event, line: line, file: path)
@@ -78,6 +86,7 @@ public enum JournalImport {
             rows += chunk.rows.count
             if let last = chunk.digest {
                 digest = last
+                readDigests = chunk.readDigests
                 try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
             } else if rows % 65_536 == 0 {
                 try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
@@ -86,7 +95,7 @@ public enum JournalImport {
         guard let digest else {
             preconditionFailure("the validating pass ended without reading the file to its end")
         }
-        return ValidatedJournal(path: path, rows: rows, sha256: digest)
+        return ValidatedJournal(path: path, rows: rows, sha256: digest, readDigests: readDigests)
     }
 
     /// Rows handed from the parsing thread to the checking one.
@@ -98,6 +107,8 @@ public enum JournalImport {
         var fileBytes: Int64
         /// The file's SHA-256, on the last chunk.
         var digest: String?
+        /// The digests after each read (``ValidatedJournal/readDigests``), on the last chunk.
+        var readDigests: [Int64: [UInt8]] = [:]
     }
 }
 
@@ -122,6 +133,10 @@ struct JournalEvents {
     var fileBytes: Int64 { reader.fileBytes }
     /// The SHA-256 of the file in hex; valid once ``next()`` returned nil.
     func hexDigest() -> String { reader.hexDigest() }
+    /// See ``FileBytes/keepReadDigests()``.
+    func keepReadDigests() { reader.keepReadDigests() }
+    var readDigests: [Int64: [UInt8]]? { reader.readDigests }
+    func digestOfBytesRead() -> (bytes: Int64, digest: [UInt8]) { reader.digestOfBytesRead() }
 
     /// Reads the header record and checks it.
     /// - Throws: ``ImportError`` (`header`, `syntax`).
@@ -223,20 +238,45 @@ extension Ledger {
                     try events.readHeader()
                     var batch: [NewEvent] = []
                     batch.reserveCapacity(batchSize)
+                    var lines: [Int] = []
                     var rows = 0
+                    // Records are made without reading each payload back; before a batch is
+                    // handed over, its bytes are shown to be those validated (where that
+                    // pass checked every record), or its records are read back now.
+                    func vouched() throws -> AppendBatch {
+                        let read = events.digestOfBytesRead()
+                        switch journal.readDigests[read.bytes] {
+                        case read.digest?:
+                            break
+                        case _?:
+                            return AppendBatch(events: [], changedWithin: read.bytes)
+                        case nil:
+                            for index in batch.indices {
+                                try JournalCSV.prepare(&batch[index], catalog: catalog, line: lines[index], file: path)
+                            }
+                        }
+                        return AppendBatch(events: batch)
+                    }
                     while let (line, row) = try events.next() {
                         var event = row
-                        try JournalCSV.prepare(&event, catalog: catalog, line: line, file: path)
+                        try JournalCSV.prepare(&event, catalog: catalog, line: line, file: path, readingBack: false)
                         batch.append(event)
+                        lines.append(line)
                         rows += 1
                         if batch.count == batchSize {
-                            try put(AppendBatch(events: batch))
+                            try put(try vouched())
                             batch = []
                             batch.reserveCapacity(batchSize)
+                            lines.removeAll(keepingCapacity: true)
                         }
                     }
-                    try put(AppendBatch(events: batch, end: (events.hexDigest(), rows)))
+                    var last = try vouched()
+                    last.end = (events.hexDigest(), rows)
+                    try put(last)
                 }, consume: { batch in
+                    if let bytes = batch.changedWithin {
+                        throw changed("its first \(bytes) bytes differ from those validated")
+                    }
                     summary.rows += batch.events.count
                     if let end = batch.end {
                         guard end.digest == journal.sha256, end.rows == journal.rows else {
@@ -391,6 +431,15 @@ extension Ledger {
 struct AppendBatch: Sendable {
     var events: [NewEvent]
     var end: (digest: String, rows: Int)?
+    /// Set instead of events when the file's first bytes, through this many, are not those
+    /// the validating pass read: nothing of the batch may be appended.
+    var changedWithin: Int64?
+
+    init(events: [NewEvent], end: (digest: String, rows: Int)? = nil, changedWithin: Int64? = nil) {
+        self.events = events
+        self.end = end
+        self.changedWithin = changedWithin
+    }
 }
 
 /// How many events an import's command left out as already recorded.
