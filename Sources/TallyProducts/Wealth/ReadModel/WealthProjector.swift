@@ -186,7 +186,7 @@ public struct WealthProjector: Projector {
     }
 
     /// The settings a wealth account folds; the raw value names the setting's column.
-    enum Setting: String {
+    enum Setting: String, CaseIterable {
         case splitRule = "split_rule"
         case roundUps = "round_ups"
         case paused = "paused"

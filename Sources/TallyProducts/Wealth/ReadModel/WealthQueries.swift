@@ -292,31 +292,33 @@ enum WealthQueries {
         _ account: String, asOf: Instant, knownAt: Instant = .latest, before sequence: UInt64? = nil, _ db: Database
     ) throws -> Settings {
         var settings = Settings()
-        // One statement for the four settings (each its latest change by then): a command
-        // reads them for every deposit and purchase it plans.
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: """
-                SELECT setting, enabled, spend_weight, invest_weight FROM wealth_setting_changes WHERE sequence IN (
-                    SELECT (SELECT sequence FROM wealth_setting_changes
-                            WHERE account = ?1 AND setting = wanted.column1 AND effective_at <= ?2 AND recorded_at <= ?3
-                              AND (effective_at < ?2 OR sequence < ?4)
-                            ORDER BY effective_at DESC, sequence DESC LIMIT 1)
-                    FROM (VALUES ('\(WealthProjector.Setting.splitRule.rawValue)'), ('\(WealthProjector.Setting.roundUps.rawValue)'),
-                                 ('\(WealthProjector.Setting.paused.rawValue)'), ('\(WealthProjector.Setting.cardFrozen.rawValue)')) AS wanted)
-                """),
+            db.cachedStatement(sql: settingsInForceSQL),
             arguments: [account, asOf.microsecondsSinceEpoch, knownAt.microsecondsSinceEpoch, sequence.map { Int64($0) } ?? Int64.max]
         )
         while let row = try rows.next() {
-            switch WealthProjector.Setting(rawValue: row[WealthColumns.setting]) {
+            // The statement selects no other setting.
+            guard let setting = WealthProjector.Setting(rawValue: row[WealthColumns.setting]) else { continue }
+            switch setting {
             case .splitRule: settings.splitRule = SplitRule(spendWeight: row[WealthColumns.spendWeight], investWeight: row[WealthColumns.investWeight])
             case .roundUps: settings.roundUpsEnabled = row[WealthColumns.enabled]
             case .paused: settings.isPaused = row[WealthColumns.enabled]
             case .cardFrozen: settings.cardFrozen = row[WealthColumns.enabled]
-            case nil: break
             }
         }
         return settings
     }
+
+    /// Each setting's latest change by a point in time, in one statement for all of them (a
+    /// command reads them for every deposit and purchase it plans), spelled once.
+    private static let settingsInForceSQL = """
+        SELECT setting, enabled, spend_weight, invest_weight FROM wealth_setting_changes WHERE sequence IN (
+            SELECT (SELECT sequence FROM wealth_setting_changes
+                    WHERE account = ?1 AND setting = wanted.column1 AND effective_at <= ?2 AND recorded_at <= ?3
+                      AND (effective_at < ?2 OR sequence < ?4)
+                    ORDER BY effective_at DESC, sequence DESC LIMIT 1)
+            FROM (VALUES \(WealthProjector.Setting.allCases.map { "('\($0.rawValue)')" }.joined(separator: ", "))) AS wanted)
+        """
 
     /// When `setting` next changes after `instant` (effective time), if it does: the end of
     /// the span a change at `instant` would govern.
