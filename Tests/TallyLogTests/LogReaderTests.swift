@@ -20,6 +20,37 @@ struct LogReaderTests {
         }
     }
 
+    /// Events asked for by number, scattered, repeated, 0 or past the head, over frames of
+    /// several events, across segments and the sparse index: each one asked for comes back
+    /// once, in order, as a walk over the whole log would give it.
+    @Test func eventsAtScatteredNumbersComeBackOnceEachInOrder() throws {
+        try withTemporaryDirectory { directory in
+            let seed: UInt64 = 2611
+            var rng = SplitMix64(seed: seed)
+            let clock = TestClock(start: 0, step: 1)
+            let writer = try LogWriter.create(directory: directory, options: testOptions(clock: clock, segmentBytesLimit: 4_096))
+            for _ in 0..<300 {
+                _ = try writer.append((0..<Int(rng.next() % 12 + 1)).map { _ in randomRecord(&rng, payloadBytesMax: 60) })
+            }
+            try writer.close()
+            let all = try readAll(directory)
+            let reader = try LogReader.open(directory: directory)
+            #expect(reader.snapshot.segments.count > 3 && reader.snapshot.entries.count > 3, "seed \(seed)")
+            let head = UInt64(all.count)
+            for round in 0..<200 {
+                let count = Int(rng.next() % 40)
+                let wanted = (0..<count).map { _ in rng.next() % (head + 5) }.sorted()
+                var seen: [LoggedEvent] = []
+                try reader.forEach(at: wanted) { seen.append($0) }
+                let expected = Set(wanted).filter { $0 >= 1 && $0 <= head }.sorted().map { all[Int($0 - 1)] }
+                #expect(seen == expected, "round \(round), seed \(seed)")
+            }
+            var every: [LoggedEvent] = []
+            try reader.forEach(at: Array(0...(head + 1))) { every.append($0) }
+            #expect(every == all, "seed \(seed)")
+        }
+    }
+
     @Test func hashOfAnyEventMatchesTheChain() throws {
         try withTemporaryDirectory { directory in
             let all = try buildLog(at: directory, frames: 30, segmentBytesLimit: 700)

@@ -316,7 +316,9 @@ extension Ledger {
             seen.reserveCapacity(events.count)
             var recorded: [(event: NewEvent, key: String, sequence: UInt64)] = []
             var left: [Int] = []
-            let usedKeys = try IdempotencyProjector.UsedKeys(db)
+            // A key's first use in `events`, by index; later uses are repeats within them.
+            var firstUses: [Int] = []
+            var firstKeys: [String] = []
             for index in events.indices {
                 guard let key = events[index].idempotencyKey else { continue }
                 if let earlier = seen[key] {
@@ -327,11 +329,16 @@ extension Ledger {
                     continue
                 }
                 seen[key] = index
-                if let first = try usedKeys.firstSequence(of: key) {
-                    recorded.append((events[index], key, first))
-                    left.append(index)
-                }
+                firstUses.append(index)
+                firstKeys.append(key)
             }
+            let used = try IdempotencyProjector.UsedKeys(db).firstSequences(of: firstKeys)
+            for (position, first) in used.enumerated() {
+                guard let first else { continue }
+                recorded.append((events[firstUses[position]], firstKeys[position], first))
+                left.append(firstUses[position])
+            }
+            left.sort()
             skipped.value.withLock { $0 += left.count }
             if !recorded.isEmpty { try requireSameAsRecorded(recorded, root: root, catalog: catalog, keys: keys) }
             guard !left.isEmpty else { return events }
@@ -383,19 +390,22 @@ extension Ledger {
         recorded.body == repeated.body && recorded.effectiveAt == repeated.effectiveAt
     }
 
-    /// Reads the events repeated keys recorded back from the log, with one reader, and
-    /// refuses the first repeat that is not the same event. A key whose event is not in the
-    /// log yet (a rehearsal's earlier batch) is left to the append, which checks it again.
+    /// Reads the events repeated keys recorded back from the log, with one reader and each
+    /// frame decoded once, and refuses the first repeat (in input order) that is not the
+    /// same event. A key whose event is not in the log yet (a rehearsal's earlier batch) is
+    /// left to the append, which checks it again.
     private static func requireSameAsRecorded(
         _ repeats: [(event: NewEvent, key: String, sequence: UInt64)], root: String, catalog: EventCatalog, keys: LogKeys?
     ) throws {
         let reader = try EventStoreReader.open(at: root, catalog: catalog, keys: keys)
-        for (event, key, sequence) in repeats where sequence <= reader.head.sequence {
-            var first: Event?
-            try reader.forEach(from: sequence, through: sequence) { first = $0 }
-            guard let first else { continue }
-            let recorded = NewEvent(effectiveAt: first.effectiveAt, body: first.body)
-            guard isSame(recorded, event) else { throw keyConflict(event, key: key, usedBy: "event \(sequence)") }
+        var recorded: [UInt64: NewEvent] = [:]
+        recorded.reserveCapacity(repeats.count)
+        try reader.forEach(at: repeats.map(\.sequence).sorted()) { first in
+            recorded[first.sequence] = NewEvent(effectiveAt: first.effectiveAt, body: first.body)
+        }
+        for (event, key, sequence) in repeats {
+            guard let first = recorded[sequence] else { continue }
+            guard isSame(first, event) else { throw keyConflict(event, key: key, usedBy: "event \(sequence)") }
         }
     }
 

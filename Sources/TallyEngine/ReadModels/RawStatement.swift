@@ -30,6 +30,14 @@ struct RawStatement {
         }
     }
 
+    /// Binds UTF-8 text in place: the bytes must stay put, and bound, until the statement
+    /// has run and ``clearBindings()`` unbound them.
+    func bindText(_ index: Int32, _ utf8: UnsafeRawBufferPointer) {
+        // An empty text still needs an address: SQLite binds NULL for a null one.
+        sqlite3_bind_text(statement.sqliteStatement, index, (utf8.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self),
+                          Int32(utf8.count), SQLITE_STATIC)
+    }
+
     /// Runs the statement once with `text` bound in place at `index` (and the other values
     /// bound before), then resets it and unbinds the text.
     func step(_ db: Database, binding text: String, at index: Int32) throws {
@@ -55,12 +63,16 @@ struct RawStatement {
 
     /// ``integer(_:binding:at:)`` with the text's UTF-8 bytes lying elsewhere.
     func integer(_ db: Database, bindingText utf8: UnsafeRawBufferPointer, at index: Int32) throws -> Int64? {
+        bindText(index, utf8)
+        defer { sqlite3_bind_null(statement.sqliteStatement, index) }
+        return try integer(db)
+    }
+
+    /// Runs the statement with the values bound before and returns the first column of its
+    /// first row as an integer (nil when there is no row or it is NULL), then resets it.
+    func integer(_ db: Database) throws -> Int64? {
         let handle = statement.sqliteStatement
-        sqlite3_bind_text(handle, index, utf8.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_STATIC)
-        defer {
-            sqlite3_reset(handle)
-            sqlite3_bind_null(handle, index)
-        }
+        defer { sqlite3_reset(handle) }
         switch sqlite3_step(handle) {
         case SQLITE_ROW:
             return sqlite3_column_type(handle, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, 0)
@@ -68,6 +80,26 @@ struct RawStatement {
             return nil
         case let code:
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+        }
+    }
+
+    /// Runs the statement and calls `body` with each row's first column as text (its UTF-8
+    /// bytes, valid only during the call) and its second as an integer, until the rows end
+    /// or `body` returns false; then resets it.
+    func forEachTextAndInteger(_ db: Database, _ body: (UnsafeRawBufferPointer, Int64) throws -> Bool) throws {
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW:
+                let text = sqlite3_column_text(handle, 0)
+                let count = Int(sqlite3_column_bytes(handle, 0))
+                guard try body(UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count), sqlite3_column_int64(handle, 1)) else { return }
+            case SQLITE_DONE:
+                return
+            case let code:
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+            }
         }
     }
 

@@ -195,6 +195,16 @@ public struct EventStoreReader: Sendable {
         }
     }
 
+    /// Decodes the events at `sequences` (ascending), each frame that holds one read once.
+    ///
+    /// - Throws: `LogError` for damage, ``EventCodingError`` for a payload this build cannot
+    ///   read, or whatever `body` throws.
+    public func forEach(at sequences: [UInt64], _ body: (Event) throws -> Void) throws {
+        try reader.forEach(at: sequences) { logged in
+            try body(try catalog.decode(logged))
+        }
+    }
+
     /// Streams decoded events in log order, each with the chain hash after it when it ends
     /// its frame (the hash the frame's checked header stores), nil otherwise.
     func forEach(from first: UInt64, withFrameEndHashes body: (Event, [UInt8]?) throws -> Void) throws {

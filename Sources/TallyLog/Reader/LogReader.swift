@@ -85,6 +85,42 @@ public struct LogReader: Sendable {
         }
     }
 
+    /// Calls `body` with the event at each of `sequences`, in ascending order, decoding each
+    /// frame that holds one of them once, however many of them it holds: a run of scattered
+    /// look-ups (an import's repeated keys, each naming the event that first used it) costs
+    /// a frame per frame touched, not a frame per event. Numbers that repeat, 0 and numbers
+    /// past the head are passed over.
+    ///
+    /// - Parameter sequences: event numbers in ascending order.
+    /// - Throws: ``LogError`` `.corrupt` when a frame fails its checksum or decoding, and whatever `body` throws.
+    public func forEach(at sequences: [UInt64], _ body: (LoggedEvent) throws -> Void) throws {
+        let head = snapshot.head.sequence
+        var next = sequences.startIndex
+        while next < sequences.endIndex, sequences[next] == 0 { next += 1 }
+        while next < sequences.endIndex, sequences[next] <= head {
+            precondition(next == sequences.startIndex || sequences[next - 1] <= sequences[next], "sequences must ascend")
+            guard let entry = entryIndex(containing: sequences[next]) else { return }
+            var decoded = false
+            // From the sparse index's entry, over frame headers, to the frame holding the
+            // next number; that frame is decoded, and the walk starts again from the index.
+            try walkFrames(from: entry) { frame in
+                if frame.header.lastSequence < sequences[next] { return true }
+                try frame.decode { event in
+                    while next < sequences.endIndex, sequences[next] < event.sequence { next += 1 }
+                    guard next < sequences.endIndex, sequences[next] == event.sequence else { return }
+                    try body(event)
+                    while next < sequences.endIndex, sequences[next] == event.sequence { next += 1 }
+                }
+                while next < sequences.endIndex, sequences[next] <= frame.header.lastSequence { next += 1 }
+                decoded = true
+                return false
+            }
+            guard decoded else {
+                throw LogError(.corrupt, "event \(sequences[next]) is within the head (\(head)) but no frame holds it", path: snapshot.directory)
+            }
+        }
+    }
+
     /// Up to `limit` events starting at `from` (0 reads as 1).
     public func events(from: UInt64, limit: Int) throws -> [LoggedEvent] {
         guard limit > 0 else { return [] }

@@ -36,27 +36,98 @@ public struct IdempotencyProjector: Projector {
         try apply([event][...], db)
     }
 
-    /// Folds a run of events with the statements prepared once for the run.
+    /// Folds a run of events with the statements prepared once for the run. Keys are
+    /// inserted ``KeyInserts/rowsPerStatement`` to a statement (an import's batch holds
+    /// thousands): one statement run per row was half of what inserting a key cost.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
-        let insert = RawStatement(try db.cachedStatement(
-            sql: "INSERT INTO idempotency_keys (key, first_sequence) VALUES (?, ?) ON CONFLICT (key) DO NOTHING"))
-        let caused = try db.cachedStatement(sql: """
+        var inserts = try KeyInserts(db)
+        defer { inserts.finish() }
+        let caused = RawStatement(try db.cachedStatement(sql: """
             INSERT INTO idempotency_caused (cause, last_sequence) VALUES (?, ?)
             ON CONFLICT (cause) DO UPDATE SET last_sequence = MAX(last_sequence, excluded.last_sequence)
-            """)
+            """))
         try events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
             for _ in 0..<buffer.count {
                 let sequence = Int64(event.pointee.sequence)
                 if let key = event.pointee.idempotencyKey {
-                    insert.bind(2, sequence)
-                    try StoredKey.withSpelling(of: key) { try insert.step(db, bindingText: $0, at: 1) }
+                    try inserts.add(key, firstSequence: sequence)
                 }
                 if let cause = event.pointee.cause {
-                    try caused.execute(arguments: [Int64(cause), sequence])
+                    caused.bind(1, Int64(cause))
+                    caused.bind(2, sequence)
+                    try caused.step(db)
                 }
                 event += 1
             }
+        }
+        try inserts.flush()
+    }
+
+    /// The keys of a run of events, written to `idempotency_keys` in log order through one
+    /// statement per ``rowsPerStatement`` keys (and one per key for the rest of the run).
+    /// A key already stored keeps its first sequence number, and of two equal keys in one
+    /// statement the first wins: the same rows as inserting them one by one.
+    struct KeyInserts {
+        /// Keys per statement: fewer statement runs, each short enough to stay cheap to
+        /// compile and bind (an ordered import's keys: 0.90 s per million one by one,
+        /// 0.41 s fifty at a time, in SQLite alone on this machine).
+        static let rowsPerStatement = 50
+        private static let manySQL = "INSERT INTO idempotency_keys (key, first_sequence) VALUES "
+            + Array(repeating: "(?, ?)", count: rowsPerStatement).joined(separator: ", ")
+            + " ON CONFLICT (key) DO NOTHING"
+        private let db: Database
+        private let one: RawStatement
+        private let many: RawStatement
+        /// The stored spellings of the keys waiting, end to end, and where each ends.
+        private var spellings: [UInt8] = []
+        private var ends: [Int] = []
+        private var sequences: [Int64] = []
+
+        init(_ db: Database) throws {
+            self.db = db
+            one = RawStatement(try db.cachedStatement(
+                sql: "INSERT INTO idempotency_keys (key, first_sequence) VALUES (?, ?) ON CONFLICT (key) DO NOTHING"))
+            many = RawStatement(try db.cachedStatement(sql: Self.manySQL))
+        }
+
+        /// Queues a key; a full statement's worth is written at once.
+        mutating func add(_ key: String, firstSequence: Int64) throws {
+            StoredKey.withSpelling(of: key) { spellings.append(contentsOf: $0) }
+            ends.append(spellings.count)
+            sequences.append(firstSequence)
+            if ends.count == Self.rowsPerStatement { try write(through: Self.rowsPerStatement, with: many) }
+        }
+
+        /// Writes the keys still waiting, one statement each.
+        mutating func flush() throws {
+            while !ends.isEmpty { try write(through: 1, with: one) }
+        }
+
+        /// Binds the first `count` waiting keys in place, runs `statement` once and drops them.
+        private mutating func write(through count: Int, with statement: RawStatement) throws {
+            try spellings.withUnsafeBytes { bytes in
+                var start = 0
+                for row in 0..<count {
+                    let parameter = Int32(2 * row + 1)
+                    statement.bindText(parameter, UnsafeRawBufferPointer(rebasing: bytes[start..<ends[row]]))
+                    statement.bind(parameter + 1, sequences[row])
+                    start = ends[row]
+                }
+                defer { statement.clearBindings() }
+                try statement.step(db)
+            }
+            let written = ends[count - 1]
+            spellings.removeFirst(written)
+            ends.removeFirst(count)
+            for index in ends.indices { ends[index] -= written }
+            sequences.removeFirst(count)
+        }
+
+        /// Unbinds whatever a failed write left bound.
+        func finish() {
+            one.clearBindings()
+            many.clearBindings()
         }
     }
 
@@ -72,20 +143,74 @@ public struct IdempotencyProjector: Projector {
         return row.sequence(IdempotencyColumns.firstSequence)...row.sequence(IdempotencyColumns.lastSequence)
     }
 
-    /// The first event recorded with each key, asked of a run of keys (an import's batch,
-    /// once per row) with the statement looked up once for the run instead of once per key.
+    /// The first event recorded with each key, asked of a run of keys (an import's batch).
+    ///
+    /// An import's keys mostly follow one another (external ids counting up, a file's rows
+    /// in order): the stored keys between the run's least and greatest are read in one
+    /// range scan and matched against the run, instead of one B-tree descent per key. When
+    /// that range holds many more keys than the run (keys scattered over the table: content
+    /// digests), the scan stops early and every key is looked up on its own.
     struct UsedKeys {
         private let lookup: RawStatement
+        private let range: RawStatement
+        private let countInRange: RawStatement
         private let db: Database
 
         init(_ db: Database) throws {
             lookup = RawStatement(try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
+            range = RawStatement(try db.cachedStatement(sql: "SELECT key, first_sequence FROM idempotency_keys WHERE key >= ? AND key <= ?"))
+            countInRange = RawStatement(try db.cachedStatement(
+                sql: "SELECT count(*) FROM (SELECT 1 FROM idempotency_keys WHERE key >= ? AND key <= ? LIMIT ?)"))
             self.db = db
         }
 
-        /// The first event recorded with `key`, if a command used it.
-        func firstSequence(of key: String) throws -> UInt64? {
-            try StoredKey.withSpelling(of: key) { try lookup.integer(db, bindingText: $0, at: 1) }.map(UInt64.init)
+        /// The first event recorded with each of `keys` (nil: no command used it), in order.
+        func firstSequences(of keys: [String]) throws -> [UInt64?] {
+            guard !keys.isEmpty else { return [] }
+            var spellings: [UInt8] = []
+            var ends: [Int] = []
+            ends.reserveCapacity(keys.count)
+            for key in keys {
+                StoredKey.withSpelling(of: key) { spellings.append(contentsOf: $0) }
+                ends.append(spellings.count)
+            }
+            return try spellings.withUnsafeBytes { bytes in
+                func spelling(_ index: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+                }
+                // SQLite orders TEXT by its bytes (BINARY): as `lexicographicallyPrecedes` does.
+                var least = 0
+                var greatest = 0
+                for index in 1..<keys.count {
+                    let key = spelling(index)
+                    if key.lexicographicallyPrecedes(spelling(least)) { least = index }
+                    if spelling(greatest).lexicographicallyPrecedes(key) { greatest = index }
+                }
+                // Counted first, without reading a key out: a scattered run is found in a
+                // fraction of the time its point lookups then take.
+                let scanLimit = Int64(2 * keys.count + 16)
+                countInRange.bindText(1, spelling(least))
+                countInRange.bindText(2, spelling(greatest))
+                countInRange.bind(3, scanLimit)
+                defer { countInRange.clearBindings() }
+                let inRange = try countInRange.integer(db) ?? 0
+                if inRange >= scanLimit {
+                    return try keys.indices.map { index in
+                        try lookup.integer(db, bindingText: spelling(index), at: 1).map(UInt64.init)
+                    }
+                }
+                guard inRange > 0 else { return Array(repeating: nil, count: keys.count) }
+                var stored: [[UInt8]: Int64] = [:]
+                stored.reserveCapacity(Int(inRange))
+                range.bindText(1, spelling(least))
+                range.bindText(2, spelling(greatest))
+                defer { range.clearBindings() }
+                try range.forEachTextAndInteger(db) { key, first in
+                    stored[Array(key)] = first
+                    return true
+                }
+                return keys.indices.map { index in stored[Array(spelling(index))].map(UInt64.init) }
+            }
         }
     }
 
