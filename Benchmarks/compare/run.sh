@@ -105,6 +105,12 @@ csv_bytes="$(bytes "$WORK/household.csv")"
 log_bytes="$(bytes "$WORK/store/log")"
 readmodel_bytes="$(bytes "$WORK/store/readmodels.sqlite" "$WORK/store/readmodels.sqlite-wal" "$WORK/store/readmodels.sqlite-shm")"
 store_bytes="$(bytes "$WORK/store")"
+# The same file again into that store: every row is already there (a resumed or repeated
+# import), so each batch's keys are found, their first events read back and compared, and
+# nothing is appended.
+say "tally: import the same file again, every row already imported ($RUNS runs)"
+time_runs tally-reimport "$RUNS" "$TALLY" import "$WORK/household.csv" --store "$WORK/store" --progress none
+grep -q "events appended: 0 " "$WORK/out/tally-reimport.txt" || { say "the repeated import appended events:"; cat "$WORK/out/tally-reimport.txt" >&2; exit 1; }
 say "tally: balances --as-of $AS_OF ($RUNS runs)"
 time_runs tally "$RUNS" "$TALLY" balances --store "$WORK/store" --as-of "$AS_OF" --format csv
 say "ledger ($RUNS runs)"
@@ -203,6 +209,7 @@ echo
 printf '| %-44s | %-24s | %-8s | %-18s | %-22s | %-18s |\n' "command" "wall s, median (min-max)" "RSS MiB" "rate" "time / yardstick's" "target"
 printf '|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" "$(printf -- '-%.0s' {1..26})" "$(printf -- '-%.0s' {1..10})" "$(printf -- '-%.0s' {1..20})" "$(printf -- '-%.0s' {1..24})" "$(printf -- '-%.0s' {1..20})"
 row "tally import, fresh store, durable" tally-import ledger "<= 0.50x ledger" "$N" "rows/s"
+row "tally import again, every row skipped" tally-reimport ledger "-" "$N" "rows/s"
 row "tally log --type pot_created (decode all)" tally-decode tally-decode "yardstick" "$events" "events/s"
 row "tally rebuild (all read models)" tally-rebuild tally-decode ">= 1M events/s" "$events" "events/s"
 row "tally --version" tally-version tally-version "yardstick" "" ""

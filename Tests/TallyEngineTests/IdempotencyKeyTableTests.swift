@@ -100,7 +100,7 @@ import TallyTestSupport
                 let inRange = try Int.fetchOne(db, sql: "SELECT count(*) FROM idempotency_keys WHERE key BETWEEN ? AND ?", arguments: [
                     String(decoding: least, as: UTF8.self), String(decoding: greatest, as: UTF8.self),
                 ])!
-                if inRange < 2 * keys.count + 16 { clustered += 1 } else { scattered += 1 }
+                if inRange < IdempotencyProjector.UsedKeys.rangeScanLimit(keys: keys.count) { clustered += 1 } else { scattered += 1 }
                 let answers = try used.firstSequences(of: keys)
                 let expected = try keys.map { try Self.stored($0, db).map(UInt64.init) }
                 #expect(answers == expected, "seed \(seed), round \(round)")
