@@ -35,6 +35,26 @@ import TallyTestSupport
         }
     }
 
+    @Test func eventsReadBackTogetherAreThoseReadBackOneByOne() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            for tens in 1...40 {
+                try ledger.appendEvents(deposit(usd("\(tens * 10).00"), spend: usd("\(tens * 7).00"), invest: usd("\(tens * 3).00"), at: clock))
+            }
+            let head = ledger.head.sequence
+            let asked: [UInt64] = [head, 3, 17, 3, 2, 60, head + 1, head + 9]
+            let together = try ledger.loggedEvents(at: asked)
+            #expect(Set(together.keys) == Set(asked.filter { $0 <= head }))
+            for sequence in asked where sequence <= head {
+                #expect(together[sequence] == (try ledger.loggedEvent(at: sequence)), "sequence \(sequence)")
+            }
+            #expect(try ledger.loggedEvents(at: []).isEmpty)
+            #expect(throws: LedgerError.self) { try ledger.loggedEvents(at: [0, 2]) }
+            try ledger.close()
+        }
+    }
+
     @Test func reopeningCatchesUpWhatWasAppendedButNotProjected() throws {
         try withTemporaryStore { root in
             let clock = ManualClock(Self.start)

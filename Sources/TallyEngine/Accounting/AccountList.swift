@@ -54,17 +54,18 @@ extension Ledger {
         for balance in try self.balances(asOf: point.asOf, knownAt: knownAt) where !balance.amount.isZero {
             balances[balance.account, default: []].append(balance.amount)
         }
+        let recorded = try loggedEvents(at: records.flatMap { [$0.openedSequence] + ($0.closedSequence.map { [$0] } ?? []) })
         var listed: [AccountListing] = []
         for (record, firstPosting) in zip(records, firstPostings) {
             let kind = record.kind
-            guard let opening = try loggedEvent(at: record.openedSequence) else {
+            guard let opening = recorded[record.openedSequence] else {
                 throw LedgerError(.inconsistentLog, "account '\(record.name)' was opened by event \(record.openedSequence), past the log's head")
             }
             guard opening.recordedAt.microsecondsSinceEpoch <= point.recordedBound else { continue }
             let openedAt = min(opening.effectiveAt, firstPosting ?? opening.effectiveAt)
             guard openedAt <= point.asOf else { continue }
             var closedAt: Instant?
-            if let closedSequence = record.closedSequence, let closing = try loggedEvent(at: closedSequence),
+            if let closedSequence = record.closedSequence, let closing = recorded[closedSequence],
                closing.recordedAt.microsecondsSinceEpoch <= point.recordedBound, closing.effectiveAt <= point.asOf {
                 closedAt = closing.effectiveAt
             }
