@@ -20,9 +20,9 @@ struct LogReaderTests {
         }
     }
 
-    /// Events asked for by number, scattered, repeated, 0 or past the head, over frames of
-    /// several events, across segments and the sparse index: each one asked for comes back
-    /// once, in order, as a walk over the whole log would give it.
+    /// Events asked for by number, scattered, repeated, 0 or past the head, in order or not,
+    /// over frames of several events, across segments and the sparse index: each one asked
+    /// for comes back once, in log order, as a walk over the whole log would give it.
     @Test func eventsAtScatteredNumbersComeBackOnceEachInOrder() throws {
         try withTemporaryDirectory { directory in
             let seed: UInt64 = 2611
@@ -48,6 +48,10 @@ struct LogReaderTests {
             var every: [LoggedEvent] = []
             try reader.forEach(at: Array(0...(head + 1))) { every.append($0) }
             #expect(every == all, "seed \(seed)")
+            // In any order: each event once, in log order.
+            var shuffled: [LoggedEvent] = []
+            try reader.forEach(at: (Array(1...head) + [3, head, 0, head + 2]).shuffled(using: &rng)) { shuffled.append($0) }
+            #expect(shuffled == all, "seed \(seed)")
         }
     }
 

@@ -195,7 +195,8 @@ public struct EventStoreReader: Sendable {
         }
     }
 
-    /// Decodes the events at `sequences` (ascending), each frame that holds one read once.
+    /// Decodes the events at `sequences` (any order; passed in log order, each once), each
+    /// frame that holds one read once; 0 and numbers past the head are passed over.
     ///
     /// - Throws: `LogError` for damage, ``EventCodingError`` for a payload this build cannot
     ///   read, or whatever `body` throws.

@@ -85,20 +85,20 @@ public struct LogReader: Sendable {
         }
     }
 
-    /// Calls `body` with the event at each of `sequences`, in ascending order, decoding each
+    /// Calls `body` with the event at each of `sequences`, in log order, decoding each
     /// frame that holds one of them once, however many of them it holds: a run of scattered
     /// look-ups (an import's repeated keys, each naming the event that first used it) costs
-    /// a frame per frame touched, not a frame per event. Numbers that repeat, 0 and numbers
-    /// past the head are passed over.
+    /// a frame per frame touched, not a frame per event. Each event is passed once; 0 and
+    /// numbers past the head are passed over.
     ///
-    /// - Parameter sequences: event numbers in ascending order.
+    /// - Parameter sequences: event numbers, in any order (ascending costs no sort).
     /// - Throws: ``LogError`` `.corrupt` when a frame fails its checksum or decoding, and whatever `body` throws.
     public func forEach(at sequences: [UInt64], _ body: (LoggedEvent) throws -> Void) throws {
+        let sequences = zip(sequences, sequences.dropFirst()).allSatisfy { $0 <= $1 } ? sequences : sequences.sorted()
         let head = snapshot.head.sequence
         var next = sequences.startIndex
         while next < sequences.endIndex, sequences[next] == 0 { next += 1 }
         while next < sequences.endIndex, sequences[next] <= head {
-            precondition(next == sequences.startIndex || sequences[next - 1] <= sequences[next], "sequences must ascend")
             guard let entry = entryIndex(containing: sequences[next]) else { return }
             var decoded = false
             // From the sparse index's entry, over frame headers, to the frame holding the

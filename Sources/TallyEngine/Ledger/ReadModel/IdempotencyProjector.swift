@@ -38,7 +38,7 @@ public struct IdempotencyProjector: Projector {
 
     /// Folds a run of events with the statements prepared once for the run. Keys are
     /// inserted ``KeyInserts/rowsPerStatement`` to a statement (an import's batch holds
-    /// thousands): one statement run per row was half of what inserting a key cost.
+    /// thousands; ``KeyInserts`` says what that saves).
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         var inserts = try KeyInserts(db)
         defer { inserts.finish() }
@@ -149,11 +149,12 @@ public struct IdempotencyProjector: Projector {
 
     /// The first event recorded with each key, asked of a run of keys (an import's batch).
     ///
-    /// An import's keys mostly follow one another (external ids counting up, a file's rows
-    /// in order): the stored keys between the run's least and greatest are read in one
-    /// range scan and matched against the run, instead of one B-tree descent per key. When
-    /// that range holds many more keys than the run (keys scattered over the table: content
-    /// digests), the scan stops early and every key is looked up on its own.
+    /// An import's keys often follow one another (external ids counting up; a file imported
+    /// again): the stored keys between the run's least and greatest key are then read in
+    /// one range scan and matched against the run, instead of one B-tree descent per key.
+    /// When that range holds more stored keys than ``rangeScanLimit(keys:)`` (keys
+    /// scattered over the table, as content digests are), found by counting no further
+    /// than that limit, every key is looked up on its own.
     struct UsedKeys {
         private let lookup: RawStatement
         private let range: RawStatement
