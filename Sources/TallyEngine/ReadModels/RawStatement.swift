@@ -38,21 +38,6 @@ struct RawStatement {
                           Int32(utf8.count), SQLITE_STATIC)
     }
 
-    /// Runs the statement once with `text` bound in place at `index` (and the other values
-    /// bound before), then resets it and unbinds the text.
-    func step(_ db: Database, binding text: String, at index: Int32) throws {
-        var text = text
-        try text.withUTF8 { try step(db, bindingText: UnsafeRawBufferPointer($0), at: index) }
-    }
-
-    /// ``step(_:binding:at:)`` with the text's UTF-8 bytes lying elsewhere.
-    func step(_ db: Database, bindingText utf8: UnsafeRawBufferPointer, at index: Int32) throws {
-        let handle = statement.sqliteStatement
-        sqlite3_bind_text(handle, index, utf8.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_STATIC)
-        defer { sqlite3_bind_null(handle, index) }
-        try step(db)
-    }
-
     /// Runs the statement with `text` bound in place at `index` and returns the first
     /// column of its first row as an integer (nil when there is no row or it is NULL), then
     /// resets it and unbinds the text: a point lookup without building a `Row`.
