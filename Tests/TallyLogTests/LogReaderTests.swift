@@ -26,14 +26,8 @@ struct LogReaderTests {
     @Test func eventsAtScatteredNumbersComeBackOnceEachInOrder() throws {
         try withTemporaryDirectory { directory in
             let seed: UInt64 = 2611
-            var rng = SplitMix64(seed: seed)
-            let clock = TestClock(start: 0, step: 1)
-            let writer = try LogWriter.create(directory: directory, options: testOptions(clock: clock, segmentBytesLimit: 4_096))
-            for _ in 0..<300 {
-                _ = try writer.append((0..<Int(rng.next() % 12 + 1)).map { _ in randomRecord(&rng, payloadBytesMax: 60) })
-            }
-            try writer.close()
-            let all = try readAll(directory)
+            let all = try buildLog(at: directory, frames: 300, segmentBytesLimit: 4_096, seed: seed, payloadBytesMax: 60, recordsPerFrameMax: 12)
+            var rng = SplitMix64(seed: seed &+ 1)
             let reader = try LogReader.open(directory: directory)
             #expect(reader.snapshot.segments.count > 3 && reader.snapshot.entries.count > 3, "seed \(seed)")
             let head = UInt64(all.count)

@@ -102,13 +102,15 @@ func layout(of path: String) throws -> Layout {
     return Layout(path: path, structures: structures.map { (start: $0.0, end: $0.1, kind: $0.2) })
 }
 
-/// A small multi-segment log: `frames` appends of 1…3 records with tiny segments.
+/// A small multi-segment log: `frames` appends of 1…`recordsPerFrameMax` records with tiny segments.
 @discardableResult
-func buildLog(at directory: String, frames: Int, segmentBytesLimit: Int64 = 600, seed: UInt64 = 42, payloadBytesMax: Int = 40) throws -> [LoggedEvent] {
+func buildLog(
+    at directory: String, frames: Int, segmentBytesLimit: Int64 = 600, seed: UInt64 = 42, payloadBytesMax: Int = 40, recordsPerFrameMax: UInt64 = 3
+) throws -> [LoggedEvent] {
     var rng = SplitMix64(seed: seed)
     let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: segmentBytesLimit))
     for _ in 0..<frames {
-        let count = Int(rng.next() % 3) + 1
+        let count = Int(rng.next() % recordsPerFrameMax) + 1
         _ = try writer.append((0..<count).map { _ in randomRecord(&rng, payloadBytesMax: payloadBytesMax) })
     }
     try writer.close()

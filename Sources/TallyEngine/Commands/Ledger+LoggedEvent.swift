@@ -15,14 +15,7 @@ extension Ledger {
     public func loggedEvent(at sequence: UInt64) throws -> Event? {
         guard sequence >= 1 else { throw LedgerError(.invalidArgument, "sequence numbers start at 1") }
         guard sequence <= head.sequence else { return nil }
-        do {
-            var found: Event?
-            let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
-            try reader.forEach(from: sequence, through: sequence) { found = $0 }
-            return found
-        } catch {
-            throw LedgerError.reporting(error) ?? error
-        }
+        return try loggedEvents(at: [sequence])[sequence]
     }
 
     /// The events recorded at `sequences`, read back from the log with each frame that holds

@@ -69,9 +69,8 @@ struct RawStatement {
     }
 
     /// Runs the statement and calls `body` with each row's first column as text (its UTF-8
-    /// bytes, valid only during the call) and its second as an integer, until the rows end
-    /// or `body` returns false; then resets it.
-    func forEachTextAndInteger(_ db: Database, _ body: (UnsafeRawBufferPointer, Int64) throws -> Bool) throws {
+    /// bytes, valid only during the call) and its second as an integer; then resets it.
+    func forEachTextAndInteger(_ db: Database, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
         while true {
@@ -79,7 +78,7 @@ struct RawStatement {
             case SQLITE_ROW:
                 let text = sqlite3_column_text(handle, 0)
                 let count = Int(sqlite3_column_bytes(handle, 0))
-                guard try body(UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count), sqlite3_column_int64(handle, 1)) else { return }
+                try body(UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count), sqlite3_column_int64(handle, 1))
             case SQLITE_DONE:
                 return
             case let code:

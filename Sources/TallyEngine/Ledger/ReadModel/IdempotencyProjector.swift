@@ -83,9 +83,8 @@ public struct IdempotencyProjector: Projector {
         private let db: Database
         private let one: RawStatement
         private let many: RawStatement
-        /// The stored spellings of the keys waiting, end to end, and where each ends.
-        private var spellings: [UInt8] = []
-        private var ends: [Int] = []
+        /// The keys waiting, and the first sequence number of each.
+        private var keys = StoredKeySpellings()
         private var sequences: [Int64] = []
 
         init(_ db: Database) throws {
@@ -97,35 +96,38 @@ public struct IdempotencyProjector: Projector {
 
         /// Queues a key; a full statement's worth is written at once.
         mutating func add(_ key: String, firstSequence: Int64) throws {
-            StoredKey.withSpelling(of: key) { spellings.append(contentsOf: $0) }
-            ends.append(spellings.count)
+            keys.append(key)
             sequences.append(firstSequence)
-            if ends.count == Self.rowsPerStatement { try write(through: Self.rowsPerStatement, with: many) }
+            if keys.count == Self.rowsPerStatement { try writeWaiting() }
         }
 
-        /// Writes the keys still waiting, one statement each.
+        /// Writes the keys still waiting.
         mutating func flush() throws {
-            while !ends.isEmpty { try write(through: 1, with: one) }
+            try writeWaiting()
         }
 
-        /// Binds the first `count` waiting keys in place, runs `statement` once and drops them.
-        private mutating func write(through count: Int, with statement: RawStatement) throws {
-            try spellings.withUnsafeBytes { bytes in
-                var start = 0
-                for row in 0..<count {
-                    let parameter = Int32(2 * row + 1)
-                    statement.bindText(parameter, UnsafeRawBufferPointer(rebasing: bytes[start..<ends[row]]))
-                    statement.bind(parameter + 1, sequences[row])
-                    start = ends[row]
+        /// Writes every waiting key, bound in place: a full statement's worth through the
+        /// many-row statement, fewer one statement each.
+        private mutating func writeWaiting() throws {
+            try keys.withSpellings { spelling in
+                if keys.count == Self.rowsPerStatement {
+                    for row in 0..<keys.count {
+                        many.bindText(Int32(2 * row + 1), spelling(row))
+                        many.bind(Int32(2 * row + 2), sequences[row])
+                    }
+                    defer { many.clearBindings() }
+                    try many.step(db)
+                } else {
+                    defer { one.clearBindings() }
+                    for row in 0..<keys.count {
+                        one.bindText(1, spelling(row))
+                        one.bind(2, sequences[row])
+                        try one.step(db)
+                    }
                 }
-                defer { statement.clearBindings() }
-                try statement.step(db)
             }
-            let written = ends[count - 1]
-            spellings.removeFirst(written)
-            ends.removeFirst(count)
-            for index in ends.indices { ends[index] -= written }
-            sequences.removeFirst(count)
+            keys.removeAll()
+            sequences.removeAll(keepingCapacity: true)
         }
 
         /// Unbinds whatever a failed write left bound.
@@ -177,17 +179,9 @@ public struct IdempotencyProjector: Projector {
         /// The first event recorded with each of `keys` (nil: no command used it), in order.
         func firstSequences(of keys: [String]) throws -> [UInt64?] {
             guard !keys.isEmpty else { return [] }
-            var spellings: [UInt8] = []
-            var ends: [Int] = []
-            ends.reserveCapacity(keys.count)
-            for key in keys {
-                StoredKey.withSpelling(of: key) { spellings.append(contentsOf: $0) }
-                ends.append(spellings.count)
-            }
-            return try spellings.withUnsafeBytes { bytes in
-                func spelling(_ index: Int) -> UnsafeRawBufferPointer {
-                    UnsafeRawBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
-                }
+            var spellings = StoredKeySpellings()
+            for key in keys { spellings.append(key) }
+            return try spellings.withSpellings { spelling in
                 // SQLite orders TEXT by its bytes (BINARY): as `lexicographicallyPrecedes` does.
                 var least = 0
                 var greatest = 0
@@ -215,10 +209,7 @@ public struct IdempotencyProjector: Projector {
                 range.bindText(1, spelling(least))
                 range.bindText(2, spelling(greatest))
                 defer { range.clearBindings() }
-                try range.forEachTextAndInteger(db) { key, first in
-                    stored[Array(key)] = first
-                    return true
-                }
+                try range.forEachTextAndInteger(db) { key, first in stored[Array(key)] = first }
                 return keys.indices.map { index in stored[Array(spelling(index))].map(UInt64.init) }
             }
         }
@@ -273,6 +264,36 @@ enum StoredKey {
             buffer[0] = marker
             if !rest.isEmpty { UnsafeMutableRawBufferPointer(rebasing: buffer[1...]).copyMemory(from: rest) }
             return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+}
+
+/// A run of keys' stored spellings (``StoredKey``) end to end in one buffer, each found by
+/// its place: a run's keys bound in place, without a string or an array per key.
+struct StoredKeySpellings {
+    private var bytes: [UInt8] = []
+    private var ends: [Int] = []
+
+    /// How many keys the run holds.
+    var count: Int { ends.count }
+
+    /// Adds a key's stored spelling.
+    mutating func append(_ key: String) {
+        StoredKey.withSpelling(of: key) { bytes.append(contentsOf: $0) }
+        ends.append(bytes.count)
+    }
+
+    /// Empties the run, keeping its storage.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+    }
+
+    /// Calls `body` with a function giving the spelling of the key at a place, valid
+    /// during the call.
+    func withSpellings<Result>(_ body: ((Int) -> UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBytes { buffer in
+            try body { index in UnsafeRawBufferPointer(rebasing: buffer[(index == 0 ? 0 : ends[index - 1])..<ends[index]]) }
         }
     }
 }
