@@ -70,8 +70,13 @@ final class WritePipeline: Sendable {
 
     /// Plans and folds commands from `start` until the group ends or the frame is full,
     /// appends them as one frame and commits. Returns the index of the first command left.
+    ///
+    /// The group's postings are held until its commands are planned (``HeldPostings``);
+    /// when writing them fails, the same commands are planned again from `start`, each
+    /// writing its own (`holding` false), so that a command a held write could not take is
+    /// refused alone, as it is one at a time.
     private func commitSome(
-        _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?]
+        _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?], holding: Bool = true
     ) -> Int {
         func failAll(_ error: any Error) -> Int {
             for index in start..<group.count { outcomes[index] = .failure(error) }
@@ -90,6 +95,8 @@ final class WritePipeline: Sendable {
         do {
             try readModels.database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
+                    if holding { HeldPostings.begin(db) }
+                    defer { HeldPostings.end(db) }
                     draft.checkpoints = try ReadModelStore.checkpoints(db)
                     while next < group.count {
                         guard let outcome = try planOne(group[next].command, into: &draft, db) else { break }
@@ -97,6 +104,7 @@ final class WritePipeline: Sendable {
                         next += 1
                     }
                     guard !draft.records.isEmpty else { return .rollback }
+                    try HeldPostings.writeAll(db)
                     let result = try store.append(records: draft.records, pinnedTo: AppendPin(
                         firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch), encodedAhead: draft.encodedAhead)
                     appended = result
@@ -106,6 +114,10 @@ final class WritePipeline: Sendable {
                 }
             }
         } catch {
+            if appended == nil, holding, error is HeldPostings.WriteFailed {
+                for index in start..<group.count { outcomes[index] = nil }
+                return commitSome(group, from: start, into: &outcomes, holding: false)
+            }
             guard appended != nil else {
                 // Nothing reached the log: every command whose result lay in this frame fails.
                 guard next > start else { return failAll(error) }
@@ -134,6 +146,8 @@ final class WritePipeline: Sendable {
     ) throws -> Result<Ledger.CommandResult, any Error>? {
         do {
             return .success(try planInSavepoint(command, into: &draft, db))
+        } catch let failure as HeldPostings.WriteFailed {
+            throw failure  // the group runs again without holding
         } catch is FrameFull {
             if draft.records.isEmpty {
                 return .failure(LogError(.limitExceeded, "the command's events exceed one commit (\(draft.frameLimits.events) events, \(draft.frameLimits.bytes) bytes); split it"))

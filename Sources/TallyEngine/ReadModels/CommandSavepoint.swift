@@ -6,17 +6,31 @@ extension Database {
     /// `SAVEPOINT` and `RELEASE` each time: a few per cent of a small command).
     func inCommandSavepoint(_ body: () throws -> TransactionCompletion) throws {
         precondition(isInsideTransaction, "a command's savepoint lies inside the pipeline's transaction")
+        // The group's held postings (if any) follow the savepoint: kept when it is released,
+        // taken back when it rolls back.
+        let held = HeldPostings.of(self)
         try cachedStatement(sql: "SAVEPOINT tally_command").execute()
+        held?.commandBegins()
         let completion: TransactionCompletion
         do {
             completion = try body()
         } catch {
             try? rollBackCommandSavepoint()
+            held?.commandRolledBack()
             throw error
         }
         switch completion {
-        case .commit: try cachedStatement(sql: "RELEASE SAVEPOINT tally_command").execute()
-        case .rollback: try rollBackCommandSavepoint()
+        case .commit:
+            do {
+                try cachedStatement(sql: "RELEASE SAVEPOINT tally_command").execute()
+            } catch {
+                held?.commandRolledBack()
+                throw error
+            }
+            held?.commandReleased()
+        case .rollback:
+            held?.commandRolledBack()
+            try rollBackCommandSavepoint()
         }
     }
 

@@ -213,6 +213,7 @@ struct BalanceRollups {
     /// ``balances(_:asOf:knownAt:)`` as sums per account and commodity (zeros included), of
     /// the accounts `includes` selects (all when nil); `knownAt` `Int64.max` is no bound.
     static func sums(_ db: Database, asOf: Int64, knownAt: Int64?, of includes: ((String) -> Bool)? = nil) throws -> [BalancePair: Int64] {
+        try HeldPostings.writeHeld(db)
         let knownAt = knownAt == Int64.max ? nil : knownAt
         let day = RollupBuckets.day(asOf)
         let block = RollupBuckets.block(ofDay: day)

@@ -63,8 +63,19 @@ public struct BalancesProjector: Projector {
     /// Folds a run of events with prepared statements kept for the run, accounts opened
     /// once, and balance changes summed in memory and written once per account and commodity
     /// (before any posting rule reads a balance, so rules see every earlier event).
+    ///
+    /// Inside a write group (``HeldPostings``) the postings and roll-up cells are held for
+    /// the group and the fold is kept from one command to the next; the balances are written
+    /// at the end of every run all the same.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
-        let fold = try BalancesFold(db)
+        let held = HeldPostings.of(db)
+        let fold: BalancesFold
+        if let kept = held?.fold {
+            fold = kept
+        } else {
+            fold = try BalancesFold(db, holding: held)
+            held?.fold = fold
+        }
         defer { fold.finish() }
         try events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
@@ -75,6 +86,7 @@ public struct BalancesProjector: Projector {
             }
         }
         try fold.flushBalances()
+        guard held == nil else { return }
         try fold.flushRollups()
         try fold.flushPostings()
     }
@@ -149,9 +161,12 @@ final class BalancesFold {
     /// The pairs with a pending change, in the order first changed.
     private var pendingPairs: [Int] = []
     private var rollups: BalanceRollups
+    /// The write group's holding, which takes the legs instead of `postingDays` and `rollups`.
+    private unowned let held: HeldPostings?
 
-    init(_ db: Database) throws {
+    init(_ db: Database, holding held: HeldPostings? = nil) throws {
         self.db = db
+        self.held = held
         rollups = try BalanceRollups(db)
         addToBalance = RawStatement(try db.cachedStatement(sql: "UPDATE balances SET amount = amount + ? WHERE pair = ?"))
         insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
@@ -171,10 +186,14 @@ final class BalancesFold {
                 let pair = try number(of: BalancePair(account: posting.account, commodity: posting.amount.commodity.code), sequence: sequence)
                 let amount = posting.amount.minorUnits
                 let effectiveAt = posting.effectiveAt.microsecondsSinceEpoch
-                postingDays.add(StoredLeg(sequence: sequence, leg: Int64(leg), amount: amount, effectiveAt: effectiveAt,
-                                          eventCode: eventCode, cause: cause), pair: pairRows[pair])
+                let stored = StoredLeg(sequence: sequence, leg: Int64(leg), amount: amount, effectiveAt: effectiveAt, eventCode: eventCode, cause: cause)
                 try add(amount, to: pair)
-                try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairRows)
+                if let held {
+                    held.hold(HeldLeg(pair: pairRows[pair], leg: stored, recordedAt: recordedAt))
+                } else {
+                    postingDays.add(stored, pair: pairRows[pair])
+                    try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairRows)
+                }
             }
         }
         // By type code first: a cast of every event's payload to each type costs the runtime a

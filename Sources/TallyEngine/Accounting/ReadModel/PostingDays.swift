@@ -103,6 +103,7 @@ enum PostingDays {
     /// Calls `body` with each leg of the pair whose `balances` row is `pair`, effective on the
     /// UTC days `fromDay` through `throughDay`: by day, then log order (not by time within a day).
     static func forEachLeg(ofPair pair: Int64, fromDay: Int64, throughDay: Int64, _ db: Database, _ body: (StoredLeg) throws -> Void) throws {
+        try HeldPostings.writeHeld(db)
         try forEachLeg(ofRows: db.cachedStatement(sql: """
             SELECT pair, day, legs, span FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day, span
             """), arguments: [pair, fromDay, throughDay]) { try body($1) }
@@ -111,6 +112,7 @@ enum PostingDays {
     /// Calls `body` with each pair's legs effective on one UTC day (by pair, then log order): one seek per pair the
     /// balances know (`CROSS JOIN` keeps them the outer loop), no index by day.
     static func forEachLeg(onDay day: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
+        try HeldPostings.writeHeld(db)
         try forEachLeg(ofRows: db.cachedStatement(sql: """
             SELECT d.pair, d.day, d.legs, d.span FROM balances b CROSS JOIN posting_days d WHERE d.pair = b.pair AND d.day = ? ORDER BY b.pair, d.span
             """), arguments: [day], body)
@@ -121,6 +123,7 @@ enum PostingDays {
     /// `posting_days_by_span`.
     static func forEachLeg(inSequences sequences: Range<Int64>, throughDay: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
         guard !sequences.isEmpty else { return }
+        try HeldPostings.writeHeld(db)
         try forEachLeg(ofRows: db.cachedStatement(sql: """
             SELECT pair, day, legs, span FROM posting_days WHERE span >= ? AND span <= ? AND day <= ?
             """), arguments: [sequences.lowerBound >> spanShift, (sequences.upperBound - 1) >> spanShift, throughDay]) { pair, leg in
@@ -130,18 +133,21 @@ enum PostingDays {
 
     /// One past the highest sequence number a row can hold (the end of the last span).
     static func sequenceEnd(_ db: Database) throws -> Int64 {
+        try HeldPostings.writeHeld(db)
         let span = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(span) FROM posting_days")) ?? -1
         return (span + 1) << spanShift
     }
 
     /// Calls `body` with every leg of every pair, with its pair, by pair then day.
     static func forEveryLeg(_ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {
+        try HeldPostings.writeHeld(db)
         try forEachLeg(ofRows: db.cachedStatement(sql: "SELECT pair, day, legs, span FROM posting_days ORDER BY pair, day, span"), arguments: [], body)
     }
 
     /// The earliest effective time of the pair's legs from `fromDay` on that pass `where`:
     /// reads day rows in order and stops at the first that has one.
     static func earliestEffective(ofPair pair: Int64, fromDay: Int64, where passes: (StoredLeg) -> Bool, _ db: Database) throws -> Int64? {
+        try HeldPostings.writeHeld(db)
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: "SELECT day, legs, span FROM posting_days WHERE pair = ? AND day >= ? ORDER BY day, span"), arguments: [pair, fromDay])
         var earliest: (day: Int64, at: Int64)?
