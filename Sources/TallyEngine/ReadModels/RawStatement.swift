@@ -1,21 +1,22 @@
 internal import GRDBSQLite
-import GRDB
+package import GRDB
 
 /// Binds and steps a prepared statement through the SQLite C API: the hot path of a fold,
-/// without building `StatementArguments` for every row.
-struct RawStatement {
+/// without building `StatementArguments` for every row. The products' read models use it
+/// for their hottest rows too.
+package struct RawStatement {
     let statement: Statement
 
-    init(_ statement: Statement) { self.statement = statement }
+    package init(_ statement: Statement) { self.statement = statement }
 
     @inline(__always)
-    func bind(_ index: Int32, _ value: Int64) {
+    package func bind(_ index: Int32, _ value: Int64) {
         sqlite3_bind_int64(statement.sqliteStatement, index, value)
     }
 
     @inline(__always)
     /// Binds an integer, or NULL when absent.
-    func bind(_ index: Int32, _ value: Int64?) {
+    package func bind(_ index: Int32, _ value: Int64?) {
         if let value {
             sqlite3_bind_int64(statement.sqliteStatement, index, value)
         } else {
@@ -23,10 +24,22 @@ struct RawStatement {
         }
     }
 
-    func bind(_ index: Int32, _ value: String) {
+    /// Binds a text (SQLite copies it).
+    package func bind(_ index: Int32, _ value: String) {
         var value = value
         value.withUTF8 { utf8 in
-            _ = sqlite3_bind_text(statement.sqliteStatement, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(utf8.count), SQLITE_TRANSIENT)
+            // An empty text still needs an address: SQLite binds NULL for a null one.
+            _ = sqlite3_bind_text(statement.sqliteStatement, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self),
+                                  Int32(utf8.count), SQLITE_TRANSIENT)
+        }
+    }
+
+    /// Binds a text (SQLite copies it), or NULL when absent.
+    package func bind(_ index: Int32, _ value: String?) {
+        if let value {
+            bind(index, value)
+        } else {
+            sqlite3_bind_null(statement.sqliteStatement, index)
         }
     }
 
@@ -105,7 +118,7 @@ struct RawStatement {
     }
 
     /// Runs the statement once with the values bound, then resets it.
-    func step(_ db: Database) throws {
+    package func step(_ db: Database) throws {
         let handle = statement.sqliteStatement
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
