@@ -7,7 +7,12 @@ package import GRDB
 package struct RawStatement {
     let statement: Statement
 
-    package init(_ statement: Statement) { self.statement = statement }
+    /// Wraps a prepared statement, reset: GRDB resets a statement it ran only before its next
+    /// run, and SQLite refuses a binding to a statement that is not reset.
+    package init(_ statement: Statement) {
+        self.statement = statement
+        sqlite3_reset(statement.sqliteStatement)
+    }
 
     @inline(__always)
     package func bind(_ index: Int32, _ value: Int64) {

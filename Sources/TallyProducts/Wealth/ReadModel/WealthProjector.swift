@@ -111,21 +111,24 @@ public struct WealthProjector: Projector {
 
         case let deposit as DepositReceived:
             try openAccount(deposit.account, event, db)
-            try Self.run(
-                db,
-                sql: """
-                    INSERT OR REPLACE INTO wealth_unsplit_deposits (account, sequence, commodity, amount, effective_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
-                arguments: [deposit.account, Int64(event.sequence), deposit.amount.commodity.code, deposit.amount.minorUnits,
-                            event.effectiveAt.microsecondsSinceEpoch]
-            )
+            let waiting = RawStatement(try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO wealth_unsplit_deposits (account, sequence, commodity, amount, effective_at)
+                VALUES (?, ?, ?, ?, ?)
+                """))
+            waiting.bind(1, deposit.account)
+            waiting.bind(2, Int64(event.sequence))
+            waiting.bind(3, deposit.amount.commodity.code)
+            waiting.bind(4, deposit.amount.minorUnits)
+            waiting.bind(5, event.effectiveAt.microsecondsSinceEpoch)
+            try waiting.step(db)
             try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
         case let split as DepositSplit:
             try openAccount(split.account, event, db)
             if let cause = event.cause {
-                try Self.run(db, sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?",
-                             arguments: [split.account, Int64(cause)])
+                let splitNow = RawStatement(try db.cachedStatement(sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?"))
+                splitNow.bind(1, split.account)
+                splitNow.bind(2, Int64(cause))
+                try splitNow.step(db)
             }
             // The split's amount is the deposit's; parts in two commodities (an import) show Spend's.
             try history(split.account, .split, (try? split.spend.adding(split.invest)) ?? split.spend,
