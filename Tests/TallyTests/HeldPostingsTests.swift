@@ -20,30 +20,25 @@ import TallyTestSupport
         for round in 0..<6 {
             let seed = TestSeed.ledger(round, of: master)
             let context = "TALLY_TEST_SEED=\(master), round \(round) (seed \(seed))"
-            try withTemporaryStore { batchRoot in
-                try withTemporaryStore { oneRoot in
-                    let batched = try Ledger.forTesting(at: batchRoot, clock: ManualClock(Self.start))
-                    let oneByOne = try Ledger.forTesting(at: oneRoot, clock: ManualClock(Self.start))
-                    defer {
-                        try? batched.close()
-                        try? oneByOne.close()
-                    }
-                    var random = SplitMix64(seed: seed)
-                    let script = (0..<Int.random(in: 40...120, using: &random)).map { _ in Step.random(using: &random) }
+            try Self.withTwoHouseholds { batched, oneByOne in
+                var random = SplitMix64(seed: seed)
+                let script = (0..<Int.random(in: 40...120, using: &random)).map { _ in Step.random(using: &random) }
 
-                    let batchResults = try batched.run(batch: script.map { try $0.command(for: batched) })
-                    let oneResults = script.map { step in Result { try oneByOne.run(step.command(for: oneByOne)) } }
+                let batchResults = try batched.run(batch: script.map { try $0.command(for: batched) })
+                let oneResults = script.map { step in Result { try oneByOne.run(step.command(for: oneByOne)) } }
 
-                    #expect(batchResults.map(Self.outcome) == oneResults.map(Self.outcome), "\(context): outcomes")
-                    #expect(batchResults.contains { (try? $0.get()) == nil }, "\(context): some command is refused")
-                    #expect(batchResults.map(Self.outcome).contains("insufficient funds"), "\(context): some decided purchase is refused once folded")
-                    let batchTables = try batched.readModels.dump().filter { $0.key != "projection_checkpoints" }
-                    let oneTables = try oneByOne.readModels.dump().filter { $0.key != "projection_checkpoints" }
-                    for table in Set(batchTables.keys).union(oneTables.keys).sorted() {
-                        #expect(batchTables[table] == oneTables[table], "\(context): table \(table)")
-                    }
-                    try batched.expectConsistent()
+                #expect(batchResults.map(Self.outcome) == oneResults.map(Self.outcome), "\(context): outcomes")
+                #expect(batchResults.contains { (try? $0.get()) == nil }, "\(context): some command is refused")
+                #expect(zip(script, batchResults.map(Self.outcome)).contains { step, outcome in
+                    if case .decidedPurchase = step { return outcome == "insufficient funds" }
+                    return false
+                }, "\(context): some purchase arriving decided is refused once folded")
+                let batchTables = try batched.readModels.dump().filter { $0.key != "projection_checkpoints" }
+                let oneTables = try oneByOne.readModels.dump().filter { $0.key != "projection_checkpoints" }
+                for table in Set(batchTables.keys).union(oneTables.keys).sorted() {
+                    #expect(batchTables[table] == oneTables[table], "\(context): table \(table)")
                 }
+                try batched.expectConsistent()
             }
         }
     }
@@ -65,21 +60,28 @@ import TallyTestSupport
                 return LedgerCommand { _ in [event] }
             }
         }
+        try Self.withTwoHouseholds { batched, oneByOne in
+            let batchResults = try batched.run(batch: commands(batched))
+            let oneResults = try commands(oneByOne).map { command in Result { try oneByOne.run(command) } }
+            #expect(oneResults.map(Self.outcome) == ["ok", "ok", "invalid argument", "ok"])
+            #expect(batchResults.map(Self.outcome) == oneResults.map(Self.outcome))
+            #expect(try batched.readModels.dump().filter { $0.key != "projection_checkpoints" }
+                    == oneByOne.readModels.dump().filter { $0.key != "projection_checkpoints" })
+            try batched.expectConsistent()
+        }
+    }
+
+    /// Two empty households, each in a temporary store, on the same clock's start.
+    private static func withTwoHouseholds(_ body: (_ batched: Ledger, _ oneByOne: Ledger) throws -> Void) throws {
         try withTemporaryStore { batchRoot in
             try withTemporaryStore { oneRoot in
-                let batched = try Ledger.forTesting(at: batchRoot, clock: ManualClock(Self.start))
-                let oneByOne = try Ledger.forTesting(at: oneRoot, clock: ManualClock(Self.start))
+                let batched = try Ledger.forTesting(at: batchRoot, clock: ManualClock(start))
+                let oneByOne = try Ledger.forTesting(at: oneRoot, clock: ManualClock(start))
                 defer {
                     try? batched.close()
                     try? oneByOne.close()
                 }
-                let batchResults = try batched.run(batch: commands(batched))
-                let oneResults = try commands(oneByOne).map { command in Result { try oneByOne.run(command) } }
-                #expect(oneResults.map(Self.outcome) == ["ok", "ok", "invalid argument", "ok"])
-                #expect(batchResults.map(Self.outcome) == oneResults.map(Self.outcome))
-                #expect(try batched.readModels.dump().filter { $0.key != "projection_checkpoints" }
-                        == oneByOne.readModels.dump().filter { $0.key != "projection_checkpoints" })
-                try batched.expectConsistent()
+                try body(batched, oneByOne)
             }
         }
     }
