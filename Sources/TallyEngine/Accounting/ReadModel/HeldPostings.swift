@@ -58,23 +58,35 @@ final class HeldPostings: @unchecked Sendable {
     }
 
     private static let registry = Mutex<[ObjectIdentifier: HeldPostings]>([:])
+    /// How many holdings the registry has: readers (every balance query asks) pass by
+    /// without taking its lock while no group is being written.
+    private static let open = Atomic<Int>(0)
 
     /// Starts holding postings on `db` (inside its open transaction) until ``end(_:)``.
     static func begin(_ db: Database) {
         let holding = HeldPostings(db)
-        registry.withLock { $0[ObjectIdentifier(db)] = holding }
+        registry.withLock { registry in
+            if registry.updateValue(holding, forKey: ObjectIdentifier(db)) == nil { open.add(1, ordering: .relaxed) }
+        }
     }
 
     /// Stops holding on `db`, dropping what was not written: call it once the transaction
     /// is written (``writeAll(_:)``) or is being rolled back.
     static func end(_ db: Database) {
-        let holding = registry.withLock { $0.removeValue(forKey: ObjectIdentifier(db)) }
+        let holding = registry.withLock { registry in
+            let holding = registry.removeValue(forKey: ObjectIdentifier(db))
+            if holding != nil { open.subtract(1, ordering: .relaxed) }
+            return holding
+        }
         holding?.fold = nil  // it holds statements of `db`, and this holding
     }
 
-    /// The holding of `db`, nil when its postings are written as they are folded.
+    /// The holding of `db`, nil when its postings are written as they are folded. A
+    /// connection's own holding is begun and ended on its own queue, so a count of zero seen
+    /// there is exact for it.
     static func of(_ db: Database) -> HeldPostings? {
-        registry.withLock { $0[ObjectIdentifier(db)] }
+        guard open.load(ordering: .relaxed) > 0 else { return nil }
+        return registry.withLock { $0[ObjectIdentifier(db)] }
     }
 
     /// Writes what `db`'s group holds before a read of the postings or the roll-up cells.
