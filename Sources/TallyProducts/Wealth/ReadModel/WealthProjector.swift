@@ -124,12 +124,7 @@ public struct WealthProjector: Projector {
             try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
         case let split as DepositSplit:
             try openAccount(split.account, event, db)
-            if let cause = event.cause {
-                let splitNow = RawStatement(try db.cachedStatement(sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?"))
-                splitNow.bind(1, split.account)
-                splitNow.bind(2, Int64(cause))
-                try splitNow.step(db)
-            }
+            if let cause = event.cause { try Self.noLongerWaiting(split.account, deposit: Int64(cause), db) }
             // The split's amount is the deposit's; parts in two commodities (an import) show Spend's.
             try history(split.account, .split, (try? split.spend.adding(split.invest)) ?? split.spend,
                         spend: split.spend.minorUnits, invest: split.invest.minorUnits,
@@ -207,8 +202,7 @@ public struct WealthProjector: Projector {
         switch reversal.kind {
         case .deposit:
             kind = .deposit
-            try Self.run(db, sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?",
-                         arguments: [reversal.account, reversal.entry])
+            try Self.noLongerWaiting(reversal.account, deposit: reversal.entry, db)
         case .purchase:
             kind = .purchase
             spend = amount
@@ -231,6 +225,14 @@ public struct WealthProjector: Projector {
         }
         try history(reversal.account, .reversal, reversal.amount, spend: spend, invest: invest,
                     detail: kind.rawValue, reverses: UInt64(clamping: reversal.entry), event, db)
+    }
+
+    /// The deposit recorded at `sequence` waits no longer (it was split, or reversed).
+    private static func noLongerWaiting(_ account: String, deposit sequence: Int64, _ db: Database) throws {
+        let delete = RawStatement(try db.cachedStatement(sql: "DELETE FROM wealth_unsplit_deposits WHERE account = ? AND sequence = ?"))
+        delete.bind(1, account)
+        delete.bind(2, sequence)
+        try delete.step(db)
     }
 
     /// Creates the account's row with the defaults if it has none.
