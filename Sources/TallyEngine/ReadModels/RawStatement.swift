@@ -32,11 +32,7 @@ package struct RawStatement {
     /// Binds a text (SQLite copies it).
     package func bind(_ index: Int32, _ value: String) {
         var value = value
-        value.withUTF8 { utf8 in
-            // An empty text still needs an address: SQLite binds NULL for a null one.
-            _ = sqlite3_bind_text(statement.sqliteStatement, index, UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self),
-                                  Int32(utf8.count), SQLITE_TRANSIENT)
-        }
+        value.withUTF8 { bindText(index, UnsafeRawBufferPointer($0), SQLITE_TRANSIENT) }
     }
 
     /// Binds a text (SQLite copies it), or NULL when absent.
@@ -51,9 +47,13 @@ package struct RawStatement {
     /// Binds UTF-8 text in place: the bytes must stay put, and bound, until the statement
     /// has run and ``clearBindings()`` unbound them.
     func bindText(_ index: Int32, _ utf8: UnsafeRawBufferPointer) {
+        bindText(index, utf8, SQLITE_STATIC)
+    }
+
+    private func bindText(_ index: Int32, _ utf8: UnsafeRawBufferPointer, _ destructor: sqlite3_destructor_type?) {
         // An empty text still needs an address: SQLite binds NULL for a null one.
         sqlite3_bind_text(statement.sqliteStatement, index, (utf8.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self),
-                          Int32(utf8.count), SQLITE_STATIC)
+                          Int32(utf8.count), destructor)
     }
 
     /// Runs the statement with `text` bound in place at `index` and returns the first
