@@ -46,7 +46,7 @@ import TallyTestSupport
                 for _ in 0..<length {
                     sequence += 1
                     let key = random.next() % 6 == 0 && !expected.isEmpty ? expected.keys.randomElement(using: &random)! : Self.key(&random, counter: &counter)
-                    try inserts.add(key, firstSequence: sequence)
+                    inserts.add(key, firstSequence: sequence)
                     if expected[key] == nil { expected[key] = sequence }
                 }
                 try inserts.flush()
@@ -70,7 +70,7 @@ import TallyTestSupport
             var inserts = try IdempotencyProjector.KeyInserts(db)
             defer { inserts.finish() }
             for sequence in 1...3_000 {
-                try inserts.add(Self.key(&random, counter: &counter), firstSequence: Int64(sequence))
+                inserts.add(Self.key(&random, counter: &counter), firstSequence: Int64(sequence))
             }
             try inserts.flush()
             let used = try IdempotencyProjector.UsedKeys(db)

@@ -1,4 +1,9 @@
 public import GRDB
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// Which commands have run, by idempotency key: the keyed event's sequence number and the
 /// last event it caused, so a repeated command can return its first result.
@@ -36,9 +41,9 @@ public struct IdempotencyProjector: Projector {
         try apply([event][...], db)
     }
 
-    /// Folds a run of events with the statements prepared once for the run. Keys are
-    /// inserted ``KeyInserts/rowsPerStatement`` to a statement (an import's batch holds
-    /// thousands; ``KeyInserts`` says what that saves).
+    /// Folds a run of events with the statements prepared once for the run. The run's keys
+    /// are inserted at its end, in key order, ``KeyInserts/rowsPerStatement`` to a
+    /// statement (an import's batch holds thousands; ``KeyInserts`` says what that saves).
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         var inserts = try KeyInserts(db)
         defer { inserts.finish() }
@@ -51,7 +56,7 @@ public struct IdempotencyProjector: Projector {
             for _ in 0..<buffer.count {
                 let sequence = Int64(event.pointee.sequence)
                 if let key = event.pointee.idempotencyKey {
-                    try inserts.add(key, firstSequence: sequence)
+                    inserts.add(key, firstSequence: sequence)
                 }
                 if let cause = event.pointee.cause {
                     caused.bind(1, Int64(cause))
@@ -64,10 +69,11 @@ public struct IdempotencyProjector: Projector {
         try inserts.flush()
     }
 
-    /// The keys of a run of events, written to `idempotency_keys` in log order through one
-    /// statement per ``rowsPerStatement`` keys (and one per key for the rest of the run).
-    /// A key already stored keeps its first sequence number, and of two equal keys in one
-    /// statement the first wins: the same rows as inserting them one by one.
+    /// The keys of a run of events, written to `idempotency_keys` when the run ends, in the
+    /// order of their stored spellings, through one statement per ``rowsPerStatement`` keys
+    /// (and one per key for the rest of the run). A key already stored keeps its first
+    /// sequence number, and of two equal keys in a run the one added first wins: the same
+    /// rows as inserting them one by one in log order.
     struct KeyInserts {
         /// Keys per statement: fewer statement runs, each short enough to stay cheap to
         /// compile and bind (keys counting up, in one transaction: 0.90 s per million one by
@@ -94,36 +100,45 @@ public struct IdempotencyProjector: Projector {
             many = RawStatement(try db.cachedStatement(sql: Self.manySQL))
         }
 
-        /// Queues a key; a full statement's worth is written at once.
-        mutating func add(_ key: String, firstSequence: Int64) throws {
+        /// Queues a key until ``flush()``.
+        mutating func add(_ key: String, firstSequence: Int64) {
             keys.append(key)
             sequences.append(firstSequence)
-            if keys.count == Self.rowsPerStatement { try writeWaiting() }
         }
 
-        /// Writes the keys still waiting.
+        /// Writes the keys waiting, in key order, and empties the run.
+        ///
+        /// In key order because a run's keys, in log order, land all over the table's B-tree
+        /// (a bank's ids counting up in decimal, `bank-1`, `bank-10`, `bank-100`, are far
+        /// apart as text), while in order each insert lands beside the last: SQLite alone,
+        /// a million such keys in runs of 20,000, 0.77 s in log order, 0.48 s sorted per run.
         mutating func flush() throws {
-            try writeWaiting()
-        }
-
-        /// Writes every waiting key, bound in place: a full statement's worth through the
-        /// many-row statement, fewer one statement each.
-        private mutating func writeWaiting() throws {
             try keys.withSpellings { spelling in
-                if keys.count == Self.rowsPerStatement {
-                    for row in 0..<keys.count {
-                        many.bindText(Int32(2 * row + 1), spelling(row))
-                        many.bind(Int32(2 * row + 2), sequences[row])
+                // By spelling, then by the order added: of equal keys the first added is
+                // inserted first, and `OR IGNORE` keeps it.
+                let order = (0..<keys.count).sorted { left, right in
+                    switch StoredKeySpellings.compare(spelling(left), spelling(right)) {
+                    case ..<0: return true
+                    case 0: return left < right
+                    default: return false
                     }
-                    defer { many.clearBindings() }
+                }
+                var next = 0
+                defer { many.clearBindings() }
+                while order.count - next >= Self.rowsPerStatement {
+                    for row in 0..<Self.rowsPerStatement {
+                        let index = order[next + row]
+                        many.bindText(Int32(2 * row + 1), spelling(index))
+                        many.bind(Int32(2 * row + 2), sequences[index])
+                    }
                     try many.step(db)
-                } else {
-                    defer { one.clearBindings() }
-                    for row in 0..<keys.count {
-                        one.bindText(1, spelling(row))
-                        one.bind(2, sequences[row])
-                        try one.step(db)
-                    }
+                    next += Self.rowsPerStatement
+                }
+                defer { one.clearBindings() }
+                for index in order[next...] {
+                    one.bindText(1, spelling(index))
+                    one.bind(2, sequences[index])
+                    try one.step(db)
                 }
             }
             keys.removeAll()
@@ -287,6 +302,17 @@ struct StoredKeySpellings {
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
+    }
+
+    /// How two spellings order as SQLite orders TEXT (BINARY: by their bytes, a prefix
+    /// first): negative, zero or positive.
+    static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+        let common = min(left.count, right.count)
+        if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+            let bytes = memcmp(l, r, common)
+            if bytes != 0 { return Int(bytes) }
+        }
+        return left.count - right.count
     }
 
     /// Calls `body` with a function giving the spelling of the key at a place, valid
