@@ -73,7 +73,7 @@ package struct RawStatement {
 
     /// Runs the statement with the values bound before and returns the first column of its
     /// first row as an integer (nil when there is no row or it is NULL), then resets it.
-    func integer(_ db: Database) throws -> Int64? {
+    package func integer(_ db: Database) throws -> Int64? {
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
         switch sqlite3_step(handle) {

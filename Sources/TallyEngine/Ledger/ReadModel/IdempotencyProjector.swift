@@ -152,16 +152,19 @@ public struct IdempotencyProjector: Projector {
         }
     }
 
-    /// The sequence range of the command that used `key`, if one did.
+    /// The sequence range of the command that used `key`, if one did: from the event its
+    /// key recorded to the last event that one caused (itself when it caused none).
+    ///
+    /// Asked before every keyed command is planned, so asked through the C API, one point
+    /// look-up per table (a new key, the usual answer, costs one): a `Row` per question was
+    /// 3.6 % of a deposit command.
     package static func range(of key: String, _ db: Database) throws -> ClosedRange<UInt64>? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT k.first_sequence, COALESCE(c.last_sequence, k.first_sequence) AS last_sequence
-            FROM idempotency_keys k LEFT JOIN idempotency_caused c ON c.cause = k.first_sequence
-            WHERE k.key = ?
-            """), arguments: [StoredKey.spelling(of: key)]) else {
-            return nil
-        }
-        return row.sequence(IdempotencyColumns.firstSequence)...row.sequence(IdempotencyColumns.lastSequence)
+        let keys = RawStatement(try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
+        guard let first = try keys.integer(db, binding: StoredKey.spelling(of: key), at: 1) else { return nil }
+        let caused = RawStatement(try db.cachedStatement(sql: "SELECT last_sequence FROM idempotency_caused WHERE cause = ?"))
+        caused.bind(1, first)
+        let last = try caused.integer(db) ?? first
+        return UInt64(first)...UInt64(last)
     }
 
     /// The first event recorded with each key, asked of a run of keys (an import's batch).
@@ -322,11 +325,4 @@ struct StoredKeySpellings {
             try body { index in UnsafeRawBufferPointer(rebasing: buffer[(index == 0 ? 0 : ends[index - 1])..<ends[index]]) }
         }
     }
-}
-
-/// The columns of this read model's tables and query results, by name: the one place a
-/// column's name is spelled outside the statements that create, write and select it.
-enum IdempotencyColumns {
-    static let firstSequence = Column("first_sequence")
-    static let lastSequence = Column("last_sequence")
 }
