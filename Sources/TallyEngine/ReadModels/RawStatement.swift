@@ -86,22 +86,53 @@ package struct RawStatement {
         }
     }
 
-    /// Runs the statement and calls `body` with each row's first column as text (its UTF-8
-    /// bytes, valid only during the call) and its second as an integer; then resets it.
-    func forEachTextAndInteger(_ db: Database, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+    /// Runs the statement with the values bound before and calls `body` with each row it
+    /// returns, read by column through ``Columns`` (valid only during the call); then resets it.
+    package func forEachRow(_ db: Database, _ body: (Columns) throws -> Void) throws {
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
         while true {
             switch sqlite3_step(handle) {
             case SQLITE_ROW:
-                let text = sqlite3_column_text(handle, 0)
-                let count = Int(sqlite3_column_bytes(handle, 0))
-                try body(UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count), sqlite3_column_int64(handle, 1))
+                try body(Columns(handle: handle, sql: statement.sql))
             case SQLITE_DONE:
                 return
             case let code:
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
             }
+        }
+    }
+
+    /// Runs the statement and calls `body` with each row's first column as text (its UTF-8
+    /// bytes, valid only during the call) and its second as an integer; then resets it.
+    func forEachTextAndInteger(_ db: Database, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+        try forEachRow(db) { row in try body(row.text(0), row.integer(1) ?? 0) }
+    }
+
+    /// The row a stepped statement stands on, read by column (numbered from 0).
+    package struct Columns {
+        fileprivate let handle: OpaquePointer
+        fileprivate let sql: String
+
+        /// The column as an integer; nil when it is NULL.
+        package func integer(_ column: Int32) -> Int64? {
+            sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+        }
+
+        /// The column as an integer that may not be NULL.
+        /// - Throws: ``StoreError`` (`readModelsDisagree`) when it is: a damaged read model.
+        package func requiredInteger(_ column: Int32) throws -> Int64 {
+            guard let value = integer(column) else {
+                throw StoreError(.readModelsDisagree, "column \(column) of a row of `\(sql)` is NULL where the read model holds a value; run `tally rebuild`")
+            }
+            return value
+        }
+
+        /// The column's text as UTF-8 bytes, valid only while the row is.
+        package func text(_ column: Int32) -> UnsafeRawBufferPointer {
+            let text = sqlite3_column_text(handle, column)
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count)
         }
     }
 

@@ -337,8 +337,13 @@ struct DatabasePostingContext: PostingContext {
         )
     }
 
+    /// Through the C API: every plan that moves money asks it (a deposit's headroom check,
+    /// a purchase's funds), and GRDB's arguments and cursor were most of the question.
     func balance(of account: String, in commodity: Commodity) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT amount FROM balances WHERE account = ? AND commodity = ?"), arguments: [account, commodity.code]) ?? 0
+        let statement = RawStatement(try db.cachedStatement(sql: "SELECT amount FROM balances WHERE account = ? AND commodity = ?"))
+        statement.bind(1, account)
+        statement.bind(2, commodity.code)
+        return try statement.integer(db) ?? 0
     }
 
     func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {

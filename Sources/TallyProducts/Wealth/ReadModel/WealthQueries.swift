@@ -292,18 +292,20 @@ enum WealthQueries {
         _ account: String, asOf: Instant, knownAt: Instant = .latest, before sequence: UInt64? = nil, _ db: Database
     ) throws -> Settings {
         var settings = Settings()
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: settingsInForceSQL),
-            arguments: [account, asOf.microsecondsSinceEpoch, knownAt.microsecondsSinceEpoch, sequence.map { Int64($0) } ?? Int64.max]
-        )
-        while let row = try rows.next() {
+        // Asked for every deposit and purchase a command plans: through the C API.
+        let statement = RawStatement(try db.cachedStatement(sql: settingsInForceSQL))
+        statement.bind(1, account)
+        statement.bind(2, asOf.microsecondsSinceEpoch)
+        statement.bind(3, knownAt.microsecondsSinceEpoch)
+        statement.bind(4, sequence.map { Int64($0) } ?? Int64.max)
+        try statement.forEachRow(db) { row in
             // The statement selects no other setting.
-            guard let setting = WealthProjector.Setting(rawValue: row[WealthColumns.setting]) else { continue }
+            guard let setting = WealthProjector.Setting(rawValue: String(decoding: row.text(0), as: UTF8.self)) else { return }
             switch setting {
-            case .splitRule: settings.splitRule = SplitRule(spendWeight: row[WealthColumns.spendWeight], investWeight: row[WealthColumns.investWeight])
-            case .roundUps: settings.roundUpsEnabled = row[WealthColumns.enabled]
-            case .paused: settings.isPaused = row[WealthColumns.enabled]
-            case .cardFrozen: settings.cardFrozen = row[WealthColumns.enabled]
+            case .splitRule: settings.splitRule = SplitRule(spendWeight: try row.requiredInteger(2), investWeight: try row.requiredInteger(3))
+            case .roundUps: settings.roundUpsEnabled = try row.requiredInteger(1) != 0
+            case .paused: settings.isPaused = try row.requiredInteger(1) != 0
+            case .cardFrozen: settings.cardFrozen = try row.requiredInteger(1) != 0
             }
         }
         return settings
