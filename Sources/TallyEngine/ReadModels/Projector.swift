@@ -34,7 +34,10 @@ public protocol Projector: Sendable {
     var indexesDeferredOnRebuild: [String] { get }
     /// The event types this projector reads, or nil for every event. Events of other types are
     /// never handed to ``apply(_:_:)-(Event,_)`` by the default batch fold, so a read model of a few
-    /// types skips the rest of a busy log without looking at them. Default: nil.
+    /// types skips the rest of a busy log without looking at them; and a run holding none of
+    /// these types is not handed to either `apply` at all (a batch fold that overrides the
+    /// default sees only runs holding at least one). The read models read the list when they
+    /// open to decide that: it must not change afterwards. Default: nil.
     var eventTypes: [any EventPayload.Type]? { get }
     /// Tables among ``tables`` that hold derived caches (snapshots): their rows depend on
     /// when events were folded, not only on the log, so two folds of one log may differ
