@@ -94,7 +94,7 @@ package struct RawStatement {
         while true {
             switch sqlite3_step(handle) {
             case SQLITE_ROW:
-                try body(Columns(handle: handle, sql: statement.sql))
+                try body(Columns(handle: handle))
             case SQLITE_DONE:
                 return
             case let code:
@@ -112,7 +112,6 @@ package struct RawStatement {
     /// The row a stepped statement stands on, read by column (numbered from 0).
     package struct Columns {
         fileprivate let handle: OpaquePointer
-        fileprivate let sql: String
 
         /// The column as an integer; nil when it is NULL.
         package func integer(_ column: Int32) -> Int64? {
@@ -123,6 +122,8 @@ package struct RawStatement {
         /// - Throws: ``StoreError`` (`readModelsDisagree`) when it is: a damaged read model.
         package func requiredInteger(_ column: Int32) throws -> Int64 {
             guard let value = integer(column) else {
+                // The statement's text only now: GRDB's `sql` trims it, a cost per row.
+                let sql = sqlite3_sql(handle).map { String(cString: $0) } ?? "?"
                 throw StoreError(.readModelsDisagree, "column \(column) of a row of `\(sql)` is NULL where the read model holds a value; run `tally rebuild`")
             }
             return value

@@ -287,10 +287,18 @@ public final class ReadModelStore: Sendable {
             eventCodes = projector.eventTypes.map { EventCodeSet($0.map { $0.eventType.code }) }
         }
 
-        /// Whether the projector reads any of `events`.
+        /// Whether the projector reads any of `events`, each read where it lies (a copy per
+        /// event would retain every string in it: 5 % of an import's CPU).
         func readsAny(of events: ArraySlice<Event>) -> Bool {
             guard let eventCodes else { return true }
-            return events.contains { eventCodes.contains($0.body.type.code) }
+            return events.withUnsafeBufferPointer { buffer in
+                guard var event = buffer.baseAddress else { return false }
+                for _ in 0..<buffer.count {
+                    if eventCodes.contains(event.pointee.body.type.code) { return true }
+                    event += 1
+                }
+                return false
+            }
         }
     }
 
