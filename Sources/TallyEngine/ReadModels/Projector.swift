@@ -50,7 +50,7 @@ extension Projector {
     /// retain every string in the event, for every projector), skipping those of a type
     /// ``eventTypes`` leaves out.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
-        let codes = eventTypes.map { EventCodeSet($0.map { $0.eventType.code }) }
+        let codes = eventTypes.map(EventCodeSet.init(types:))
         try events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
             for _ in 0..<buffer.count {
@@ -89,6 +89,11 @@ extension Projector {
 /// a `Set`'s hashing of each code cost more than the question.
 struct EventCodeSet {
     private var words: [UInt64] = []
+
+    /// The codes of these event types.
+    init(types: [any EventPayload.Type]) {
+        self.init(types.map { $0.eventType.code })
+    }
 
     init(_ codes: some Sequence<UInt32>) {
         for code in codes {

@@ -284,7 +284,7 @@ public final class ReadModelStore: Sendable {
 
         init(_ projector: any Projector) {
             snapshotTaker = projector as? any SnapshotTaking
-            eventCodes = projector.eventTypes.map { EventCodeSet($0.map { $0.eventType.code }) }
+            eventCodes = projector.eventTypes.map(EventCodeSet.init(types:))
         }
 
         /// Whether the projector reads any of `events`, each read where it lies (a copy per

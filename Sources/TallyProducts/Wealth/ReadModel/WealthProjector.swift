@@ -344,7 +344,6 @@ enum WealthColumns {
     static let commodity = Column("commodity")
     static let detail = Column("detail")
     static let effectiveAt = Column("effective_at")
-    static let enabled = Column("enabled")
     static let investDelta = Column("invest_delta")
     static let investWeight = Column("invest_weight")
     static let kind = Column("kind")
@@ -354,7 +353,6 @@ enum WealthColumns {
     static let reverses = Column("reverses")
     static let roundUps = Column("round_ups")
     static let sequence = Column("sequence")
-    static let setting = Column("setting")
     static let spendDelta = Column("spend_delta")
     static let spendWeight = Column("spend_weight")
 }
