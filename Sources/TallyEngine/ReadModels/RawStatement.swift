@@ -82,7 +82,7 @@ package struct RawStatement {
         case SQLITE_DONE:
             return nil
         case let code:
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+            throw failure(code, db)
         }
     }
 
@@ -98,15 +98,9 @@ package struct RawStatement {
             case SQLITE_DONE:
                 return
             case let code:
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+                throw failure(code, db)
             }
         }
-    }
-
-    /// Runs the statement and calls `body` with each row's first column as text (its UTF-8
-    /// bytes, valid only during the call) and its second as an integer; then resets it.
-    func forEachTextAndInteger(_ db: Database, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
-        try forEachRow(db) { row in try body(row.text(0), row.integer(1) ?? 0) }
     }
 
     /// The row a stepped statement stands on, read by column (numbered from 0).
@@ -160,8 +154,13 @@ package struct RawStatement {
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard code == SQLITE_DONE || code == SQLITE_ROW else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+            throw failure(code, db)
         }
+    }
+
+    /// SQLite's error for a step that ended with `code`, naming the statement.
+    private func failure(_ code: Int32, _ db: Database) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
     }
 }
 

@@ -152,6 +152,9 @@ public struct IdempotencyProjector: Projector {
         }
     }
 
+    /// A key's first sequence number, looked up by its stored spelling.
+    private static let keyLookupSQL = "SELECT first_sequence FROM idempotency_keys WHERE key = ?"
+
     /// The sequence range of the command that used `key`, if one did: from the event its
     /// key recorded to the last event that one caused (itself when it caused none).
     ///
@@ -159,7 +162,7 @@ public struct IdempotencyProjector: Projector {
     /// look-up per table (a new key, the usual answer, costs one): a `Row` per question was
     /// 3.6 % of a deposit command.
     package static func range(of key: String, _ db: Database) throws -> ClosedRange<UInt64>? {
-        let keys = RawStatement(try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
+        let keys = RawStatement(try db.cachedStatement(sql: keyLookupSQL))
         guard let first = try keys.integer(db, binding: StoredKey.spelling(of: key), at: 1) else { return nil }
         let caused = RawStatement(try db.cachedStatement(sql: "SELECT last_sequence FROM idempotency_caused WHERE cause = ?"))
         caused.bind(1, first)
@@ -182,7 +185,7 @@ public struct IdempotencyProjector: Projector {
         private let db: Database
 
         init(_ db: Database) throws {
-            lookup = RawStatement(try db.cachedStatement(sql: "SELECT first_sequence FROM idempotency_keys WHERE key = ?"))
+            lookup = RawStatement(try db.cachedStatement(sql: keyLookupSQL))
             range = RawStatement(try db.cachedStatement(sql: "SELECT key, first_sequence FROM idempotency_keys WHERE key >= ? AND key <= ?"))
             countInRange = RawStatement(try db.cachedStatement(
                 sql: "SELECT count(*) FROM (SELECT 1 FROM idempotency_keys WHERE key >= ? AND key <= ? LIMIT ?)"))
@@ -200,13 +203,12 @@ public struct IdempotencyProjector: Projector {
             var spellings = StoredKeySpellings()
             for key in keys { spellings.append(key) }
             return try spellings.withSpellings { spelling in
-                // SQLite orders TEXT by its bytes (BINARY): as `lexicographicallyPrecedes` does.
                 var least = 0
                 var greatest = 0
                 for index in 1..<keys.count {
                     let key = spelling(index)
-                    if key.lexicographicallyPrecedes(spelling(least)) { least = index }
-                    if spelling(greatest).lexicographicallyPrecedes(key) { greatest = index }
+                    if StoredKeySpellings.compare(key, spelling(least)) < 0 { least = index }
+                    if StoredKeySpellings.compare(spelling(greatest), key) < 0 { greatest = index }
                 }
                 // Counted first, without reading a key out: a scattered run is found in a
                 // fraction of the time its point lookups then take.
@@ -227,7 +229,7 @@ public struct IdempotencyProjector: Projector {
                 range.bindText(1, spelling(least))
                 range.bindText(2, spelling(greatest))
                 defer { range.clearBindings() }
-                try range.forEachTextAndInteger(db) { key, first in stored[Array(key)] = first }
+                try range.forEachRow(db) { row in stored[Array(row.text(0))] = try row.requiredInteger(1) }
                 return keys.indices.map { index in stored[Array(spelling(index))].map(UInt64.init) }
             }
         }
