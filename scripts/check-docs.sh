@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when a public symbol of the library modules has no doc comment (STYLE.md, Docs).
+# Fails when a public symbol of the library modules has no doc comment (docs/conventions.md, "Docs").
 #
 #   scripts/check-docs.sh                        # TallyLog TallyEngine TallyProducts TallyService
 #   scripts/check-docs.sh TallyLog TallyEngine   # only these

@@ -37,7 +37,7 @@ extension EventCatalog {
     public static let standard = try! EventCatalog(engineTypes + standardFeatures.flatMap(\.eventTypes))
 }
 
-/// The wealth account (DOMAIN.md §1): deposits split into Spend and Invest, round-ups,
+/// The wealth account (docs/domain.md §1): deposits split into Spend and Invest, round-ups,
 /// purchases and withdrawals, automation and the card.
 public struct WealthFeature: LedgerFeature {
     /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
@@ -47,7 +47,7 @@ public struct WealthFeature: LedgerFeature {
     public var projectors: [any Projector] { [WealthProjector()] }
 }
 
-/// The monthly budget and savings pots (DOMAIN.md §2): transactions, bank imports, the
+/// The monthly budget and savings pots (docs/domain.md §2): transactions, bank imports, the
 /// reference balance, budgets, pots and recurring items.
 public struct BudgetingFeature: LedgerFeature {
     /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
@@ -59,7 +59,7 @@ public struct BudgetingFeature: LedgerFeature {
     }
 }
 
-/// The net worth tracker and the portfolio X-ray (DOMAIN.md §4 and §5): assets, liabilities,
+/// The net worth tracker and the portfolio X-ray (docs/domain.md §4 and §5): assets, liabilities,
 /// valuations, positions, reminders.
 public struct NetWorthFeature: LedgerFeature {
     /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
@@ -69,7 +69,7 @@ public struct NetWorthFeature: LedgerFeature {
     public var projectors: [any Projector] { [NetWorthProjector()] }
 }
 
-/// Envelope budgeting (DOMAIN.md §3): envelopes, their intervals and rollovers.
+/// Envelope budgeting (docs/domain.md §3): envelopes, their intervals and rollovers.
 public struct EnvelopesFeature: LedgerFeature {
     /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}
@@ -78,7 +78,7 @@ public struct EnvelopesFeature: LedgerFeature {
     public var projectors: [any Projector] { [EnvelopesProjector()] }
 }
 
-/// Savings challenges (DOMAIN.md §3): the 52-week challenge and its kin.
+/// Savings challenges (docs/domain.md §3): the 52-week challenge and its kin.
 public struct ChallengesFeature: LedgerFeature {
     /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}

@@ -8,7 +8,7 @@ import Testing
 /// whole, the store reopens and its read models catch up (to the balances before a killed rebuild,
 /// to those of a fresh rebuild after concurrent writers), re-running acknowledged work appends
 /// nothing, and every reader beside the writers exited 0. The 1,000-kill run is the same script
-/// with `--kills 1000` (see README, "Crash and fuzz harnesses").
+/// with `--kills 1000` (see docs/testing.md, "Crash and fuzz harnesses").
 @Suite struct CrashHarnessTests {
     static let script: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

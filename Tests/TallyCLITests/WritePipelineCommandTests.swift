@@ -95,7 +95,7 @@ import Testing
         #expect(failures.isEmpty, "\(failures.prefix(3))")
     }
 
-    /// The short run of scripts/load/readers_during_import.py (README, "Crash and fuzz harnesses"):
+    /// The short run of scripts/load/readers_during_import.py (docs/testing.md, "Crash and fuzz harnesses"):
     /// four readers loop over `balances`, `audit` and `log` while 2,000 rows are imported; every
     /// reader exits 0, every balances answer is the balances of a committed prefix of the file (and
     /// never an earlier one than the reader saw before), every audit the account's first rows, every

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The layout the README promises, checked on the sources themselves: SQL lives only in the
+/// The layout docs/conventions.md promises, checked on the sources themselves: SQL lives only in the
 /// read-model layer (a `ReadModel/` folder beside the feature it serves, or the engine's
 /// `ReadModels/` machinery), and the modules import one way.
 @Suite struct SourceLayoutTests {

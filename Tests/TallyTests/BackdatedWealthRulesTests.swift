@@ -329,7 +329,7 @@ private extension WealthSummary {
 }
 
 /// A full replay of a wealth account's events in effective order (then sequence), checking
-/// DOMAIN.md §1 at every instant. It shares no code with the commands or the read model.
+/// docs/domain.md §1 at every instant. It shares no code with the commands or the read model.
 private struct WealthReplayModel {
     struct State {
         var balances: [String: (wallet: Int64, spend: Int64, invest: Int64)] = [:]

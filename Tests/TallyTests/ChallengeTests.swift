@@ -4,7 +4,7 @@ import TallyTestSupport
 @testable import TallyEngine
 @testable import TallyProducts
 
-/// Savings challenges as a user meets them (DOMAIN.md §3).
+/// Savings challenges as a user meets them (docs/domain.md §3).
 @Suite struct ChallengeTests {
     @Test func theTemplatesAreATableAndThe52WeekOneSaves1378Units() throws {
         let template = try #require(ChallengeTemplate.named("52_week"))

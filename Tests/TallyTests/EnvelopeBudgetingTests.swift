@@ -6,7 +6,7 @@ import TallyLog
 @testable import TallyEngine
 @testable import TallyProducts
 
-/// Envelope budgeting as a user meets it (DOMAIN.md §3). Every answer is also checked at
+/// Envelope budgeting as a user meets it (docs/domain.md §3). Every answer is also checked at
 /// past dates against a full replay of the log up to that date.
 @Suite struct EnvelopeBudgetingTests {
     static let now = "2026-07-15T12:00:00Z"

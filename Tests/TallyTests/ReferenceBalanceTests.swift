@@ -4,7 +4,7 @@ import TallyTestSupport
 @testable import TallyEngine
 @testable import TallyProducts
 
-/// The reference balance (DOMAIN.md §2): a reset records the untracked transfer that makes
+/// The reference balance (docs/domain.md §2): a reset records the untracked transfer that makes
 /// the current balance plus pots equal the bank balance as of the reset, whatever is
 /// already recorded for later dates.
 @Suite struct ReferenceBalanceTests {

@@ -4,7 +4,7 @@ import TallyTestSupport
 @testable import TallyEngine
 @testable import TallyProducts
 
-/// The what-if projection (DOMAIN.md §3): a pure function of the state at a date.
+/// The what-if projection (docs/domain.md §3): a pure function of the state at a date.
 @Suite struct WhatIfTests {
     private func plan(balance: String = "0.00", monthly: String = "100.00", extra: String = "0.00", oneTime: String = "0.00",
                       goal: String, horizon: Int = 120) -> WhatIfPlan {

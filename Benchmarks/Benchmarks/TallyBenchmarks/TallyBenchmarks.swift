@@ -5,7 +5,7 @@ import HouseholdJournal
 import Tally
 import TallyLog
 
-// Tally's benchmarks (DESIGN.md, "Performance"). Run from Benchmarks/:
+// Tally's benchmarks (targets and figures: Benchmarks/README.md). Run from Benchmarks/:
 //
 //   swift package benchmark                      # everything but the 10M-event store
 //   TALLY_BENCH_10M=1 swift package benchmark    # also the 10,000,000-event balance query

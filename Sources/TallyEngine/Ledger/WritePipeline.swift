@@ -3,7 +3,7 @@ import GRDB
 internal import Synchronization
 import TallyLog
 
-/// The write pipeline of DESIGN.md, one group of commands at a time:
+/// The write pipeline of docs/architecture.md, one group of commands at a time:
 ///
 /// 1. the group is taken whole from the ``CommandQueue``;
 /// 2. inside one open SQLite write transaction each command is planned against state that

@@ -2,7 +2,7 @@ public import TallyEngine
 
 /// The budget product's accounts.
 extension LedgerAccounts {
-    // MARK: Budget product (DOMAIN.md §2)
+    // MARK: Budget product (docs/domain.md §2)
 
     /// The budget's current account: reference balance plus transactions, less pots.
     public static let current = "Budget:Current"

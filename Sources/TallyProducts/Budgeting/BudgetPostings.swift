@@ -1,5 +1,5 @@
 public import TallyEngine
-// The double-entry meaning of the monthly budget's events (DOMAIN.md §2): a transaction
+// The double-entry meaning of the monthly budget's events (docs/domain.md §2): a transaction
 // moves Current (or its account) against its category's income or expense account; an
 // amendment, re-categorisation or deletion reverses the version in force; the reference
 // balance adjusts Current against Untracked; pot moves go between Current and the pot.

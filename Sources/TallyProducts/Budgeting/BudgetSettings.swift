@@ -2,14 +2,14 @@ public import TallyEngine
 internal import Foundation
 import GRDB
 
-/// The budget product's fixed settings (DOMAIN.md §2): the currency it keeps its books in
+/// The budget product's fixed settings (docs/domain.md §2): the currency it keeps its books in
 /// and the limits on what a user may type.
 ///
 /// The budget currency is the base currency the ledger was created with. Later base
 /// currency changes (a net-worth concern) do not move it, so no recorded amount ever
 /// changes meaning.
 public enum BudgetSettings {
-    /// A bill is "due soon" when it falls due within this many days of today (DOMAIN.md §2),
+    /// A bill is "due soon" when it falls due within this many days of today (docs/domain.md §2),
     /// unless the ledger's due-soon setting says otherwise (``LedgerSettings/dueSoonDays``).
     public static let dueSoonDaysDefault = Int(SettingsProjector.defaultDueSoonDays)
     /// The longest payee, pot or bank name, in characters.

@@ -1,5 +1,5 @@
 public import TallyEngine
-// Events of the monthly budget and savings pots product (DOMAIN.md §2), also used by the
+// Events of the monthly budget and savings pots product (docs/domain.md §2), also used by the
 // envelope product's transactions (§3).
 
 /// The fixed set of budget categories.

@@ -1,6 +1,6 @@
 public import TallyEngine
 import GRDB
-// The budget's balance model (DOMAIN.md §2): current balance = reference balance − money
+// The budget's balance model (docs/domain.md §2): current balance = reference balance − money
 // held in pots, then moved by transactions. PostingRules turns a reference reset into an
 // untracked transfer into or out of `Budget:Current`.
 //

@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-// Savings challenges (DOMAIN.md §3): started from a template; each completed step is a
+// Savings challenges (docs/domain.md §3): started from a template; each completed step is a
 // saving transaction; progress is derived from the completed steps.
 //
 // Idempotency: both commands take an optional key; a repeat with the same input (and the

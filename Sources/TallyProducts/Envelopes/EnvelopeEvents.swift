@@ -1,5 +1,5 @@
 public import TallyEngine
-// Events of envelope budgeting and savings challenges (DOMAIN.md §3). Envelope
+// Events of envelope budgeting and savings challenges (docs/domain.md §3). Envelope
 // transactions are `transaction_recorded` and `transfer_made` events that name an envelope.
 
 /// The period an envelope's budgeted amount covers.

@@ -10,7 +10,7 @@ extension RolloverPolicy {
 }
 
 /// What an interval's remaining amount does in the next interval, by policy: the rollover
-/// rule, in one place (DOMAIN.md §3).
+/// rule, in one place (docs/domain.md §3).
 ///
 /// | policy | unspent (remaining > 0) | overspent (remaining < 0) |
 /// |---|---|---|

@@ -26,7 +26,7 @@ public struct EnvelopePeriod: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(first)..\(last.map(String.init(describing:)) ?? "")" }
 }
 
-/// The interval arithmetic of envelopes, in one place (DOMAIN.md §3).
+/// The interval arithmetic of envelopes, in one place (docs/domain.md §3).
 ///
 /// - weekly and bi-weekly intervals are 7 and 14 days anchored at the envelope's start
 ///   date (a Wednesday start gives Wednesday-to-Tuesday weeks);

@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-// The envelope product's commands and the rules they enforce (DOMAIN.md §3): accounts
+// The envelope product's commands and the rules they enforce (docs/domain.md §3): accounts
 // with an opening balance, envelopes, and transactions and transfers assigned to them.
 //
 // Idempotency: every command takes an optional key; a repeat with the same input (and the

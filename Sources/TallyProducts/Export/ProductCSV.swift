@@ -5,7 +5,7 @@ public import TallyEngine
 // of its own, days as YYYY-MM-DD, instants as RFC 3339 in UTC, every line ending with LF.
 // Each renders a library answer as it is; ``Ledger/exportProducts(toDirectory:)`` writes them all.
 
-/// Budget transactions (DOMAIN.md §2), one row each in its current version, oldest first.
+/// Budget transactions (docs/domain.md §2), one row each in its current version, oldest first.
 ///
 /// ```swift
 /// print(BudgetTransactionsCSV.render(try ledger.allBudgetTransactions()), terminator: "")
@@ -40,7 +40,7 @@ public struct EnvelopeAuditTrail: Hashable, Sendable {
     public let entries: [AuditEntry]
 }
 
-/// Envelope activity (DOMAIN.md §3): every change to what each envelope has left, envelope
+/// Envelope activity (docs/domain.md §3): every change to what each envelope has left, envelope
 /// by envelope (by id), each in effective-time order with its running balance.
 public enum EnvelopeActivityCSV {
     /// The file's name in an export directory.
@@ -58,7 +58,7 @@ public enum EnvelopeActivityCSV {
     }
 }
 
-/// Net-worth items (DOMAIN.md §4): every asset and liability held at a moment with its
+/// Net-worth items (docs/domain.md §4): every asset and liability held at a moment with its
 /// value, counted ones (``NetWorthReport/lines``) then those left out of the total
 /// (``NetWorthReport/excluded``, with the reason).
 public enum NetWorthItemsCSV {
@@ -98,7 +98,7 @@ public struct NetWorthValueHistory: Hashable, Sendable {
     public let entries: [AuditEntry]
 }
 
-/// Net-worth valuations (DOMAIN.md §4): every change of each item's value (valuations,
+/// Net-worth valuations (docs/domain.md §4): every change of each item's value (valuations,
 /// overrides, positions, prices of its symbol, its removal) with the value after it, item by
 /// item (assets then liabilities, by id), removed items included.
 public enum NetWorthValuationsCSV {
@@ -125,7 +125,7 @@ public struct WealthAccountHistory: Hashable, Sendable {
     public let entries: [WealthHistoryEntry]
 }
 
-/// Wealth history (DOMAIN.md §1): every money event of each wealth account (deposits,
+/// Wealth history (docs/domain.md §1): every money event of each wealth account (deposits,
 /// splits, purchases, round-ups, skipped round-ups, withdrawals), oldest first, with what it
 /// did to Spend and Invest.
 public enum WealthHistoryCSV {

@@ -87,7 +87,7 @@ public enum PriceFreshness: String, Hashable, Sendable {
     /// is what there is, not stale.
     case marketClosed = "market_closed"
 
-    /// The rule of DOMAIN.md §4 at `asOf` with `thresholdSeconds` (the setting in force
+    /// The rule of docs/domain.md §4 at `asOf` with `thresholdSeconds` (the setting in force
     /// then): a value from a price (a position at a quoted price) or a live valuation is
     /// stale once its market (``Market/of(symbol:currency:)``) has been open longer than the
     /// threshold since it took effect; otherwise, while its market is closed, it is

@@ -1,5 +1,5 @@
 public import TallyEngine
-// Events of the net worth tracker and the portfolio X-ray (DOMAIN.md §4 and §5): assets,
+// Events of the net worth tracker and the portfolio X-ray (docs/domain.md §4 and §5): assets,
 // liabilities, valuations, positions, prices, FX rates and reminders.
 
 /// The net worth tracker's asset categories.

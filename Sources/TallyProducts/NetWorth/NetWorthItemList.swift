@@ -17,7 +17,7 @@ public struct NetWorthItemListing: Hashable, Sendable {
     /// The currency it is valued in.
     public let currency: Commodity
     /// Its active value in its own currency and where that came from (an override, live or
-    /// manual: DOMAIN.md §5); nil when nothing values it yet. Positive: an asset's value, or
+    /// manual: docs/domain.md §5); nil when nothing values it yet. Positive: an asset's value, or
     /// what a liability owes.
     public let value: ActiveValue?
     /// ``value`` in the base currency at the rate in force; nil when there is no value or no

@@ -43,7 +43,7 @@ public struct MissingRate: Error, Hashable, Sendable {
     public let to: String
 }
 
-/// The active-value rule of DOMAIN.md §5, over the latest-value-at lookups of the net
+/// The active-value rule of docs/domain.md §5, over the latest-value-at lookups of the net
 /// worth read model (``NetWorthLookups``: one indexed query each, never a replay); net
 /// worth and the X-ray use it alike.
 struct Valuations {

@@ -61,7 +61,7 @@ public struct DueReminder: Hashable, Sendable {
     public let note: String?
 }
 
-/// The portfolio X-ray at a point in time (DOMAIN.md §5).
+/// The portfolio X-ray at a point in time (docs/domain.md §5).
 public struct XRaySnapshot: Hashable, Sendable {
     /// The moment asked about: effective by `asOf`, as recorded by `knownAt`.
     public let point: PointInTime

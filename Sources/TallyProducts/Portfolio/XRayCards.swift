@@ -1,6 +1,6 @@
 public import TallyEngine
 
-/// One insight of the X-ray (DOMAIN.md §5): a metric, its severity by the bands of
+/// One insight of the X-ray (docs/domain.md §5): a metric, its severity by the bands of
 /// ``XRayRules``, the holdings that cause it, and a one-line explanation.
 public struct XRayCard: Hashable, Sendable {
     /// Which insight.

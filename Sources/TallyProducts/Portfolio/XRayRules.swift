@@ -1,6 +1,6 @@
 public import TallyEngine
 
-/// The X-ray's documented judgement calls (DOMAIN.md §5), in one place: severity bands,
+/// The X-ray's documented judgement calls (docs/domain.md §5), in one place: severity bands,
 /// group limits, home countries and what counts as illiquid.
 public enum XRayRules {
     /// How worrying a metric is.

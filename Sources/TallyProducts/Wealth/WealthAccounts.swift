@@ -2,7 +2,7 @@ public import TallyEngine
 
 /// The wealth account's accounts.
 extension LedgerAccounts {
-    // MARK: Wealth account (DOMAIN.md §1)
+    // MARK: Wealth account (docs/domain.md §1)
 
     /// Where deposits land before they are split.
     public static func wallet(_ account: String) -> String { "Wealth:\(account):Wallet" }

@@ -2,7 +2,7 @@ public import TallyEngine
 import GRDB
 import TallyLog
 
-// The commands of the automated wealth account (DOMAIN.md §1). Each validates against the
+// The commands of the automated wealth account (docs/domain.md §1). Each validates against the
 // read models at its effective time and every later one (a backdated command is normal:
 // the settings in force then decide, and what was recorded for later must stay true),
 // applies the rules of `WealthRules`, and returns the events that `perform` appends in one

@@ -1,5 +1,5 @@
 public import TallyEngine
-// Events of the automated wealth account (DOMAIN.md §1): deposits split between Spend and
+// Events of the automated wealth account (docs/domain.md §1): deposits split between Spend and
 // Invest, round-ups, card purchases and withdrawals. The entity is `wealth:<account>`.
 
 /// Where a deposit came from.

@@ -1,5 +1,5 @@
 public import TallyEngine
-// The double-entry meaning of the wealth account's events (DOMAIN.md §1): a deposit lands in
+// The double-entry meaning of the wealth account's events (docs/domain.md §1): a deposit lands in
 // the wallet, a split moves it to Spend and Invest, purchases and withdrawals leave Spend,
 // a round-up moves from Spend to Invest. Settings and card states move nothing.
 

@@ -1,5 +1,5 @@
 public import TallyEngine
-// The rules of the automated wealth account (DOMAIN.md §1), each in one place and pure:
+// The rules of the automated wealth account (docs/domain.md §1), each in one place and pure:
 // how a deposit splits, what a purchase rounds up by, what the account's status is, and
 // which arguments a wealth command accepts. Commands call them; projectors never do
 // (replay folds what the events recorded).

@@ -1,6 +1,6 @@
 import GRDB
 
-// Sub-linear point-in-time balances (DESIGN.md "Time travel and audit"): bitemporal
+// Sub-linear point-in-time balances (docs/architecture.md "Time travel and audit"): bitemporal
 // roll-up cells that the balances fold keeps beside the postings, and the query that
 // answers "every balance as of D, as known at K" from a bounded number of rows.
 //

@@ -2,7 +2,7 @@ import GRDB
 internal import Synchronization
 
 // A write group's postings, held back from `posting_days` and the roll-up cells until the
-// group ends or something reads them (DESIGN.md "Commands and the write pipeline").
+// group ends or something reads them (docs/architecture.md "The write pipeline").
 //
 // A group plans and folds its commands one after the other in one transaction, each in a
 // savepoint of its own. A command's plan reads the `balances` rows (written at the end of

@@ -3,7 +3,7 @@ package import GRDB
 import TallyLog
 
 // Postings of the balances read model, stored one row per account-and-commodity pair and
-// effective UTC day (DESIGN.md "Time travel and audit"):
+// effective UTC day (docs/architecture.md "Time travel and audit"):
 //
 //   posting_days   (pair, day, span) → legs, the day's postings of the pair packed in log
 //                  order, a row per 128 sequence numbers (span = sequence >> 7)

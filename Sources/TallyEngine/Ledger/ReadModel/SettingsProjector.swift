@@ -49,7 +49,7 @@ public struct SettingsProjector: Projector {
 
     /// The stale-price threshold before any `price_staleness_set`: 15 minutes of market hours.
     public static let defaultPriceStalenessSeconds: Int64 = 15 * 60
-    /// The due-soon window before any `due_soon_window_set` (DOMAIN.md §2).
+    /// The due-soon window before any `due_soon_window_set` (docs/domain.md §2).
     public static let defaultDueSoonDays: Int64 = 5
     /// The page size before any `page_size_set`.
     public static let defaultPageSize: Int64 = 10

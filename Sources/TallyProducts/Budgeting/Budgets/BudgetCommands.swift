@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-// The rules of monthly budgets (DOMAIN.md §2): one per (category, month), with a positive
+// The rules of monthly budgets (docs/domain.md §2): one per (category, month), with a positive
 // maximum; deleting one touches no transaction.
 
 extension Ledger {

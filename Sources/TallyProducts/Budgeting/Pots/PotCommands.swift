@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-// The rules of savings pots (DOMAIN.md §2): adding money needs that much in the current
+// The rules of savings pots (docs/domain.md §2): adding money needs that much in the current
 // balance, withdrawing needs that much in the pot, deleting returns the pot's total to
 // the current balance. Each is an event; PostingRules moves the money.
 //

@@ -1,7 +1,7 @@
 import TallyEngine
 import GRDB
 
-/// The two times every budget read honours (DESIGN.md, time travel): "as of" an effective
+/// The two times every budget read honours (docs/architecture.md, time travel): "as of" an effective
 /// instant and "as known at" a recorded instant, as bounds on indexed rows.
 ///
 /// Versioned rows (transactions, budgets) carry `recorded_at` and `superseded_at`, the

@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-// The rules of recurring items (DOMAIN.md §2): defined monthly by default; generating a
+// The rules of recurring items (docs/domain.md §2): defined monthly by default; generating a
 // month creates each item's occurrence once, keyed `recurring:<id>:<month>`, so asking
 // twice for the same month generates nothing the second time.
 //

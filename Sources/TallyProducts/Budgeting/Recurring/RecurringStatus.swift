@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-/// Where a recurring item stands in a month (DOMAIN.md §2).
+/// Where a recurring item stands in a month (docs/domain.md §2).
 public enum RecurringState: String, Hashable, Sendable {
     /// Its day has come and a matching transaction exists.
     case paid

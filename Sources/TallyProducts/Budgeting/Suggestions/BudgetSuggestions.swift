@@ -28,7 +28,7 @@ public struct RecurringProposal: Hashable, Sendable {
     public let months: [Month]
 }
 
-/// The documented defaults of suggestions and detection (DOMAIN.md §2), in one place.
+/// The documented defaults of suggestions and detection (docs/domain.md §2), in one place.
 public enum SuggestionRules {
     /// At least this many complete months of history are needed to suggest a budget.
     public static let monthsMinimum = 3

@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-// Bank connections (DOMAIN.md §2): transactions are imported only from a connected bank;
+// Bank connections (docs/domain.md §2): transactions are imported only from a connected bank;
 // disconnecting keeps every transaction it imported.
 
 /// A bank connection.

@@ -28,7 +28,7 @@ public struct BudgetTransaction: Hashable, Sendable {
     /// True once amended or re-categorised: the log holds earlier versions.
     public let isChanged: Bool
 
-    /// Whether the user may amend or delete it: manual transactions only (DOMAIN.md §2).
+    /// Whether the user may amend or delete it: manual transactions only (docs/domain.md §2).
     public var isEditable: Bool { source == .manual }
 }
 

@@ -1,7 +1,7 @@
 public import TallyEngine
 import GRDB
 
-// The rules of budget transactions (DOMAIN.md §2): manual ones can be amended and
+// The rules of budget transactions (docs/domain.md §2): manual ones can be amended and
 // deleted, each change a new event; bank ones are imported once per bank transaction id
 // and can only be re-categorised.
 //

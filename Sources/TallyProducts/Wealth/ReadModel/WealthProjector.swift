@@ -2,7 +2,7 @@ public import TallyEngine
 public import GRDB
 import Synchronization
 
-/// The wealth accounts' read model (DOMAIN.md §1): per account the settings in force, the
+/// The wealth accounts' read model (docs/domain.md §1): per account the settings in force, the
 /// deposits waiting to be split, a history row per money event, the changes of each
 /// setting (for answers as of a past date) and the round-ups per month.
 ///
