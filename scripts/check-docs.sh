@@ -9,10 +9,13 @@
 # builds use; remove it to start afresh), then scripts/check_docs.py lists every public
 # symbol without a doc comment as `MODULE: KIND PATH (FILE:LINE)`, prints a count per
 # module and exits 1 if any (2 if a module's symbol graph is missing). A module that fails
-# to build fails the check.
+# to build fails the check, and so does a broken Markdown link (checked before building).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# First the cheap part: links between the Markdown files, and no reference to documents
+# outside the repository (scripts/check_links.py).
+python3 scripts/check_links.py --root "$PWD"
 SWIFT="${SWIFT:-swift}"
 SCRATCH="${TALLY_DOCS_SCRATCH:-/tmp/tally-docs-build}"
 SYMBOLS="$SCRATCH/symbol-graphs"
