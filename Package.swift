@@ -37,10 +37,18 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
+        // libpq, for the log on PostgreSQL: its connection strings, `PGPASSWORD`, `~/.pgpass` and TLS
+        // settings are the ones every PostgreSQL tool reads.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         .target(
             name: "TallyLog",
             dependencies: [
                 "CLZ4",
+                "CLibPQ",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

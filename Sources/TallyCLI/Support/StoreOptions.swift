@@ -1,24 +1,67 @@
 import ArgumentParser
 import Foundation
 import Tally
+import TallyLog
 
 /// The store every command works on, and the key of an encrypted one.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store directory (default: $TALLY_STORE, else ./.tally).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp(
+        "The store directory, or a ledger on PostgreSQL: postgresql://USER@HOST:PORT/DATABASE?ledger=NAME (default: $TALLY_STORE, else ./.tally).",
+        valueName: "dir|url"))
     var store: String?
+
+    @Option(name: .customLong("read-models"), help: ArgumentHelp(
+        "For a store on PostgreSQL: the directory under which this machine keeps its read models (default: $TALLY_READ_MODELS, else the user's cache directory).",
+        valueName: "dir"))
+    var readModels: String?
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "An encrypted store's key file: a key made by `tally key new`, or a passphrase (default: $TALLY_KEY_FILE).",
         valueName: "file"))
     var keyFile: String?
 
-    /// The directory chosen by flag, environment or default.
-    var path: String {
+    /// The store as given by flag, environment or default: a directory or a PostgreSQL location.
+    var given: String {
         if let store, !store.isEmpty { return store }
         if let environment = ProcessInfo.processInfo.environment["TALLY_STORE"], !environment.isEmpty {
             return environment
         }
         return ".tally"
+    }
+
+    /// The ledger on PostgreSQL the store names, or nil for a store directory.
+    func postgres() throws -> PostgresLogLocation? {
+        guard PostgresLogLocation.isLocation(given) else { return nil }
+        do {
+            return try PostgresLogLocation(given)
+        } catch let error as LogError {
+            throw ValidationError("--store: \(error.message)")
+        }
+    }
+
+    /// The store's directory: the one given, or for a ledger on PostgreSQL this machine's
+    /// directory for it (``PostgresStore``) under `--read-models`, `TALLY_READ_MODELS` or the
+    /// user's cache directory.
+    var path: String {
+        guard let location = try? postgres() else { return given }
+        return PostgresStore.defaultDirectory(for: location, under: readModels)
+    }
+
+    /// For a ledger on PostgreSQL that the database holds, makes or refreshes this machine's
+    /// directory for it before any command runs (a new machine's first use builds its read
+    /// models from the database); `init` finds the ledger absent and creates it.
+    mutating func validate() throws {
+        guard let location = try postgres() else {
+            if let readModels, !readModels.isEmpty {
+                throw ValidationError("--read-models is for a store on PostgreSQL (--store postgresql://…); a store directory keeps its own read models")
+            }
+            return
+        }
+        do {
+            try PostgresStore.attach(location, at: path)
+        } catch let error as LogError where error.code == .notFound {
+            // Nothing to attach to yet: `init` creates the ledger; any other command says there is no store.
+        }
     }
 
     /// The key given by `--key-file`, else by `TALLY_KEY_FILE`. One from the environment is left
@@ -37,6 +80,7 @@ struct StoreOptions: ParsableArguments {
     /// so that a failed creation can remove it); without, a `--key-file` is refused.
     func creationOptions(encrypt: Bool, _ base: Ledger.Options = .standard) throws -> (options: Ledger.Options, madeKeyFile: String?) {
         var options = base
+        options.postgres = try postgres()
         guard encrypt else {
             if let keyFile, !keyFile.isEmpty {
                 throw ValidationError("--key-file is for an encrypted store: add --encrypt, or drop --key-file")

@@ -97,6 +97,18 @@ public final class Ledger: Sendable {
         /// by ``Ledger/create(at:name:baseCurrency:timeZone:options:)`` with ``encrypt``. A store that
         /// is not encrypted refuses a key (``StoreError`` `notEncrypted`).
         public var key: LedgerKey? = nil
+        /// For ``Ledger/create(at:name:baseCurrency:timeZone:options:)``: keep the log in a ledger on
+        /// PostgreSQL instead of the store's own files. The store's directory then holds the read
+        /// models, the local lock and a `log/POSTGRES` file naming the location; every later open
+        /// of the directory reads and writes the log in the database (``LogStorage``).
+        ///
+        /// ```swift
+        /// var options = Ledger.Options.standard
+        /// options.postgres = try PostgresLogLocation("postgresql://tally@db:5432/books?ledger=home")
+        /// let ledger = try Ledger.create(at: "/var/cache/tally/home", name: "Home", baseCurrency: .usd,
+        ///     timeZone: "UTC", options: options)
+        /// ```
+        public var postgres: PostgresLogLocation? = nil
         /// Where the store's wrapped data keys live: nil (the default) for the store's own `KEYS`
         /// file, or an embedder's ``LedgerKeyring``. Give the same keyring every time.
         public var keyring: (any LedgerKeyring)? = nil
@@ -332,7 +344,7 @@ public final class Ledger: Sendable {
                 store = try EventStore.create(
                     at: root, ledger: LedgerCreated(name: name, baseCurrency: baseCurrency, timeZone: timeZone),
                     effectiveAt: options.clock(), catalog: catalog, options: options.logOptions,
-                    keyFile: options.keyring == nil ? keys : nil
+                    keyFile: options.keyring == nil ? keys : nil, postgres: options.postgres
                 )
             } catch {
                 if keys != nil, let keyring = options.keyring { try? keyring.remove() }

@@ -76,7 +76,8 @@ final class WritePipeline: Sendable {
     /// writing its own (`holding` false), so that a command a held write could not take is
     /// refused alone, as it is one at a time.
     private func commitSome(
-        _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?], holding: Bool = true
+        _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?], holding: Bool = true,
+        attempt: Int = 1
     ) -> Int {
         func failAll(_ error: any Error) -> Int {
             for index in start..<group.count { outcomes[index] = .failure(error) }
@@ -116,7 +117,19 @@ final class WritePipeline: Sendable {
         } catch {
             if appended == nil, holding, error is HeldPostings.WriteFailed {
                 for index in start..<group.count { outcomes[index] = nil }
-                return commitSome(group, from: start, into: &outcomes, holding: false)
+                return commitSome(group, from: start, into: &outcomes, holding: false, attempt: attempt)
+            }
+            if appended == nil, let error = error as? LogError, error.code == .headMoved, attempt < Self.headMovedAttempts {
+                // Another writer committed first (a log shared through a database): nothing of this
+                // frame was appended. Learn the head, fold what the other wrote, plan these commands again.
+                for index in start..<group.count { outcomes[index] = nil }
+                do {
+                    try store.writer.reloadHead()
+                    behind.withLock { $0 = true }
+                } catch {
+                    return failAll(error)
+                }
+                return commitSome(group, from: start, into: &outcomes, holding: holding, attempt: attempt + 1)
             }
             guard appended != nil else {
                 // Nothing reached the log: every command whose result lay in this frame fails.
@@ -132,6 +145,10 @@ final class WritePipeline: Sendable {
         if appended != nil { observers.publish(draft.events) }
         return next
     }
+
+    /// How many times a group is planned again after another writer committed first, before its
+    /// commands fail with `headMoved`.
+    static let headMovedAttempts = 8
 
     /// Whether a successful outcome's events are those of the frame being built.
     private static func lies(in draft: GroupDraft, _ outcome: Result<Ledger.CommandResult, any Error>) -> Bool {

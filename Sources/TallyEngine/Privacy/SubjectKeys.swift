@@ -365,15 +365,18 @@ public final class SubjectKeys: Sendable {
     ///
     /// Called before every append that may name a new subject, so no sealed field ever reaches
     /// the log before its key is durable.
+    /// - Returns: whether a file was written (false when nothing changed).
     /// - Throws: ``StoreError`` `io` naming the call; the old file is then unchanged.
-    public func save() throws {
-        guard let path else { return }
+    @discardableResult
+    public func save() throws -> Bool {
+        guard let path else { return false }
         let (changed, generation) = state.withLock { ($0.changed, $0.generation) }
-        guard changed else { return }
+        guard changed else { return false }
         // The file holds at least every subject made before `generation`; one made while it
         // is written leaves the keys changed, for the next save before its first append.
         try StoreKeyFile(path: path).save(try fileBytes())
         state.withLock { if $0.generation == generation { $0.changed = false } }
+        return true
     }
 
     /// Marks the keys saved (a creation wrote them with the store).

@@ -16,9 +16,10 @@ public final class EventStore: Sendable {
     public let layout: StoreLayout
     /// The event types this store reads and writes.
     public let catalog: EventCatalog
-    let writer: LogWriter
+    /// The log's writer: segment files in `log/`, or a ledger on PostgreSQL (``LogStorage``).
+    let writer: any LogWriting
 
-    private init(layout: StoreLayout, catalog: EventCatalog, writer: LogWriter) {
+    private init(layout: StoreLayout, catalog: EventCatalog, writer: any LogWriting) {
         self.layout = layout
         self.catalog = catalog
         self.writer = writer
@@ -53,12 +54,12 @@ public final class EventStore: Sendable {
     ///   a failed system call; `LogError` from the log. Either way nothing is left behind.
     public static func create(
         at root: String, ledger: LedgerCreated, effectiveAt: Instant, catalog: EventCatalog = .engine,
-        options: LogOptions = LogOptions(), keyFile: [UInt8]? = nil
+        options: LogOptions = LogOptions(), keyFile: [UInt8]? = nil, postgres: PostgresLogLocation? = nil
     ) throws -> EventStore {
         // Personal text is sealed from the first event on: a catalog without subject keys gets the
         // new store's own.
         let catalog = catalog.subjectKeys != nil ? catalog : catalog.sealing(with: try SubjectKeys.new(root: root, logKeys: options.keys, seed: nil))
-        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, catalog: catalog)
+        try StoreCreation.create(at: root, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, catalog: catalog, postgres: postgres)
         return try open(at: root, catalog: catalog, options: options)
     }
 
@@ -75,8 +76,9 @@ public final class EventStore: Sendable {
     public static func open(at root: String, catalog: EventCatalog = .engine, options: LogOptions = LogOptions()) throws -> EventStore {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
+        try layout.refreshFromDatabase()
         let catalog = try catalog.withSubjectKeys(of: root, logKeys: options.keys)
-        let writer = try LogWriter.open(directory: layout.logDirectory, options: options)
+        let writer = try LogStorage.openWriter(directory: layout.logDirectory, options: options)
         guard writer.head.sequence > 0 else {
             try? writer.close()
             throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
@@ -103,7 +105,7 @@ public final class EventStore: Sendable {
     @discardableResult
     public func append(_ events: [NewEvent]) throws -> AppendResult {
         let records = try events.map { try catalog.record(for: $0) }
-        try catalog.subjectKeys?.save()
+        try saveSubjectKeys()
         return try writer.append(records)
     }
 
@@ -115,7 +117,7 @@ public final class EventStore: Sendable {
     @discardableResult
     func append(records: [LogRecord], pinnedTo pin: AppendPin, encodedAhead: FrameEncodedAhead? = nil) throws -> AppendResult {
         // A record may name a subject made while it was encoded: its key is durable first.
-        try catalog.subjectKeys?.save()
+        try saveSubjectKeys()
         return try writer.append(records, pinnedTo: pin, encodedAhead: encodedAhead)
     }
 
@@ -123,14 +125,27 @@ public final class EventStore: Sendable {
     @discardableResult
     public func append(_ events: [NewEvent]) async throws -> AppendResult {
         let records = try events.map { try catalog.record(for: $0) }
-        try catalog.subjectKeys?.save()
+        try saveSubjectKeys()
         return try await writer.append(records)
     }
 
     /// The log through this writer's head, every commit it made included (readers in other
     /// processes may be a commit behind after a failed write of the published head).
     func reader() throws -> EventStoreReader {
-        EventStoreReader(layout: layout, catalog: catalog, reader: try writer.reader())
+        EventStoreReader(layout: layout, catalog: catalog, reader: try writer.openReader())
+    }
+
+    /// Saves subject keys made since the last save, before a record that may name one reaches
+    /// the log: to the store's `SUBJECTS` file, and for a log on PostgreSQL to the database too,
+    /// where every node that folds the log finds them.
+    private func saveSubjectKeys() throws {
+        guard let subjects = catalog.subjectKeys else { return }
+        guard let remote = writer as? PostgresLogWriter else {
+            try subjects.save()
+            return
+        }
+        guard try subjects.save() else { return }
+        try remote.storeFile(StoredFileName.subjects, Array(try Data(contentsOf: URL(fileURLWithPath: layout.subjectKeyFilePath))))
     }
 
     /// Releases the writer lock.
@@ -143,7 +158,7 @@ public struct EventStoreReader: Sendable {
     public let layout: StoreLayout
     /// The event types this reader decodes.
     public let catalog: EventCatalog
-    let reader: LogReader
+    let reader: any LogReading
 
     /// Opens a store for reading.
     /// - Parameters:
@@ -159,8 +174,9 @@ public struct EventStoreReader: Sendable {
     ) throws -> EventStoreReader {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
+        try layout.refreshFromDatabase()
         let catalog = try catalog.withSubjectKeys(of: root, logKeys: keys)
-        let reader = try LogReader.open(directory: layout.logDirectory, fileSystem: fileSystem, keys: keys)
+        let reader = try LogStorage.openReader(directory: layout.logDirectory, fileSystem: fileSystem, keys: keys)
         guard reader.head.sequence > 0 else {
             throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))
         }
@@ -209,7 +225,7 @@ public struct EventStoreReader: Sendable {
     /// Streams decoded events in log order, each with the chain hash after it when it ends
     /// its frame (the hash the frame's checked header stores), nil otherwise.
     func forEach(from first: UInt64, withFrameEndHashes body: (Event, [UInt8]?) throws -> Void) throws {
-        try reader.forEach(from: first, withFrameEndHashes: { logged, hash in
+        try reader.forEach(from: first, through: nil, withFrameEndHashes: { logged, hash in
             try body(try catalog.decode(logged), hash)
         })
     }

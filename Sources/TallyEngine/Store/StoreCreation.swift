@@ -47,7 +47,7 @@ enum StoreCreation {
     /// - Throws: ``StoreError`` (`alreadyExists`, `invalidPath`, `io`); `LogError` from the log's creation.
     static func create(
         at root: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, keyFile: [UInt8]? = nil,
-        catalog: EventCatalog = .engine, abandoningAfter: Step? = nil
+        catalog: EventCatalog = .engine, postgres: PostgresLogLocation? = nil, abandoningAfter: Step? = nil
     ) throws {
         let target = try Self.target(for: root)
         removeStaleStagings(of: target)
@@ -61,7 +61,9 @@ enum StoreCreation {
         }
         do {
             try reached(.stagingMade)
-            try build(in: staging.path, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, catalog: catalog, reached: reached)
+            try build(
+                in: staging.path, ledger: ledger, effectiveAt: effectiveAt, options: options, keyFile: keyFile, catalog: catalog,
+                postgres: postgres, reached: reached)
             try reached(.stagingSynced)
             try staging.publish(as: target, mode: existingMode)
         } catch let error as Abandoned {
@@ -77,7 +79,7 @@ enum StoreCreation {
     /// Writes the marker, creates the log, appends `ledger_created`, syncs everything.
     private static func build(
         in directory: String, ledger: LedgerCreated, effectiveAt: Instant, options: LogOptions, keyFile: [UInt8]?,
-        catalog: EventCatalog, reached: (Step) throws -> Void
+        catalog: EventCatalog, postgres: PostgresLogLocation?, reached: (Step) throws -> Void
     ) throws {
         let layout = StoreLayout(root: directory)
         if let keyFile { try writeSynced(String(decoding: keyFile, as: UTF8.self), to: layout.keyFilePath) }
@@ -88,14 +90,33 @@ enum StoreCreation {
         }
         try writeSynced(StoreLayout.markerText, to: layout.markerPath)
         try reached(.markerWritten)
-        let writer = try LogWriter.create(directory: layout.logDirectory, options: options)
+        let writer: any LogWriting
+        if let postgres {
+            // The log is the database's; the directory keeps the lock and the file that names it.
+            guard mkdir(layout.logDirectory, 0o700) == 0 else {
+                throw StoreError(.io, "cannot create '\(layout.logDirectory)': errno \(errno)")
+            }
+            try LogStorage.writeRemoteLocation(postgres, in: layout.logDirectory)
+            writer = try PostgresLogWriter.create(postgres, owner: LogStorage.processOwnerName, options: options)
+        } else {
+            writer = try LogWriter.create(directory: layout.logDirectory, options: options)
+        }
         do {
             try reached(.logCreated)
             let record = try catalog.record(for: NewEvent(effectiveAt: effectiveAt, body: EventBody(ledger)))
             if let subjects = catalog.subjectKeys {
                 // The owner's key, made by sealing the ledger's name, is in the store before its first event.
-                try writeSynced(String(decoding: try subjects.fileBytes(), as: UTF8.self), to: layout.subjectKeyFilePath)
+                let bytes = try subjects.fileBytes()
+                try writeSynced(String(decoding: bytes, as: UTF8.self), to: layout.subjectKeyFilePath)
+                try (writer as? PostgresLogWriter)?.storeFile(StoredFileName.subjects, bytes)
                 subjects.markSaved()
+            }
+            if let remote = writer as? PostgresLogWriter {
+                // Every node of the ledger finds the store's keys and marker in the database.
+                if let keyFile { try remote.storeFile(StoredFileName.keys, keyFile) }
+                if let sealed = FileManager.default.contents(atPath: layout.sealedMarkerPath) {
+                    try remote.storeFile(StoredFileName.sealed, Array(sealed))
+                }
             }
             _ = try writer.append([record])
             try writer.sync()

@@ -16,6 +16,7 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case io, locked, corrupt, tornFrame, limitExceeded, invalidRecord, notFound
             case alreadyExists, chainMismatch, unsupportedVersion, closed, invalidArgument, keyRequired
+            case headMoved
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -46,6 +47,9 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// The log is sealed (encrypted at rest) and was opened without its keys (``LogKeys``).
         public static let keyRequired = Code(.keyRequired)
+        /// Another writer committed first, or took the log over (a newer fencing epoch): nothing
+        /// was appended; learn the head again (``LogWriting/reloadHead()``) and plan again.
+        public static let headMoved = Code(.headMoved)
 
         public var description: String {
             switch wrapped {
@@ -62,6 +66,7 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
             case .closed: "closed"
             case .invalidArgument: "invalidArgument"
             case .keyRequired: "keyRequired"
+            case .headMoved: "headMoved"
             }
         }
     }

@@ -1,0 +1,382 @@
+import Foundation
+import Synchronization
+
+/// The writer of one ledger's log on PostgreSQL.
+///
+/// It holds the ledger's lease (a fencing epoch, an owner, an expiry kept by the database's
+/// clock and renewed on a thread of its own) and appends each commit in one round trip: a
+/// compare-and-set on the head row (expected sequence and chain hash, its epoch) and the
+/// insert of the frame's row, in one statement. If another writer committed first, or took
+/// the ledger over with a newer epoch, nothing is written and the append throws
+/// ``LogError/Code/headMoved``. If the connection is lost while a commit is in flight, the
+/// head is read back on a new connection: the frame is there whole or not at all.
+///
+/// ```swift
+/// let location = try PostgresLogLocation("postgresql://tally@localhost:5432/books?ledger=home")
+/// let writer = try PostgresLogWriter.open(location, owner: "node-a")
+/// let result = try writer.append([record])
+/// try writer.close()
+/// ```
+public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
+    // Unchecked: `renewalStopped` is read and written only under `renewal`; the rest is immutable or in a Mutex.
+    /// Where the log is.
+    public let location: PostgresLogLocation
+    /// Who holds the lease (a node's name, or a process of the command-line tool).
+    public let owner: String
+    let options: LogOptions
+    let leaseSeconds: Int64
+    private let state: Mutex<State>
+    /// Serialises every use of the connection (appends, lease renewal, files).
+    private let connectionLock = Mutex(())
+    private let connection: PostgresConnection
+    /// The connection this writer's views read on (``openReader()``).
+    private let readerSource = Mutex<PostgresLogReader.Source?>(nil)
+    private let renewal = ConditionLock()
+    private var renewalStopped = false
+    /// A directory lock held beside the lease (the local read models' single writer), released at close.
+    private let localLock: (any LogWriterLock)?
+
+    struct State {
+        var head: LogDigest
+        var lastRecordedAt: Int64
+        var epoch: Int64
+        var closed = false
+        /// Set when the lease was lost: every later append refuses.
+        var fenced: LogError?
+    }
+
+    private init(
+        location: PostgresLogLocation, owner: String, options: LogOptions, leaseSeconds: Int64, connection: PostgresConnection,
+        head: LogDigest, lastRecordedAt: Int64, epoch: Int64, localLock: (any LogWriterLock)?
+    ) {
+        self.location = location
+        self.owner = owner
+        self.options = options
+        self.leaseSeconds = leaseSeconds
+        self.connection = connection
+        self.localLock = localLock
+        self.state = Mutex(State(head: head, lastRecordedAt: lastRecordedAt, epoch: epoch))
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// The default lease: a node that stops renewing loses its ledgers this long after its last renewal.
+    public static let defaultLeaseSeconds: Int64 = 10
+
+    /// Creates the ledger's (empty) log in the database, the tables too when missing, and opens it
+    /// for writing. A ledger whose log holds no event (a creation interrupted before its first
+    /// event) is taken as vacant.
+    /// - Throws: ``LogError`` `alreadyExists` when the ledger has events; `io` for a server that
+    ///   cannot be reached or refuses.
+    public static func create(
+        _ location: PostgresLogLocation, owner: String, options: LogOptions = .init(), leaseSeconds: Int64 = defaultLeaseSeconds,
+        localLock: (any LogWriterLock)? = nil
+    ) throws -> PostgresLogWriter {
+        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        try PostgresLogSchema.migrate(connection)
+        do {
+            let inserted = try connection.query(
+                """
+                INSERT INTO tally_ledgers (ledger, head_sequence, head_hash, last_recorded_at) VALUES ($1, 0, $2, $3)
+                ON CONFLICT (ledger) DO UPDATE SET epoch = tally_ledgers.epoch WHERE tally_ledgers.head_sequence = 0
+                RETURNING head_sequence
+                """, [.text(location.ledger), .bytes(LogFormat.genesisHash), .int64(.min)])
+            guard inserted.count == 1 else {
+                throw LogError(.alreadyExists, "the ledger '\(location.ledger)' already has a log in \(location.server); open it instead")
+            }
+        } catch let error as PostgresError {
+            throw error.logError
+        }
+        return try open(location, owner: owner, options: options, leaseSeconds: leaseSeconds, waitSeconds: 0, connection: connection, localLock: localLock)
+    }
+
+    /// Opens a ledger's log for writing: takes its lease, waiting up to `waitSeconds` while another
+    /// owner holds it (`waiting` is told once, with the holder's name, when it has to wait).
+    /// - Throws: ``LogError`` `notFound` when the database has no such ledger; `locked` when another
+    ///   owner still holds it after the wait; `io` for a server that cannot be reached or refuses.
+    public static func open(
+        _ location: PostgresLogLocation, owner: String, options: LogOptions = .init(), leaseSeconds: Int64 = defaultLeaseSeconds,
+        waitSeconds: Int64 = 30, localLock: (any LogWriterLock)? = nil, waiting: ((String) -> Void)? = nil
+    ) throws -> PostgresLogWriter {
+        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        try PostgresLogSchema.migrate(connection)
+        return try open(location, owner: owner, options: options, leaseSeconds: leaseSeconds, waitSeconds: waitSeconds, connection: connection, localLock: localLock, waiting: waiting)
+    }
+
+    private static func open(
+        _ location: PostgresLogLocation, owner: String, options: LogOptions, leaseSeconds: Int64, waitSeconds: Int64,
+        connection: PostgresConnection, localLock: (any LogWriterLock)?, waiting: ((String) -> Void)? = nil
+    ) throws -> PostgresLogWriter {
+        let options = try options.validated()
+        guard leaseSeconds >= 1 && leaseSeconds <= 3_600 else {
+            throw LogError(.invalidArgument, "a lease of \(leaseSeconds) s is out of range (1 … 3600)")
+        }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(waitSeconds, 0)) * 1_000_000_000
+        var told = false
+        while true {
+            do {
+                let taken = try connection.query(
+                    PostgresLogSchema.takeLease, [.text(location.ledger), .text(owner), .int64(leaseSeconds)])
+                if taken.count == 1 {
+                    let head = LogDigest(sequence: UInt64(taken.int64(0, 1)), hash: taken.bytes(0, 2))
+                    let writer = PostgresLogWriter(
+                        location: location, owner: owner, options: options, leaseSeconds: leaseSeconds, connection: connection,
+                        head: head, lastRecordedAt: taken.int64(0, 3), epoch: taken.int64(0, 0), localLock: localLock)
+                    writer.startRenewing()
+                    return writer
+                }
+                let holder = try connection.query(PostgresLogSchema.leaseHolder, [.text(location.ledger)])
+                guard holder.count == 1 else {
+                    throw LogError(.notFound, "the database \(location.server) has no ledger '\(location.ledger)'; create it with `tally init`")
+                }
+                let name = holder.isNull(0, 0) ? "another writer" : holder.text(0, 0)
+                let remaining = holder.isNull(0, 1) ? 0 : holder.int64(0, 1)
+                guard DispatchTime.now().uptimeNanoseconds < deadline else {
+                    throw LogError(.locked, "the ledger '\(location.ledger)' in \(location.server) is held by \(name) (its lease runs \(max(remaining, 0)) ms more); try again when it is done, or wait longer")
+                }
+                if !told {
+                    waiting?("waiting for the ledger '\(location.ledger)': \(name) holds it (its lease runs \(max(remaining, 0)) ms more)")
+                    told = true
+                }
+                usleep(UInt32(min(max(remaining, 20), 250)) * 1_000)
+            } catch let error as PostgresError {
+                throw error.logError
+            }
+        }
+    }
+
+    // MARK: LogWriting
+
+    /// The digest of the last event this writer knows committed.
+    public var head: LogDigest { state.withLock { $0.head } }
+    /// The recorded time of the last commit.
+    public var lastRecordedAt: Int64 { state.withLock { $0.lastRecordedAt } }
+    /// The most events and uncompressed bytes one commit may hold.
+    public var frameLimits: (events: Int, bytes: Int) { (options.frameEventsLimit, options.frameBytesLimit) }
+    /// The fencing epoch this writer holds the ledger under.
+    public var epoch: Int64 { state.withLock { $0.epoch } }
+
+    /// Appends `records` as one commit at the log's next sequence number (``LogWriting/append(_:)``).
+    public func append(_ records: [LogRecord]) throws -> AppendResult {
+        _ = try validateBatch(records, options: options)
+        return try connectionLock.withLock { _ in
+            let (head, last) = state.withLock { ($0.head, $0.lastRecordedAt) }
+            let recordedAt = max(options.clock(), last)
+            return try commit(records, first: head.sequence + 1, recordedAt: recordedAt, expected: head)
+        }
+    }
+
+    /// The same, on a thread of its own so that the cooperative pool is never blocked.
+    public func append(_ records: [LogRecord]) async throws -> AppendResult {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { [self] in continuation.resume(with: Result { try append(records) }) }
+            thread.name = "TallyLog.postgresAppend"
+            thread.start()
+        }
+    }
+
+    /// Appends at the sequence number and recorded time the caller decided (``LogWriting``).
+    public func append(_ records: [LogRecord], pinnedTo pin: AppendPin, encodedAhead: FrameEncodedAhead?) throws -> AppendResult {
+        _ = try validateBatch(records, options: options)
+        return try connectionLock.withLock { _ in
+            let (head, last) = state.withLock { ($0.head, $0.lastRecordedAt) }
+            guard pin.firstSequence == head.sequence + 1, pin.recordedAt >= last else {
+                throw LogError(.invalidRecord, "the append was pinned to sequence \(pin.firstSequence) at \(pin.recordedAt) µs, but the log's next sequence is \(head.sequence + 1) and its last commit was recorded at \(last) µs")
+            }
+            return try commit(records, first: pin.firstSequence, recordedAt: pin.recordedAt, expected: head)
+        }
+    }
+
+    /// This log encodes its frame when it appends (the round trip to the server dwarfs it).
+    public func encodeAhead(_ records: [LogRecord], pinnedTo pin: AppendPin) -> FrameEncodedAhead? { nil }
+
+    /// Reads the head row again (after ``LogError/Code/headMoved``).
+    public func reloadHead() throws {
+        try connectionLock.withLock { _ in
+            let (sequence, hash, recordedAt, epoch) = try readHead()
+            state.withLock { state in
+                state.head = LogDigest(sequence: sequence, hash: hash)
+                state.lastRecordedAt = recordedAt
+                if epoch != state.epoch && state.fenced == nil {
+                    state.fenced = LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer (epoch \(epoch), this one held \(state.epoch)); open it again to write")
+                }
+            }
+        }
+    }
+
+    /// A view of the log through this writer's head, read on a second connection the writer
+    /// keeps for its views (made on first use).
+    public func openReader() throws -> any LogReading {
+        let source = try readerSource.withLock { source in
+            if let source, source.isUsable { return source }
+            let made = PostgresLogReader.Source(try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName))
+            source = made
+            return made
+        }
+        return PostgresLogReader(location: location, head: head, keys: options.keys, source: source)
+    }
+
+    /// Every commit is durable when it returns (the server's `synchronous_commit`).
+    public func sync() throws {}
+
+    /// Gives the lease up and closes the connection.
+    public func close() throws {
+        let wasOpen = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        guard wasOpen else { return }
+        renewal.withLock {
+            renewalStopped = true
+            renewal.broadcast()
+        }
+        connectionLock.withLock { _ in
+            let epoch = state.withLock { $0.epoch }
+            _ = try? connection.query(PostgresLogSchema.releaseLease, [.text(location.ledger), .int64(epoch)])
+            connection.close()
+        }
+        readerSource.withLock { $0 = nil }
+        localLock?.release()
+    }
+
+    // MARK: Files kept beside the log
+
+    /// Stores a small file of the ledger's (its subject keys, its wrapped keys) in the database.
+    public func storeFile(_ name: String, _ content: [UInt8]) throws {
+        try connectionLock.withLock { _ in
+            do {
+                try connection.query(
+                    """
+                    INSERT INTO tally_ledger_files (ledger, name, content) VALUES ($1, $2, $3)
+                    ON CONFLICT (ledger, name) DO UPDATE SET content = EXCLUDED.content, updated_at = now()
+                    """, [.text(location.ledger), .text(name), .bytes(content)])
+            } catch let error as PostgresError {
+                throw error.logError
+            }
+        }
+    }
+
+    // MARK: Committing
+
+    /// Encodes the frame and runs the compare-and-set. Called with the connection lock held.
+    private func commit(_ records: [LogRecord], first: UInt64, recordedAt: Int64, expected: LogDigest) throws -> AppendResult {
+        let (closed, fenced, epoch) = state.withLock { ($0.closed, $0.fenced, $0.epoch) }
+        if closed { throw LogError(.closed, "the writer is closed") }
+        if let fenced { throw fenced }
+        let events: [LoggedEvent]
+        switch WriterCore.resolve(records, first: first, recordedAt: recordedAt) {
+        case .failure(let error): throw error
+        case .success(let resolved): events = resolved
+        }
+        let (frame, lastHash) = FrameCodec.encode(events, previousHash: expected.hash, keys: options.keys)
+        let last = first + UInt64(events.count) - 1
+        try options.faultInjection?(first)
+        let inserted: Int
+        do {
+            inserted = try connection.query(PostgresLogSchema.append, [
+                .text(location.ledger), .int64(Int64(expected.sequence)), .bytes(expected.hash), .int64(Int64(last)),
+                .bytes(lastHash), .int64(recordedAt), .int64(epoch), .int64(recordedAt), .bytes(frame),
+            ]).affected
+        } catch let error as PostgresError {
+            guard error.connectionLost else { throw error.logError }
+            inserted = try resolveInDoubt(expected: expected, last: last, lastHash: lastHash, error: error)
+        } catch let error as LogError where error.code == .io {
+            inserted = try resolveInDoubt(expected: expected, last: last, lastHash: lastHash, error: nil)
+        }
+        guard inserted == 1 else {
+            let (sequence, hash, lastAt, currentEpoch) = try readHead()
+            state.withLock { state in
+                state.head = LogDigest(sequence: sequence, hash: hash)
+                state.lastRecordedAt = lastAt
+                if currentEpoch != epoch {
+                    state.fenced = LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer (epoch \(currentEpoch), this one held \(epoch)); open it again to write")
+                }
+            }
+            if currentEpoch != epoch {
+                throw LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer (epoch \(currentEpoch), this one held \(epoch)): nothing was appended")
+            }
+            throw LogError(.headMoved, "another writer committed to the ledger '\(location.ledger)' first (its head is \(sequence), this writer expected \(expected.sequence)): nothing was appended")
+        }
+        let head = LogDigest(sequence: last, hash: lastHash)
+        state.withLock { state in
+            state.head = head
+            state.lastRecordedAt = recordedAt
+        }
+        return AppendResult(first: first, last: last, recordedAt: recordedAt, head: head)
+    }
+
+    /// The connection broke while a commit was in flight: connects again and reads the head.
+    /// Returns 1 when the frame is there (committed), 0 when another writer's is; throws `io`
+    /// when the head is still where it was (nothing was appended) or the server stays unreachable.
+    private func resolveInDoubt(expected: LogDigest, last: UInt64, lastHash: [UInt8], error: PostgresError?) throws -> Int {
+        var attempt = 0
+        while true {
+            do {
+                try connection.reconnect()
+                break
+            } catch {
+                attempt += 1
+                guard attempt < 20 else {
+                    throw LogError(.io, "the connection to \(location.displayName) broke during a commit of events \(expected.sequence + 1)…\(last) and could not be made again, so whether it committed is unknown; open the ledger again to learn its head (\(error))")
+                }
+                usleep(250_000)
+            }
+        }
+        let (sequence, hash, _, _) = try readHead()
+        if sequence == last && hash == lastHash { return 1 }
+        if sequence == expected.sequence && hash == expected.hash {
+            throw LogError(.io, "the connection to \(location.displayName) broke before the commit of events \(expected.sequence + 1)…\(last) was done, and it was not: nothing was appended\(error.map { " (\($0.message))" } ?? "")")
+        }
+        return 0
+    }
+
+    private func readHead() throws -> (UInt64, [UInt8], Int64, Int64) {
+        do {
+            let rows = try connection.query(PostgresLogSchema.head, [.text(location.ledger)])
+            guard rows.count == 1 else {
+                throw LogError(.notFound, "the database \(location.server) has no ledger '\(location.ledger)'")
+            }
+            return (UInt64(rows.int64(0, 0)), rows.bytes(0, 1), rows.int64(0, 2), rows.int64(0, 3))
+        } catch let error as PostgresError {
+            throw error.logError
+        }
+    }
+
+    // MARK: The lease
+
+    private func startRenewing() {
+        let thread = Thread { [weak self] in self?.renewLoop() }
+        thread.name = "TallyLog.leaseRenewal"
+        thread.start()
+    }
+
+    /// Renews the lease every third of its length; a renewal that finds another epoch fences the writer.
+    private func renewLoop() {
+        let interval = Int(max(leaseSeconds / 3, 1))
+        while true {
+            let stop = renewal.withLock { () -> Bool in
+                if renewalStopped { return true }
+                _ = renewal.wait(seconds: interval)
+                return renewalStopped
+            }
+            if stop { return }
+            connectionLock.withLock { _ in
+                let epoch = state.withLock { $0.epoch }
+                guard let renewed = try? connection.query(
+                    PostgresLogSchema.renewLease, [.text(location.ledger), .int64(epoch), .int64(leaseSeconds)]) else {
+                    if !connection.isUsable { try? connection.reconnect() }
+                    return
+                }
+                if renewed.affected == 0 {
+                    state.withLock { state in
+                        if state.fenced == nil {
+                            state.fenced = LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer: this one's lease (epoch \(epoch)) ended; open it again to write")
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
