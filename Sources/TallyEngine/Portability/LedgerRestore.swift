@@ -112,8 +112,22 @@ extension Ledger {
         let catalog = try restoreOptions.catalog()
         try EventStore.create(
             at: root, ledger: file.created.payload, effectiveAt: file.created.effectiveAt, catalog: catalog,
-            options: restoreOptions.logOptions, keyFile: keys
+            options: restoreOptions.logOptions, keyFile: keys, postgres: options.postgres
         ).close()
+        do {
+            return try fill(root, from: file, options: restoreOptions, catalog: catalog, clock: clock, progress: progress)
+        } catch {
+            // A ledger made in a database is not inside the staging directory: it goes as a whole.
+            if let postgres = options.postgres { try? PostgresLogWriter.discard(postgres) }
+            throw error
+        }
+    }
+
+    /// Appends the export's events after its `ledger_created`, group by group of equal recorded times.
+    private static func fill(
+        _ root: String, from file: RestoreFile.Checked, options restoreOptions: Options, catalog: EventCatalog, clock: RestoreClock,
+        progress: ((ImportProgress) throws -> Void)?
+    ) throws -> LogDigest {
         let ledger = try Ledger.open(at: root, options: restoreOptions)
         do {
             let lines = try LineReader(path: file.path)

@@ -36,7 +36,12 @@ public enum StoreVerifier {
         let stored = FileManager.default.fileExists(atPath: layout.readModelPath) ? readCheckpoints(layout, registered: registered) : nil
         var sequences: Set<UInt64> = []
         if case .read(let checkpoints)? = stored { sequences = Set(checkpoints.map(\.sequence)) }
-        let log = try verifyLog(directory: layout.logDirectory, expect: expect, capturingHashesAt: sequences, keys: options.logKeys, progress: progress)
+        let log: LogVerification
+        if let remote = try LogStorage.remoteLocation(in: layout.logDirectory) {
+            log = try verifyPostgresLog(remote, expect: expect, capturingHashesAt: sequences, keys: options.logKeys, progress: progress)
+        } else {
+            log = try verifyLog(directory: layout.logDirectory, expect: expect, capturingHashesAt: sequences, keys: options.logKeys, progress: progress)
+        }
         let scan = log.problems.isEmpty ? try scanPayloads(layout, catalog: catalog, keys: options.logKeys, events: log.events) : PayloadScan()
         var readModels: ReadModelCheck?
         if log.isValid, scan.undecodable.isEmpty, scan.content.isEmpty, let stored {
@@ -77,7 +82,7 @@ public enum StoreVerifier {
             scan.content.append("the log holds no events: a store's first event is ledger_created (an interrupted `tally init` of an older version?)")
             return scan
         }
-        let reader = try LogReader.open(directory: layout.logDirectory, keys: keys)
+        let reader = try LogStorage.openReader(directory: layout.logDirectory, keys: keys)
         try reader.forEach { logged in
             let event: Event
             do { event = try catalog.decode(logged) } catch {

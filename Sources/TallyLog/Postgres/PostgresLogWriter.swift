@@ -380,3 +380,22 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         }
     }
 }
+
+extension PostgresLogWriter {
+    /// Removes a ledger and its whole log from the database, in one transaction: for a creation
+    /// that did not finish (a restore that failed half-way). Nothing else calls it.
+    public static func discard(_ location: PostgresLogLocation) throws {
+        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        defer { connection.close() }
+        do {
+            try connection.execute("BEGIN")
+            try connection.query("DELETE FROM tally_ledger_files WHERE ledger = $1", [.text(location.ledger)])
+            try connection.query("DELETE FROM tally_frames WHERE ledger = $1", [.text(location.ledger)])
+            try connection.query("DELETE FROM tally_ledgers WHERE ledger = $1", [.text(location.ledger)])
+            try connection.execute("COMMIT")
+        } catch let error as PostgresError {
+            try? connection.execute("ROLLBACK")
+            throw error.logError
+        }
+    }
+}
