@@ -66,6 +66,42 @@ import Testing
         #expect(appended.status == 0 && appended.standardOutput.contains("seq 3-3"), "\(appended.standardOutput)\(appended.standardError)")
     }
 
+    /// Issue 34, item 7: with no read models to compare, a log cut short at a frame boundary
+    /// looked whole. Readers and writers refuse it, verify names the lost event, and only
+    /// `repair --yes` accepts the shorter log; writing then goes on from its end.
+    @Test func aLogCutShortIsRefusedReportedAndAcceptedOnlyWithYes() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory)
+        try FileManager.default.removeItem(atPath: store + "/readmodels.sqlite")
+        var log = try LogFileBytes(store: store)
+        let last = try #require(log.frames.last)
+        try #require(log.frames.count == 3)
+        log.bytes = Array(log.bytes[..<last.start])
+        try log.write()
+        let cutShort = try directory.snapshot("home")
+        let more = try directory.file("more.ndjson", pot("pot_funded", #"{"pot_id":"holiday","amount":{"amount":"5.00","currency":"USD"}}"#))
+
+        let read = try TallyProcess.run(["balances", "--store", store])
+        #expect(read.status != 0 && read.standardError.contains("events 3…3 (1 event) were cut off"), "\(read.standardError)")
+        let write = try TallyProcess.run(["append", more, "--store", store])
+        #expect(write.status != 0 && write.standardError.contains("events 3…3 (1 event) were cut off"), "\(write.standardError)")
+        let verify = try TallyProcess.run(["verify", "--store", store])
+        #expect(verify.status == 1 && verify.standardError.contains("truncated: the log ends at event 2 but had acknowledged events through 3"), "\(verify.standardError)")
+        #expect(try directory.snapshot("home") == cutShort)
+
+        let unconfirmed = try TallyProcess.run(["repair", "--store", store])
+        #expect(unconfirmed.status == 1, "\(unconfirmed.standardError)")
+        #expect(unconfirmed.standardOutput.contains("would accept the log as it ends: events 3…3 (1 event) were acknowledged and are no longer in the log"), "\(unconfirmed.standardOutput)")
+        #expect(try directory.snapshot("home") == cutShort)
+
+        let repaired = try TallyProcess.run(["repair", "--yes", "--store", store])
+        #expect(repaired.status == 0 && repaired.standardOutput.contains("accepted the log as it ends: events 3…3"), "\(repaired.standardOutput)\(repaired.standardError)")
+        let appended = try TallyProcess.run(["append", more, "--store", store])
+        #expect(appended.status == 0 && appended.standardOutput.contains("seq 3-3"), "\(appended.standardOutput)\(appended.standardError)")
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 0 && verified.standardOutput.contains("ok: 3 events"), "\(verified.standardOutput)\(verified.standardError)")
+    }
+
     @Test func anIntactLogHasNothingToRepairWhicheverFlag() throws {
         let directory = try TemporaryDirectory()
         let store = try store(in: directory)

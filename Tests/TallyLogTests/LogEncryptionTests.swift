@@ -159,6 +159,7 @@ struct LogEncryptionTests {
             let full = try fileBytes(path)
             let last = try layout(of: path).structures.last!
             try truncateFile(path, to: last.start + 88 + 5)
+            try setPublishedHead(7, in: sealed)
             var options = testOptions()
             options.keys = keys
             let writer = try LogWriter.open(directory: sealed, options: options)

@@ -19,6 +19,7 @@ struct LogRecoveryTests {
                 let directory = root + "/cut-\(cut)"
                 try copyDirectory(pristine, to: directory)
                 try truncateFile(directory + "/" + name, to: cut)
+                try setPublishedHead(frameFirst - 1, in: directory)
                 let writer = try LogWriter.open(directory: directory, options: testOptions())
                 #expect(writer.head.sequence == frameFirst - 1, "cut at \(cut)")
                 #expect(try fileBytes(directory + "/" + name).count == frame.start, "cut at \(cut)")
@@ -40,6 +41,7 @@ struct LogRecoveryTests {
             let segment = try segmentPaths(pristine).last!
             let name = (segment as NSString).lastPathComponent
             let frame = try layout(of: segment).structures.last!
+            let frameFirst = UInt64(try fileBytes(segment).loadLittleEndian(UInt64.self, at: frame.start + 8))
             let bytes = try fileBytes(segment)
             // Zeros after the last frame, and a last frame whose bytes never made it (zero-filled).
             let variants: [[UInt8]] = [
@@ -51,6 +53,7 @@ struct LogRecoveryTests {
                 let directory = root + "/variant-\(index)"
                 try copyDirectory(pristine, to: directory)
                 try writeFileBytes(variant, to: directory + "/" + name)
+                try setPublishedHead(frameFirst - 1, in: directory)
                 #expect(try verifyLog(directory: directory).tornTail != nil, "variant \(index)")
                 let writer = try LogWriter.open(directory: directory, options: testOptions())
                 try writer.close()

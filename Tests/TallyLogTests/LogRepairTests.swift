@@ -82,6 +82,8 @@ struct LogRepairTests {
             #expect(try LogRepair.plan(directory: directory).tornTail == nil)
             let frame = try layout(of: path).structures.last!
             try truncateFile(path, to: frame.end - 5)
+            let frameFirst = UInt64(try fileBytes(path).loadLittleEndian(UInt64.self, at: frame.start + 8))
+            try setPublishedHead(frameFirst - 1, in: directory)
             let before = try contents(directory)
             let plan = try LogRepair.plan(directory: directory)
             #expect(plan.cut == nil && plan.tornTail?.offset == Int64(frame.start))

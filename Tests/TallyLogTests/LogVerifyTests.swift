@@ -180,9 +180,11 @@ struct LogVerifyTests {
 
             let writer = try LogWriter.create(directory: directory + "/other", options: testOptions())
             try writer.close()
-            let held = try LogWriter.open(directory: directory, options: testOptions())  // sealed body damage: open does not read bodies
+            // A writer's open refuses the damage; another process holding the lock makes repair wait its turn.
+            #expect { _ = try LogWriter.open(directory: directory, options: testOptions()) } throws: { ($0 as! LogError).code == .corrupt }
+            let held = try PosixFileSystem().lockForWriting(directory: directory)
             #expect { _ = try LogRepair.repair(directory: directory) } throws: { ($0 as! LogError).code == .locked }
-            try held.close()
+            held.release()
 
             let report = try LogRepair.repair(directory: directory)
             #expect(report.changed && report.cutPath == segments[1] && report.cutOffset == Int64(frame.start))

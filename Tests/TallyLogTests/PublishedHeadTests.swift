@@ -78,4 +78,101 @@ struct PublishedHeadTests {
             try? FileManager.default.removeItem(atPath: copy)
         }
     }
+
+    /// Without syncing, a commit is published as soon as it is written, but as durable only once
+    /// a sync made it so: the durable published head is never ahead of what a power loss leaves.
+    @Test func withoutSyncingACommitIsPublishedAsDurableOnlyOnceASyncMakesItSo() throws {
+        try withTemporaryDirectory { directory in
+            var rng = SplitMix64(seed: 16)
+            let writer = try LogWriter.create(directory: directory, options: testOptions(sync: .none))
+            var head = LogDigest.genesis
+            for _ in 0..<4 { head = try writer.append((0..<3).map { _ in randomRecord(&rng) }).head }
+            #expect(PublishedHead.read(in: directory) == head.sequence, "written: readers see it")
+            #expect(PublishedHead.readDurable(in: directory) == nil, "not synced: not durable")
+            try writer.sync()
+            #expect(PublishedHead.readDurable(in: directory) == head.sequence)
+            let more = try writer.append([randomRecord(&rng)]).head
+            #expect(PublishedHead.read(in: directory) == more.sequence && PublishedHead.readDurable(in: directory) == nil)
+            try writer.close()
+            #expect(PublishedHead.readDurable(in: directory) == more.sequence, "close syncs, then publishes")
+            // A crash of a writer without syncing may lose what it only wrote: that is no damage.
+            try truncateFile(try #require(try segmentPaths(directory).last), to: 64)
+            try writeFileBytes(PublishedHead.encoded(more.sequence, durable: false), to: PublishedHead.path(in: directory))
+            let reopened = try LogWriter.open(directory: directory, options: testOptions(sync: .none))
+            #expect(reopened.head == .genesis)
+            try reopened.close()
+        }
+    }
+
+    /// A log that ends before its published head lost acknowledged events off its end (cut at
+    /// every frame boundary and inside every frame of the last segment, or the last segment
+    /// removed whole): writers and readers refuse it, verify names exactly the missing events,
+    /// nothing is changed until a repair accepts the shorter log, after which writing goes on
+    /// from its end on a chain that verifies.
+    @Test func aLogCutBelowItsPublishedHeadIsDamageNeverACrashArtefact() throws {
+        try withTemporaryDirectory { root in
+            let pristine = root + "/pristine"
+            var rng = SplitMix64(seed: 17)
+            let writer = try LogWriter.create(directory: pristine, options: testOptions(segmentBytesLimit: 600, sync: .everyCommit))
+            for _ in 0..<14 { _ = try writer.append((0..<2).map { _ in randomRecord(&rng, payloadBytesMax: 40) }) }
+            try writer.close()
+            let published = try #require(PublishedHead.read(in: pristine))
+            let segments = try segmentPaths(pristine)
+            #expect(segments.count >= 3 && published == 28)
+            let last = try #require(segments.last)
+            let name = (last as NSString).lastPathComponent
+            let lastBytes = try fileBytes(last)
+            // (length the last segment is cut to, or nil when it is removed; the head left)
+            var cuts: [(length: Int?, head: UInt64)] = []
+            for frame in try layout(of: last).structures where frame.kind == "frame" {
+                let first = lastBytes.loadLittleEndian(UInt64.self, at: frame.start + 8)
+                cuts.append((frame.start, first - 1))
+                cuts.append((frame.start + 1, first - 1))
+                cuts.append((frame.end - 1, first - 1))
+            }
+            let segmentFirst = lastBytes.loadLittleEndian(UInt64.self, at: 16)
+            cuts.append((nil, segmentFirst - 1))
+            for (index, cut) in cuts.enumerated() {
+                let directory = root + "/cut-\(index)"
+                try copyDirectory(pristine, to: directory)
+                if let length = cut.length {
+                    try truncateFile(directory + "/" + name, to: length)
+                } else {
+                    try FileManager.default.removeItem(atPath: directory + "/" + name)
+                }
+                let context = "cut \(index): \(cut.length.map { "last segment cut to \($0) bytes" } ?? "last segment removed")"
+                let before = try segmentPaths(directory).map { try fileBytes($0) }
+                #expect(code { _ = try LogWriter.open(directory: directory, options: testOptions(sync: .everyCommit)) } == .truncated, "\(context)")
+                #expect(code { _ = try LogReader.open(directory: directory) } == .truncated, "\(context)")
+                #expect(try segmentPaths(directory).map { try fileBytes($0) } == before, "a refused open changes nothing: \(context)")
+                let verification = try verifyLog(directory: directory)
+                #expect(!verification.isValid && verification.problems.map(\.code) == [.truncated], "\(context)")
+                #expect(verification.missingAtEnd == (cut.head + 1)...published, "\(context)")
+                #expect(verification.tornTail == nil, "a torn frame below the published head is not a crash: \(context)")
+                let plan = try LogRepair.plan(directory: directory)
+                #expect(plan.cut?.firstRemovedSequence == cut.head + 1 && plan.cut?.lastRemovedSequence == published, "\(context)")
+                #expect(plan.kept.sequence == cut.head, "\(context)")
+                let report = try LogRepair.repair(directory: directory)
+                #expect(report.changed && report.kept.sequence == cut.head, "\(context)")
+                #expect(PublishedHead.read(in: directory) == cut.head, "\(context)")
+                let reopened = try LogWriter.open(directory: directory, options: testOptions(sync: .everyCommit))
+                #expect(try reopened.append([randomRecord(&rng)]).first == cut.head + 1, "\(context)")
+                try reopened.close()
+                #expect(try verifyLog(directory: directory).isValid, "\(context)")
+                try FileManager.default.removeItem(atPath: directory)
+            }
+        }
+    }
+
+    /// The code of the ``LogError`` `body` throws, nil when it throws none.
+    private func code(_ body: () throws -> Void) -> LogError.Code? {
+        do {
+            try body()
+            return nil
+        } catch let error as LogError {
+            return error.code
+        } catch {
+            return nil
+        }
+    }
 }

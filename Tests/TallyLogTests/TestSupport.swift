@@ -67,6 +67,12 @@ func writeFileBytes(_ bytes: [UInt8], to path: String) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// Sets the log's published head to `sequence`: as if the commits after it had been written
+/// but a crash came before their sync returned (so they were never published).
+func setPublishedHead(_ sequence: UInt64, in directory: String) throws {
+    try writeFileBytes(PublishedHead.encoded(sequence), to: PublishedHead.path(in: directory))
+}
+
 func truncateFile(_ path: String, to length: Int) throws {
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     try handle.truncate(atOffset: UInt64(length))

@@ -11,7 +11,9 @@ struct RepairCommand: ParsableCommand {
             Finds the first damage in the log (as `tally verify` does) and removes everything from \
             the damaged frame on, after copying it into the log's quarantine/ directory. --dry-run \
             says what would be cut and changes nothing; the cut itself needs --yes. A torn last \
-            frame (a crash while writing) is not damage: the next command cuts it by itself. After \
+            frame (a crash while writing) is not damage: the next command cuts it by itself. A log \
+            that ends before events it had acknowledged (bytes cut off its end after the fact) is \
+            damage: repair names the lost events, and --yes accepts the shorter log. After \
             a cut the read models may be ahead of the log: `tally rebuild` makes them again.
 
             Exit status:
@@ -69,7 +71,11 @@ enum RepairReport {
             return
         }
         print("damage: \(cut.problem)")
-        print("would cut \(cut.path) at byte \(cut.offset)\(laterSegments(cut.laterSegments.count)): \(removed(first: cut.firstRemovedSequence, last: cut.lastRemovedSequence, bytes: cut.bytesRemoved))")
+        if cut.problem.code == .truncated {
+            print("would accept the log as it ends: \(missing(first: cut.firstRemovedSequence, last: cut.lastRemovedSequence, bytes: cut.bytesRemoved))")
+        } else {
+            print("would cut \(cut.path) at byte \(cut.offset)\(laterSegments(cut.laterSegments.count)): \(removed(first: cut.firstRemovedSequence, last: cut.lastRemovedSequence, bytes: cut.bytesRemoved))")
+        }
         print(kept(plan.log.kept, future: true))
         for step in plan.nextSteps { print("then: \(step)") }
         print("nothing was changed (dry run)")
@@ -82,7 +88,11 @@ enum RepairReport {
             return
         }
         print("damage: \(problem)")
-        print("cut \(path) at byte \(offset): \(removed(first: first, last: log.lastRemovedSequence, bytes: log.bytesRemoved))")
+        if problem.code == .truncated {
+            print("accepted the log as it ends: \(missing(first: first, last: log.lastRemovedSequence, bytes: log.bytesRemoved))")
+        } else {
+            print("cut \(path) at byte \(offset): \(removed(first: first, last: log.lastRemovedSequence, bytes: log.bytesRemoved))")
+        }
         for file in log.quarantined { print("quarantined \(file)") }
         print(kept(log.kept, future: false))
         for step in report.nextSteps { print("next: \(step)") }
@@ -110,6 +120,15 @@ enum RepairReport {
             events = "events from \(first) on (the damage hides how many)"
         }
         return "\(events), \(bytes) bytes, moved to the log's quarantine/"
+    }
+
+    /// For a log cut short: the events it lost before the repair, and the torn bytes it moves out.
+    private static func missing(first: UInt64, last: UInt64?, bytes: Int64) -> String {
+        let last = last ?? first
+        let count = last >= first ? last - first + 1 : 0
+        let torn = bytes > 0 ? "; the \(bytes) torn bytes after the last whole frame are moved to the log's quarantine/" : ""
+        return "events \(first)…\(last) (\(count) event\(count == 1 ? "" : "s")) were acknowledged and are no longer in the log "
+            + "(if a backup holds them, restore it instead of repairing)\(torn)"
     }
 
     private static func kept(_ digest: LogDigest, future: Bool) -> String {

@@ -16,7 +16,7 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case io, locked, corrupt, tornFrame, limitExceeded, invalidRecord, notFound
             case alreadyExists, chainMismatch, unsupportedVersion, closed, invalidArgument, keyRequired
-            case headMoved
+            case headMoved, truncated
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -50,6 +50,9 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
         /// Another writer committed first, or took the log over (a newer fencing epoch): nothing
         /// was appended; learn the head again (``LogWriting/reloadHead()``) and plan again.
         public static let headMoved = Code(.headMoved)
+        /// The log ends before events it acknowledged (its published head): bytes or segments were cut off
+        /// its end after the fact. Never a crash artefact; the message names the missing events.
+        public static let truncated = Code(.truncated)
 
         public var description: String {
             switch wrapped {
@@ -67,6 +70,7 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
             case .invalidArgument: "invalidArgument"
             case .keyRequired: "keyRequired"
             case .headMoved: "headMoved"
+            case .truncated: "truncated"
             }
         }
     }

@@ -24,29 +24,46 @@ public struct LogReader: Sendable {
     ///   - fileSystem: where the log's files live (default: the real disk).
     ///   - keys: the data keys of an encrypted log (``LogKeys``); nil for a log that is not sealed.
     /// - Throws: ``LogError`` `.notFound`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`;
-    ///   `.keyRequired` when the log is sealed and no keys were given.
+    ///   `.keyRequired` when the log is sealed and no keys were given;
+    ///   `.truncated` when the log ends before its published head (events were cut off its end).
     public static func open(directory: String, fileSystem: any LogFileSystem = PosixFileSystem(), keys: LogKeys? = nil) throws -> LogReader {
-        LogReader(snapshot: try StoreScanner.scan(
-            directory: directory, role: readerRole(directory, fileSystem: fileSystem),
-            prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem, keys: keys))
+        let (role, published) = readerRole(directory, fileSystem: fileSystem)
+        let snapshot = try StoreScanner.scan(
+            directory: directory, role: role, prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem, keys: keys)
+        try requireWhole(snapshot, published: published)
+        return LogReader(snapshot: snapshot)
     }
 
     /// Moves the view to the current end of the log; sealed segments already seen are not
     /// re-read, and the last one is walked on from its last frame seen.
+    /// - Throws: as ``open(directory:fileSystem:keys:)``.
     public mutating func refresh() throws {
         let fileSystem = snapshot.fileSystem
-        snapshot = try StoreScanner.scan(
-            directory: snapshot.directory, role: Self.readerRole(snapshot.directory, fileSystem: fileSystem), reuse: snapshot,
-            prior: ScanPrior(snapshot), fileSystem: fileSystem, keys: snapshot.keys)
+        let (role, published) = Self.readerRole(snapshot.directory, fileSystem: fileSystem)
+        let next = try StoreScanner.scan(
+            directory: snapshot.directory, role: role, reuse: snapshot, prior: ScanPrior(snapshot), fileSystem: fileSystem, keys: snapshot.keys)
+        try Self.requireWhole(next, published: published)
+        snapshot = next
     }
 
     /// While a writer holds the lock, the view ends at what it has published (made durable).
-    private static func readerRole(_ directory: String, fileSystem: any LogFileSystem) -> StoreScanner.Role {
+    /// Returns the role and the durable published head (read before the scan, so it is never
+    /// ahead of what the scan finds on a whole log).
+    private static func readerRole(_ directory: String, fileSystem: any LogFileSystem) -> (StoreScanner.Role, UInt64?) {
         // The published head is read before the probe: a writer that publishes and closes in
         // between leaves a view that is merely one commit short, never one past it.
+        let durable = PublishedHead.readDurable(in: directory, fileSystem: fileSystem)
         let published = PublishedHead.read(in: directory, fileSystem: fileSystem)
         let active = fileSystem.isLockedForWriting(directory: directory)
-        return .reader(writerActive: active, publishedThrough: active ? published : nil)
+        return (.reader(writerActive: active, publishedThrough: active ? published : nil), durable)
+    }
+
+    /// Refuses a view that ends before the published head read before it was scanned: the log
+    /// lost events it had acknowledged, and answering from the rest would hide that.
+    private static func requireWhole(_ snapshot: StoreSnapshot, published: UInt64?) throws {
+        if let published, published > snapshot.head.sequence {
+            throw PublishedHead.shortLogError(head: snapshot.head.sequence, published: published, directory: snapshot.directory)
+        }
     }
 
     /// The digest of the last event in view.

@@ -96,7 +96,10 @@ public enum LogRepair {
         }
         // The index describes the segments as they were before the cut.
         LogIndexFile.remove(in: directory, fileSystem: fileSystem)
+        ScrubbedPrefix.remove(in: directory, fileSystem: fileSystem)
         let quarantined = try execute(cut, segmentIndex: segmentIndex, directory: directory, fileSystem: fileSystem)
+        // What the log acknowledged is now its kept head: the cut log is whole again.
+        try PublishedHead.reset(to: plan.kept.sequence, in: directory, fileSystem: fileSystem)
         return LogRepairReport(
             problem: cut.problem, cutPath: cut.path, cutOffset: cut.offset, firstRemovedSequence: cut.firstRemovedSequence,
             lastRemovedSequence: cut.lastRemovedSequence, kept: plan.kept, quarantined: quarantined, bytesRemoved: cut.bytesRemoved)
@@ -116,8 +119,10 @@ public enum LogRepair {
         let later = Array(files[(damage.segment + 1)...].map(\.path))
         var bytes = max(0, try fileSystem.fileSize(cutFile.path) - offset)
         for path in later { bytes += try fileSystem.fileSize(path) }
-        // A header damaged in the last segment hides where the log ended.
-        let last: UInt64? = verifier.resynchronise ? nil : verification.lastSequence
+        // A header damaged in the last segment hides where the log ended; a log cut short lost
+        // everything through its published head.
+        var last: UInt64? = verifier.resynchronise ? nil : verification.lastSequence
+        if let short = verifier.shortBy { last = short.published }
         let cut = LogRepairPlan.Cut(
             problem: problem, path: cutFile.path, offset: offset, firstRemovedSequence: damage.sequence,
             lastRemovedSequence: last.map { max($0, damage.sequence - 1) }, laterSegments: later, bytesRemoved: bytes)
@@ -133,7 +138,7 @@ public enum LogRepair {
         let cutName = (cut.path.split(separator: "/").last).map(String.init) ?? cut.path
 
         // 1. Copy the cut bytes out, synced, before anything is removed.
-        if cut.offset > 0 {
+        if cut.offset > 0, try fileSystem.fileSize(cut.path) > cut.offset {
             let target = StoreDirectory.join(quarantine, "\(cutName).from-\(cut.offset).\(stamp)")
             try copyTail(of: cut.path, from: cut.offset, to: target, fileSystem: fileSystem)
             quarantined.append(target)

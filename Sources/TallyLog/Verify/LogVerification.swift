@@ -51,6 +51,13 @@ public struct LogVerification: Sendable {
     public let writerActive: Bool
     /// The comparison with `expect`, when one was given.
     public let expectation: Expectation?
+    /// Events the log acknowledged (its published head, `PUBLISHED`, reaches them) that are no
+    /// longer in it: the log was cut short after they were written. `nil` for a whole log.
+    ///
+    /// ```swift
+    /// if let missing = report.missingAtEnd { print("events \(missing.lowerBound)…\(missing.upperBound) are gone") }
+    /// ```
+    public var missingAtEnd: ClosedRange<UInt64>? = nil
 
     /// No problems, and the expected digest (if any) matched.
     public var isValid: Bool { problems.isEmpty && (expectation == nil || expectation == .matched) }
@@ -115,6 +122,12 @@ struct Verifier {
     var resynchronise = false
     /// The first problem's location, for repair: segment index in the file list and offset.
     var firstDamage: (segment: Int, offset: Int64, sequence: UInt64)? = nil
+    /// The published head (`PUBLISHED`), read before the walk: the log must reach it.
+    var published: UInt64? = nil
+    /// Where the last segment's complete frames end (its first torn byte, or its length).
+    var lastSegmentEnd: Int64 = 0
+    /// The log was cut short: it ends before its published head.
+    var shortBy: (head: UInt64, published: UInt64)? = nil
 
     init(directory: String, expect: LogDigest?, capturing sequences: Set<UInt64> = [], writerActive: Bool, fileSystem: any LogFileSystem, keys: LogKeys?) {
         self.directory = directory
@@ -144,6 +157,8 @@ struct Verifier {
             throw LogError(.notFound, "no log here (no .tlog segment files)", path: directory)
         }
         segments = files.count
+        // Read before the walk: a writer appends after it publishes nothing it has not written.
+        published = PublishedHead.readDurable(in: directory, fileSystem: fileSystem)
         for (index, file) in files.enumerated() {
             let descriptor: any LogFile
             do { descriptor = try fileSystem.open(file.path, mode: .read) } catch let error as LogError {
@@ -155,11 +170,24 @@ struct Verifier {
             defer { descriptor.close() }
             try verifySegment(index: index, file: file, descriptor: descriptor, isLast: index == files.count - 1, progress: progress)
         }
+        checkPublishedHead(lastSegment: files.count - 1)
+    }
+
+    /// A log that ends before its published head lost acknowledged events off its end: damage,
+    /// even when its last frame is merely torn (that frame, or more, had been published).
+    mutating func checkPublishedHead(lastSegment: Int) {
+        let head = nextSequence - 1
+        guard let published, published > head, !resynchronise else { return }
+        shortBy = (head, published)
+        tornTail = nil
+        problems.append(PublishedHead.shortLogError(head: head, published: published, directory: directory))
+        if firstDamage == nil { firstDamage = (lastSegment, lastSegmentEnd, nextSequence) }
     }
 
     mutating func verifySegment(index: Int, file: (firstSequence: UInt64, path: String), descriptor: any LogFile, isLast: Bool, progress: ((UInt64) -> Void)?) throws {
         let path = file.path
         let fileLength = try descriptor.size()
+        lastSegmentEnd = 0
         guard try checkSegmentHeader(index: index, file: file, descriptor: descriptor, fileLength: fileLength, isLast: isLast) else { return }
         var offset = Int64(LogFormat.segmentHeaderBytes)
         while offset < fileLength {
@@ -167,6 +195,7 @@ struct Verifier {
             let headerBytes = try descriptor.read(count: LogFormat.frameHeaderBytes, at: offset)
             if try headerBytes.count < LogFormat.frameHeaderBytes || (headerBytes[0] == 0 && StoreScanner.isZero(descriptor, from: offset, to: fileLength)) {
                 let problem = LogError(.tornFrame, "\(remaining) bytes at the end are not a complete frame", path: path, offset: offset)
+                lastSegmentEnd = offset
                 if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index); loseTheChain() }
                 return
             }
@@ -180,14 +209,19 @@ struct Verifier {
             let frameEnd = offset + frame.frameBytes
             if frameEnd > fileLength {
                 let problem = LogError(.tornFrame, "the frame for events \(frame.firstSequence)…\(frame.lastSequence) runs past the end of the file", path: path, offset: offset)
+                lastSegmentEnd = offset
                 if isLast { tornTail = problem } else { report(LogError(.corrupt, problem.message, path: path, offset: offset), segment: index); loseTheChain() }
                 return
             }
             let inFlight = try checkFrame(frame, headerBytes: headerBytes, at: offset, frameEnd: frameEnd, segment: index, descriptor: descriptor, isLastFrame: isLast && frameEnd == fileLength)
-            if inFlight { return }
+            if inFlight {
+                lastSegmentEnd = offset
+                return
+            }
             offset = frameEnd
             progress?(frame.lastSequence)
         }
+        lastSegmentEnd = offset
     }
 
     /// Checks a segment's header against the walk so far; false when the rest of the segment cannot be read.
@@ -352,10 +386,12 @@ struct Verifier {
                 problems.append(LogError(.corrupt, "the hash at sequence \(expect.sequence) cannot be recomputed: the log is damaged before it (the last good event is \(lastGood))", path: directory))
             }
         }
-        return LogVerification(
+        var verification = LogVerification(
             head: recomputedHead ?? lastGood, recomputedHead: recomputedHead, lastGood: lastGood,
             firstDamagedSequence: firstDamage?.sequence, lastSequence: lastSequence, hashes: captured,
             events: events, frames: frames, segments: segments, problems: problems,
             tornTail: tornTail, writerActive: writerActive, expectation: expectation)
+        verification.missingAtEnd = shortBy.map { ($0.head + 1)...$0.published }
+        return verification
     }
 }

@@ -18,9 +18,13 @@ public final class LogWriter: Sendable {
     let core: WriterCore
     /// The last scan of this writer's own view (``reader()``): the next one resumes from it.
     let lastScan = Mutex<StoreSnapshot?>(nil)
+    /// The head through which the open checked every frame (``LogScrub``): recorded as
+    /// scrubbed when the writer closes after committing something.
+    let scrubbedAtOpen: LogDigest?
 
-    private init(core: WriterCore) {
+    private init(core: WriterCore, scrubbedAtOpen: LogDigest? = nil) {
         self.core = core
+        self.scrubbedAtOpen = scrubbedAtOpen
     }
 
     deinit {
@@ -60,10 +64,14 @@ public final class LogWriter: Sendable {
     ///
     /// Recovery walks the last segment frame by frame, checking every checksum and the chain of its last
     /// frame, and validates every sealed segment's header and the continuity between segments. A torn
-    /// last frame (one that runs past the end of the file, or a zero tail) is cut off and the cut synced.
+    /// last frame (one that runs past the end of the file, or a zero tail) is cut off and the cut synced,
+    /// unless it holds events the log had published (`PUBLISHED`): a log that ends before its published
+    /// head was cut short after the fact and refuses to open (``LogError/Code/truncated``). Every frame
+    /// not read back since the last writer's open (none, on a log whose frames were all checked) has its
+    /// checksum checked first, so damage in the middle of the log refuses to open too.
     /// Any other damage refuses to open, naming the segment file and byte offset; nothing is rewritten.
     /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:fileSystem:keys:)``.
-    /// - Throws: ``LogError`` `.notFound`, `.locked`, `.corrupt`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
+    /// - Throws: ``LogError`` `.notFound`, `.locked`, `.corrupt`, `.truncated`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
     public static func open(directory: String, options: LogOptions = .init()) throws -> LogWriter {
         let options = try options.validated()
         let fileSystem = options.fileSystem
@@ -75,8 +83,15 @@ public final class LogWriter: Sendable {
             let snapshot = try StoreScanner.scan(
                 directory: directory, role: .writer, prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem,
                 keys: options.keys)
+            // A log shorter than what it acknowledged lost events off its end: writing on would
+            // hand their sequence numbers to new events and fork the chain.
+            if let published = PublishedHead.readDurable(in: directory, fileSystem: fileSystem), published > snapshot.head.sequence {
+                throw PublishedHead.shortLogError(head: snapshot.head.sequence, published: published, directory: directory)
+            }
+            // Damage in the middle of the log stops the writer before it acknowledges anything.
+            try LogScrub.run(snapshot)
             let state = try recover(snapshot, fileSystem: fileSystem)
-            let writer = LogWriter(core: WriterCore(lock: lock, state: state, options: options))
+            let writer = LogWriter(core: WriterCore(lock: lock, state: state, options: options), scrubbedAtOpen: snapshot.head)
             if snapshot.tail == .clean {
                 writer.lastScan.withLock { $0 = snapshot }
                 if snapshot.framesWalked >= LogIndexFile.worthWritingFrames { LogIndexFile.write(snapshot) }
@@ -201,6 +216,9 @@ public final class LogWriter: Sendable {
     public func close() throws {
         try core.close { [self] in
             // Everything written is synced by now: index it, resuming from this writer's last scan.
+            if let scrubbedAtOpen, core.head.sequence > scrubbedAtOpen.sequence {
+                ScrubbedPrefix.write(scrubbedAtOpen, in: core.directory, fileSystem: core.options.fileSystem)
+            }
             let earlier = lastScan.withLock { $0 }
             if let snapshot = try? StoreScanner.scan(
                 directory: core.directory, role: .writer, prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem,
@@ -631,8 +649,9 @@ final class WriterCore: @unchecked Sendable {
         state.lastHash = lastHash
         state.lastRecordedAt = recordedAt
         // Durable (or, without syncing, written): readers may see it. A failed publish only
-        // keeps readers one commit behind until the next one.
-        try? state.published.publish(next - 1)
+        // keeps readers one commit behind until the next one. Without syncing it is published
+        // as not yet durable, and the sync that makes it so publishes it again as durable.
+        try? state.published.publish(next - 1, durable: options.syncMode == .everyCommit)
         let head = LogDigest(sequence: next - 1, hash: lastHash)
         for range in ranges {
             outcomes[range.index] = .success(AppendResult(first: range.first, last: range.last, recordedAt: recordedAt, head: head))
@@ -718,6 +737,7 @@ final class WriterCore: @unchecked Sendable {
             do {
                 try state.active.dataSync()
                 state.syncedLength = state.activeLength
+                try? state.published.publish(state.nextSequence - 1, durable: true)
             } catch {
                 stop = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path)
                 cutBackToSynced()
@@ -766,6 +786,7 @@ final class WriterCore: @unchecked Sendable {
         do {
             try state.active.dataSync()
             state.syncedLength = state.activeLength
+            try? state.published.publish(state.nextSequence - 1, durable: true)
         } catch let error as LogError {
             cutBackToSynced()
             lock.withLock { if stopped == nil { stopped = LogError(.io, "the writer stopped after a failed fdatasync; reopen the log to recover", path: state.active.path) } }
@@ -790,7 +811,10 @@ final class WriterCore: @unchecked Sendable {
         for request in abandoned { request.continuation?.resume(throwing: error) }
         var syncError: (any Error)? = nil
         if options.syncMode != .everyCommit && stopped == nil {
-            do { try state.active.dataSync() } catch {
+            do {
+                try state.active.dataSync()
+                try? state.published.publish(state.nextSequence - 1, durable: true)
+            } catch {
                 syncError = error
                 cutBackToSynced()
             }
