@@ -105,10 +105,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A throwaway PostgreSQL cluster for the tests of the log on PostgreSQL (the real server).
+        .target(
+            name: "PostgresTestSupport",
+            path: "Tests/PostgresTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "TallyLogTests",
             dependencies: [
                 "TallyLog",
+                "PostgresTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -136,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyTests",
-            dependencies: ["Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport"],
+            dependencies: ["Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
@@ -153,7 +160,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyCLITests",
-            dependencies: ["TallyCLI", "Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport"],
+            dependencies: ["TallyCLI", "Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

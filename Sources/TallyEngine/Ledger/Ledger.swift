@@ -387,20 +387,29 @@ public final class Ledger: Sendable {
     }
 
     private static func attach(_ store: EventStore, reader: EventStoreReader? = nil, calendar: LedgerCalendar, options: Options) throws -> Ledger {
+        let readModels = try foldReadModels(of: store.layout, from: try reader ?? store.reader(), calendar: calendar, options: options)
+        return Ledger(layout: store.layout, store: store, readModels: readModels, calendar: calendar, options: options, catalog: store.catalog)
+    }
+
+    /// Brings a store's read models to the head of `reader`'s view: checks that they describe a
+    /// prefix of it, then folds the rest (the bulk path of a rebuild when nothing is folded yet).
+    /// The caller holds the store's writer lock (its directory's).
+    private static func foldReadModels(
+        of layout: StoreLayout, from reader: EventStoreReader, calendar: LedgerCalendar, options: Options
+    ) throws -> ReadModelStore {
         var readModels: ReadModelStore
-        let path = store.layout.readModelPath
+        let path = layout.readModelPath
         let projectors = try options.registeredProjectors()
         let snapshots = SnapshotSettings(calendar: calendar, interval: options.snapshotInterval)
         do {
             readModels = try ReadModelStore(path: path, projectors: projectors, snapshots: snapshots)
         } catch let error as DatabaseError {
             throw StoreError(.readModelsUnreadable, """
-                the read models (\(store.layout.readModelPath)) cannot be opened: \(error.message ?? "\(error.resultCode)"); \
+                the read models (\(layout.readModelPath)) cannot be opened: \(error.message ?? "\(error.resultCode)"); \
                 they are derived from the log: run `tally rebuild` to make them again
                 """)
         }
         do {
-            let reader = try reader ?? store.reader()
             try readModels.checkAgreement(with: reader)
             let nothingFolded = try readModels.database.read { db in
                 try readModels.registeredCheckpointDigests(db).allSatisfy { $0.sequence == 0 }
@@ -425,7 +434,21 @@ public final class Ledger: Sendable {
             try? readModels.database.close()
             throw error
         }
-        return Ledger(layout: store.layout, store: store, readModels: readModels, calendar: calendar, options: options, catalog: store.catalog)
+        return readModels
+    }
+
+    /// Folds a store's log into its read models without writing the log: for a store whose log
+    /// is on PostgreSQL, a reader on a node that did not write the newest events (a follower)
+    /// takes only this node's directory lock, never the ledger's lease, so it never waits for
+    /// the node that writes.
+    /// - Throws: `LogError` `locked` when a process of this node holds the directory.
+    static func follow(at root: String, options: Options) throws {
+        let layout = StoreLayout(root: root)
+        let lock = try options.logFileSystem.lockForWriting(directory: layout.logDirectory)
+        defer { lock.release() }
+        let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem, keys: options.logKeys)
+        let readModels = try foldReadModels(of: layout, from: reader, calendar: try reader.ledgerCalendar(), options: options)
+        try readModels.database.close()
     }
 
     /// Opens a store for reading, without the writer lock: the ledger answers every query
@@ -485,9 +508,14 @@ public final class Ledger: Sendable {
                         throw error
                     }
                 }
-                // Behind with no writer live, or no usable read models: fold the log as the writer.
+                // Behind with no writer live, or no usable read models: fold the log as the writer
+                // (of the read models only, for a log that lives in a database).
                 do {
-                    try Ledger.open(at: root, options: options).close()
+                    if try LogStorage.remoteLocation(in: layout.logDirectory) != nil {
+                        try Ledger.follow(at: root, options: options)
+                    } else {
+                        try Ledger.open(at: root, options: options).close()
+                    }
                     caughtUp = true
                 } catch let error as LogError where error.code == .locked {
                     guard Instant.now.microsecondsSinceEpoch < deadline else { throw error }

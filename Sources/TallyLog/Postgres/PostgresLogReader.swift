@@ -233,6 +233,14 @@ public struct PostgresLogReader: LogReading {
         try source.connection.withLock { connection in
             do {
                 return try connection.query(sql, parameters)
+            } catch let error as PostgresError where error.connectionLost {
+                // A read is safe to send again: once, on a new connection.
+                do {
+                    try connection.reconnect()
+                    return try connection.query(sql, parameters)
+                } catch let again as PostgresError {
+                    throw again.logError
+                }
             } catch let error as PostgresError {
                 throw error.logError
             }

@@ -273,17 +273,26 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         let (frame, lastHash) = FrameCodec.encode(events, previousHash: expected.hash, keys: options.keys)
         let last = first + UInt64(events.count) - 1
         try options.faultInjection?(first)
-        let inserted: Int
-        do {
-            inserted = try connection.query(PostgresLogSchema.append, [
-                .text(location.ledger), .int64(Int64(expected.sequence)), .bytes(expected.hash), .int64(Int64(last)),
-                .bytes(lastHash), .int64(recordedAt), .int64(epoch), .int64(recordedAt), .bytes(frame),
-            ]).affected
-        } catch let error as PostgresError {
-            guard error.connectionLost else { throw error.logError }
-            inserted = try resolveInDoubt(expected: expected, last: last, lastHash: lastHash, error: error)
-        } catch let error as LogError where error.code == .io {
-            inserted = try resolveInDoubt(expected: expected, last: last, lastHash: lastHash, error: nil)
+        var inserted = 0
+        // A connection lost in flight is resolved by reading the head back on a new one; only a
+        // head that is still the expected one (the frame is certainly not there) is tried again, once.
+        for attempt in 1...2 {
+            do {
+                inserted = try connection.query(PostgresLogSchema.append, [
+                    .text(location.ledger), .int64(Int64(expected.sequence)), .bytes(expected.hash), .int64(Int64(last)),
+                    .bytes(lastHash), .int64(recordedAt), .int64(epoch), .int64(recordedAt), .bytes(frame),
+                ]).affected
+                break
+            } catch let error as PostgresError {
+                guard error.connectionLost else { throw error.logError }
+                guard let resolved = try resolveInDoubt(expected: expected, last: last, lastHash: lastHash, error: error, finalAttempt: attempt == 2) else { continue }
+                inserted = resolved
+                break
+            } catch let error as LogError where error.code == .closed {
+                guard let resolved = try resolveInDoubt(expected: expected, last: last, lastHash: lastHash, error: nil, finalAttempt: attempt == 2) else { continue }
+                inserted = resolved
+                break
+            }
         }
         guard inserted == 1 else {
             let (sequence, hash, lastAt, currentEpoch) = try readHead()
@@ -308,9 +317,10 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
     }
 
     /// The connection broke while a commit was in flight: connects again and reads the head.
-    /// Returns 1 when the frame is there (committed), 0 when another writer's is; throws `io`
-    /// when the head is still where it was (nothing was appended) or the server stays unreachable.
-    private func resolveInDoubt(expected: LogDigest, last: UInt64, lastHash: [UInt8], error: PostgresError?) throws -> Int {
+    /// Returns 1 when the frame is there (committed), 0 when another writer's is, nil when the
+    /// head is still the expected one (nothing was appended: the caller may send it again); on
+    /// the final attempt that throws `io` instead, as does a server that stays unreachable.
+    private func resolveInDoubt(expected: LogDigest, last: UInt64, lastHash: [UInt8], error: PostgresError?, finalAttempt: Bool) throws -> Int? {
         var attempt = 0
         while true {
             do {
@@ -327,6 +337,7 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         let (sequence, hash, _, _) = try readHead()
         if sequence == last && hash == lastHash { return 1 }
         if sequence == expected.sequence && hash == expected.hash {
+            guard finalAttempt else { return nil }
             throw LogError(.io, "the connection to \(location.displayName) broke before the commit of events \(expected.sequence + 1)…\(last) was done, and it was not: nothing was appended\(error.map { " (\($0.message))" } ?? "")")
         }
         return 0
