@@ -28,6 +28,7 @@ let benchmarks: @Sendable () -> Void = {
     netWorthBenchmarks()
     pipelineBenchmarks()
     marketValueBenchmarks()
+    postgresBenchmarks()
 }
 
 // MARK: - Appending (TallyLog)

@@ -59,12 +59,17 @@ enum PostgresLogSchema {
         """
     ]
 
-    /// Creates the tables, or brings them to ``version``; safe to run from many nodes at once
-    /// (the schema's own table is locked while it changes, never in the write path).
+    /// Creates the tables, or brings them to ``version``; safe to run from many nodes at once.
     static func migrate(_ connection: PostgresConnection) throws {
-        try connection.execute("CREATE TABLE IF NOT EXISTS tally_schema (version bigint NOT NULL)")
+        // At the current version already (every open but the first): nothing to lock.
+        if let rows = try? connection.query("SELECT version FROM tally_schema"), rows.count == 1, rows.int64(0, 0) == version { return }
         try connection.execute("BEGIN")
         do {
+            // Creating a table "if not exists" is not safe against a concurrent creation: the
+            // migrations are serialised by a lock held until this transaction ends (a
+            // transaction-level advisory lock, taken here only, never in the write path).
+            try connection.execute("SELECT pg_advisory_xact_lock(7140290001)")
+            try connection.execute("CREATE TABLE IF NOT EXISTS tally_schema (version bigint NOT NULL)")
             try connection.execute("LOCK TABLE tally_schema IN ACCESS EXCLUSIVE MODE")
             let rows = try connection.query("SELECT version FROM tally_schema")
             let current = rows.count == 0 ? 0 : rows.int64(0, 0)
