@@ -20,6 +20,10 @@ Each round starts a writer on a store (or, in a concurrent round, several) and k
             record each command whose process exited 0 (its output) in a file; a reader
             worker loops over `tally verify` and `tally balances`, each of which must exit 0.
             Every worker (and the tally it runs) is killed at the same random moment.
+- server:   (with --postgres) a stream of deposits as in `deposits`, but the PostgreSQL
+            server is killed (SIGKILL) at a random moment instead of `tally`, then restarted;
+            a deposit whose process exited 0 is acknowledged, one that failed because the
+            server went away is not, and every acknowledged one must be in the log once.
 - embedder: the example embedder (Examples/MerchantTags, `--merchant-tags PATH`; drawn only
             when it is given), whose own event type (`merchant_tagged`) and read model
             (`merchant_tags`) `tally` cannot read: on a store of its own (`merchant-tags init`),
@@ -55,6 +59,10 @@ appends nothing; re-running the whole load records every key once (those already
 say "already applied" at the sequence numbers they printed); and the balances are those
 `init` left (tags move no money).
 
+With `--postgres DIR` (a cluster made by `scripts/postgres/cluster.sh start DIR`), every store
+is a ledger on that server (`--store postgresql://…?ledger=crash-SEED-N`, read models under the
+work directory): the same rounds and checks, against the log on PostgreSQL.
+
 Seeded: the seed is printed first and repeats the run's choices (the kill moments
 depend on timing, so a failure is reproduced by the seed plus the store it leaves).
 Exit status 0 when every check held, 1 otherwise. Usage:
@@ -84,11 +92,13 @@ class Failure(Exception):
 
 class Harness:
     TALLY_MODES = ("import", "deposits", "append", "rebuild", "concurrent")
-    MODES = TALLY_MODES + ("embedder",)
+    MODES = TALLY_MODES + ("embedder", "server")
 
     def __init__(self, tally, workdir, seed, rows, rounds_per_store, verbose, modes=TALLY_MODES, workers=3,
-                 merchant_tags=None):
+                 merchant_tags=None, postgres=None):
         self.tally = tally
+        # The cluster directory of a run on PostgreSQL (its `url` file names the server).
+        self.postgres = postgres
         self.merchant_tags = merchant_tags
         self.embedder_store = None
         self.embedder_stores = 0
@@ -105,7 +115,8 @@ class Harness:
         self.store = None
         self.store_index = 0
         self.round = 0
-        self.duration = {"import": 0.5, "deposits": 1.0, "append": 0.3, "rebuild": 0.3, "concurrent": 1.5, "embedder": 0.5}
+        self.duration = {"import": 0.5, "deposits": 1.0, "append": 0.3, "rebuild": 0.3, "concurrent": 1.5, "embedder": 0.5,
+                         "server": 1.0}
         self.counts = {
             "kills": 0,
             "kills_import": 0,
@@ -114,6 +125,7 @@ class Harness:
             "kills_rebuild": 0,
             "kills_concurrent": 0,
             "kills_embedder": 0,
+            "kills_server": 0,
             "processes_killed": 0,
             "finished_before_kill": 0,
             "acknowledged_events": 0,
@@ -160,8 +172,12 @@ class Harness:
 
     def new_store(self):
         self.store_index += 1
-        self.store = os.path.join(self.workdir, f"store-{self.store_index}")
-        shutil.rmtree(self.store, ignore_errors=True)
+        if self.postgres:
+            with open(os.path.join(self.postgres, "url")) as file:
+                self.store = f"{file.read().strip()}?ledger=crash-{self.seed}-{self.store_index}"
+        else:
+            self.store = os.path.join(self.workdir, f"store-{self.store_index}")
+            shutil.rmtree(self.store, ignore_errors=True)
         # With --encrypt, TALLY_KEY_FILE (set in main) is inherited by every tally this harness runs.
         encrypt = ["--encrypt"] if os.environ.get("TALLY_CRASH_ENCRYPT") == "1" else []
         subprocess.run([self.tally, "init", "--store", self.store, "--name", "crash", "--base-currency", "USD",
@@ -284,6 +300,62 @@ class Harness:
         duplicates = len(ids) - len(set(ids))
         if duplicates or len(set(ids)) != attempted:
             self.counts["duplicates_after_rerun"] += max(duplicates, 1)
+            raise Failure(f"after the re-run the log holds deposits {sorted(ids)} for {attempted} ids")
+        self.expect_verified("after the re-run")
+
+    def cluster(self, command):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "postgres", "cluster.sh")
+        subprocess.run(["bash", script, command, self.postgres], check=True, capture_output=True)
+
+    def round_server(self, tag):
+        """Deposits while the PostgreSQL server is killed at a random moment and restarted."""
+        if not self.postgres:
+            raise Failure("the server mode needs --postgres DIR")
+        count = self.random.randint(3, 12)
+        base = self.head()
+        kill_at = time.monotonic() + self.random.uniform(0, self.duration["server"] * 1.2)
+        acknowledged_ids, acknowledged, amounts = [], 0, []
+        killed = False
+        attempted = 0
+        started = time.monotonic()
+        for index in range(count):
+            external = f"{tag}-{index}"
+            attempted = index + 1
+            amounts.append(f"{self.random.randint(1, 999)}.{self.random.randint(0, 99):02d}")
+            command = [self.tally, "wealth", "deposit", amounts[-1], "--external-id", external, "--json", "--store", self.store]
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            while process.poll() is None:
+                if not killed and time.monotonic() >= kill_at:
+                    self.cluster("kill")
+                    killed = True
+                time.sleep(0.001)
+            stdout, stderr = process.communicate()
+            if process.returncode == 0:
+                acknowledged_ids.append(external)
+                for event in json.loads(stdout)["events"]:
+                    acknowledged = max(acknowledged, int(event["seq"]))
+            elif not killed:
+                raise Failure(f"deposit {external} exited {process.returncode} with the server up: {stderr.strip()[:500]}")
+            if killed:
+                break
+        if not killed:
+            self.note_duration("server", time.monotonic() - started)
+            self.cluster("kill")
+        self.cluster("restart")
+        self.counts["kills"] += 1
+        self.counts["kills_server"] += 1
+        self.counts["acknowledged_events"] += max(acknowledged - base, 0)
+        self.after_kill(None, "server", acknowledged, base, events=0)
+        present = self.deposit_ids(base)
+        lost = [identifier for identifier in acknowledged_ids if identifier not in present]
+        if lost:
+            self.counts["lost_acknowledged_events"] += len(lost)
+            raise Failure(f"acknowledged deposits missing from the log after the server's crash: {lost}")
+        for index in range(attempted):
+            self.run("wealth", "deposit", amounts[index], "--external-id", f"{tag}-{index}", "--json")
+        ids = self.deposit_ids(base, all_occurrences=True)
+        if len(ids) != len(set(ids)) or len(set(ids)) != attempted:
+            self.counts["duplicates_after_rerun"] += max(len(ids) - len(set(ids)), 1)
             raise Failure(f"after the re-run the log holds deposits {sorted(ids)} for {attempted} ids")
         self.expect_verified("after the re-run")
 
@@ -554,7 +626,9 @@ class Harness:
 
     def after_kill(self, killed, mode, acknowledged, base, events=None):
         """Checks 1, 2 and 4: an intact log, every acknowledged event there, read models catching up."""
-        if killed:
+        if killed is None:
+            pass  # counted by the round (a server kill)
+        elif killed:
             self.counts["kills"] += 1
             self.counts[f"kills_{mode}"] += 1
             self.counts["processes_killed"] += 1 if killed is True else killed
@@ -571,7 +645,7 @@ class Harness:
             raise Failure(f"verify right after the kill: {log_problems}")
         # Behind is a note, not a failure (verify's "ok" holds): count the stores the kill left behind.
         read_models = report.get("read_models")
-        if killed and (not report["ok"] or read_models is None or read_models["needs_recovery"] \
+        if killed is not False and (not report["ok"] or read_models is None or read_models["needs_recovery"] \
                        or any(projector["state"] != "at_head" for projector in read_models["projectors"])):
             self.counts["read_models_behind_after_kill"] += 1
         head = self.head()
@@ -737,6 +811,9 @@ def main():
                         help="the modes to draw rounds from, comma-separated (a mode named twice is drawn twice as often); "
                              f"default {','.join(Harness.TALLY_MODES)}, and embedder when --merchant-tags is given")
     parser.add_argument("--workers", type=int, default=3, help="writer processes in a concurrent round (and one reader)")
+    parser.add_argument("--postgres", default=None,
+                        help="a cluster directory made by scripts/postgres/cluster.sh start DIR: stores are ledgers on it "
+                             "(and the server mode kills and restarts it)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--encrypt", action="store_true",
                         help="encrypted stores (init --encrypt, a key file in the work directory via TALLY_KEY_FILE)")
@@ -765,8 +842,14 @@ def main():
     if arguments.encrypt:
         os.environ["TALLY_CRASH_ENCRYPT"] = "1"
         os.environ["TALLY_KEY_FILE"] = os.path.join(os.path.abspath(workdir), "crash.key")
+    postgres = os.path.abspath(arguments.postgres) if arguments.postgres else None
+    if "server" in modes and not postgres:
+        parser.error("--modes server needs --postgres DIR (a cluster made by scripts/postgres/cluster.sh start DIR)")
+    if postgres:
+        # Every tally this harness runs keeps its read models in the work directory.
+        os.environ["TALLY_READ_MODELS"] = os.path.join(os.path.abspath(workdir), "read-models")
     harness = Harness(os.path.abspath(arguments.tally), workdir, seed, arguments.rows, arguments.rounds_per_store,
-                      arguments.verbose, modes, arguments.workers, merchant_tags)
+                      arguments.verbose, modes, arguments.workers, merchant_tags, postgres)
     ok = harness.run_all(arguments.kills)
     if ok and not arguments.keep and arguments.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)
