@@ -66,6 +66,44 @@ import Testing
         #expect(appended.status == 0 && appended.standardOutput.contains("seq 3-3"), "\(appended.standardOutput)\(appended.standardError)")
     }
 
+    /// Issue 34, item 1: a byte flipped in the middle of a bulk write's frames. The next command is
+    /// refused before anything is acknowledged; repair sets aside only the damaged frame's event
+    /// and keeps every later one; verify then names exactly that event as lost, every other intact.
+    @Test func aDamagedFrameInTheMiddleCostsOnlyItsOwnEvents() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory)
+        let lines = ["5.00", "6.00", "7.00"].map { pot("pot_funded", #"{"pot_id":"holiday","amount":{"amount":"\#($0)","currency":"USD"}}"#) }
+        let bulk = try directory.file("bulk.ndjson", lines.joined(separator: "\n"))
+        try #require(try TallyProcess.run(["append", bulk, "--batch-size", "1", "--store", store]).status == 0)
+        var log = try LogFileBytes(store: store)
+        try #require(log.frames.count == 6)
+        let damaged = log.frames[3]
+        log.bytes[damaged.end - 2] ^= 0x08
+        try log.write()
+        let more = try directory.file("more.ndjson", pot("pot_funded", #"{"pot_id":"holiday","amount":{"amount":"9.00","currency":"USD"}}"#))
+
+        let blocked = try TallyProcess.run(["append", more, "--store", store])
+        #expect(blocked.status != 0 && blocked.standardError.contains("checksum") && blocked.standardError.contains("nothing is written"), "\(blocked.standardError)")
+        let dryRun = try TallyProcess.run(["repair", "--dry-run", "--store", store])
+        #expect(dryRun.status == 0 && dryRun.standardOutput.contains("would set aside events 4…4 (1 event) of the damaged frame at byte \(damaged.start) of \(log.path)"), "\(dryRun.standardOutput)\(dryRun.standardError)")
+        let repaired = try TallyProcess.run(["repair", "--yes", "--store", store])
+        #expect(repaired.status == 0 && repaired.standardOutput.contains("set aside events 4…4 (1 event)"), "\(repaired.standardOutput)\(repaired.standardError)")
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: store + "/log/quarantine")
+        #expect(quarantined.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/log/quarantine/" + quarantined[0])) == Data(log.bytes[damaged.start..<damaged.end]))
+        #expect(try LogFileBytes(store: store).bytes.count == log.bytes.count, "the frames after the damaged one are kept in place")
+
+        let verified = try TallyProcess.run(["verify", "--store", store])
+        #expect(verified.status == 0 && verified.standardOutput.contains("ok: 5 events"), "\(verified.standardOutput)\(verified.standardError)")
+        #expect(verified.standardOutput.contains("events 4…4 (1 event) were lost to damage"), "\(verified.standardOutput)")
+        #expect(try TallyProcess.run(["rebuild", "--store", store, "--progress", "none"]).status == 0)
+        let appended = try TallyProcess.run(["append", more, "--store", store])
+        #expect(appended.status == 0 && appended.standardOutput.contains("seq 7-7"), "\(appended.standardOutput)\(appended.standardError)")
+        let pots = try TallyProcess.run(["pot", "list", "--json", "--store", store])
+        #expect(pots.standardOutput.contains("\"total\":\"222.00\""), "200 + 6 + 7 + 9, the 5.00 lost: \(pots.standardOutput)\(pots.standardError)")
+        #expect(try TallyProcess.run(["verify", "--store", store]).status == 0)
+    }
+
     /// Issue 34, item 7: with no read models to compare, a log cut short at a frame boundary
     /// looked whole. Readers and writers refuse it, verify names the lost event, and only
     /// `repair --yes` accepts the shorter log; writing then goes on from its end.

@@ -17,43 +17,101 @@ struct LogRepairTests {
         return result
     }
 
-    @Test func aPlanSaysExactlyWhatRepairCutsAndChangesNothing() throws {
-        let seed: UInt64 = 0x5EED_0010
+    /// A byte flipped in the body of any frame: the plan changes nothing and says exactly what the
+    /// repair does. A frame with frames after it is set aside (its events lost, every later frame
+    /// kept, its bytes in quarantine); the log's last frame is cut. Verify then names exactly the
+    /// lost events and finds everything else intact, and writing goes on after the head.
+    @Test func aPlanSaysExactlyWhatRepairDoesAndChangesNothing() throws {
+        let seed = ProcessInfo.processInfo.environment["TALLY_TEST_SEED"].flatMap { UInt64($0) } ?? 0x5EED_0010
         var random = SplitMix64(seed: seed)
-        for round in 0..<8 {
+        for round in 0..<16 {
             try withTemporaryDirectory { directory in
                 let all = try buildLog(at: directory, frames: 15, segmentBytesLimit: 450, seed: random.next())
                 let reader = try LogReader.open(directory: directory)
                 let segments = try segmentPaths(directory)
-                let segmentIndex = Int(random.next() % UInt64(segments.count))
-                let frames = try layout(of: segments[segmentIndex]).structures.dropFirst()
-                let frame = Array(frames)[Int(random.next() % UInt64(frames.count))]
-                var bytes = try fileBytes(segments[segmentIndex])
-                let firstRemoved = bytes.loadLittleEndian(UInt64.self, at: frame.start + 8)
+                // Every third round damages the log's last frame.
+                let segmentIndex = round % 3 == 0 ? segments.count - 1 : Int(random.next() % UInt64(segments.count))
+                let frames = Array(try layout(of: segments[segmentIndex]).structures.dropFirst())
+                let frame = round % 3 == 0 ? frames[frames.count - 1] : frames[Int(random.next() % UInt64(frames.count))]
+                let original = try fileBytes(segments[segmentIndex])
+                var bytes = original
+                let first = bytes.loadLittleEndian(UInt64.self, at: frame.start + 8)
+                let last = first + UInt64(bytes.loadLittleEndian(UInt32.self, at: frame.start + 16)) - 1
                 bytes[frame.start + 88 + Int(random.next() % UInt64(frame.end - frame.start - 88))] ^= 0x10
                 try writeFileBytes(bytes, to: segments[segmentIndex])
-                let context = "seed \(seed), round \(round): segment \(segmentIndex), frame at \(frame.start)"
+                let isLastFrame = last == UInt64(all.count)
+                let context = "TALLY_TEST_SEED=\(seed), round \(round): segment \(segmentIndex), frame at \(frame.start), events \(first)…\(last)"
 
                 let before = try contents(directory)
                 let plan = try LogRepair.plan(directory: directory)
                 #expect(try contents(directory) == before, "\(context): the plan changed the log")
-                let cut = try #require(plan.cut, "\(context)")
-                let laterBytes = try segments[(segmentIndex + 1)...].reduce(0) { $0 + (try fileBytes($1)).count }
-                #expect(cut.path == segments[segmentIndex] && cut.offset == Int64(frame.start), "\(context)")
-                #expect(cut.firstRemovedSequence == firstRemoved && cut.lastRemovedSequence == UInt64(all.count), "\(context)")
-                #expect(cut.eventsRemoved == UInt64(all.count) - firstRemoved + 1, "\(context)")
-                #expect(cut.laterSegments == Array(segments[(segmentIndex + 1)...]), "\(context)")
-                #expect(cut.bytesRemoved == Int64(bytes.count - frame.start + laterBytes), "\(context)")
-                #expect(plan.kept == LogDigest(sequence: firstRemoved - 1, hash: try reader.hash(of: firstRemoved - 1)!), "\(context)")
+                if isLastFrame {
+                    let cut = try #require(plan.cut, "\(context)")
+                    #expect(plan.setAside.isEmpty && cut.path == segments[segmentIndex] && cut.offset == Int64(frame.start), "\(context)")
+                    #expect(cut.firstRemovedSequence == first && cut.lastRemovedSequence == UInt64(all.count), "\(context)")
+                    #expect(cut.bytesRemoved == Int64(bytes.count - frame.start), "\(context)")
+                    #expect(plan.kept == LogDigest(sequence: first - 1, hash: try reader.hash(of: first - 1)!), "\(context)")
+                } else {
+                    #expect(plan.cut == nil, "\(context)")
+                    #expect(plan.setAside.map { [$0.path, "\($0.offset)", "\($0.firstSequence)", "\($0.lastSequence)"] }
+                            == [[segments[segmentIndex], "\(frame.start)", "\(first)", "\(last)"]], "\(context)")
+                    #expect(plan.kept == reader.head, "\(context): the head stays")
+                }
 
                 let report = try LogRepair.repair(directory: directory)
-                #expect(report.cutPath == cut.path && report.cutOffset == cut.offset && report.bytesRemoved == cut.bytesRemoved, "\(context)")
-                #expect(report.firstRemovedSequence == firstRemoved && report.lastRemovedSequence == UInt64(all.count), "\(context)")
-                #expect(report.kept == plan.kept, "\(context)")
+                #expect(report.changed && report.kept == plan.kept, "\(context)")
                 let after = try verifyLog(directory: directory)
-                #expect(after.isValid && after.head == plan.kept, "\(context)")
-                #expect(try readAll(directory) == Array(all.prefix(Int(firstRemoved - 1))), "\(context)")
+                #expect(after.isValid, "\(context): \(after.problems)")
+                let survivors = isLastFrame ? Array(all.prefix(Int(first - 1))) : all.filter { $0.sequence < first || $0.sequence > last }
+                #expect(try readAll(directory) == survivors, "\(context)")
+                if isLastFrame {
+                    #expect(after.lostEvents.isEmpty && after.head == plan.kept, "\(context)")
+                } else {
+                    #expect(after.lostEvents == [first...last] && after.events == UInt64(survivors.count), "\(context)")
+                    #expect(after.head == reader.head, "\(context): the chain goes on through the lost frame")
+                    #expect(try fileBytes(segments[segmentIndex]).count == original.count, "\(context): replaced in place")
+                    let copy = try #require(report.quarantined.first, "\(context)")
+                    #expect(try fileBytes(copy) == Array(bytes[frame.start..<frame.end]), "\(context): the damaged bytes are kept")
+                    #expect(try LogReader.open(directory: directory).hash(of: last) == (try reader.hash(of: last)), "\(context)")
+                }
+                let writer = try LogWriter.open(directory: directory, options: testOptions())
+                let next = try writer.append([LogRecord(kind: 1, version: 1, effectiveAt: 0, entity: "after", payload: [1])])
+                #expect(next.first == (isLastFrame ? first : UInt64(all.count) + 1), "\(context)")
+                try writer.close()
+                #expect(try verifyLog(directory: directory).isValid, "\(context)")
             }
+        }
+    }
+
+    /// Two damaged bodies in different segments, then a damaged header: both are set aside and the
+    /// log is cut at the header, each named.
+    @Test func damagedBodiesBeforeACutAreSetAsideAndTheCutComesAfter() throws {
+        try withTemporaryDirectory { directory in
+            let all = try buildLog(at: directory, frames: 15, segmentBytesLimit: 450)
+            let segments = try segmentPaths(directory)
+            try #require(segments.count >= 4)
+            var ranges: [ClosedRange<UInt64>] = []
+            for index in [0, 1] {
+                var bytes = try fileBytes(segments[index])
+                let frame = try layout(of: segments[index]).structures[1]
+                let first = bytes.loadLittleEndian(UInt64.self, at: frame.start + 8)
+                ranges.append(first...(first + UInt64(bytes.loadLittleEndian(UInt32.self, at: frame.start + 16)) - 1))
+                bytes[frame.end - 1] ^= 0x01
+                try writeFileBytes(bytes, to: segments[index])
+            }
+            var bytes = try fileBytes(segments[2])
+            let header = try layout(of: segments[2]).structures[1]
+            let cutFrom = bytes.loadLittleEndian(UInt64.self, at: header.start + 8)
+            bytes[header.start + 9] ^= 0x01
+            try writeFileBytes(bytes, to: segments[2])
+            let plan = try LogRepair.plan(directory: directory)
+            #expect(plan.setAside.map { $0.firstSequence...$0.lastSequence } == ranges)
+            #expect(plan.cut?.firstRemovedSequence == cutFrom && plan.cut?.path == segments[2])
+            _ = try LogRepair.repair(directory: directory)
+            let after = try verifyLog(directory: directory)
+            #expect(after.isValid && after.lostEvents == ranges && after.head.sequence == cutFrom - 1)
+            #expect(try readAll(directory) == all.filter { event in event.sequence < cutFrom && !ranges.contains { $0.contains(event.sequence) } })
+            #expect(PublishedHead.readDurable(in: directory) == cutFrom - 1)
         }
     }
 

@@ -175,7 +175,8 @@ struct LogVerifyTests {
             let structures = try layout(of: segments[1]).structures
             let frame = structures[structures.count > 2 ? 2 : 1]
             let firstRemoved = bytes.loadLittleEndian(UInt64.self, at: frame.start + 8)
-            bytes[frame.end - 1] ^= 0x40
+            // A damaged header hides where the next frame starts: the log is cut there.
+            bytes[frame.start + 20] ^= 0x40
             try writeFileBytes(bytes, to: segments[1])
 
             let writer = try LogWriter.create(directory: directory + "/other", options: testOptions())

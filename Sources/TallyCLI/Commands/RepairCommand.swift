@@ -6,10 +6,14 @@ import TallyLog
 struct RepairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repair",
-        abstract: "Cut a damaged log back to its last good event, keeping every event before the damage.",
+        abstract: "Set aside a damaged log's unreadable events, keeping every other one it can; cut what cannot be kept.",
         discussion: """
-            Finds the first damage in the log (as `tally verify` does) and removes everything from \
-            the damaged frame on, after copying it into the log's quarantine/ directory. --dry-run \
+            Finds the damage in the log (as `tally verify` does). A frame whose body is damaged (a \
+            flipped byte) while frames follow it has its events set aside as lost: its bytes are \
+            copied into the log's quarantine/ directory and it is replaced by a frame that keeps its \
+            place in the hash chain, so every frame after it is kept, and `tally verify` afterwards \
+            names the lost events. At any other damage the log is cut: everything from the damaged \
+            frame on is copied into quarantine/ and removed. --dry-run \
             says what would be cut and changes nothing; the cut itself needs --yes. A torn last \
             frame (a crash while writing) is not damage: the next command cuts it by itself. A log \
             that ends before events it had acknowledged (bytes cut off its end after the fact) is \
@@ -66,8 +70,18 @@ struct RepairCommand: ParsableCommand {
 /// What `repair` prints.
 enum RepairReport {
     static func printPlan(_ plan: StoreRepair.Plan) {
+        for lost in plan.log.setAside {
+            print("damage: \(lost.problem)")
+            print("would set aside \(events(lost)) of the damaged frame at byte \(lost.offset) of \(lost.path), moving its bytes to the log's quarantine/; every frame after it is kept")
+        }
         guard let cut = plan.log.cut else {
-            printNothing(plan.log)
+            if plan.log.setAside.isEmpty {
+                printNothing(plan.log)
+            } else {
+                print(kept(plan.log.kept, future: true))
+                for step in plan.nextSteps { print("then: \(step)") }
+                print("nothing was changed (dry run)")
+            }
             return
         }
         print("damage: \(cut.problem)")
@@ -83,8 +97,18 @@ enum RepairReport {
 
     static func printDone(_ report: StoreRepair.Report) {
         let log = report.log
+        for lost in log.setAside {
+            print("damage: \(lost.problem)")
+            print("set aside \(events(lost)) of the damaged frame at byte \(lost.offset) of \(lost.path); every frame after it is kept")
+        }
         guard let problem = log.problem, let path = log.cutPath, let offset = log.cutOffset, let first = log.firstRemovedSequence else {
-            print("nothing to repair: the log is intact (head \(log.kept))")
+            if log.setAside.isEmpty {
+                print("nothing to repair: the log is intact (head \(log.kept))")
+            } else {
+                for file in log.quarantined { print("quarantined \(file)") }
+                print(kept(log.kept, future: false))
+                for step in report.nextSteps { print("next: \(step)") }
+            }
             return
         }
         print("damage: \(problem)")
@@ -120,6 +144,11 @@ enum RepairReport {
             events = "events from \(first) on (the damage hides how many)"
         }
         return "\(events), \(bytes) bytes, moved to the log's quarantine/"
+    }
+
+    /// `events 5…7 (3 events)` of a frame set aside.
+    private static func events(_ lost: LostFrame) -> String {
+        "events \(lost.firstSequence)…\(lost.lastSequence) (\(lost.events) event\(lost.events == 1 ? "" : "s"))"
     }
 
     /// For a log cut short: the events it lost before the repair, and the torn bytes it moves out.

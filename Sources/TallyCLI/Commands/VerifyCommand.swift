@@ -15,7 +15,9 @@ struct VerifyCommand: ParsableCommand {
             be read) and a `last good` line the digest of the last event before the damage.
 
             Read models behind the log's head (after a crash, or while another process writes) \
-            are a note, not a failure: they catch up when the ledger is next opened.
+            are a note, not a failure: they catch up when the ledger is next opened. Events a \
+            repair set aside as lost to damage are named on every run (a note, not a failure: \
+            every other event checks, and a digest kept earlier still matches through them).
 
             Exit status:
               0  the log is intact; the read models are at its head or behind it
@@ -102,7 +104,9 @@ struct VerifyReport {
     func printText() {
         let problems = self.problems
         if problems.isEmpty {
-            print("ok: \(log.events) events in \(log.segments) segment\(log.segments == 1 ? "" : "s") (\(log.frames) frames): checksums, hash chain and payloads intact")
+            let lost = log.lostEvents.reduce(UInt64(0)) { $0 + $1.upperBound - $1.lowerBound + 1 }
+            let lostText = lost == 0 ? "" : "; \(lost) event\(lost == 1 ? "" : "s") lost to damage, named below"
+            print("ok: \(log.events) events in \(log.segments) segment\(log.segments == 1 ? "" : "s") (\(log.frames) frames): checksums, hash chain and payloads intact\(lostText)")
             if let expected { print("expected digest \(expected) matches") }
             if let readModels = result.readModels, !readModels.needsRecovery {
                 let position = readModels.laggingProjectors.isEmpty ? "at the log head" : "consistent with the log (behind its head)"
@@ -130,6 +134,7 @@ struct VerifyReport {
             ("head", log.recomputedHead.map { EventJSON.quoted($0.description) } ?? "null"),
             ("last_good", EventJSON.quoted(log.lastGood.description)),
             ("broken_at", log.firstDamagedSequence.map(String.init) ?? "null"),
+            ("lost_events", "[" + log.lostEvents.map { "[\($0.lowerBound),\($0.upperBound)]" }.joined(separator: ",") + "]"),
             ("expectation_met", log.expectation.map { $0 == .matched ? "true" : "false" } ?? "null"),
             ("read_models", readModelsJSON),
             ("problems", "[" + problems.map(EventJSON.quoted).joined(separator: ",") + "]"),

@@ -11,10 +11,14 @@ enum EventBatches {
     /// Hands `body` the events from `first` to the reader's head in order, in batches that
     /// end at a frame's end once they hold at least `batchSize` events (a batch holds at most
     /// `batchSize` plus one frame's events), each with the chain hash after its last event as
-    /// the frame's header stores it. An error from the reader or from `body` stops both
-    /// threads and is rethrown.
+    /// the frame's header stores it. Each batch is contiguous: events a repair set aside as
+    /// lost to damage (the only numbers a read passes over) end the batch before them, and
+    /// the batch after them says so (`afterLostEvents`: its first event follows lost ones,
+    /// so the fold moves its checkpoints past them). An error from the reader or from `body`
+    /// stops both threads and is rethrown.
     static func read(
-        from reader: EventStoreReader, first: UInt64, batchSize: Int, _ body: (_ batch: [Event], _ hash: [UInt8]) throws -> Void
+        from reader: EventStoreReader, first: UInt64, batchSize: Int,
+        _ body: (_ batch: [Event], _ hash: [UInt8], _ afterLostEvents: Bool) throws -> Void
     ) throws {
         precondition(batchSize > 0, "batchSize must be positive")
         let channel = Channel()
@@ -22,12 +26,30 @@ enum EventBatches {
             do {
                 var batch: [Event] = []
                 batch.reserveCapacity(batchSize)
+                var previous = first - 1
+                var afterLost = false
+                var frameEndHash: [UInt8]? = nil
                 try reader.forEach(from: first, withFrameEndHashes: { event, frameEnd in
+                    if event.sequence != previous + 1 {
+                        // Lost events lie between: the batch so far ends at the frame before them.
+                        if !batch.isEmpty {
+                            guard let hash = frameEndHash else {
+                                throw StoreError(.readModelsDisagree, "the log passed over events \(previous + 1)…\(event.sequence - 1) inside a frame")
+                            }
+                            guard channel.put(Batch(events: batch, hash: hash, afterLostEvents: afterLost)) else { throw CancellationError() }
+                            batch = []
+                            batch.reserveCapacity(batchSize)
+                        }
+                        afterLost = true
+                    }
+                    previous = event.sequence
+                    frameEndHash = frameEnd
                     batch.append(event)
                     if let hash = frameEnd, batch.count >= batchSize || event.sequence == reader.head.sequence {
-                        guard channel.put(Batch(events: batch, hash: hash)) else { throw CancellationError() }
+                        guard channel.put(Batch(events: batch, hash: hash, afterLostEvents: afterLost)) else { throw CancellationError() }
                         batch = []
                         batch.reserveCapacity(batchSize)
+                        afterLost = false
                     }
                 })
                 // The reader's head ends a frame: a batch left over was handed on with its frame's end.
@@ -43,7 +65,7 @@ enum EventBatches {
         producer.start()
         do {
             while let batch = try channel.take() {
-                try body(batch.events, batch.hash)
+                try body(batch.events, batch.hash, batch.afterLostEvents)
                 channel.giveBack(batch.events)
             }
         } catch {
@@ -56,6 +78,8 @@ enum EventBatches {
     private struct Batch {
         var events: [Event]
         var hash: [UInt8]
+        /// The first event follows events set aside as lost.
+        var afterLostEvents: Bool
     }
 
     /// A bounded queue between the reading thread and the folding one.

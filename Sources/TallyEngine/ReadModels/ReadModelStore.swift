@@ -258,10 +258,26 @@ public final class ReadModelStore: Sendable {
     /// - Throws: ``StoreError`` (`readModelsDisagree`) when a projector's checkpoint leaves a
     ///   gap before the first event (nothing is folded); whatever a projector throws.
     public func apply(_ events: [Event], hash: [UInt8]?) throws {
+        try apply(events, hash: hash, afterLostEvents: false)
+    }
+
+    /// ``apply(_:hash:)`` of events that follow events a repair set aside as lost to damage
+    /// (`afterLostEvents`): every checkpoint moves past the lost ones first.
+    func apply(_ events: [Event], hash: [UInt8]?, afterLostEvents: Bool) throws {
         try database.write { db in
-            try fold(events[...], db)
+            let checkpoints = afterLostEvents ? try Self.checkpoints(pastLostEventsBefore: events.first, projectors: projectors, db) : nil
+            try fold(events[...], db, checkpoints: checkpoints)
             if let last = events.last?.sequence { try setCheckpoints(last, hash: hash, db) }
         }
+    }
+
+    /// Every projector's checkpoint, moved to just before `first` (past the lost events before it):
+    /// a read hands the projectors every event from the least checkpoint on, so each stands at or
+    /// after the lost events' start.
+    static func checkpoints(pastLostEventsBefore first: Event?, projectors: [any Projector], _ db: Database) throws -> [String: UInt64]? {
+        guard let first = first?.sequence else { return nil }
+        let stored = try checkpoints(db)
+        return Dictionary(uniqueKeysWithValues: projectors.map { ($0.name, max(stored[$0.name] ?? 0, first - 1)) })
     }
 
     /// Folds events into every projector whose checkpoint is before them, inside the caller's
@@ -400,9 +416,9 @@ public final class ReadModelStore: Sendable {
     public func catchUp(from reader: EventStoreReader, batchSize: Int = 10_000, progress: ((UInt64) -> Void)? = nil) throws {
         let start = try checkpoint()
         guard reader.head.sequence > start else { return }
-        try EventBatches.read(from: reader, first: start + 1, batchSize: batchSize) { batch, hash in
+        try EventBatches.read(from: reader, first: start + 1, batchSize: batchSize) { batch, hash, afterLostEvents in
             guard let last = batch.last?.sequence else { return }
-            try apply(batch, hash: hash)
+            try apply(batch, hash: hash, afterLostEvents: afterLostEvents)
             progress?(last)
         }
     }
@@ -513,10 +529,11 @@ extension ReadModelStore {
             do {
                 try engineMigrator.migrate(queue)
                 let deferredIndexes = try queue.write { db in try resetForRebuild(projectors, db) }
-                try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch, hash in
+                try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch, hash, afterLostEvents in
                     guard let last = batch.last?.sequence else { return }
                     try queue.write { db in
-                        try fold(batch[...], db, projectors: projectors, snapshots: snapshots)
+                        let checkpoints = afterLostEvents ? try checkpoints(pastLostEventsBefore: batch.first, projectors: projectors, db) : nil
+                        try fold(batch[...], db, projectors: projectors, snapshots: snapshots, checkpoints: checkpoints)
                         try setCheckpoints(last, hash: hash, projectors: projectors, db)
                     }
                     progress?(last)

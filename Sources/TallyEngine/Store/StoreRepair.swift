@@ -1,8 +1,9 @@
 internal import Foundation
 public import TallyLog
 
-/// Deliberate repair of a store whose log is damaged (`tally repair`): the log is cut back to the
-/// last event before the first damage, and everything cut is kept in `log/quarantine/`.
+/// Deliberate repair of a store whose log is damaged (`tally repair`): damaged frames with frames
+/// after them have their events set aside as lost (every later frame is kept), other damage is
+/// cut back to the last event before it, and everything removed is kept in `log/quarantine/`.
 ///
 /// Never automatic: opening a store refuses damage (a torn last frame aside, which is not damage).
 /// The read models are not touched; after a cut they may be ahead of the log, which the next open
@@ -43,7 +44,7 @@ public enum StoreRepair {
         try layout.requireStore()
         let keys = try options.unlocked(at: root).logKeys
         let plan = try LogRepair.plan(directory: layout.logDirectory, keys: keys)
-        return Plan(log: plan, nextSteps: nextSteps(firstRemoved: plan.cut?.firstRemovedSequence, layout: layout, done: false))
+        return Plan(log: plan, nextSteps: nextSteps(firstRemoved: plan.cut?.firstRemovedSequence, setAside: plan.setAside, layout: layout, done: false))
     }
 
     /// Cuts the log at its first damage, keeping every event before it; nothing when the log is sound.
@@ -56,11 +57,15 @@ public enum StoreRepair {
         try layout.requireStore()
         let keys = try options.unlocked(at: root).logKeys
         let report = try LogRepair.repair(directory: layout.logDirectory, keys: keys)
-        return Report(log: report, nextSteps: nextSteps(firstRemoved: report.firstRemovedSequence, layout: layout, done: true))
+        return Report(log: report, nextSteps: nextSteps(firstRemoved: report.firstRemovedSequence, setAside: report.setAside, layout: layout, done: true))
     }
 
-    private static func nextSteps(firstRemoved: UInt64?, layout: StoreLayout, done: Bool) -> [String] {
-        guard let firstRemoved else { return [] }
+    private static func nextSteps(firstRemoved: UInt64?, setAside: [LostFrame], layout: StoreLayout, done: Bool) -> [String] {
+        guard let firstRemoved else {
+            guard let first = setAside.first else { return [] }
+            return ["the read models folded the events \(done ? "set" : "to be set") aside (from \(first.firstSequence) on) before they were lost: "
+                    + "`tally rebuild` makes them again from the log as it is"]
+        }
         if firstRemoved <= 1 {
             return ["every event \(done ? "was" : "would be") cut, ledger_created included, so the store cannot be opened afterwards: "
                     + "restore it from a backup, or move it away and run `tally init`"]

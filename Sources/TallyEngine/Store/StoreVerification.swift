@@ -85,6 +85,10 @@ public struct StoreVerification: Sendable {
     public var notes: [String] {
         var notes: [String] = []
         if let torn = log.tornTail { notes.append("the last frame is not complete and was not counted (\(torn.message))") }
+        for lost in log.lostEvents {
+            let count = lost.upperBound - lost.lowerBound + 1
+            notes.append("events \(lost.lowerBound)…\(lost.upperBound) (\(count) event\(count == 1 ? "" : "s")) were lost to damage and set aside by a repair (their bytes are in the log's quarantine/); every other event checks")
+        }
         if readModels == nil && !log.isValid { notes.append("read models not compared: the log is damaged") }
         if readModels == nil && log.isValid && readModelFileMissing {
             notes.append("read models not compared: there is no read-model file (readmodels.sqlite); the next tally command that opens the ledger makes it from the log")

@@ -55,10 +55,10 @@ public enum Replay {
         var folded: UInt64 = 0
         let bound = knownAt?.microsecondsSinceEpoch ?? Int64.max
         do {
-            try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch, _ in
+            try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch, _, afterLostEvents in
                 let known = batch.prefix { $0.recordedAt.microsecondsSinceEpoch <= bound }
                 if !known.isEmpty {
-                    try state.apply(Array(known), hash: nil)
+                    try state.apply(Array(known), hash: nil, afterLostEvents: afterLostEvents)
                     for event in known { observe(event) }
                     folded += UInt64(known.count)
                 }

@@ -34,6 +34,10 @@ public enum LogFormat {
     /// Frame flag: the stored body is sealed (AES-256-GCM, `nonce ‖ ciphertext ‖ tag`) under the data key
     /// whose identifier is in the header's bytes 28..<32.
     static let frameFlagSealed: UInt16 = 2
+    /// Frame flag: the frame's events were lost to damage and a repair set them aside. The header keeps
+    /// the damaged frame's sequence range, recorded times and stored chain hash (so the chain goes on
+    /// through it); the body is zeros, as long as the damaged one was (copied to `quarantine/` first).
+    static let frameFlagLost: UInt16 = 4
     /// Segment file suffix.
     static let segmentSuffix = ".tlog"
     /// Digits in a segment file name.

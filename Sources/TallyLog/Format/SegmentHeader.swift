@@ -65,7 +65,7 @@ struct SegmentHeader: Hashable, Sendable {
 /// offset size field
 ///      0    4 magic "TFRM"
 ///      4    2 format version (1)
-///      6    2 flags: bit 0 = body is an LZ4 block; bit 1 = body is sealed; other bits zero
+///      6    2 flags: bit 0 = body is an LZ4 block; bit 1 = body is sealed; bit 2 = events lost (alone); other bits zero
 ///      8    8 first sequence number
 ///     16    4 event count (≥ 1)
 ///     20    4 uncompressed body length
@@ -93,6 +93,8 @@ struct FrameHeader: Hashable, Sendable {
     var frameBytes: Int64 { Int64(LogFormat.frameHeaderBytes) + Int64(storedLength) }
     var isCompressed: Bool { flags & LogFormat.frameFlagLZ4 != 0 }
     var isSealed: Bool { flags & LogFormat.frameFlagSealed != 0 }
+    /// Whether the frame stands for events a repair set aside as lost (``LogFormat/frameFlagLost``).
+    var isLost: Bool { flags & LogFormat.frameFlagLost != 0 }
     /// Body bytes before sealing: the LZ4 block or the records.
     var unsealedLength: Int { Int(storedLength) - (isSealed ? FrameSealing.overheadBytes : 0) }
 
@@ -173,8 +175,9 @@ struct FrameHeader: Hashable, Sendable {
             lastHash: Array(bytes[48..<80]),
             frameChecksum: field(UInt32.self, 80)
         )
-        guard header.flags & ~(LogFormat.frameFlagLZ4 | LogFormat.frameFlagSealed) == 0,
-              header.isSealed == (header.keyID != 0)
+        guard header.flags & ~(LogFormat.frameFlagLZ4 | LogFormat.frameFlagSealed | LogFormat.frameFlagLost) == 0,
+              header.isSealed == (header.keyID != 0),
+              !header.isLost || header.flags == LogFormat.frameFlagLost
         else {
             throw LogError(.corrupt, "frame header has unknown flags, or a key identifier that disagrees with its sealed flag", path: path, offset: offset)
         }
@@ -193,6 +196,18 @@ struct FrameHeader: Hashable, Sendable {
             throw LogError(.corrupt, "frame header's recorded times are out of order", path: path, offset: offset)
         }
         return header
+    }
+
+    /// The frame that stands, at the same place and length, for `damaged`'s events once a repair
+    /// set them aside: its header's sequence range, times and stored chain hash, flagged lost,
+    /// with a body of zeros.
+    static func lostFrame(replacing damaged: FrameHeader) -> [UInt8] {
+        var frame = [UInt8](repeating: 0, count: LogFormat.frameHeaderBytes + Int(damaged.storedLength))
+        write(
+            into: &frame, flags: LogFormat.frameFlagLost, firstSequence: damaged.firstSequence, count: damaged.count,
+            uncompressedLength: damaged.storedLength, recordedAtMin: damaged.recordedAtMin, recordedAtMax: damaged.recordedAtMax,
+            lastHash: damaged.lastHash)
+        return frame
     }
 
     /// Checks the frame checksum against the stored body that follows the header.

@@ -188,11 +188,14 @@ public struct LogReader: Sendable {
         try walkFrames(from: entry) { frame in
             if frame.header.lastSequence < sequence { return true }
             var hash = frame.hashBefore
+            var decoded = false
             try frame.decode { event in
+                decoded = true
                 guard event.sequence <= sequence else { return }
                 hash = ChainHash.next(after: hash, event)
             }
-            result = hash
+            // Events set aside as lost have no hash of their own; the frame's last keeps its stored one.
+            result = decoded ? hash : sequence == frame.header.lastSequence ? frame.header.lastHash : nil
             return false
         }
         return result
@@ -265,18 +268,21 @@ struct FrameCursor {
     let hashBefore: [UInt8]
     let keys: LogKeys?
 
-    /// Reads the body, checks the frame checksum, decompresses and decodes every event.
+    /// Reads the body, checks the frame checksum, decompresses and decodes every event. A frame a
+    /// repair set aside as lost (``FrameHeader/isLost``) is checked and holds no event to visit.
     func decode(_ visit: (LoggedEvent) throws -> Void) throws {
         let stored = try file.read(count: Int(header.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
         guard stored.count == Int(header.storedLength) else {
             throw LogError(.corrupt, "segment ends inside the frame for events \(header.firstSequence)…\(header.lastSequence)", path: path, offset: offset)
         }
-        let records = try stored.withUnsafeBytes { body in
+        let records = try stored.withUnsafeBytes { body -> [UInt8]? in
             try headerBytes.withUnsafeBytes { try header.checkBody(header: $0, body: body, path: path, offset: offset) }
+            if header.isLost { return nil }
             return try headerBytes.withUnsafeBytes {
                 try FrameCodec.uncompressedBody(header, headerBytes: $0, stored: body, keys: keys, path: path, offset: offset)
             }
         }
+        guard let records else { return }
         try FrameCodec.decodeBody(records, header: header, path: path, offset: offset, visit)
     }
 }

@@ -1,6 +1,24 @@
 import Glibc
 
-/// What ``LogRepair/plan(directory:fileSystem:keys:)`` found: the cut a repair would make, if any.
+/// A damaged frame whose events a repair sets aside, keeping every frame after it: its header
+/// checks (so its sequence range and stored chain hash are known) and its body does not.
+public struct LostFrame: Sendable {
+    /// The damage: the body's checksum mismatch.
+    public let problem: LogError
+    /// The segment file holding the frame.
+    public let path: String
+    /// The frame's byte offset in ``path``.
+    public let offset: Int64
+    /// The first event lost.
+    public let firstSequence: UInt64
+    /// The last event lost.
+    public let lastSequence: UInt64
+    /// How many events are lost.
+    public var events: UInt64 { lastSequence - firstSequence + 1 }
+}
+
+/// What ``LogRepair/plan(directory:fileSystem:keys:)`` found: the frames a repair would set aside and
+/// the cut it would make, if any.
 public struct LogRepairPlan: Sendable {
     /// The part of the log a repair removes: from the first damaged structure to the end of the log.
     public struct Cut: Sendable {
@@ -26,9 +44,14 @@ public struct LogRepairPlan: Sendable {
         }
     }
 
-    /// The cut, or `nil` when the log has no damage and a repair changes nothing.
+    /// The cut, or `nil` when the log has no damage past what ``setAside`` covers.
     public let cut: Cut?
-    /// The last event the log keeps, with its chain hash recomputed from the data.
+    /// Damaged frames, before any cut, whose events are set aside as lost while every frame after
+    /// them is kept: each is copied to `quarantine/` and replaced, in place, by a frame that keeps its
+    /// sequence range and stored chain hash and holds no event.
+    public var setAside: [LostFrame] = []
+    /// The last event the log keeps: with its chain hash recomputed from the data, or, after frames set
+    /// aside, the hash the frames store.
     public let kept: LogDigest
     /// A torn last frame (a crash mid-write). It is not damage: the next `LogWriter.open` cuts it by itself,
     /// and a repair leaves it to that (or removes it with the rest, when it lies after a cut).
@@ -53,8 +76,10 @@ public struct LogRepairReport: Sendable {
     public let quarantined: [String]
     /// Bytes moved out of the log.
     public let bytesRemoved: Int64
+    /// Damaged frames whose events were set aside as lost, every frame after them kept.
+    public var setAside: [LostFrame] = []
     /// Whether anything changed.
-    public var changed: Bool { cutPath != nil }
+    public var changed: Bool { cutPath != nil || !setAside.isEmpty }
 }
 
 /// Deliberate repair of a damaged log. Never automatic: `LogWriter.open` refuses damage, and this cuts it.
@@ -73,12 +98,19 @@ public enum LogRepair {
         return try assess(directory: directory, fileSystem: fileSystem, keys: keys).plan
     }
 
-    /// Cuts the log at its first damaged structure, after copying everything cut into `quarantine/`.
+    /// Sets aside the events of frames whose bodies are damaged, keeping every frame after them, and cuts
+    /// the log at damage that hides what follows; everything removed is copied into `quarantine/` first.
     ///
-    /// Verifies the whole log (as ``verifyLog(directory:expect:capturingHashesAt:fileSystem:keys:progress:)``); at the first problem, the
-    /// bytes from the damaged frame (or the whole segment, for a damaged segment header) to the end of
-    /// that segment are copied into `quarantine/`, every later segment is moved there, and the segment is
-    /// truncated. Everything is synced. Events after the cut are gone from the log; the report says which.
+    /// Verifies the whole log (as ``verifyLog(directory:expect:capturingHashesAt:fileSystem:keys:progress:)``).
+    /// A frame whose header checks but whose body fails its checksum (a flipped byte), followed by events
+    /// the log made durable (its durable published head, `PUBLISHED`, lies past it), is copied into
+    /// `quarantine/` and replaced in place by a frame of the same length that keeps its
+    /// sequence range and stored chain hash and holds no event: its events are lost, and `verifyLog`
+    /// names them (``LogVerification/lostEvents``); every later frame, hash-linked from its own header,
+    /// stays. At the first other problem (a damaged header, a sequence gap, a rewritten event, a damaged
+    /// last frame, a log cut short), the bytes from there to the end of that segment are copied into
+    /// `quarantine/`, every later segment is moved there, and the segment is truncated. Everything is
+    /// synced. The report says which events were set aside and which cut.
     /// A torn last frame is left for `LogWriter.open`, which cuts it anyway.
     /// ```swift
     /// let report = try LogRepair.repair(directory: path)
@@ -89,31 +121,96 @@ public enum LogRepair {
         let lock = try fileSystem.lockForWriting(directory: directory)
         defer { lock.release() }
         let (plan, segmentIndex) = try assess(directory: directory, fileSystem: fileSystem, keys: keys)
-        guard let cut = plan.cut, let segmentIndex else {
+        guard plan.cut != nil || !plan.setAside.isEmpty else {
             return LogRepairReport(
                 problem: nil, cutPath: nil, cutOffset: nil, firstRemovedSequence: nil, lastRemovedSequence: nil,
                 kept: plan.kept, quarantined: [], bytesRemoved: 0)
         }
-        // The index describes the segments as they were before the cut.
+        // The index and the scrubbed prefix describe the segments as they were.
         LogIndexFile.remove(in: directory, fileSystem: fileSystem)
         ScrubbedPrefix.remove(in: directory, fileSystem: fileSystem)
-        let quarantined = try execute(cut, segmentIndex: segmentIndex, directory: directory, fileSystem: fileSystem)
+        let stamp = String(LogOptions.systemClock())
+        var quarantined = try setAside(plan.setAside, directory: directory, stamp: stamp, fileSystem: fileSystem)
+        var report = LogRepairReport(
+            problem: plan.cut?.problem ?? plan.setAside.first?.problem, cutPath: nil, cutOffset: nil, firstRemovedSequence: nil,
+            lastRemovedSequence: nil, kept: plan.kept, quarantined: quarantined, bytesRemoved: 0)
+        report.setAside = plan.setAside
+        guard let cut = plan.cut, let segmentIndex else { return report }
+        quarantined += try execute(cut, segmentIndex: segmentIndex, directory: directory, fileSystem: fileSystem, stamp: stamp)
         // What the log acknowledged is now its kept head: the cut log is whole again.
         try PublishedHead.reset(to: plan.kept.sequence, in: directory, fileSystem: fileSystem)
-        return LogRepairReport(
+        report = LogRepairReport(
             problem: cut.problem, cutPath: cut.path, cutOffset: cut.offset, firstRemovedSequence: cut.firstRemovedSequence,
             lastRemovedSequence: cut.lastRemovedSequence, kept: plan.kept, quarantined: quarantined, bytesRemoved: cut.bytesRemoved)
+        report.setAside = plan.setAside
+        return report
     }
 
-    /// Verifies the log (the caller holds the lock) and works out the cut and the index of its segment.
+    /// Copies each damaged frame into `quarantine/` (synced), then replaces it in place by a lost frame
+    /// of the same length (synced). Returns the copies.
+    static func setAside(_ frames: [LostFrame], directory: String, stamp: String, fileSystem: any LogFileSystem) throws -> [String] {
+        guard !frames.isEmpty else { return [] }
+        let quarantine = StoreDirectory.join(directory, StoreDirectory.quarantineName)
+        try fileSystem.makeDirectory(quarantine)
+        var copies: [String] = []
+        for lost in frames {
+            let file = try fileSystem.open(lost.path, mode: .readWrite)
+            defer { file.close() }
+            let headerBytes = try file.read(count: LogFormat.frameHeaderBytes, at: lost.offset)
+            let header = try headerBytes.withUnsafeBytes { try FrameHeader.decode($0, path: lost.path, offset: lost.offset) }
+            precondition(header.firstSequence == lost.firstSequence && header.lastSequence == lost.lastSequence, "the frame set aside is the one verified")
+            let name = (lost.path.split(separator: "/").last).map(String.init) ?? lost.path
+            let target = StoreDirectory.join(quarantine, "\(name).frame-\(lost.offset).\(stamp)")
+            let original = try file.read(count: Int(header.frameBytes), at: lost.offset)
+            let copy = try fileSystem.open(target, mode: .createNew)
+            do {
+                try copy.write(original, at: 0)
+                try copy.fullSync()
+                copy.close()
+            } catch {
+                copy.close()
+                throw error
+            }
+            try fileSystem.syncDirectory(quarantine)
+            copies.append(target)
+            let replacement = FrameHeader.lostFrame(replacing: header)
+            assert(replacement.count == original.count, "a lost frame is as long as the frame it replaces")
+            try file.write(replacement, at: lost.offset)
+            try file.fullSync()
+        }
+        return copies
+    }
+
+    /// Verifies the log (the caller holds the lock) and works out the frames set aside, the cut and the
+    /// index of its segment.
     static func assess(directory: String, fileSystem: any LogFileSystem, keys: LogKeys?) throws -> (plan: LogRepairPlan, segmentIndex: Int?) {
         var verifier = Verifier(directory: directory, expect: nil, writerActive: false, fileSystem: fileSystem, keys: keys)
         try verifier.run(progress: nil)
         let verification = verifier.result()
-        guard let damage = verifier.firstDamage, let problem = verifier.problems.first else {
-            return (LogRepairPlan(cut: nil, kept: verification.head, tornTail: verifier.tornTail), nil)
-        }
         let files = try StoreDirectory.segments(in: directory, fileSystem: fileSystem)
+        // A damaged body is set aside when events the log made durable follow it (its durable
+        // published head is past it): those were acknowledged, and are kept. Damage with nothing
+        // durable after it (a writer without syncing that crashed, its unsynced frames torn out of
+        // order) and every other damage is cut, as a crash's unsynced tail is.
+        let durable = PublishedHead.readDurable(in: directory, fileSystem: fileSystem) ?? 0
+        let cutAt = verifier.sites.firstIndex { site in
+            guard let frame = site.damagedBody else { return true }
+            return frame.lastSequence >= min(verification.lastSequence, durable)
+        }
+        let setAside = verifier.sites[..<(cutAt ?? verifier.sites.endIndex)].map { site in
+            LostFrame(
+                problem: site.problem, path: files[site.segment].path, offset: site.offset,
+                firstSequence: site.damagedBody!.firstSequence, lastSequence: site.damagedBody!.lastSequence)
+        }
+        guard let cutAt else {
+            let kept = setAside.isEmpty ? verification.head : LogDigest(sequence: verification.lastSequence, hash: verifier.hash)
+            var plan = LogRepairPlan(cut: nil, kept: kept, tornTail: verifier.tornTail)
+            plan.setAside = setAside
+            return (plan, nil)
+        }
+        let site = verifier.sites[cutAt]
+        let damage = (segment: site.segment, offset: site.offset, sequence: site.sequence)
+        let problem = site.problem
         let cutFile = files[damage.segment]
         let offset = damage.offset < Int64(LogFormat.segmentHeaderBytes) ? 0 : damage.offset
         let later = Array(files[(damage.segment + 1)...].map(\.path))
@@ -126,14 +223,16 @@ public enum LogRepair {
         let cut = LogRepairPlan.Cut(
             problem: problem, path: cutFile.path, offset: offset, firstRemovedSequence: damage.sequence,
             lastRemovedSequence: last.map { max($0, damage.sequence - 1) }, laterSegments: later, bytesRemoved: bytes)
-        return (LogRepairPlan(cut: cut, kept: verification.lastGood, tornTail: verifier.tornTail), damage.segment)
+        let kept = setAside.isEmpty ? verification.lastGood : LogDigest(sequence: site.sequence - 1, hash: site.hashBefore)
+        var plan = LogRepairPlan(cut: cut, kept: kept, tornTail: verifier.tornTail)
+        plan.setAside = setAside
+        return (plan, damage.segment)
     }
 
     /// Makes the cut: copies, moves, truncates and syncs. Returns the files written into `quarantine/`.
-    static func execute(_ cut: LogRepairPlan.Cut, segmentIndex: Int, directory: String, fileSystem: any LogFileSystem) throws -> [String] {
+    static func execute(_ cut: LogRepairPlan.Cut, segmentIndex: Int, directory: String, fileSystem: any LogFileSystem, stamp: String) throws -> [String] {
         let quarantine = StoreDirectory.join(directory, StoreDirectory.quarantineName)
         try fileSystem.makeDirectory(quarantine)
-        let stamp = String(LogOptions.systemClock())
         var quarantined: [String] = []
         let cutName = (cut.path.split(separator: "/").last).map(String.init) ?? cut.path
 

@@ -357,7 +357,9 @@ enum StoreScanner {
     }
 
     /// Decompresses a frame, recomputes its chain from `hashBefore` and compares with the stored last hash.
+    /// A frame set aside as lost has no events to hash: its stored hash carries the chain on.
     static func checkChain(_ frame: FrameHeader, headerBytes: [UInt8], body: [UInt8], hashBefore: [UInt8], keys: LogKeys?, path: String, offset: Int64) throws {
+        if frame.isLost { return }
         let records = try headerBytes.withUnsafeBytes { header in
             try body.withUnsafeBytes { try FrameCodec.uncompressedBody(frame, headerBytes: header, stored: $0, keys: keys, path: path, offset: offset) }
         }

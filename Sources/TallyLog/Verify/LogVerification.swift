@@ -58,6 +58,15 @@ public struct LogVerification: Sendable {
     /// if let missing = report.missingAtEnd { print("events \(missing.lowerBound)…\(missing.upperBound) are gone") }
     /// ```
     public var missingAtEnd: ClosedRange<UInt64>? = nil
+    /// Events a repair set aside as lost to damage (``LogRepair/repair(directory:fileSystem:keys:)``), in
+    /// log order: their frames stand in the log with their sequence ranges and stored chain hashes and
+    /// no events. Not a problem: every other event was checked. Across a lost range the recomputed
+    /// chain goes on from the hash the lost frame stores (the events it was computed from are gone).
+    ///
+    /// ```swift
+    /// for lost in report.lostEvents { print("events \(lost.lowerBound)…\(lost.upperBound) were lost to damage") }
+    /// ```
+    public var lostEvents: [ClosedRange<UInt64>] = []
 
     /// No problems, and the expected digest (if any) matched.
     public var isValid: Bool { problems.isEmpty && (expectation == nil || expectation == .matched) }
@@ -94,6 +103,18 @@ public func verifyLog(
     return verifier.result()
 }
 
+/// Where a problem lies, for repair: its segment (index in the file list), byte offset, the first
+/// sequence number it touches and the stored chain hash before it; and for a frame whose body
+/// alone is damaged, its header (its events can be set aside and the frames after it kept).
+struct ProblemSite {
+    var problem: LogError
+    var segment: Int
+    var offset: Int64
+    var sequence: UInt64
+    var hashBefore: [UInt8]
+    var damagedBody: FrameHeader?
+}
+
 struct Verifier {
     let directory: String
     let fileSystem: any LogFileSystem
@@ -122,6 +143,10 @@ struct Verifier {
     var resynchronise = false
     /// The first problem's location, for repair: segment index in the file list and offset.
     var firstDamage: (segment: Int, offset: Int64, sequence: UInt64)? = nil
+    /// Where each problem lies, in log order, for repair.
+    var sites: [ProblemSite] = []
+    /// Frames a repair set aside as lost, met on the walk.
+    var lostEvents: [ClosedRange<UInt64>] = []
     /// The published head (`PUBLISHED`), read before the walk: the log must reach it.
     var published: UInt64? = nil
     /// Where the last segment's complete frames end (its first torn byte, or its length).
@@ -141,9 +166,14 @@ struct Verifier {
         if capture.contains(0) { captured[0] = LogFormat.genesisHash }
     }
 
-    mutating func report(_ problem: LogError, segment: Int) {
+    /// Records a problem at `segment`; `damagedBody` is the header of a frame whose header checks and
+    /// whose body fails its checksum (a repair can set its events aside and keep what follows).
+    mutating func report(_ problem: LogError, segment: Int, damagedBody: FrameHeader? = nil) {
         problems.append(problem)
         if firstDamage == nil { firstDamage = (segment, problem.offset ?? 0, nextSequence) }
+        sites.append(ProblemSite(
+            problem: problem, segment: segment, offset: problem.offset ?? 0, sequence: nextSequence, hashBefore: hash,
+            damagedBody: damagedBody))
     }
 
     /// Damage that hides events: nothing after it can be recomputed.
@@ -180,8 +210,10 @@ struct Verifier {
         guard let published, published > head, !resynchronise else { return }
         shortBy = (head, published)
         tornTail = nil
-        problems.append(PublishedHead.shortLogError(head: head, published: published, directory: directory))
+        let problem = PublishedHead.shortLogError(head: head, published: published, directory: directory)
+        problems.append(problem)
         if firstDamage == nil { firstDamage = (lastSegment, lastSegmentEnd, nextSequence) }
+        sites.append(ProblemSite(problem: problem, segment: lastSegment, offset: lastSegmentEnd, sequence: nextSequence, hashBefore: hash, damagedBody: nil))
     }
 
     mutating func verifySegment(index: Int, file: (firstSequence: UInt64, path: String), descriptor: any LogFile, isLast: Bool, progress: ((UInt64) -> Void)?) throws {
@@ -278,9 +310,19 @@ struct Verifier {
             report(LogError(.corrupt, "frame's recorded time goes back before the previous frame's", path: path, offset: offset), segment: index)
         }
         let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
+        if frame.isLost {
+            try checkLostFrame(frame, headerBytes: headerBytes, body: body, at: offset, segment: index, path: path)
+            return false
+        }
+        var checksumFailed = false
         do {
-            try headerBytes.withUnsafeBytes { headerRaw in
-                try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
+            do {
+                try headerBytes.withUnsafeBytes { headerRaw in
+                    try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
+                }
+            } catch {
+                checksumFailed = true
+                throw error
             }
             let keys = self.keys
             let records = try headerBytes.withUnsafeBytes { header in
@@ -299,7 +341,7 @@ struct Verifier {
                 tornTail = LogError(.tornFrame, "the writer was still writing the last frame, for events \(frame.firstSequence)…\(frame.lastSequence)", path: path, offset: offset)
                 return true
             }
-            report(error, segment: index)
+            report(error, segment: index, damagedBody: checksumFailed ? frame : nil)
             loseTheChain()
         }
         // Continue from what the header says, so one damaged frame does not hide the rest.
@@ -312,6 +354,29 @@ struct Verifier {
             lastGood = LogDigest(sequence: frame.lastSequence, hash: recomputed)
         }
         return false
+    }
+
+    /// A frame a repair set aside: its checksum must hold; its events are counted as lost, and both
+    /// chains go on from the hash it stores.
+    mutating func checkLostFrame(_ frame: FrameHeader, headerBytes: [UInt8], body: [UInt8], at offset: Int64, segment index: Int, path: String) throws {
+        do {
+            try headerBytes.withUnsafeBytes { headerRaw in
+                try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
+            }
+            lostEvents.append(frame.firstSequence...frame.lastSequence)
+            if recomputed != nil { recomputed = frame.lastHash }
+            if capture.contains(frame.lastSequence), recomputed != nil { captured[frame.lastSequence] = frame.lastHash }
+        } catch let error as LogError {
+            report(error, segment: index)
+            loseTheChain()
+        }
+        hash = frame.lastHash
+        nextSequence = frame.lastSequence + 1
+        lastRecordedAt = max(lastRecordedAt, frame.recordedAtMax)
+        frames += 1
+        if problems.isEmpty, let recomputed {
+            lastGood = LogDigest(sequence: frame.lastSequence, hash: recomputed)
+        }
     }
 
     /// Folds a frame's events into both chains: the one from the previous frame's stored hash (returned, to
@@ -392,6 +457,7 @@ struct Verifier {
             events: events, frames: frames, segments: segments, problems: problems,
             tornTail: tornTail, writerActive: writerActive, expectation: expectation)
         verification.missingAtEnd = shortBy.map { ($0.head + 1)...$0.published }
+        verification.lostEvents = lostEvents
         return verification
     }
 }
