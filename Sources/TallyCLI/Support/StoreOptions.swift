@@ -20,6 +20,35 @@ struct StoreOptions: ParsableArguments {
         valueName: "file"))
     var keyFile: String?
 
+    @Option(name: .customLong("wait"), help: ArgumentHelp(
+        "How long a command that writes waits for another process writing the same store, in seconds (default: $TALLY_WAIT, else 5; 0 fails at once).",
+        valueName: "seconds"))
+    var wait: String?
+
+    /// The default wait for the writer lock: 5 s.
+    static let writerLockWaitDefaultMicroseconds: Int64 = 5_000_000
+
+    /// How long a writer waits for another process's lock, from `--wait`, else `TALLY_WAIT`, else 5 s:
+    /// whole or decimal seconds (`2`, `0.5`), at most a day, read exactly (no floating point).
+    func writerLockWaitMicroseconds() throws -> Int64 {
+        let environment = ProcessInfo.processInfo.environment["TALLY_WAIT"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let text = wait ?? environment else { return Self.writerLockWaitDefaultMicroseconds }
+        let source = wait != nil ? "--wait" : "TALLY_WAIT"
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 5, whole.allSatisfy(\.isASCII), whole.allSatisfy(\.isNumber),
+              parts.count == 1 || (parts[1].count >= 1 && parts[1].count <= 6 && parts[1].allSatisfy { $0.isASCII && $0.isNumber }),
+              let seconds = Int64(whole)
+        else {
+            throw ValidationError("\(source) '\(text)' is not a number of seconds (like 5 or 0.5; 0 does not wait)")
+        }
+        let fraction = parts.count == 2 ? Int64(parts[1] + String(repeating: "0", count: 6 - parts[1].count))! : 0
+        let microseconds = seconds * 1_000_000 + fraction
+        guard microseconds <= 86_400_000_000 else {
+            throw ValidationError("\(source) '\(text)' is longer than a day (86400 seconds)")
+        }
+        return microseconds
+    }
+
     /// The store as given by flag, environment or default: a directory or a PostgreSQL location.
     var given: String {
         if let store, !store.isEmpty { return store }
@@ -81,6 +110,7 @@ struct StoreOptions: ParsableArguments {
     func creationOptions(encrypt: Bool, _ base: Ledger.Options = .standard) throws -> (options: Ledger.Options, madeKeyFile: String?) {
         var options = base
         options.postgres = try postgres()
+        try setWriterLockWait(&options)
         guard encrypt else {
             if let keyFile, !keyFile.isEmpty {
                 throw ValidationError("--key-file is for an encrypted store: add --encrypt, or drop --key-file")
@@ -107,6 +137,18 @@ struct StoreOptions: ParsableArguments {
     func ledgerOptions(_ base: Ledger.Options = .standard) throws -> Ledger.Options {
         var options = base
         options.key = try key()
+        try setWriterLockWait(&options)
         return options
+    }
+
+    /// A writer waits for another process's lock (``writerLockWaitMicroseconds()``) and says why
+    /// on standard error once it has waited a second.
+    func setWriterLockWait(_ options: inout Ledger.Options) throws {
+        let wait = try writerLockWaitMicroseconds()
+        options.writerLockWaitMicroseconds = wait
+        let store = given
+        options.writerLockWaitNotice = { waited in
+            Output.error("waiting for another process that is writing to \(store) to finish (waited \(waited / 1_000_000) s so far, up to \(wait / 1_000_000) s; --wait or TALLY_WAIT sets how long, 0 not at all)")
+        }
     }
 }

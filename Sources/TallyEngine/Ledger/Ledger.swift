@@ -56,6 +56,12 @@ public final class Ledger: Sendable {
         /// How long a reader waits for another process's writer lock when it must fold the
         /// log into read models it cannot use as they are. Default 60 s.
         public var readerLockWaitMicroseconds: Int64
+        /// How long a writer waits for another process's writer lock before it throws `locked`,
+        /// like SQLite's busy timeout. Default 0: one attempt. The `tally` command waits 5 s.
+        public var writerLockWaitMicroseconds: Int64 = 0
+        /// Called once when a writer has waited a second for the lock and waits on, with how long
+        /// it has waited: a program says why it seems stuck.
+        public var writerLockWaitNotice: (@Sendable (_ waitedMicroseconds: Int64) -> Void)? = nil
         /// The features the ledger records and keeps read models for, beside the engine's own:
         /// Tally's products (``LedgerFeature``; `TallyProducts` offers `Ledger.Options.standard`)
         /// and an embedder's. Give the same list every time the store is opened.
@@ -195,6 +201,8 @@ public final class Ledger: Sendable {
             options.segmentBytesLimit = segmentBytesLimit
             options.fileSystem = logFileSystem
             options.keys = logKeys
+            options.lockWaitMicroseconds = writerLockWaitMicroseconds
+            options.lockWaitNotice = writerLockWaitNotice
             return options
         }
 
@@ -509,15 +517,18 @@ public final class Ledger: Sendable {
                     }
                 }
                 // Behind with no writer live, or no usable read models: fold the log as the writer
-                // (of the read models only, for a log that lives in a database).
+                // (of the read models only, for a log that lives in a database), or wait for the
+                // live one: its lock is reported as a LedgerError by Ledger.open, waited for here.
                 do {
+                    var folding = options
+                    folding.writerLockWaitMicroseconds = 0
                     if try LogStorage.remoteLocation(in: layout.logDirectory) != nil {
-                        try Ledger.follow(at: root, options: options)
+                        try Ledger.follow(at: root, options: folding)
                     } else {
-                        try Ledger.open(at: root, options: options).close()
+                        try Ledger.open(at: root, options: folding).close()
                     }
                     caughtUp = true
-                } catch let error as LogError where error.code == .locked {
+                } catch let error where LedgerError.reporting(error)?.code == .locked {
                     guard Instant.now.microsecondsSinceEpoch < deadline else { throw error }
                     usleep(20_000)
                 }

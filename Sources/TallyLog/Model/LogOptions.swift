@@ -33,6 +33,20 @@ public struct LogOptions: Sendable {
     /// The data keys of an encrypted log (nil, the default, for a log that is not sealed): the writer
     /// seals every frame under ``LogKeys/sealingKeyID``, and recovery opens sealed frames with them.
     public var keys: LogKeys? = nil
+    /// How long ``LogWriter/open(directory:options:)`` waits for another writer to release the log's
+    /// lock before it throws `.locked`, in microseconds. Default 0: it does not wait (one attempt).
+    ///
+    /// ```swift
+    /// var options = LogOptions()
+    /// options.lockWaitMicroseconds = 5_000_000          // like SQLite's busy timeout
+    /// options.lockWaitNotice = { waited in print("waiting for the writer lock (\(waited / 1_000_000) s)") }
+    /// ```
+    public var lockWaitMicroseconds: Int64 = 0
+    /// Called once when a writer has waited ``lockWaitNoticeAfterMicroseconds`` for the lock and waits
+    /// on, with how long it has waited: a program says why it seems stuck.
+    public var lockWaitNotice: (@Sendable (_ waitedMicroseconds: Int64) -> Void)? = nil
+    /// How long a writer waits for the lock before ``lockWaitNotice`` is called. Default one second.
+    public var lockWaitNoticeAfterMicroseconds: Int64 = 1_000_000
     /// Test hook: called before each frame write with the frame's first sequence number; throwing fails the write.
     var faultInjection: (@Sendable (_ firstSequence: UInt64) throws -> Void)?
 
@@ -61,6 +75,54 @@ public struct LogOptions: Sendable {
         return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
     }
 
+    /// The longest wait for the writer lock: a day.
+    static let lockWaitMicrosecondsMax: Int64 = 86_400_000_000
+
+    /// Takes the writer's lock on `directory`, waiting up to ``lockWaitMicroseconds`` for another
+    /// writer to release it (polling, 1 ms doubling to 50 ms), and calling ``lockWaitNotice``
+    /// once when the wait grows long.
+    /// - Throws: ``LogError`` `.locked` when it is still held at the end of the wait, saying how long
+    ///   it waited; `.io` for a failed system call.
+    func lockForWriting(directory: String) throws -> any LogWriterLock {
+        let start = Self.monotonicMicroseconds()
+        var pause: Int64 = 1_000
+        var noticed = false
+        while true {
+            do {
+                return try fileSystem.lockForWriting(directory: directory)
+            } catch let error as LogError where error.code == .locked {
+                let waited = Self.monotonicMicroseconds() - start
+                guard waited < lockWaitMicroseconds else {
+                    guard lockWaitMicroseconds > 0 else { throw error }
+                    throw LogError(
+                        .locked, "another writer held the log at \(directory) for the whole wait of \(Self.seconds(lockWaitMicroseconds)); "
+                            + "try again when it is done, or wait longer (one writer per log)", path: error.path)
+                }
+                if !noticed && waited >= lockWaitNoticeAfterMicroseconds {
+                    noticed = true
+                    lockWaitNotice?(waited)
+                }
+                let sleep = min(pause, lockWaitMicroseconds - waited)
+                usleep(useconds_t(max(sleep, 1)))
+                pause = min(pause * 2, 50_000)
+            }
+        }
+    }
+
+    /// Microseconds on the monotonic clock (for waits; never for recorded times).
+    static func monotonicMicroseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+    }
+
+    /// `1.5 s`, `5 s`, `250 ms`: a duration in microseconds as a person reads it.
+    static func seconds(_ microseconds: Int64) -> String {
+        if microseconds < 1_000_000 { return "\(microseconds / 1_000) ms" }
+        let tenths = microseconds / 100_000
+        return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
+    }
+
     func validated() throws -> LogOptions {
         guard segmentBytesLimit >= LogFormat.segmentBytesMin, segmentBytesLimit <= LogFormat.segmentBytesMax else {
             throw LogError(.invalidArgument, "segmentBytesLimit \(segmentBytesLimit) is outside \(LogFormat.segmentBytesMin)…\(LogFormat.segmentBytesMax)")
@@ -70,6 +132,9 @@ public struct LogOptions: Sendable {
         }
         guard frameEventsLimit >= 1, frameEventsLimit <= LogFormat.frameEventsMax else {
             throw LogError(.invalidArgument, "frameEventsLimit \(frameEventsLimit) is outside 1…\(LogFormat.frameEventsMax)")
+        }
+        guard lockWaitMicroseconds >= 0, lockWaitMicroseconds <= Self.lockWaitMicrosecondsMax else {
+            throw LogError(.invalidArgument, "lockWaitMicroseconds \(lockWaitMicroseconds) is outside 0…\(Self.lockWaitMicrosecondsMax) (a day)")
         }
         return self
     }

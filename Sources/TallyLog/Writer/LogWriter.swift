@@ -40,7 +40,7 @@ public final class LogWriter: Sendable {
         try fileSystem.makeDirectory(directory)
         // The directory's own entry must survive a crash too, or the log vanishes with it.
         try fileSystem.syncDirectory(StoreDirectory.parent(of: directory))
-        let lock = try fileSystem.lockForWriting(directory: directory)
+        let lock = try options.lockForWriting(directory: directory)
         do {
             guard try StoreDirectory.segments(in: directory, fileSystem: fileSystem).isEmpty else {
                 throw LogError(.alreadyExists, "a log already exists here; open it with LogWriter.open", path: directory)
@@ -71,14 +71,16 @@ public final class LogWriter: Sendable {
     /// checksum checked first, so damage in the middle of the log refuses to open too.
     /// Any other damage refuses to open, naming the segment file and byte offset; nothing is rewritten.
     /// To cut a damaged log deliberately, use ``LogRepair/repair(directory:fileSystem:keys:)``.
-    /// - Throws: ``LogError`` `.notFound`, `.locked`, `.corrupt`, `.truncated`, `.chainMismatch`, `.unsupportedVersion`, `.io`.
+    /// Another writer's lock is waited for up to ``LogOptions/lockWaitMicroseconds``.
+    /// - Throws: ``LogError`` `.notFound`, `.locked` (still held after the wait), `.corrupt`, `.truncated`,
+    ///   `.chainMismatch`, `.unsupportedVersion`, `.io`.
     public static func open(directory: String, options: LogOptions = .init()) throws -> LogWriter {
         let options = try options.validated()
         let fileSystem = options.fileSystem
         guard fileSystem.exists(directory) else {
             throw LogError(.notFound, "the log directory does not exist; create a log with LogWriter.create", path: directory)
         }
-        let lock = try fileSystem.lockForWriting(directory: directory)
+        let lock = try options.lockForWriting(directory: directory)
         do {
             let snapshot = try StoreScanner.scan(
                 directory: directory, role: .writer, prior: LogIndexFile.read(in: directory, fileSystem: fileSystem), fileSystem: fileSystem,
