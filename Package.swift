@@ -82,6 +82,7 @@ let package = Package(
             dependencies: [
                 "Tally",
                 "TallyEngine",
+                "TallyLog",
                 "TallyProducts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -5,6 +5,7 @@
 /// tally_frames    (ledger, first_sequence, last_sequence, recorded_at_min, recorded_at_max, last_hash, frame)
 ///                 PRIMARY KEY (ledger, first_sequence); frame STORAGE EXTERNAL (already LZ4)
 /// tally_ledger_files (ledger, name, content, updated_at) PRIMARY KEY (ledger, name)
+/// tally_nodes     (node PK, address, seen_at)
 /// ```
 ///
 /// One row of `tally_ledgers` per ledger is its head: the last sequence number and chain hash,
@@ -17,11 +18,14 @@
 /// both and a frame moves between them unchanged. A group commit is one row; reading a range of
 /// sequence numbers is one index range scan on the primary key.
 ///
+/// `tally_nodes` lists the service nodes of a deployment and the address each answers at, so
+/// that a request for a ledger another node holds is sent there.
+///
 /// `tally_ledger_files` holds the few small files a store keeps beside its log (its subject
 /// keys, an encrypted store's wrapped keys), so that every node of a deployment has them.
 enum PostgresLogSchema {
     /// The schema version this code writes; a database at a later version is refused.
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     /// The steps from version n − 1 to n, in order.
     static let migrations: [String] = [
@@ -56,7 +60,14 @@ enum PostgresLogSchema {
             updated_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (ledger, name)
         );
+        """,
         """
+        CREATE TABLE tally_nodes (
+            node text PRIMARY KEY,
+            address text NOT NULL,
+            seen_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
     ]
 
     /// Creates the tables, or brings them to ``version``; safe to run from many nodes at once.
@@ -99,6 +110,15 @@ enum PostgresLogSchema {
     static let takeLease = """
         UPDATE tally_ledgers SET epoch = epoch + 1, owner = $2, lease_until = now() + make_interval(secs => $3)
         WHERE ledger = $1 AND (owner IS NULL OR lease_until IS NULL OR lease_until < now() OR owner = $2)
+        RETURNING epoch, head_sequence, head_hash, last_recorded_at
+        """
+
+    /// Takes a ledger's lease from an owner known to be gone (a process of this machine that
+    /// no longer runs), before its lease runs out. `$1` ledger, `$2` owner, `$3` lease seconds,
+    /// `$4` the gone owner.
+    static let takeStaleLease = """
+        UPDATE tally_ledgers SET epoch = epoch + 1, owner = $2, lease_until = now() + make_interval(secs => $3)
+        WHERE ledger = $1 AND owner = $4
         RETURNING epoch, head_sequence, head_hash, last_recorded_at
         """
 

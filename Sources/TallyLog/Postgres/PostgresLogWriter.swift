@@ -117,8 +117,14 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         var told = false
         while true {
             do {
-                let taken = try connection.query(
+                var taken = try connection.query(
                     PostgresLogSchema.takeLease, [.text(location.ledger), .text(owner), .int64(leaseSeconds)])
+                if taken.count == 0, let gone = try staleHolder(of: location, on: connection) {
+                    // Its lease would run out anyway; a process of this machine that is gone
+                    // (killed mid-command) writes nothing more: take the ledger now.
+                    taken = try connection.query(
+                        PostgresLogSchema.takeStaleLease, [.text(location.ledger), .text(owner), .int64(leaseSeconds), .text(gone)])
+                }
                 if taken.count == 1 {
                     let head = LogDigest(sequence: UInt64(taken.int64(0, 1)), hash: taken.bytes(0, 2))
                     let writer = PostgresLogWriter(
@@ -133,6 +139,7 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
                 }
                 let name = holder.isNull(0, 0) ? "another writer" : holder.text(0, 0)
                 let remaining = holder.isNull(0, 1) ? 0 : holder.int64(0, 1)
+
                 guard DispatchTime.now().uptimeNanoseconds < deadline else {
                     throw LogError(.locked, "the ledger '\(location.ledger)' in \(location.server) is held by \(name) (its lease runs \(max(remaining, 0)) ms more); try again when it is done, or wait longer")
                 }
@@ -145,6 +152,23 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
                 throw error.logError
             }
         }
+    }
+
+    /// The ledger's lease holder when it is a process of this machine that no longer runs.
+    private static func staleHolder(of location: PostgresLogLocation, on connection: PostgresConnection) throws -> String? {
+        let holder = try connection.query(PostgresLogSchema.leaseHolder, [.text(location.ledger)])
+        guard holder.count == 1, !holder.isNull(0, 0) else { return nil }
+        let name = holder.text(0, 0)
+        return isGoneProcessOfThisMachine(name) ? name : nil
+    }
+
+    /// Whether `owner` names a process of this machine (`host:pid`, the default owner name)
+    /// that no longer runs.
+    static func isGoneProcessOfThisMachine(_ owner: String) -> Bool {
+        let parts = owner.split(separator: ":")
+        guard parts.count == 2, String(parts[0]) == ProcessInfo.processInfo.hostName, let pid = Int32(parts[1]), pid > 0,
+              pid != getpid() else { return false }
+        return kill(pid, 0) == -1 && errno == ESRCH
     }
 
     // MARK: LogWriting

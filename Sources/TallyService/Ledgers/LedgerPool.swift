@@ -3,6 +3,31 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import Tally
+import TallyLog
+
+/// A request for a ledger that another service node holds: it is answered there
+/// (``ServiceState`` answers with a redirect to the node's address).
+struct LedgerHeldElsewhere: Error {
+    let ledger: String
+    let node: String
+    let address: String?
+}
+
+/// The deployment a node is one of, when ledgers' logs live in a shared PostgreSQL database.
+struct ServiceCluster: Sendable {
+    /// The server's URL, without a ledger.
+    let server: String
+    /// This node's name: its lease owner name and its row in `tally_nodes`.
+    let node: String
+    /// Where this node answers, for other nodes' redirects.
+    let address: String
+    let nodes: PostgresNodes
+
+    /// A ledger's location on the server.
+    func location(of id: String) throws -> PostgresLogLocation {
+        try PostgresLogLocation(server + (server.contains("?") ? "&" : "?") + "ledger=" + id)
+    }
+}
 
 /// The ledgers of a data directory, one store each under `ledgers/<id>`, opened on first use
 /// and closed when idle: at most ``Limits/openLedgersLimit`` stay open (the least recently
@@ -35,12 +60,15 @@ actor LedgerPool: Service {
     private let options: Ledger.Options
     private let threads: NIOThreadPool
     private let logger: Logger
+    /// The shared database and this node's place in it, for ledgers on PostgreSQL.
+    nonisolated let cluster: ServiceCluster?
     private var open: [String: Entry] = [:]
     private var opening: [String: Task<Ledger, any Error>] = [:]
     private var isClosing = false
     private var leaseWaiters: [CheckedContinuation<Void, Never>] = []
 
-    init(directory: String, limits: Limits, options: Ledger.Options, threads: NIOThreadPool, logger: Logger) {
+    init(directory: String, limits: Limits, options: Ledger.Options, threads: NIOThreadPool, logger: Logger, cluster: ServiceCluster? = nil) {
+        self.cluster = cluster
         self.directory = directory
         self.limits = limits
         self.options = options
@@ -69,11 +97,19 @@ actor LedgerPool: Service {
         if open[id] != nil || opening[id] != nil || FileManager.default.fileExists(atPath: path) {
             throw Problem(.conflict, "ledger_exists", "a ledger '\(id)' exists already", field: "id")
         }
-        let options = self.options
+        var options = self.options
+        if let cluster {
+            let location = try cluster.location(of: id)
+            if try cluster.nodes.exists(location) {
+                throw Problem(.conflict, "ledger_exists", "a ledger '\(id)' exists already", field: "id")
+            }
+            options.postgres = location
+        }
         let directory = self.directory
+        let creationOptions = options
         let ledger = try await threads.runIfActive {
             try FileManager.default.createDirectory(atPath: directory + "/ledgers", withIntermediateDirectories: true)
-            return try Ledger.create(at: path, name: name, baseCurrency: baseCurrency, timeZone: timeZone, options: options)
+            return try Ledger.create(at: path, name: name, baseCurrency: baseCurrency, timeZone: timeZone, options: creationOptions)
         }
         open[id] = Entry(ledger: ledger)
         logger.info("ledger created", metadata: ["ledger": "\(id)"])
@@ -95,12 +131,33 @@ actor LedgerPool: Service {
         } else {
             try Self.validate(id: id)
             let path = path(of: id)
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw Problem(.notFound, "ledger_not_found", "there is no ledger '\(id)'")
-            }
             let options = self.options
             let threads = self.threads
-            task = Task { try await threads.runIfActive { try Ledger.open(at: path, options: options) } }
+            if let cluster {
+                // Every ledger of the database is this node's to serve: its directory is made on first use.
+                let location = try cluster.location(of: id)
+                task = Task {
+                    try await threads.runIfActive {
+                        guard try cluster.nodes.exists(location) else {
+                            throw Problem(.notFound, "ledger_not_found", "there is no ledger '\(id)'")
+                        }
+                        try FileManager.default.createDirectory(atPath: self.directory + "/ledgers", withIntermediateDirectories: true)
+                        try PostgresStore.attach(location, at: path)
+                        do {
+                            return try Ledger.open(at: path, options: options)
+                        } catch let error as LedgerError where error.code == .locked {
+                            // Another node holds the ledger's lease: the request is answered there.
+                            guard let holder = try cluster.nodes.holder(of: location), holder.node != cluster.node else { throw error }
+                            throw LedgerHeldElsewhere(ledger: id, node: holder.node, address: holder.address)
+                        }
+                    }
+                }
+            } else {
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw Problem(.notFound, "ledger_not_found", "there is no ledger '\(id)'")
+                }
+                task = Task { try await threads.runIfActive { try Ledger.open(at: path, options: options) } }
+            }
             opening[id] = task
         }
         let ledger: Ledger
@@ -140,8 +197,24 @@ actor LedgerPool: Service {
             return result
         } catch {
             await release(id)
+            if Self.isFenced(error) { await forget(id, why: "another node took it over") }
             throw error
         }
+    }
+
+    /// Whether `error` says this node's writer of a ledger on PostgreSQL was fenced: another
+    /// node holds the ledger under a newer epoch.
+    static func isFenced(_ error: any Error) -> Bool {
+        guard let error = error as? LedgerError, let log = error.underlying as? LogError else { return false }
+        return log.code == .headMoved
+    }
+
+    /// Closes ledger `id` once its leases are given back, so that the next request opens it
+    /// again (for a fenced ledger: finds its new holder).
+    func forget(_ id: String, why: String) async {
+        guard let entry = open[id], entry.leases == 0 else { return }
+        open[id] = nil
+        await close(id, entry.ledger, why: why)
     }
 
     /// The open ledgers and whether each one's read models have folded its whole log.

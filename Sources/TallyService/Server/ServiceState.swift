@@ -18,7 +18,7 @@ final class ServiceState: Sendable {
     let logger: Logger
     let shutdown: ShutdownSignal
 
-    init(configuration: TallyServer.Configuration, keys: KeyStore, threads: NIOThreadPool, logger: Logger) {
+    init(configuration: TallyServer.Configuration, keys: KeyStore, threads: NIOThreadPool, logger: Logger, cluster: ServiceCluster? = nil) {
         self.configuration = configuration
         self.keys = keys
         self.threads = threads
@@ -26,7 +26,7 @@ final class ServiceState: Sendable {
         pool = LedgerPool(
             directory: configuration.dataDirectory,
             limits: .init(openLedgersLimit: configuration.openLedgersLimit, idleSeconds: configuration.idleSeconds),
-            options: configuration.ledgerOptions, threads: threads, logger: logger)
+            options: configuration.ledgerOptions, threads: threads, logger: logger, cluster: cluster)
         limiter = RateLimiter(perSecond: configuration.rateLimitPerSecond, burst: configuration.rateLimitBurst)
         metrics = ServiceMetrics()
         shutdown = ShutdownSignal()
@@ -70,6 +70,21 @@ final class ServiceState: Sendable {
                 try limiter.take(principal.keyId)
             }
             response = try await handler(Call(request: request, context: context, principal: principal, ledgerId: ledger, state: self))
+        } catch let held as LedgerHeldElsewhere {
+            // Another node of the deployment holds the ledger: the client follows the redirect.
+            response = Self.redirect(held, request).response
+        } catch where LedgerPool.isFenced(error) {
+            // This node's hold on the ledger ended (another node took it over while this one was
+            // stalled): nothing of the request was written; it goes to the new holder.
+            let ledger = context.parameters.get("ledger") ?? ""
+            if let cluster = pool.cluster, let location = try? cluster.location(of: ledger),
+               let holder = try? cluster.nodes.holder(of: location), holder.node != cluster.node {
+                response = Self.redirect(LedgerHeldElsewhere(ledger: ledger, node: holder.node, address: holder.address), request).response
+            } else {
+                var problem = Problem(.serviceUnavailable, "ledger_moved", "another node took the ledger over; nothing was written: retry the request")
+                problem.headers[.retryAfter] = "1"
+                response = problem.response
+            }
         } catch {
             let problem = Problem.from(error)
             if problem.status.code >= 500 {
@@ -85,6 +100,13 @@ final class ServiceState: Sendable {
             "micros": "\(nanoseconds / 1000)",
         ])
         return response
+    }
+
+    /// The redirect to the node that holds a ledger (307: the method and body are kept).
+    static func redirect(_ held: LedgerHeldElsewhere, _ request: Request) -> Problem {
+        var problem = Problem(.temporaryRedirect, "ledger_elsewhere", "the ledger '\(held.ledger)' is served by node '\(held.node)' now; the request goes there")
+        if let address = held.address { problem.headers[.location] = address + request.uri.description }
+        return problem
     }
 
     /// The principal of the request's `Authorization: Bearer` key, or 401.

@@ -7,6 +7,7 @@ import ServiceLifecycle
 import Synchronization
 public import UnixSignals
 public import Tally
+import TallyLog
 
 /// The engine as a multi-tenant HTTP service: one process, many ledgers (one store per
 /// household under the data directory), JSON over HTTP/1.1 with the library's commands,
@@ -48,6 +49,15 @@ public final class TallyServer: Sendable {
         public var heartbeatMilliseconds: Int
         /// How each ledger is opened (features, sync mode).
         public var ledgerOptions: Ledger.Options
+        /// For a deployment of several nodes that share one database: the PostgreSQL server's
+        /// URL without a ledger (`postgresql://USER@HOST:PORT/DATABASE`). Every ledger's log then
+        /// lives there; the data directory keeps this node's read models and keys.
+        public var postgres: String? = nil
+        /// This node's name in a shared deployment (its leases' owner; `$TALLY_NODE`, else the host name).
+        public var nodeName: String? = nil
+        /// Where other nodes and clients reach this node (`http://HOST:PORT`; default from the
+        /// listening address and port): a request for a ledger this node holds is redirected here.
+        public var advertisedAddress: String? = nil
 
         /// A configuration with the defaults: loopback, port 8080, 256 open ledgers, 5 idle
         /// minutes, 64 KiB commands, 256 MiB imports, 500 requests/s per key (burst 1000),
@@ -91,9 +101,18 @@ public final class TallyServer: Sendable {
         self.logger = logger
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let keys = try KeyStore(directory: configuration.dataDirectory, adminKey: configuration.adminKey)
+        var cluster: ServiceCluster?
+        if let server = configuration.postgres {
+            let node = configuration.nodeName ?? LogStorage.processOwnerName
+            let probe = try PostgresLogLocation(server + (server.contains("?") ? "&" : "?") + "ledger=probe")
+            let nodes = try PostgresNodes(server: probe)
+            let address = configuration.advertisedAddress ?? "http://\(configuration.host):\(configuration.port)"
+            try nodes.announce(node: node, address: address)
+            cluster = ServiceCluster(server: server, node: node, address: address, nodes: nodes)
+        }
         let threads = NIOThreadPool(numberOfThreads: 8)
         threads.start()
-        state = ServiceState(configuration: configuration, keys: keys, threads: threads, logger: logger)
+        state = ServiceState(configuration: configuration, keys: keys, threads: threads, logger: logger, cluster: cluster)
     }
 
     /// The ledgers (tests watch leases and idle closing through it).
@@ -125,7 +144,14 @@ public final class TallyServer: Sendable {
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: [state.pool],
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [configuration] channel in
+                let port = channel.localAddress?.port ?? 0
+                // A node listening on a port picked at start says where it answers once it knows.
+                if let cluster = state.pool.cluster, configuration.advertisedAddress == nil, configuration.port == 0 {
+                    try? cluster.nodes.announce(node: cluster.node, address: "http://\(configuration.host):\(port)")
+                }
+                await onRunning(port)
+            },
             logger: logger)
         let serviceGroup = ServiceGroup(configuration: .init(
             services: [.init(service: app), .init(service: ShutdownNotifier(signal: state.shutdown))],
