@@ -121,4 +121,38 @@ struct PostgresBackendTests {
             #expect(try nodeA.balances() == nodeB.balances())
         }
     }
+
+    @Test func anErasureOnOneNodeIsAnErasureOnEveryNode() throws {
+        let cluster = try PostgresTestCluster.shared()
+        try withTemporaryStore { root in
+            let directory = URL(fileURLWithPath: root).deletingLastPathComponent().path
+            let location = try PostgresLogLocation(cluster.ledgerLocation("erasure"))
+            let clock = ManualClock("2025-01-06T14:00:00Z")
+            var options = Ledger.Options(clock: clock.function, syncMode: .none, features: standardFeatures)
+            options.postgres = location
+            let ledger = try Ledger.create(at: directory + "/node-a", name: "Home", baseCurrency: .usd, timeZone: "UTC", options: options)
+            var random = SplitMix64(seed: 0x29_E4A5)
+            _ = try RandomStory.play(on: ledger, clock: clock, steps: 40, random: &random)
+            try ledger.close()
+            try PostgresStore.attach(location, at: directory + "/node-b")
+            var query = TransactionQuery()
+            query.pageSize = BudgetSettings.pageSizeLimit
+            let shown = try Ledger.openForReading(at: directory + "/node-b", options: .standard)
+            let payeeText = try #require(try shown.transactions(query).transactions.first { $0.source == .manual }?.payee)
+            try shown.close()
+            let payee = "payee:" + payeeText
+            let before = try SubjectErasure.subjects(at: directory + "/node-b", options: .standard).map(\.name)
+            #expect(before.contains(payee), "\(before)")
+            _ = try SubjectErasure.erase(payee, at: directory + "/node-a", options: .standard)
+            // Node B's copy of the keys is the database's: the subject is gone there too, and
+            // its text reads as erased in node B's answers, which node B folds again.
+            let nodeB = try Ledger.openForReading(at: directory + "/node-b", options: .standard)
+            defer { try? nodeB.close() }
+            let after = try SubjectErasure.subjects(at: directory + "/node-b", options: .standard).map(\.name)
+            #expect(!after.contains(payee) && after.count == before.count - 1, "\(after)")
+            let listed = try nodeB.transactions(query).transactions.map(\.payee)
+            #expect(!listed.contains(payeeText) && listed.contains { $0.hasPrefix("[erased") }, "\(listed)")
+            #expect(try StoreVerifier.verify(at: directory + "/node-b", options: .standard).outcome == .intact)
+        }
+    }
 }

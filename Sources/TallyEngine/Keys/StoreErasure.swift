@@ -31,6 +31,14 @@ public enum StoreErasure {
         let lock = try PosixFileSystem().lockForWriting(directory: layout.logDirectory)
         defer { lock.release() }
         var deleted: [String] = []
+        if let remote = try LogStorage.remoteLocation(in: layout.logDirectory) {
+            // A log on PostgreSQL goes first, with the keys kept beside it there (every node's
+            // copy of them is then useless): under the ledger's lease, so no node writes meanwhile.
+            let writer = try PostgresLogWriter.open(remote, owner: LogStorage.processOwnerName)
+            defer { try? writer.close() }
+            try PostgresLogWriter.discard(remote)
+            deleted.append("the ledger \(remote.displayName) and its keys in the database")
+        }
         if let keyring, try keyring.load() != nil {
             try keyring.remove()
             deleted.append("the keyring's key set")

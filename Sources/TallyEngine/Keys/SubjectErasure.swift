@@ -70,11 +70,27 @@ public enum SubjectErasure {
             // Under the writer's lock, so that no other process folds the read models again with
             // the key still there between their deletion and the key's.
             do {
-                let lock = try PosixFileSystem().lockForWriting(directory: StoreLayout(root: root).logDirectory)
+                let layout = StoreLayout(root: root)
+                let lock = try PosixFileSystem().lockForWriting(directory: layout.logDirectory)
                 defer { lock.release() }
                 try deleteReadModels(of: root)
-                try keys.erase(name)
-                try keys.save()
+                if let remote = try LogStorage.remoteLocation(in: layout.logDirectory) {
+                    // A log on PostgreSQL: the keys every node reads are the database's. Under the
+                    // ledger's lease (no node adds a subject meanwhile), the key goes from the
+                    // newest set there, and that set goes back.
+                    let writer = try PostgresLogWriter.open(remote, owner: LogStorage.processOwnerName, options: options.logOptions)
+                    defer { try? writer.close() }
+                    try PostgresStore.refreshFiles(of: layout, from: remote)
+                    try keys.reloadForWriting()
+                    try keys.erase(name)
+                    try keys.save()
+                    try writer.storeFile(StoredFileName.subjects, Array(try Data(contentsOf: URL(fileURLWithPath: layout.subjectKeyFilePath))))
+                    // Every other node's read models hold the erased text: they go when it next opens.
+                    try PostgresStore.countErasure(of: remote, with: writer, layout: layout)
+                } else {
+                    try keys.erase(name)
+                    try keys.save()
+                }
             }
             try Ledger.open(at: root, options: options).close()
             return Outcome(subject: name, identifier: subject.identifier, sequence: result.events.last?.sequence ?? 0)

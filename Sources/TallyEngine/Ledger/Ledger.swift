@@ -243,6 +243,8 @@ public final class Ledger: Sendable {
         ///   to a store that is not encrypted.
         public func unlocked(at root: String) throws -> Options {
             if subjectKeys != nil { return self }
+            // A store whose log is on PostgreSQL reads its keys as the database holds them now.
+            try StoreLayout(root: root).refreshFromDatabase()
             var options = try unlockedLogKeys(at: root)
             options.subjectKeys = try SubjectKeys.load(root: root, logKeys: options.logKeys, seed: subjectKeySeed)
             return options

@@ -10,6 +10,9 @@ enum StoredFileName {
     static let keys = "KEYS"
     /// An encrypted store's marker and identifier.
     static let sealed = "SEALED"
+    /// How many subjects were erased: a node whose count is behind the database's deletes its
+    /// read models (they hold the erased text) and folds them again.
+    static let erasures = "ERASURES"
     /// Every one of them, with its path in a store's directory.
     static func all(in layout: StoreLayout) -> [(name: String, path: String)] {
         [(subjects, layout.subjectKeyFilePath), (keys, layout.keyFilePath), (sealed, layout.sealedMarkerPath)]
@@ -68,11 +71,30 @@ public enum PostgresStore {
     }
 
     private static func write(_ files: [String: [UInt8]], into layout: StoreLayout) throws {
+        let erasuresPath = layout.root + "/" + StoredFileName.erasures
+        let erasures = files[StoredFileName.erasures]
+        let localErasures = FileManager.default.contents(atPath: erasuresPath).map { Array($0) }
+        if let erasures, erasures != localErasures {
+            // A subject was erased on another node since this one folded its read models: they
+            // hold its text in the clear, so they go (the next open folds them again, without it).
+            try SubjectErasure.deleteReadModels(of: layout.root)
+        }
         for (name, path) in StoredFileName.all(in: layout) {
             guard let content = files[name] else { continue }
             if let existing = FileManager.default.contents(atPath: path), Array(existing) == content { continue }
             try StoreKeyFile(path: path).save(content)
         }
+        if let erasures, erasures != localErasures { try StoreKeyFile(path: erasuresPath).save(erasures) }
+    }
+
+    /// Counts one more erasure in the database (``StoredFileName/erasures``), under the ledger's lease.
+    static func countErasure(of location: PostgresLogLocation, with writer: PostgresLogWriter, layout: StoreLayout) throws {
+        let files = try PostgresLedgerFiles.load(location)
+        let count = files[StoredFileName.erasures].flatMap { Int(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        let next = Array("\(count + 1)\n".utf8)
+        try writer.storeFile(StoredFileName.erasures, next)
+        // This node's read models were deleted by the erasure itself: its count is the database's.
+        try StoreKeyFile(path: layout.root + "/" + StoredFileName.erasures).save(next)
     }
 
     /// Creates `path` and its missing parents, owner-only.

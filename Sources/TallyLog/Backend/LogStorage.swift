@@ -51,14 +51,20 @@ public enum LogStorage {
 
     /// Opens the log for writing: ``LogWriter/open(directory:options:)``, or for a log on
     /// PostgreSQL the directory's lock and then the ledger's lease (``PostgresLogWriter/open(_:owner:options:leaseSeconds:waitSeconds:localLock:waiting:)``).
-    public static func openWriter(
-        directory: String, options: LogOptions = .init(), owner: String = processOwnerName, waitSeconds: Int64 = 30,
-        waiting: ((String) -> Void)? = nil
-    ) throws -> any LogWriting {
+    /// Either waits up to ``LogOptions/lockWaitMicroseconds`` for another writer, whose name
+    /// ``LogOptions/lockWaitNotice`` is told of through the wait when it is long.
+    public static func openWriter(directory: String, options: LogOptions = .init(), owner: String = processOwnerName) throws -> any LogWriting {
         guard let location = try remoteLocation(in: directory) else { return try LogWriter.open(directory: directory, options: options) }
-        let lock = try options.fileSystem.lockForWriting(directory: directory)
+        let started = DispatchTime.now().uptimeNanoseconds
+        let lock = try options.lockForWriting(directory: directory)
         do {
-            return try PostgresLogWriter.open(location, owner: owner, options: options, waitSeconds: waitSeconds, localLock: lock, waiting: waiting)
+            // What is left of the wait after the directory's lock is the lease's (whole seconds, rounded up).
+            let waited = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000)
+            let remaining = max(options.lockWaitMicroseconds - waited, 0)
+            let notice = options.lockWaitNotice
+            return try PostgresLogWriter.open(
+                location, owner: owner, options: options, waitSeconds: (remaining + 999_999) / 1_000_000, localLock: lock,
+                waiting: notice.map { notice in { _ in notice(waited) } })
         } catch {
             lock.release()
             throw error
