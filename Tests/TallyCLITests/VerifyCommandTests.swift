@@ -187,6 +187,28 @@ import Testing
         #expect(line("head ", of: verified)?.hasPrefix("3:") == true)
     }
 
+    /// Issue 34, item 4: with the read models unreadable, verify still says what it knows: the
+    /// log is intact and the expected digest matches (or not), then the read models' problem
+    /// and the way out; exit 2 (or 1 for a digest that does not match).
+    @Test func unreadableReadModelsDoNotHideTheLogsVerdict() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(in: directory, named: "a", potName: "Holiday")
+        let digest = try #require(head(of: try TallyProcess.run(["verify", "--store", store])))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + "/readmodels.sqlite" + suffix) }
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: store + "/readmodels.sqlite"))
+        let verified = try TallyProcess.run(["verify", "--store", store, "--expect", digest])
+        #expect(verified.status == 2, "\(verified.standardOutput)\(verified.standardError)")
+        #expect(verified.standardOutput.contains("ok: 3 events in 1 segment (2 frames): checksums, hash chain and payloads intact"), "\(verified.standardOutput)")
+        #expect(verified.standardOutput.contains("expected digest \(digest) matches"), "\(verified.standardOutput)")
+        #expect(verified.standardError.contains("read models unreadable") && verified.standardError.contains("`tally rebuild`"), "\(verified.standardError)")
+        let json = try TallyProcess.run(["verify", "--store", store, "--expect", digest, "--json"])
+        #expect(json.status == 2 && json.standardOutput.contains("\"log_intact\":true") && json.standardOutput.contains("\"expectation_met\":true"), "\(json.standardOutput)")
+        let other = "3:" + String(repeating: "0", count: 64)
+        let mismatch = try TallyProcess.run(["verify", "--store", store, "--expect", other])
+        #expect(mismatch.status == 1 && !mismatch.standardOutput.contains("ok: "), "\(mismatch.standardOutput)")
+        #expect(mismatch.standardError.contains("does not hash to the expected digest"), "\(mismatch.standardError)")
+    }
+
     /// Found by the crash harness's concurrent mode: without a busy timeout, verify's read-only
     /// connection failed with "database is locked" (exit 2) while a writer process opened or closed
     /// the read models. Verify and readers beside a stream of writer processes always exit 0.

@@ -18,11 +18,14 @@ struct RepairCommand: ParsableCommand {
             frame (a crash while writing) is not damage: the next command cuts it by itself. A log \
             that ends before events it had acknowledged (bytes cut off its end after the fact) is \
             damage: repair names the lost events, and --yes accepts the shorter log. After \
-            a cut the read models may be ahead of the log: `tally rebuild` makes them again.
+            a repair the read models are made again from the log (as `tally rebuild` does), and \
+            the report ends with `tally verify`'s verdict on the store.
 
             Exit status:
-              0  nothing to repair, the dry run was printed, or the cut was made
-              1  damage found but --yes not given: nothing was changed
+              0  nothing to repair, the dry run was printed, or the repair was made and verify finds the store intact
+              1  damage found but --yes not given: nothing was changed; or after the repair verify \
+            finds the log damaged (its exit status)
+              2  the log was repaired but the read models could not be made again from it
               3  repair could not run (no store, another process has it open, an I/O error)
              64  usage error
             """
@@ -32,6 +35,8 @@ struct RepairCommand: ParsableCommand {
     static let confirmationNeeded: Int32 = 1
     /// Exit status when repair could not run.
     static let couldNotRun: Int32 = 3
+    /// Exit status when the log was repaired but its read models could not be rebuilt from it.
+    static let rebuildFailed: Int32 = 2
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -50,6 +55,14 @@ struct RepairCommand: ParsableCommand {
             if yes {
                 let report = try StoreRepair.repair(at: storeOptions.path, options: try storeOptions.ledgerOptions())
                 RepairReport.printDone(report)
+                // The repair ends with verify's verdict, and its exit status when the store is not intact.
+                if let verification = report.verification {
+                    print("verify:")
+                    VerifyReport(result: verification, expected: nil).printText()
+                    let status = VerifyCommand.exitStatus(verification.outcome)
+                    if status != 0 { throw ExitCode(status) }
+                }
+                if report.rebuildFailure != nil { throw ExitCode(Self.rebuildFailed) }
                 return
             }
             let plan = try StoreRepair.plan(at: storeOptions.path, options: try storeOptions.ledgerOptions())
@@ -108,6 +121,7 @@ enum RepairReport {
                 for file in log.quarantined { print("quarantined \(file)") }
                 print(kept(log.kept, future: false))
                 for step in report.nextSteps { print("next: \(step)") }
+                if let head = report.rebuiltThrough { print("rebuilt the read models from the log, through event \(head.sequence)") }
             }
             return
         }
@@ -120,6 +134,7 @@ enum RepairReport {
         for file in log.quarantined { print("quarantined \(file)") }
         print(kept(log.kept, future: false))
         for step in report.nextSteps { print("next: \(step)") }
+        if let head = report.rebuiltThrough { print("rebuilt the read models from the log, through event \(head.sequence)") }
     }
 
     private static func printNothing(_ plan: LogRepairPlan) {

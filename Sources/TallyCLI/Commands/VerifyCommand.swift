@@ -101,13 +101,22 @@ struct VerifyReport {
         return "head unknown: events after \(log.lastGood.sequence) cannot be read, so no later hash can be recomputed"
     }
 
+    /// Whether the log itself checks (and matches `--expect`), whatever the read models say.
+    var logIntact: Bool {
+        log.isValid && result.undecodableEvents.isEmpty && result.contentProblems.isEmpty
+    }
+
+    /// What is known first: the log's verdict (and the expected digest's), even when the read
+    /// models are unreadable; then the read models' problems, each with its way out.
     func printText() {
         let problems = self.problems
-        if problems.isEmpty {
+        if logIntact {
             let lost = log.lostEvents.reduce(UInt64(0)) { $0 + $1.upperBound - $1.lowerBound + 1 }
             let lostText = lost == 0 ? "" : "; \(lost) event\(lost == 1 ? "" : "s") lost to damage, named below"
             print("ok: \(log.events) events in \(log.segments) segment\(log.segments == 1 ? "" : "s") (\(log.frames) frames): checksums, hash chain and payloads intact\(lostText)")
             if let expected { print("expected digest \(expected) matches") }
+        }
+        if problems.isEmpty {
             if let readModels = result.readModels, !readModels.needsRecovery {
                 let position = readModels.laggingProjectors.isEmpty ? "at the log head" : "consistent with the log (behind its head)"
                 let assertions = readModels.laggingProjectors.isEmpty ? "; \(readModels.assertionsChecked) balance assertion(s) hold" : ""
@@ -128,6 +137,7 @@ struct VerifyReport {
             ("ok", result.isIntact ? "true" : "false"),
             ("status", EventJSON.quoted(result.outcome.description)),
             ("exit_status", String(VerifyCommand.exitStatus(result.outcome))),
+            ("log_intact", logIntact ? "true" : "false"),
             ("events", String(log.events)),
             ("segments", String(log.segments)),
             ("frames", String(log.frames)),
