@@ -36,7 +36,7 @@ struct AppendCommand: ParsableCommand {
             print("\(file): no events; nothing appended")
             return
         }
-        let ledger = try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
+        let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))
         defer { try? ledger.close() }
         let size = batchSize == 0 ? events.count : batchSize
         // All or nothing across batches: the library rehearses the whole file first, and a

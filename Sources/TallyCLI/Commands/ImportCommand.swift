@@ -77,17 +77,17 @@ struct ImportCommand: ParsableCommand {
         switch format {
         case .journal where try CSVImportKind.of(csvAt: file) == .prices:
             let prices = try PricesImport.validate(csvAt: file, calendar: try reader.ledgerCalendar(), progress: report)
-            let ledger = try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
+            let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))
             defer { try? ledger.close() }
             summary = try ledger.importPrices(prices, batchSize: batchSize, progress: report)
         case .journal:
             let journal = try JournalImport.validate(csvAt: file, calendar: try reader.ledgerCalendar(), progress: report)
-            let ledger = try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
+            let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))
             defer { try? ledger.close() }
             summary = try ledger.importJournal(journal, batchSize: batchSize, progress: report)
         case .events:
             let events = try EventImport.validate(ndjsonAt: file, head: reader.head.sequence, catalog: .standard, progress: report)
-            let ledger = try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
+            let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))
             defer { try? ledger.close() }
             summary = try ledger.importEvents(events, batchSize: batchSize, progress: report)
         }

@@ -43,7 +43,7 @@ struct WealthOptions: ParsableArguments {
 
     /// Opens the store's ledger, runs `body`, and closes it.
     func withLedger<T>(_ body: (Ledger) throws -> T) throws -> T {
-        let ledger = try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
+        let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))
         defer { try? ledger.close() }
         return try body(ledger)
     }

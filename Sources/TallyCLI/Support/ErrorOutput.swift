@@ -16,6 +16,11 @@ extension TallyCommand {
         } catch {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
+            // A command that committed before the error: success, with a warning naming the events.
+            if !(error is ExitCode), let warning = CommittedWrites.warning(for: error) {
+                FileHandle.standardError.write(Data(("tally: " + Output.visibleLines(warning) + "\n").utf8))
+                Foundation.exit(0)
+            }
             let message = fullMessage(for: error)
             if !message.isEmpty {
                 FileHandle.standardError.write(Data((Output.visibleLines(message) + "\n").utf8))

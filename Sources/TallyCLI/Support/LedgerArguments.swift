@@ -4,7 +4,7 @@ import Tally
 
 extension StoreOptions {
     /// Opens the store's ledger for commands and queries (the writer lock is held until closed).
-    func openLedger() throws -> Ledger { try Ledger.open(at: path, options: try ledgerOptions(.commandLine)) }
+    func openLedger() throws -> Ledger { CommittedWrites.track(try Ledger.open(at: path, options: try ledgerOptions(.commandLine))) }
 
     /// Opens the store's ledger for reading: no writer lock (``Ledger/openForReading(at:options:)``).
     func openLedgerForReading() throws -> Ledger { try Ledger.openForReading(at: path, options: try ledgerOptions(.commandLine)) }

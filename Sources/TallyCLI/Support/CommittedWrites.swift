@@ -1,0 +1,39 @@
+import Foundation
+import Synchronization
+import Tally
+
+/// The ledgers this process opened for writing, each with its head when it opened: an error
+/// thrown after a command committed (a read-model commit that failed on a full disk, then a
+/// query that found the read models behind; a failed close) must not read as "nothing
+/// happened", or a retry records the command twice. ``TallyCommand/main()`` reports such an
+/// error as success with a warning naming the events committed (``warning(for:)``).
+enum CommittedWrites {
+    private static let opened = Mutex<[(ledger: Ledger, head: UInt64)]>([])
+
+    /// Remembers `ledger` (just opened for writing) and its head; returns it.
+    static func track(_ ledger: Ledger) -> Ledger {
+        let head = ledger.head.sequence
+        opened.withLock { $0.append((ledger, head)) }
+        return ledger
+    }
+
+    /// The events this process committed, one range per ledger that committed any.
+    static var committed: [ClosedRange<UInt64>] {
+        opened.withLock { entries in
+            entries.compactMap { entry in
+                let now = entry.ledger.head.sequence
+                return now > entry.head ? (entry.head + 1)...now : nil
+            }
+        }
+    }
+
+    /// The warning that replaces `error` as the outcome of a command that committed events
+    /// before it was thrown, or nil when this process committed nothing.
+    static func warning(for error: any Error) -> String? {
+        let ranges = committed
+        guard !ranges.isEmpty else { return nil }
+        let events = ranges.map { "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")
+        return "warning: the command was committed (events \(events) are in the log, durable), but then failed: \(error). "
+            + "Do not run it again: it would be recorded twice. The read models catch up from the log when the store is next opened"
+    }
+}
