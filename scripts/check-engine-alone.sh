@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the engine and runs its tests with no product module present (issue 11's first
-# "done means"): copies CLZ4, TallyLog, TallyEngine, their tests and the engine's test
+# "done means"): copies CLZ4, CLibPQ, TallyLog, TallyEngine, their tests and the engine's test
 # helpers into a scratch package whose manifest names nothing else, then `swift test` there.
 # The scratch build directory is kept between runs (TALLY_ENGINE_ALONE_SCRATCH, default
 # /tmp/tally-engine-alone); the copied sources are laid anew each time.
@@ -13,13 +13,13 @@ PACKAGE="$SCRATCH/package"
 
 rm -rf "$PACKAGE"
 mkdir -p "$PACKAGE/Sources" "$PACKAGE/Tests"
-for module in CLZ4 TallyLog TallyEngine; do cp -R "Sources/$module" "$PACKAGE/Sources/"; done
+for module in CLZ4 CLibPQ TallyLog TallyEngine; do cp -R "Sources/$module" "$PACKAGE/Sources/"; done
 for tests in TallyEngineTests TallyTestSupport; do cp -R "Tests/$tests" "$PACKAGE/Tests/"; done
 # The manifest: the root one's engine targets and dependencies, nothing of the products.
 python3 - "$PACKAGE/Package.swift" <<'PY'
 import re, sys
 text = open("Package.swift").read()
-keep = {"CLZ4", "TallyLog", "TallyEngine", "TallyTestSupport", "TallyEngineTests"}
+keep = {"CLZ4", "CLibPQ", "TallyLog", "TallyEngine", "TallyTestSupport", "TallyEngineTests"}
 head, targets = text.split("    targets: [", 1)
 products = re.sub(r'        \.(library|executable)\(name: "(?!TallyLog"|TallyEngine")[^\n]*\n', "", head)
 products = re.sub(r'\s*\.package\(url: "https://github.com/(apple/swift-argument-parser|swiftlang/swift-docc-plugin|hummingbird-project/[^"]+|swift-server/[^"]+|apple/swift-(log|metrics|nio)[^"]*)"[^\n]*', "", products)
