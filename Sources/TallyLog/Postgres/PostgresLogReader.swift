@@ -28,6 +28,26 @@ public struct PostgresLogReader: LogReading {
         let connection: Mutex<PostgresConnection>
         init(_ connection: PostgresConnection) { self.connection = Mutex(connection) }
         var isUsable: Bool { connection.withLock { $0.isUsable } }
+
+        /// Runs a read (or an idempotent write); a connection found lost is made again and the
+        /// statement sent once more. Errors come as ``LogError``.
+        @discardableResult
+        func query(_ sql: String, _ parameters: [PostgresConnection.Value]) throws -> PostgresConnection.Rows {
+            try connection.withLock { connection in
+                do {
+                    return try connection.query(sql, parameters)
+                } catch let error as PostgresError where error.connectionLost {
+                    do {
+                        try connection.reconnect()
+                        return try connection.query(sql, parameters)
+                    } catch let again as PostgresError {
+                        throw again.logError
+                    }
+                } catch let error as PostgresError {
+                    throw error.logError
+                }
+            }
+        }
     }
 
     init(location: PostgresLogLocation, head: LogDigest, keys: LogKeys?, source: Source) {
@@ -230,21 +250,7 @@ public struct PostgresLogReader: LogReading {
     }
 
     private func query(_ sql: String, _ parameters: [PostgresConnection.Value]) throws -> PostgresConnection.Rows {
-        try source.connection.withLock { connection in
-            do {
-                return try connection.query(sql, parameters)
-            } catch let error as PostgresError where error.connectionLost {
-                // A read is safe to send again: once, on a new connection.
-                do {
-                    try connection.reconnect()
-                    return try connection.query(sql, parameters)
-                } catch let again as PostgresError {
-                    throw again.logError
-                }
-            } catch let error as PostgresError {
-                throw error.logError
-            }
-        }
+        try source.query(sql, parameters)
     }
 }
 

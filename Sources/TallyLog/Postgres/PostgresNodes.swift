@@ -48,19 +48,6 @@ public final class PostgresNodes: Sendable {
 
     @discardableResult
     private func run(_ sql: String, _ parameters: [PostgresConnection.Value]) throws -> PostgresConnection.Rows {
-        try source.connection.withLock { connection in
-            do {
-                return try connection.query(sql, parameters)
-            } catch let error as PostgresError where error.connectionLost {
-                do {
-                    try connection.reconnect()
-                    return try connection.query(sql, parameters)
-                } catch let again as PostgresError {
-                    throw again.logError
-                }
-            } catch let error as PostgresError {
-                throw error.logError
-            }
-        }
+        try source.query(sql, parameters)
     }
 }
