@@ -53,8 +53,9 @@ public struct StoreKeyFile: LedgerKeyring {
     /// key file and syncs the directory.
     /// - Throws: ``StoreError`` `io` naming the call; the old key file is then unchanged.
     public func save(_ keys: [UInt8]) throws {
-        let temporary = path + ".new"
-        unlink(temporary)
+        // A name of this call's own: two processes may replace the file at once (a node's
+        // readers bring a store's keys up to a database's copy without the writer's lock).
+        let temporary = path + ".new.\(getpid()).\(UInt32.random(in: .min ... .max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, ownerOnlyFileMode)
         guard descriptor >= 0 else { throw Self.failure("open", temporary) }
         var closed = false

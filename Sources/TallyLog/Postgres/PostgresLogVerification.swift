@@ -23,6 +23,8 @@ public func verifyPostgresLog(
         guard headRow.count == 1 else {
             throw LogError(.notFound, "the database \(location.server) has no ledger '\(location.ledger)'")
         }
+        // The head row and its frames commit together: every frame through the head read here
+        // is visible to the reads after it; frames a writer commits meanwhile are past it.
         let stated = LogDigest(sequence: UInt64(headRow.int64(0, 0)), hash: headRow.bytes(0, 1))
         var walk = PostgresVerificationWalk(location: location, keys: keys, expect: expect, capture: sequences)
         var after: Int64 = 0
@@ -30,8 +32,8 @@ public func verifyPostgresLog(
             let rows = try connection.query(
                 """
                 SELECT first_sequence, last_sequence, last_hash, frame FROM tally_frames
-                WHERE ledger = $1 AND first_sequence > $2 ORDER BY first_sequence LIMIT $3
-                """, [.text(location.ledger), .int64(after), .int64(Int64(PostgresLogReader.framesPerQuery))])
+                WHERE ledger = $1 AND first_sequence > $2 AND first_sequence <= $4 ORDER BY first_sequence LIMIT $3
+                """, [.text(location.ledger), .int64(after), .int64(Int64(PostgresLogReader.framesPerQuery)), .int64(Int64(stated.sequence))])
             if rows.count == 0 { break }
             for row in 0..<rows.count {
                 walk.check(rows, row)
