@@ -52,6 +52,10 @@ import Testing
         (#"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","name":"A","target":{"amount":"1,000.00","currency":"USD"}}}"#, "data.target"),
         (#"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","name":"A","target":{"amount":"1.00","currency":"USD"},"colour":"red"}}"#, "data.colour"),
         (#"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","target":{"amount":"1.00","currency":"USD"}}}"#, "data.name"),
+        // Issue 34, item 14: a key twice in one object reads as 1.00 here and as 900.00 to most parsers.
+        (#"{"type":"pot_created","version":1,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","name":"A","target":{"amount":"1.00","amount":"900.00","currency":"USD"}}}"#, "field 'data.target.amount' appears twice"),
+        (#"{"type":"pot_created","version":1e400,"effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","name":"A","target":{"amount":"1.00","currency":"USD"}}}"#, "field 'version': invalid value: holds a number out of range"),
+        (#"{"type":"pot_created","version":1,"type":"pot_created","effective_at":"2026-05-01T09:00:00Z","data":{"pot_id":"a","name":"A","target":{"amount":"1.00","currency":"USD"}}}"#, "field 'type' appears twice"),
         (#"{"type":"deposit_split","version":1,"effective_at":"2026-05-01T09:00:00Z","cause":99,"data":{"account":"main","spend":{"amount":"0.70","currency":"USD"},"invest":{"amount":"0.30","currency":"USD"},"spend_weight":70,"invest_weight":30}}"#, "sequence 99"),
     ])
     func aBadLineStopsTheFileNamingItsLineAndChangesNothing(line: String, message: String) throws {

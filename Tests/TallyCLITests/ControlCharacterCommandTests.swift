@@ -19,7 +19,7 @@ import Testing
     }
 
     private static func hasControlCharacter(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0 != "\n" && ($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) }
+        text.unicodeScalars.contains { $0 != "\n" && ($0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)) }
     }
 
     @Test func anImportWithAPayeePastTheLimitOnRow2500IsRefusedWholeThenTheFixedFileImportsOnce() throws {
@@ -43,7 +43,7 @@ import Testing
         #expect(again.standardOutput.contains("rows imported: 0\nskipped as duplicates: 3000\n"), "\(again.standardOutput)")
     }
 
-    @Test(arguments: [("\u{0}", "account"), ("\u{1B}[2J", "account"), ("\n", "account")])
+    @Test(arguments: [("\u{0}", "account"), ("\u{1B}[2J", "account"), ("\n", "account"), ("\u{202E}", "account"), ("\u{2067}", "account")])
     func anImportWithAControlCharacterInAnAccountIsRefusedNamingLineAndField(control: String, field: String) throws {
         let directory = try TemporaryDirectory()
         let store = try newStore(directory)
@@ -77,7 +77,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try newStore(directory)
         let before = try directory.snapshot("store")
-        for name in ["Expenses:X\u{1B}[31mY", "Assets:X\u{1B}[31mY"] {
+        for name in ["Expenses:X\u{1B}[31mY", "Assets:X\u{1B}[31mY", "Assets:pay\u{202E}gpj.exe"] {
             let result = try TallyProcess.run(["envelope", "account-open", name, "--currency", "USD", "--store", store])
             #expect(result.status != 0)
             #expect(!Self.hasControlCharacter(result.standardError), "\(result.standardError.debugDescription)")
@@ -86,6 +86,9 @@ import Testing
         #expect(kind.standardError.contains("'Expenses:X\\e[31mY'"), "\(kind.standardError)")
         let text = try TallyProcess.run(["envelope", "account-open", "Assets:X\u{1B}[31mY", "--store", store])
         #expect(text.standardError.contains("field 'data.account' holds a control character (U+001B ESC)"), "\(text.standardError)")
+        // Issue 34, item 14: a right-to-left override is refused too, named, never echoed raw.
+        let bidi = try TallyProcess.run(["envelope", "account-open", "Assets:pay\u{202E}gpj.exe", "--store", store])
+        #expect(bidi.standardError.contains("holds a control character (U+202E bidirectional formatting control)"), "\(bidi.standardError)")
         // A command opens the ledger before it is refused, and SQLite rewrites its WAL index
         // (`-shm`, shared memory, rebuilt on every open) when it does: every other byte stays.
         func durable(_ files: [String: Data]) -> [String: Data] { files.filter { !$0.key.hasSuffix("-shm") } }

@@ -340,6 +340,11 @@ import Testing
         #expect(malformed.status == 400)
         #expect(malformed.code == "invalid_json")
 
+        // Issue 34, item 14: a key twice reads as 1.00 to one parser and 900.00 to another.
+        let doubled = try await service.command("/ledgers/lee/wealth/main/deposits", #"{"amount":"1.00","amount":"900.00"}"#)
+        #expect(doubled.status == 400 && doubled.code == "invalid_json", "\(doubled.text)")
+        #expect(doubled.json["field"] as? String == "amount", "\(doubled.text)")
+
         let missing = try await service.send(.GET, "/ledgers/nobody", key: ServiceHarness.adminKey)
         #expect(missing.status == 404)
         #expect(missing.code == "ledger_not_found")

@@ -104,6 +104,53 @@ import TallyLog
         }
     }
 
+    /// Issue 34, item 14: input that parses one way only. A key twice in one object (written as
+    /// is or with escapes) is refused naming its path; the same key in different objects is not.
+    @Test func aKeyTwiceInOneObjectIsRefusedNamingItsPath() throws {
+        let cases: [(json: String, path: String?)] = [
+            (#"{"a":1,"a":2}"#, "a"),
+            (#"{"data":{"amount":"1.00","amount":"900.00"}}"#, "data.amount"),
+            (#"{"data":{"amount":"1.00","amo\u0075nt":"900.00"}}"#, "data.amount"),
+            (#"{"lines":[{"x":1},{"x":2,"y":[{"k":1,"k":1}]}]}"#, "lines[1].y[0].k"),
+            (#"{"a":{"x":1},"b":{"x":1},"c":"{\"a\":1,\"a\":2}"}"#, nil),
+            (#"{"\ud83d\ude00":1,"😀":2}"#, "😀"),
+            (#"{"a":1,"A":2,"a ":3}"#, nil),
+            (#"{"a":1,"b""#, nil),
+        ]
+        for (json, path) in cases {
+            #expect(JSONDuplicateKeys.first(in: Array(json.utf8)) == path, "\(json)")
+        }
+        let line = try sampleObject("pot_funded").compact
+        let doubled = line.replacingOccurrences(of: #""data":{"#, with: #""data":{"pot_id":"other","#)
+        #expect(doubled != line)
+        #expect(throws: Never.self) { _ = try EventJSON.decode(Array(line.utf8), catalog: .standard) }
+        do {
+            _ = try EventJSON.decode(Array(doubled.utf8), catalog: .standard)
+            Issue.record("a line with data.pot_id twice was read")
+        } catch let error as EventCodingError {
+            #expect(error.code == .invalidJSON && error.message.contains("field 'data.pot_id' appears twice in one object"), "\(error)")
+        }
+    }
+
+    /// Issue 34, item 14: bytes that are not UTF-8, and numbers no parser can hold, are named
+    /// by field (the parser alone said "expected value of type Decimal").
+    @Test func invalidUTF8AndOutOfRangeNumbersNameTheirField() throws {
+        let line = try sampleObject("pot_created").compact
+        let name = try #require(line.range(of: #""name":""#))
+        var bytes = Array(line.utf8)
+        let at = line.utf8.distance(from: line.utf8.startIndex, to: name.upperBound) + 1
+        bytes.insert(contentsOf: [0xFF, 0xFE], at: at)
+        let utf8 = #expect(throws: EventCodingError.self) { try EventJSON.decode(bytes, catalog: .standard) }
+        #expect(utf8?.field == "data.name" && utf8?.message.contains("is not valid UTF-8 text (byte \(at + 1) of the line)") == true, "\(String(describing: utf8))")
+        for (replacement, field) in [(#""version":1e400"#, "version"), (#""version":-1E+999"#, "version")] {
+            let huge = line.replacingOccurrences(of: #""version":[0-9]+"#, with: replacement, options: .regularExpression)
+            #expect(huge != line)
+            let error = #expect(throws: EventCodingError.self) { try EventJSON.decode(Array(huge.utf8), catalog: .standard) }
+            #expect(error?.field == field && error?.message.contains("holds a number out of range") == true, "\(String(describing: error))")
+        }
+        #expect(JSONDuplicateKeys.firstOutOfRangeNumber(in: Array(#"{"a":[1,2.5,-3e2,18446744073709551615,1e100],"b":1e121}"#.utf8)) == "b")
+    }
+
     @Test func unknownEnvelopeFieldIsRefused() throws {
         expect(refusal(try sampleObject("pot_funded").setting("colour", to: .string("red"))), .unknownField,
                "field 'colour' is not part of the event envelope")

@@ -10,8 +10,12 @@ import TallyTestSupport
 /// no control character in any text field of any event, tabs and line feeds in a note; the
 /// limits named by field; old text still readable; and the escaping that shows any text safely.
 @Suite struct EventTextTests {
-    /// Control characters of every class: C0 (NUL, tab, LF, CR, ESC, the last), DEL, C1.
-    static let controls: [Unicode.Scalar] = ["\u{0}", "\t", "\n", "\r", "\u{1B}", "\u{1F}", "\u{7F}", "\u{80}", "\u{9B}", "\u{9F}"]
+    /// Control characters of every class: C0 (NUL, tab, LF, CR, ESC, the last), DEL, C1, and the
+    /// bidirectional formatting controls (issue 34, item 14: a right-to-left override in a name).
+    static let controls: [Unicode.Scalar] = [
+        "\u{0}", "\t", "\n", "\r", "\u{1B}", "\u{1F}", "\u{7F}", "\u{80}", "\u{9B}", "\u{9F}",
+        "\u{61C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202E}", "\u{2066}", "\u{2069}",
+    ]
 
     /// Every string in a JSON value with its path (`data.amount.currency`).
     private func stringPaths(_ value: JSON, _ path: String) -> [String] {
@@ -190,6 +194,16 @@ import TallyTestSupport
             #expect(EventText.containsControl(Array(text.utf8)) == EventText.isControl(scalar), "U+\(String(value, radix: 16))")
         }
         #expect(EventText.escaped("Caf\u{E9} \u{1F642}") == "Caf\u{E9} \u{1F642}")
+        // The three-byte forms around the bidirectional controls (U+2000–U+206F, and the marks
+        // next to them): exactly the controls are found and escaped.
+        for value in UInt32(0x2000)..<0x2070 {
+            let scalar = Unicode.Scalar(value)!
+            let text = "a" + String(Character(scalar)) + "b"
+            #expect(EventText.containsControl(Array(text.utf8)) == EventText.isControl(scalar), "U+\(String(value, radix: 16))")
+            #expect((EventText.escaped(text) == text) != EventText.isControl(scalar), "U+\(String(value, radix: 16))")
+        }
+        #expect(EventText.escaped("pay\u{202E}gpj.exe") == "pay\\u{202E}gpj.exe")
+        #expect(EventText.name(of: "\u{202E}") == "U+202E bidirectional formatting control")
     }
 
     /// The JSON form (`tally log --json`, exports) escapes every control character a recorded
@@ -207,6 +221,7 @@ import TallyTestSupport
         #expect(line.contains(#"\u007f"#) && line.contains(#"\u009b"#))
         #expect(try EventJSON.decode(Array(line.utf8), catalog: .standard).event.body == event.body)
         #expect(!EventJSON.quoted("x\u{85}\u{1B}").unicodeScalars.contains(where: EventText.isControl))
+        #expect(EventJSON.quoted("pay\u{202E}gpj.exe") == #""pay\u202egpj.exe""#)
     }
 
     /// A command with a control character in a name: refused naming the field, nothing appended.

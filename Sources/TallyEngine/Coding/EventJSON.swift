@@ -51,16 +51,19 @@ public enum EventJSON {
         return escapingDELAndC1(String(decoding: data, as: UTF8.self))
     }
 
-    /// JSON text with DEL and C1 control characters (U+007F-U+009F), which JSON allows raw,
-    /// written as `\u007f` … `\u009f`: the same strings to any JSON reader, nothing a terminal
-    /// acts on. `JSONEncoder` escapes C0 already. Such characters can only be inside strings.
+    /// JSON text with DEL and C1 control characters (U+007F-U+009F) and bidirectional formatting
+    /// controls (``EventText/isBidiControl(_:)``), which JSON allows raw, written as `\u007f` …
+    /// `\u009f`, `\u202e` …: the same strings to any JSON reader, nothing a terminal acts on.
+    /// `JSONEncoder` escapes C0 already. Such characters can only be inside strings.
     static func escapingDELAndC1(_ json: String) -> String {
-        guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
+        func escapes(_ scalar: Unicode.Scalar) -> Bool { (0x7F...0x9F).contains(scalar.value) || EventText.isBidiControl(scalar) }
+        guard json.unicodeScalars.contains(where: escapes) else { return json }
         var result = ""
         result.reserveCapacity(json.utf8.count + 12)
         for scalar in json.unicodeScalars {
-            if (0x7F...0x9F).contains(scalar.value) {
-                result += "\\u00" + String(scalar.value, radix: 16)
+            if escapes(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             } else {
                 result.unicodeScalars.append(scalar)
             }
@@ -91,7 +94,10 @@ public enum EventJSON {
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: Data(text))
         } catch {
-            throw EventCodingError(.invalidJSON, "not valid JSON (\(describeSyntax(error)))")
+            throw inputProblem(in: text) ?? EventCodingError(.invalidJSON, "not valid JSON (\(describeSyntax(error)))")
+        }
+        if let duplicate = JSONDuplicateKeys.first(in: text) {
+            throw EventCodingError(.invalidJSON, "field '\(duplicate)' appears twice in one object: JSON readers disagree on which one counts, so it is refused")
         }
         guard case .object(let fields) = root else {
             throw EventCodingError(.invalidJSON, "an event must be a JSON object, not \(root.kindName)")
@@ -193,6 +199,40 @@ public enum EventJSON {
     public static func quoted(_ text: String) -> String {
         let data = try! JSONEncoder().encode(text)  // encoding a String cannot fail
         return escapingDELAndC1(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/"))
+    }
+
+    /// What a parser's failure hides, named by field: a byte that is not UTF-8, or a number
+    /// out of range. Nil when it is neither (the parser's own description serves).
+    static func inputProblem(in text: some Collection<UInt8>) -> EventCodingError? {
+        let bytes = Array(text)
+        if let offset = invalidUTF8Offset(bytes) {
+            let reason = "is not valid UTF-8 text (byte \(offset + 1) of the line)"
+            if let path = JSONDuplicateKeys.path(containing: offset, in: bytes), !path.isEmpty {
+                return EventCodingError(.invalidValue, field: path, reason: reason, context: "event")
+            }
+            return EventCodingError(.invalidJSON, "the line \(reason)")
+        }
+        if let path = JSONDuplicateKeys.firstOutOfRangeNumber(in: bytes) {
+            return EventCodingError(.invalidValue, field: path, reason: "holds a number out of range (no event field holds one that large)", context: "event")
+        }
+        return nil
+    }
+
+    /// The offset of the first byte that does not belong to well-formed UTF-8, or nil.
+    static func invalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
+        var offset = 0
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                offset += UTF8.width(scalar)
+            case .emptyInput:
+                return nil
+            case .error:
+                return offset
+            }
+        }
     }
 
     private static func describeSyntax(_ error: any Error) -> String {

@@ -3,7 +3,9 @@ internal import Foundation
 /// What text an event may carry, and how to show any text safely.
 ///
 /// Every string field of an event refuses control characters: C0 (U+0000–U+001F: NUL, ESC,
-/// tab, CR, LF …), DEL (U+007F) and C1 (U+0080–U+009F). Names, ids, payees, categories,
+/// tab, CR, LF …), DEL (U+007F), C1 (U+0080–U+009F) and the bidirectional formatting
+/// controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which reorder what a
+/// terminal shows: `pay\u{202E}gpj.exe` reads as `payexe.jpg`. Names, ids, payees, categories,
 /// currencies and idempotency keys are single-line values: they are printed in tables,
 /// compared, and passed to SQLite and other C APIs. A NUL cuts a name short for a C-string
 /// reader (an account's balance vanished from `balances`); an ESC drives the terminal that
@@ -27,19 +29,40 @@ public enum EventText {
     /// may therefore hold tabs and line feeds.
     public static let freeTextFields: Set<String> = ["note"]
 
-    /// Whether a scalar is a control character: C0, DEL or C1.
+    /// Whether a scalar is a control character: C0, DEL, C1 or a bidirectional formatting control.
     @inlinable
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || isBidiControl(scalar)
     }
 
-    /// Whether UTF-8 bytes hold a control character: a byte below 0x20, 0x7F, or the
-    /// two-byte form of U+0080–U+009F (`C2 80` to `C2 9F`). The fast check of the read-back.
+    /// Whether a scalar is a bidirectional formatting control: the Arabic letter mark (U+061C),
+    /// the left-to-right and right-to-left marks (U+200E, U+200F), the embeddings and overrides
+    /// (U+202A–U+202E) and the isolates (U+2066–U+2069).
+    @inlinable
+    public static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// Whether UTF-8 bytes hold a control character: a byte below 0x20, 0x7F, the two-byte
+    /// form of U+0080–U+009F (`C2 80` to `C2 9F`) or of U+061C (`D8 9C`), or the three-byte
+    /// form of a bidirectional control (`E2 80 8E`, `E2 80 8F`, `E2 80 AA`–`AE`,
+    /// `E2 81 A6`–`A9`). The fast check of the read-back.
     @inlinable
     static func containsControl<Bytes: Sequence>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
         var previous: UInt8 = 0
+        var beforePrevious: UInt8 = 0
         for byte in bytes {
-            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) || (previous == 0xD8 && byte == 0x9C) {
+                return true
+            }
+            if beforePrevious == 0xE2 {
+                if previous == 0x80 && (byte == 0x8E || byte == 0x8F || (0xAA...0xAE).contains(byte)) { return true }
+                if previous == 0x81 && (0xA6...0xA9).contains(byte) { return true }
+            }
+            beforePrevious = previous
             previous = byte
         }
         return false
@@ -99,6 +122,7 @@ public enum EventText {
             0x00: "NUL", 0x07: "BEL", 0x08: "backspace", 0x09: "tab", 0x0A: "line feed", 0x0B: "vertical tab",
             0x0C: "form feed", 0x0D: "carriage return", 0x1B: "ESC", 0x7F: "DEL",
         ]
+        if isBidiControl(scalar) { return "\(code) bidirectional formatting control" }
         return "\(code) \(names[scalar.value] ?? (scalar.value < 0x20 ? "C0 control" : "C1 control"))"
     }
 

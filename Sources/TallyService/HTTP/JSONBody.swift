@@ -15,6 +15,9 @@ struct JSONBody: Sendable {
         } catch {
             throw Problem(.badRequest, "invalid_json", "the body is not valid JSON")
         }
+        if let duplicate = JSONDuplicateKeys.first(in: bytes) {
+            throw Problem(.badRequest, "invalid_json", "field '\(duplicate)' appears twice in one object: JSON readers disagree on which one counts, so the body is refused", field: duplicate)
+        }
         guard case .object(let fields) = object else {
             throw Problem(.badRequest, "invalid_json", "the body must be a JSON object")
         }
