@@ -83,8 +83,7 @@ public enum SubjectErasure {
                     try PostgresStore.refreshFiles(of: layout, from: remote)
                     try keys.reloadForWriting()
                     try keys.erase(name)
-                    try keys.save()
-                    try writer.storeFile(StoredFileName.subjects, Array(try Data(contentsOf: URL(fileURLWithPath: layout.subjectKeyFilePath))))
+                    try keys.save(publishing: { try writer.storeFile(StoredFileName.subjects, $0) })
                     // Every other node's read models hold the erased text: they go when it next opens.
                     try PostgresStore.countErasure(of: remote, with: writer, layout: layout)
                 } else {

@@ -456,6 +456,12 @@ public final class Ledger: Sendable {
         let layout = StoreLayout(root: root)
         let lock = try options.logFileSystem.lockForWriting(directory: layout.logDirectory)
         defer { lock.release() }
+        // The keys as the database holds them now, under the lock: every event folded here
+        // finds the key its writer saved before appending it.
+        try layout.refreshFromDatabase(holdingLock: true)
+        var options = options
+        options.subjectKeys = nil
+        options = try options.unlocked(at: root)
         let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem, keys: options.logKeys)
         let readModels = try foldReadModels(of: layout, from: reader, calendar: try reader.ledgerCalendar(), options: options)
         try readModels.database.close()

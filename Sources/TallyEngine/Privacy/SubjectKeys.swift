@@ -369,12 +369,22 @@ public final class SubjectKeys: Sendable {
     /// - Throws: ``StoreError`` `io` naming the call; the old file is then unchanged.
     @discardableResult
     public func save() throws -> Bool {
+        try save(publishing: nil)
+    }
+
+    /// ``save()``, with the bytes handed to `publish` before the file is written (a store whose
+    /// log is on PostgreSQL puts them in the database first: a node that copies the database's
+    /// keys over its file then never takes one back).
+    @discardableResult
+    func save(publishing publish: (([UInt8]) throws -> Void)?) throws -> Bool {
         guard let path else { return false }
         let (changed, generation) = state.withLock { ($0.changed, $0.generation) }
         guard changed else { return false }
         // The file holds at least every subject made before `generation`; one made while it
         // is written leaves the keys changed, for the next save before its first append.
-        try StoreKeyFile(path: path).save(try fileBytes())
+        let bytes = try fileBytes()
+        try publish?(bytes)
+        try StoreKeyFile(path: path).save(bytes)
         state.withLock { if $0.generation == generation { $0.changed = false } }
         return true
     }

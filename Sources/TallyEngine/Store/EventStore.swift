@@ -144,8 +144,8 @@ public final class EventStore: Sendable {
             try subjects.save()
             return
         }
-        guard try subjects.save() else { return }
-        try remote.storeFile(StoredFileName.subjects, Array(try Data(contentsOf: URL(fileURLWithPath: layout.subjectKeyFilePath))))
+        // The database's copy first: it always holds every key the store's file holds.
+        try subjects.save(publishing: { try remote.storeFile(StoredFileName.subjects, $0) })
     }
 
     /// Releases the writer lock.

@@ -110,8 +110,22 @@ public enum PostgresStore {
 extension StoreLayout {
     /// For a store whose log is on PostgreSQL, brings its small files (subject keys, keys) up to
     /// the database's copies; nothing for a store of files.
-    func refreshFromDatabase() throws {
+    ///
+    /// The files are written only under the store's directory lock, taken here without waiting
+    /// (`holdingLock`: the caller holds it already): when another process of this node holds
+    /// it, that writer keeps the files current itself (it alone writes the ledger, and saves a
+    /// new key to the database and then to its file before any event names it), and nothing is
+    /// written, so a copy read from the database a moment before never replaces a newer file.
+    func refreshFromDatabase(holdingLock: Bool = false) throws {
         guard let location = try LogStorage.remoteLocation(in: logDirectory) else { return }
+        if holdingLock { return try PostgresStore.refreshFiles(of: self, from: location) }
+        let lock: any LogWriterLock
+        do {
+            lock = try PosixFileSystem().lockForWriting(directory: logDirectory)
+        } catch let error as LogError where error.code == .locked {
+            return
+        }
+        defer { lock.release() }
         try PostgresStore.refreshFiles(of: self, from: location)
     }
 }
