@@ -66,7 +66,7 @@ import TallyLog
     /// Every event's JSON line, through `head` (the events before the erasures).
     static func eventLines(_ household: Household, through head: UInt64) throws -> [String] {
         var lines: [String] = []
-        try EventStoreReader.open(at: household.root, options: household.options).forEach(through: head) { lines.append(EventJSON.encode($0)) }
+        try EventStoreReader.open(at: household.root, options: household.options).forEach(through: head) { lines.append(try EventJSON.encode($0)) }
         return lines
     }
 

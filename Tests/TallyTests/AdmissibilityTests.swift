@@ -148,11 +148,11 @@ import TallyTestSupport
             defer { try? ledger.close() }
             var lines: [String] = []
             for index in 0..<25 {
-                lines.append(EventJSON.encode(Event(sequence: UInt64(index + 2), recordedAt: clock.now, effectiveAt: clock.now, cause: nil,
+                lines.append(try EventJSON.encode(Event(sequence: UInt64(index + 2), recordedAt: clock.now, effectiveAt: clock.now, cause: nil,
                                                     idempotencyKey: "d-\(index)", body: deposit("1.00", at: clock).body)))
             }
             // Line 23 withdraws more than the wallet will hold by then.
-            lines[22] = EventJSON.encode(Event(sequence: 24, recordedAt: clock.now, effectiveAt: clock.now, cause: nil, idempotencyKey: nil,
+            lines[22] = try EventJSON.encode(Event(sequence: 24, recordedAt: clock.now, effectiveAt: clock.now, cause: nil, idempotencyKey: nil,
                                                body: EventBody(WithdrawalMade(account: "main", amount: usd("500.00")))))
             let path = root + ".ndjson"
             try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path))

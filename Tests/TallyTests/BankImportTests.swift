@@ -130,7 +130,7 @@ import TallyTestSupport
                     }
                 }
                 return try ledger.allEvents().filter { $0.sequence > start }.map { event in
-                    "\(event.type.name) \(event.effectiveAt) \(event.cause.map(String.init) ?? "-") \(EventJSON.encode(event).split(separator: "\"data\"").last ?? "")"
+                    "\(event.type.name) \(event.effectiveAt) \(event.cause.map(String.init) ?? "-") \(try EventJSON.encode(event).split(separator: "\"data\"").last ?? "")"
                 }
             }
         }

@@ -50,7 +50,7 @@ import TallyTestSupport
             while (try? EventCatalog.standard.record(for: NewEvent(effectiveAt: Instant(microsecondsSinceEpoch: 0), body: body))) == nil {
                 body = values.body(of: payloadType)
             }
-            let data = try JSON.parse(EventJSON.payloadJSON(body))
+            let data = try JSON.parse(try EventJSON.payloadJSON(body))
             for child in Mirror(reflecting: body.payload).children where child.value is String || child.value is String? {
                 textFields.insert("\(body.type.name) data.\(EventJSON.snakeCase(child.label!))")
             }
@@ -215,7 +215,7 @@ import TallyTestSupport
         let event = Event(
             sequence: 3, recordedAt: Instant(microsecondsSinceEpoch: 0), effectiveAt: Instant(microsecondsSinceEpoch: 0),
             cause: nil, idempotencyKey: nil, body: EventBody(PotCreated(potId: "p", name: "a" + name + "b", target: usd("1.00"))))
-        let line = EventJSON.encode(event)
+        let line = try EventJSON.encode(event)
         #expect(!line.unicodeScalars.contains(where: EventText.isControl), "\(line.debugDescription)")
         #expect(line.contains(#"\u001b"#) || line.contains(#"\u001B"#))
         #expect(line.contains(#"\u007f"#) && line.contains(#"\u009b"#))

@@ -76,7 +76,7 @@ import TallyLog
         #expect(record.version == 2)
         let event = try EventCatalog.standard.decode(loggedEvent(record, sequence: 7))
         #expect(event.storedVersion == 2)
-        let line = try JSON.parse(EventJSON.encode(event))
+        let line = try JSON.parse(try EventJSON.encode(event))
         #expect(line["version"] == .integer(2))
         #expect(line["data"]?["source"] == .string("bank_transfer"))
     }

@@ -477,7 +477,7 @@ struct SchemaValidator {
 
     /// The sample event of a type as a JSON line, parsed.
     static func sampleLine(_ body: EventBody) throws -> JSON {
-        try JSON.parse(EventJSON.encode(EventJSONCodecTests.recorded(EventSamples.newEvent(body))))
+        try JSON.parse(try EventJSON.encode(EventJSONCodecTests.recorded(EventSamples.newEvent(body))))
     }
 
     @Test(arguments: EventSamples.bodies.map(\.type.name))
@@ -496,7 +496,7 @@ struct SchemaValidator {
         var validators: [String: SchemaValidator] = [:]
         for index in 0..<1_100 {
             let event = EventJSONCodecTests.recorded(values.event(index: index), sequence: UInt64(index + 1))
-            let line = try JSON.parse(EventJSON.encode(event))
+            let line = try JSON.parse(try EventJSON.encode(event))
             let name = event.type.name
             if validators[name] == nil { validators[name] = try Self.validator(name, version: event.type.version) }
             let errors = validators[name]!.errors(line["data"] ?? .null) + envelope.errors(line)

@@ -21,7 +21,7 @@ struct BankConnectCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.connectBank(id: id, name: name, idempotencyKey: idempotency.idempotencyKey), json: json, "Connected bank \(id)")
+            try BudgetCLI.report(try ledger.connectBank(id: id, name: name, idempotencyKey: idempotency.idempotencyKey), json: json, "Connected bank \(id)")
         }
     }
 }
@@ -36,7 +36,7 @@ struct BankDisconnectCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.disconnectBank(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Disconnected bank \(id)")
+            try BudgetCLI.report(try ledger.disconnectBank(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Disconnected bank \(id)")
         }
     }
 }

@@ -27,7 +27,7 @@ struct BudgetSetCommand: ParsableCommand {
             let amount = try BudgetCLI.amount(maximum, "--maximum", ledger)
             let result = try ledger.setBudget(category: category, month: month, maximum: amount, idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, json: json, "the \(category.displayName) budget for \(month) is \(amount.decimalString) already") { return }
-            BudgetCLI.report(result, json: json, "Set the \(category.displayName) budget for \(month)")
+            try BudgetCLI.report(result, json: json, "Set the \(category.displayName) budget for \(month)")
         }
     }
 }
@@ -45,7 +45,7 @@ struct BudgetDeleteCommand: ParsableCommand {
         try storeOptions.withLedger { ledger in
             let category = try BudgetCLI.category(category, "--category")
             let month = try CLIParse.month(month, option: "--month")
-            BudgetCLI.report(try ledger.deleteBudget(category: category, month: month, idempotencyKey: idempotency.idempotencyKey), json: json,
+            try BudgetCLI.report(try ledger.deleteBudget(category: category, month: month, idempotencyKey: idempotency.idempotencyKey), json: json,
                              "Deleted the \(category.displayName) budget for \(month)")
         }
     }

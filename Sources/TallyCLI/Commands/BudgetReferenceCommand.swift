@@ -24,7 +24,7 @@ struct ReferenceSetCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
-            BudgetCLI.report(try ledger.setReferenceBalance(amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Reference balance set to \(amount)")
+            try BudgetCLI.report(try ledger.setReferenceBalance(amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Reference balance set to \(amount)")
         }
     }
 }

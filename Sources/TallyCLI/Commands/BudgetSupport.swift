@@ -19,9 +19,9 @@ enum BudgetCLI {
 
     /// Prints what a command appended: one line, or with `json` the events' JSON form; a
     /// repeat of an idempotency key says so and names what the first run recorded.
-    static func report(_ result: Ledger.CommandResult, json: Bool, _ summary: @autoclosure () -> String) {
+    static func report(_ result: Ledger.CommandResult, json: Bool, _ summary: @autoclosure () -> String) throws {
         if json {
-            print(CommandOutput.json(result))
+            print(try CommandOutput.json(result))
             return
         }
         let appended = result.wasAlreadyApplied ? RepeatReport.alreadyApplied(result) : CommandOutput.sequenceRange(result) ?? "nothing appended"

@@ -76,12 +76,12 @@ struct LogCommand: ParsableCommand {
                 guard printed < limit else { throw Done() }
                 printed += 1
                 if json {
-                    print(EventJSON.encode(event))
+                    print(try EventJSON.encode(event))
                 } else {
                     rows.append([
                         String(event.sequence), event.recordedAt.description, event.effectiveAt.description,
                         event.type.name, event.entity, event.cause.map(String.init) ?? "",
-                        EventJSON.payloadJSON(event.body),
+                        try EventJSON.payloadJSON(event.body),
                     ])
                     if rows.count == 1_000 { flush(&rows) }
                 }

@@ -23,7 +23,7 @@ struct PotCreateCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let target = try BudgetCLI.amount(target, "--target", ledger)
-            BudgetCLI.report(try ledger.createPot(id: id, name: name, target: target, idempotencyKey: idempotency.idempotencyKey), json: json, "Created pot \(id)")
+            try BudgetCLI.report(try ledger.createPot(id: id, name: name, target: target, idempotencyKey: idempotency.idempotencyKey), json: json, "Created pot \(id)")
         }
     }
 }
@@ -40,7 +40,7 @@ struct PotAddCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
-            BudgetCLI.report(try ledger.addToPot(id: id, amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Added \(amount) to pot \(id)")
+            try BudgetCLI.report(try ledger.addToPot(id: id, amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Added \(amount) to pot \(id)")
         }
     }
 }
@@ -57,7 +57,7 @@ struct PotWithdrawCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let amount = try BudgetCLI.amount(amount, "amount", ledger)
-            BudgetCLI.report(try ledger.withdrawFromPot(id: id, amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Withdrew \(amount) from pot \(id)")
+            try BudgetCLI.report(try ledger.withdrawFromPot(id: id, amount: amount, idempotencyKey: idempotency.idempotencyKey), json: json, "Withdrew \(amount) from pot \(id)")
         }
     }
 }
@@ -72,7 +72,7 @@ struct PotDeleteCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.deletePot(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Deleted pot \(id)")
+            try BudgetCLI.report(try ledger.deletePot(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Deleted pot \(id)")
         }
     }
 }

@@ -39,7 +39,7 @@ struct RecurringDefineCommand: ParsableCommand {
                 startMonth: try CLIParse.month(start, option: "--start"), endMonth: try end.map { try CLIParse.month($0, option: "--end") },
                 frequency: frequency, idempotencyKey: idempotency.idempotencyKey
             )
-            BudgetCLI.report(result, json: json, "Defined recurring item \(id)")
+            try BudgetCLI.report(result, json: json, "Defined recurring item \(id)")
         }
     }
 }
@@ -54,7 +54,7 @@ struct RecurringRemoveCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.removeRecurring(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Removed recurring item \(id)")
+            try BudgetCLI.report(try ledger.removeRecurring(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Removed recurring item \(id)")
         }
     }
 }
@@ -75,7 +75,7 @@ struct RecurringGenerateCommand: ParsableCommand {
         try storeOptions.withLedger { ledger in
             let result = try ledger.generateRecurring(month: month, idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, json: json, "every recurring item due in \(month) is generated already") { return }
-            BudgetCLI.report(result, json: json, "Generated \(result.events.count) transaction\(result.events.count == 1 ? "" : "s") for \(month)")
+            try BudgetCLI.report(result, json: json, "Generated \(result.events.count) transaction\(result.events.count == 1 ? "" : "s") for \(month)")
         }
     }
 }

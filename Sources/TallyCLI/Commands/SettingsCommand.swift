@@ -106,7 +106,7 @@ struct SettingsCommand: ParsableCommand {
                 case .timeZone, .name, .splitRule, .roundUps: return
                 }
                 if NothingToDo.report(result, json: json, "\(setting.rawValue) is \(value) already then") { return }
-                if json { print(CommandOutput.json(result)) } else { RepeatReport.printRecorded(result) }
+                if json { print(try CommandOutput.json(result)) } else { RepeatReport.printRecorded(result) }
             }
         }
     }
@@ -133,7 +133,7 @@ struct CommodityCommand: ParsableCommand {
             try storeOptions.withLedger { ledger in
                 let result = try ledger.declareCommodity(code: code, scale: scale, idempotencyKey: idempotency.idempotencyKey)
                 if NothingToDo.report(result, json: json, "\(code) is declared with scale \(scale) already") { return }
-                if json { print(CommandOutput.json(result)) } else { RepeatReport.printRecorded(result) }
+                if json { print(try CommandOutput.json(result)) } else { RepeatReport.printRecorded(result) }
             }
         }
     }

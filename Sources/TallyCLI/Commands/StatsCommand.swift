@@ -27,7 +27,7 @@ struct StatsCommand: ParsableCommand {
         var ndjsonBytes: Int64?
         if compareWithNDJSON {
             var total: Int64 = 0
-            try reader.forEach { event in total += Int64(EventJSON.encode(event).utf8.count + 1) }
+            try reader.forEach { event in total += Int64(try EventJSON.encode(event).utf8.count + 1) }
             ndjsonBytes = total
         }
         let snapshots = try SnapshotStatistics.read(storeAt: storeOptions.path, options: .standard)

@@ -39,7 +39,7 @@ struct TransactionAddCommand: ParsableCommand {
                 amount: try BudgetCLI.amount(amount, "--amount", ledger), date: try CLIParse.date(date, option: "--date"),
                 recurring: recurring, id: id, idempotencyKey: idempotency.idempotencyKey
             )
-            BudgetCLI.report(result, json: json, "Recorded \(result.transactionId ?? "")")
+            try BudgetCLI.report(result, json: json, "Recorded \(result.transactionId ?? "")")
         }
     }
 }
@@ -109,7 +109,7 @@ struct TransactionImportCommand: ParsableCommand {
                 amount: try BudgetCLI.amount(amount!, "--amount", ledger), date: try CLIParse.date(date!, option: "--date"),
                 idempotencyKey: idempotency.idempotencyKey
             )
-            BudgetCLI.report(result, json: json, "Imported \(result.transactionId ?? "")")
+            try BudgetCLI.report(result, json: json, "Imported \(result.transactionId ?? "")")
         }
     }
 
@@ -209,7 +209,7 @@ struct TransactionAmendCommand: ParsableCommand {
                 idempotencyKey: idempotency.idempotencyKey
             )
             if NothingToDo.report(result, json: json, "\(id) is already as given; the amendment would change nothing") { return }
-            BudgetCLI.report(result, json: json, "Amended \(id)")
+            try BudgetCLI.report(result, json: json, "Amended \(id)")
         }
     }
 }
@@ -227,7 +227,7 @@ struct TransactionDeleteCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            BudgetCLI.report(try ledger.deleteTransaction(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Deleted \(id)")
+            try BudgetCLI.report(try ledger.deleteTransaction(id: id, idempotencyKey: idempotency.idempotencyKey), json: json, "Deleted \(id)")
         }
     }
 }
@@ -249,7 +249,7 @@ struct TransactionRecategoriseCommand: ParsableCommand {
             let category = try BudgetCLI.category(category, "--category")
             let result = try ledger.recategorise(id: id, category: category, idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, json: json, "\(id) is in \(category.displayName) already") { return }
-            BudgetCLI.report(result, json: json, "Moved \(id) to \(category.displayName)")
+            try BudgetCLI.report(result, json: json, "Moved \(id) to \(category.displayName)")
         }
     }
 }

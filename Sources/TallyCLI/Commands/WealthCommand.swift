@@ -90,9 +90,9 @@ enum WealthCLI {
     }
 
     /// What a recording command did: each event on a line, or one JSON object.
-    static func report(_ result: Ledger.CommandResult, nothingToDo: String, json: Bool) {
+    static func report(_ result: Ledger.CommandResult, nothingToDo: String, json: Bool) throws {
         if json {
-            print(CommandOutput.json(result))
+            print(try CommandOutput.json(result))
             return
         }
         if result.wasAlreadyApplied {

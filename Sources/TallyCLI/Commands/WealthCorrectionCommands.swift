@@ -54,7 +54,7 @@ struct WealthAmendCommand: ParsableCommand {
             let result = try ledger.amendWealthEntry(
                 account: options.account, entry: entry, amount: money, effectiveAt: try WealthRecordingOptions.effectiveAt(date, ledger),
                 merchant: merchant, destination: destination, idempotencyKey: idempotency.idempotencyKey)
-            WealthCLI.report(result, nothingToDo: "entry \(entry) is already so", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "entry \(entry) is already so", json: options.json)
         }
     }
 }
@@ -83,7 +83,7 @@ struct WealthReverseCommand: ParsableCommand {
     func run() throws {
         try options.withLedger { ledger in
             let result = try ledger.reverseWealthEntry(account: options.account, entry: entry, idempotencyKey: idempotency.idempotencyKey)
-            WealthCLI.report(result, nothingToDo: "", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "", json: options.json)
         }
     }
 }

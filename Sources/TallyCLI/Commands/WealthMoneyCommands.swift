@@ -41,7 +41,7 @@ struct WealthDepositCommand: ParsableCommand {
                 account: options.account, amount: money, source: DepositSource(rawValue: source) ?? .bankTransfer,
                 externalId: externalId, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: key
             )
-            WealthCLI.report(result, nothingToDo: "", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "", json: options.json)
             if !options.json {
                 if result.events.count == 1 && !result.wasAlreadyApplied {
                     print("Automation is paused: the deposit waits in the wallet until `tally wealth resume`.")
@@ -82,7 +82,7 @@ struct WealthPurchaseCommand: ParsableCommand {
                 account: options.account, amount: money, merchant: merchant, externalId: externalId,
                 effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: key
             )
-            WealthCLI.report(result, nothingToDo: "", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "", json: options.json)
             if !options.json { try WealthCLI.printBalance(ledger, account: options.account, commodity: money.commodity) }
         }
     }
@@ -114,7 +114,7 @@ struct WealthWithdrawCommand: ParsableCommand {
                 account: options.account, amount: money, destination: destination,
                 effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey
             )
-            WealthCLI.report(result, nothingToDo: "", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "", json: options.json)
             if !options.json { try WealthCLI.printBalance(ledger, account: options.account, commodity: money.commodity) }
         }
     }

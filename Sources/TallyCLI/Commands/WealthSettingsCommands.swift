@@ -24,7 +24,7 @@ struct WealthSplitRuleCommand: ParsableCommand {
                 account: options.account, spendWeight: spend, investWeight: invest,
                 effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey
             )
-            WealthCLI.report(result, nothingToDo: "the split rule is already \(spend)/\(invest)", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "the split rule is already \(spend)/\(invest)", json: options.json)
         }
     }
 }
@@ -51,7 +51,7 @@ struct WealthRoundUpsCommand: ParsableCommand {
                 account: options.account, enabled: state == .on,
                 effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey
             )
-            WealthCLI.report(result, nothingToDo: "round-ups are already \(state.rawValue)", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "round-ups are already \(state.rawValue)", json: options.json)
         }
     }
 }
@@ -69,7 +69,7 @@ struct WealthPauseCommand: ParsableCommand {
         try options.withLedger { ledger in
             let result = try ledger.pauseAutomation(
                 account: options.account, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey)
-            WealthCLI.report(result, nothingToDo: "automation is already paused", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "automation is already paused", json: options.json)
         }
     }
 }
@@ -87,7 +87,7 @@ struct WealthResumeCommand: ParsableCommand {
         try options.withLedger { ledger in
             let result = try ledger.resumeAutomation(
                 account: options.account, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey)
-            WealthCLI.report(result, nothingToDo: "automation is running and no deposit waits", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "automation is running and no deposit waits", json: options.json)
         }
     }
 }
@@ -105,7 +105,7 @@ struct WealthFreezeCommand: ParsableCommand {
         try options.withLedger { ledger in
             let result = try ledger.freezeCard(
                 account: options.account, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey)
-            WealthCLI.report(result, nothingToDo: "the card is already frozen", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "the card is already frozen", json: options.json)
         }
     }
 }
@@ -123,7 +123,7 @@ struct WealthUnfreezeCommand: ParsableCommand {
         try options.withLedger { ledger in
             let result = try ledger.unfreezeCard(
                 account: options.account, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey)
-            WealthCLI.report(result, nothingToDo: "the card is not frozen", json: options.json)
+            try WealthCLI.report(result, nothingToDo: "the card is not frozen", json: options.json)
         }
     }
 }

@@ -90,7 +90,7 @@ enum DemoRunner {
         let verification = try StoreVerifier.verify(at: root, options: .standard)
         let reader = try EventStoreReader.open(at: root, options: .standard)
         var ndjsonBytes: Int64 = 0
-        try reader.forEach { event in ndjsonBytes += Int64(EventJSON.encode(event).utf8.count + 1) }
+        try reader.forEach { event in ndjsonBytes += Int64(try EventJSON.encode(event).utf8.count + 1) }
         return Summary(
             household: household, activity: activity, dashboard: dashboard,
             verification: verification, statistics: try reader.statistics(), ndjsonBytes: ndjsonBytes

@@ -85,10 +85,11 @@ enum Output {
 /// What a command appended, for the user.
 enum CommandOutput {
     /// `{"already_applied": …, "events": [...]}`: what a command did, in the events' JSON form.
-    static func json(_ result: Ledger.CommandResult) -> String {
+    /// - Throws: ``EventCodingError`` for an event that cannot be written as JSON.
+    static func json(_ result: Ledger.CommandResult) throws -> String {
         Output.jsonObject([
             ("already_applied", String(result.wasAlreadyApplied)),
-            ("events", "[" + result.events.map(EventJSON.encode).joined(separator: ",") + "]"),
+            ("events", "[" + (try result.events.map { try EventJSON.encode($0) }).joined(separator: ",") + "]"),
         ])
     }
 

@@ -20,8 +20,13 @@ public struct AccountListing: Hashable, Sendable {
 
     /// For a liability, what is owed in each commodity (positive when owed): the balances
     /// negated. Empty for every other kind.
+    ///
+    /// - Throws: ``MoneyError`` `overflow` for a balance that cannot be negated (the least
+    ///   amount a balance holds): never a list missing that balance.
     public var owed: [Money] {
-        kind == .liability ? balances.compactMap { try? $0.negated() } : []
+        get throws {
+            kind == .liability ? try balances.map { try $0.negated() } : []
+        }
     }
 
     /// Whether the account was closed by the point.

@@ -34,21 +34,40 @@ public enum EventJSON {
     ]
 
     /// One line of JSON for a recorded event, fields in envelope order, payload keys sorted.
-    public static func encode(_ event: Event) -> String {
+    ///
+    /// - Throws: ``EventCodingError`` (`invalidValue`) for a payload that cannot be written as
+    ///   JSON (an embedder's type holding a number that is not finite, say): never a trap.
+    public static func encode(_ event: Event) throws -> String {
         var line = "{\"seq\":\(event.sequence),\"recorded_at\":\"\(event.recordedAt)\",\"effective_at\":\"\(event.effectiveAt)\""
         line += ",\"type\":\"\(event.type.name)\",\"version\":\(event.type.version),\"entity\":\(quoted(event.entity))"
         if let cause = event.cause { line += ",\"cause\":\(cause)" }
         if let key = event.idempotencyKey { line += ",\"idempotency_key\":\(quoted(key))" }
-        line += ",\"data\":\(payloadJSON(event.body))}"
+        line += ",\"data\":\(try payloadJSON(event.body))}"
         return line
     }
 
     /// The payload's JSON object alone, keys sorted.
-    public static func payloadJSON(_ body: EventBody) -> String {
-        // Encoding our own payload types cannot fail: every field is a string, integer,
-        // boolean, nested payload value or optional of those.
-        let data = try! payloadEncoder.encode(AnyPayload(body.payload))
+    ///
+    /// - Throws: ``EventCodingError`` (`invalidValue`) for a payload that cannot be written as
+    ///   JSON. Tally's own types always can (every field is a string, integer, boolean, nested
+    ///   payload value or optional of those); an embedder's may not (a `Double` that is NaN).
+    public static func payloadJSON(_ body: EventBody) throws -> String {
+        let data: Data
+        do {
+            data = try payloadEncoder.encode(AnyPayload(body.payload))
+        } catch {
+            throw EventCodingError(.invalidValue, "\(body.type.name) v\(body.type.version): the payload cannot be written as JSON (\(describeEncoding(error)))")
+        }
         return escapingDELAndC1(String(decoding: data, as: UTF8.self))
+    }
+
+    /// An encoding error, briefly: the coding path and what was wrong (no value is echoed).
+    private static func describeEncoding(_ error: any Error) -> String {
+        if case EncodingError.invalidValue(_, let context) = error {
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "field 'data.\(path)': \(context.debugDescription)"
+        }
+        return "\(error)".prefix(200).description
     }
 
     /// JSON text with DEL and C1 control characters (U+007F-U+009F) and bidirectional formatting

@@ -193,10 +193,10 @@ public struct EventCatalog: Sendable {
         do {
             readBack = try decodeBody(code: type.code, version: type.version, reader: &reader)
         } catch let error as EventCodingError {
-            guard let problem = EventText.firstProblem(in: body) else { throw error }
+            guard let problem = try EventText.firstProblem(in: body) else { throw error }
             throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: type.name)
         }
-        if reader.sawControlCharacter, let problem = EventText.firstProblem(in: body) {
+        if reader.sawControlCharacter, let problem = try EventText.firstProblem(in: body) {
             throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: type.name)
         }
         guard readBack == body else {
@@ -213,7 +213,7 @@ public struct EventCatalog: Sendable {
         let entityBytes = entity.utf8.count
         if entityBytes > LogFormat.entityBytesMax {
             throw EventCodingError(
-                .limitExceeded, field: EventText.fieldFormingEntity(entity, of: event.body),
+                .limitExceeded, field: try EventText.fieldFormingEntity(entity, of: event.body),
                 reason: "is too long: the event's entity, built from it, would be \(entityBytes) bytes; the limit is \(LogFormat.entityBytesMax)",
                 context: context)
         }

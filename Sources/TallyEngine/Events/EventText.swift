@@ -140,8 +140,8 @@ public enum EventText {
     /// (outside what a free-text field may hold), a string past ``eventStringBytesLimit`` or
     /// a list past ``eventListCountLimit``. The slow path of the record check: it runs only
     /// when the fast read-back found such a value, to name the field.
-    static func firstProblem(in body: EventBody) -> FieldProblem? {
-        let json = EventJSON.payloadJSON(body)
+    static func firstProblem(in body: EventBody) throws -> FieldProblem? {
+        let json = try EventJSON.payloadJSON(body)
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) else {
             // Unreachable (the JSON is our own encoding); refuse rather than let the value through.
             return FieldProblem(code: .invalidValue, field: "data", reason: "holds a value this build cannot check; report this as a bug")
@@ -180,8 +180,8 @@ public enum EventText {
 
     /// The payload field the entity is built from (`account:<account>` → `data.account`):
     /// the longest non-empty string field whose text the entity contains; `entity` if none.
-    static func fieldFormingEntity(_ entity: String, of body: EventBody) -> String {
-        let json = EventJSON.payloadJSON(body)
+    static func fieldFormingEntity(_ entity: String, of body: EventBody) throws -> String {
+        let json = try EventJSON.payloadJSON(body)
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) else { return "entity" }
         var best: (field: String, bytes: Int)?
         func visit(_ value: JSONValue, _ path: String) {

@@ -733,7 +733,9 @@ public final class Ledger: Sendable {
     ///   appended. An I/O error while appending leaves the batches before it committed.
     @discardableResult
     public func appendEvents(_ events: [NewEvent], batchSize: Int) throws -> [CommandResult] {
-        precondition(batchSize > 0, "a batch holds at least one event")
+        guard batchSize > 0 else {
+            throw LedgerError(.invalidArgument, "the batch size must be at least 1 event, not \(batchSize)")
+        }
         let batches = stride(from: 0, to: events.count, by: batchSize).map { Array(events[$0..<min($0 + batchSize, events.count)]) }
         try rehearse { plan in
             for batch in batches { try plan(Self.admitting(batch)) }

@@ -80,7 +80,7 @@ extension Ledger {
             try reader.forEach(from: 1, through: head.sequence) { event in
                 count += 1
                 if event.storedVersion != event.type.version { older += 1 }
-                buffer += EventJSON.encode(event)
+                buffer += try EventJSON.encode(event)
                 buffer += "\n"
                 if buffer.utf8.count >= 1 << 16 {
                     try write(buffer)

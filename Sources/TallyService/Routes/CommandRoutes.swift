@@ -552,7 +552,7 @@ enum CommandRoutes {
             let result = try await ledger.run(command)
             var headers = HTTPFields()
             if result.wasAlreadyApplied { headers[replayedField] = "true" }
-            return Call.json(.object([("events", .array(result.events.map { .raw(EventJSON.encode($0)) }))]), status: .created, headers: headers)
+            return Call.json(.object([("events", .array(try result.events.map { .raw(try EventJSON.encode($0)) }))]), status: .created, headers: headers)
         }
     }
 

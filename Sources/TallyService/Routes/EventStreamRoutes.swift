@@ -87,7 +87,8 @@ enum EventStreamRoutes {
             loop: for await item in items {
                 switch item {
                 case .event(let event):
-                    try await writer.write(ByteBuffer(string: "id: \(event.sequence)\nevent: \(event.type.name)\ndata: \(EventJSON.encode(event))\n\n"))
+                    let line = try EventJSON.encode(event)
+                    try await writer.write(ByteBuffer(string: "id: \(event.sequence)\nevent: \(event.type.name)\ndata: \(line)\n\n"))
                 case .heartbeat:
                     try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                 case .end(let reason):

@@ -64,7 +64,7 @@ enum ListRoutes {
                         if events.count == limit { throw PageFull() }
                         last = event.sequence
                         if let type = filters["type"], event.type.name != type { return }
-                        events.append(EventJSON.encode(event))
+                        events.append(try EventJSON.encode(event))
                     }
                 } catch is PageFull {}
                 return (events, last)

@@ -310,7 +310,7 @@ public struct WealthProjector: Projector {
     /// The ledger's calendar, from the time zone `ledger_created` recorded (UTC before it).
     private func calendar(_ db: Database) throws -> LedgerCalendar {
         guard let zone = try String.fetchOne(db.cachedStatement(sql: "SELECT time_zone FROM wealth_calendar")) else { return .utc }
-        return calendars.calendar(for: zone)
+        return try calendars.calendar(for: zone)
     }
 
     /// Runs one of the fold's statements, compiled once per connection.
@@ -321,13 +321,15 @@ public struct WealthProjector: Projector {
 
 /// The last calendar the wealth fold built, so a rebuild does not look the time zone up
 /// for every round-up.
-private final class CalendarCache: Sendable {
+final class CalendarCache: Sendable {
     private let last = Mutex<LedgerCalendar?>(nil)
 
-    func calendar(for zone: String) -> LedgerCalendar {
-        last.withLock { cached in
+    /// - Throws: ``EventCodingError`` when this machine does not know the zone `ledger_created`
+    ///   recorded: the fold stops rather than count days in UTC.
+    func calendar(for zone: String) throws -> LedgerCalendar {
+        try last.withLock { cached in
             if let cached, cached.timeZoneIdentifier == zone { return cached }
-            let calendar = (try? LedgerCalendar(timeZoneIdentifier: zone)) ?? .utc
+            let calendar = try LedgerCalendar(timeZoneIdentifier: zone)
             cached = calendar
             return calendar
         }
