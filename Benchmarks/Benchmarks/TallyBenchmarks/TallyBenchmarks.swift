@@ -220,7 +220,7 @@ func readBenchmarks() {
             let reader = try EventStoreReader.open(at: store, catalog: .standard)
             let statistics = try reader.statistics()
             var ndjsonBytes: Int64 = 0
-            try reader.forEach { event in ndjsonBytes += Int64(EventJSON.encode(event).utf8.count + 1) }
+            try reader.forEach { event in ndjsonBytes += Int64(try EventJSON.encode(event).utf8.count + 1) }
             let events = Int64(statistics.events)
             benchmark.measurement(.custom("NDJSON bytes / log bytes on disk (x100)", polarity: .prefersLarger, useScalingFactor: false),
                                   Int(ndjsonBytes * 100 / statistics.bytesOnDisk))
