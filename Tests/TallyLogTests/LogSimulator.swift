@@ -14,6 +14,12 @@ struct SimulationFigures: Sendable, CustomStringConvertible {
     var bitFlips = 0
     var damageDetected = 0
     var unsyncedTailRepairs = 0
+    /// Bytes cut off the log's end after a close (issue 34, item 7), and how many of those cuts took
+    /// acknowledged events: each refused by a writer and a reader, reported by verify, accepted by repair.
+    var tailCuts = 0
+    var tailCutsRefused = 0
+    /// Cuts of acknowledged commits whose publication had failed: not told from a torn tail.
+    var tailCutsUnseen = 0
     var failures: [String] = []
 
     mutating func add(_ other: SimulationFigures) {
@@ -26,13 +32,16 @@ struct SimulationFigures: Sendable, CustomStringConvertible {
         bitFlips += other.bitFlips
         damageDetected += other.damageDetected
         unsyncedTailRepairs += other.unsyncedTailRepairs
+        tailCuts += other.tailCuts
+        tailCutsRefused += other.tailCutsRefused
+        tailCutsUnseen += other.tailCutsUnseen
         failures += other.failures
     }
 
     var description: String {
         "seeds \(seeds), steps \(steps), crashes \(crashes), reopens \(reopens), faults injected \(faults), "
             + "acknowledged records checked \(acknowledgedChecked), bit flips \(bitFlips) (damage detected \(damageDetected)), "
-            + "unsynced tails repaired \(unsyncedTailRepairs), "
+            + "unsynced tails repaired \(unsyncedTailRepairs), tail cuts \(tailCuts) (acknowledged events cut, refused and repaired \(tailCutsRefused); unseen after a failed publication \(tailCutsUnseen)), "
             + "failures \(failures.count)"
     }
 }
@@ -78,6 +87,8 @@ struct LogSimulator {
     var flipped: (path: String, offset: Int)?
     var trace: [String] = []
     var figures = SimulationFigures()
+    /// Decides the tail cuts, apart from `random`, so that every seed's workload stays what it was.
+    var cutRandom: SplitMix64
 
     /// `sealed`: every frame is sealed under a key made from the seed (encryption at rest), and every
     /// reader, verification and repair opens the log with it.
@@ -105,6 +116,7 @@ struct LogSimulator {
         }
         stepsLimit = steps
         self.random = random
+        cutRandom = SplitMix64(seed: seed ^ 0x7A11_C07)
     }
 
     func fail(_ message: String) -> SimulationFailure {
@@ -131,6 +143,7 @@ struct LogSimulator {
                 note("close and reopen")
                 try? writer?.close()
                 writer = nil
+                if flipped == nil && cutRandom.chance(perMillion: 300_000) { try cutTail() }
                 guard try reopen() else { break step }
             default:
                 note("crash")
@@ -306,6 +319,67 @@ struct LogSimulator {
         failed = []
         flipped = nil
         return true
+    }
+
+    /// Cuts 1 to 300 bytes off the end of the last segment (never into its header), as a copy that
+    /// stopped early or a disk that lost the file's end would. When that takes events the log had
+    /// published as durable, a writer and a reader must refuse the log (`truncated`), verify must
+    /// name exactly the missing events, and only a repair accepts the shorter log; otherwise (nothing
+    /// acknowledged cut) the next open cuts a torn tail as after a crash.
+    mutating func cutTail() throws {
+        disk.faults = .none
+        defer { disk.faults = faults }
+        guard let last = try? StoreDirectory.segments(in: directory, fileSystem: disk).last,
+              let bytes = disk.contents(of: last.path), bytes.count > LogFormat.segmentHeaderBytes else { return }
+        let cut = Int.random(in: 1...min(bytes.count - LogFormat.segmentHeaderBytes, 300), using: &cutRandom)
+        disk.install(last.path, bytes: Array(bytes.prefix(bytes.count - cut)))
+        figures.tailCuts += 1
+        let scanned: UInt64
+        do {
+            scanned = try StoreScanner.scan(directory: directory, role: .reader(writerActive: false), fileSystem: disk, keys: options.keys).head.sequence
+        } catch { throw fail("scanning a log cut short failed: \(error)") }
+        let acknowledged = PublishedHead.readDurable(in: directory, fileSystem: disk)
+        note("cut \(cut) bytes off \(last.path): the log ends at \(scanned), published as durable \(acknowledged.map(String.init) ?? "none")")
+        guard let acknowledged, acknowledged > scanned else {
+            if scanned < UInt64(durable.count) {
+                // The published head lags the log by the commits whose publication failed (a full
+                // disk: by design a reader is then a commit behind): a cut of just those is not
+                // told from a torn tail. Counted; the log as cut is the baseline.
+                figures.tailCutsUnseen += 1
+                note("the cut took acknowledged events \(scanned + 1)…\(durable.count) whose publication had failed")
+                durable = Array(durable.prefix(Int(scanned)))
+                written = []
+                failed = []
+                published = min(published, Int(scanned))
+            }
+            return
+        }
+        func refused(_ what: String, _ body: () throws -> Void) throws {
+            do {
+                try body()
+            } catch let error as LogError where error.code == .truncated {
+                return
+            } catch {
+                throw fail("\(what) of a log cut short failed otherwise: \(error)")
+            }
+            throw fail("\(what) took a log cut short (ends at \(scanned), acknowledged through \(acknowledged)) as whole")
+        }
+        try refused("a writer's open") { try LogWriter.open(directory: directory, options: options).close() }
+        try refused("a reader's open") { _ = try LogReader.open(directory: directory, fileSystem: disk, keys: options.keys) }
+        let verification: LogVerification
+        do { verification = try verifyLog(directory: directory, fileSystem: disk, keys: options.keys) } catch { throw fail("verify threw: \(error)") }
+        guard verification.missingAtEnd == (scanned + 1)...acknowledged, verification.problems.map(\.code) == [.truncated] else {
+            throw fail("verify of a log cut short said \(verification.problems), missing \(String(describing: verification.missingAtEnd))")
+        }
+        do { _ = try LogRepair.repair(directory: directory, fileSystem: disk, keys: options.keys) } catch { throw fail("repair of a log cut short failed: \(error)") }
+        figures.tailCutsRefused += 1
+        // The events cut are gone for good: what the log holds now is the baseline.
+        if scanned <= UInt64(durable.count) {
+            durable = Array(durable.prefix(Int(scanned)))
+            written = []
+        }
+        failed = []
+        published = min(published, Int(scanned))
     }
 
     /// `payloads` must be every durable record, then whole commits from the unacknowledged tail, in order

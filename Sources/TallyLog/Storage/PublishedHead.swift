@@ -22,41 +22,64 @@ import Glibc
 /// (``shortLogError(head:published:directory:)``).
 enum PublishedHead {
     static let fileName = "PUBLISHED"
-    static let byteCount = 16
+    /// Bytes of the record a writer writes (`TLPD`); 16 for the older `TLPH` and `TLPW` records.
+    static let byteCount = 24
+    private static let bothMagic: [UInt8] = Array("TLPD".utf8)
     private static let durableMagic: [UInt8] = Array("TLPH".utf8)
     private static let writtenMagic: [UInt8] = Array("TLPW".utf8)
 
     static func path(in directory: String) -> String { StoreDirectory.join(directory, fileName) }
 
-    /// The record for `sequence`, durable or only written.
-    static func encoded(_ sequence: UInt64, durable: Bool = true) -> [UInt8] {
-        var bytes = (durable ? durableMagic : writtenMagic) + [UInt8](repeating: 0, count: byteCount - 4)
-        bytes.storeLittleEndian(sequence, at: 4)
-        bytes.storeLittleEndian(CRC32C.checksum(bytes[0..<12]), at: 12)
+    /// The record a writer writes: `TLPD`, the visible sequence, the durable one (0: none known),
+    /// and the CRC32C of those 20 bytes.
+    static func encoded(visible: UInt64, durable: UInt64) -> [UInt8] {
+        precondition(durable <= visible, "what is durable is visible")
+        var bytes = bothMagic + [UInt8](repeating: 0, count: byteCount - 4)
+        bytes.storeLittleEndian(visible, at: 4)
+        bytes.storeLittleEndian(durable, at: 12)
+        bytes.storeLittleEndian(CRC32C.checksum(bytes[0..<20]), at: 20)
         return bytes
+    }
+
+    /// The record for `sequence`, durable through it or not durable at all.
+    static func encoded(_ sequence: UInt64, durable: Bool = true) -> [UInt8] {
+        encoded(visible: sequence, durable: durable ? sequence : 0)
     }
 
     /// The published sequence, durable or not, or nil when the file is missing, short or fails
     /// its check (a log written before there was one, or a read that raced a write): the reader
     /// then relies on frame checks alone, as before.
     static func read(in directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) -> UInt64? {
-        record(in: directory, fileSystem: fileSystem).map(\.sequence)
+        record(in: directory, fileSystem: fileSystem)?.visible
     }
 
-    /// The published sequence when it is known to be durable: the log must reach it.
+    /// The last sequence published as durable: the log must reach it. Nil when none is known.
     static func readDurable(in directory: String, fileSystem: any LogFileSystem = PosixFileSystem()) -> UInt64? {
-        guard let record = record(in: directory, fileSystem: fileSystem), record.durable else { return nil }
-        return record.sequence
+        record(in: directory, fileSystem: fileSystem)?.durable
     }
 
-    private static func record(in directory: String, fileSystem: any LogFileSystem) -> (sequence: UInt64, durable: Bool)? {
+    /// The file holds two slots of ``byteCount`` bytes, written in turn: a write that fails half
+    /// way (a full disk) damages one, and the other still holds the record before it. The valid
+    /// slots' greatest sequences count.
+    private static func record(in directory: String, fileSystem: any LogFileSystem) -> (visible: UInt64, durable: UInt64?)? {
         guard let file = try? fileSystem.open(path(in: directory), mode: .read) else { return nil }
         defer { file.close() }
-        guard let bytes = try? file.read(count: byteCount, at: 0), bytes.count == byteCount,
-              bytes.loadLittleEndian(UInt32.self, at: 12) == CRC32C.checksum(bytes[0..<12]) else { return nil }
+        guard let bytes = try? file.read(count: 2 * byteCount, at: 0), bytes.count >= 16 else { return nil }
         let magic = Array(bytes[0..<4])
-        guard magic == durableMagic || magic == writtenMagic else { return nil }
-        return (bytes.loadLittleEndian(UInt64.self, at: 4), magic == durableMagic)
+        if magic == bothMagic || (bytes.count == 2 * byteCount && Array(bytes[byteCount..<(byteCount + 4)]) == bothMagic) {
+            let slots = [0, byteCount].compactMap { start -> (visible: UInt64, durable: UInt64)? in
+                guard bytes.count >= start + byteCount else { return nil }
+                let slot = Array(bytes[start..<(start + byteCount)])
+                guard Array(slot[0..<4]) == bothMagic, slot.loadLittleEndian(UInt32.self, at: 20) == CRC32C.checksum(slot[0..<20]) else { return nil }
+                return (slot.loadLittleEndian(UInt64.self, at: 4), slot.loadLittleEndian(UInt64.self, at: 12))
+            }
+            guard let visible = slots.map(\.visible).max(), let durable = slots.map(\.durable).max() else { return nil }
+            return (visible, durable == 0 ? nil : durable)
+        }
+        guard magic == durableMagic || magic == writtenMagic,
+              bytes.loadLittleEndian(UInt32.self, at: 12) == CRC32C.checksum(bytes[0..<12]) else { return nil }
+        let sequence = bytes.loadLittleEndian(UInt64.self, at: 4)
+        return (sequence, magic == durableMagic ? sequence : nil)
     }
 
     /// The error for a log whose last event, `head`, comes before its published head: the events
@@ -76,21 +99,30 @@ enum PublishedHead {
     static func reset(to sequence: UInt64, in directory: String, fileSystem: any LogFileSystem) throws {
         let file = try fileSystem.open(path(in: directory), mode: .readWriteCreate)
         defer { file.close() }
-        try file.write(encoded(sequence), at: 0)
+        try file.write(encoded(sequence) + encoded(sequence), at: 0)
         try file.fullSync()
         try fileSystem.syncDirectory(directory)
     }
 }
 
-/// A writer's handle on ``PublishedHead``: one positioned write of 16 bytes per commit.
+/// A writer's handle on ``PublishedHead``: one positioned write of 24 bytes per commit, carrying
+/// the last sequence published as durable along with the visible one, so that publishing a commit
+/// written without a sync never hides what an earlier sync made durable.
 struct PublishedHeadFile: Sendable {
     private let file: any LogFile
+    /// The last sequence published as durable.
+    private var durable: UInt64
+    /// The slot the next record goes to (0 or 1).
+    private var slot = 0
 
-    /// Opens (or creates) the file in `directory` and publishes `sequence`.
+    /// Opens (or creates) the file in `directory` and publishes `sequence` as durable, in both
+    /// slots (a slot left from before could hold a greater sequence the log no longer has).
     init(directory: String, sequence: UInt64, fileSystem: any LogFileSystem) throws {
         file = try fileSystem.open(PublishedHead.path(in: directory), mode: .readWriteCreate)
+        durable = sequence
         do {
-            try publish(sequence)
+            let record = PublishedHead.encoded(sequence)
+            try file.write(record + record, at: 0)
         } catch {
             file.close()
             throw error
@@ -98,8 +130,11 @@ struct PublishedHeadFile: Sendable {
     }
 
     /// Makes events through `sequence` visible to readers; `durable` when they are synced.
-    func publish(_ sequence: UInt64, durable: Bool = true) throws {
-        try file.write(PublishedHead.encoded(sequence, durable: durable), at: 0)
+    mutating func publish(_ sequence: UInt64, durable: Bool = true) throws {
+        if durable { self.durable = sequence }
+        let offset = Int64(slot * PublishedHead.byteCount)
+        slot = 1 - slot
+        try file.write(PublishedHead.encoded(visible: sequence, durable: min(self.durable, sequence)), at: offset)
     }
 
     func close() { file.close() }
