@@ -171,6 +171,39 @@ struct LogEncryptionTests {
         }
     }
 
+    /// Issue 34, item 1: a damaged sealed frame in the middle is set aside like a plain one; the
+    /// lost frame (never sealed) is passed over by readers and verify with the keys, the frames
+    /// after it still open and verify, and the writer appends sealed frames after them.
+    @Test func aDamagedSealedFrameIsSetAsideAndEveryLaterSealedFrameKept() throws {
+        try withTemporaryDirectory { directory in
+            let keys = try Self.keys(10)
+            let (sealed, _) = try Self.twin(at: directory, keys: keys, commits: 8, segmentBytesLimit: 1 << 20)
+            let path = try segmentPaths(sealed)[0]
+            var bytes = try fileBytes(path)
+            let frame = try layout(of: path).structures[3]
+            let first = bytes.loadLittleEndian(UInt64.self, at: frame.start + 8)
+            let last = first + UInt64(bytes.loadLittleEndian(UInt32.self, at: frame.start + 16)) - 1
+            bytes[frame.end - 3] ^= 0x20
+            try writeFileBytes(bytes, to: path)
+            var before: [LoggedEvent] = []
+            let report = try LogRepair.repair(directory: sealed, keys: keys)
+            #expect(report.setAside.map { $0.firstSequence...$0.lastSequence } == [first...last] && report.cutPath == nil)
+            let verification = try verifyLog(directory: sealed, keys: keys)
+            #expect(verification.isValid && verification.lostEvents == [first...last], "\(verification.problems)")
+            try LogReader.open(directory: sealed, keys: keys).forEach { before.append($0) }
+            #expect(before.allSatisfy { $0.sequence < first || $0.sequence > last } && before.last?.sequence == verification.lastSequence)
+            var options = testOptions()
+            options.keys = keys
+            let writer = try LogWriter.open(directory: sealed, options: options)
+            let appended = try writer.append(Self.records(2, secret: "after"))
+            try writer.close()
+            #expect(appended.first == verification.lastSequence + 1)
+            let after = try verifyLog(directory: sealed, keys: keys)
+            #expect(after.isValid && after.lostEvents == [first...last])
+            #expect(!Self.contains(try fileBytes(path), "after paid"), "what follows is sealed")
+        }
+    }
+
     @Test func aSealedFrameCarriesItsKeyIdentifierAndFlag() throws {
         let keys = try Self.keys(9, id: 42)
         let event = LoggedEvent(
