@@ -61,7 +61,7 @@ enum PublishedHead {
     /// The file holds two slots of ``byteCount`` bytes, written in turn: a write that fails half
     /// way (a full disk) damages one, and the other still holds the record before it. The valid
     /// slots' greatest sequences count.
-    private static func record(in directory: String, fileSystem: any LogFileSystem) -> (visible: UInt64, durable: UInt64?)? {
+    static func record(in directory: String, fileSystem: any LogFileSystem) -> (visible: UInt64, durable: UInt64?)? {
         guard let file = try? fileSystem.open(path(in: directory), mode: .read) else { return nil }
         defer { file.close() }
         guard let bytes = try? file.read(count: 2 * byteCount, at: 0), bytes.count >= 16 else { return nil }
@@ -118,11 +118,16 @@ struct PublishedHeadFile: Sendable {
     /// Opens (or creates) the file in `directory` and publishes `sequence` as durable, in both
     /// slots (a slot left from before could hold a greater sequence the log no longer has).
     init(directory: String, sequence: UInt64, fileSystem: any LogFileSystem) throws {
+        // A file that already says `sequence`, visible and durable, stays as it is: an open that
+        // appends nothing leaves the log's directory unchanged, byte for byte.
+        let current = PublishedHead.record(in: directory, fileSystem: fileSystem)
         file = try fileSystem.open(PublishedHead.path(in: directory), mode: .readWriteCreate)
         durable = sequence
         do {
-            let record = PublishedHead.encoded(sequence)
-            try file.write(record + record, at: 0)
+            if current?.visible != sequence || current?.durable != sequence {
+                let record = PublishedHead.encoded(sequence)
+                try file.write(record + record, at: 0)
+            }
         } catch {
             file.close()
             throw error
