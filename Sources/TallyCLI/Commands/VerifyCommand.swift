@@ -21,7 +21,9 @@ struct VerifyCommand: ParsableCommand {
 
             Exit status:
               0  the log is intact; the read models are at its head or behind it
-              1  the log is damaged or incomplete, does not match --expect, or has lost or changed events the \
+              1  the log is damaged or incomplete, does not match --expect, personal text's subject keys \
+            are missing (a deleted or damaged SUBJECTS file; an erasure is recorded in the log) or \
+            damaged, or the log has lost or changed events the \
             read models saw (they are ahead of it, or on another chain: restore the newer log, or \
             `tally rebuild` to accept it); or a balance assertion fails
               2  the log is intact but the read models are unreadable or inconsistent: `tally rebuild`
@@ -60,6 +62,10 @@ struct VerifyCommand: ParsableCommand {
         let result: StoreVerification
         do {
             result = try StoreVerifier.verify(at: storeOptions.path, options: try storeOptions.ledgerOptions(), expect: expected)
+        } catch let error as StoreError where error.code == .keyFileDamaged {
+            // Damaged key material is damage, found by verify, not a reason it could not run.
+            Output.error(error.message)
+            throw ExitCode(Self.exitStatus(.keysMissing))
         } catch let error as StoreError where error.code == .incomplete {
             // A half-made store is damage, not a reason verify could not run.
             Output.error(error.message)

@@ -236,6 +236,9 @@ public final class SubjectKeys: Sendable {
             var id: String
             var name: String
             var key: String
+            /// ``SubjectKeys/check(identifier:key:)`` of the identifier and key: one changed
+            /// character of a key is damage, never an erasure. Absent in files written before it.
+            var check: String?
         }
         var format: String
         var created: UInt64?
@@ -333,10 +336,26 @@ public final class SubjectKeys: Sendable {
         for item in form.subjects ?? [] {
             guard let identifier = unhex(item.id), identifier.count == 16,
                   let key = Data(base64Encoded: item.key), key.count == 32 else { throw damaged }
+            if let check = item.check, check != Self.check(identifier: identifier, key: Array(key)) {
+                throw StoreError(.keyFileDamaged, "the subject key file '\(path)' is damaged: the key of subject \(item.id) does not match its checksum (it would read as erased); restore the file from a backup")
+            }
             state.byIdentifier[identifier] = Entry(name: item.name, key: SymmetricKey(data: key))
             state.byName[item.name] = identifier
         }
         return state
+    }
+
+    /// The checksum a key is saved with: the first 8 bytes of SHA-256 over a label, the subject's
+    /// identifier and its key, in hex. It reveals nothing of the key.
+    static func check(identifier: [UInt8], key: [UInt8]) -> String {
+        hex(Array(SHA256.hash(data: Array("tally subject key check 1".utf8) + identifier + key).prefix(8)))
+    }
+
+    /// The identifiers (hex) of subjects whose sealed text was read and whose key this store
+    /// does not hold: erased, or lost (a deleted or damaged `SUBJECTS`); `verify` tells them
+    /// apart by the log's `erasure_recorded` events.
+    var missingIdentifiers: [String] {
+        state.withLock { $0.missing.map(Self.hex).sorted() }
     }
 
     /// The file's bytes as they are now.
@@ -345,7 +364,9 @@ public final class SubjectKeys: Sendable {
             FileForm(
                 format: Self.formatName, created: state.created,
                 subjects: state.byIdentifier.map { identifier, entry in
-                    FileForm.Item(id: Self.hex(identifier), name: entry.name, key: entry.key.withUnsafeBytes { Data($0) }.base64EncodedString())
+                    FileForm.Item(
+                        id: Self.hex(identifier), name: entry.name, key: entry.key.withUnsafeBytes { Data($0) }.base64EncodedString(),
+                        check: Self.check(identifier: identifier, key: entry.key.withUnsafeBytes { Array($0) }))
                 }.sorted { $0.id < $1.id },
                 sealed: nil)
         }

@@ -12,7 +12,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case notFound, alreadyExists, notAStore, readModelsAhead, readModelsDisagree, readModelsUnreadable, readOnly
             case incomplete, invalidPath, io
-            case keyRequired, wrongKey, badKey, notEncrypted
+            case keyRequired, wrongKey, badKey, notEncrypted, keyFileDamaged
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -51,6 +51,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let badKey = Code(.badKey)
         /// A key was given for a store that is not encrypted.
         public static let notEncrypted = Code(.notEncrypted)
+        /// The store's own key material fails its checksum (one changed character of a subject's
+        /// key): damage, never an erasure or a wrong key. Restore the file from a backup.
+        public static let keyFileDamaged = Code(.keyFileDamaged)
 
         public var description: String {
             switch value {
@@ -68,6 +71,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             case .wrongKey: "wrong key"
             case .badKey: "bad key file"
             case .notEncrypted: "store not encrypted"
+            case .keyFileDamaged: "key file damaged"
             }
         }
     }

@@ -17,7 +17,7 @@ public import TallyLog
 public struct StoreVerification: Sendable {
     /// What a verification concluded, worst first. A struct over a private enum, so new outcomes break no `switch`.
     public struct Outcome: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case intact, logDamaged, readModelsDisagree, readModelsDamaged, assertionFailed }
+        private enum Value: Hashable, Sendable { case intact, logDamaged, keysMissing, readModelsDisagree, readModelsDamaged, assertionFailed }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -26,6 +26,10 @@ public struct StoreVerification: Sendable {
         /// The log fails a check: damaged bytes, a rewritten event, a digest kept earlier that no longer
         /// matches, a payload this build cannot read, or no `ledger_created` first.
         public static let logDamaged = Outcome(.logDamaged)
+        /// The log is sound, but personal text in it is sealed under subject keys the store no
+        /// longer holds although the log records no erasure of them (``StoreVerification/missingSubjectKeys``):
+        /// the subject key file (`SUBJECTS`) was deleted or damaged. Restore it from a backup.
+        public static let keysMissing = Outcome(.keysMissing)
         /// The read models have seen events the log no longer holds (they are ahead of it, or their
         /// checkpoint's chain hash differs from the log's): restore the newer log, or `tally rebuild`.
         public static let readModelsDisagree = Outcome(.readModelsDisagree)
@@ -35,11 +39,12 @@ public struct StoreVerification: Sendable {
         /// The log and read models are sound, and a balance assertion recorded in the log does not hold.
         public static let assertionFailed = Outcome(.assertionFailed)
 
-        /// `intact`, `log_damaged`, `read_models_disagree`, `read_models_damaged`, `assertion_failed`.
+        /// `intact`, `log_damaged`, `keys_missing`, `read_models_disagree`, `read_models_damaged`, `assertion_failed`.
         public var description: String {
             switch value {
             case .intact: "intact"
             case .logDamaged: "log_damaged"
+            case .keysMissing: "keys_missing"
             case .readModelsDisagree: "read_models_disagree"
             case .readModelsDamaged: "read_models_damaged"
             case .assertionFailed: "assertion_failed"
@@ -62,10 +67,15 @@ public struct StoreVerification: Sendable {
     /// (a store made before stores were created owner-only, or loosened since): a warning,
     /// not damage.
     public var openToOthers: [String] = []
+    /// The identifiers of subjects whose sealed text the log holds, whose key the store does not
+    /// hold, and whose erasure the log does not record: keys lost, not erased (a deleted or
+    /// damaged `SUBJECTS`). Their text reads as erased until the file is restored.
+    public var missingSubjectKeys: [String] = []
 
     /// What the verification concluded.
     public var outcome: Outcome {
         if !log.isValid || !undecodableEvents.isEmpty || !contentProblems.isEmpty { return .logDamaged }
+        if !missingSubjectKeys.isEmpty { return .keysMissing }
         guard let readModels else { return .intact }
         if readModels.disagreesWithLog { return .readModelsDisagree }
         if readModels.isDamaged { return .readModelsDamaged }
@@ -78,7 +88,16 @@ public struct StoreVerification: Sendable {
 
     /// Every problem as a sentence, the log's first (amounts included: verify's output is the user's own).
     public var problems: [String] {
-        log.problems.map(\.description) + undecodableEvents + contentProblems + (readModels?.problems ?? [])
+        log.problems.map(\.description) + undecodableEvents + contentProblems + missingKeyProblems + (readModels?.problems ?? [])
+    }
+
+    /// The lost subject keys as a sentence, with the way out.
+    private var missingKeyProblems: [String] {
+        guard !missingSubjectKeys.isEmpty else { return [] }
+        let shown = missingSubjectKeys.prefix(20).joined(separator: ", ") + (missingSubjectKeys.count > 20 ? ", …" : "")
+        return ["personal text of \(missingSubjectKeys.count) subject\(missingSubjectKeys.count == 1 ? "" : "s") (\(shown)) cannot be read: "
+                + "their keys are missing from the subject key file (SUBJECTS) and the log records no erasure of them, so the file was "
+                + "deleted or damaged; their text reads as erased until it is restored from a backup"]
     }
 
     /// What is worth knowing but wrong with nothing: read models behind the head, a torn last frame.

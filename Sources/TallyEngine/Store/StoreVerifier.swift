@@ -50,6 +50,8 @@ public enum StoreVerifier {
         var verification = StoreVerification(
             log: log, undecodableEvents: scan.undecodable, contentProblems: scan.content, readModels: readModels,
             readModelFileMissing: stored == nil)
+        // Sealed text whose key is gone with no erasure in the log: the key file lost it.
+        verification.missingSubjectKeys = (catalog.subjectKeys?.missingIdentifiers ?? []).filter { !scan.erased.contains($0) }
         verification.openToOthers = openToOthers(layout)
         if let keyPath = options.key?.path, OwnerOnly.isOpenToOthers(keyPath) { verification.openToOthers.append(keyPath) }
         return verification
@@ -73,6 +75,8 @@ public enum StoreVerifier {
         var content: [String] = []
         var assertions: [Event] = []
         var timeZone: String? = nil
+        /// Subjects the log records as erased (`erasure_recorded`), by identifier.
+        var erased: Set<String> = []
     }
 
     /// Decodes every event: each must decode, event 1 must be `ledger_created` and no other may be.
@@ -99,6 +103,8 @@ public enum StoreVerifier {
                 scan.content.append("event 1 is \(event.type.name), not ledger_created: a store begins with ledger_created")
             } else if event.body.is(BalanceAsserted.self) {
                 scan.assertions.append(event)
+            } else if let erasure = event.body.as(ErasureRecorded.self) {
+                scan.erased.insert(erasure.subject)
             }
         }
         return scan
