@@ -165,6 +165,26 @@ struct PublishedHeadTests {
         }
     }
 
+    /// A writer that opens and commits nothing (a refused command) leaves `PUBLISHED` byte for
+    /// byte as it was, though it holds two slots of different ages.
+    @Test func anOpenThatCommitsNothingLeavesThePublishedHeadAsItWas() throws {
+        try withTemporaryDirectory { directory in
+            var rng = SplitMix64(seed: 18)
+            let writer = try LogWriter.create(directory: directory, options: testOptions(sync: .everyCommit))
+            for _ in 0..<3 { _ = try writer.append([randomRecord(&rng)]) }
+            try writer.close()
+            let before = try fileBytes(PublishedHead.path(in: directory))
+            #expect(before.count == 2 * PublishedHead.byteCount && before[0..<24] != before[24..<48], "two slots of different ages")
+            try LogWriter.open(directory: directory, options: testOptions(sync: .everyCommit)).close()
+            #expect(try fileBytes(PublishedHead.path(in: directory)) == before)
+            // A torn write of one slot leaves the other's record.
+            var torn = before
+            torn[30] ^= 0xFF
+            try writeFileBytes(torn, to: PublishedHead.path(in: directory))
+            #expect(PublishedHead.read(in: directory) != nil)
+        }
+    }
+
     /// The code of the ``LogError`` `body` throws, nil when it throws none.
     private func code(_ body: () throws -> Void) -> LogError.Code? {
         do {
