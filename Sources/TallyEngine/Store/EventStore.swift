@@ -76,7 +76,6 @@ public final class EventStore: Sendable {
     public static func open(at root: String, catalog: EventCatalog = .engine, options: LogOptions = LogOptions()) throws -> EventStore {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        try layout.refreshFromDatabase()
         let catalog = try catalog.withSubjectKeys(of: root, logKeys: options.keys)
         let writer = try LogStorage.openWriter(directory: layout.logDirectory, options: options)
         guard writer.head.sequence > 0 else {
@@ -85,7 +84,9 @@ public final class EventStore: Sendable {
         }
         do {
             // The keys were loaded before the lock was ours: another writer may have made
-            // subjects (or erased one) since, and every save from here on starts from its file.
+            // subjects (or erased one) since, and every save from here on starts from its file
+            // (for a log on PostgreSQL, the database's copy, taken now that the lease is ours).
+            try layout.refreshFromDatabase(holdingLock: true)
             try catalog.subjectKeys?.reloadForWriting()
         } catch {
             try? writer.close()
@@ -174,7 +175,6 @@ public struct EventStoreReader: Sendable {
     ) throws -> EventStoreReader {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
-        try layout.refreshFromDatabase()
         let catalog = try catalog.withSubjectKeys(of: root, logKeys: keys)
         let reader = try LogStorage.openReader(directory: layout.logDirectory, fileSystem: fileSystem, keys: keys)
         guard reader.head.sequence > 0 else {
@@ -248,6 +248,9 @@ extension EventCatalog {
     /// This catalog, or when it has no subject keys, with the store's (its `SUBJECTS` file), so
     /// that a store opened with a bare catalog still seals and opens its personal text.
     func withSubjectKeys(of root: String, logKeys: LogKeys?) throws -> EventCatalog {
-        subjectKeys != nil ? self : sealing(with: try SubjectKeys.load(root: root, logKeys: logKeys))
+        if subjectKeys != nil { return self }
+        // Keys read from the store's files: for a log on PostgreSQL, as the database holds them now.
+        try StoreLayout(root: root).refreshFromDatabase()
+        return sealing(with: try SubjectKeys.load(root: root, logKeys: logKeys))
     }
 }
