@@ -43,7 +43,7 @@ public final class PostgresTestCluster: Sendable {
     }
 
     /// The repository's `scripts/postgres/cluster.sh`.
-    static var script: String {
+    public static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/postgres/cluster.sh").path
     }
@@ -69,7 +69,7 @@ public final class PostgresTestCluster: Sendable {
 
     /// Runs a program and returns its wait status and what it printed. Spawned and waited for
     /// with `posix_spawn` and `waitpid`, its output through a file: a server it starts outlives it.
-    static func spawn(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
+    public static func spawn(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
         let output = "/tmp/tally-pg-spawn-\(getpid())-\(UUID().uuidString.prefix(8)).out"
         defer { unlink(output) }
         var actions = posix_spawn_file_actions_t()

@@ -14,12 +14,15 @@
 #
 # Environment: LEDGER_SEEDS overrides SEEDS for the ledger simulator (about 100x slower);
 # JOBS (default 1) splits each simulator's seeds into that many processes run at once;
-# SCRATCH (default .build-sim) is the release build directory.
+# SCRATCH (default .build-sim) is the release build directory. REMOTE_SEEDS (default SEEDS / 10)
+# sets the seeds of the PostgreSQL backend's simulator (RemoteLogSimulationTests: lost commit
+# acknowledgements and fenced writers at the LogWriting interface, under the Ledger API).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seeds=${1:?usage: scripts/sim/run.sh SEEDS [FIRST_SEED]}
 first=${2:-1}
 ledger_seeds=${LEDGER_SEEDS:-$seeds}
+remote_seeds=${REMOTE_SEEDS:-$(( seeds / 10 > 0 ? seeds / 10 : 1 ))}
 jobs=${JOBS:-1}
 scratch=${SCRATCH:-.build-sim}
 
@@ -41,10 +44,10 @@ run() {
     done
     local failed=0
     for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
-    grep -h -E "^(log|ledger) simulation:" "$output/$name".* || true
+    grep -h -E "^(log|ledger|remote log) simulation:" "$output/$name".* || true
     grep -h -E "seed [0-9]+:" "$output/$name".* | head -20 || true
     # The sum: every shard's line has the same words, so add the numbers position by position.
-    grep -h -E "^(log|ledger) simulation:" "$output/$name".* | awk -v name="$name" '
+    grep -h -E "^(log|ledger|remote log) simulation:" "$output/$name".* | awk -v name="$name" '
         { n = 0; line = $0
           while (match(line, /[0-9]+/)) { n++; sum[n] += substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH) }
           template = $0; count = n }
@@ -57,4 +60,5 @@ run() {
 status=0
 run log "LogSimulationTests/shortRun" TALLY_SIM_SEEDS "$seeds" || status=1
 run ledger "LedgerSimulationTests/shortRun" TALLY_SIM_LEDGER_SEEDS "$ledger_seeds" || status=1
+run remote "RemoteLogSimulationTests/shortRun" TALLY_SIM_REMOTE_SEEDS "$remote_seeds" || status=1
 exit $status

@@ -53,6 +53,9 @@ public final class Ledger: Sendable {
         /// Test hook: called after a group's frame is durable and before its SQLite commit;
         /// throwing makes that commit fail, as a full disk or an I/O error would.
         var faultAfterAppend: (@Sendable () throws -> Void)?
+        /// Test hook: wraps the log's writer when a ledger opens for writing, so that a simulated
+        /// backend's failures (a lost commit acknowledgement, a fenced writer) reach the pipeline.
+        var logWriterWrapper: (@Sendable (any LogWriting) -> any LogWriting)?
         /// How long a reader waits for another process's writer lock when it must fold the
         /// log into read models it cannot use as they are. Default 60 s.
         public var readerLockWaitMicroseconds: Int64
@@ -384,7 +387,7 @@ public final class Ledger: Sendable {
             let options = try options.unlocked(at: root)
             _ = try options.registeredProjectors()
             let catalog = try options.catalog()
-            let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions)
+            let store = try EventStore.open(at: root, catalog: catalog, options: options.logOptions, wrappingWriter: options.logWriterWrapper)
             do {
                 // One view of the log, the writer's own, for the calendar and the read models' agreement.
                 let reader = try store.reader()

@@ -74,10 +74,18 @@ public final class EventStore: Sendable {
     ///   `LogError` (`locked`) when another writer holds it, (`corrupt`) naming the segment and offset
     ///   of any damage.
     public static func open(at root: String, catalog: EventCatalog = .engine, options: LogOptions = LogOptions()) throws -> EventStore {
+        try open(at: root, catalog: catalog, options: options, wrappingWriter: nil)
+    }
+
+    /// The same, with the log's writer wrapped (a test's simulated backend).
+    static func open(
+        at root: String, catalog: EventCatalog, options: LogOptions, wrappingWriter wrap: (@Sendable (any LogWriting) -> any LogWriting)?
+    ) throws -> EventStore {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
         let catalog = try catalog.withSubjectKeys(of: root, logKeys: options.keys)
-        let writer = try LogStorage.openWriter(directory: layout.logDirectory, options: options)
+        let opened = try LogStorage.openWriter(directory: layout.logDirectory, options: options)
+        let writer = wrap.map { $0(opened) } ?? opened
         guard writer.head.sequence > 0 else {
             try? writer.close()
             throw StoreError(.incomplete, StoreLayout.incompleteMessage(root, "its log holds no event, not even ledger_created"))

@@ -104,7 +104,10 @@ final class PostgresConnection: @unchecked Sendable {
 
     private func check(_ result: OpaquePointer?, sql: String) throws {
         guard let result else {
-            throw LogError(.io, "PostgreSQL at \(displayName) gave no result: \(handle.map { Self.message(PQerrorMessage($0)) } ?? "closed")")
+            // Nothing could be sent (a connection already broken): a lost connection, for the caller to make again.
+            throw PostgresError(
+                sqlState: "", message: "no result: \(handle.map { Self.message(PQerrorMessage($0)) } ?? "closed")",
+                connectionLost: handle.map { PQstatus($0) != CONNECTION_OK } ?? true, displayName: displayName)
         }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
@@ -112,8 +115,11 @@ final class PostgresConnection: @unchecked Sendable {
         default:
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             let text = Self.message(PQresultErrorMessage(result))
+            // The server ending the session (57P01 after pg_terminate_backend, 57P02, 57P03) or a
+            // connection exception (class 08) may come back before libpq has seen the socket close.
+            let ended = state.hasPrefix("57P") || state.hasPrefix("08")
             throw PostgresError(
-                sqlState: state, message: text, connectionLost: handle.map { PQstatus($0) != CONNECTION_OK } ?? true,
+                sqlState: state, message: text, connectionLost: ended || (handle.map { PQstatus($0) != CONNECTION_OK } ?? true),
                 displayName: displayName)
         }
     }

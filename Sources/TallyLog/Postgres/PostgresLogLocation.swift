@@ -12,7 +12,14 @@ import Foundation
 ///
 /// Everything but `ledger` goes to libpq as it is, so the password may come from the URI,
 /// `PGPASSWORD` or `~/.pgpass`, and TLS is set with libpq's own parameters (`sslmode`,
-/// `sslrootcert` …).
+/// `sslrootcert` …). A URI may name several servers, as libpq's do, so that the log follows a
+/// failover to whichever is the primary:
+///
+/// ```swift
+/// let location = try PostgresLogLocation(
+///     "postgresql://tally@db-1:5432,db-2:5432/books?target_session_attrs=read-write&ledger=home")
+/// location.server          // "db-1:5432,db-2:5432/books"
+/// ```
 public struct PostgresLogLocation: Hashable, Sendable, CustomStringConvertible {
     /// The URI without its `ledger` parameter, as libpq takes it (it may hold a password: never print it).
     public let connectionString: String
@@ -34,6 +41,10 @@ public struct PostgresLogLocation: Hashable, Sendable, CustomStringConvertible {
     ///   no `ledger` parameter, or a ledger name that is empty, too long or holds characters other
     ///   than letters, digits, `-`, `_`, `.` and `:`.
     public init(_ text: String) throws {
+        if Self.isLocation(text), let hosts = Self.hostList(of: text), hosts.contains(",") {
+            self = try Self.multiHost(text)
+            return
+        }
         guard Self.isLocation(text), var components = URLComponents(string: text) else {
             throw LogError(.invalidArgument, "'\(Self.redacted(text))' is not a PostgreSQL location: write postgresql://USER@HOST:PORT/DATABASE?ledger=NAME")
         }
@@ -56,6 +67,46 @@ public struct PostgresLogLocation: Hashable, Sendable, CustomStringConvertible {
         self.ledger = ledger
         let host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
         self.server = host + (components.port.map { ":\($0)" } ?? "") + "/" + database
+    }
+
+    /// The text between `://` (and any `user:password@`) and the path: one host or a list.
+    private static func hostList(of text: String) -> Substring? {
+        guard let scheme = text.range(of: "://") else { return nil }
+        let rest = text[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        return authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+    }
+
+    /// A URI naming several servers (`host1:port1,host2:port2`), which Foundation's URL parser
+    /// refuses and libpq takes: the `ledger` parameter is taken out, the rest is kept byte for byte.
+    private static func multiHost(_ text: String) throws -> PostgresLogLocation {
+        let scheme = text.range(of: "://")!
+        let afterScheme = text[scheme.upperBound...]
+        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" }
+        let hosts = hostList(of: text)!
+        let afterAuthority = afterScheme[authority.endIndex...]
+        let path = afterAuthority.prefix { $0 != "?" }
+        let query = afterAuthority.dropFirst(path.count).dropFirst()
+        let database = (path.hasPrefix("/") ? String(path.dropFirst()) : String(path)).removingPercentEncoding ?? ""
+        guard !database.isEmpty else {
+            throw LogError(.invalidArgument, "the PostgreSQL location '\(redacted(text))' names no database: write postgresql://USER@HOST:PORT/DATABASE?ledger=NAME")
+        }
+        let items = query.isEmpty ? [] : query.split(separator: "&", omittingEmptySubsequences: false)
+        let isLedger = { (item: Substring) in item.prefix { $0 != "=" } == "ledger" }
+        let ledgers = items.filter(isLedger).map { $0.drop { $0 != "=" }.dropFirst().removingPercentEncoding ?? "" }
+        guard ledgers.count == 1, !ledgers[0].isEmpty else {
+            throw LogError(.invalidArgument, "the PostgreSQL location '\(redacted(text))' needs exactly one ledger=NAME parameter (the ledger's name in the database)")
+        }
+        try checkLedgerName(ledgers[0])
+        let rest = items.filter { !isLedger($0) }
+        let connection = String(text[..<path.endIndex]) + (rest.isEmpty ? "" : "?" + rest.joined(separator: "&"))
+        return PostgresLogLocation(connectionString: connection, ledger: ledgers[0], server: String(hosts) + "/" + database)
+    }
+
+    private init(connectionString: String, ledger: String, server: String) {
+        self.connectionString = connectionString
+        self.ledger = ledger
+        self.server = server
     }
 
     /// Checks a ledger's name (see ``init(_:)``).
@@ -81,6 +132,12 @@ public struct PostgresLogLocation: Hashable, Sendable, CustomStringConvertible {
 
     /// `text` with any password in it replaced by `***`, for messages about a location that did not parse.
     public static func redacted(_ text: String) -> String {
+        if let hosts = hostList(of: text), hosts.contains(","), let scheme = text.range(of: "://") {
+            // Several servers: Foundation cannot parse it, so the user's part is cut by hand.
+            let authority = text[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
+            guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+            return String(text[..<authority.index(after: colon)]) + "***" + String(text[at...])
+        }
         guard var components = URLComponents(string: text), components.password != nil else { return text }
         components.password = "***"
         return components.string ?? "postgresql://…"

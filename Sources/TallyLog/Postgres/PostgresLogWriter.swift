@@ -297,6 +297,13 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         let (frame, lastHash) = FrameCodec.encode(events, previousHash: expected.hash, keys: options.keys)
         let last = first + UInt64(events.count) - 1
         try options.faultInjection?(first)
+        if !connection.isUsable {
+            // Broken since the last statement (an outcome that could not be learned, a renewal
+            // that failed): nothing of this frame is in flight, so a new connection is all it takes.
+            do { try connection.reconnect() } catch {
+                throw LogError(.io, "the connection to \(location.displayName) is broken and could not be made again: nothing was appended (\(error))")
+            }
+        }
         var inserted = 0
         // A connection lost in flight is resolved by reading the head back on a new one; only a
         // head that is still the expected one (the frame is certainly not there) is tried again, once.
@@ -318,19 +325,14 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
                 break
             }
         }
-        guard inserted == 1 else {
+        if inserted != 1 {
             let (sequence, hash, lastAt, currentEpoch) = try readHead()
-            state.withLock { state in
-                state.head = LogDigest(sequence: sequence, hash: hash)
-                state.lastRecordedAt = lastAt
-                if currentEpoch != epoch {
-                    state.fenced = LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer (epoch \(currentEpoch), this one held \(epoch)); open it again to write")
-                }
+            // This very frame at the head is a commit in doubt (its connection was lost) that the
+            // server finished after the head was read back, so the resend found the head moved by
+            // it: it committed once, and saying otherwise would have the caller plan it again.
+            if sequence != last || hash != lastHash {
+                try refuse(expected: expected, epoch: epoch, head: (sequence, hash, lastAt, currentEpoch))
             }
-            if currentEpoch != epoch {
-                throw LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer (epoch \(currentEpoch), this one held \(epoch)): nothing was appended")
-            }
-            throw LogError(.headMoved, "another writer committed to the ledger '\(location.ledger)' first (its head is \(sequence), this writer expected \(expected.sequence)): nothing was appended")
         }
         let head = LogDigest(sequence: last, hash: lastHash)
         state.withLock { state in
@@ -340,31 +342,64 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         return AppendResult(first: first, last: last, recordedAt: recordedAt, head: head)
     }
 
+    /// Learns the head another writer moved (or the epoch a new owner took) and throws
+    /// ``LogError/Code/headMoved``: nothing of this writer's frame was appended.
+    private func refuse(expected: LogDigest, epoch: Int64, head: (UInt64, [UInt8], Int64, Int64)) throws -> Never {
+        let (sequence, hash, lastAt, currentEpoch) = head
+        state.withLock { state in
+            state.head = LogDigest(sequence: sequence, hash: hash)
+            state.lastRecordedAt = lastAt
+            if currentEpoch != epoch {
+                state.fenced = LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer (epoch \(currentEpoch), this one held \(epoch)); open it again to write")
+            }
+        }
+        if currentEpoch != epoch {
+            throw LogError(.headMoved, "the ledger '\(location.ledger)' was taken over by another writer (epoch \(currentEpoch), this one held \(epoch)): nothing was appended")
+        }
+        throw LogError(.headMoved, "another writer committed to the ledger '\(location.ledger)' first (its head is \(sequence), this writer expected \(expected.sequence)): nothing was appended")
+    }
+
     /// The connection broke while a commit was in flight: connects again and reads the head.
     /// Returns 1 when the frame is there (committed), 0 when another writer's is, nil when the
     /// head is still the expected one (nothing was appended: the caller may send it again); on
     /// the final attempt that throws `io` instead, as does a server that stays unreachable.
     private func resolveInDoubt(expected: LogDigest, last: UInt64, lastHash: [UInt8], error: PostgresError?, finalAttempt: Bool) throws -> Int? {
         var attempt = 0
+        var head: (UInt64, [UInt8], Int64, Int64)
         while true {
             do {
+                // A new connection, and the head read on it; either may be cut again.
                 try connection.reconnect()
+                head = try readHeadOrLoseConnection()
                 break
+            } catch let error as PostgresError where !error.connectionLost {
+                throw error.logError
+            } catch let error as LogError where error.code != .io && error.code != .closed {
+                throw error
             } catch {
                 attempt += 1
-                guard attempt < 20 else {
+                guard attempt < 30 else {
                     throw LogError(.io, "the connection to \(location.displayName) broke during a commit of events \(expected.sequence + 1)…\(last) and could not be made again, so whether it committed is unknown; open the ledger again to learn its head (\(error))")
                 }
-                usleep(250_000)
+                usleep(UInt32(min(250_000, 10_000 << min(attempt, 5))))
             }
         }
-        let (sequence, hash, _, _) = try readHead()
+        let (sequence, hash, _, _) = head
         if sequence == last && hash == lastHash { return 1 }
         if sequence == expected.sequence && hash == expected.hash {
             guard finalAttempt else { return nil }
             throw LogError(.io, "the connection to \(location.displayName) broke before the commit of events \(expected.sequence + 1)…\(last) was done, and it was not: nothing was appended\(error.map { " (\($0.message))" } ?? "")")
         }
         return 0
+    }
+
+    /// ``readHead()``, throwing a lost connection as it is (for ``resolveInDoubt``, which tries again).
+    private func readHeadOrLoseConnection() throws -> (UInt64, [UInt8], Int64, Int64) {
+        let rows = try connection.query(PostgresLogSchema.head, [.text(location.ledger)])
+        guard rows.count == 1 else {
+            throw LogError(.notFound, "the database \(location.server) has no ledger '\(location.ledger)'")
+        }
+        return (UInt64(rows.int64(0, 0)), rows.bytes(0, 1), rows.int64(0, 2), rows.int64(0, 3))
     }
 
     private func readHead() throws -> (UInt64, [UInt8], Int64, Int64) {

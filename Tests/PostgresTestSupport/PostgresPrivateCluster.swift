@@ -1,0 +1,67 @@
+internal import Foundation
+
+/// A throwaway PostgreSQL cluster of one test's own, for what a test must not do to the shared
+/// one: change server settings, kill the server, add a standby and promote it. Made by
+/// `scripts/postgres/cluster.sh` in a temporary directory; ``stop()`` (or the end of the
+/// process) removes it.
+public final class PostgresPrivateCluster: Sendable {
+    /// The server's URL: `postgresql://tally@127.0.0.1:PORT/postgres`.
+    public let serverURL: String
+    /// The cluster's directory.
+    public let directory: String
+
+    private init(serverURL: String, directory: String) {
+        self.serverURL = serverURL
+        self.directory = directory
+    }
+
+    /// Starts a new cluster.
+    /// - Throws: ``PostgresTestCluster/ClusterFailure`` with the script's output.
+    public static func start(_ name: String) throws -> PostgresPrivateCluster {
+        let directory = "/tmp/tally-pg-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        return PostgresPrivateCluster(serverURL: try url(from: run(["start", directory])), directory: directory)
+    }
+
+    /// Starts a streaming standby of this cluster, which this one then waits for at every commit
+    /// (synchronous replication).
+    public func standby() throws -> PostgresPrivateCluster {
+        let directory = self.directory + "-standby"
+        return PostgresPrivateCluster(serverURL: try Self.url(from: Self.run(["standby", self.directory, directory])), directory: directory)
+    }
+
+    /// The port the server listens on.
+    public var port: String { String(serverURL.split(separator: ":").last!.prefix { $0 != "/" }) }
+
+    /// Kills the server with SIGKILL (a crash).
+    public func kill() throws { try Self.run(["kill", directory]) }
+    /// Makes a standby the primary.
+    public func promote() throws { try Self.run(["promote", directory]) }
+    /// Stops the server and removes its directory.
+    public func stop() { _ = try? Self.run(["stop", directory]) }
+
+    /// Runs SQL through `psql` on this server and returns its unaligned output.
+    @discardableResult
+    public func psql(_ sql: String) throws -> String {
+        let (status, output) = try PostgresTestCluster.spawn("/usr/bin/psql", [serverURL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        guard status == 0 else {
+            throw PostgresTestCluster.ClusterFailure(description: "psql failed (status \(status)) on \(sql): \(output)")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func url(from output: String) throws -> String {
+        guard let url = output.split(separator: "\n").last.map(String.init), url.hasPrefix("postgresql://") else {
+            throw PostgresTestCluster.ClusterFailure(description: "the cluster script printed no URL: \(output)")
+        }
+        return url
+    }
+
+    @discardableResult
+    private static func run(_ arguments: [String]) throws -> String {
+        let (status, printed) = try PostgresTestCluster.spawn("/bin/bash", [PostgresTestCluster.script] + arguments)
+        guard status == 0 else {
+            throw PostgresTestCluster.ClusterFailure(description: "cluster.sh \(arguments.joined(separator: " ")) failed (status \(status)): \(printed)")
+        }
+        return printed
+    }
+}
