@@ -270,7 +270,7 @@ class Run:
         acknowledged = {}
         lock = threading.Lock()
         processes = [None, None]
-        kill_at = time.monotonic() + self.random.uniform(0.1, 2.0)
+        kill_at = time.monotonic() + self.random.uniform(0.05, 1.0)
         victim = self.random.randint(0, 1)
         killed = threading.Event()
 
