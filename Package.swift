@@ -126,7 +126,7 @@ let package = Package(
         // and passes with no product module present.
         .target(
             name: "TallyTestSupport",
-            dependencies: ["TallyEngine", "TallyLog"],
+            dependencies: ["TallyEngine", "TallyLog", "PostgresTestSupport"],
             path: "Tests/TallyTestSupport",
             swiftSettings: strictSettings
         ),
@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyEngineTests",
-            dependencies: ["TallyEngine", "TallyLog", "TallyTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TallyEngine", "TallyLog", "TallyTestSupport", "PostgresTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .testTarget(

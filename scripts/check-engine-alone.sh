@@ -14,12 +14,12 @@ PACKAGE="$SCRATCH/package"
 rm -rf "$PACKAGE"
 mkdir -p "$PACKAGE/Sources" "$PACKAGE/Tests"
 for module in CLZ4 CLibPQ TallyLog TallyEngine; do cp -R "Sources/$module" "$PACKAGE/Sources/"; done
-for tests in TallyEngineTests TallyTestSupport; do cp -R "Tests/$tests" "$PACKAGE/Tests/"; done
+for tests in TallyEngineTests TallyTestSupport PostgresTestSupport; do cp -R "Tests/$tests" "$PACKAGE/Tests/"; done
 # The manifest: the root one's engine targets and dependencies, nothing of the products.
 python3 - "$PACKAGE/Package.swift" <<'PY'
 import re, sys
 text = open("Package.swift").read()
-keep = {"CLZ4", "CLibPQ", "TallyLog", "TallyEngine", "TallyTestSupport", "TallyEngineTests"}
+keep = {"CLZ4", "CLibPQ", "TallyLog", "TallyEngine", "TallyTestSupport", "PostgresTestSupport", "TallyEngineTests"}
 head, targets = text.split("    targets: [", 1)
 products = re.sub(r'        \.(library|executable)\(name: "(?!TallyLog"|TallyEngine")[^\n]*\n', "", head)
 products = re.sub(r'\s*\.package\(url: "https://github.com/(apple/swift-argument-parser|swiftlang/swift-docc-plugin|hummingbird-project/[^"]+|swift-server/[^"]+|apple/swift-(log|metrics|nio)[^"]*)"[^\n]*', "", products)
@@ -30,7 +30,7 @@ if missing:
     sys.exit(f"check-engine-alone: no target {sorted(missing)} in Package.swift")
 for block in chosen:
     name = re.search(r'name: "([^"]+)"', block).group(1)
-    for dependency in re.findall(r'"(Tally[A-Za-z]*)"', block.split("dependencies:", 1)[-1]):
+    for dependency in re.findall(r'"((?:Tally|Postgres)[A-Za-z]*)"', block.split("dependencies:", 1)[-1]):
         if dependency not in keep:
             sys.exit(f"check-engine-alone: {name} depends on {dependency}, which is not the engine")
 open(sys.argv[1], "w").write(products + "    targets: [\n" + "".join(chosen) + "    ]\n)\n")

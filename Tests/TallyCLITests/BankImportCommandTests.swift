@@ -30,7 +30,7 @@ import Testing
         try store.expectRefused(["tx", "import-bank", bad, "--bank", "chase"], "chase.csv:7: field 'date':")
         let conflicting = try store.directory.file("conflict.csv", export(lastDate: "2026-05-05"))
         try store.expectRefused(["tx", "import-bank", conflicting, "--bank", "chase"], "conflict.csv:5: field 'external_id':")
-        let result = try TallyProcess.run(["tx", "import-bank", conflicting, "--bank", "chase", "--json", "--store", store.path])
+        let result = try TallyProcess.run(["tx", "import-bank", conflicting, "--bank", "chase", "--json"] + store.storeArguments)
         #expect(result.status != 0)
         #expect(result.standardOutput.contains(#""refused":true"#), "\(result.standardOutput)")
         #expect(result.standardOutput.contains(#""already_present":1,"conflicts":1"#), "\(result.standardOutput)")

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import PostgresTestSupport
 
 @Suite struct BudgetCommandTests {
-    @Test func aBudgetShowsSpentAndRemaining() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func aBudgetShowsSpentAndRemaining(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["budget", "set", "--category", "Groceries", "--month", "2026-05", "--maximum", "400.00"])
         try store.run(["tx", "add", "--payee", "Market", "--category", "groceries", "--amount", "-50.00", "--date", "2026-05-02"])
         try store.run(["tx", "add", "--payee", "Market", "--category", "groceries", "--amount", "-70.00", "--date", "2026-06-02"])
@@ -18,8 +19,8 @@ import Testing
         try store.expectRefused(["budget", "set", "--category", "groceries", "--month", "2026-13", "--maximum", "1.00"], "not a month")
     }
 
-    @Test func theOverviewGivesTheMonthsFlows() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func theOverviewGivesTheMonthsFlows(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["tx", "add", "--payee", "Employer", "--category", "general", "--amount", "2000.00", "--date", "2026-05-01"])
         try store.run(["tx", "add", "--payee", "Landlord", "--category", "bills", "--amount", "-900.00", "--date", "2026-05-02"])
         let overview = try store.run(["overview", "--month", "2026-05", "--json"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PostgresTestSupport
 
 /// `--idempotency-key` on every write command, through the real `tally`: the first run
 /// records; a repeat exits 0, says it was already applied, prints what the first run
@@ -21,9 +22,9 @@ import Testing
         }
     }
 
-    @Test(arguments: WriteCommand.all)
-    func aRepeatPrintsTheFirstResultAndOtherInputIsAConflictNamingTheKey(_ command: WriteCommand) throws {
-        let store = try BudgetStore()
+    @Test(arguments: WriteCommand.all, LogBackend.allCases)
+    func aRepeatPrintsTheFirstResultAndOtherInputIsAConflictNamingTheKey(_ command: WriteCommand, on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         for arguments in command.setUp { try store.run(arguments) }
         let key = ["--idempotency-key", "retry-1"]
         let first = try store.run(command.arguments + key)
@@ -38,8 +39,8 @@ import Testing
         try store.expectRefused(command.changed + key, "idempotency key 'retry-1'")
     }
 
-    @Test func aBankReImportWithTheSameIdAndAnotherAmountIsAConflictNotAlreadyRecorded() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func aBankReImportWithTheSameIdAndAnotherAmountIsAConflictNotAlreadyRecorded(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["bank", "connect", "chase"])
         func importing(_ amount: String) -> [String] {
             ["tx", "import-bank", "--bank", "chase", "--external-id", "T-1", "--payee", "Netflix", "--category", "entertainment",
@@ -52,8 +53,8 @@ import Testing
         #expect(try store.run(["tx", "show", "bank:chase:T-1", "--json"]).contains("\"category\":\"bills\""))
     }
 
-    @Test func aKeyTheLogCannotHoldIsRefusedBeforeTheStoreIsOpened() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func aKeyTheLogCannotHoldIsRefusedBeforeTheStoreIsOpened(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.expectRefused(["reference", "set", "100.00", "--idempotency-key", ""], "--idempotency-key must hold 1 to 255 bytes")
         try store.expectRefused(["reference", "set", "100.00", "--idempotency-key", String(repeating: "k", count: 256)], "1 to 255 bytes")
         try store.expectRefused(["reference", "set", "100.00", "--idempotency-key", "a\nb"], "control characters")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PostgresTestSupport
 
 /// Issue 15, missing today 1: a user lists what the ledger holds (accounts, rates and
 /// prices, assets, liabilities, envelopes, challenges, pots, recurring items), at a past
@@ -43,8 +44,8 @@ import Testing
         #expect(try store.run(["account", "list", "--as-of", "2025-12-31"]) == "no accounts\n")
     }
 
-    @Test func aClosedAccountIsListedWithItsClosingDay() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func aClosedAccountIsListedWithItsClosingDay(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["envelope", "account-open", "Assets:Old", "--date", "2026-01-05"])
         try store.run(["envelope", "account-close", "Assets:Old", "--date", "2026-02-01"])
         #expect(try store.run(["account", "list", "--as-of", "2026-01-31", "--format", "csv"]).contains("Assets:Old,asset,USD,2026-01-05,,,,"))
@@ -70,7 +71,7 @@ import Testing
 
     @Test func assetsListTheirActiveValueAndSourceAndWhatCouldNotBeConverted() throws {
         let store = try household()
-        let result = try TallyProcess.run(["asset", "list", "--as-of", "2026-03-31", "--format", "csv", "--store", store.path])
+        let result = try TallyProcess.run(["asset", "list", "--as-of", "2026-03-31", "--format", "csv"] + store.storeArguments)
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "asset,name,category,type,currency,value,source,valued_on,priced_symbol,in_base,base_currency")
@@ -88,8 +89,8 @@ import Testing
         #expect(try store.run(["liability", "list", "--as-of", "2026-01-01", "--format", "csv"]).contains("loan,Car loan,loan,,USD,,,,,,USD"))
     }
 
-    @Test func envelopesChallengesPotsAndRecurringItemsTakeTheSameFlags() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func envelopesChallengesPotsAndRecurringItemsTakeTheSameFlags(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["envelope", "account-open", "Assets:Checking", "--opening", "500.00", "--date", "2026-01-01"])
         try store.run(["envelope", "create", "food", "--name", "Food", "--budget", "300.00", "--start", "2026-01-01"])
         try store.run(["envelope", "record", "t1", "--account", "Assets:Checking", "--amount", "-40.00", "--envelope", "food", "--date", "2026-01-10"])
@@ -120,7 +121,7 @@ import Testing
             rent,Landlord,Bills,-900.00,USD,monthly,1,2026-01,
 
             """)
-        let both = try TallyProcess.run(["pot", "list", "--json", "--format", "csv", "--store", store.path])
+        let both = try TallyProcess.run(["pot", "list", "--json", "--format", "csv"] + store.storeArguments)
         #expect(both.status != 0 && both.standardError.contains("give --json or --format csv, not both"))
     }
 

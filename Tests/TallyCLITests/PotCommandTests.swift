@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import PostgresTestSupport
 
 @Suite struct PotCommandTests {
-    @Test func potsFillEmptyAndReturnTheirMoney() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func potsFillEmptyAndReturnTheirMoney(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["reference", "set", "1000.00"])
         try store.run(["pot", "create", "holiday", "--name", "Summer holiday", "--target", "500.00"])
         try store.run(["pot", "add", "holiday", "125.00"])
@@ -18,8 +19,8 @@ import Testing
         #expect(try store.run(["pot", "list", "--json"]).isEmpty)
     }
 
-    @Test func movesThatBalancesCannotCoverAreRefused() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func movesThatBalancesCannotCoverAreRefused(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["reference", "set", "100.00"])
         try store.run(["pot", "create", "car", "--target", "5000.00"])
         try store.expectRefused(["pot", "add", "car", "100.01"], "the current balance cannot cover")

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import PostgresTestSupport
 
 @Suite struct RecurringCommandTests {
-    @Test func generatingAMonthTwiceGeneratesOnceAndStatusFollowsToday() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func generatingAMonthTwiceGeneratesOnceAndStatusFollowsToday(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "bills", "--amount", "-1200.00",
                        "--day", "1", "--start", "2026-01"])
         try store.run(["recurring", "define", "phone", "--payee", "Phone Co", "--category", "bills", "--amount", "-35.00",

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import PostgresTestSupport
 
 @Suite struct TransactionCommandTests {
-    @Test func aManualTransactionIsRecordedAmendedAndListed() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func aManualTransactionIsRecordedAmendedAndListed(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         let added = try store.run(["tx", "add", "--payee", "Corner shop", "--category", "Groceries", "--amount", "-12.40", "--date", "2026-05-03"])
         #expect(added.hasPrefix("Recorded manual:2"))
         try store.run(["tx", "amend", "manual:2", "--amount", "-13.40"])
@@ -16,8 +17,8 @@ import Testing
         #expect(history.contains("\"change\":\"recorded\"") && history.contains("\"change\":\"amended\""))
     }
 
-    @Test func aBankTransactionImportsOnceAndRefusesAmendment() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func aBankTransactionImportsOnceAndRefusesAmendment(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["bank", "connect", "chase", "--name", "Chase"])
         let arguments = ["tx", "import-bank", "--bank", "chase", "--external-id", "T-1", "--payee", "Netflix",
                          "--category", "entertainment", "--amount", "-15.49", "--date", "2026-05-04"]
@@ -34,16 +35,16 @@ import Testing
         #expect(try store.run(["tx", "list", "--json"]).contains("\"total_count\":1"))
     }
 
-    @Test func aDeletedTransactionLeavesTheList() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func aDeletedTransactionLeavesTheList(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["tx", "add", "--payee", "Cafe", "--category", "dining out", "--amount", "-4.50", "--date", "2026-05-03", "--id", "coffee"])
         try store.run(["tx", "delete", "coffee"])
         #expect(try store.run(["tx", "list", "--json"]).contains("\"total_count\":0"))
         try store.expectRefused(["tx", "delete", "coffee"], "no budget transaction 'coffee'")
     }
 
-    @Test func listPagesSearchesAndSorts() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func listPagesSearchesAndSorts(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         for (payee, amount, date) in [("Alpha", "-10.00", "2026-05-01"), ("beta", "-30.00", "2026-05-02"), ("Gamma", "-20.00", "2026-05-03")] {
             try store.run(["tx", "add", "--payee", payee, "--category", "shopping", "--amount", amount, "--date", date])
         }
@@ -58,8 +59,8 @@ import Testing
         #expect(found.contains("\"total_count\":1") && found.contains("\"payee\":\"beta\""))
     }
 
-    @Test func badInputIsRefusedAndTheStoreIsUnchanged() throws {
-        let store = try BudgetStore()
+    @Test(arguments: LogBackend.allCases) func badInputIsRefusedAndTheStoreIsUnchanged(on backend: LogBackend) throws {
+        let store = try BudgetStore(on: backend)
         try store.run(["tx", "add", "--payee", "Gym", "--category", "personal care", "--amount", "-30.00", "--date", "2026-05-01", "--id", "gym"])
         try store.expectRefused(["tx", "add", "--payee", "Gym", "--category", "Rent", "--amount", "-1.00", "--date", "2026-05-01"], "'Rent' is not a category")
         try store.expectRefused(["tx", "add", "--payee", "Gym", "--category", "bills", "--amount", "-1.001", "--date", "2026-05-01"], "decimal places")

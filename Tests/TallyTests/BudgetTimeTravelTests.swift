@@ -16,22 +16,22 @@ import TallyLog
     static let knownAtsPerLedger = 10
     static let asOfsPerKnownAt = 8
 
-    @Test func budgetAnswersEqualAFullReplayForOverThreeHundredRandomPoints() throws {
+    @Test(arguments: LogBackend.allCases) func budgetAnswersEqualAFullReplayForOverThreeHundredRandomPoints(on backend: LogBackend) throws {
         let seed = TestSeed.value(default: 0xB0D6_E7_2026)
         var compared = 0
         for index in 0..<Self.ledgers {
-            compared += try compare(ledgerSeed: TestSeed.ledger(index, of: seed), masterSeed: seed)
+            compared += try compare(ledgerSeed: TestSeed.ledger(index, of: seed), masterSeed: seed, on: backend)
         }
         #expect(compared == Self.ledgers * Self.knownAtsPerLedger * Self.asOfsPerKnownAt)
         #expect(compared >= 300)
     }
 
     /// Builds one random budget ledger and compares every triple on it; returns how many.
-    private func compare(ledgerSeed: UInt64, masterSeed: UInt64) throws -> Int {
+    private func compare(ledgerSeed: UInt64, masterSeed: UInt64, on backend: LogBackend) throws -> Int {
         var random = SplitMix64(seed: ledgerSeed)
-        return try withTemporaryStore { root in
+        return try withTemporaryStore(on: backend) { store in
             let clock = ManualClock("2026-01-05T15:00:00Z")
-            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let ledger = try Ledger.forTesting(at: store, clock: clock)
             defer { try? ledger.close() }
             let story = try BudgetStory.play(on: ledger, clock: clock, steps: 140, random: &random)
             let context = "seed \(masterSeed) (TALLY_TEST_SEED=\(masterSeed)), ledger seed \(ledgerSeed)"

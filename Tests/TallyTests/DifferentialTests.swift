@@ -15,22 +15,22 @@ struct DifferentialTests {
     static let knownAtsPerLedger = 14
     static let asOfsPerKnownAt = 9
 
-    @Test func indexedAnswersEqualAFullReplayForOverAThousandRandomPoints() throws {
+    @Test(arguments: LogBackend.allCases) func indexedAnswersEqualAFullReplayForOverAThousandRandomPoints(on backend: LogBackend) throws {
         let seed = TestSeed.value(default: 0xD1FF_2026)
         var compared = 0
         for index in 0..<Self.ledgers {
-            compared += try compare(ledgerSeed: TestSeed.ledger(index, of: seed), masterSeed: seed)
+            compared += try compare(ledgerSeed: TestSeed.ledger(index, of: seed), masterSeed: seed, on: backend)
         }
         #expect(compared == Self.ledgers * Self.knownAtsPerLedger * Self.asOfsPerKnownAt)
         #expect(compared >= 1_000)
     }
 
     /// Builds one random ledger and compares every triple on it; returns how many.
-    private func compare(ledgerSeed: UInt64, masterSeed: UInt64) throws -> Int {
+    private func compare(ledgerSeed: UInt64, masterSeed: UInt64, on backend: LogBackend) throws -> Int {
         var random = SplitMix64(seed: ledgerSeed)
-        return try withTemporaryStore { root in
+        return try withTemporaryStore(on: backend) { store in
             let clock = ManualClock("2025-01-06T14:00:00Z")
-            let ledger = try Ledger.forTesting(at: root, clock: clock, timeZone: "Europe/London")
+            let ledger = try Ledger.forTesting(at: store, clock: clock, timeZone: "Europe/London")
             defer { try? ledger.close() }
             let story = try RandomStory.play(on: ledger, clock: clock, steps: 160, random: &random)
             #expect(story.recorded.count >= 100, "ledger seed \(ledgerSeed): most commands should append")

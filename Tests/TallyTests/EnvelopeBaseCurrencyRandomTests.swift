@@ -12,14 +12,14 @@ import TallyTestSupport
 /// knew it then (a rate for a currency other than that base, none for it), and every
 /// envelope answer at random dates and known-at times equals a full replay of the log.
 @Suite struct EnvelopeBaseCurrencyRandomTests {
-    @Test func receiptsAreDecidedByTheBaseCurrencyOfTheirDayAndTheAnswersEqualAReplay() throws {
+    @Test(arguments: LogBackend.allCases) func receiptsAreDecidedByTheBaseCurrencyOfTheirDayAndTheAnswersEqualAReplay(on backend: LogBackend) throws {
         let master = TestSeed.value(default: 0x15_02)
         for index in 0..<4 {
             let seed = TestSeed.ledger(index, of: master)
             var random = SplitMix64(seed: seed)
-            try withTemporaryStore { root in
+            try withTemporaryStore(on: backend) { store in
                 let clock = ManualClock("2026-01-01T12:00:00Z")
-                let ledger = try Ledger.forTesting(at: root, clock: clock)
+                let ledger = try Ledger.forTesting(at: store, clock: clock)
                 let start = day("2026-01-02")
                 try ledger.openEnvelopeAccount("Assets:Dollars", commodity: .usd, openingBalance: usd("5000.00"), effectiveAt: ledger.calendar.startOfDay(start))
                 try ledger.openEnvelopeAccount("Assets:Euros", commodity: .eur, openingBalance: try Money(parsing: "5000.00", commodity: .eur),

@@ -86,13 +86,14 @@ import TallyLog
         return fresh
     }
 
-    @Test func indexedAnswersEqualAFullReplay() throws {
+    @Test(arguments: LogBackend.allCases) func indexedAnswersEqualAFullReplay(on backend: LogBackend) throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
         for household in 0..<6 {
-            try withTemporaryStore { root in
+            try withTemporaryStore(on: backend) { store in
+                let root = store.root
                 let clock = ManualClock("2026-01-01T12:00:00Z")
-                let ledger = try Ledger.forTesting(at: root, clock: clock)
+                let ledger = try Ledger.forTesting(at: store, clock: clock)
                 try randomHousehold(ledger, clock: clock, random: &random)
                 let first = try Instant(parsing: "2025-12-01T00:00:00Z").microsecondsSinceEpoch
                 let last = clock.now.microsecondsSinceEpoch

@@ -11,7 +11,14 @@ import TallyTestSupport
 /// Throwing the read models away and folding the log again reproduces them exactly.
 @Suite struct RebuildTests {
     private func mixedLedger(at root: String, clock: ManualClock, seed: UInt64) throws -> Ledger {
-        let ledger = try Ledger.forTesting(at: root, clock: clock)
+        try fill(Ledger.forTesting(at: root, clock: clock), clock: clock, seed: seed)
+    }
+
+    private func mixedLedger(at store: TestStore, clock: ManualClock, seed: UInt64) throws -> Ledger {
+        try fill(Ledger.forTesting(at: store, clock: clock), clock: clock, seed: seed)
+    }
+
+    private func fill(_ ledger: Ledger, clock: ManualClock, seed: UInt64) throws -> Ledger {
         var random = SplitMix64(seed: seed)
         var events: [NewEvent] = []
         let accounts = ["Assets:Cash", "Assets:Bank", "Expenses:Food", "Income:Pay", "Liabilities:Card"]
@@ -45,10 +52,10 @@ import TallyTestSupport
         return ledger
     }
 
-    @Test func aRebuildReproducesEveryReadModelExactly() throws {
+    @Test(arguments: LogBackend.allCases) func aRebuildReproducesEveryReadModelExactly(on backend: LogBackend) throws {
         let seed: UInt64 = 99
-        try withTemporaryStore { root in
-            let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: seed)
+        try withTemporaryStore(on: backend) { store in
+            let ledger = try mixedLedger(at: store, clock: ManualClock("2026-01-01T00:00:00Z"), seed: seed)
             let before = try ledger.readModels.dump()
             #expect(before["posting_days"]?.isEmpty == false, "seed \(seed)")
             #expect(before["recorded_times"]?.isEmpty == false, "seed \(seed)")

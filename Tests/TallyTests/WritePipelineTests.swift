@@ -38,10 +38,10 @@ import TallyTestSupport
 
     // MARK: Refusals leave nothing
 
-    @Test func anOverflowingEntryIsRefusedBeforeTheLogAndTheStoreGoesOn() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func anOverflowingEntryIsRefusedBeforeTheLogAndTheStoreGoesOn(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
             let clock = ManualClock(Self.start)
-            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let ledger = try Ledger.forTesting(at: store, clock: clock)
             defer { try? ledger.close() }
             try ledger.appendEvents([entry("92233720368547758.07", id: "big1", at: clock)])
             let head = ledger.head
@@ -57,10 +57,11 @@ import TallyTestSupport
         }
     }
 
-    @Test func anOverflowingJournalImportAppendsNothing() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func anOverflowingJournalImportAppendsNothing(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
+            let root = store.root
             let clock = ManualClock(Self.start)
-            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let ledger = try Ledger.forTesting(at: store, clock: clock)
             defer { try? ledger.close() }
             let csv = root + ".csv"
             defer { try? FileManager.default.removeItem(atPath: csv) }
@@ -82,10 +83,11 @@ import TallyTestSupport
         }
     }
 
-    @Test func aBatchRefusesOneCommandAndCommitsTheRestInOneFrame() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func aBatchRefusesOneCommandAndCommitsTheRestInOneFrame(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
+            let root = store.root
             let clock = ManualClock(Self.start)
-            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let ledger = try Ledger.forTesting(at: store, clock: clock)
             defer { try? ledger.close() }
             let frames = try EventStoreReader.open(at: root, catalog: .standard).statistics().frames
             let deposit = entry("10.00", at: clock)
@@ -103,10 +105,10 @@ import TallyTestSupport
         }
     }
 
-    @Test func aCommandWhoseSecondEventWouldOverflowIsRefusedByNameAndTheBatchGoesOn() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func aCommandWhoseSecondEventWouldOverflowIsRefusedByNameAndTheBatchGoesOn(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
             let clock = ManualClock(Self.start)
-            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let ledger = try Ledger.forTesting(at: store, clock: clock)
             defer { try? ledger.close() }
             try ledger.appendEvents([entry("92233720368547757.00", id: "big", at: clock)])
             let small = entry("0.50", at: clock), large = entry("1.00", at: clock)
@@ -128,8 +130,9 @@ import TallyTestSupport
 
     // MARK: A failed commit after the append
 
-    @Test func aCommitThatFailsAfterTheAppendIsCaughtUpBeforeTheNextCommand() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func aCommitThatFailsAfterTheAppendIsCaughtUpBeforeTheNextCommand(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
+            let root = store.root
             let clock = ManualClock(Self.start)
             let failures = Mutex(1)
             var options = Ledger.Options(clock: clock.function, syncMode: .none, features: standardFeatures)
@@ -140,7 +143,7 @@ import TallyTestSupport
                 }
                 if fail { throw CocoaError(.fileWriteOutOfSpace) }
             }
-            let ledger = try Ledger.create(at: root, name: "Home", baseCurrency: .usd, timeZone: "UTC", options: options)
+            let ledger = try Ledger.create(at: root, name: "Home", baseCurrency: .usd, timeZone: "UTC", options: store.options(options))
             defer { try? ledger.close() }
             let first = try ledger.appendEvents([entry("10.00", at: clock)])
             #expect(first.events.map(\.sequence) == [2], "the event is durable, so the command succeeded")
@@ -197,10 +200,11 @@ import TallyTestSupport
         }
     }
 
-    @Test func aDamagedReadModelFileIsRebuiltWithoutBeingRead() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func aDamagedReadModelFileIsRebuiltWithoutBeingRead(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
+            let root = store.root
             let clock = ManualClock(Self.start)
-            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let ledger = try Ledger.forTesting(at: store, clock: clock)
             try ledger.appendEvents([entry("10.00", at: clock)])
             try ledger.close()
             let path = StoreLayout(root: root).readModelPath
@@ -216,10 +220,11 @@ import TallyTestSupport
 
     // MARK: Readers
 
-    @Test func readersAnswerBesideALiveWriterWithoutItsLock() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func readersAnswerBesideALiveWriterWithoutItsLock(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
+            let root = store.root
             let clock = ManualClock(Self.start)
-            let writer = try Ledger.forTesting(at: root, clock: clock)
+            let writer = try Ledger.forTesting(at: store, clock: clock)
             defer { try? writer.close() }
             try writer.appendEvents([entry("10.00", at: clock)])
             let readers = try (0..<8).map { _ in try Ledger.openForReading(at: root, options: .standard) }
@@ -235,10 +240,11 @@ import TallyTestSupport
         }
     }
 
-    @Test func aReaderFoldsTheLogWhenNoWriterIsLive() throws {
-        try withTemporaryStore { root in
+    @Test(arguments: LogBackend.allCases) func aReaderFoldsTheLogWhenNoWriterIsLive(on backend: LogBackend) throws {
+        try withTemporaryStore(on: backend) { store in
+            let root = store.root
             let clock = ManualClock(Self.start)
-            let writer = try Ledger.forTesting(at: root, clock: clock)
+            let writer = try Ledger.forTesting(at: store, clock: clock)
             try writer.appendEvents([entry("10.00", at: clock)])
             try writer.close()
             let path = StoreLayout(root: root).readModelPath
@@ -252,90 +258,90 @@ import TallyTestSupport
 
     // MARK: Observing
 
-    @Test func aSubscriptionCatchesUpFromTheLogThenFollowsLive() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let clock = ManualClock(Self.start)
-        let ledger = try Ledger.forTesting(at: root + "/store", clock: clock)
-        for amount in ["1.00", "2.00", "3.00", "4.00"] { try ledger.appendEvents([entry(amount, at: clock)]) }
-        let stream = ledger.committedEvents(after: 2)
-        try ledger.appendEvents([entry("6.00", at: clock), entry("7.00", at: clock)])
-        try ledger.close()
-        var seen: [UInt64] = []
-        for try await event in stream { seen.append(event.sequence) }
-        #expect(seen == [3, 4, 5, 6, 7])
-    }
-
-    @Test func aConsumerThatFallsBehindIsToldWhereToResume() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let clock = ManualClock(Self.start)
-        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC",
-                                       options: .init(clock: clock.function, syncMode: .none, subscriptionBufferEvents: 4, features: standardFeatures))
-        let stream = ledger.committedEvents()
-        for _ in 0..<3 { try ledger.appendEvents([entry("1.00", at: clock), entry("1.00", at: clock)]) }
-        var delivered: [UInt64] = []
-        var resumeAfter: UInt64? = nil
-        do {
-            for try await event in stream { delivered.append(event.sequence) }
-        } catch let error as SubscriptionError {
-            #expect(error.code == .consumerTooSlow)
-            resumeAfter = error.lastDelivered
-        }
-        let after = try #require(resumeAfter)
-        #expect(delivered == Array(2...after))
-        let rest = ledger.committedEvents(after: after)
-        try ledger.close()
-        for try await event in rest { delivered.append(event.sequence) }
-        #expect(delivered == Array(2...7), "every event once, in order, across the resubscription")
-    }
-
-    @Test func sixteenConcurrentTasksShareCommitsAndEveryEventIsDeliveredOnceInOrder() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC", options: .standard)
-        let stream = ledger.committedEvents(after: 1)
-        let consumer = Task {
+    @Test(arguments: LogBackend.allCases) func aSubscriptionCatchesUpFromTheLogThenFollowsLive(on backend: LogBackend) async throws {
+        try await withTemporaryStore(on: backend) { store in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.forTesting(at: store, clock: clock)
+            for amount in ["1.00", "2.00", "3.00", "4.00"] { try ledger.appendEvents([entry(amount, at: clock)]) }
+            let stream = ledger.committedEvents(after: 2)
+            try ledger.appendEvents([entry("6.00", at: clock), entry("7.00", at: clock)])
+            try ledger.close()
             var seen: [UInt64] = []
             for try await event in stream { seen.append(event.sequence) }
-            return seen
+            #expect(seen == [3, 4, 5, 6, 7])
         }
-        let perTask = 20
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for task in 0..<16 {
-                group.addTask {
-                    for index in 0..<perTask {
-                        let event = NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
-                            account: "Assets:Cash", counterAccount: "Income:Salary", amount: usd("1.00"), externalId: "t\(task)-\(index)")))
-                        _ = try await ledger.run(LedgerCommand(idempotencyKey: "t\(task)-\(index)") { _ in [event] })
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let frames = try EventStoreReader.open(at: root + "/store", catalog: .standard).statistics().frames
-        #expect(try cash(ledger) == usd("320.00"))
-        try ledger.close()
-        let seen = try await consumer.value
-        #expect(seen == Array(2...UInt64(1 + 16 * perTask)))
-        #expect(frames < UInt64(1 + 16 * perTask), "concurrent commands shared commits (\(frames) frames)")
     }
 
-    @Test func closeWaitsForCommandsInFlight() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let ledger = try Ledger.create(at: root + "/store", name: "Home", baseCurrency: .usd, timeZone: "UTC", options: .standard)
-        let clock = ManualClock(Self.start)
-        let entry = entry("1.00", at: clock)
-        async let outcomes: [Bool] = withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<8 { group.addTask { (try? await ledger.run(LedgerCommand { _ in [entry] })) != nil } }
-            return await group.reduce(into: []) { $0.append($1) }
+    @Test(arguments: LogBackend.allCases) func aConsumerThatFallsBehindIsToldWhereToResume(on backend: LogBackend) async throws {
+        try await withTemporaryStore(on: backend) { store in
+            let clock = ManualClock(Self.start)
+            let ledger = try Ledger.create(at: store.root, name: "Home", baseCurrency: .usd, timeZone: "UTC",
+                                           options: store.options(.init(clock: clock.function, syncMode: .none, subscriptionBufferEvents: 4, features: standardFeatures)))
+            let stream = ledger.committedEvents()
+            for _ in 0..<3 { try ledger.appendEvents([entry("1.00", at: clock), entry("1.00", at: clock)]) }
+            var delivered: [UInt64] = []
+            var resumeAfter: UInt64? = nil
+            do {
+                for try await event in stream { delivered.append(event.sequence) }
+            } catch let error as SubscriptionError {
+                #expect(error.code == .consumerTooSlow)
+                resumeAfter = error.lastDelivered
+            }
+            let after = try #require(resumeAfter)
+            #expect(delivered == Array(2...after))
+            let rest = ledger.committedEvents(after: after)
+            try ledger.close()
+            for try await event in rest { delivered.append(event.sequence) }
+            #expect(delivered == Array(2...7), "every event once, in order, across the resubscription")
         }
-        try ledger.close()
-        let succeeded = await outcomes.filter { $0 }.count
-        let reopened = try Ledger.openForReading(at: root + "/store", options: .standard)
-        defer { try? reopened.close() }
-        #expect(reopened.head.sequence == UInt64(1 + succeeded), "every acknowledged command is in the log, nothing else")
+    }
+
+    @Test(arguments: LogBackend.allCases) func sixteenConcurrentTasksShareCommitsAndEveryEventIsDeliveredOnceInOrder(on backend: LogBackend) async throws {
+        try await withTemporaryStore(on: backend) { store in
+            let ledger = try Ledger.create(at: store.root, name: "Home", baseCurrency: .usd, timeZone: "UTC", options: store.options(.standard))
+            let stream = ledger.committedEvents(after: 1)
+            let consumer = Task {
+                var seen: [UInt64] = []
+                for try await event in stream { seen.append(event.sequence) }
+                return seen
+            }
+            let perTask = 20
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<16 {
+                    group.addTask {
+                        for index in 0..<perTask {
+                            let event = NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
+                                account: "Assets:Cash", counterAccount: "Income:Salary", amount: usd("1.00"), externalId: "t\(task)-\(index)")))
+                            _ = try await ledger.run(LedgerCommand(idempotencyKey: "t\(task)-\(index)") { _ in [event] })
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let frames = try EventStoreReader.open(at: store.root, catalog: .standard).statistics().frames
+            #expect(try cash(ledger) == usd("320.00"))
+            try ledger.close()
+            let seen = try await consumer.value
+            #expect(seen == Array(2...UInt64(1 + 16 * perTask)))
+            #expect(frames < UInt64(1 + 16 * perTask), "concurrent commands shared commits (\(frames) frames)")
+        }
+    }
+
+    @Test(arguments: LogBackend.allCases) func closeWaitsForCommandsInFlight(on backend: LogBackend) async throws {
+        try await withTemporaryStore(on: backend) { store in
+            let ledger = try Ledger.create(at: store.root, name: "Home", baseCurrency: .usd, timeZone: "UTC", options: store.options(.standard))
+            let clock = ManualClock(Self.start)
+            let entry = entry("1.00", at: clock)
+            async let outcomes: [Bool] = withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 { group.addTask { (try? await ledger.run(LedgerCommand { _ in [entry] })) != nil } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            try ledger.close()
+            let succeeded = await outcomes.filter { $0 }.count
+            let reopened = try Ledger.openForReading(at: store.root, options: .standard)
+            defer { try? reopened.close() }
+            #expect(reopened.head.sequence == UInt64(1 + succeeded), "every acknowledged command is in the log, nothing else")
+        }
     }
 
     /// A blocking command's plan may capture the caller's stack: the group's leader lets go

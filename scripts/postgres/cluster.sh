@@ -17,6 +17,12 @@ command=${1:?$usage}
 dir=${2:?$usage}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -n "$bin" ] || { echo "cluster.sh: PostgreSQL is not installed (run scripts/setup.sh)" >&2; exit 1; }
+# A server started here must not hold what its caller had open: a test process's pipe to
+# another child would never reach its end while the server lives. Close every descriptor but
+# the standard three (and 255, bash's own hold on this script).
+for fd in $(ls /proc/$$/fd 2>/dev/null); do
+    if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
 as_owner() {
     if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
