@@ -24,6 +24,7 @@ let benchmarks: @Sendable () -> Void = {
     appendBenchmarks()
     readBenchmarks()
     ledgerBenchmarks()
+    bulkAppendBenchmarks()
     envelopeBenchmarks()
     netWorthBenchmarks()
     pipelineBenchmarks()

@@ -8,7 +8,11 @@ import TallyLog
 ///
 /// JSON, one object (documented in `Schemas/keys-format.md`):
 /// `{"format":"tally-keys-1","kdf":{"name":"hkdf-sha256"|"scrypt","salt":…,"rounds":…,"blockSize":…,"parallelism":…},
-/// "sealingKey":1,"dataKeys":[{"id":1,"wrapped":…}]}`, byte strings in base64.
+/// "sealingKey":1,"dataKeys":[{"id":1,"wrapped":…}],"checksum":…}`, byte strings in base64.
+///
+/// `checksum` is SHA-256, in hex, of the set's compact JSON without it (keys sorted): a
+/// changed character of a wrapped key or of the salt is damage, reported as such
+/// (`keyFileDamaged`), never as a wrong key. A set written before it had none is read as it is.
 struct StoreKeys: Codable, Sendable {
     struct Derivation: Codable, Sendable, Equatable {
         /// `hkdf-sha256` for a random key, `scrypt` for a passphrase.
@@ -32,6 +36,8 @@ struct StoreKeys: Codable, Sendable {
     var kdf: Derivation
     var sealingKey: UInt32
     var dataKeys: [WrappedKey]
+    /// The set's checksum (above); nil in a set written before checksums.
+    var checksum: String?
 
     /// A new key set: one random data key, wrapped by `key`'s key-encryption key.
     static func create(key: LedgerKey) throws -> (keys: StoreKeys, logKeys: LogKeys) {
@@ -52,6 +58,9 @@ struct StoreKeys: Codable, Sendable {
         do { keys = try JSONDecoder().decode(StoreKeys.self, from: Data(bytes)) } catch {
             throw StoreError(.badKey, "\(origin) is damaged or truncated (not a Tally key set); restore it from a backup: without it the store cannot be opened")
         }
+        if let stored = keys.checksum, stored != (try? keys.computedChecksum()) {
+            throw StoreError(.keyFileDamaged, "\(origin) is damaged: its contents do not match their checksum (a changed character); it is not a wrong key. Restore the file from a backup: without it the store cannot be opened")
+        }
         guard keys.format == formatName, !keys.dataKeys.isEmpty, keys.dataKeys.contains(where: { $0.id == keys.sealingKey }),
               ["hkdf-sha256", "scrypt"].contains(keys.kdf.name), Data(base64Encoded: keys.kdf.salt)?.count == 32
         else {
@@ -62,9 +71,20 @@ struct StoreKeys: Codable, Sendable {
 
     /// The key set's bytes, for a keyring.
     func encoded() throws -> [UInt8] {
+        var sealed = self
+        sealed.checksum = try computedChecksum()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return Array(try encoder.encode(self)) + [0x0A]
+        return Array(try encoder.encode(sealed)) + [0x0A]
+    }
+
+    /// SHA-256, in hex, of the set's compact JSON with keys sorted and no checksum.
+    func computedChecksum() throws -> String {
+        var bare = self
+        bare.checksum = nil
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return SHA256.hash(data: try encoder.encode(bare)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Unwraps every data key with `key`.

@@ -34,11 +34,21 @@ public enum SubjectErasure {
 
     /// The subjects of the store at `root` that have a key, sorted by name.
     ///
-    /// - Throws: as ``Ledger/Options/unlocked(at:)``.
+    /// - Throws: as ``Ledger/Options/unlocked(at:)``; ``StoreError`` `keyFileDamaged` when the
+    ///   subject key file is gone while the log holds text sealed for subjects it does not
+    ///   record as erased (``Ledger/subjectsWithoutKeys()``).
     public static func subjects(at root: String, options: Ledger.Options) throws -> [SubjectKeys.Subject] {
         try LedgerError.boundary {
             try StoreLayout(root: root).requireStore()
-            return try options.unlocked(at: root).subjectKeys?.subjects ?? []
+            let options = try options.unlocked(at: root)
+            guard let keys = options.subjectKeys else { return [] }
+            if !keys.fileExists {
+                // No key file: lost (or a store made before subject keys); the log tells which.
+                let ledger = try Ledger.openForReading(at: root, options: options)
+                defer { try? ledger.close() }
+                try Ledger.requireNoLostKeys(try ledger.subjectsWithoutKeys(), doing: "a list of the subjects")
+            }
+            return keys.subjects
         }
     }
 

@@ -33,6 +33,9 @@ final class WritePipeline: Sendable {
     private let behind = Mutex(false)
     /// While a command is planned: the sequence number its first event will get.
     private let planning = Mutex<UInt64?>(nil)
+    /// How many times an admission read a balance's later legs (a backdated event): an
+    /// event in date order reads none (``AdmissionTimes``), which keeps a bulk append linear.
+    let admissionScans = Atomic<Int>(0)
 
     init(
         root: String, catalog: EventCatalog, fileSystem: any LogFileSystem, keys: LogKeys?, faultAfterAppend: (@Sendable () throws -> Void)?, store: EventStore?,
@@ -216,6 +219,8 @@ final class WritePipeline: Sendable {
         sequences.reserveCapacity(planned.count)
         // Each event is read where it lies in `planned`, through a pointer: a copy would retain
         // every string in it, and an array subscript per property read made one.
+        let admissionTimes = AdmissionTimes()
+        defer { if admissionTimes.scans > 0 { admissionScans.add(admissionTimes.scans, ordering: .relaxed) } }
         try planned.withUnsafeBufferPointer { planned in
             for position in planned.indices {
                 let planned = planned.baseAddress! + position
@@ -234,13 +239,15 @@ final class WritePipeline: Sendable {
                 if command.admitsEvents {
                     let event = planned.pointee
                     let label = event.origin ?? "event \(position + 1)"
-                    let protected = try Admissibility.checkBefore(event, label: label, db)
+                    let protected = try Admissibility.checkBefore(event, label: label, admissionTimes, db)
+                    let postings = try BalanceQueries.postings(of: [event], db)
                     do {
                         try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
                     } catch let error as DatabaseError where Self.isOverflow(error) {
                         throw Self.overflow(label, event)
                     }
-                    try Admissibility.checkAfter(folded, label: label, protected, db)
+                    admissionTimes.noteFolded(postings)
+                    try Admissibility.checkAfter(folded, label: label, protected, admissionTimes, db)
                 }
                 records.append(record)
                 events.append(folded)

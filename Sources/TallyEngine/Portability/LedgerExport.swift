@@ -71,6 +71,12 @@ extension Ledger {
     @discardableResult
     public func export(_ write: (String) throws -> Void) throws -> ExportSummary {
         try LedgerError.boundary {
+            // A lost key file would make every personal text read as erased: refused before a
+            // line is written (only a store without `SUBJECTS` is read twice for it).
+            if let keys = options.subjectKeys, !keys.fileExists {
+                try Self.requireNoLostKeys(try subjectsWithoutKeys(), doing: "an export")
+            }
+            var erased: Set<String> = []
             let head = self.head
             let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
             var count: UInt64 = 0
@@ -80,6 +86,7 @@ extension Ledger {
             try reader.forEach(from: 1, through: head.sequence) { event in
                 count += 1
                 if event.storedVersion != event.type.version { older += 1 }
+                if let erasure = event.body.as(ErasureRecorded.self) { erased.insert(erasure.subject) }
                 buffer += try EventJSON.encode(event)
                 buffer += "\n"
                 if buffer.utf8.count >= 1 << 16 {
@@ -87,12 +94,49 @@ extension Ledger {
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
+            // Keys missing from a file that is there (entries removed): the file export is discarded.
+            try Self.requireNoLostKeys((options.subjectKeys?.missingIdentifiers ?? []).filter { !erased.contains($0) }, doing: "an export")
             if !buffer.isEmpty { try write(buffer) }
             guard count == head.sequence else {
                 throw StoreError(.io, "the log held \(count) events through its head \(head.sequence); nothing complete was exported")
             }
             return ExportSummary(events: count, head: head, olderVersionEvents: older)
         }
+    }
+}
+
+extension Ledger {
+    /// The identifiers (hex) of subjects whose sealed text the log holds, whose key the
+    /// subject key file (`SUBJECTS`) does not hold, and whose erasure the log does not record:
+    /// keys lost to a deleted or damaged file, never erased. Reads the whole log.
+    ///
+    /// ```swift
+    /// let lost = try ledger.subjectsWithoutKeys()   // [] for a healthy store
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` for a damaged log.
+    public func subjectsWithoutKeys() throws -> [String] {
+        try LedgerError.boundary {
+            guard let keys = options.subjectKeys else { return [] }
+            let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
+            var erased: Set<String> = []
+            try reader.forEach(from: 1, through: head.sequence) { event in
+                if let erasure = event.body.as(ErasureRecorded.self) { erased.insert(erasure.subject) }
+            }
+            return keys.missingIdentifiers.filter { !erased.contains($0) }
+        }
+    }
+
+    /// Refuses `action` when subjects' keys are lost (``subjectsWithoutKeys()``): it would
+    /// write or show their personal text as erased although nobody erased it.
+    static func requireNoLostKeys(_ lost: [String], doing action: String) throws {
+        guard !lost.isEmpty else { return }
+        let shown = lost.prefix(20).joined(separator: ", ") + (lost.count > 20 ? ", …" : "")
+        throw StoreError(.keyFileDamaged, """
+            the personal text of \(lost.count) subject\(lost.count == 1 ? "" : "s") (\(shown)) cannot be read: their keys are missing from \
+            the subject key file (SUBJECTS) and the log records no erasure of them, so the file was deleted or damaged; \(action) \
+            would show that text as erased. Restore SUBJECTS from a backup; nothing was written
+            """)
     }
 }
 

@@ -358,6 +358,13 @@ public final class SubjectKeys: Sendable {
         state.withLock { $0.missing.map(Self.hex).sorted() }
     }
 
+    /// Whether the store's subject key file is on disk (keys kept in memory only: true). Every
+    /// store made by this version has one from its creation; a store without it has lost it,
+    /// or was made before subject keys and holds no sealed text (``Ledger/subjectsWithoutKeys()`` tells).
+    public var fileExists: Bool {
+        path.map { FileManager.default.fileExists(atPath: $0) } ?? true
+    }
+
     /// The file's bytes as they are now.
     func fileBytes(sealed: Bool = true) throws -> [UInt8] {
         let form = state.withLock { state in

@@ -179,6 +179,12 @@ enum PostingDays {
         }
     }
 
+    /// The last UTC day with a leg of the pair, nil when it has none.
+    static func lastDay(ofPair pair: Int64, _ db: Database) throws -> Int64? {
+        try HeldPostings.writeHeld(db)
+        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(day) FROM posting_days WHERE pair = ?"), arguments: [pair])
+    }
+
     /// The `balances` row of an account and commodity, nil when nothing ever posted to it.
     static func pair(of account: String, commodity: String, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT pair FROM balances WHERE account = ? AND commodity = ?"), arguments: [account, commodity])
