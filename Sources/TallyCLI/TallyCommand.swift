@@ -41,7 +41,7 @@ struct TallyCommand: ParsableCommand {
             WealthCommand.self,
             SettingsCommand.self, CommodityCommand.self,
             KeyCommand.self, EraseCommand.self,
-            ServeCommand.self,
+            ServeCommand.self, FollowCommand.self,
         ]
     )
 }

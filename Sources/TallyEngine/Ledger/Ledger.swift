@@ -454,8 +454,10 @@ public final class Ledger: Sendable {
     /// is on PostgreSQL, a reader on a node that did not write the newest events (a follower)
     /// takes only this node's directory lock, never the ledger's lease, so it never waits for
     /// the node that writes.
+    /// - Returns: the sequence number the read models are folded through.
     /// - Throws: `LogError` `locked` when a process of this node holds the directory.
-    static func follow(at root: String, options: Options) throws {
+    @discardableResult
+    static func follow(at root: String, options: Options) throws -> UInt64 {
         let layout = StoreLayout(root: root)
         let lock = try options.logFileSystem.lockForWriting(directory: layout.logDirectory)
         defer { lock.release() }
@@ -468,6 +470,7 @@ public final class Ledger: Sendable {
         let reader = try EventStoreReader.open(at: root, catalog: try options.catalog(), fileSystem: options.logFileSystem, keys: options.logKeys)
         let readModels = try foldReadModels(of: layout, from: reader, calendar: try reader.ledgerCalendar(), options: options)
         try readModels.database.close()
+        return reader.head.sequence
     }
 
     /// Opens a store for reading, without the writer lock: the ledger answers every query

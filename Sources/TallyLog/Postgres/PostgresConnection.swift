@@ -48,6 +48,35 @@ final class PostgresConnection: @unchecked Sendable {
         handle = nil
     }
 
+    /// Waits up to `timeoutMilliseconds` for notifications (of a `LISTEN` this connection ran)
+    /// and returns each one's channel and payload, oldest first; empty when none came.
+    /// - Throws: ``LogError`` `io` when the connection is lost (``reconnect()`` and listen again).
+    func notifications(timeoutMilliseconds: Int32) throws -> [(channel: String, payload: String)] {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { throw closedError() }
+        var received = takeNotifications(handle)
+        if received.isEmpty {
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, timeoutMilliseconds)
+            if ready < 0 && errno != EINTR {
+                throw LogError(.io, "waiting for notices from PostgreSQL at \(displayName) failed: errno \(errno)")
+            }
+        }
+        guard PQconsumeInput(handle) == 1 else {
+            throw LogError(.io, "the connection to PostgreSQL at \(displayName) broke: \(Self.message(PQerrorMessage(handle)))")
+        }
+        received += takeNotifications(handle)
+        return received
+    }
+
+    private func takeNotifications(_ handle: OpaquePointer) -> [(channel: String, payload: String)] {
+        var received: [(channel: String, payload: String)] = []
+        while let notice = PQnotifies(handle) {
+            received.append((String(cString: notice.pointee.relname), String(cString: notice.pointee.extra)))
+            PQfreemem(notice)
+        }
+        return received
+    }
+
     /// Runs one statement (no parameters, any number of commands; results discarded).
     func execute(_ sql: String) throws {
         guard let handle else { throw closedError() }

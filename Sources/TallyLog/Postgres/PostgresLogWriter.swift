@@ -43,6 +43,8 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         var closed = false
         /// Set when the lease was lost: every later append refuses.
         var fenced: LogError?
+        /// Whether this writer committed anything (and so sent commit notices).
+        var notified = false
     }
 
     private init(
@@ -263,6 +265,8 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         }
         readerSource.withLock { $0 = nil }
         localLock?.release()
+        // A short-lived writer (a CLI command) tells followers of its commits before its process ends.
+        if state.withLock({ $0.notified }) { PostgresLogNotifier.shared(for: location).flush(timeoutMilliseconds: 500) }
     }
 
     // MARK: Files kept beside the log
@@ -338,7 +342,9 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         state.withLock { state in
             state.head = head
             state.lastRecordedAt = recordedAt
+            state.notified = true
         }
+        PostgresLogNotifier.shared(for: location).committed(ledger: location.ledger, through: last)
         return AppendResult(first: first, last: last, recordedAt: recordedAt, head: head)
     }
 
