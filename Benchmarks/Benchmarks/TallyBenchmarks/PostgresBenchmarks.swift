@@ -87,6 +87,11 @@ func durableCommandRate(_ ledger: Ledger, callers: Int, perCaller: Int) async th
     return callers * perCaller * 1_000_000 / max(micros, 1)
 }
 
+/// Microseconds of a duration.
+func benchmarkMicros(_ duration: Duration) -> Int {
+    Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+}
+
 func postgresBenchmarks() {
     // Durable commands/s per ledger with 1, 16 and 64 concurrent callers, on PostgreSQL and on
     // files, all in one iteration (the ratios survive a noisy machine). A command is durable
@@ -186,5 +191,80 @@ func postgresBenchmarks() {
         scratch = try Fixtures.temporaryDirectory("postgres-import")
     } teardown: {
         scratch.map(Fixtures.remove)
+    }
+
+    // A one-million-row import of the household journal into each backend, one iteration.
+    let millionRows = 1_000_000
+    let millionFiles = BenchmarkMetric.custom("import 1M, files: events / s", polarity: .prefersLarger, useScalingFactor: false)
+    let millionPostgres = BenchmarkMetric.custom("import 1M, PostgreSQL: events / s", polarity: .prefersLarger, useScalingFactor: false)
+    var millionCSV: String?
+    var millionScratch: String?
+    Benchmark(
+        "PostgreSQL: import of 1M rows, beside files",
+        configuration: .init(metrics: [.wallClock, millionFiles, millionPostgres], warmupIterations: 0, maxDuration: .seconds(600), maxIterations: 1)
+    ) { benchmark in
+        guard let millionCSV, let millionScratch else { return benchmark.error("no journal") }
+        do {
+            var postgresOptions = Ledger.Options.standard
+            postgresOptions.postgres = try BenchmarkCluster.location("million")
+            for (metric, store, options) in [
+                (millionFiles, millionScratch + "/files", Ledger.Options.standard),
+                (millionPostgres, millionScratch + "/postgres", postgresOptions),
+            ] {
+                let start = ContinuousClock.now
+                let ledger = try Ledger.create(at: store, name: "Benchmark household", baseCurrency: .usd, timeZone: "UTC", options: options)
+                let summary = try ledger.importJournal(csvAt: millionCSV)
+                let events = ledger.head.sequence - 1
+                try ledger.close()
+                guard summary.imported == millionRows else { return benchmark.error("imported \(summary.imported) of \(millionRows) rows") }
+                benchmark.measurement(metric, Int(events) * 1_000_000 / max(benchmarkMicros(ContinuousClock.now - start), 1))
+            }
+        } catch {
+            benchmark.error("failed: \(error)")
+        }
+    } setup: {
+        millionCSV = try Fixtures.journalCSV(rows: millionRows)
+        millionScratch = try Fixtures.temporaryDirectory("postgres-million")
+    } teardown: {
+        millionScratch.map(Fixtures.remove)
+    }
+
+    // Follower lag: from a command's acknowledgement on the node that writes (node A) to its fold
+    // into a second node's read models (node B, a LedgerFollower woken by the commit notice,
+    // polling only every 10 s), one sample per command.
+    let lag = BenchmarkMetric.custom("follower lag after an acknowledged command (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    var followed: (writer: Ledger, follower: LedgerFollower, directory: String)?
+    Benchmark(
+        "PostgreSQL: follower lag, a command acknowledged on node A until folded on node B",
+        configuration: .init(metrics: [lag], warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 1)
+    ) { benchmark in
+        guard let followed else { return benchmark.error("no ledgers") }
+        do {
+            for _ in 0..<500 {
+                let event = NewEvent(effectiveAt: followed.writer.now, body: EventBody(JournalEntryPosted(
+                    account: "Assets:Cash", counterAccount: "Income:Salary", amount: try Money(parsing: "1.00", commodity: .usd))))
+                let result = try await followed.writer.run(LedgerCommand { _ in [event] })
+                let acknowledged = ContinuousClock.now
+                guard let last = result.events.last?.sequence, followed.follower.waitUntilFolded(through: last, timeoutMilliseconds: 10_000) else {
+                    return benchmark.error("node B did not fold the command in 10 s")
+                }
+                benchmark.measurement(lag, benchmarkMicros(ContinuousClock.now - acknowledged))
+            }
+        } catch {
+            benchmark.error("failed: \(error)")
+        }
+    } setup: {
+        let directory = try Fixtures.temporaryDirectory("postgres-follow")
+        var options = Ledger.Options.standard
+        options.postgres = try BenchmarkCluster.location("follow")
+        let writer = try Ledger.create(at: directory + "/node-a", name: "Followed", baseCurrency: .usd, timeZone: "UTC", options: options)
+        try PostgresStore.attach(options.postgres!, at: directory + "/node-b")
+        let follower = try LedgerFollower.start(at: directory + "/node-b", options: .standard, pollMilliseconds: 10_000)
+        followed = (writer, follower, directory)
+    } teardown: {
+        followed?.follower.stop()
+        try? followed?.writer.close()
+        followed.map { Fixtures.remove($0.directory) }
+        followed = nil
     }
 }
