@@ -45,6 +45,12 @@ struct PostgresNodesCommandTests {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
+
+        /// Stops the node as an operator does (SIGTERM): it closes its ledgers, giving their leases up.
+        func terminate() {
+            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+            process.waitUntilExit()
+        }
     }
 
     struct NodeFailure: Error, CustomStringConvertible { let description: String }
@@ -60,10 +66,12 @@ struct PostgresNodesCommandTests {
     }
 
     /// One request; returns its status, its Location header and its body.
-    static func send(_ method: String, _ url: String, key: String? = nil, body: String? = nil) throws -> (status: Int, location: String?, body: String) {
+    static func send(
+        _ method: String, _ url: String, key: String? = nil, body: String? = nil, bearer: String = adminKey
+    ) throws -> (status: Int, location: String?, body: String) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
-        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization")
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
         if let body {
             request.httpBody = Data(body.utf8)
@@ -133,5 +141,36 @@ struct PostgresNodesCommandTests {
         let balances = try Self.send("GET", b + "/ledgers/\(ledger)/balances")
         #expect(balances.status == 200, "\(balances.body)")
         #expect(balances.body.contains("73.50"), "Spend after 100.00 and 5.00 split 70/30: \(balances.body)")
+    }
+
+    @Test func aLedgersKeyIsAcceptedByTheNodeThatTakesItOverAndARevocationHoldsOnEveryNode() throws {
+        let cluster = try PostgresTestCluster.shared()
+        let directory = try TemporaryDirectory()
+        let nodeA = try Node(name: "keys-a", data: directory.path + "/a", postgres: cluster.serverURL)
+        defer { nodeA.stop() }
+        let nodeB = try Node(name: "keys-b", data: directory.path + "/b", postgres: cluster.serverURL)
+        defer { nodeB.stop() }
+        let a = "http://127.0.0.1:\(nodeA.port)", b = "http://127.0.0.1:\(nodeB.port)"
+        let ledger = "keys-\(UUID().uuidString.prefix(8).lowercased())"
+        #expect(try Self.send("POST", a + "/ledgers", body: #"{"id":"\#(ledger)","name":"Home","base_currency":"USD","time_zone":"UTC"}"#).status == 201)
+        let made = try Self.send("POST", a + "/ledgers/\(ledger)/keys", body: #"{"scopes":["read","write"]}"#)
+        #expect(made.status == 201, "\(made.body)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(made.body.utf8)) as? [String: Any])
+        let key = try #require(object["key"] as? String), id = try #require(object["id"] as? String)
+        let path = "/ledgers/\(ledger)/wealth/main/deposits", deposit = #"{"amount":"10.00","currency":"USD"}"#
+        #expect(try Self.send("POST", a + path, key: "d1", body: deposit, bearer: key).status == 201)
+
+        // Node A is stopped; node B serves the ledger now, and its client's key with it.
+        nodeA.terminate()
+        let taken = try Self.send("POST", b + path, key: "d2", body: deposit, bearer: key)
+        #expect(taken.status == 201, "\(taken.status) \(taken.body)")
+        let listed = try Self.send("GET", b + "/ledgers/\(ledger)/keys")
+        #expect(listed.status == 200 && listed.body.contains(id), "\(listed.body)")
+        // Revoked on node B, the key is refused there at once.
+        #expect(try Self.send("DELETE", b + "/ledgers/\(ledger)/keys/\(id)").status == 204)
+        let refused = try Self.send("POST", b + path, key: "d3", body: deposit, bearer: key)
+        #expect(refused.status == 401, "\(refused.status) \(refused.body)")
+        // A key of another ledger, or a made-up one, opens nothing.
+        #expect(try Self.send("GET", b + "/ledgers/\(ledger)/balances", bearer: "tally_0123456789abcdef_" + String(repeating: "0", count: 64)).status == 401)
     }
 }

@@ -117,11 +117,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let first = try KeyStore(directory: directory, adminKey: nil)
         let key = try #require(first.generatedAdminKey)
-        #expect(first.principal(for: key)?.isServerAdmin == true)
+        #expect(try first.principal(for: key, ledger: nil)?.isServerAdmin == true)
         let second = try KeyStore(directory: directory, adminKey: nil)
         #expect(second.generatedAdminKey == nil, "printed once: a later start makes none")
-        #expect(second.principal(for: key)?.isServerAdmin == true)
-        #expect(second.principal(for: key + "x") == nil)
+        #expect(try second.principal(for: key, ledger: nil)?.isServerAdmin == true)
+        #expect(try second.principal(for: key + "x", ledger: nil) == nil)
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -1,6 +1,6 @@
 internal import Foundation
 import Synchronization
-public import TallyLog
+internal import TallyLog
 
 /// Keeps this node's read models of a ledger current while another node writes it: a follower.
 ///

@@ -257,6 +257,42 @@ public struct PostgresLogReader: LogReading {
 /// The small files a ledger keeps in the database beside its log on PostgreSQL (its subject
 /// keys, an encrypted store's wrapped keys and marker), by name.
 public enum PostgresLedgerFiles {
+    /// One file of the ledger's, or nil when it has none of that name (or the database has no such ledger).
+    public static func file(named name: String, of location: PostgresLogLocation) throws -> [UInt8]? {
+        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        defer { connection.close() }
+        do {
+            let rows = try connection.query(
+                "SELECT content FROM tally_ledger_files WHERE ledger = $1 AND name = $2", [.text(location.ledger), .text(name)])
+            return rows.count == 1 ? rows.bytes(0, 0) : nil
+        } catch let error as PostgresError {
+            if error.sqlState == "42P01" { return nil }
+            throw error.logError
+        }
+    }
+
+    /// Stores (or replaces) one file of the ledger's: for what every node of a deployment must
+    /// see of a ledger beside its log (a service's API keys of it, hashed). Not fenced by the
+    /// lease: the caller is the node that serves the ledger.
+    /// - Throws: ``LogError`` `notFound` when the database has no such ledger.
+    public static func store(_ content: [UInt8], named name: String, of location: PostgresLogLocation) throws {
+        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        defer { connection.close() }
+        do {
+            let stored = try connection.query(
+                """
+                INSERT INTO tally_ledger_files (ledger, name, content)
+                SELECT ledger, $2, $3 FROM tally_ledgers WHERE ledger = $1
+                ON CONFLICT (ledger, name) DO UPDATE SET content = EXCLUDED.content, updated_at = now()
+                """, [.text(location.ledger), .text(name), .bytes(content)])
+            guard stored.affected == 1 else {
+                throw LogError(.notFound, "the database \(location.server) has no ledger '\(location.ledger)'")
+            }
+        } catch let error as PostgresError {
+            throw error.logError
+        }
+    }
+
     /// The ledger's files, by name; throws ``LogError`` `notFound` when the database has no such ledger.
     public static func load(_ location: PostgresLogLocation) throws -> [String: [UInt8]] {
         let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)

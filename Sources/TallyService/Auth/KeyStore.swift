@@ -35,10 +35,15 @@ final class KeyStore: Sendable {
     /// The admin key's hash when it came from the environment (kept in memory only).
     private let environmentAdminSha256: String?
 
+    /// Where the nodes of a deployment on PostgreSQL keep each ledger's keys (nil: `keys.json` alone).
+    private let shared: SharedLedgerKeys?
+
     /// Opens (or starts) the key file. `adminKey` (from `TALLY_ADMIN_KEY`) is the admin key
     /// when given; else the stored one; else a new one is made, stored hashed and returned in
-    /// ``generatedAdminKey`` to be printed once.
-    init(directory: String, adminKey: String?) throws {
+    /// ``generatedAdminKey`` to be printed once. With `shared`, ledgers' keys live in the
+    /// database, for every node (`keys.json` keeps the admin key's hash only).
+    init(directory: String, adminKey: String?, shared: SharedLedgerKeys? = nil) throws {
+        self.shared = shared
         path = directory + "/keys.json"
         var file = File(adminSha256: nil, keys: [])
         if FileManager.default.fileExists(atPath: path) {
@@ -67,22 +72,32 @@ final class KeyStore: Sendable {
     /// The admin key made at this start (first start, no `TALLY_ADMIN_KEY`): print it once.
     let generatedAdminKey: String?
 
-    /// The principal a presented key stands for, or nil for a key that is unknown or revoked.
-    func principal(for key: String) -> Principal? {
+    /// The principal a presented key stands for, or nil for a key that is unknown or revoked;
+    /// `ledger` is the ledger the request names (where the keys of a shared deployment are looked up).
+    /// - Throws: ``ServiceError`` when a shared deployment's keys cannot be read.
+    func principal(for key: String, ledger: String?) throws -> Principal? {
         let digest = Self.hash(key)
         if let environmentAdminSha256, Self.equal(digest, environmentAdminSha256) {
             return Principal(keyId: "admin", ledger: nil, scopes: Set(Scope.allCases))
         }
-        return state.withLock { file -> Principal? in
+        let local = state.withLock { file -> Principal? in
             if environmentAdminSha256 == nil, let admin = file.adminSha256, Self.equal(digest, admin) {
                 return Principal(keyId: "admin", ledger: nil, scopes: Set(Scope.allCases))
             }
-            let parts = key.split(separator: "_", maxSplits: 2)
-            guard parts.count == 3, parts[0] == "tally", let record = file.keys.first(where: { $0.id == parts[1] }),
-                  Self.equal(digest, record.sha256)
-            else { return nil }
-            return Principal(keyId: record.id, ledger: record.ledger, scopes: Set(record.scopes.compactMap(Scope.init(rawValue:))))
+            return shared == nil ? Self.principal(digest: digest, key: key, in: file.keys) : nil
         }
+        if let local { return local }
+        guard let shared, let ledger else { return nil }
+        let id = key.split(separator: "_", maxSplits: 2).dropFirst().first.map(String.init)
+        return Self.principal(digest: digest, key: key, in: try shared.records(of: ledger, missing: id))
+    }
+
+    private static func principal(digest: String, key: String, in records: [Record]) -> Principal? {
+        let parts = key.split(separator: "_", maxSplits: 2)
+        guard parts.count == 3, parts[0] == "tally", let record = records.first(where: { $0.id == parts[1] }),
+              equal(digest, record.sha256)
+        else { return nil }
+        return Principal(keyId: record.id, ledger: record.ledger, scopes: Set(record.scopes.compactMap(Scope.init(rawValue:))))
     }
 
     /// Makes a key for `ledger` with `scopes`; returns its record and the plain key (shown once).
@@ -90,6 +105,10 @@ final class KeyStore: Sendable {
         let id = Self.randomHex(bytes: 8)
         let key = "tally_\(id)_\(Self.randomHex(bytes: 32))"
         let record = Record(id: id, ledger: ledger, scopes: scopes.map(\.rawValue).sorted(), sha256: Self.hash(key), createdAt: now)
+        if let shared {
+            try shared.publish(try shared.records(of: ledger) + [record], of: ledger)
+            return (record, key)
+        }
         try state.withLock { file in
             var next = file
             next.keys.append(record)
@@ -100,13 +119,20 @@ final class KeyStore: Sendable {
     }
 
     /// The keys of `ledger` (ids and scopes, never a hash).
-    func keys(of ledger: String) -> [Record] {
-        state.withLock { $0.keys.filter { $0.ledger == ledger } }
+    func keys(of ledger: String) throws -> [Record] {
+        if let shared { return try shared.records(of: ledger) }
+        return state.withLock { $0.keys.filter { $0.ledger == ledger } }
     }
 
     /// Revokes a key of `ledger`; false when it has no such key.
     func revoke(id: String, ledger: String) throws -> Bool {
-        try state.withLock { file in
+        if let shared {
+            let records = try shared.records(of: ledger)
+            guard records.contains(where: { $0.id == id }) else { return false }
+            try shared.publish(records.filter { $0.id != id }, of: ledger)
+            return true
+        }
+        return try state.withLock { file in
             guard file.keys.contains(where: { $0.id == id && $0.ledger == ledger }) else { return false }
             var next = file
             next.keys.removeAll { $0.id == id }

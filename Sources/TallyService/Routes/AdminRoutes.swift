@@ -65,7 +65,7 @@ enum AdminRoutes {
     /// `GET /ledgers/{ledger}/keys`: the ledger's keys, never their secrets or hashes.
     static func handleListKeys(_ call: Call) async throws -> Response {
         let id = try call.ledger
-        let records = call.state.keys.keys(of: id)
+        let records = try call.state.keys.keys(of: id)
         return Call.json(.object([("keys", .array(records.map { record in
             .object([("id", .string(record.id)), ("scopes", .array(record.scopes.map(JSONValue.string))), ("created_at", .string(record.createdAt))])
         }))]))

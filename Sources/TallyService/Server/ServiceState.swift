@@ -54,13 +54,13 @@ final class ServiceState: Sendable {
             case .none:
                 break
             case .serverAdmin:
-                let caller = try authenticate(request)
+                let caller = try authenticate(request, ledger: ledger)
                 guard caller.isServerAdmin else {
                     throw Problem(.forbidden, "admin_key_required", "this route needs the server's admin key")
                 }
                 principal = caller
             case .ledger(let scope):
-                let caller = try authenticate(request)
+                let caller = try authenticate(request, ledger: ledger)
                 guard let ledger else { throw Problem(.notFound, "not_found", "no ledger in the path") }
                 try caller.require(scope, on: ledger)
                 principal = caller
@@ -110,10 +110,10 @@ final class ServiceState: Sendable {
     }
 
     /// The principal of the request's `Authorization: Bearer` key, or 401.
-    func authenticate(_ request: Request) throws -> Principal {
+    func authenticate(_ request: Request, ledger: String?) throws -> Principal {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw Problem.unauthorized }
         let key = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard !key.isEmpty, key.utf8.count <= 256, let principal = keys.principal(for: key) else {
+        guard !key.isEmpty, key.utf8.count <= 256, let principal = try keys.principal(for: key, ledger: ledger) else {
             throw Problem(.unauthorized, "invalid_key", "the API key is unknown or revoked")
         }
         return principal

@@ -100,7 +100,11 @@ public final class TallyServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let keys = try KeyStore(directory: configuration.dataDirectory, adminKey: configuration.adminKey)
+        let keys = try KeyStore(
+            directory: configuration.dataDirectory, adminKey: configuration.adminKey,
+            shared: configuration.postgres.map { server in
+                SharedLedgerKeys { id in try PostgresLogLocation(server + (server.contains("?") ? "&" : "?") + "ledger=" + id) }
+            })
         var cluster: ServiceCluster?
         if let server = configuration.postgres {
             let node = configuration.nodeName ?? LogStorage.processOwnerName
