@@ -1,4 +1,5 @@
 internal import Foundation
+import Synchronization
 
 /// A throwaway PostgreSQL cluster of one test's own, for what a test must not do to the shared
 /// one: change server settings, kill the server, add a standby and promote it. Made by
@@ -20,6 +21,25 @@ public final class PostgresPrivateCluster: Sendable {
     public static func start(_ name: String) throws -> PostgresPrivateCluster {
         let directory = "/tmp/tally-pg-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))"
         return PostgresPrivateCluster(serverURL: try url(from: run(["start", directory])), directory: directory)
+    }
+
+    private static let suites = Mutex<[String: Result<PostgresPrivateCluster, PostgresTestCluster.ClusterFailure>]>([:])
+
+    /// The cluster of a suite whose tests take turns (`.serialized`) on one server of their own:
+    /// started on first use, stopped when the process exits.
+    public static func forSuite(_ name: String) throws -> PostgresPrivateCluster {
+        try suites.withLock { suites in
+            if let started = suites[name] { return try started.get() }
+            let result = Result { try start(name) }.mapError { $0 as? PostgresTestCluster.ClusterFailure ?? .init(description: "\($0)") }
+            if suites.isEmpty { atexit { PostgresPrivateCluster.stopSuites() } }
+            suites[name] = result
+            return try result.get()
+        }
+    }
+
+    private static func stopSuites() {
+        let clusters = suites.withLock { $0.values.compactMap { try? $0.get() } }
+        for cluster in clusters { cluster.stop() }
     }
 
     /// Starts a streaming standby of this cluster, which this one then waits for at every commit

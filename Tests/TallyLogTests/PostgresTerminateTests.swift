@@ -5,7 +5,7 @@ import Testing
 @testable import TallyLog
 
 /// A writer's connection ended by `pg_terminate_backend` while a commit is in flight, against a
-/// real server (a cluster of the suite's own: a test changes server settings). The outcome of
+/// real server (a cluster of the suite's own, its tests one at a time: a test changes server settings). The outcome of
 /// such a commit is learned by reading the head back on a new connection, never by a blind
 /// resend: a commit that was done is acknowledged once, one that was not is sent again once,
 /// and under load every acknowledged append is in the log exactly once, with no gap.
@@ -16,13 +16,12 @@ final class PostgresTerminateTests {
     let control: PostgresConnection
 
     init() throws {
-        cluster = try PostgresPrivateCluster.start("terminate")
+        cluster = try PostgresPrivateCluster.forSuite("terminate")
         control = try PostgresConnection(conninfo: cluster.serverURL, displayName: "control")
     }
 
     deinit {
         control.close()
-        cluster.stop()
     }
 
     private func location(_ name: String) throws -> PostgresLogLocation {
