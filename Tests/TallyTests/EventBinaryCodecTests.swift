@@ -76,6 +76,8 @@ import TallyLog
         let values = RandomValues(seed: seed)
         for index in 0..<550 {
             let record = try EventCatalog.standard.record(for: values.event(index: index))
+            // A type without data (command_completed) has nothing to cut.
+            guard !record.payload.isEmpty else { continue }
             let length = values.int(in: 0...(record.payload.count - 1))
             #expect(throws: EventCodingError.self, replay(seed, "event \(index) cut to \(length) bytes")) {
                 try EventCatalog.standard.decodeBody(code: record.kind, version: record.version, payload: Array(record.payload.prefix(length)))

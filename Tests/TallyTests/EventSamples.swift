@@ -125,6 +125,7 @@ enum EventSamples {
         EventBody(PageSizeSet(rows: 25)),
         EventBody(CommodityDeclared(code: "GBX", scale: 2)),
         EventBody(ErasureRecorded(subject: "b9a30aa0c0be1606f68b4d8607e7a37b")),
+        EventBody(CommandCompleted()),
     ]
 
     /// The sample of each type, by type name.

@@ -114,9 +114,13 @@ import TallyLog
             // printf '10:2026-05-01,11:Assets:Cash,14:Equity:Opening,10:1.00000000,6:IRAUSD,0:,0:,' | sha256sum
             // → e505d8dd8ecfeb6ef7b467291efbc3d6…, whose first 16 bytes in base64url are:
             let digest = "5QXY3Y7P6273tGcpHvvD1g"
-            var keys = JournalCSV.RowKeys()
+            // The older form, which a store that holds such keys keeps making.
+            var keys = JournalCSV.RowKeys(scheme: .legacy)
             #expect(keys.key(for: row) == "journal:row:\(digest):1")
             #expect(keys.key(for: row) == "journal:row:\(digest):2", "the second identical row of a file is another row")
+            // Without payee or category nothing is sealed: the same digest, in the newer form.
+            var plain = JournalCSV.RowKeys(scheme: .plain)
+            #expect(plain.key(for: row) == "journal:row:~\(digest):1")
         }
     }
 

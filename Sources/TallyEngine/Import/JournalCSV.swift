@@ -34,11 +34,16 @@ import TallyLog
 /// Each row carries an idempotency key, and a row whose key was used before (in an earlier
 /// import, or earlier in the file) is skipped:
 /// - with an `external_id`: `journal:<external_id>`;
-/// - without one: `journal:row:<digest>:<n>`, where `<digest>` is the first 128 bits of the
+/// - without one: `journal:row:~<digest>:<n>`, where `<digest>` is the first 128 bits of the
 ///   SHA-256 of the row's content (`RowKeys.contentDigest(of:)`: date, account,
-///   counter_account, amount and currency in canonical form, payee, category) in base64url
-///   without padding (22 characters), and `<n>` counts the rows of the file with that same
-///   content, from 1. Two identical coffees on one day in one file are two rows (`:1` and
+///   counter_account, amount and currency in canonical form, then payee and category *as the
+///   log seals them*: the subject's sealed bytes, whose nonce is an HMAC under the subject's
+///   key) in base64url without padding (22 characters), and `<n>` counts the rows of the file
+///   with that same content, from 1. The key is no function of personal text in clear: once a
+///   payee is erased its key is gone, and no list of candidate names can be hashed to match
+///   (issue 34, item 9). A store that imported such rows before keeps its keys of the older
+///   form, `journal:row:<digest>:<n>` with the payee and category in clear in the digest
+///   (`RowKeys.Scheme.legacy`), so that its files are still recognised. Two identical coffees on one day in one file are two rows (`:1` and
 ///   `:2`). 128 bits keep an accidental match between two different rows out of reach (about
 ///   one in 10^20 for a billion rows) while the key, stored with every event and random to
 ///   the compressor, stays short: the full digest in hex tripled the log of an id-less import.
@@ -62,6 +67,9 @@ public enum JournalCSV {
     static let keyPrefix = "journal:"
     /// The idempotency key prefix of journal rows without an external id.
     static let contentKeyPrefix = "journal:row:"
+    /// The prefix of content keys whose digest holds personal text sealed, not in clear:
+    /// `~` sorts after every base64url character, so the older keys are a range of their own.
+    static let sealedContentKeyPrefix = "journal:row:~"
     /// The longest account name: its entity (`account:NAME`) must fit the log's entity limit.
     static let accountBytesMax = LogFormat.entityBytesMax - "account:".utf8.count
 
@@ -90,8 +98,24 @@ public enum JournalCSV {
     /// Memory: one entry (a 16-byte digest and a count) per distinct row without an
     /// external id, for as long as the file is read.
     struct RowKeys {
+        /// How a row's payee and category enter its digest.
+        enum Scheme: Sendable {
+            /// In clear, keys `journal:row:<digest>:<n>`: a store that already holds such keys.
+            case legacy
+            /// In clear, keys `journal:row:~<digest>:<n>`: the validating pass (the same
+            /// lengths as ``sealed(_:)``'s keys) and a catalog that seals nothing.
+            case plain
+            /// Sealed under the subjects' keys as the log holds them.
+            case sealed(SubjectKeys)
+        }
+
+        let scheme: Scheme
         private var occurrences: [Digest: UInt32] = [:]
         private var buffer: [UInt8] = []
+
+        init(scheme: Scheme = .plain) {
+            self.scheme = scheme
+        }
 
         /// The first 128 bits of a row's SHA-256: what its key names.
         struct Digest: Hashable {
@@ -139,25 +163,35 @@ public enum JournalCSV {
             let digest = Digest(contentDigest(of: row))
             let occurrence = occurrences[digest, default: 0] + 1
             occurrences[digest] = occurrence
-            return "\(JournalCSV.contentKeyPrefix)\(digest.base64URL):\(occurrence)"
+            if case .legacy = scheme { return "\(JournalCSV.contentKeyPrefix)\(digest.base64URL):\(occurrence)" }
+            return "\(JournalCSV.sealedContentKeyPrefix)\(digest.base64URL):\(occurrence)"
         }
 
         /// The SHA-256 of a row's content: for each of date (`YYYY-MM-DD`), account,
         /// counter_account, amount (a plain decimal at the commodity's scale, so `5`, `5.0`
         /// and `5.00` USD are the same), currency (its code), payee and category (empty when
         /// absent), in that order, its UTF-8 byte count in decimal, a colon, its bytes and a
-        /// comma (a netstring), so that no two different rows can run together alike.
+        /// comma (a netstring), so that no two different rows can run together alike. Under
+        /// ``Scheme/sealed(_:)`` a non-empty payee or category enters as its sealed bytes
+        /// (the payee's subject, the owner's), never in clear.
         mutating func contentDigest(of row: Row) -> SHA256.Digest {
             buffer.removeAll(keepingCapacity: true)
             let entry = row.entry
-            for field in [
-                row.date.description, entry.account, entry.counterAccount, entry.amount.decimalString,
-                entry.amount.commodity.code, entry.payee ?? "", entry.category ?? "",
-            ] {
-                buffer.append(contentsOf: String(field.utf8.count).utf8)
+            func append<Bytes: Collection<UInt8>>(_ field: Bytes) {
+                buffer.append(contentsOf: String(field.count).utf8)
                 buffer.append(UInt8(ascii: ":"))
-                buffer.append(contentsOf: field.utf8)
+                buffer.append(contentsOf: field)
                 buffer.append(UInt8(ascii: ","))
+            }
+            for field in [row.date.description, entry.account, entry.counterAccount, entry.amount.decimalString, entry.amount.commodity.code] {
+                append(field.utf8)
+            }
+            for (text, subject) in [(entry.payee ?? "", PersonalSubject.payee(entry.payee ?? "")), (entry.category ?? "", .owner)] {
+                if case .sealed(let keys) = scheme, !text.isEmpty {
+                    append(keys.seal(text, subject: subject.name))
+                } else {
+                    append(text.utf8)
+                }
             }
             return SHA256.hash(data: buffer)
         }

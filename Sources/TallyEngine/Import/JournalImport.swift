@@ -119,13 +119,14 @@ struct JournalEvents {
     private let reader: CSVReader
     private var days: DayStarts
     private var cache = JournalCSV.Cache()
-    private var keys = JournalCSV.RowKeys()
+    private var keys: JournalCSV.RowKeys
 
-    /// Opens a file.
+    /// Opens a file whose rows are keyed by `keys` (``JournalCSV/RowKeys/Scheme``).
     /// - Throws: ``ImportError`` (`unreadable`).
-    init(path: String, calendar: LedgerCalendar) throws {
+    init(path: String, calendar: LedgerCalendar, keys: JournalCSV.RowKeys.Scheme = .plain) throws {
         reader = try CSVReader(path: path)
         days = DayStarts(calendar: calendar)
+        self.keys = JournalCSV.RowKeys(scheme: keys)
     }
 
     var path: String { reader.path }
@@ -192,7 +193,7 @@ extension Ledger {
     /// The appending pass of a validated journal: reads the file again and appends one
     /// `journal_entry_posted` per row in batches of `batchSize` rows, each one durable commit
     /// folded into the read models. A row whose key (`journal:<external_id>`, else
-    /// `journal:row:<content digest>:<n>`; see ``JournalCSV``) was used before is skipped
+    /// `journal:row:~<content digest>:<n>`; see ``JournalCSV``) was used before is skipped
     /// and counted.
     ///
     /// - Parameters:
@@ -232,9 +233,10 @@ extension Ledger {
             // batches are in memory: one committing, one waiting, one being built.
             let calendar = calendar
             let catalog = catalog
+            let scheme = try contentKeyScheme()
             do {
                 try Handoff<AppendBatch>.run(queuedItemsMax: 1, produce: { put in
-                    var events = try JournalEvents(path: path, calendar: calendar)
+                    var events = try JournalEvents(path: path, calendar: calendar, keys: scheme)
                     try events.readHeader()
                     var batch: [NewEvent] = []
                     batch.reserveCapacity(batchSize)
@@ -358,6 +360,14 @@ extension Ledger {
         return command
     }
 
+    /// How this store keys rows without an external id: as it did before when it holds keys
+    /// with the payee in clear (so that its files are still recognised), else with personal
+    /// text sealed (``JournalCSV``).
+    private func contentKeyScheme() throws -> JournalCSV.RowKeys.Scheme {
+        if try read({ db in try IdempotencyProjector.hasLegacyContentKeys(db) }) { return .legacy }
+        return catalog.subjectKeys.map { .sealed($0) } ?? .plain
+    }
+
     /// Before a journal's first batch is appended: when the store holds rows imported with an
     /// external id, every row of the file whose external id was imported before is compared
     /// with what that id recorded, so that a conflict refuses the file before anything is
@@ -367,7 +377,7 @@ extension Ledger {
             try IdempotencyProjector.hasJournalExternalIds(db)
         }
         guard hasExternalIds else { return }
-        var events = try JournalEvents(path: journal.path, calendar: calendar)
+        var events = try JournalEvents(path: journal.path, calendar: calendar, keys: try contentKeyScheme())
         try events.readHeader()
         var batch: [NewEvent] = []
         batch.reserveCapacity(batchSize)

@@ -207,6 +207,12 @@ final class WritePipeline: Sendable {
         var planned = try command.plan(db)
         guard !planned.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: false) }
         if let key = command.idempotencyKey { planned[0].idempotencyKey = key }
+        // A keyed command whose later events its first did not cause ends with its boundary,
+        // so that its key maps to every event it records (``CommandCompleted``).
+        if command.idempotencyKey != nil, !command.admitsEvents, planned.count > 1,
+           planned.dropFirst().contains(where: { $0.cause != .earlierInBatch(0) }) {
+            planned.append(NewEvent(effectiveAt: planned[0].effectiveAt, cause: .earlierInBatch(0), body: EventBody(CommandCompleted())))
+        }
         assert(command.request.map { $0.body == planned[0].body } ?? true,
                "a command's request must be the first event it records, or a repeat of its key could not be recognised")
         let first = draft.next

@@ -16,14 +16,18 @@ public struct IdempotencyProjector: Projector {
     /// 3: no index by first sequence number: the last event a command caused is kept apart,
     /// keyed by the command's first sequence number, and only for commands that caused one.
     /// 4: keys stored as ``StoredKey`` spells them (a journal's `journal:` prefix in one byte).
-    public let version = 4
+    /// 5: a command's range is its own (issue 34, item 6): an event extends its cause's range
+    /// only when it follows that range's last event, and ``CommandCompleted`` ends a range
+    /// (`closed`); a split that a later command made no longer stretches its deposit's key.
+    public let version = 5
     public let tables = ["idempotency_keys", "idempotency_caused"]
 
     /// `idempotency_keys` holds each key once (as ``StoredKey`` spells it), with the sequence number of the event that
-    /// recorded it. `idempotency_caused` holds, for an event that later events name as their
-    /// cause, the last of them (a rowid table keyed by the cause's sequence number: an
-    /// append, or an update in place, per caused event). A key's command runs from its first
-    /// sequence number to the last event it caused, or to itself when it caused none.
+    /// recorded it. `idempotency_caused` holds, for an event whose next event names it as
+    /// its cause, the last event of the unbroken run of such events after it (a rowid table
+    /// keyed by the cause's sequence number: an append, or an update in place, per caused
+    /// event); `closed` once a ``CommandCompleted`` named it, which sets the run's end. A key's
+    /// command runs from its first sequence number to that end, or to itself.
     public func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE idempotency_keys (
@@ -32,7 +36,8 @@ public struct IdempotencyProjector: Projector {
             ) STRICT, WITHOUT ROWID;
             CREATE TABLE idempotency_caused (
                 cause INTEGER PRIMARY KEY NOT NULL,
-                last_sequence INTEGER NOT NULL
+                last_sequence INTEGER NOT NULL,
+                closed INTEGER NOT NULL DEFAULT 0
             ) STRICT;
             """)
     }
@@ -47,9 +52,15 @@ public struct IdempotencyProjector: Projector {
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         var inserts = try KeyInserts(db)
         defer { inserts.finish() }
-        let caused = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO idempotency_caused (cause, last_sequence) VALUES (?, ?)
-            ON CONFLICT (cause) DO UPDATE SET last_sequence = MAX(last_sequence, excluded.last_sequence)
+        // The event right after its cause starts the run (no row can exist yet: only that
+        // event or a command's end makes one); a later one extends an open run it follows.
+        let started = RawStatement(try db.cachedStatement(sql: "INSERT OR IGNORE INTO idempotency_caused (cause, last_sequence) VALUES (?, ?)"))
+        let extended = RawStatement(try db.cachedStatement(sql: """
+            UPDATE idempotency_caused SET last_sequence = ?2 WHERE cause = ?1 AND closed = 0 AND last_sequence + 1 = ?2
+            """))
+        let ended = RawStatement(try db.cachedStatement(sql: """
+            INSERT INTO idempotency_caused (cause, last_sequence, closed) VALUES (?, ?, 1)
+            ON CONFLICT (cause) DO UPDATE SET last_sequence = excluded.last_sequence, closed = 1
             """))
         try events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
@@ -59,9 +70,11 @@ public struct IdempotencyProjector: Projector {
                     inserts.add(key, firstSequence: sequence)
                 }
                 if let cause = event.pointee.cause {
-                    caused.bind(1, Int64(cause))
-                    caused.bind(2, sequence)
-                    try caused.step(db)
+                    let statement = event.pointee.body.type.code == CommandCompleted.eventType.code ? ended
+                        : Int64(cause) + 1 == sequence ? started : extended
+                    statement.bind(1, Int64(cause))
+                    statement.bind(2, sequence)
+                    try statement.step(db)
                 }
                 event += 1
             }
@@ -233,6 +246,16 @@ public struct IdempotencyProjector: Projector {
                 return keys.indices.map { index in stored[Array(spelling(index))].map(UInt64.init) }
             }
         }
+    }
+
+    /// Whether a journal row was ever keyed by its content in the older form, with its payee
+    /// and category in clear in the digest (`journal:row:<digest>:<n>`, not `journal:row:~…`;
+    /// ``JournalCSV``): such a store keeps keying rows that way, so that its files are still
+    /// recognised. One seek: every older key lies below `␁row:~`.
+    static func hasLegacyContentKeys(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: """
+            SELECT 1 FROM idempotency_keys WHERE key >= char(1) || 'row:' AND key < char(1) || 'row:~' LIMIT 1
+            """) != nil
     }
 
     /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
