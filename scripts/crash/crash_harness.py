@@ -31,6 +31,32 @@ Each round starts a writer on a store (or, in a concurrent round, several) and k
             a time through the async API; every `{"ack": KEY, "seq": [...]}` line printed before
             the kill is an acknowledged command (every tenth command is refused by design).
 
+The fault modes (issue 34) damage a store instead of killing a process, one fault a round:
+
+- bitflip:  a byte in the body of a frame in the middle of the log is flipped (not the
+            last frame); a deposit is then made (acknowledged or refused), `verify` must
+            find the damage, `repair --yes` must keep every frame but the damaged one, and
+            afterwards every acknowledged event is in the log at its sequence number with its
+            idempotency key, except exactly the damaged frame's events, which `verify` names
+            as lost (`lost_events`).
+- truncate: the read models are deleted and bytes are cut off the end of the log (a few
+            up to a whole frame or more); `verify` must exit 1 naming the events cut off, a
+            writer must refuse (the next one would reuse their sequence numbers), and
+            `repair --yes` then accepts the shorter log and the store works again.
+- keyfile:  the subject key file (`SUBJECTS`) is deleted or one character of a key is
+            changed (with --encrypt, sometimes the store's `KEYS` instead); `verify` must
+            exit 1 (keys missing or a damaged file, never "intact"), `export` must refuse and
+            write no "[erased" text, no file of the store may change, and with the file put
+            back the store verifies again.
+- fulldisk: a deposit runs under a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored: a write
+            past it fails as on a full disk) drawn around the log's size; a deposit that
+            exited 0 is acknowledged and must be in the log; then, without the limit, the
+            store reopens and verifies, and the same deposit run again (its key) leaves it in
+            the log exactly once.
+
+Concurrent writer processes are the `concurrent` mode. A fault counts toward `--kills`
+like a kill (`faults` and `faults_<mode>` in the report).
+
 After the kill the round checks, in this order:
 
 1. the log is intact (`tally verify --json`: no log problem, no undecodable event;
@@ -91,7 +117,8 @@ class Failure(Exception):
 
 
 class Harness:
-    TALLY_MODES = ("import", "deposits", "append", "rebuild", "concurrent")
+    TALLY_MODES = ("import", "deposits", "append", "rebuild", "concurrent", "bitflip", "truncate", "keyfile", "fulldisk")
+    FAULT_MODES = ("bitflip", "truncate", "keyfile", "fulldisk")
     MODES = TALLY_MODES + ("embedder", "server")
 
     def __init__(self, tally, workdir, seed, rows, rounds_per_store, verbose, modes=TALLY_MODES, workers=3,
@@ -126,6 +153,17 @@ class Harness:
             "kills_concurrent": 0,
             "kills_embedder": 0,
             "kills_server": 0,
+            "faults": 0,
+            "faults_bitflip": 0,
+            "faults_truncate": 0,
+            "faults_keyfile": 0,
+            "faults_fulldisk": 0,
+            "lost_to_named_damage": 0,
+            "damage_not_detected": 0,
+            "writes_on_damaged_log": 0,
+            "store_changed_by_refusal": 0,
+            "fulldisk_refused": 0,
+            "fulldisk_acknowledged": 0,
             "processes_killed": 0,
             "finished_before_kill": 0,
             "acknowledged_events": 0,
@@ -655,6 +693,230 @@ class Harness:
         self.reopen()
         self.expect_verified("after the read models caught up")
 
+    # -- faults (issue 34) ------------------------------------------------------------
+
+    def fault_store(self, deposits):
+        """A fresh store (files only) with `deposits` acknowledged deposits, one frame each."""
+        self.new_store()
+        for index in range(deposits):
+            self.run("wealth", "deposit", f"{self.random.randint(1, 999)}.00", "--external-id", f"f{self.round}-{index}", "--json")
+
+    def segments(self):
+        directory = os.path.join(self.store, "log")
+        return sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".tlog"))
+
+    @staticmethod
+    def frames(path):
+        """(offset, first sequence, count, stored body length) of each whole frame of a segment."""
+        import struct
+        with open(path, "rb") as file:
+            data = file.read()
+        offset, frames = 64, []
+        while offset + 88 <= len(data):
+            first, = struct.unpack_from("<Q", data, offset + 8)
+            count, = struct.unpack_from("<I", data, offset + 16)
+            stored, = struct.unpack_from("<I", data, offset + 24)
+            if offset + 88 + stored > len(data):
+                break
+            frames.append((offset, first, count, stored))
+            offset += 88 + stored
+        return frames
+
+    def acknowledged_events(self):
+        """Every event of the log by sequence number: (type, idempotency key)."""
+        return {int(event["seq"]): (event["type"], event.get("idempotency_key")) for event in self.log_events(1)}
+
+    def snapshot(self):
+        files = {}
+        for root, _, names in os.walk(self.store):
+            for name in names:
+                path = os.path.join(root, name)
+                if name == "LOCK" or "readmodels" in name:
+                    continue
+                with open(path, "rb") as file:
+                    files[os.path.relpath(path, self.store)] = file.read()
+        return files
+
+    def count_fault(self, mode):
+        self.counts["faults"] += 1
+        self.counts[f"faults_{mode}"] += 1
+
+    def round_bitflip(self, tag):
+        self.fault_store(self.random.randint(4, 10))
+        before = self.acknowledged_events()
+        segment = self.segments()[-1]
+        frames = self.frames(segment)
+        # A frame in the middle: never the first (ledger_created alone) nor the last.
+        offset, first, count, stored = frames[self.random.randint(1, len(frames) - 2)]
+        with open(segment, "r+b") as file:
+            position = offset + 88 + self.random.randrange(stored)
+            file.seek(position)
+            byte = file.read(1)[0]
+            file.seek(position)
+            file.write(bytes([byte ^ (1 << self.random.randrange(8))]))
+        self.count_fault("bitflip")
+        damaged = set(range(first, first + count))
+        # A writer after the flip: acknowledged or refused, never silently lost.
+        result = self.run("wealth", "deposit", "1.00", "--external-id", f"{tag}-after", "--json", check=False)
+        if result.returncode == 0:
+            for event in json.loads(result.stdout)["events"]:
+                before[int(event["seq"])] = (event["type"], event.get("idempotency_key"))
+        report = self.verify()
+        if report["ok"]:
+            self.counts["damage_not_detected"] += 1
+            raise Failure(f"verify says intact after a flipped byte in events {first}…{first + count - 1}")
+        repaired = subprocess.run([self.tally, "repair", "--yes", "--store", self.store], capture_output=True, text=True)
+        if repaired.returncode != 0:
+            raise Failure(f"repair --yes exited {repaired.returncode}: {repaired.stderr.strip()[:500]}")
+        report = self.verify()
+        if not report["ok"]:
+            self.counts["verify_failures_after_catch_up"] += 1
+            raise Failure(f"verify after the repair: {report['problems']}")
+        named = set()
+        for low, high in report.get("lost_events", []):
+            named.update(range(low, high + 1))
+        after = self.acknowledged_events()
+        missing = sorted(sequence for sequence in before if sequence not in after and sequence not in damaged)
+        changed = sorted(sequence for sequence in before if sequence in after and after[sequence] != before[sequence])
+        if missing or changed:
+            self.counts["lost_acknowledged_events"] += len(missing) + len(changed)
+            raise Failure(f"after the repair, acknowledged events missing {missing} or changed {changed} (damaged {first}…{first + count - 1})")
+        if named != damaged:
+            raise Failure(f"verify names {sorted(named)} as lost, the damaged frame held {sorted(damaged)}")
+        self.counts["lost_to_named_damage"] += len(damaged)
+        self.counts["acknowledged_events"] += len(before)
+        self.reopen()
+        self.store = None  # the next round starts a fresh store
+
+    def round_truncate(self, tag):
+        self.fault_store(self.random.randint(3, 8))
+        before = self.acknowledged_events()
+        head = max(before)
+        for path in os.listdir(self.store):
+            if path.startswith("readmodels.sqlite"):
+                os.remove(os.path.join(self.store, path))
+        segment = self.segments()[-1]
+        frames = self.frames(segment)
+        size = os.path.getsize(segment)
+        # From a few bytes up to the last two frames and a bit.
+        last = frames[-2][0] if len(frames) > 2 else frames[-1][0]
+        cut = self.random.randint(1, max(1, size - last + 5))
+        with open(segment, "r+b") as file:
+            file.truncate(size - cut)
+        self.count_fault("truncate")
+        kept = {first + index for _, first, count, stored in self.frames(segment) for index in range(count)}
+        cut_events = sorted(sequence for sequence in before if sequence not in kept)
+        report = self.verify()
+        if report["ok"] or report.get("exit_status") != 1:
+            self.counts["damage_not_detected"] += 1
+            raise Failure(f"verify says {report.get('status')} after {cut} bytes were cut off the log (events {cut_events})")
+        text = " ".join(report["problems"])
+        if cut_events and f"{cut_events[0]}…{head}" not in text and f"event {head}" not in text:
+            raise Failure(f"verify does not name the events cut off ({cut_events[0]}…{head}): {text[:300]}")
+        result = self.run("wealth", "deposit", "1.00", "--external-id", f"{tag}-after", "--json", check=False)
+        if result.returncode == 0:
+            self.counts["writes_on_damaged_log"] += 1
+            raise Failure(f"a deposit was acknowledged on a log cut short (events {cut_events} cut): {result.stdout[:300]}")
+        repaired = subprocess.run([self.tally, "repair", "--yes", "--store", self.store], capture_output=True, text=True)
+        if repaired.returncode != 0:
+            raise Failure(f"repair --yes exited {repaired.returncode}: {repaired.stderr.strip()[:500]}")
+        after = self.acknowledged_events()
+        missing = sorted(sequence for sequence in before if sequence not in after and sequence not in cut_events)
+        if missing:
+            self.counts["lost_acknowledged_events"] += len(missing)
+            raise Failure(f"after the repair, events {missing} are missing though only {cut_events} were cut")
+        self.counts["lost_to_named_damage"] += len(cut_events)
+        self.counts["acknowledged_events"] += len(before)
+        self.run("wealth", "deposit", "1.00", "--external-id", f"{tag}-repaired", "--json")
+        self.expect_verified("after the repair of a log cut short")
+        self.store = None
+
+    def round_keyfile(self, tag):
+        self.fault_store(2)
+        self.run("import", self.journal_csv(tag, 5))
+        subjects = os.path.join(self.store, "SUBJECTS")
+        keys = os.path.join(self.store, "KEYS")
+        encrypted = os.path.exists(keys)
+        target = keys if encrypted and self.random.random() < 0.3 else subjects
+        with open(target, "rb") as file:
+            original = file.read()
+        if target == subjects and self.random.random() < 0.4:
+            os.remove(target)
+            kind = "deleted"
+        else:
+            text = original.decode()
+            field = '"wrapped"' if target == keys else '"key"'
+            starts = [match.end() for match in re.finditer(field + r'\s*:\s*"', text)]
+            if not starts:
+                raise Failure(f"no {field} in {target}")
+            at = self.random.choice(starts) + self.random.randint(0, 20)
+            replacement = "A" if text[at] != "A" else "B"
+            with open(target, "w") as file:
+                file.write(text[:at] + replacement + text[at + 1:])
+            kind = "changed"
+        self.count_fault("keyfile")
+        before = self.snapshot()
+        report = self.run("verify", "--json", check=False)
+        if report.returncode == 0:
+            self.counts["damage_not_detected"] += 1
+            raise Failure(f"verify exits 0 with {os.path.basename(target)} {kind}: {report.stdout[:300]}")
+        exported = self.run("export", check=False)
+        if exported.returncode == 0 or "[erased" in exported.stdout:
+            self.counts["damage_not_detected"] += 1
+            raise Failure(f"export with {os.path.basename(target)} {kind} exited {exported.returncode}, "
+                          f"{'with' if '[erased' in exported.stdout else 'without'} erased text")
+        listed = self.run("erase", "--list", check=False)
+        if listed.returncode == 0:
+            self.counts["damage_not_detected"] += 1
+            raise Failure(f"erase --list exits 0 with {os.path.basename(target)} {kind}: {listed.stdout[:300]}")
+        if self.snapshot() != before:
+            self.counts["store_changed_by_refusal"] += 1
+            raise Failure(f"a refused command changed the store's files ({os.path.basename(target)} {kind})")
+        with open(target, "wb") as file:
+            file.write(original)
+        os.chmod(target, 0o600)
+        self.expect_verified(f"with {os.path.basename(target)} put back")
+        self.store = None
+
+    def round_fulldisk(self, tag):
+        if self.store is None or self.random.random() < 0.2:
+            self.fault_store(self.random.randint(1, 4))
+        import resource
+        segment = self.segments()[-1]
+        limit = max(4096, os.path.getsize(segment) + self.random.randint(-256, 2048))
+        if self.random.random() < 0.5:
+            # The read models' write-ahead log emptied: the commit rewrites it from its start.
+            import sqlite3
+            connection = sqlite3.connect(os.path.join(self.store, "readmodels.sqlite"))
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.close()
+
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        base = self.head()
+        external = f"{tag}-full"
+        amount = f"{self.random.randint(1, 999)}.00"
+        result = subprocess.run([self.tally, "wealth", "deposit", amount, "--external-id", external, "--json", "--store", self.store],
+                                capture_output=True, text=True, preexec_fn=limited)
+        self.count_fault("fulldisk")
+        acknowledged = result.returncode == 0
+        self.counts["fulldisk_acknowledged" if acknowledged else "fulldisk_refused"] += 1
+        self.reopen()
+        self.expect_verified("after a full disk")
+        present = self.deposit_ids(base, all_occurrences=True)
+        if acknowledged and external not in present:
+            self.counts["lost_acknowledged_events"] += 1
+            raise Failure(f"deposit {external} exited 0 on a full disk but is not in the log")
+        if acknowledged:
+            self.counts["acknowledged_events"] += len(json.loads(result.stdout)["events"])
+        self.run("wealth", "deposit", amount, "--external-id", external, "--json")
+        present = self.deposit_ids(base, all_occurrences=True)
+        if present.count(external) != 1:
+            self.counts["duplicates_after_rerun"] += 1
+            raise Failure(f"after the re-run the log holds deposit {external} {present.count(external)} times")
+
     def reopen(self):
         """The first command after a kill opens the store and catches its read models up: its balances."""
         result = self.run("balances", "--format", "csv", check=False)
@@ -681,7 +943,7 @@ class Harness:
         print(f"crash harness: seed {self.seed}, {kills} kills{tally}{merchant_tags}, work {self.workdir}", flush=True)
         started = time.monotonic()
         attempts = 0
-        while self.counts["kills"] < kills and attempts < kills * 4:
+        while self.counts["kills"] + self.counts["faults"] < kills and attempts < kills * 4:
             attempts += 1
             if (self.store is None or self.round % self.rounds_per_store == 0) and set(self.modes) != {"embedder"}:
                 self.new_store()
@@ -689,6 +951,7 @@ class Harness:
             mode = self.random.choice(self.modes)
             tag = f"r{self.round}"
             specific = ("lost_acknowledged_events", "log_verify_failures", "verify_failures_after_catch_up",
+                        "damage_not_detected", "writes_on_damaged_log", "store_changed_by_refusal",
                         "torn_batches", "duplicates_after_rerun", "rerun_failures", "reopen_failures",
                         "balances_changed_by_rebuild", "repeats_not_already_applied", "reader_failures",
                         "read_model_differs_from_log")
@@ -706,14 +969,14 @@ class Harness:
                 self.embedder_store = None
                 continue
             if self.verbose or self.round % 50 == 0:
-                print(f"round {self.round}: {self.counts['kills']} kills, "
+                print(f"round {self.round}: {self.counts['kills']} kills, {self.counts['faults']} faults, "
                       f"{self.counts['lost_acknowledged_events']} lost acknowledged events, "
                       f"{len(self.failures)} failures ({time.monotonic() - started:.0f} s)", flush=True)
         self.counts["seconds"] = round(time.monotonic() - started, 1)
         self.counts["seed"] = self.seed
         self.counts["failures"] = len(self.failures)
         print(json.dumps(self.counts), flush=True)
-        return not self.failures and self.counts["kills"] >= kills
+        return not self.failures and self.counts["kills"] + self.counts["faults"] >= kills
 
 
 class Worker:

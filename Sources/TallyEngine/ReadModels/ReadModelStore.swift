@@ -517,6 +517,29 @@ extension ReadModelStore {
         batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil
     ) throws {
         let building = path + ".rebuilding"
+        do {
+            try foldIntoNewFile(building, projectors: projectors, snapshots: snapshots, from: reader, batchSize: batchSize, progress: progress)
+            try StoreCreation.syncFile(building)
+            for suffix in databaseSuffixes.dropFirst() {
+                try removeIfPresent(path + suffix)
+            }
+            guard rename(building, path) == 0 else {
+                throw StoreError(.io, "rename failed for \(building) to \(path): \(String(cString: strerror(errno)))")
+            }
+            try StoreCreation.syncDirectory((path as NSString).deletingLastPathComponent)
+        } catch {
+            try? removeDatabaseFiles(building)
+            throw error
+        }
+    }
+
+    /// Folds the whole log into a new database file at `building` (any file there first
+    /// removed), the fast way a file nobody else sees can be written (``rebuildInNewFile``,
+    /// and `verify --deep`, which compares it with the read models in use).
+    static func foldIntoNewFile(
+        _ building: String, projectors: [any Projector], snapshots: SnapshotSettings?, from reader: EventStoreReader,
+        batchSize: Int = 20_000, progress: ((UInt64) -> Void)? = nil
+    ) throws {
         try removeDatabaseFiles(building)
         try OwnerOnly.prepareDatabaseFile(building)
         do {
@@ -549,14 +572,6 @@ extension ReadModelStore {
                 try? queue.close()
                 throw error
             }
-            try StoreCreation.syncFile(building)
-            for suffix in databaseSuffixes.dropFirst() {
-                try removeIfPresent(path + suffix)
-            }
-            guard rename(building, path) == 0 else {
-                throw StoreError(.io, "rename failed for \(building) to \(path): \(String(cString: strerror(errno)))")
-            }
-            try StoreCreation.syncDirectory((path as NSString).deletingLastPathComponent)
         } catch {
             try? removeDatabaseFiles(building)
             throw error
@@ -564,7 +579,7 @@ extension ReadModelStore {
     }
 
     /// Removes a database file and its companions, when present.
-    private static func removeDatabaseFiles(_ path: String) throws {
+    static func removeDatabaseFiles(_ path: String) throws {
         for suffix in databaseSuffixes { try removeIfPresent(path + suffix) }
     }
 
@@ -575,7 +590,7 @@ extension ReadModelStore {
     /// database, its companions, and a rebuild's new file with its companions (left behind
     /// by a rebuild that was killed). Whatever deletes the read models deletes all of them:
     /// each holds text derived from the log.
-    static let fileSuffixes = databaseSuffixes + databaseSuffixes.map { ".rebuilding" + $0 }
+    static let fileSuffixes = databaseSuffixes + databaseSuffixes.map { ".rebuilding" + $0 } + databaseSuffixes.map { ".verifying" + $0 }
 
     private static func removeIfPresent(_ path: String) throws {
         guard unlink(path) == 0 || errno == ENOENT else {

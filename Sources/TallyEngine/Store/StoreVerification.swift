@@ -71,6 +71,8 @@ public struct StoreVerification: Sendable {
     /// hold, and whose erasure the log does not record: keys lost, not erased (a deleted or
     /// damaged `SUBJECTS`). Their text reads as erased until the file is restored.
     public var missingSubjectKeys: [String] = []
+    /// The read models folded again and compared table by table (`verify --deep`), when asked.
+    public var deep: DeepComparison?
 
     /// What the verification concluded.
     public var outcome: Outcome {
@@ -79,6 +81,7 @@ public struct StoreVerification: Sendable {
         guard let readModels else { return .intact }
         if readModels.disagreesWithLog { return .readModelsDisagree }
         if readModels.isDamaged { return .readModelsDamaged }
+        if let deep, !deep.differences.isEmpty { return .readModelsDamaged }
         if !readModels.failedAssertions.isEmpty { return .assertionFailed }
         return .intact
     }
@@ -89,6 +92,7 @@ public struct StoreVerification: Sendable {
     /// Every problem as a sentence, the log's first (amounts included: verify's output is the user's own).
     public var problems: [String] {
         log.problems.map(\.description) + undecodableEvents + contentProblems + missingKeyProblems + (readModels?.problems ?? [])
+            + (deep?.problems ?? [])
     }
 
     /// The lost subject keys as a sentence, with the way out.
@@ -115,7 +119,22 @@ public struct StoreVerification: Sendable {
         if !openToOthers.isEmpty {
             notes.append("other accounts on this machine can read \(openToOthers.joined(separator: ", ")); run `chmod -R go-rwx` on the store to keep it its owner's alone")
         }
-        return notes + (readModels?.notes ?? [])
+        return notes + (readModels?.notes ?? []) + comparedNotes
+    }
+
+    /// Which read models were compared, and how (what the default run checks, and `--deep`).
+    private var comparedNotes: [String] {
+        guard let readModels, !readModels.needsRecovery, readModels.unreadable == nil else { return [] }
+        let names = readModels.projectors.map(\.projector).joined(separator: ", ")
+        guard let deep else {
+            return ["compared with the log: the checkpoints (sequence number and chain hash) of \(readModels.projectors.count) read models (\(names)), "
+                    + "the books' trial balance and \(readModels.assertionsChecked) balance assertion(s); their rows were not folded again: "
+                    + "`tally verify --deep` also folds the whole log into a temporary file and compares every table, roll-ups included (as long as a `tally rebuild`)"]
+        }
+        if let skipped = deep.skipped { return ["not folded again (--deep): \(skipped)"] }
+        let tenths = (deep.seconds * 10).rounded() / 10
+        return ["folded again (--deep): \(deep.compared.count) read models (\(deep.compared.joined(separator: ", "))), \(deep.tables) tables, "
+                + "every row compared at event \(deep.head), in \(tenths) s"]
     }
 }
 

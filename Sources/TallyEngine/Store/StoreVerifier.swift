@@ -21,11 +21,14 @@ public enum StoreVerifier {
     ///     undecodable) and their read models' checkpoints reported, folded or not.
     ///   - expect: a digest kept elsewhere (`seq:hash`); the hash recomputed at that
     ///     sequence number must match.
+    ///   - deep: also fold the whole log again into a temporary file and compare every table of
+    ///     every read model with it (``DeepComparison``; as long as a rebuild, changes nothing).
     ///   - progress: called with the last sequence number checked.
     /// - Throws: ``StoreError`` when there is no store at `root`; `LogError` when the log's
     ///   directory cannot be read at all. Damage is reported in the result, not thrown.
     public static func verify(
-        at root: String, options: Ledger.Options = Ledger.Options(), expect: LogDigest? = nil, progress: ((UInt64) -> Void)? = nil
+        at root: String, options: Ledger.Options = Ledger.Options(), expect: LogDigest? = nil, deep: Bool = false,
+        progress: ((UInt64) -> Void)? = nil
     ) throws -> StoreVerification {
         let layout = StoreLayout(root: root)
         try layout.requireStore()
@@ -52,6 +55,9 @@ public enum StoreVerifier {
             readModelFileMissing: stored == nil)
         // Sealed text whose key is gone with no erasure in the log: the key file lost it.
         verification.missingSubjectKeys = (catalog.subjectKeys?.missingIdentifiers ?? []).filter { !scan.erased.contains($0) }
+        if deep, let readModels, verification.outcome == .intact {
+            verification.deep = try deepCompare(layout, options: options, catalog: catalog, check: readModels)
+        }
         verification.openToOthers = openToOthers(layout)
         if let keyPath = options.key?.path, OwnerOnly.isOpenToOthers(keyPath) { verification.openToOthers.append(keyPath) }
         return verification
