@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 
 /// One connection to a PostgreSQL server through libpq: statements with binary parameters and
 /// binary results, nothing else. Not safe for concurrent use: its owner serialises calls.
@@ -11,8 +12,9 @@ final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// The connection string, for reconnecting (never printed: it may hold a password).
     private let conninfo: String
-    /// What messages name: the server and database, without user or password.
-    let displayName: String
+    /// What messages name: the server and database, without user or password (set anew when
+    /// a pooled connection is taken for another ledger).
+    private(set) var displayName: String
 
     /// Connects, or throws ``LogError`` `io` with libpq's reason.
     init(conninfo: String, displayName: String) throws {
@@ -34,6 +36,43 @@ final class PostgresConnection: @unchecked Sendable {
         }
         // Messages from the server (NOTICE) are not the log's business.
         _ = PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    // MARK: The process's idle connections
+
+    /// Connections a short-lived user gave back (``recycle()``), by connection string.
+    private static let idle = Mutex<[String: [PostgresConnection]]>([:])
+    /// The most idle connections kept per connection string.
+    static let idleLimit = 4
+
+    /// An idle connection to `conninfo` this process made earlier, or a new one: a command that
+    /// reads a ledger's files, opens a view and writes connects once or twice, not once a step.
+    static func pooled(conninfo: String, displayName: String) throws -> PostgresConnection {
+        while let connection = idle.withLock({ $0[conninfo]?.popLast() }) {
+            if connection.isReady {
+                connection.displayName = displayName
+                return connection
+            }
+            connection.close()
+        }
+        return try PostgresConnection(conninfo: conninfo, displayName: displayName)
+    }
+
+    /// Gives the connection back for the process's next user of the same server, or closes it
+    /// when it is not idle and sound (broken, or inside a transaction) or enough are kept.
+    func recycle() {
+        guard isReady else { return close() }
+        let kept = Self.idle.withLock { idle -> Bool in
+            guard idle[conninfo, default: []].count < Self.idleLimit else { return false }
+            idle[conninfo, default: []].append(self)
+            return true
+        }
+        if !kept { close() }
+    }
+
+    /// Up, and outside any transaction.
+    private var isReady: Bool {
+        handle.map { PQstatus($0) == CONNECTION_OK && PQtransactionStatus($0) == PQTRANS_IDLE } ?? false
     }
 
     /// Whether the connection is up (after a failure, ``reconnect()`` makes a new one).

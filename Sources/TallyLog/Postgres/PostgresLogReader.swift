@@ -27,6 +27,8 @@ public struct PostgresLogReader: LogReading {
     final class Source: Sendable {
         let connection: Mutex<PostgresConnection>
         init(_ connection: PostgresConnection) { self.connection = Mutex(connection) }
+        /// The connection goes back to the process's idle ones when the last view on it ends.
+        deinit { connection.withLock { $0.recycle() } }
         var isUsable: Bool { connection.withLock { $0.isUsable } }
 
         /// Runs a read (or an idempotent write); a connection found lost is made again and the
@@ -61,7 +63,7 @@ public struct PostgresLogReader: LogReading {
     /// - Throws: ``LogError`` `notFound` when the database has no such ledger (or no Tally
     ///   tables); `io` for a server that cannot be reached or refuses.
     public static func open(_ location: PostgresLogLocation, keys: LogKeys? = nil, through: LogDigest? = nil) throws -> PostgresLogReader {
-        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        let connection = try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName)
         let head: LogDigest
         if let through {
             head = through
@@ -259,8 +261,8 @@ public struct PostgresLogReader: LogReading {
 public enum PostgresLedgerFiles {
     /// One file of the ledger's, or nil when it has none of that name (or the database has no such ledger).
     public static func file(named name: String, of location: PostgresLogLocation) throws -> [UInt8]? {
-        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
-        defer { connection.close() }
+        let connection = try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName)
+        defer { connection.recycle() }
         do {
             let rows = try connection.query(
                 "SELECT content FROM tally_ledger_files WHERE ledger = $1 AND name = $2", [.text(location.ledger), .text(name)])
@@ -276,8 +278,8 @@ public enum PostgresLedgerFiles {
     /// lease: the caller is the node that serves the ledger.
     /// - Throws: ``LogError`` `notFound` when the database has no such ledger.
     public static func store(_ content: [UInt8], named name: String, of location: PostgresLogLocation) throws {
-        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
-        defer { connection.close() }
+        let connection = try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName)
+        defer { connection.recycle() }
         do {
             let stored = try connection.query(
                 """
@@ -295,8 +297,8 @@ public enum PostgresLedgerFiles {
 
     /// The ledger's files, by name; throws ``LogError`` `notFound` when the database has no such ledger.
     public static func load(_ location: PostgresLogLocation) throws -> [String: [UInt8]] {
-        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
-        defer { connection.close() }
+        let connection = try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName)
+        defer { connection.recycle() }
         do {
             let ledger = try connection.query(PostgresLogSchema.head, [.text(location.ledger)])
             guard ledger.count == 1, ledger.int64(0, 0) > 0 else {

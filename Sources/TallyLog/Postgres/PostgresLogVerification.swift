@@ -16,8 +16,8 @@ public func verifyPostgresLog(
     _ location: PostgresLogLocation, expect: LogDigest? = nil, capturingHashesAt sequences: Set<UInt64> = [],
     keys: LogKeys? = nil, progress: ((UInt64) -> Void)? = nil
 ) throws -> LogVerification {
-    let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
-    defer { connection.close() }
+    let connection = try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName)
+    defer { connection.recycle() }
     do {
         let headRow = try connection.query(PostgresLogSchema.head, [.text(location.ledger)])
         guard headRow.count == 1 else {

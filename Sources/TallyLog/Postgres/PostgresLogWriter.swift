@@ -76,7 +76,7 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         _ location: PostgresLogLocation, owner: String, options: LogOptions = .init(), leaseSeconds: Int64 = defaultLeaseSeconds,
         localLock: (any LogWriterLock)? = nil
     ) throws -> PostgresLogWriter {
-        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        let connection = try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName)
         try PostgresLogSchema.migrate(connection)
         do {
             let inserted = try connection.query(
@@ -102,7 +102,7 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         _ location: PostgresLogLocation, owner: String, options: LogOptions = .init(), leaseSeconds: Int64 = defaultLeaseSeconds,
         waitSeconds: Int64 = 30, localLock: (any LogWriterLock)? = nil, waiting: ((String) -> Void)? = nil
     ) throws -> PostgresLogWriter {
-        let connection = try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName)
+        let connection = try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName)
         try PostgresLogSchema.migrate(connection)
         return try open(location, owner: owner, options: options, leaseSeconds: leaseSeconds, waitSeconds: waitSeconds, connection: connection, localLock: localLock, waiting: waiting)
     }
@@ -237,7 +237,7 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
     public func openReader() throws -> any LogReading {
         let source = try readerSource.withLock { source in
             if let source, source.isUsable { return source }
-            let made = PostgresLogReader.Source(try PostgresConnection(conninfo: location.connectionString, displayName: location.displayName))
+            let made = PostgresLogReader.Source(try PostgresConnection.pooled(conninfo: location.connectionString, displayName: location.displayName))
             source = made
             return made
         }
