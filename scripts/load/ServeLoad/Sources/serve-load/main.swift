@@ -2,7 +2,6 @@
 //
 //   serve-load mixed  --port P --admin-key K --ledgers 100 --clients 64 --seconds 60 --data DIR
 //   serve-load single --port P --admin-key K --clients 64 --seconds 10
-//   serve-load cluster --ports P1,P2 --admin-key K --ledgers 100 --clients 64 --seconds 20
 //   serve-load library --dir DIR --clients 64 --seconds 10
 //   serve-load verify --data DIR
 //
@@ -200,58 +199,6 @@ func single(_ arguments: Arguments) async throws {
     try await http.shutdown()
 }
 
-/// Deposits over many ledgers spread over the nodes of a deployment (`--ports P1,P2`): ledger i
-/// is created through node i mod N (which then holds it), and each client posts deposits to a
-/// random ledger at the node holding it. Aggregate durable commands/s; a redirect (307) counts
-/// as an error: every request should reach its holder.
-func cluster(_ arguments: Arguments) async throws {
-    let clients = arguments.int("clients", 64)
-    let seconds = arguments.int("seconds", 20)
-    let ports = arguments.string("ports").split(separator: ",").map(String.init)
-    let http = makeHTTPClient(clients)
-    let nodes = ports.map { Client(http: http, base: "http://127.0.0.1:\($0)") }
-    let count = arguments.int("ledgers", 100)
-    var ledgers: [(node: Int, id: String, key: String)] = []
-    for index in 0..<count {
-        let node = index % nodes.count
-        let (id, key) = try await createLedgers(nodes[node], admin: arguments.string("admin-key"), count: 1, prefix: "household-\(index)-")[0]
-        ledgers.append((node, id, key))
-    }
-    print("created \(ledgers.count) ledgers over \(nodes.count) node(s); \(clients) clients for \(seconds) s")
-    let started = now()
-    let deadline = started + .seconds(seconds)
-    let total = try await withThrowingTaskGroup(of: Tally_.self) { group in
-        for worker in 0..<clients {
-            group.addTask {
-                var tally = Tally_()
-                var sequence = 0
-                var random = SystemRandomNumberGenerator()
-                while now() < deadline {
-                    sequence += 1
-                    let ledger = ledgers[Int.random(in: 0..<ledgers.count, using: &random)]
-                    let begun = now()
-                    do {
-                        let status = try await nodes[ledger.node].send(
-                            .POST, "/ledgers/\(ledger.id)/wealth/main/deposits", key: ledger.key, body: #"{"amount":"1.00"}"#,
-                            idempotencyKey: "c\(worker)-\(sequence)").0
-                        tally.statuses[status, default: 0] += 1
-                    } catch {
-                        tally.failures += 1
-                    }
-                    tally.latencies.append(micros(now() - begun))
-                }
-                return tally
-            }
-        }
-        var total = Tally_()
-        for try await tally in group { total.merge(tally) }
-        return total
-    }
-    total.report("deposits over \(ledgers.count) ledgers on \(nodes.count) node(s), \(clients) clients",
-                 seconds: Double(micros(now() - started)) / 1_000_000, expected: [201])
-    try await http.shutdown()
-}
-
 func library(_ arguments: Arguments) async throws {
     let clients = arguments.int("clients", 64)
     let seconds = arguments.int("seconds", 10)
@@ -312,10 +259,9 @@ let arguments = Arguments()
 switch arguments.mode {
 case "mixed": try await mixed(arguments)
 case "single": try await single(arguments)
-case "cluster": try await cluster(arguments)
 case "library": try await library(arguments)
 case "verify": try verify(arguments)
 default:
-    print("usage: serve-load mixed|single|cluster|library|verify --name value …")
+    print("usage: serve-load mixed|single|library|verify --name value …")
     exit(2)
 }
