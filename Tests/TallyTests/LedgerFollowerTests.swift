@@ -10,18 +10,9 @@ import TallyTestSupport
 /// the writer's commit notices, never holding the ledger's lease.
 @Suite struct LedgerFollowerTests {
     @Test func aSecondNodeFoldsEachCommitAsItsNoticeArrivesWithoutWaitingForItsPoll() throws {
-        let cluster = try PostgresTestCluster.shared()
-        try withTemporaryStore { root in
-            let directory = URL(fileURLWithPath: root).deletingLastPathComponent().path
-            let location = try PostgresLogLocation(cluster.ledgerLocation("follow"))
-            var options = Ledger.Options.standard
-            options.postgres = location
-            let writer = try Ledger.create(at: directory + "/node-a", name: "Home", baseCurrency: .usd, timeZone: "UTC", options: options)
-            defer { try? writer.close() }
-            _ = try writer.deposit(account: "main", amount: usd("100.00"))
-            try PostgresStore.attach(location, at: directory + "/node-b")
+        try withTwoNodes("follow") { writer, nodeB in
             // A poll of a minute: within the waits below only a notice can wake the follower.
-            let follower = try LedgerFollower.start(at: directory + "/node-b", options: .standard, pollMilliseconds: 60_000)
+            let follower = try LedgerFollower.start(at: nodeB, options: .standard, pollMilliseconds: 60_000)
             defer { follower.stop() }
             #expect(follower.progress.folded == writer.head.sequence, "the start folds what is there")
             for index in 1...12 {
@@ -31,7 +22,7 @@ import TallyTestSupport
             }
             #expect(follower.progress.failure == nil)
             // Node B's readers answer from the followed read models, as node A does.
-            let reader = try Ledger.openForReading(at: directory + "/node-b", options: .standard)
+            let reader = try Ledger.openForReading(at: nodeB, options: .standard)
             defer { try? reader.close() }
             #expect(reader.head == writer.head)
             #expect(try reader.balances() == writer.balances())

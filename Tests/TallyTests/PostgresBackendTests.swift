@@ -92,30 +92,21 @@ struct PostgresBackendTests {
     }
 
     @Test func aFollowerCatchesUpWithoutTheLeaseAndTakesTheLedgerOnceGivenUp() throws {
-        let cluster = try PostgresTestCluster.shared()
-        try withTemporaryStore { root in
-            let directory = URL(fileURLWithPath: root).deletingLastPathComponent().path
-            let location = try PostgresLogLocation(cluster.ledgerLocation("nodes"))
-            var options = Ledger.Options.standard
-            options.postgres = location
-            let writer = try Ledger.create(at: directory + "/node-a", name: "Home", baseCurrency: .usd, timeZone: "UTC", options: options)
-            defer { try? writer.close() }
-            _ = try writer.deposit(account: "main", amount: usd("100.00"))
-            try PostgresStore.attach(location, at: directory + "/node-b")
+        try withTwoNodes("nodes") { writer, nodeBRoot in
             // Node B may read while node A holds the ledger: its read models fold the database's log.
-            let reader = try Ledger.openForReading(at: directory + "/node-b", options: .standard)
+            let reader = try Ledger.openForReading(at: nodeBRoot, options: .standard)
             #expect(reader.head == writer.head)
             #expect(try reader.balances() == writer.balances())
             #expect(try reader.balances().count == 3)
             try reader.close()
             // Given up, the ledger passes to node B, which writes after node A's events.
             try writer.close()
-            let nodeB = try Ledger.open(at: directory + "/node-b", options: .standard)
+            let nodeB = try Ledger.open(at: nodeBRoot, options: .standard)
             defer { try? nodeB.close() }
             let result = try nodeB.deposit(account: "main", amount: usd("10.00"))
             #expect(result.events.first?.sequence == 4)
             // Node A, now a follower, folds node B's events from the database.
-            let nodeA = try Ledger.openForReading(at: directory + "/node-a", options: .standard)
+            let nodeA = try Ledger.openForReading(at: writer.layout.root, options: .standard)
             defer { try? nodeA.close() }
             #expect(nodeA.head == nodeB.head)
             #expect(try nodeA.balances() == nodeB.balances())
