@@ -17,12 +17,12 @@ import TallyLog
         }
         let head = try TallyProcess.run(["verify"] + nodeA)
         #expect(head.status == 0, "\(head.standardError)")
-        let followed = try TallyProcess.run(["follow", "--until", "5", "--timeout", "20"] + nodeB)
+        let followed = try TallyProcess.run(["follow", "--until-sequence", "5", "--timeout", "20"] + nodeB)
         #expect(followed.status == 0, "\(followed.standardError)")
         #expect(followed.standardOutput.contains("folded through 5"), "\(followed.standardOutput)")
         #expect(try TallyProcess.run(["balances"] + nodeB).standardOutput == TallyProcess.run(["balances"] + nodeA).standardOutput)
 
-        let unreachable = try TallyProcess.run(["follow", "--until", "99", "--timeout", "1", "--poll", "100"] + nodeB)
+        let unreachable = try TallyProcess.run(["follow", "--until-sequence", "99", "--timeout", "1", "--poll", "100"] + nodeB)
         #expect(unreachable.status == 1)
         #expect(unreachable.standardError.contains("the read models reached 5, not 99, in 1 s"), "\(unreachable.standardError)")
         let badPoll = try TallyProcess.run(["follow", "--poll", "0"] + nodeB)

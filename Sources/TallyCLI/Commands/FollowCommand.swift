@@ -13,7 +13,7 @@ struct FollowCommand: ParsableCommand {
             For a store on PostgreSQL read on several machines: folds each commit of the writing node into this \
             machine's read models (--read-models) as its commit notice arrives, and at least every --poll \
             milliseconds besides, so that reads here answer at most one fold behind the writer. It never takes the \
-            ledger's lease: writers do not wait for it. Runs until interrupted (SIGINT, SIGTERM), or with --until \
+            ledger's lease: writers do not wait for it. Runs until interrupted (SIGINT, SIGTERM), or with --until-sequence \
             until the read models are folded through that sequence number (exit 1 when --timeout passes first).
             """
     )
@@ -23,10 +23,10 @@ struct FollowCommand: ParsableCommand {
     @Option(help: "The longest wait between folds without a commit notice, in milliseconds (1 … 3600000).")
     var poll: Int32 = 1_000
 
-    @Option(help: "Stop once the read models are folded through this sequence number.")
+    @Option(name: .customLong("until-sequence"), help: "Stop once the read models are folded through this sequence number.")
     var until: UInt64?
 
-    @Option(help: "With --until: give up after this many seconds.")
+    @Option(help: "With --until-sequence: give up after this many seconds.")
     var timeout: Int = 60
 
     @Flag(help: "Print nothing but errors.")
