@@ -26,7 +26,9 @@ public final class LedgerFollower: Sendable {
     /// What a follower has done: the sequence its read models are folded through, and the last
     /// fold's failure (nil once a fold succeeds again).
     public struct Progress: Sendable {
+        /// The sequence number this node's read models are folded through.
         public var folded: UInt64
+        /// Why the last fold failed, in words; nil when it succeeded.
         public var failure: String?
         /// Folds done since the start.
         public var folds: Int
