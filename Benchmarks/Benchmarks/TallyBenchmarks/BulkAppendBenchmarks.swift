@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Tally
+import TallyLog
 
 // MARK: - One `append` of N wealth deposits (issue 34, item 13)
 
