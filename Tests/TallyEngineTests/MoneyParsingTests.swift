@@ -64,29 +64,33 @@ import TallyLog
     @Test(arguments: invalidCases)
     func rejectsInvalidAmount(_ testCase: (text: String, scale: Int, code: MoneyError.Code)) {
         let commodity = Self.commodity(scale: testCase.scale)
-        let error = #expect(throws: MoneyError.self, "\(testCase)") {
+        // An embedder sees the engine's one error type; the finer MoneyError code is underneath.
+        let error = #expect(throws: LedgerError.self, "\(testCase)") {
             try Money(parsing: testCase.text, commodity: commodity)
         }
-        #expect(error?.code == testCase.code, "\(testCase): \(error.map(String.init(describing:)) ?? "no error")")
+        #expect(error?.code == (testCase.code == .overflow ? .overflow : .invalidArgument), "\(testCase)")
+        #expect((error?.underlying as? MoneyError)?.code == testCase.code, "\(testCase): \(error.map(String.init(describing:)) ?? "no error")")
         #expect(error?.message.isEmpty == false)
+        // The engine's own readers keep the MoneyError itself.
+        #expect(throws: MoneyError.self) { try Money(exactly: testCase.text, commodity: commodity) }
     }
 
     @Test func errorMessagesQuoteTheTextAndPosition() throws {
-        let grouping = #expect(throws: MoneyError.self) { try Money(parsing: "1,000.00", commodity: .usd) }
+        let grouping = #expect(throws: LedgerError.self) { try Money(parsing: "1,000.00", commodity: .usd) }
         #expect(grouping?.message.contains("\"1,000.00\"") == true, "\(grouping?.message ?? "")")
         #expect(grouping?.message.contains("position 2") == true, "\(grouping?.message ?? "")")
         #expect(grouping?.message.contains("grouping") == true, "\(grouping?.message ?? "")")
 
-        let space = #expect(throws: MoneyError.self) { try Money(parsing: " 1", commodity: .usd) }
+        let space = #expect(throws: LedgerError.self) { try Money(parsing: " 1", commodity: .usd) }
         #expect(space?.message.contains("position 1") == true, "\(space?.message ?? "")")
 
-        let decimals = #expect(throws: MoneyError.self) { try Money(parsing: "12.345", commodity: .usd) }
+        let decimals = #expect(throws: LedgerError.self) { try Money(parsing: "12.345", commodity: .usd) }
         #expect(decimals?.message.contains("\"12.345\"") == true, "\(decimals?.message ?? "")")
         #expect(decimals?.message.contains("USD allows at most 2") == true, "\(decimals?.message ?? "")")
         #expect(decimals?.description == decimals?.message)
 
         let long = String(repeating: "9", count: 200)
-        let tooLong = #expect(throws: MoneyError.self) { try Money(parsing: long, commodity: .usd) }
+        let tooLong = #expect(throws: LedgerError.self) { try Money(parsing: long, commodity: .usd) }
         #expect((tooLong?.message.count ?? 0) < 200, "a long input is cut in the message")
     }
 

@@ -283,7 +283,8 @@ import TallyTestSupport
                     try ledger.unfreezeCard(account: "main", effectiveAt: at)
                 }
                 counts.accepted += 1
-            } catch let error as LedgerError where [.insufficientFunds, .notAllowed, .cardFrozen].contains(error.code) {
+            } catch let error as LedgerError where [.insufficientFunds, .notAllowed, .cardFrozen].contains(error.code) || (isPayment && error.code == .notFound) {
+                // A payment before the account's first event: no such account (issue 35).
                 counts.refused += 1
                 if isPayment && error.code == .insufficientFunds {
                     refusedPayments.append((at ?? clock.now, amount, ledger.head.sequence))

@@ -28,7 +28,7 @@ package enum CSVFields {
     package static func money(_ text: String, _ commodity: Commodity, field: String, signed: Bool, fail: Fail) throws -> Money {
         if let simple = simpleMoney(text, commodity) { return simple }
         do {
-            return try Money(parsing: text, commodity: commodity)
+            return try Money(exactly: text, commodity: commodity)
         } catch let error as MoneyError {
             switch error.code {
             case .tooManyDecimals:

@@ -59,6 +59,42 @@ public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The read-model database failed (``underlying`` is GRDB's `DatabaseError`).
         public static let readModels = Code(.readModels)
 
+        /// The code's stable name in snake_case: `insufficient_funds`, `not_found`,
+        /// `idempotency_conflict` … The HTTP service's problem documents carry the same string
+        /// as their `code`, so a log line, a metric label or a client can switch on it. A name
+        /// never changes once released; new codes get new names.
+        ///
+        /// ```swift
+        /// catch let error as LedgerError {
+        ///     logger.error("refused", metadata: ["code": "\(error.code.name)"])
+        /// }
+        /// ```
+        public var name: String {
+            switch value {
+            case .insufficientFunds: "insufficient_funds"
+            case .notFound: "not_found"
+            case .alreadyExists: "already_exists"
+            case .invalidArgument: "invalid_argument"
+            case .notAllowed: "not_allowed"
+            case .cardFrozen: "card_frozen"
+            case .currencyMismatch: "currency_mismatch"
+            case .idempotencyConflict: "idempotency_conflict"
+            case .inconsistentLog: "inconsistent_log"
+            case .overflow: "overflow"
+            case .invalidEvent: "invalid_event"
+            case .invalidInput: "invalid_input"
+            case .locked: "locked"
+            case .store: "store"
+            case .readModels: "read_models"
+            }
+        }
+
+        /// Every code, in the order declared: what ``name`` is tested against.
+        public static let all: [Code] = [
+            .insufficientFunds, .notFound, .alreadyExists, .invalidArgument, .notAllowed, .cardFrozen, .currencyMismatch,
+            .idempotencyConflict, .inconsistentLog, .overflow, .invalidEvent, .invalidInput, .locked, .store, .readModels,
+        ]
+
         public var description: String {
             switch value {
             case .insufficientFunds: "insufficient funds"

@@ -58,12 +58,32 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - text: the amount, e.g. user input or a CSV field.
     ///   - commodity: the commodity, which fixes how many decimals are allowed.
-    /// - Throws: ``MoneyError/Code/invalidNumber`` for text that is not a
-    ///   number in this syntax (the message quotes it and names the
-    ///   position), ``MoneyError/Code/tooManyDecimals`` for non-zero digits
-    ///   past the commodity's scale, ``MoneyError/Code/overflow`` for values
-    ///   too large for 64-bit minor units.
+    /// - Throws: ``LedgerError``, the engine's one error type, as every public
+    ///   entry point does: `invalidArgument` for text that is not a number in
+    ///   this syntax or has non-zero digits past the commodity's scale,
+    ///   `overflow` for values too large for 64-bit minor units. Its
+    ///   ``LedgerError/underlying`` is the ``MoneyError`` with the finer code
+    ///   (``MoneyError/Code/invalidNumber``, ``MoneyError/Code/tooManyDecimals``,
+    ///   ``MoneyError/Code/overflow``); the message quotes the text.
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try Money(parsing: input, commodity: .usd)
+    /// } catch let error as LedgerError where error.code == .invalidArgument {
+    ///     print(error.message)   // the USD amount "12.345" has 3 decimal places …
+    /// }
+    /// ```
     public init(parsing text: String, commodity: Commodity) throws {
+        do {
+            try self.init(exactly: text, commodity: commodity)
+        } catch {
+            throw LedgerError.reporting(error) ?? error
+        }
+    }
+
+    /// ``init(parsing:commodity:)`` throwing the ``MoneyError`` itself, for the engine's own
+    /// readers (a CSV field names its own reason).
+    package init(exactly text: String, commodity: Commodity) throws {
         let parsed = try DecimalText(text, what: "the \(commodity.code) amount")
         let scale = commodity.scale
         let fraction = parsed.fractionDigits

@@ -4,10 +4,14 @@
 /// Match on ``code`` to react to a kind of error; show ``message`` (also the
 /// ``description``) to a person, as it says what is wrong and how to fix it.
 ///
+/// Arithmetic on amounts you hold throws it directly; parsing
+/// (``Money/init(parsing:commodity:)``) and everything the ledger does report it as the
+/// ``LedgerError/underlying`` of a ``LedgerError`` (`invalidArgument` or `overflow`):
+///
 /// ```swift
 /// do {
 ///     _ = try Money(parsing: "12.345", commodity: .usd)
-/// } catch let error as MoneyError where error.code == .tooManyDecimals {
+/// } catch let error as LedgerError where (error.underlying as? MoneyError)?.code == .tooManyDecimals {
 ///     print(error)   // "12.345" has 3 decimal places, but USD allows at most 2 …
 /// }
 /// ```

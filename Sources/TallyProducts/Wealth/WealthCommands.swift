@@ -350,7 +350,8 @@ extension Ledger {
     ///   - idempotencyKey: an optional key. A repeat with the same amount, merchant, external
     ///     id and effective time (when given) returns the first result, even when Spend could
     ///     no longer cover it; with other input it is refused.
-    /// - Throws: ``LedgerError``: `cardFrozen` when the card is frozen; `insufficientFunds`
+    /// - Throws: ``LedgerError``: `notFound` when the wealth account has no deposit yet (no
+    ///   such account); `cardFrozen` when the card is frozen; `insufficientFunds`
     ///   when the amount is more than Spend in its currency; `invalidArgument` for a
     ///   non-positive amount, an empty merchant or text past its limit; `idempotencyConflict`
     ///   for a key used with other input. Nothing is appended.
@@ -378,7 +379,9 @@ extension Ledger {
             PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
         let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
-            try [made] + Self.purchaseRoundUp(amount, of: .earlierInBatch(0), account: account, at: at, calendar, db)
+            // No account is `notFound`, not a Spend balance of zero that cannot cover it.
+            try WealthQueries.requireAccount(account, db)
+            return try [made] + Self.purchaseRoundUp(amount, of: .earlierInBatch(0), account: account, at: at, calendar, db)
         }
     }
 
@@ -396,7 +399,8 @@ extension Ledger {
     ///   - idempotencyKey: an optional key. A repeat with the same amount, destination and
     ///     effective time (when given) returns the first result, even when Spend could no
     ///     longer cover it; with other input it is refused.
-    /// - Throws: ``LedgerError``: `insufficientFunds` when the amount is more than Spend in its
+    /// - Throws: ``LedgerError``: `notFound` when the wealth account has no deposit yet;
+    ///   `insufficientFunds` when the amount is more than Spend in its
     ///   currency; `invalidArgument` for a non-positive amount or text past its limit;
     ///   `idempotencyConflict` for a key used with other input.
     @discardableResult
@@ -419,6 +423,7 @@ extension Ledger {
         let made = NewEvent(effectiveAt: at, body: EventBody(WithdrawalMade(account: account, amount: amount, destination: destination)))
         let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
+            try WealthQueries.requireAccount(account, db)
             let spend = try Self.lowestSpend(account, amount.commodity, from: at, calendar, db)
             try WealthRules.requireSpendCovers(amount, lowestSpend: spend, on: calendar.date(of: at), account: account, what: "the withdrawal")
             return [made]

@@ -68,23 +68,16 @@ struct Problem: Error, Sendable {
 
     /// The ledger's own refusal, with the status that says what kind it is.
     static func ledger(_ error: LedgerError, field: String? = nil) -> Problem {
-        let (status, code): (HTTPResponse.Status, String) = switch error.code {
-        case .insufficientFunds: (.unprocessableContent, "insufficient_funds")
-        case .notFound: (.notFound, "not_found")
-        case .alreadyExists: (.conflict, "already_exists")
-        case .invalidArgument: (.unprocessableContent, "invalid_argument")
-        case .notAllowed: (.unprocessableContent, "not_allowed")
-        case .cardFrozen: (.unprocessableContent, "card_frozen")
-        case .currencyMismatch: (.unprocessableContent, "currency_mismatch")
-        case .idempotencyConflict: (.conflict, "idempotency_conflict")
-        case .overflow: (.unprocessableContent, "overflow")
-        case .invalidEvent: (.unprocessableContent, "invalid_event")
-        case .invalidInput: (.unprocessableContent, "invalid_input")
-        case .locked: (.serviceUnavailable, "locked")
-        case .inconsistentLog: (.internalServerError, "inconsistent_log")
-        case .readModels: (.internalServerError, "read_models")
-        default: (.internalServerError, "store")
+        // The problem's code is the ledger's own stable name for it (LedgerError.Code.name).
+        let status: HTTPResponse.Status = switch error.code {
+        case .notFound: .notFound
+        case .alreadyExists, .idempotencyConflict: .conflict
+        case .insufficientFunds, .invalidArgument, .notAllowed, .cardFrozen, .currencyMismatch, .overflow, .invalidEvent, .invalidInput:
+            .unprocessableContent
+        case .locked: .serviceUnavailable
+        default: .internalServerError
         }
+        let code = error.code.name
         return Problem(status, code, error.message, field: field)
     }
 
