@@ -488,6 +488,22 @@ public final class Ledger: Sendable {
         return reader.head.sequence
     }
 
+    /// Folds what is new in a store's log into its read models without appending: for a log on
+    /// PostgreSQL as a follower (``follow(at:options:)``), for files as the writer that opens,
+    /// catches up and closes.
+    /// - Returns: the sequence number the read models are folded through.
+    /// - Throws: `locked` when another process of this machine holds the store.
+    @discardableResult
+    static func catchUp(at root: String, options: Options) throws -> UInt64 {
+        if try LogStorage.remoteLocation(in: StoreLayout(root: root).logDirectory) != nil {
+            return try follow(at: root, options: options)
+        }
+        let ledger = try open(at: root, options: options)
+        let folded = ledger.head.sequence
+        try ledger.close()
+        return folded
+    }
+
     /// Opens a store for reading, without the writer lock: the ledger answers every query
     /// from the newest committed read-model state, while another process writes, as many
     /// times over as there are readers. Commands throw ``StoreError`` `readOnly`.
@@ -551,11 +567,7 @@ public final class Ledger: Sendable {
                 do {
                     var folding = options
                     folding.writerLockWaitMicroseconds = 0
-                    if try LogStorage.remoteLocation(in: layout.logDirectory) != nil {
-                        try Ledger.follow(at: root, options: folding)
-                    } else {
-                        try Ledger.open(at: root, options: folding).close()
-                    }
+                    try Ledger.catchUp(at: root, options: folding)
                     caughtUp = true
                 } catch let error where LedgerError.reporting(error)?.code == .locked {
                     guard Instant.now.microsecondsSinceEpoch < deadline else { throw error }

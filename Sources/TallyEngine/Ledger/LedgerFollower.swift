@@ -126,15 +126,7 @@ public final class LedgerFollower: Sendable {
     /// not one: it folds its own commits.
     private func fold() -> (any Error)? {
         do {
-            let folded: UInt64
-            if try LogStorage.remoteLocation(in: StoreLayout(root: root).logDirectory) != nil {
-                folded = try Ledger.follow(at: root, options: options)
-            } else {
-                let ledger = try Ledger.open(at: root, options: options)
-                folded = ledger.head.sequence
-                try ledger.close()
-            }
-            record(folded: folded, failure: nil)
+            record(folded: try Ledger.catchUp(at: root, options: options), failure: nil)
             return nil
         } catch let error where LedgerError.reporting(error)?.code == .locked {
             return nil

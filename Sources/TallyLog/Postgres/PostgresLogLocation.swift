@@ -36,6 +36,13 @@ public struct PostgresLogLocation: Hashable, Sendable, CustomStringConvertible {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
     }
 
+    /// The location of `ledger` on the server `server` names (a URL without `ledger=`), as a
+    /// deployment that serves every ledger of one database addresses each.
+    /// - Throws: as ``init(_:)``.
+    public init(server: String, ledger: String) throws {
+        try self.init(server + (server.contains("?") ? "&" : "?") + "ledger=" + ledger)
+    }
+
     /// Parses a location.
     /// - Throws: ``LogError`` `invalidArgument` naming what is wrong: another scheme, no database,
     ///   no `ledger` parameter, or a ledger name that is empty, too long or holds characters other

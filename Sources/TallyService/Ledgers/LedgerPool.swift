@@ -25,7 +25,7 @@ struct ServiceCluster: Sendable {
 
     /// A ledger's location on the server.
     func location(of id: String) throws -> PostgresLogLocation {
-        try PostgresLogLocation(server + (server.contains("?") ? "&" : "?") + "ledger=" + id)
+        try PostgresLogLocation(server: server, ledger: id)
     }
 }
 

@@ -103,12 +103,12 @@ public final class TallyServer: Sendable {
         let keys = try KeyStore(
             directory: configuration.dataDirectory, adminKey: configuration.adminKey,
             shared: configuration.postgres.map { server in
-                SharedLedgerKeys { id in try PostgresLogLocation(server + (server.contains("?") ? "&" : "?") + "ledger=" + id) }
+                SharedLedgerKeys { id in try PostgresLogLocation(server: server, ledger: id) }
             })
         var cluster: ServiceCluster?
         if let server = configuration.postgres {
             let node = configuration.nodeName ?? LogStorage.processOwnerName
-            let probe = try PostgresLogLocation(server + (server.contains("?") ? "&" : "?") + "ledger=probe")
+            let probe = try PostgresLogLocation(server: server, ledger: "probe")
             let nodes = try PostgresNodes(server: probe)
             let address = configuration.advertisedAddress ?? "http://\(configuration.host):\(configuration.port)"
             try nodes.announce(node: node, address: address)
