@@ -32,17 +32,7 @@ struct AuditCommand: ParsableCommand {
         let last = try time.day(to, option: "--to")
         if let first, let last, first > last { throw ValidationError("--from \(first) is after the last day \(last)") }
         let entries = try storeOptions.withReadingLedger { ledger in
-            if target.hasPrefix("asset:") {
-                return try ledger.auditValue(of: .asset, String(target.dropFirst(6)), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
-            }
-            if target.hasPrefix("envelope:") {
-                return try ledger.envelopeAudit(String(target.dropFirst(9)), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
-            }
-            if target.hasPrefix("liability:") {
-                return try ledger.auditValue(of: .liability, String(target.dropFirst(10)), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
-            }
-            let account = target.hasPrefix("pot:") ? LedgerAccounts.pot(String(target.dropFirst(4))) : target
-            return try ledger.audit(account: account, from: first, through: last, knownAt: try time.knownAtInstant(ledger))
+            try ledger.audit(try AuditTarget(parsing: target), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
         }
         switch format {
         case .csv:

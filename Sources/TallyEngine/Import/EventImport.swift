@@ -193,8 +193,33 @@ extension Ledger {
         ndjsonAt path: String, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
         try LedgerError.boundary {
-            try importEvents(try EventImport.validate(ndjsonAt: path, head: head.sequence, catalog: catalog, progress: progress), batchSize: batchSize, progress: progress)
+            try refuseExport(at: path)
+            return try importEvents(try EventImport.validate(ndjsonAt: path, head: head.sequence, catalog: catalog, progress: progress), batchSize: batchSize, progress: progress)
         }
+    }
+
+    /// Refuses a whole export (``export(to:)``, its first line `ledger_created`) as the
+    /// import it is not: a ledger is created once, so that line could never be appended, and
+    /// the export of a ledger kept in another base currency would leave every amount outside
+    /// this ledger's books (a budget kept in USD counts no EUR transaction). Named for what
+    /// it is, with what to do: restore it as a new ledger.
+    private func refuseExport(at path: String) throws {
+        let lines = try LineReader(path: path)
+        guard let (line, bytes) = try lines.next(),
+              let event = try? EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog),
+              let created = event.body.as(LedgerCreated.self)
+        else { return }
+        let base = try settings().baseCurrency
+        guard created.baseCurrency == base else {
+            throw ImportError(.invalidRow, file: path, line: line, field: "data.base_currency", """
+                is the export of a ledger kept in \(created.baseCurrency.code); this ledger is kept in \(base.code), so none of \
+                its amounts would count here: restore the export as a new ledger (`tally restore`) instead; nothing was imported
+                """)
+        }
+        throw ImportError(.invalidRow, file: path, line: line, field: "type", """
+            is ledger_created, and a ledger is created once: the file is a whole export, which restores as a new ledger (`tally restore`); \
+            to add its events to this ledger, import them without that first line; nothing was imported
+            """)
     }
 }
 

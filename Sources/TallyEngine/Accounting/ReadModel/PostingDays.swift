@@ -109,6 +109,27 @@ enum PostingDays {
             """), arguments: [pair, fromDay, throughDay]) { try body($1) }
     }
 
+    /// Calls `body` with each leg of the pair on the UTC days `fromDay` through `throughDay`,
+    /// by day (log order within a day), until `body` answers false: the rest of that day's
+    /// legs are still given (a day's legs are not in time order), then reading stops. A
+    /// page of an audit reads the days it returns, not the account's whole history.
+    static func forEachLeg(
+        ofPair pair: Int64, fromDay: Int64, throughDay: Int64, _ db: Database, untilDayDone body: (StoredLeg) throws -> Bool
+    ) throws {
+        try HeldPostings.writeHeld(db)
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT day, legs, span FROM posting_days WHERE pair = ? AND day >= ? AND day <= ? ORDER BY day, span"),
+            arguments: [pair, fromDay, throughDay])
+        var lastDay: Int64?
+        while let row = try rows.next() {
+            let day: Int64 = row[0]
+            if let lastDay, day > lastDay { return }
+            try legs(of: row, column: 1, day: day, span: row[2]) { leg in
+                if try !body(leg), lastDay == nil { lastDay = day }
+            }
+        }
+    }
+
     /// Calls `body` with each pair's legs effective on one UTC day (by pair, then log order): one seek per pair the
     /// balances know (`CROSS JOIN` keeps them the outer loop), no index by day.
     static func forEachLeg(onDay day: Int64, _ db: Database, _ body: (_ pair: Int64, StoredLeg) throws -> Void) throws {

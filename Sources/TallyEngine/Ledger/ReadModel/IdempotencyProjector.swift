@@ -351,3 +351,13 @@ struct StoredKeySpellings {
         }
     }
 }
+
+extension Ledger {
+    /// Whether a command that used this idempotency key has committed (a repeat of it
+    /// returns its first result): one point look-up in the read models.
+    ///
+    /// - Throws: ``LedgerError`` when the read models cannot be read.
+    public func hasCommitted(idempotencyKey key: String) throws -> Bool {
+        try read { db in try IdempotencyProjector.range(of: key, db) != nil }
+    }
+}

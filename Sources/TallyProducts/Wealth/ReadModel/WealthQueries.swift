@@ -136,7 +136,7 @@ extension Ledger {
     public func wealthSummary(account: String, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> WealthSummary {
         try read { db in
             try WealthQueries.requireAccount(account, db)
-            if asOf == nil && knownAt == nil {
+            if knownAt == nil, try asOf.map({ try WealthQueries.isCurrent(account, at: $0, db) }) ?? true {
                 return try WealthQueries.currentSummary(account, db)
             }
             return try WealthQueries.summary(account, asOf: asOf ?? .latest, knownAt: knownAt ?? .latest, db)
@@ -417,6 +417,16 @@ enum WealthQueries {
             splitRule: settings.splitRule, roundUpsEnabled: settings.roundUpsEnabled, cardFrozen: settings.cardFrozen,
             unsplitDepositCount: unsplit
         )
+    }
+
+    /// Whether the account's state at `asOf` (knowing everything) is its current state: nothing
+    /// of it (an entry or a setting change) is effective after `asOf`. Two index look-ups;
+    /// the usual read ("as of the end of today") then costs what the current summary costs,
+    /// not a scan of every deposit.
+    static func isCurrent(_ account: String, at asOf: Instant, _ db: Database) throws -> Bool {
+        let latestEntry = try Int64.fetchOne(db, sql: "SELECT MAX(effective_at) FROM wealth_history WHERE account = ?", arguments: [account])
+        let latestSetting = try Int64.fetchOne(db, sql: "SELECT MAX(effective_at) FROM wealth_setting_changes WHERE account = ?", arguments: [account])
+        return max(latestEntry ?? Int64.min, latestSetting ?? Int64.min) <= asOf.microsecondsSinceEpoch
     }
 
     /// The summary from postings and setting changes effective by `asOf` and recorded by `knownAt`.

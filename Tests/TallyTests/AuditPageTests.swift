@@ -1,0 +1,104 @@
+import Testing
+import TallyLog
+@testable import Tally
+import TallyTestSupport
+@testable import TallyEngine
+@testable import TallyProducts
+
+/// `Ledger.auditPage`: an audit read a page at a time, by position, gives exactly the whole
+/// audit (same entries, same running balances, same order), for accounts with several
+/// currencies, backdated and same-instant changes, `from`/`through` windows and `knownAt`.
+/// The targets the CLI names (`pot:`, `envelope:`, `asset:`, `liability:`) read the same way.
+@Suite struct AuditPageTests {
+    private func pages(_ ledger: Ledger, _ target: AuditTarget, from: LocalDate?, through: LocalDate?, knownAt: Instant?, limit: Int) throws -> [AuditEntry] {
+        var entries: [AuditEntry] = []
+        var page = try ledger.auditPage(target, from: from, through: through, knownAt: knownAt, limit: limit)
+        entries += page.entries
+        var guardCount = 0
+        while let next = page.next {
+            #expect(page.entries.count == limit, "a page before the last is full")
+            page = try ledger.auditPage(target, from: from, through: through, knownAt: knownAt, after: next, limit: limit)
+            entries += page.entries
+            guardCount += 1
+            if guardCount > 10_000 { Issue.record("paging does not end"); break }
+        }
+        return entries
+    }
+
+    @Test(arguments: [UInt64(0xA0D1_7001), 0xBEEF, 7])
+    func pagingThroughAnAccountGivesTheWholeAuditExactly(seed: UInt64) throws {
+        let seed = TestSeed.value(default: seed)
+        try withTemporaryStore { root in
+            var random = SplitMix64(seed: seed)
+            let clock = ManualClock("2026-01-10T12:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            var recorded: [Instant] = []
+            for step in 0..<400 {
+                clock.advance(seconds: Int64.random(in: 1...20_000, using: &random))
+                let commodity: Commodity = Bool.random(using: &random) ? .usd : .gbp
+                // Backdated up to 20 days, often to the same instant as another change.
+                let back = [0, 0, 3_600, 86_400, 86_400 * 7, 86_400 * 20].randomElement(using: &random)!
+                let effective = Instant(microsecondsSinceEpoch: (clock.now.microsecondsSinceEpoch / 3_600_000_000 - Int64(back) / 3_600) * 3_600_000_000)
+                let amount = Money(minorUnits: Int64.random(in: 100...90_000, using: &random), commodity: commodity)
+                if step % 5 == 4 {
+                    _ = try? ledger.purchase(account: "main", amount: Money(minorUnits: amount.minorUnits / 10, commodity: commodity), merchant: "Shop", effectiveAt: clock.now)
+                } else {
+                    try ledger.deposit(account: "main", amount: amount, effectiveAt: effective)
+                }
+                recorded.append(clock.now)
+            }
+            let account = LedgerAccounts.spend("main")
+            let days = recorded.map { ledger.calendar.date(of: $0) }
+            let windows: [(LocalDate?, LocalDate?)] = [(nil, nil), (days[100], nil), (nil, days[300]), (days[50], days[250])]
+            for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
+                for (from, through) in windows {
+                    let whole = try ledger.audit(account: account, from: from, through: through, knownAt: knownAt)
+                    for limit in [1, 7, 50, 1_000] {
+                        let paged = try pages(ledger, .account(account), from: from, through: through, knownAt: knownAt, limit: limit)
+                        #expect(paged == whole, "seed \(seed): limit \(limit), from \(String(describing: from)), through \(String(describing: through)), known at \(String(describing: knownAt)): \(paged.count) paged, \(whole.count) whole")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func potsEnvelopesAssetsAndLiabilitiesPageAsTheyAuditWhole() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-03-25T12:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            try ledger.setReferenceBalance(amount: usd("5000.00"))
+            try ledger.createPot(id: "holiday", target: usd("1500.00"))
+            for amount in ["100.00", "250.00", "75.00", "30.00"] { try ledger.addToPot(id: "holiday", amount: usd(amount)) }
+            try ledger.withdrawFromPot(id: "holiday", amount: usd("50.00"))
+            try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("2000.00"), effectiveAt: ledger.calendar.startOfDay(day("2026-03-01")))
+            try ledger.createEnvelope("groceries", name: "Groceries", interval: .monthly, budgeted: usd("400.00"), startDate: day("2026-03-01"))
+            for (index, amount) in ["-120.00", "-80.00", "-15.00"].enumerated() {
+                try ledger.recordEnvelopeTransaction("shop-\(index)", account: "Assets:Bank", amount: usd(amount), envelope: "groceries", effectiveAt: ledger.calendar.startOfDay(day("2026-03-1\(index)")))
+            }
+            try ledger.addAsset(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .usd)
+            for value in ["250000.00", "255000.00", "251000.00"] {
+                clock.advance(seconds: 86_400)
+                try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: usd(value), source: .manual)
+            }
+            try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd)
+            for value in ["180000.00", "179000.00"] {
+                clock.advance(seconds: 86_400)
+                try ledger.recordValuation(itemKind: .liability, itemId: "mortgage", value: usd(value), source: .manual)
+            }
+            for text in ["pot:holiday", "envelope:groceries", "asset:flat", "liability:mortgage"] {
+                let target = try AuditTarget(parsing: text)
+                #expect(target.description == text)
+                let whole = try ledger.audit(target)
+                #expect(whole.count >= 2, "\(text) has a history")
+                for limit in [1, 2, 100] {
+                    #expect(try pages(ledger, target, from: nil, through: nil, knownAt: nil, limit: limit) == whole, "\(text), limit \(limit)")
+                }
+            }
+            #expect(try AuditTarget(parsing: "Assets:Bank") == .account("Assets:Bank"))
+            #expect(throws: LedgerError.self) { try AuditTarget(parsing: "pot:") }
+            #expect(throws: LedgerError.self) { try ledger.auditPage(.account(LedgerAccounts.spend("main")), limit: 0) }
+        }
+    }
+}
