@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
+import Tally
 @testable import TallyService
 
 /// `GET /ledgers/{id}/events`: Server-Sent Events from the ledger's committed events,
@@ -72,8 +73,84 @@ import Testing
         var last: EventStreamReader.Message?
         while let message = try await reader.next() { last = message }
         #expect(last?.event == "shutdown", "the stream says why it ends")
+        #expect(last?.data == #"{"last_event_id":1}"#, "and where to resume")
         try await stopping.value
         try? FileManager.default.removeItem(atPath: service.directory)
+    }
+
+    /// 25,000 deposits and their splits: 50,000 events after `ledger_created`.
+    private func appendDeposits(_ service: ServiceHarness, _ ledger: String, count: Int) async throws {
+        try await service.server.pool.with(ledger) { ledger in
+            let start = ledger.now
+            for chunk in stride(from: 0, to: count, by: 2_500) {
+                let events = (chunk..<min(count, chunk + 2_500)).flatMap { index -> [NewEvent] in
+                    let at = Instant(microsecondsSinceEpoch: start.microsecondsSinceEpoch - Int64(count - index) * 1_000_000)
+                    return [
+                        NewEvent(effectiveAt: at, body: EventBody(DepositReceived(
+                            account: "main", amount: Money(minorUnits: 10_000, commodity: .usd), source: .bankTransfer))),
+                        NewEvent(effectiveAt: at, cause: .earlierInBatch(2 * (index - chunk)), body: EventBody(DepositSplit(
+                            account: "main", spend: Money(minorUnits: 7_000, commodity: .usd), invest: Money(minorUnits: 3_000, commodity: .usd),
+                            spendWeight: 70, investWeight: 30))),
+                    ]
+                }
+                _ = try ledger.appendEvents(events)
+            }
+        }
+    }
+
+    /// Reads event messages until `last` (true) or an ending event (false), collecting ids.
+    private static func read(_ reader: inout EventStreamReader, through last: UInt64, into ids: inout [UInt64]) async throws -> EventStreamReader.Message? {
+        while let message = try await reader.nextEvent() {
+            guard let id = message.id.flatMap(UInt64.init) else { return message }
+            ids.append(id)
+            if id == last { return nil }
+        }
+        return EventStreamReader.Message(event: "end of body")
+    }
+
+    @Test func aCatchUpOfFiftyThousandEventsDeliversEveryOneAndResumesAfterADisconnect() async throws {
+        // The ledger buffers fewer events than the catch-up holds: the stream must wait for
+        // the client, not drop.
+        let service = try await ServiceHarness.start { $0.ledgerOptions.subscriptionBufferEvents = 1_000 }
+        try await service.createLedger("big")
+        try await appendDeposits(service, "big", count: 25_000)
+        let head: UInt64 = 50_001
+        let firstHalf = try await withDeadline(seconds: 300, "the catch-up to event 30,000") { () -> [UInt64] in
+            var reader = EventStreamReader(try await service.openEvents("big"))
+            var ids: [UInt64] = []
+            let ending = try await Self.read(&reader, through: 30_000, into: &ids)
+            #expect(ending == nil, "the stream ended early with \(ending?.event ?? "") \(ending?.data ?? "")")
+            return ids
+        }
+        #expect(firstHalf == Array(1...30_000), "every event, once, in order")
+        let rest = try await withDeadline(seconds: 300, "the resumed catch-up") { () -> [UInt64] in
+            var reader = EventStreamReader(try await service.openEvents("big", lastEventId: 30_000))
+            var ids: [UInt64] = []
+            let ending = try await Self.read(&reader, through: head, into: &ids)
+            #expect(ending == nil, "the stream ended early with \(ending?.event ?? "") \(ending?.data ?? "")")
+            return ids
+        }
+        #expect(rest == Array(30_001...head), "every event after the last one seen, once, in order")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aLastEventIdBeyondTheHeadIsAnEmptyCatchUpThenLiveEvents() async throws {
+        let service = try await ServiceHarness.start { $0.heartbeatMilliseconds = 50 }
+        try await service.createLedger("ahead")
+        let next = try await withDeadline(seconds: 60, "the next commit on a stream opened beyond the head") { () -> String? in
+            let response = try await service.openEvents("ahead", lastEventId: 1_000)
+            #expect(response.status.code == 200)
+            var reader = EventStreamReader(response)
+            var heartbeat = false
+            while !heartbeat, let message = try await reader.next() {
+                #expect(message.event == nil, "nothing to catch up on")
+                heartbeat = message.comments.contains("heartbeat")
+            }
+            #expect(try await service.command("/ledgers/ahead/wealth/main/deposits", #"{"amount":"9.00"}"#).status == 201)
+            return try await reader.nextEvent()?.id
+        }
+        #expect(next == "2", "the next commit arrives")
+        try await service.stopAndRemove()
     }
 
     @Test func aBadLastEventIdIsRefused() async throws {

@@ -53,6 +53,40 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func aRefusedKeyIsRefusedTheSameForeverEvenAfterARestart() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("refused")
+        #expect(try await service.command("/ledgers/refused/wealth/main/deposits", #"{"amount":"10.00"}"#).status == 201)
+        let withdrawal = #"{"amount":"500.00"}"#
+        let first = try await service.command("/ledgers/refused/wealth/main/withdrawals", withdrawal, idempotencyKey: "w-1")
+        #expect(first.status == 422, "\(first.text)")
+        #expect(first.code == "insufficient_funds")
+        // The money arrives; the client retries the refused request under its key.
+        #expect(try await service.command("/ledgers/refused/wealth/main/deposits", #"{"amount":"1000.00"}"#).status == 201)
+        let retry = try await service.command("/ledgers/refused/wealth/main/withdrawals", withdrawal, idempotencyKey: "w-1")
+        #expect(retry.status == 422)
+        #expect(retry.text == first.text, "the first answer, word for word")
+        #expect(retry.headers.first(name: "Idempotent-Replayed") == "true")
+        let other = try await service.command("/ledgers/refused/wealth/main/withdrawals", #"{"amount":"5.00"}"#, idempotencyKey: "w-1")
+        #expect(other.status == 409, "another request under a refused key")
+        #expect(other.code == "idempotency_conflict")
+        // A malformed body is a refusal too.
+        let malformed = try await service.command("/ledgers/refused/pots", #"{"id":"p","target":12}"#, idempotencyKey: "p-1")
+        #expect(malformed.status == 422)
+        #expect(try await service.command("/ledgers/refused/pots", #"{"id":"p","target":"12.00"}"#, idempotencyKey: "p-1").status == 409)
+
+        try await service.stop()
+        let again = try await ServiceHarness.start(directory: service.directory)
+        let afterRestart = try await again.command("/ledgers/refused/wealth/main/withdrawals", withdrawal, idempotencyKey: "w-1")
+        #expect(afterRestart.status == 422, "kept on disk")
+        #expect(afterRestart.text == first.text)
+        let wealth = try await again.send(.GET, "/ledgers/refused/wealth/main")
+        #expect(wealth.json.objects("balances").first?["total"] as? String == "1010.00", "nothing was withdrawn")
+        // A new key is a new request.
+        #expect(try await again.command("/ledgers/refused/wealth/main/withdrawals", withdrawal, idempotencyKey: "w-2").status == 201)
+        try await again.stopAndRemove()
+    }
+
     @Test func aCommandWithoutAKeyIsRefused() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("nokey")

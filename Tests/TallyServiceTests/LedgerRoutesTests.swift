@@ -43,6 +43,20 @@ import Testing
         let netWorth = try await service.send(.GET, "/ledgers/smiths/net-worth")
         #expect(netWorth.status == 200, "\(netWorth.text)")
         #expect(netWorth.json["assets"] as? String == "250000.00", "\(netWorth.text)")
+        #expect(netWorth.json["complete"] as? Bool == true)
+        #expect(netWorth.json.objects("excluded").isEmpty)
+        // A car valued in GBP with no GBP/USD rate: left out, and named.
+        #expect(try await service.command("/ledgers/smiths/assets", #"{"id":"car","name":"Family car","category":"other","type":"custom","currency":"GBP"}"#).status == 201)
+        #expect(try await service.command("/ledgers/smiths/assets/car/valuations", #"{"value":"9000.00","currency":"GBP"}"#).status == 201)
+        let partial = try await service.send(.GET, "/ledgers/smiths/net-worth")
+        #expect(partial.json["complete"] as? Bool == false)
+        #expect(partial.json["assets"] as? String == "250000.00", "the car is not counted")
+        let excluded = partial.json.objects("excluded")
+        #expect(excluded.map { $0["id"] as? String } == ["car"], "\(partial.text)")
+        #expect(excluded.first?["name"] as? String == "Family car")
+        #expect(excluded.first?["value"] as? String == "9000.00")
+        #expect(excluded.first?["currency"] as? String == "GBP")
+        #expect((excluded.first?["reason"] as? String)?.contains("GBP") == true)
 
         let ledger = try await service.send(.GET, "/ledgers/smiths")
         #expect(ledger.json["base_currency"] as? String == "USD")
@@ -50,6 +64,24 @@ import Testing
         #expect(balances.status == 200)
         #expect(!balances.json.objects("balances").isEmpty)
         #expect(balances.json.objects("balances").allSatisfy { $0["balance"] is String })
+        try await service.stopAndRemove()
+    }
+
+    @Test func categoriesAreReadByTheCLIsOneSpellingRule() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("cats")
+        let budget = try await service.command("/ledgers/cats/budgets", #"{"category":"Groceries","month":"2026-01","maximum":"400.00"}"#)
+        #expect(budget.status == 201, "the README's spelling: \(budget.text)")
+        #expect(budget.text.contains(#""category":"groceries""#), "stored by its one name")
+        for spelling in ["Dining Out", "dining-out", "DINING_OUT"] {
+            let reply = try await service.command("/ledgers/cats/transactions", #"{"payee":"Cafe","category":"\#(spelling)","amount":"-12.00","date":"2026-01-05"}"#)
+            #expect(reply.status == 201, "\(spelling): \(reply.text)")
+            #expect(reply.text.contains(#""category":"dining_out""#))
+        }
+        let unknown = try await service.command("/ledgers/cats/transactions", #"{"payee":"Cafe","category":"Snacks","amount":"-1.00","date":"2026-01-05"}"#)
+        #expect(unknown.status == 422)
+        #expect(unknown.json["field"] as? String == "category")
+        #expect((unknown.json["detail"] as? String)?.contains("Dining Out") == true, "names the categories: \(unknown.text)")
         try await service.stopAndRemove()
     }
 

@@ -4,14 +4,23 @@ import Testing
 
 /// `GET /health` (no key) and `GET /metrics` (admin key).
 @Suite struct OperationsTests {
-    @Test func healthSaysEveryOpenLedgerIsAtItsHeadWithoutAKey() async throws {
+    @Test func healthWithoutTheAdminKeySaysOnlyUpAndWithItNamesEveryOpenLedger() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("h1")
         try await service.createLedger("h2")
         #expect(try await service.command("/ledgers/h1/wealth/main/deposits", #"{"amount":"5.00"}"#).status == 201)
-        let health = try await service.send(.GET, "/health", key: nil)
+        let ledgerKey = try await service.createKey("h1", scopes: ["read", "admin"])
+        for key in [nil, ledgerKey, "wrong-key"] {
+            let anonymous = try await service.send(.GET, "/health", key: key)
+            #expect(anonymous.status == 200)
+            #expect(anonymous.json.keys.sorted() == ["status"], "nothing but up or degraded: \(anonymous.text)")
+            #expect(anonymous.json["status"] as? String == "up")
+            #expect(!anonymous.text.contains("h1"))
+        }
+        let health = try await service.send(.GET, "/health")
         #expect(health.status == 200)
-        #expect(health.json["status"] as? String == "ok")
+        #expect(health.json["status"] as? String == "up")
+        #expect(health.json["state"] as? String == "ok")
         let rows = health.json.objects("ledgers")
         #expect(rows.map { $0["id"] as? String } == ["h1", "h2"])
         #expect(rows.first?["head"] as? Int == 3)

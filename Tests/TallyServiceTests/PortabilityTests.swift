@@ -27,6 +27,55 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func anExportRestoresOverHTTPAsANewLedgerWithTheSameHead() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("original", currency: "EUR")
+        #expect(try await service.command("/ledgers/original/wealth/main/deposits", #"{"amount":"120.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/original/transactions", #"{"payee":"Market","category":"Groceries","amount":"-30.00","date":"2026-01-05"}"#).status == 201)
+        let export = try await service.send(.GET, "/ledgers/original/export")
+        let head = try #require((try await service.send(.GET, "/ledgers/original").json["head"] as? [String: Any])?["sequence"] as? Int)
+
+        let restored = try await service.send(.POST, "/ledgers/copy/restore", body: export.text)
+        #expect(restored.status == 201, "\(restored.text)")
+        #expect(restored.headers.first(name: "Location") == "/ledgers/copy")
+        #expect(restored.json["events"] as? Int == head, "every event")
+        #expect((try await service.send(.GET, "/ledgers/copy").json["head"] as? [String: Any])?["sequence"] as? Int == head)
+        let copy = try await service.send(.GET, "/ledgers/copy")
+        #expect(copy.json["base_currency"] as? String == "EUR")
+        let original = try await service.send(.GET, "/ledgers/original/balances").json.objects("balances")
+        let balances = try await service.send(.GET, "/ledgers/copy/balances").json.objects("balances")
+        #expect(original.map { "\($0["account"]!) \($0["balance"]!)" } == balances.map { "\($0["account"]!) \($0["balance"]!)" })
+
+        let again = try await service.send(.POST, "/ledgers/copy/restore", body: export.text)
+        #expect(again.status == 409, "a restore makes a new ledger")
+        let damaged = try await service.send(.POST, "/ledgers/damaged/restore", body: export.text.replacingOccurrences(of: "\"seq\":2", with: "\"seq\":7"))
+        #expect(damaged.status == 422, "\(damaged.text)")
+        #expect(damaged.headers.first(name: "Tally-Import-Line") != nil)
+        #expect(try await service.send(.GET, "/ledgers/damaged").status == 404, "a refused restore leaves nothing")
+        let ledgerKey = try await service.createKey("original", scopes: ["read", "write", "admin"])
+        #expect(try await service.send(.POST, "/ledgers/other/restore", key: ledgerKey, body: export.text).status == 403, "the admin key's")
+        try await service.stopAndRemove()
+    }
+
+    @Test func aWholeExportImportedIntoALedgerOfAnotherBaseCurrencyIsRefusedNamingBoth() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("euros", currency: "EUR")
+        try await service.createLedger("dollars", currency: "USD")
+        #expect(try await service.command("/ledgers/euros/transactions", #"{"payee":"Market","category":"groceries","amount":"-30.00","date":"2026-01-05"}"#).status == 201)
+        let export = try await service.send(.GET, "/ledgers/euros/export")
+        let reply = try await service.send(.POST, "/ledgers/dollars/imports/events", body: export.text)
+        #expect(reply.status == 422, "\(reply.text)")
+        #expect(reply.headers.first(name: "Tally-Import-Line") == "1")
+        let detail = reply.json["detail"] as? String ?? ""
+        #expect(detail.contains("EUR") && detail.contains("USD") && detail.contains("restore"), "\(detail)")
+        let sameCurrency = try await service.send(.POST, "/ledgers/euros/imports/events", body: export.text)
+        #expect(sameCurrency.status == 422)
+        #expect((sameCurrency.json["detail"] as? String)?.contains("export") == true, "\(sameCurrency.text)")
+        let head = try await service.send(.GET, "/ledgers/dollars").json["head"] as? [String: Any]
+        #expect(head?["sequence"] as? Int == 1, "nothing imported")
+        try await service.stopAndRemove()
+    }
+
     @Test func aFileWithOneBadLineAppendsNothing() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("strict")

@@ -192,3 +192,20 @@ extension ServiceHarness {
         return false
     }
 }
+
+/// Runs `body`, or throws when it has not finished within `seconds`: a test of a stream
+/// that stalls fails instead of hanging.
+func withDeadline<T: Sendable>(seconds: Int, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw ServiceError("\(what) did not finish within \(seconds) s")
+        }
+        return value
+    }
+}

@@ -13,6 +13,9 @@ struct Cursor: Codable, Equatable, Sendable {
     let filters: [String: String]
     /// Where the next page starts: rows after this position.
     let position: UInt64
+    /// For a list keyed by more than a number (the audit's ``AuditPosition``): the key the
+    /// next page starts after.
+    var after: String? = nil
 
     /// The cursor as a URL-safe token.
     var token: String {
@@ -35,11 +38,12 @@ struct Cursor: Codable, Equatable, Sendable {
         self = cursor
     }
 
-    init(list: String, ledger: String, filters: [String: String], position: UInt64) {
+    init(list: String, ledger: String, filters: [String: String], position: UInt64, after: String? = nil) {
         self.list = list
         self.ledger = ledger
         self.filters = filters
         self.position = position
+        self.after = after
     }
 
     /// The filters to use: the cursor's, refusing a parameter given beside it that differs.

@@ -64,7 +64,19 @@ struct Problem: Error, Sendable {
         Problem(.badRequest, "invalid_parameter", detail, field: name)
     }
 
-    static let unauthorized = Problem(.unauthorized, "unauthorized", "give a valid API key: Authorization: Bearer <key>")
+    /// No key, or not a bearer one: RFC 6750's challenge says which scheme to use.
+    static var unauthorized: Problem {
+        var problem = Problem(.unauthorized, "unauthorized", "give a valid API key: Authorization: Bearer <key>")
+        problem.headers[.wwwAuthenticate] = #"Bearer realm="tally""#
+        return problem
+    }
+
+    /// A key that is unknown or revoked.
+    static var invalidKey: Problem {
+        var problem = Problem(.unauthorized, "invalid_key", "the API key is unknown or revoked")
+        problem.headers[.wwwAuthenticate] = #"Bearer realm="tally", error="invalid_token""#
+        return problem
+    }
 
     /// The ledger's own refusal, with the status that says what kind it is.
     static func ledger(_ error: LedgerError, field: String? = nil) -> Problem {

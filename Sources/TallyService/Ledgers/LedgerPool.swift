@@ -117,6 +117,30 @@ actor LedgerPool: Service {
         return ledger
     }
 
+    /// Restores ledger `id` from an export at `path` (`Ledger.restore`: checked whole first,
+    /// built beside its place and moved there complete, so a refused restore leaves nothing);
+    /// it opens on first use. A deployment of several nodes restores with `tally restore`
+    /// into its database (this node's restore writes a store on its own disk).
+    func restore(id: String, from export: String) async throws -> RestoreSummary {
+        try Self.validate(id: id)
+        try requireOpenForBusiness()
+        guard cluster == nil else {
+            throw Problem(.notImplemented, "restore_unsupported", "a node of a shared deployment does not restore over HTTP; run `tally restore --postgres` against the database")
+        }
+        let path = path(of: id)
+        if open[id] != nil || opening[id] != nil || FileManager.default.fileExists(atPath: path) {
+            throw Problem(.conflict, "ledger_exists", "a ledger '\(id)' exists already; a restore makes a new ledger")
+        }
+        let directory = self.directory
+        let options = self.options
+        let summary = try await threads.runIfActive {
+            try FileManager.default.createDirectory(atPath: directory + "/ledgers", withIntermediateDirectories: true)
+            return try Ledger.restore(from: export, into: path, options: options)
+        }
+        logger.info("ledger restored", metadata: ["ledger": "\(id)", "events": "\(summary.events)"])
+        return summary
+    }
+
     /// Takes a lease on ledger `id`, opening it when it is closed; ``release(_:)`` gives it back.
     func lease(_ id: String) async throws -> Ledger {
         try requireOpenForBusiness()

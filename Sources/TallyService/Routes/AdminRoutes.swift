@@ -82,23 +82,32 @@ enum AdminRoutes {
         return Response(status: .noContent)
     }
 
-    /// `GET /health`: 200 when every open ledger's read models have folded its whole log,
-    /// else 503, with each open ledger's head and checkpoint. Needs no key.
+    /// `GET /health`: 200 `{"status":"up"}` when every open ledger's read models have folded
+    /// its whole log, else 503 `{"status":"degraded"}`. Needs no key and says nothing more
+    /// without one; with the server's admin key it also names why (`state`) and each open
+    /// ledger's head and checkpoint.
     static func handleHealth(_ call: Call) async throws -> Response {
         let rows = await call.state.pool.health()
         call.state.metrics.openLedgers(rows.count)
         let healthy = rows.allSatisfy { $0.checkpoint == $0.head }
-        return Call.json(.object([
-            ("status", .string(call.state.shutdown.hasFired ? "shutting_down" : healthy ? "ok" : "behind")),
-            ("open_ledgers", .integer(Int64(rows.count))),
-            ("ledgers", .array(rows.map { row in
-                .object([
-                    ("id", .string(row.id)), ("head", .integer(Int64(row.head))),
-                    ("read_models", row.checkpoint.map { .integer(Int64($0)) } ?? .null),
-                    ("at_head", .bool(row.checkpoint == row.head)),
-                ])
-            })),
-        ]), status: healthy && !call.state.shutdown.hasFired ? .ok : .serviceUnavailable)
+        let up = healthy && !call.state.shutdown.hasFired
+        var fields: [(String, JSONValue)] = [("status", .string(up ? "up" : "degraded"))]
+        let isAdmin = call.request.headers[.authorization] != nil
+            && (try? call.state.authenticate(call.request, call.context, ledger: nil))?.isServerAdmin == true
+        if isAdmin {
+            fields += [
+                ("state", .string(call.state.shutdown.hasFired ? "shutting_down" : healthy ? "ok" : "behind")),
+                ("open_ledgers", .integer(Int64(rows.count))),
+                ("ledgers", .array(rows.map { row in
+                    .object([
+                        ("id", .string(row.id)), ("head", .integer(Int64(row.head))),
+                        ("read_models", row.checkpoint.map { .integer(Int64($0)) } ?? .null),
+                        ("at_head", .bool(row.checkpoint == row.head)),
+                    ])
+                })),
+            ]
+        }
+        return Call.json(.object(fields), status: up ? .ok : .serviceUnavailable)
     }
 
     /// `GET /metrics`: Prometheus text exposition.

@@ -156,7 +156,7 @@ enum CommandRoutes {
             fields: ["category", "month", "maximum", "currency"]
         ) { body, ledger, _, key in
             try ledger.setBudgetCommand(
-                category: try body.enumeration("category", BudgetCategory.self), month: try month(body, "month"),
+                category: try category(body, "category"), month: try month(body, "month"),
                 maximum: try money(body, "maximum", ledger), idempotencyKey: key)
         },
         Definition(
@@ -166,7 +166,7 @@ enum CommandRoutes {
             let text = try body.string("date")
             guard let date = try? LocalDate(parsing: text) else { throw Problem.invalidField("date", "'date' is '\(text)', not a day (YYYY-MM-DD)") }
             return try ledger.recordTransactionCommand(
-                payee: try body.string("payee"), category: try body.enumeration("category", BudgetCategory.self),
+                payee: try body.string("payee"), category: try category(body, "category"),
                 amount: try money(body, "amount", ledger), date: date, recurring: try body.optionalBool("recurring") ?? false,
                 id: try body.optionalString("id"), idempotencyKey: key)
         },
@@ -174,7 +174,7 @@ enum CommandRoutes {
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/budgets/deletion", operationId: "deleteBudget", security: .ledger(.write)),
             fields: ["category", "month"]
         ) { body, ledger, _, key in
-            try ledger.deleteBudgetCommand(category: try body.enumeration("category", BudgetCategory.self), month: try month(body, "month"), idempotencyKey: key)
+            try ledger.deleteBudgetCommand(category: try category(body, "category"), month: try month(body, "month"), idempotencyKey: key)
         },
         Definition(
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/amendments", operationId: "amendTransaction", security: .ledger(.write)),
@@ -182,7 +182,7 @@ enum CommandRoutes {
         ) { body, ledger, call, key in
             try ledger.amendTransactionCommand(
                 id: try call.parameter("transaction"), payee: try body.optionalString("payee"),
-                category: body.has("category") ? try body.enumeration("category", BudgetCategory.self) : nil,
+                category: body.has("category") ? try category(body, "category") : nil,
                 amount: body.has("amount") ? try money(body, "amount", ledger) : nil,
                 date: body.has("date") ? try day(body, "date") : nil, recurring: try body.optionalBool("recurring"), idempotencyKey: key)
         },
@@ -190,7 +190,7 @@ enum CommandRoutes {
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/category", operationId: "recategoriseTransaction", security: .ledger(.write)),
             fields: ["category"]
         ) { body, ledger, call, key in
-            try ledger.recategoriseCommand(id: try call.parameter("transaction"), category: try body.enumeration("category", BudgetCategory.self), idempotencyKey: key)
+            try ledger.recategoriseCommand(id: try call.parameter("transaction"), category: try category(body, "category"), idempotencyKey: key)
         },
         Definition(
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/deletion", operationId: "deleteTransaction", security: .ledger(.write)),
@@ -216,7 +216,7 @@ enum CommandRoutes {
         ) { body, ledger, call, key in
             try ledger.importBankTransactionCommand(
                 bankId: try call.parameter("bank"), externalId: try body.string("external_id"), payee: try body.string("payee"),
-                category: try body.enumeration("category", BudgetCategory.self), amount: try money(body, "amount", ledger),
+                category: try category(body, "category"), amount: try money(body, "amount", ledger),
                 date: try day(body, "date"), idempotencyKey: key)
         },
         Definition(
@@ -226,7 +226,7 @@ enum CommandRoutes {
             let dayOfMonth = try body.integer("day_of_month")
             guard let day = Int(exactly: dayOfMonth) else { throw Problem.invalidField("day_of_month", "'day_of_month' is \(dayOfMonth), not a day of the month (1-31)") }
             return try ledger.defineRecurringCommand(
-                id: try body.string("id"), payee: try body.string("payee"), category: try body.enumeration("category", BudgetCategory.self),
+                id: try body.string("id"), payee: try body.string("payee"), category: try category(body, "category"),
                 amount: try money(body, "amount", ledger), dayOfMonth: day, startMonth: try month(body, "start_month"),
                 endMonth: body.has("end_month") ? try month(body, "end_month") : nil,
                 frequency: try body.enumeration("frequency", RecurringFrequency.self, default: .monthly), idempotencyKey: key)
@@ -316,7 +316,7 @@ enum CommandRoutes {
             return try ledger.recordEnvelopeTransactionCommand(
                 try body.string("id"), account: account, amount: try accountMoney(body, "amount", account: account, ledger),
                 rateToBase: try decimal(body, "rate_to_base"), envelope: try body.optionalString("envelope"),
-                payee: try body.optionalString("payee") ?? "", category: try body.enumeration("category", BudgetCategory.self, default: .general),
+                payee: try body.optionalString("payee") ?? "", category: body.has("category") ? try category(body, "category") : .general,
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
         Definition(
@@ -535,24 +535,48 @@ enum CommandRoutes {
 
     // MARK: Running a command
 
-    /// Answers a command route: key, body, fields, the ledger's command, its commit.
+    /// Answers a command route: key, body, fields, the ledger's command, its commit. A
+    /// refusal (4xx) is kept with its key (``RefusedCommands``): the same key answers the
+    /// same refusal forever, unless the engine has committed a command under it.
     static func handle(_ definition: Definition, _ call: Call) async throws -> Response {
         let key = try idempotencyKey(call.request)
-        let body = try JSONBody(try await call.body(limit: call.state.configuration.commandBodyBytesLimit))
-        try body.requireOnly(definition.fields)
-        return try await call.state.pool.with(try call.ledger) { ledger in
-            let command: LedgerCommand
-            do {
-                command = try definition.build(body, ledger, call, key)
-            } catch let error as Problem {
-                throw error
-            } catch {
-                throw Problem.from(error)
+        let bytes = try await call.body(limit: call.state.configuration.commandBodyBytesLimit)
+        let id = try call.ledger
+        let refusals = call.state.refusals
+        let fingerprint = RefusedCommands.fingerprint(operation: definition.route.operationId, path: call.request.uri.path, body: bytes)
+        return try await call.state.pool.with(id) { ledger in
+            if let refused = try refusals.answer(ledger: id, key: key),
+               try await !call.state.blocking({ try ledger.hasCommitted(idempotencyKey: key) }) {
+                guard refused.fingerprint == fingerprint else {
+                    throw Problem(.conflict, "idempotency_conflict", "the Idempotency-Key '\(key)' was used for another request, which was refused; use a new key for a new request", field: "Idempotency-Key")
+                }
+                return refused.response
             }
-            let result = try await ledger.run(command)
-            var headers = HTTPFields()
-            if result.wasAlreadyApplied { headers[replayedField] = "true" }
-            return Call.json(.object([("events", .array(try result.events.map { .raw(try EventJSON.encode($0)) }))]), status: .created, headers: headers)
+            do {
+                let body = try JSONBody(bytes)
+                try body.requireOnly(definition.fields)
+                let command: LedgerCommand
+                do {
+                    command = try definition.build(body, ledger, call, key)
+                } catch let error as Problem {
+                    throw error
+                } catch {
+                    throw Problem.from(error)
+                }
+                let result = try await ledger.run(command)
+                var headers = HTTPFields()
+                if result.wasAlreadyApplied { headers[replayedField] = "true" }
+                return Call.json(.object([("events", .array(try result.events.map { .raw(try EventJSON.encode($0)) }))]), status: .created, headers: headers)
+            } catch {
+                let problem = Problem.from(error)
+                // A refusal of this request is its answer; a conflict over the key, a moved
+                // ledger or a server failure is not (the request may be retried).
+                if (400..<500).contains(problem.status.code), problem.code != "idempotency_conflict",
+                   try await !call.state.blocking({ try ledger.hasCommitted(idempotencyKey: key) }) {
+                    try refusals.record(ledger: id, .init(key: key, fingerprint: fingerprint, status: Int(problem.status.code), body: problem.json.text))
+                }
+                throw problem
+            }
         }
     }
 
@@ -623,6 +647,15 @@ enum CommandRoutes {
         guard let text = try body.optionalString(field) else { return nil }
         do { return try ExactDecimal(parsing: text) } catch {
             throw Problem.invalidField(field, "'\(field)' is '\(text)', not a decimal number (e.g. \"0.0067\")")
+        }
+    }
+
+    /// A budget category by the one spelling rule the CLI also reads (`BudgetCategory(parsing:)`):
+    /// the stored name (`dining_out`) or the one a person reads (`Dining Out`, `dining-out`), any case.
+    static func category(_ body: JSONBody, _ field: String) throws -> BudgetCategory {
+        let text = try body.string(field)
+        do { return try BudgetCategory(parsing: text) } catch let error as LedgerError {
+            throw Problem.invalidField(field, error.message)
         }
     }
 

@@ -1,37 +1,62 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 import Tally
 
 /// `GET /ledgers/{ledger}/events`: committed events as Server-Sent Events, from
 /// `Ledger.committedEvents(after:)`. Each event is `id: <seq>`, `event: <type>`,
 /// `data: <the event's JSON>`; a client that reconnects with `Last-Event-ID: <seq>` (or
-/// `?after=<seq>`) gets every event after it, each once, in order. A comment line goes out
-/// every ``TallyServer/Configuration/heartbeatSeconds``: it keeps proxies from closing a
-/// quiet stream, and a write that fails tells the server the client went away (a handler
-/// waiting for a commit would never notice otherwise). The stream ends when the server
-/// shuts down (`event: shutdown`), and when a consumer falls so far behind that events would
-/// have to be dropped (`event: too_slow`, then reconnect from the last id).
+/// `?after=<seq>`) gets every event after it, each once, in order. An id beyond the head
+/// (a ledger restored from an older export) is an empty catch-up: the stream goes on with
+/// the next commit.
+///
+/// Flow control: a catch-up of any size delivers every event. The library reads the log
+/// only as fast as this handler writes (``CommittedEvents`` waits for its consumer while
+/// catching up), and the handler holds at most ``inFlightEvents`` events between the two.
+/// Live commits cannot wait for a slow client: once the library's buffer
+/// (`Ledger.Options.subscriptionBufferEvents`) is full it ends the stream with
+/// `event: too_slow`, whose data names the last event written (`{"last_event_id": N}`):
+/// reconnect with `Last-Event-ID: N`. The stream also ends with `event: shutdown` (the
+/// server stops) and `event: error` (the log could not be read), each with the same data.
+///
+/// A comment line goes out every ``TallyServer/Configuration/heartbeatMilliseconds``: it
+/// keeps proxies from closing a quiet stream, and a write that fails tells the server the
+/// client went away (a handler waiting for a commit would never notice otherwise).
 enum EventStreamRoutes {
     static let route = ServiceRoute(method: .get, path: "/ledgers/{ledger}/events", operationId: "streamEvents", security: .ledger(.read))
     static let lastEventIdField = HTTPField.Name("Last-Event-ID")!
+    /// At most this many events wait between the ledger's stream and the response writer.
+    static let inFlightEvents = 256
+
+    /// Why a stream ends.
+    enum Ending: String, Sendable {
+        /// The ledger closed or the client went away: nothing to say.
+        case closed
+        /// The client fell behind live commits further than the ledger buffers.
+        case tooSlow = "too_slow"
+        /// The server is shutting down.
+        case shutdown
+        /// The log could not be read.
+        case error
+    }
 
     private enum Item: Sendable {
         case event(Event)
         case heartbeat
-        case end(String)
+        case end(Ending)
     }
 
     static func handle(_ call: Call) async throws -> Response {
         let id = try call.ledger
         let state = call.state
-        let after = try startSequence(call)
+        let asked = try startSequence(call)
         // A missing ledger is a 404 before the stream starts; the stream's own lease is taken
         // inside the body, so no lease can outlive a response that is never written.
         _ = try await state.pool.with(id) { _ in () }
         let body = ResponseBody { writer in
             try await state.pool.with(id) { ledger in
-                try await stream(ledger, after: after, state: state, writer: &writer)
+                try await stream(ledger, after: min(asked, ledger.head.sequence), state: state, writer: &writer)
             }
             try await writer.finish(nil)
         }
@@ -55,50 +80,135 @@ enum EventStreamRoutes {
     }
 
     private static func stream(_ ledger: Ledger, after: UInt64, state: ServiceState, writer: inout any ResponseBodyWriter) async throws {
-        let capacity = max(16, state.configuration.ledgerOptions.subscriptionBufferEvents)
-        let (items, continuation) = AsyncStream<Item>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
+        // Unbounded, yet small: events enter only with a credit (at most `inFlightEvents`
+        // wait), heartbeats only when none is pending, one end.
+        let (items, continuation) = AsyncStream<Item>.makeStream(bufferingPolicy: .unbounded)
+        let credits = Credits(inFlightEvents)
+        let heartbeatPending = PendingFlag()
         let heartbeat = Duration.milliseconds(state.configuration.heartbeatMilliseconds)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
                     for try await event in ledger.committedEvents(after: after) {
-                        if case .dropped = continuation.yield(.event(event)) {
-                            continuation.yield(.end("too_slow"))
-                            return
-                        }
+                        try await credits.take()
+                        continuation.yield(.event(event))
                     }
-                    continuation.yield(.end(Task.isCancelled ? "cancelled" : "closed"))
+                    continuation.yield(.end(.closed))
+                } catch let error as SubscriptionError {
+                    continuation.yield(.end(error.code == .consumerTooSlow ? .tooSlow : .error))
                 } catch {
-                    continuation.yield(.end("too_slow"))
+                    continuation.yield(.end(.closed))
                 }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try await Task.sleep(for: heartbeat)
-                    continuation.yield(.heartbeat)
+                    if heartbeatPending.raise() { continuation.yield(.heartbeat) }
                 }
             }
             group.addTask {
                 await state.shutdown.wait()
-                continuation.yield(.end("shutdown"))
+                continuation.yield(.end(.shutdown))
             }
             defer { group.cancelAll() }
+            var lastWritten = after
             try await writer.write(ByteBuffer(string: "retry: 1000\n: stream of ledger events\n\n"))
             loop: for await item in items {
                 switch item {
                 case .event(let event):
                     let line = try EventJSON.encode(event)
                     try await writer.write(ByteBuffer(string: "id: \(event.sequence)\nevent: \(event.type.name)\ndata: \(line)\n\n"))
+                    lastWritten = event.sequence
+                    credits.give()
                 case .heartbeat:
+                    heartbeatPending.lower()
                     try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                case .end(let reason):
-                    if reason != "cancelled" && reason != "closed" {
-                        try await writer.write(ByteBuffer(string: "event: \(reason)\ndata: {}\n\n"))
+                case .end(let ending):
+                    if ending != .closed {
+                        try await writer.write(ByteBuffer(string: "event: \(ending.rawValue)\ndata: {\"last_event_id\":\(lastWritten)}\n\n"))
                     }
                     break loop
                 }
             }
             continuation.finish()
         }
+    }
+}
+
+/// A flag shared between tasks: raised by one (true when it was down), lowered by another.
+final class PendingFlag: Sendable {
+    private let raised = Mutex(false)
+
+    /// Raises the flag; true when it was down.
+    func raise() -> Bool {
+        raised.withLock { raised in
+            defer { raised = true }
+            return !raised
+        }
+    }
+
+    func lower() {
+        raised.withLock { $0 = false }
+    }
+}
+
+/// A counting semaphore for async tasks: `take` suspends while no credit is left; `give`
+/// returns one. A task cancelled while waiting throws `CancellationError`.
+final class Credits: Sendable {
+    private struct State {
+        var available: Int
+        var nextId = 0
+        var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(_ count: Int) {
+        state = Mutex(State(available: count))
+    }
+
+    func take() async throws {
+        let id = state.withLock { state -> Int? in
+            if state.available > 0 {
+                state.available -= 1
+                return nil
+            }
+            state.nextId += 1
+            return state.nextId
+        }
+        guard let id else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let cancelled = state.withLock { state -> Bool in
+                    if Task.isCancelled { return true }
+                    // A credit given between the check above and now is taken here.
+                    if state.available > 0 {
+                        state.available -= 1
+                        continuation.resume()
+                        return false
+                    }
+                    state.waiters.append((id, continuation))
+                    return false
+                }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    func give() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            if state.waiters.isEmpty {
+                state.available += 1
+                return nil
+            }
+            return state.waiters.removeFirst().continuation
+        }
+        waiter?.resume()
     }
 }

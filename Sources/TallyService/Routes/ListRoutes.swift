@@ -8,28 +8,45 @@ enum ListRoutes {
     static let audit = ServiceRoute(method: .get, path: "/ledgers/{ledger}/audit", operationId: "listAudit", security: .ledger(.read))
     static let log = ServiceRoute(method: .get, path: "/ledgers/{ledger}/log", operationId: "listLog", security: .ledger(.read))
 
-    /// `GET /ledgers/{ledger}/audit?account=…[&from=D][&through=D][&known_at=T][&limit=N][&cursor=C]`:
-    /// every change to an account with the event that caused it, its times and the running
-    /// balance, oldest first.
+    /// `GET /ledgers/{ledger}/audit?target=…[&from=D][&through=D][&known_at=T][&limit=N][&cursor=C]`:
+    /// every change to an account, a pot, an envelope or an item's value (the CLI's targets:
+    /// `pot:ID`, `envelope:ID`, `asset:ID`, `liability:ID`, else an account name; `account=` is
+    /// the older name of the parameter) with the event that caused it, its times and the
+    /// running balance, oldest first. A page is read by `Ledger.auditPage`: an account's page
+    /// costs what it returns, whatever the account's history.
     static func handleAudit(_ call: Call) async throws -> Response {
         let id = try call.ledger
         let cursor = try call.query("cursor").map { try Cursor(token: $0, list: "audit", ledger: id) }
-        var filters = try Cursor.filters(["account", "from", "through", "known_at"], call: call, cursor: cursor)
+        var filters = try Cursor.filters(["target", "account", "from", "through", "known_at"], call: call, cursor: cursor)
         let limit = try Cursor.limit(call)
-        guard let account = filters["account"] else { throw Problem.invalidParameter("account", "the audit needs 'account'") }
+        if filters["target"] != nil, filters["account"] != nil {
+            throw Problem.invalidParameter("account", "give 'target' or its older name 'account', not both")
+        }
+        guard let text = filters["target"] ?? filters["account"] else {
+            throw Problem.invalidParameter("target", "the audit needs 'target': an account name, pot:ID, envelope:ID, asset:ID or liability:ID")
+        }
+        let target: AuditTarget
+        do { target = try AuditTarget(parsing: text) } catch let error as LedgerError {
+            throw Problem.invalidParameter(filters["target"] != nil ? "target" : "account", error.message)
+        }
+        let position: AuditPosition? = try cursor?.after.map { text in
+            guard let position = AuditPosition(text) else { throw Problem.invalidParameter("cursor", "the cursor is not one this server gave; start again without it") }
+            return position
+        }
         return try await call.state.pool.with(id) { ledger in
             if filters["known_at"] == nil { filters["known_at"] = ledger.now.description }
             let knownAt = try TimeParameters.knownAt(filters["known_at"], ledger)
             let from = try TimeParameters.day(filters["from"], field: "from")
             let through = try TimeParameters.day(filters["through"], field: "through")
-            let entries = try await call.state.blocking { try ledger.audit(account: account, from: from, through: through, knownAt: knownAt) }
-            let start = Int(min(cursor?.position ?? 0, UInt64(entries.count)))
-            let page = entries[start..<min(entries.count, start + limit)]
-            let next = start + page.count < entries.count ? Cursor(list: "audit", ledger: id, filters: filters, position: UInt64(start + page.count)).token : nil
+            let page = try await call.state.blocking {
+                try ledger.auditPage(target, from: from, through: through, knownAt: knownAt, after: position, limit: limit)
+            }
+            let next = page.next.map { Cursor(list: "audit", ledger: id, filters: filters, position: 0, after: $0.description).token }
             return Call.json(.object([
-                ("account", .string(account)),
+                ("target", .string(target.description)),
+                ("account", .string(text)),
                 ("known_at", .optional(filters["known_at"])),
-                ("entries", .array(page.map { entry in
+                ("entries", .array(page.entries.map { entry in
                     .object([
                         ("seq", .integer(Int64(entry.sequence))), ("recorded_at", .instant(entry.recordedAt)),
                         ("effective_at", .instant(entry.effectiveAt)), ("effective_date", .string(entry.effectiveDate.description)),

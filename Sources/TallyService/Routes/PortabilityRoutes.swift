@@ -13,6 +13,7 @@ enum PortabilityRoutes {
     static let importEvents = ServiceRoute(method: .post, path: "/ledgers/{ledger}/imports/events", operationId: "importEvents", security: .ledger(.write))
     static let importJournal = ServiceRoute(method: .post, path: "/ledgers/{ledger}/imports/journal", operationId: "importJournal", security: .ledger(.write))
     static let export = ServiceRoute(method: .get, path: "/ledgers/{ledger}/export", operationId: "exportLedger", security: .ledger(.read))
+    static let restore = ServiceRoute(method: .post, path: "/ledgers/{ledger}/restore", operationId: "restoreLedger", security: .serverAdmin)
 
     enum Kind { case events, journal }
 
@@ -23,6 +24,7 @@ enum PortabilityRoutes {
         let id = try call.ledger
         let directory = call.state.configuration.dataDirectory + "/tmp"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Call.requireAnnouncedLength(call.request, limit: call.state.configuration.importBodyBytesLimit)
         let path = directory + "/import-\(KeyStore.randomHex(bytes: 8))" + (kind == .events ? ".ndjson" : ".csv")
         defer { try? FileManager.default.removeItem(atPath: path) }
         try await spool(call.request.body, to: path, limit: call.state.configuration.importBodyBytesLimit)
@@ -39,11 +41,7 @@ enum PortabilityRoutes {
                 }
             } catch {
                 // The library names the file, line and field; the file is the body here.
-                guard let refusal = LedgerError.reporting(error) else { throw error }
-                let importError = refusal.underlying as? ImportError
-                var problem = Problem.ledger(LedgerError(refusal.code, refusal.message.replacingOccurrences(of: path, with: "body")), field: importError?.field)
-                if let line = importError?.line { problem.headers[lineField] = String(line) }
-                throw problem
+                throw refusal(error, path: path)
             }
             return Call.json(.object([
                 ("rows", .integer(Int64(summary.rows))),
@@ -55,6 +53,46 @@ enum PortabilityRoutes {
                 ("last_seq", summary.sequences.map { .integer(Int64($0.upperBound)) } ?? .null),
             ]))
         }
+    }
+
+    /// `POST /ledgers/{ledger}/restore` (admin key), the body an export (`GET
+    /// /ledgers/{id}/export`, `tally export`): a new ledger `{ledger}` with every event as it
+    /// was recorded, answering every query as the exported one did. 201 with `Location`; 409
+    /// when the ledger exists; a bad line is 422 naming it (`Tally-Import-Line`), and nothing
+    /// is left behind. Its head digest is the exported one's only when no personal text was
+    /// sealed (an export over HTTP carries no subjects' keys, so text is sealed anew: `tally
+    /// export` and `tally restore` carry them and keep the digest).
+    static func handleRestore(_ call: Call) async throws -> Response {
+        let id = try call.ledger
+        try LedgerPool.validate(id: id)
+        try Call.requireAnnouncedLength(call.request, limit: call.state.configuration.importBodyBytesLimit)
+        let directory = call.state.configuration.dataDirectory + "/tmp"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/restore-\(KeyStore.randomHex(bytes: 8)).ndjson"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await spool(call.request.body, to: path, limit: call.state.configuration.importBodyBytesLimit)
+        let summary: RestoreSummary
+        do {
+            summary = try await call.state.pool.restore(id: id, from: path)
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw refusal(error, path: path)
+        }
+        var headers = HTTPFields()
+        headers[.location] = "/ledgers/\(id)"
+        return Call.json(.object([
+            ("id", .string(id)), ("events", .integer(Int64(summary.events))), ("head", .string(summary.head.description)),
+        ]), status: .created, headers: headers)
+    }
+
+    /// A library refusal of an uploaded file, as a problem: the file is the body here.
+    private static func refusal(_ error: any Error, path: String) -> any Error {
+        guard let refusal = LedgerError.reporting(error) else { return error }
+        let importError = refusal.underlying as? ImportError
+        var problem = Problem.ledger(LedgerError(refusal.code, refusal.message.replacingOccurrences(of: path, with: "body")), field: importError?.field)
+        if let line = importError?.line { problem.headers[lineField] = String(line) }
+        return problem
     }
 
     /// Writes the body to `path` as it arrives; 413 past `limit` bytes.

@@ -123,6 +123,14 @@ enum QueryRoutes {
                         ("category", .string(line.category)), ("value", .amount(line.converted)), ("stale", .bool(line.isStale)),
                     ])
                 })),
+                // What `complete: false` leaves out, each item named with the reason, as the CLI prints them.
+                ("excluded", .array(report.excluded.map { item in
+                    .object([
+                        ("kind", .string(item.kind.rawValue)), ("id", .string(item.itemId)), ("name", .string(item.name)),
+                        ("currency", .optional(item.value?.commodity.code)), ("value", item.value.map(JSONValue.amount) ?? .null),
+                        ("reason", .string(item.reason)),
+                    ])
+                })),
             ])
         },
     ]

@@ -29,4 +29,15 @@ public struct ServiceRoute: Sendable, Hashable {
             part.hasPrefix("{") && part.hasSuffix("}") ? ":" + part.dropFirst().dropLast() : String(part)
         }.joined(separator: "/")
     }
+
+    /// Whether a request path (raw, as it arrived) is one this template describes: the same
+    /// number of segments, each literal equal, each `{name}` any non-empty segment.
+    func matches(path: String) -> Bool {
+        let template = self.path.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard template.count == parts.count else { return false }
+        return zip(template, parts).allSatisfy { pattern, part in
+            pattern.hasPrefix("{") && pattern.hasSuffix("}") ? !part.isEmpty : pattern == part
+        }
+    }
 }

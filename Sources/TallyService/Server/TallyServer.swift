@@ -1,5 +1,6 @@
 public import Logging
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
@@ -45,6 +46,16 @@ public final class TallyServer: Sendable {
         public var rateLimitPerSecond: Int
         /// Requests per API key in a burst.
         public var rateLimitBurst: Int
+        /// How long a client has to send a request's head (from connecting, or from the
+        /// previous response on a kept-alive connection); past it the connection is closed.
+        public var headerReadTimeoutMilliseconds: Int = 10_000
+        /// How long a client has to send a request's body once its head arrived.
+        public var bodyReadTimeoutMilliseconds: Int = 120_000
+        /// Failed authentications a minute per client address, sustained; past the burst,
+        /// every request from that address that carries a key is 429 until the bucket refills.
+        public var failedAuthenticationsPerMinute: Int = 120
+        /// Failed authentications per client address in a burst.
+        public var failedAuthenticationsBurst: Int = 20
         /// The interval between heartbeats on a live event stream.
         public var heartbeatMilliseconds: Int
         /// How each ledger is opened (features, sync mode).
@@ -55,6 +66,9 @@ public final class TallyServer: Sendable {
         public var postgres: String? = nil
         /// This node's name in a shared deployment (its leases' owner; `$TALLY_NODE`, else the host name).
         public var nodeName: String? = nil
+        /// The browser origins allowed to call the API (`--cors-origin`, e.g.
+        /// `https://app.example`); empty (the default): no CORS headers at all.
+        public var corsOrigins: [String] = []
         /// Where other nodes and clients reach this node (`http://HOST:PORT`; default from the
         /// listening address and port): a request for a ledger this node holds is redirected here.
         public var advertisedAddress: String? = nil
@@ -82,6 +96,12 @@ public final class TallyServer: Sendable {
             self.ledgerOptions = ledgerOptions
         }
     }
+
+    /// The API's version, in every response's `Tally-API-Version` header and in
+    /// `Schemas/openapi.yaml` (`info.version`'s major). Within a version, changes only add
+    /// (routes, optional fields, response fields, enum cases in answers); a change that
+    /// breaks a client would come as version 2 under `/v2`.
+    public static let apiVersion = "1"
 
     /// Every operation served, as `Schemas/openapi.yaml` lists them.
     public static var routes: [ServiceRoute] { table.map(\.route) }
@@ -136,16 +156,21 @@ public final class TallyServer: Sendable {
         gracefulShutdownSignals: [UnixSignal] = [], onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) async throws {
         let state = self.state
-        let router = Router(context: BasicRequestContext.self)
-        router.middlewares.add(ProblemMiddleware())
+        let router = Router(context: ServiceRequestContext.self)
+        router.middlewares.add(RequestIdMiddleware())
+        if !configuration.corsOrigins.isEmpty { router.middlewares.add(CORSOriginsMiddleware(origins: configuration.corsOrigins)) }
+        router.middlewares.add(ProblemMiddleware(routes: Self.routes))
         for entry in Self.table {
             let route = entry.route, handler = entry.handler
             router.on(RouterPath(route.routerPath), method: route.method) { request, context in
                 await state.respond(route, request, context, handler)
             }
         }
+        let deadlines = (header: TimeAmount.milliseconds(Int64(configuration.headerReadTimeoutMilliseconds)),
+                         body: TimeAmount.milliseconds(Int64(configuration.bodyReadTimeoutMilliseconds)))
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(header: deadlines.header, body: deadlines.body)])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: [state.pool],
             onServerRunning: { [configuration] channel in
@@ -207,6 +232,7 @@ public final class TallyServer: Sendable {
             RouteEntry(PortabilityRoutes.importEvents, { try await PortabilityRoutes.handleImport(.events, $0) }),
             RouteEntry(PortabilityRoutes.importJournal, { try await PortabilityRoutes.handleImport(.journal, $0) }),
             RouteEntry(PortabilityRoutes.export, { try await PortabilityRoutes.handleExport($0) }),
+            RouteEntry(PortabilityRoutes.restore, { try await PortabilityRoutes.handleRestore($0) }),
             RouteEntry(EventStreamRoutes.route, { try await EventStreamRoutes.handle($0) }),
         ]
         for definition in CommandRoutes.all {
@@ -230,13 +256,81 @@ private struct ShutdownNotifier: Service {
     }
 }
 
-/// Answers what no route handled (an unknown path, a wrong method) as a problem document.
+/// Answers what no route handled as a problem document: a path served with other methods is
+/// 405 with `Allow` naming them, any other path 404.
 private struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    let routes: [ServiceRoute]
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let allowed = routes.filter { $0.matches(path: request.uri.path) }.map(\.method.rawValue)
+            guard !allowed.isEmpty else { return Problem.from(error).response }
+            let methods = Set(allowed).sorted().joined(separator: ", ")
+            var problem = Problem(.methodNotAllowed, "method_not_allowed", "\(request.method.rawValue) is not served on this path; it answers \(methods)")
+            problem.headers[.allow] = methods
+            return problem.response
         } catch {
             return Problem.from(error).response
         }
+    }
+}
+
+/// Gives every request an id, `X-Request-ID`: the client's own when it sent a sane one (1 to
+/// 200 of `A-Z a-z 0-9 - _ . :`), else a new random one. The response carries it back and every
+/// log line of the request names it (`request_id`), so a client's report finds the server's log.
+/// Every response also names the API's version (`Tally-API-Version`, ``TallyServer/apiVersion``).
+struct RequestIdMiddleware: RouterMiddleware {
+    typealias Context = ServiceRequestContext
+    static var field: HTTPField.Name { HTTPField.Name("X-Request-ID")! }
+    static var versionField: HTTPField.Name { HTTPField.Name("Tally-API-Version")! }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let given = request.headers[Self.field], (1...200).contains(given.utf8.count),
+           given.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || [0x2D, 0x5F, 0x2E, 0x3A].contains($0) }) {
+            context.requestId = given
+        } else {
+            context.requestId = KeyStore.randomHex(bytes: 12)
+        }
+        var response = try await next(request, context)
+        response.headers[Self.field] = context.requestId
+        response.headers[Self.versionField] = TallyServer.apiVersion
+        return response
+    }
+}
+
+/// CORS for browser apps, for the origins `--cors-origin` names (exactly as a browser sends
+/// them, `https://app.example`). A request from such an origin is answered with
+/// `Access-Control-Allow-Origin` naming that origin (never `*`; no cookies are involved, the
+/// key travels in `Authorization`, so `Access-Control-Allow-Credentials` is never sent), and
+/// the headers a client needs exposed; a preflight (`OPTIONS` with
+/// `Access-Control-Request-Method`) is answered 204 with the methods and request headers the
+/// API takes. Another origin gets no CORS headers, so the browser withholds the answer.
+struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let origins: Set<String>
+
+    init(origins: [String]) {
+        self.origins = Set(origins)
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let origin = request.headers[.origin], origins.contains(origin) else {
+            return try await next(request, context)
+        }
+        var response: Response
+        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            response = Response(status: .noContent)
+            response.headers[.accessControlAllowMethods] = "GET, POST, DELETE, OPTIONS"
+            response.headers[.accessControlAllowHeaders] = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-ID"
+            response.headers[.accessControlMaxAge] = "600"
+        } else {
+            response = try await next(request, context)
+            response.headers[.accessControlExposeHeaders] = "X-Request-ID, Idempotent-Replayed, Location, Retry-After, Tally-Import-Line, Allow, WWW-Authenticate"
+        }
+        response.headers[.accessControlAllowOrigin] = origin
+        response.headers[.vary] = "Origin"
+        return response
     }
 }
