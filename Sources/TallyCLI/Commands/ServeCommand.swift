@@ -46,7 +46,15 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where other nodes and clients reach this node (default: http://HOST:PORT).", valueName: "url"))
     var advertise: String?
 
+    @Option(name: .customLong("cors-origin"), help: ArgumentHelp("A browser origin allowed to call the API (e.g. https://app.example); repeat for several.", valueName: "origin"))
+    var corsOrigins: [String] = []
+
     func validate() throws {
+        for origin in corsOrigins {
+            guard origin != "*", let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                  url.host != nil, url.path.isEmpty, url.query == nil
+            else { throw ValidationError("--cors-origin '\(origin)' is not an origin: give scheme and host as a browser sends them, e.g. https://app.example (never *)") }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0-65535)") }
         guard openLedgers >= 1 else { throw ValidationError("--open-ledgers must be at least 1") }
         guard rateLimit >= 1 else { throw ValidationError("--rate-limit must be at least 1") }
@@ -69,6 +77,7 @@ struct ServeCommand: ParsableCommand {
             rateLimitPerSecond: rateLimit, rateLimitBurst: rateLimit * 2)
         configuration.postgres = postgres
         configuration.advertisedAddress = advertise
+        configuration.corsOrigins = corsOrigins
         if let node {
             configuration.nodeName = node
             // The ledgers' leases are held under this node's name.
