@@ -85,6 +85,62 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func transactionsAreListedSearchedSortedAndPagedAsTheCLIListsThem() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("list")
+        let rows: [(String, String, String, String)] = [
+            ("Netflix", "entertainment", "-15.99", "2026-05-02"), ("Green Grocer", "groceries", "-40.00", "2026-05-03"),
+            ("Netflix", "entertainment", "-15.99", "2026-06-02"), ("Salary", "general", "2500.00", "2026-05-28"),
+            ("Market", "Groceries", "-22.50", "2026-05-20"),
+        ]
+        for (payee, category, amount, date) in rows {
+            let reply = try await service.command("/ledgers/list/transactions", #"{"payee":"\#(payee)","category":"\#(category)","amount":"\#(amount)","date":"\#(date)"}"#)
+            #expect(reply.status == 201, "\(reply.text)")
+        }
+        let all = try await service.send(.GET, "/ledgers/list/transactions?as_of=2026-12-31")
+        #expect(all.status == 200, "\(all.text)")
+        #expect(all.json["total_count"] as? Int == 5)
+        #expect(all.json.objects("transactions").map { $0["date"] as? String } == ["2026-06-02", "2026-05-28", "2026-05-20", "2026-05-03", "2026-05-02"], "newest first")
+        let may = try await service.send(.GET, "/ledgers/list/transactions?month=2026-05&category=groceries&sort=amount&order=asc&as_of=2026-12-31")
+        #expect(may.json.objects("transactions").map { $0["amount"] as? String } == ["-40.00", "-22.50"], "\(may.text)")
+        let search = try await service.send(.GET, "/ledgers/list/transactions?search=netFLIX&page_size=1&page=2&as_of=2026-12-31")
+        #expect(search.json["total_count"] as? Int == 2)
+        #expect(search.json["page_count"] as? Int == 2)
+        let second = try #require(search.json.objects("transactions").first)
+        #expect(second["date"] as? String == "2026-05-02")
+        let id = try #require(second["id"] as? String)
+        let one = try await service.send(.GET, "/ledgers/list/transactions/\(id)?as_of=2026-12-31")
+        #expect(one.json["payee"] as? String == "Netflix")
+        #expect(one.json["bank_id"] is NSNull, "nullable fields are present")
+        #expect(try await service.send(.GET, "/ledgers/list/transactions/nope").status == 404)
+        #expect(try await service.send(.GET, "/ledgers/list/transactions?sort=size").status == 400)
+        #expect(try await service.send(.GET, "/ledgers/list/transactions?month=2026-05&from=2026-05-01").status == 400)
+        #expect(try await service.send(.GET, "/ledgers/list/transactions?page_size=501").status == 400)
+        try await service.stopAndRemove()
+    }
+
+    @Test func netWorthChangeAndSeriesAreServed() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("worth")
+        #expect(try await service.command("/ledgers/worth/assets", #"{"id":"flat","name":"Flat","category":"property","type":"real_estate","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/worth/assets/flat/valuations", #"{"value":"250000.00"}"#).status == 201)
+        let change = try await service.send(.GET, "/ledgers/worth/net-worth/change?days=7")
+        #expect(change.status == 200, "\(change.text)")
+        #expect(change.json["start"] as? String == "0.00")
+        #expect(change.json["end"] as? String == "250000.00")
+        #expect(change.json["change"] as? String == "250000.00")
+        let today = try #require((try await service.send(.GET, "/ledgers/worth/balances").json["as_of"] as? String)?.prefix(7))
+        let series = try await service.send(.GET, "/ledgers/worth/net-worth/series?from=2025-12&through=\(today)")
+        #expect(series.status == 200, "\(series.text)")
+        let months = series.json.objects("months")
+        #expect(months.first?["month"] as? String == "2025-12")
+        #expect(months.first?["net_worth"] as? String == "0.00")
+        #expect(months.last?["net_worth"] as? String == "250000.00")
+        #expect(try await service.send(.GET, "/ledgers/worth/net-worth/series?from=2026-05&through=2026-01").status == 400)
+        #expect(try await service.send(.GET, "/ledgers/worth/net-worth/series?from=2026-05").status == 400)
+        try await service.stopAndRemove()
+    }
+
     @Test func envelopesAreOpenedCreatedAndRead() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("envelopes")

@@ -4,7 +4,7 @@
 Starts `tally serve` (TALLY, default the debug build's) on a free port in a temp data
 directory, makes one ledger of SMALL and one of LARGE events (wealth deposits and their
 splits, imported as NDJSON), then times REPEATS requests of each read an app screen makes:
-balances, the wealth summary, and a 10-row audit page from the middle of the Spend
+balances, the wealth summary, and a 10-row audit page from the middle of the wallet
 account (reached by following cursors). Prints the median and p90 per read and ledger, and
 the ratio large/small: a read that costs what it returns has a ratio near 1.
 
@@ -76,7 +76,7 @@ def main():
             status, body = request(port, "POST", f"/ledgers/{ledger}/imports/events", deposits(events))
             head = json.loads(request(port, "GET", f"/ledgers/{ledger}")[1])["head"]["sequence"]
             # The audit page from the middle: follow cursors a quarter of the way in.
-            path = f"/ledgers/{ledger}/audit?target=Wealth:main:Spend&limit=1000"
+            path = f"/ledgers/{ledger}/audit?target=Wealth:main:Wallet&limit=1000"
             cursor = None
             for _ in range(max(1, head // 4 // 1000)):
                 page = json.loads(request(port, "GET", path + (f"&cursor={cursor}" if cursor else ""))[1])

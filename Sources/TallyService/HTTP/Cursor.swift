@@ -65,10 +65,15 @@ struct Cursor: Codable, Equatable, Sendable {
 
     /// The `limit` parameter: 1 to `maximum`, default `fallback`.
     static func limit(_ call: Call, fallback: Int = 100, maximum: Int = 1000) throws -> Int {
-        guard let text = call.query("limit") else { return fallback }
-        guard let limit = Int(text), (1...maximum).contains(limit) else {
-            throw Problem.invalidParameter("limit", "'limit' is '\(text)'; give 1 to \(maximum)")
+        try integer(call, "limit", in: 1...maximum, fallback: fallback)
+    }
+
+    /// An integer query parameter in `range`, default `fallback`.
+    static func integer(_ call: Call, _ name: String, in range: ClosedRange<Int>, fallback: Int) throws -> Int {
+        guard let text = call.query(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw Problem.invalidParameter(name, "'\(name)' is '\(text)'; give \(range.lowerBound) to \(range.upperBound)")
         }
-        return limit
+        return value
     }
 }

@@ -133,7 +133,101 @@ enum QueryRoutes {
                 })),
             ])
         },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/transactions", operationId: "listTransactions", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let page = try ledger.transactions(try transactionQuery(call), asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("page", .integer(Int64(page.page))), ("page_size", .integer(Int64(page.pageSize))),
+                ("page_count", .integer(Int64(page.pageCount))), ("total_count", .integer(Int64(page.totalCount))),
+                ("transactions", .array(page.transactions.map(transactionJSON))),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/transactions/{transaction}", operationId: "getTransaction", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let id = try call.parameter("transaction")
+            guard let transaction = try ledger.transaction(id: id, asOf: asOf, knownAt: knownAt) else {
+                throw Problem(.notFound, "not_found", "there is no budget transaction '\(id)' at that point", field: "transaction")
+            }
+            return transactionJSON(transaction)
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/net-worth/change", operationId: "getNetWorthChange", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let days = try Cursor.integer(call, "days", in: 1...36_500, fallback: 30)
+            let change = try ledger.netWorthChange(asOf: asOf, days: days, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null), ("days", .integer(Int64(days))),
+                ("base_currency", .string(change.end.baseCurrency.code)),
+                ("start", .amount(change.start.netWorth)), ("end", .amount(change.end.netWorth)), ("change", .amount(change.change)),
+                ("complete", .bool(change.start.isComplete && change.end.isComplete)),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/net-worth/series", operationId: "getNetWorthSeries", security: .ledger(.read))) { ledger, call, _, knownAt in
+            let first = try month(call, "from")
+            let last = try month(call, "through")
+            guard first <= last else { throw Problem.invalidParameter("through", "'through' \(last) is before 'from' \(first)") }
+            guard last.ordinal - first.ordinal < 1_200 else { throw Problem.invalidParameter("through", "a series covers at most 100 years") }
+            let series = try ledger.netWorthSeries(from: first, through: last, knownAt: knownAt)
+            return .object([
+                ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("months", .array(series.map { point in
+                    .object([
+                        ("month", .string(point.month.description)), ("base_currency", .string(point.report.baseCurrency.code)),
+                        ("net_worth", .amount(point.report.netWorth)), ("assets", .amount(point.report.assets)),
+                        ("liabilities", .amount(point.report.liabilities)), ("complete", .bool(point.report.isComplete)),
+                    ])
+                })),
+            ])
+        },
     ]
+
+    /// A transaction as the CLI's `--json` writes it.
+    static func transactionJSON(_ transaction: BudgetTransaction) -> JSONValue {
+        .object([
+            ("id", .string(transaction.id)), ("date", .string(transaction.date.description)), ("payee", .string(transaction.payee)),
+            ("category", .string(transaction.category.rawValue)), ("amount", .amount(transaction.amount)),
+            ("currency", .string(transaction.amount.commodity.code)), ("source", .string(transaction.source.rawValue)),
+            ("recurring", .bool(transaction.recurring)), ("changed", .bool(transaction.isChanged)),
+            ("bank_id", .optional(transaction.bankId)), ("external_id", .optional(transaction.externalId)),
+            ("recurring_id", .optional(transaction.recurringId)),
+        ])
+    }
+
+    /// The transaction list's query from `month` or `from`/`through`, `search`, `category`
+    /// (the CLI's spelling rule), `sort` (`date`, `name`, `amount`), `order` (`desc`, the
+    /// default, or `asc`), `page` and `page_size`, as `tally tx list` reads its options.
+    static func transactionQuery(_ call: Call) throws -> TransactionQuery {
+        var query = TransactionQuery()
+        if call.query("month") != nil {
+            guard call.query("from") == nil, call.query("through") == nil else {
+                throw Problem.invalidParameter("month", "give either 'month' or 'from'/'through', not both")
+            }
+            query = TransactionQuery(month: try month(call, "month"))
+        }
+        query.from = try TimeParameters.day(call.query("from"), field: "from") ?? query.from
+        query.through = try TimeParameters.day(call.query("through"), field: "through") ?? query.through
+        query.search = call.query("search")
+        if let text = call.query("category") {
+            do { query.category = try BudgetCategory(parsing: text) } catch let error as LedgerError {
+                throw Problem.invalidParameter("category", error.message)
+            }
+        }
+        if let text = call.query("sort") {
+            guard let sort = TransactionQuery.Sort(rawValue: text) else { throw Problem.invalidParameter("sort", "'sort' is '\(text)'; use date, name or amount") }
+            query.sort = sort
+        }
+        if let text = call.query("order") {
+            guard ["asc", "desc"].contains(text) else { throw Problem.invalidParameter("order", "'order' is '\(text)'; use asc or desc") }
+            query.descending = text == "desc"
+        }
+        query.page = try Cursor.integer(call, "page", in: 1...Int(Int32.max), fallback: 1)
+        query.pageSize = try Cursor.integer(call, "page_size", in: 1...BudgetSettings.pageSizeLimit, fallback: 50)
+        return query
+    }
+
+    /// A month query parameter (YYYY-MM), required.
+    static func month(_ call: Call, _ name: String) throws -> Month {
+        guard let text = call.query(name) else { throw Problem.invalidParameter(name, "'\(name)' is required: a month (YYYY-MM)") }
+        guard let month = try? Month(parsing: text) else { throw Problem.invalidParameter(name, "'\(name)' is '\(text)', not a month (YYYY-MM)") }
+        return month
+    }
 
     /// Answers a query route.
     static func handle(_ definition: Definition, _ call: Call) async throws -> Response {
