@@ -15,3 +15,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# The OpenAPI document's validator, pinned: `make test` checks Schemas/openapi.yaml with it.
+OPENAPI_SPEC_VALIDATOR_VERSION=0.7.1
+if [ "$(python3 -m pip show openapi-spec-validator 2>/dev/null | sed -n 's/^Version: //p')" != "$OPENAPI_SPEC_VALIDATOR_VERSION" ]; then
+    echo "setup: installing openapi-spec-validator $OPENAPI_SPEC_VALIDATOR_VERSION" >&2
+    python3 -m pip install --quiet --disable-pip-version-check "openapi-spec-validator==$OPENAPI_SPEC_VALIDATOR_VERSION"
+fi

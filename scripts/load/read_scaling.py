@@ -76,12 +76,13 @@ def main():
             status, body = request(port, "POST", f"/ledgers/{ledger}/imports/events", deposits(events))
             head = json.loads(request(port, "GET", f"/ledgers/{ledger}")[1])["head"]["sequence"]
             # The audit page from the middle: follow cursors a quarter of the way in.
-            path = f"/ledgers/{ledger}/audit?target=Wealth:main:Wallet&limit=1000"
-            cursor = None
-            for _ in range(max(1, head // 4 // 1000)):
-                page = json.loads(request(port, "GET", path + (f"&cursor={cursor}" if cursor else ""))[1])
-                cursor = page["next_cursor"] or cursor
-                path = f"/ledgers/{ledger}/audit?limit=1000"
+            cursor, remaining = None, max(1, head // 4)
+            while remaining > 0:
+                limit = min(1000, remaining)
+                query = f"cursor={cursor}" if cursor else "target=Wealth:main:Wallet"
+                page = json.loads(request(port, "GET", f"/ledgers/{ledger}/audit?{query}&limit={limit}")[1])
+                cursor, remaining = page["next_cursor"], remaining - limit
+                assert cursor, "the wallet holds fewer changes than a quarter of the ledger"
             reads = {
                 "balances": f"/ledgers/{ledger}/balances",
                 "wealth summary": f"/ledgers/{ledger}/wealth/main",
