@@ -141,6 +141,33 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func accountsAssetsAndLiabilitiesAreListedAsTheCLIListsThem() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("lists")
+        #expect(try await service.command("/ledgers/lists/wealth/main/deposits", #"{"amount":"100.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/lists/assets", #"{"id":"flat","name":"Flat","category":"property","type":"real_estate","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/lists/assets/flat/valuations", #"{"value":"250000.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/lists/assets", #"{"id":"car","name":"Car","category":"other","type":"custom","currency":"GBP"}"#).status == 201)
+        #expect(try await service.command("/ledgers/lists/assets/car/valuations", #"{"value":"9000.00","currency":"GBP"}"#).status == 201)
+        #expect(try await service.command("/ledgers/lists/liabilities", #"{"id":"loan","name":"Loan","category":"loan","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/lists/liabilities/loan/valuations", #"{"value":"1200.00"}"#).status == 201)
+
+        let accounts = try await service.send(.GET, "/ledgers/lists/accounts")
+        #expect(accounts.status == 200, "\(accounts.text)")
+        let spend = accounts.json.objects("accounts").first { $0["account"] as? String == "Wealth:main:Spend" }
+        #expect(spend?["kind"] as? String == "spend")
+        #expect((spend?["balances"] as? [[String: Any]])?.first?["balance"] as? String == "70.00")
+        let assets = try await service.send(.GET, "/ledgers/lists/assets")
+        #expect(assets.status == 200, "\(assets.text)")
+        let byId = Dictionary(uniqueKeysWithValues: assets.json.objects("assets").map { ($0["id"] as? String ?? "", $0) })
+        #expect(byId["flat"]?["value"] as? String == "250000.00")
+        #expect(byId["flat"]?["in_base"] as? String == "250000.00")
+        #expect(byId["car"]?["in_base"] is NSNull, "no GBP/USD rate: not converted")
+        let liabilities = try await service.send(.GET, "/ledgers/lists/liabilities")
+        #expect(liabilities.json.objects("liabilities").map { $0["value"] as? String } == ["1200.00"], "\(liabilities.text)")
+        try await service.stopAndRemove()
+    }
+
     @Test func envelopesAreOpenedCreatedAndRead() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("envelopes")

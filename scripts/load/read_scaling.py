@@ -2,8 +2,8 @@
 """Reads at 1k and 20k events over HTTP (issue 36, item 8); not a test.
 
 Starts `tally serve` (TALLY, default the debug build's) on a free port in a temp data
-directory, makes one ledger of SMALL and one of LARGE events (wealth deposits and their
-splits, imported as NDJSON), then times REPEATS requests of each read an app screen makes:
+directory, makes one ledger of SMALL and one of LARGE events (wealth deposits an hour apart,
+imported as NDJSON), then times REPEATS requests of each read an app screen makes:
 balances, the wealth summary, and a 10-row audit page from the middle of the wallet
 account (reached by following cursors). Prints the median and p90 per read and ledger, and
 the ratio large/small: a read that costs what it returns has a ratio near 1.
@@ -37,7 +37,7 @@ def request(port, method, path, body=None, headers=None):
 
 def deposits(events):
     lines = []
-    for index in range(events // 2):
+    for index in range(events):
         at = (START + datetime.timedelta(hours=index)).strftime("%Y-%m-%dT%H:%M:%SZ")
         lines.append(json.dumps({"effective_at": at, "type": "deposit_received", "version": 2, "entity": "wealth:main",
                                  "idempotency_key": f"d{index}",

@@ -176,7 +176,47 @@ enum QueryRoutes {
                 })),
             ])
         },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/accounts", operationId: "listAccounts", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            let accounts = try ledger.accountList(asOf: asOf, knownAt: knownAt)
+            return .object([
+                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("accounts", .array(accounts.map { account in
+                    .object([
+                        ("account", .string(account.name)), ("kind", .string(account.kind.rawValue)),
+                        ("currency", .optional(account.currency?.code)),
+                        ("opened", .string(ledger.calendar.date(of: account.openedAt).description)),
+                        ("closed", .optional(account.closedAt.map { ledger.calendar.date(of: $0).description })),
+                        ("balances", .array(account.balances.map { balance in
+                            .object([("currency", .string(balance.commodity.code)), ("balance", .amount(balance))])
+                        })),
+                    ])
+                })),
+            ])
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/assets", operationId: "listAssets", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            itemsJSON(try ledger.netWorthItems(kind: .asset, asOf: asOf, knownAt: knownAt), ledger, key: "assets")
+        },
+        Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/liabilities", operationId: "listLiabilities", security: .ledger(.read))) { ledger, _, asOf, knownAt in
+            itemsJSON(try ledger.netWorthItems(kind: .liability, asOf: asOf, knownAt: knownAt), ledger, key: "liabilities")
+        },
     ]
+
+    /// Assets or liabilities as `tally asset list` / `tally liability list --json` give them.
+    static func itemsJSON(_ list: NetWorthItemList, _ ledger: Ledger, key: String) -> JSONValue {
+        .object([
+            ("as_of", .instant(list.point.asOf)), ("known_at", list.point.knownAt.map(JSONValue.instant) ?? .null),
+            ("base_currency", .string(list.baseCurrency.code)),
+            (key, .array(list.items.map { item in
+                .object([
+                    ("id", .string(item.itemId)), ("name", .string(item.name)), ("category", .string(item.category)),
+                    ("type", .optional(item.type?.rawValue)), ("currency", .string(item.currency.code)),
+                    ("value", item.value.map { JSONValue.amount($0.value) } ?? .null), ("source", .optional(item.value?.source.rawValue)),
+                    ("valued_on", .optional(item.value.map { ledger.calendar.date(of: $0.valuedAt).description })),
+                    ("priced_symbol", .optional(item.value?.pricedSymbol)), ("in_base", item.inBase.map(JSONValue.amount) ?? .null),
+                ])
+            })),
+        ])
+    }
 
     /// A transaction as the CLI's `--json` writes it.
     static func transactionJSON(_ transaction: BudgetTransaction) -> JSONValue {
