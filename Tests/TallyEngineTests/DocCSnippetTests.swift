@@ -125,6 +125,19 @@ import TallyTestSupport
         return (results, balances, now, then)
     }
 
+    static func pipelined(_ ledger: Ledger, tags: [Tag]) async throws -> [Ledger.CommandResult] {
+        // snippet ConcurrencyModel.md
+        var results: [Ledger.CommandResult] = []
+        var inFlight: [Ledger.SubmittedCommand] = []
+        for tag in tags {
+            if inFlight.count == 8 { results.append(try await inFlight.removeFirst().result) }
+            inFlight.append(ledger.submit(LedgerCommand(idempotencyKey: tag.key) { _ in [tag.event] }))
+        }
+        for submitted in inFlight { results.append(try await submitted.result) }
+        // end snippet
+        return results
+    }
+
     // MARK: Tests
 
     static let articles = URL(fileURLWithPath: #filePath)
@@ -153,7 +166,7 @@ import TallyTestSupport
 
     @Test func everySnippetCompiledHereIsWordForWordInItsArticle() throws {
         let snippets = try Self.snippets()
-        #expect(snippets.count == 8)
+        #expect(snippets.count == 9)
         for snippet in snippets {
             let article = try String(contentsOf: Self.articles.appendingPathComponent(snippet.article), encoding: .utf8)
             #expect(article.contains("```swift\n" + snippet.text + "\n```") || article.contains(snippet.text + "\n```"),
@@ -221,6 +234,21 @@ import TallyTestSupport
             #expect(outcome.balances.map(\.amount) == [usd("8.00"), usd("-8.00")])
             #expect(outcome.now == outcome.balances)
             #expect(outcome.then == outcome.balances)
+        }
+    }
+
+    @Test func thePipelinedSnippetRunsInOrder() async throws {
+        try await withTemporaryStore(on: .files) { store in
+            let ledger = try Ledger.create(at: store.root, name: "Shop", baseCurrency: .usd, timeZone: "UTC")
+            defer { try? ledger.close() }
+            let tags = (1...20).map { index in
+                Tag(key: "tag-\(index)", event: NewEvent(effectiveAt: ledger.now, body: EventBody(
+                    JournalEntryPosted(account: "Assets:Till", counterAccount: "Income:Sales", amount: usd("1.00"), externalId: "r\(index)"))))
+            }
+            let results = try await Self.pipelined(ledger, tags: tags)
+            #expect(results.map { $0.events.first?.idempotencyKey } == tags.map(\.key), "one result per command, in the caller's order")
+            #expect(results.compactMap { $0.events.first?.sequence } == Array(2...21), "the caller's commands appended in its order")
+            #expect(try ledger.balances().map(\.amount) == [usd("20.00"), usd("-20.00")])
         }
     }
 }

@@ -68,6 +68,33 @@ func measureDelivery(_ ledger: Ledger, tasks: Int, perTask: Int) async throws ->
         elapsed: Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
 }
 
+/// Runs `callers` concurrent tasks of `perCaller` durable commands each, every task keeping up
+/// to `inFlight` commands in flight with `Ledger.submit` (its outcomes taken in its order),
+/// and returns the durable commands per second.
+func measurePipelined(_ ledger: Ledger, callers: Int, perCaller: Int, inFlight window: Int) async throws -> Int {
+    let round = UUID().uuidString.prefix(8)
+    let amount = try Money(parsing: "1.00", commodity: .usd)
+    let start = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for caller in 0..<callers {
+            group.addTask {
+                var inFlight: [Ledger.SubmittedCommand] = []
+                for index in 0..<perCaller {
+                    if inFlight.count == window { _ = try await inFlight.removeFirst().result }
+                    let event = NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(
+                        account: "Assets:Cash", counterAccount: "Income:Salary", amount: amount)))
+                    inFlight.append(ledger.submit(LedgerCommand(idempotencyKey: "pipe-\(round)-\(caller)-\(index)") { _ in [event] }))
+                }
+                for submitted in inFlight { _ = try await submitted.result }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let elapsed = ContinuousClock.now - start
+    let micros = Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+    return callers * perCaller * 1_000_000 / Swift.max(micros, 1)
+}
+
 func pipelineBenchmarks() {
     let p50 = BenchmarkMetric.custom("delivery p50 (µs)", polarity: .prefersSmaller, useScalingFactor: false)
     let p99 = BenchmarkMetric.custom("delivery p99 (µs)", polarity: .prefersSmaller, useScalingFactor: false)
@@ -108,10 +135,16 @@ func pipelineBenchmarks() {
     let oneCaller = BenchmarkMetric.custom("1 caller: durable commands / s", polarity: .prefersLarger, useScalingFactor: false)
     let sixteenCallers = BenchmarkMetric.custom("16 callers: durable commands / s", polarity: .prefersLarger, useScalingFactor: false)
     let ratio = BenchmarkMetric.custom("16 callers ÷ 1 caller (×100)", polarity: .prefersLarger, useScalingFactor: false)
+    // Issue 31, item 5: callers that pipeline, up to 8 commands in flight each.
+    let onePipelined = BenchmarkMetric.custom("1 caller, 8 in flight: durable commands / s", polarity: .prefersLarger, useScalingFactor: false)
+    let sixteenPipelined = BenchmarkMetric.custom("16 callers, 8 in flight each: durable commands / s", polarity: .prefersLarger, useScalingFactor: false)
+    let pipelinedRatio = BenchmarkMetric.custom("16 callers × 8 in flight ÷ 1 caller (×100)", polarity: .prefersLarger, useScalingFactor: false)
     var callersFixture: (ledger: Ledger, directory: String)?
     Benchmark(
-        "Commands: 1 caller against 16 concurrent callers, durable, same iteration",
-        configuration: .init(metrics: [.wallClock, oneCaller, sixteenCallers, ratio], maxDuration: .seconds(30), maxIterations: 20)
+        "Commands: 1 caller against 16 concurrent callers (one in flight each, then 8), durable, same iteration",
+        configuration: .init(
+            metrics: [.wallClock, oneCaller, sixteenCallers, ratio, onePipelined, sixteenPipelined, pipelinedRatio],
+            maxDuration: .seconds(30), maxIterations: 20)
     ) { benchmark in
         guard let ledger = callersFixture?.ledger else { return benchmark.error("no ledger") }
         do {
@@ -131,6 +164,11 @@ func pipelineBenchmarks() {
             benchmark.measurement(oneCaller, singleRate)
             benchmark.measurement(sixteenCallers, concurrentRate)
             benchmark.measurement(ratio, concurrentRate * 100 / Swift.max(singleRate, 1))
+            let onePipelinedRate = try await measurePipelined(ledger, callers: 1, perCaller: 200, inFlight: 8)
+            let sixteenPipelinedRate = try await measurePipelined(ledger, callers: 16, perCaller: 100, inFlight: 8)
+            benchmark.measurement(onePipelined, onePipelinedRate)
+            benchmark.measurement(sixteenPipelined, sixteenPipelinedRate)
+            benchmark.measurement(pipelinedRatio, sixteenPipelinedRate * 100 / Swift.max(singleRate, 1))
         } catch {
             benchmark.error("commands failed: \(error)")
         }

@@ -124,12 +124,7 @@ final class CommandQueue: @unchecked Sendable {
     /// Tells an asynchronous caller its outcome (outside the lock).
     private func resume(_ command: PendingCommand) {
         guard let outcome = command.outcome else { return }
-        if let continuation = command.continuation {
-            switch outcome {
-            case .success(let result): continuation.resume(returning: result)
-            case .failure(let error): continuation.resume(throwing: error)
-            }
-        }
+        command.deliver(outcome)
         if let batch = command.batch {
             condition.lock()
             batch.remaining -= 1

@@ -673,6 +673,48 @@ public final class Ledger: Sendable {
         }
     }
 
+    /// Queues a command without waiting for it, so that one caller can keep several commands
+    /// in flight (pipelining): await the returned ``SubmittedCommand/result`` for its
+    /// outcome. Commands run in the order they are submitted, so one caller's commands are
+    /// planned in its order, each against state that includes every earlier one that
+    /// succeeded (a refused command fails alone, as in ``run(batch:)-1jcbj``). Commands in
+    /// flight together share commits. The command runs whether or not its result is awaited;
+    /// ``close()`` waits for it. Never blocks: the queue's own thread leads the commit.
+    ///
+    /// ```swift
+    /// // Up to 8 deposits in flight, outcomes taken in order.
+    /// var inFlight: [Ledger.SubmittedCommand] = []
+    /// for command in deposits {
+    ///     if inFlight.count == 8 { try await inFlight.removeFirst().result }
+    ///     inFlight.append(ledger.submit(command))
+    /// }
+    /// for submitted in inFlight { try await submitted.result }
+    /// ```
+    public func submit(_ command: LedgerCommand) -> SubmittedCommand {
+        let pending = PendingCommand(command)
+        queue.enqueue([pending])
+        return SubmittedCommand(pending: pending)
+    }
+
+    /// A command queued by ``Ledger/submit(_:)``, in flight until its commit.
+    public struct SubmittedCommand: Sendable {
+        let pending: PendingCommand
+
+        /// What the command did, once its commit is durable (at once if it already is).
+        /// Awaiting it more than once gives the same outcome.
+        ///
+        /// - Throws: what ``Ledger/run(_:)-8w1bu`` throws for the same command.
+        public var result: CommandResult {
+            get async throws {
+                do {
+                    return try await pending.outcomeWhenDelivered()
+                } catch {
+                    throw LedgerError.reporting(error) ?? error
+                }
+            }
+        }
+    }
+
     /// Runs any blocking work on the ledger (a product's command method, a query) on a
     /// thread of the engine's shared blocking pool (``blockingQueue``), so that the calling
     /// task never blocks the cooperative thread pool. The pool's threads are reused: a call

@@ -1,4 +1,5 @@
 public import GRDB
+internal import Synchronization
 import TallyLog
 
 /// A command as a value: what it would record, planned against the read models as they
@@ -63,15 +64,44 @@ final class PendingCommand: @unchecked Sendable {
     private(set) var command: LedgerCommand
     /// Set by the group's leader, under the queue's lock.
     var outcome: Result<Ledger.CommandResult, any Error>?
-    /// For an asynchronous caller: resumed once ``outcome`` is set.
-    let continuation: CheckedContinuation<Ledger.CommandResult, any Error>?
     /// For a batch: the batch's completion, told once every command of the batch has an outcome.
     let batch: PendingBatch?
+    /// The asynchronous callers waiting for the outcome, and the outcome once it is delivered:
+    /// whichever comes second resumes a caller, exactly once (a submitted command may be
+    /// awaited before or after it commits, and more than once).
+    private let delivery: Mutex<Delivery>
+
+    private struct Delivery {
+        var waiting: [CheckedContinuation<Ledger.CommandResult, any Error>]
+        var delivered: Result<Ledger.CommandResult, any Error>?
+    }
 
     init(_ command: LedgerCommand, continuation: CheckedContinuation<Ledger.CommandResult, any Error>? = nil, batch: PendingBatch? = nil) {
         self.command = command
-        self.continuation = continuation
         self.batch = batch
+        self.delivery = Mutex(Delivery(waiting: continuation.map { [$0] } ?? []))
+    }
+
+    /// Hands the outcome to the asynchronous callers: resumes those waiting, and keeps the
+    /// outcome for later ones (``outcomeWhenDelivered()``). Called once, by the queue.
+    func deliver(_ outcome: Result<Ledger.CommandResult, any Error>) {
+        let waiting = delivery.withLock { delivery in
+            delivery.delivered = outcome
+            defer { delivery.waiting = [] }
+            return delivery.waiting
+        }
+        for continuation in waiting { continuation.resume(with: outcome) }
+    }
+
+    /// Waits for the outcome ``deliver(_:)`` hands over (at once if it already has).
+    func outcomeWhenDelivered() async throws -> Ledger.CommandResult {
+        try await withCheckedThrowingContinuation { continuation in
+            let delivered = delivery.withLock { delivery in
+                if delivery.delivered == nil { delivery.waiting.append(continuation) }
+                return delivery.delivered
+            }
+            if let delivered { continuation.resume(with: delivered) }
+        }
     }
 
     /// Lets go of the command's closures, so that the group's leader holds no reference to a
