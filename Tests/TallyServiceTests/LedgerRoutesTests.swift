@@ -168,6 +168,34 @@ import Testing
         try await service.stopAndRemove()
     }
 
+    @Test func creationsSayWhereDeletionsAreDeleteAndANoOpIs200() async throws {
+        let service = try await ServiceHarness.start()
+        let created = try await service.createLedger("rest")
+        #expect(created.status == 201)
+        #expect(created.headers.first(name: "Location") == "/ledgers/rest")
+        #expect(try await service.command("/ledgers/rest/reference-balance", #"{"amount":"500.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/rest/pots", #"{"id":"holiday","target":"900.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/rest/pots/holiday/additions", #"{"amount":"100.00"}"#).status == 201)
+        let deleted = try await service.send(.DELETE, "/ledgers/rest/pots/holiday", headers: [("Idempotency-Key", "del-holiday")])
+        #expect(deleted.status == 201, "\(deleted.text)")
+        #expect(deleted.text.contains("pot_deleted"), "\(deleted.text)")
+        #expect(try await service.send(.GET, "/ledgers/rest/pots").json.objects("pots").isEmpty)
+        let again = try await service.send(.DELETE, "/ledgers/rest/pots/holiday", headers: [("Idempotency-Key", "del-holiday")])
+        #expect(again.text == deleted.text, "a retry is the first answer")
+        #expect(again.headers.first(name: "Idempotent-Replayed") == "true")
+        #expect(try await service.send(.DELETE, "/ledgers/rest/pots/holiday").status == 400, "a deletion is a command: it needs its key")
+
+        let recorded = try await service.command("/ledgers/rest/transactions", #"{"payee":"Cafe","category":"dining_out","amount":"-4.00","date":"2026-01-05","id":"cafe-1"}"#)
+        #expect(recorded.status == 201)
+        let same = try await service.command("/ledgers/rest/transactions/cafe-1/category", #"{"category":"Dining Out"}"#)
+        #expect(same.status == 200, "nothing to change: \(same.text)")
+        #expect(same.json["events"] as? [Any] != nil && (same.json["events"] as? [Any])?.isEmpty == true)
+        let removed = try await service.send(.DELETE, "/ledgers/rest/transactions/cafe-1", headers: [("Idempotency-Key", "del-cafe")])
+        #expect(removed.status == 201, "\(removed.text)")
+        #expect(try await service.send(.GET, "/ledgers/rest/transactions/cafe-1").status == 404)
+        try await service.stopAndRemove()
+    }
+
     @Test func envelopesAreOpenedCreatedAndRead() async throws {
         let service = try await ServiceHarness.start()
         try await service.createLedger("envelopes")

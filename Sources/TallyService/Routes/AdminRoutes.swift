@@ -36,7 +36,7 @@ enum AdminRoutes {
         return Call.json(.object([
             ("id", .string(id)), ("name", .string(name)), ("base_currency", .string(currency.code)), ("time_zone", .string(timeZone)),
             ("head", .object([("sequence", .integer(Int64(ledger.head.sequence))), ("digest", .string(ledger.head.description))])),
-        ]), status: .created)
+        ]), status: .created, headers: [.location: "/ledgers/\(id)"])
     }
 
     /// `POST /ledgers/{ledger}/keys` `{"scopes": ["read", "write"]}`: a new key, shown once.

@@ -19,7 +19,27 @@ enum CommandRoutes {
     static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
     static let replayedField = HTTPField.Name("Idempotent-Replayed")!
 
-    static let all: [Definition] = wealth + pots + budgets + envelopes + challenges + netWorth + settings
+    static let all: [Definition] = {
+        let commands = wealth + pots + budgets + envelopes + challenges + netWorth + settings
+        return commands + commands.compactMap(deletion)
+    }()
+
+    /// The operations that end a resource named in the path, and the `DELETE` each also
+    /// answers on the resource itself (`DELETE /ledgers/{ledger}/pots/{pot}` is
+    /// `POST …/pots/{pot}/deletion`): the same command, key and body (optional: none is `{}`).
+    static let deletions: [String: String] = [
+        "deletePot": "deletePotResource", "deleteTransaction": "deleteTransactionResource",
+        "removeRecurring": "deleteRecurringResource", "deleteEnvelope": "deleteEnvelopeResource",
+        "removeAsset": "deleteAssetResource", "removeLiability": "deleteLiabilityResource",
+    ]
+
+    private static func deletion(_ definition: Definition) -> Definition? {
+        guard let operationId = deletions[definition.route.operationId] else { return nil }
+        let path = definition.route.path.split(separator: "/").dropLast().joined(separator: "/")
+        return Definition(
+            route: ServiceRoute(method: .delete, path: "/" + path, operationId: operationId, security: definition.route.security),
+            fields: definition.fields, build: definition.build)
+    }
 
     // MARK: Wealth
 
@@ -540,7 +560,9 @@ enum CommandRoutes {
     /// same refusal forever, unless the engine has committed a command under it.
     static func handle(_ definition: Definition, _ call: Call) async throws -> Response {
         let key = try idempotencyKey(call.request)
-        let bytes = try await call.body(limit: call.state.configuration.commandBodyBytesLimit)
+        var bytes = try await call.body(limit: call.state.configuration.commandBodyBytesLimit)
+        // A `DELETE` may come without a body: it is a command with no fields given.
+        if bytes.isEmpty && definition.route.method == .delete { bytes = Array("{}".utf8) }
         let id = try call.ledger
         let refusals = call.state.refusals
         let fingerprint = RefusedCommands.fingerprint(operation: definition.route.operationId, path: call.request.uri.path, body: bytes)
@@ -566,7 +588,10 @@ enum CommandRoutes {
                 let result = try await ledger.run(command)
                 var headers = HTTPFields()
                 if result.wasAlreadyApplied { headers[replayedField] = "true" }
-                return Call.json(.object([("events", .array(try result.events.map { .raw(try EventJSON.encode($0)) }))]), status: .created, headers: headers)
+                // 201 for a change (and for its replay: the first answer again); 200 for a
+                // command that found nothing to change and appended nothing.
+                let status: HTTPResponse.Status = result.events.isEmpty ? .ok : .created
+                return Call.json(.object([("events", .array(try result.events.map { .raw(try EventJSON.encode($0)) }))]), status: status, headers: headers)
             } catch {
                 let problem = Problem.from(error)
                 // A refusal of this request is its answer; a conflict over the key, a moved
