@@ -39,6 +39,7 @@ struct TallyCommand: ParsableCommand {
             WhatIfCommand.self,
             SuggestCommand.self,
             WealthCommand.self,
+            NotificationsCommand.self, ChartCommand.self,
             SettingsCommand.self, CommodityCommand.self,
             KeyCommand.self, EraseCommand.self,
             ServeCommand.self, FollowCommand.self,

@@ -87,9 +87,10 @@ public struct ChallengesFeature: LedgerFeature {
     public var projectors: [any Projector] { [ChallengesProjector()] }
 }
 
-/// Tally's five products, in the order their read models fold.
+/// Tally's five products, in the order their read models fold, and the notifications read
+/// model over them.
 public let standardFeatures: [any LedgerFeature] = [
-    BudgetingFeature(), NetWorthFeature(), EnvelopesFeature(), ChallengesFeature(), WealthFeature(),
+    BudgetingFeature(), NetWorthFeature(), EnvelopesFeature(), ChallengesFeature(), WealthFeature(), NotificationsFeature(),
 ]
 
 extension Ledger.Options {

@@ -20,9 +20,12 @@ final class ServiceState: Sendable {
     let logger: Logger
     let shutdown: ShutdownSignal
     let refusals: RefusedCommands
+    /// The ledgers' webhooks and their deliveries.
+    let webhooks: WebhookStore
 
-    init(configuration: TallyServer.Configuration, keys: KeyStore, threads: NIOThreadPool, logger: Logger, cluster: ServiceCluster? = nil) {
+    init(configuration: TallyServer.Configuration, keys: KeyStore, threads: NIOThreadPool, logger: Logger, cluster: ServiceCluster? = nil) throws {
         self.configuration = configuration
+        webhooks = try WebhookStore(directory: configuration.dataDirectory)
         self.keys = keys
         self.threads = threads
         self.logger = logger

@@ -72,6 +72,8 @@ public final class TallyServer: Sendable {
         /// Where other nodes and clients reach this node (`http://HOST:PORT`; default from the
         /// listening address and port): a request for a ledger this node holds is redirected here.
         public var advertisedAddress: String? = nil
+        /// How webhooks are delivered: polls, retries, timeouts, allowed hosts.
+        public var webhooks = Webhooks()
 
         /// A configuration with the defaults: loopback, port 8080, 256 open ledgers, 5 idle
         /// minutes, 64 KiB commands, 256 MiB imports, 500 requests/s per key (burst 1000),
@@ -136,7 +138,7 @@ public final class TallyServer: Sendable {
         }
         let threads = NIOThreadPool(numberOfThreads: 8)
         threads.start()
-        state = ServiceState(configuration: configuration, keys: keys, threads: threads, logger: logger, cluster: cluster)
+        state = try ServiceState(configuration: configuration, keys: keys, threads: threads, logger: logger, cluster: cluster)
     }
 
     /// The ledgers (tests watch leases and idle closing through it).
@@ -172,7 +174,7 @@ public final class TallyServer: Sendable {
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(header: deadlines.header, body: deadlines.body)])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            services: [state.pool],
+            services: [state.pool, WebhookDispatcher(state: state, store: state.webhooks, settings: configuration.webhooks)],
             onServerRunning: { [configuration] channel in
                 let port = channel.localAddress?.port ?? 0
                 // A node listening on a port picked at start says where it answers once it knows.
@@ -234,6 +236,12 @@ public final class TallyServer: Sendable {
             RouteEntry(PortabilityRoutes.export, { try await PortabilityRoutes.handleExport($0) }),
             RouteEntry(PortabilityRoutes.restore, { try await PortabilityRoutes.handleRestore($0) }),
             RouteEntry(EventStreamRoutes.route, { try await EventStreamRoutes.handle($0) }),
+            RouteEntry(NotificationRoutes.notifications, { try await NotificationRoutes.handleNotifications($0) }),
+            RouteEntry(NotificationRoutes.chart, { try await NotificationRoutes.handleChart($0) }),
+            RouteEntry(WebhookRoutes.create, { try await WebhookRoutes.handleCreate($0) }),
+            RouteEntry(WebhookRoutes.list, { try await WebhookRoutes.handleList($0) }),
+            RouteEntry(WebhookRoutes.deliveries, { try await WebhookRoutes.handleDeliveries($0) }),
+            RouteEntry(WebhookRoutes.redeliver, { try await WebhookRoutes.handleRedeliver($0) }),
         ]
         for definition in CommandRoutes.all {
             table.append(RouteEntry(definition.route) { try await CommandRoutes.handle(definition, $0) })

@@ -1,0 +1,92 @@
+public import TallyEngine
+public import GRDB
+
+/// The notifications read model's own fold (docs/notifications.md): the event-driven
+/// notifications a single event announces, kept as the events say them.
+///
+/// `notification_deposits` holds a row per `deposit_received`, completed by the
+/// `deposit_split` that names it (its cause) and by the `wealth_entry_reversed` that takes it
+/// back, each with its effective and recorded times, so that an answer as of a date and as
+/// known at an instant reads one indexed table. The state-driven kinds (a budget overspent,
+/// a bill due) are derived at read time from the products' read models by the rules in
+/// `Notifications/StandardNotifications.swift`; this fold never validates.
+public struct NotificationsProjector: Projector {
+    /// The read model, as ``NotificationsFeature`` registers it.
+    public init() {}
+
+    /// The checkpoint key, `notifications`.
+    public let name = "notifications"
+    /// The version of the table and the fold; a change folds it again from the log.
+    public let version = 1
+    /// `notification_deposits`.
+    public let tables = ["notification_deposits"]
+    /// The wealth account's deposits, splits and reversals; every other event passes by.
+    public var eventTypes: [any EventPayload.Type]? { [DepositReceived.self, DepositSplit.self, WealthEntryReversed.self] }
+
+    /// Creates the table and its index by account and time.
+    public func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE notification_deposits (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                account TEXT NOT NULL,
+                commodity TEXT NOT NULL,
+                amount INTEGER NOT NULL,
+                source TEXT NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                split_sequence INTEGER,
+                spend INTEGER,
+                invest INTEGER,
+                spend_weight INTEGER,
+                invest_weight INTEGER,
+                split_effective_at INTEGER,
+                split_recorded_at INTEGER,
+                reversed_sequence INTEGER,
+                reversed_effective_at INTEGER,
+                reversed_recorded_at INTEGER
+            ) STRICT;
+            CREATE INDEX notification_deposits_by_time ON notification_deposits (effective_at, sequence);
+            """)
+    }
+
+    /// Folds a deposit, its split or its reversal.
+    public func apply(_ event: Event, _ db: Database) throws {
+        let effective = event.effectiveAt.microsecondsSinceEpoch
+        let recorded = event.recordedAt.microsecondsSinceEpoch
+        switch event.body.payload {
+        case let deposit as DepositReceived:
+            try db.execute(
+                sql: """
+                    INSERT INTO notification_deposits (sequence, account, commodity, amount, source, effective_at, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [Int64(event.sequence), deposit.account, deposit.amount.commodity.code, deposit.amount.minorUnits,
+                            deposit.source.rawValue, effective, recorded]
+            )
+        case let split as DepositSplit:
+            guard let deposit = event.cause else {
+                throw LedgerError(.inconsistentLog, "deposit_split \(event.sequence) names no deposit as its cause")
+            }
+            try db.execute(
+                sql: """
+                    UPDATE notification_deposits SET split_sequence = ?, spend = ?, invest = ?, spend_weight = ?, invest_weight = ?,
+                        split_effective_at = ?, split_recorded_at = ?
+                    WHERE sequence = ?
+                    """,
+                arguments: [Int64(event.sequence), split.spend.minorUnits, split.invest.minorUnits, split.spendWeight, split.investWeight,
+                            effective, recorded, Int64(deposit)]
+            )
+        case let reversal as WealthEntryReversed:
+            guard reversal.kind == .deposit else { return }
+            try db.execute(
+                sql: """
+                    UPDATE notification_deposits SET reversed_sequence = ?, reversed_effective_at = ?, reversed_recorded_at = ?
+                    WHERE sequence = ?
+                    """,
+                arguments: [Int64(event.sequence), effective, recorded, reversal.entry]
+            )
+        default:
+            throw eventNotFolded(event)
+        }
+    }
+}
