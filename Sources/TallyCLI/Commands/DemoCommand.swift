@@ -29,6 +29,9 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "Replace a store made by an earlier demo.")
     var replace = false
 
+    @Option(help: ArgumentHelp("Also draw the household's five charts as SVG files in this directory (networth.svg, …).", valueName: "DIR"))
+    var charts: String?
+
     func validate() throws {
         guard (DemoHousehold.monthCountMinimum...120).contains(months) else {
             throw ValidationError("--months must be \(DemoHousehold.monthCountMinimum) to 120")
@@ -46,9 +49,35 @@ struct DemoCommand: ParsableCommand {
         let summary = try DemoRunner.run(at: path, household: household)
         let elapsed = ContinuousClock.now - started
         DemoReport(summary: summary, path: path).print()
+        if let charts { try drawCharts(of: household, into: charts) }
         // Timing varies from run to run: standard error, so the output stays deterministic.
         Output.note("tally demo: lived, read, verified and measured in \(elapsed.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2))))\n")
         if !summary.verification.isIntact { throw ExitCode.failure }
+    }
+}
+
+extension DemoCommand {
+    /// The five charts of the household at the tour's last day, as SVG files: the pictures
+    /// of docs/notifications.md, "Charts". The what-if goal is twice the savings then.
+    func drawCharts(of household: DemoHousehold, into directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try storeOptions.withReadingLedger { ledger in
+            let end = ledger.calendar.endOfDay(household.lastDay)
+            let savings = try ledger.envelopeAccountsTotal(asOf: end).total
+            let goal = savings.isPositive ? try savings.adding(savings) : try Money(parsing: "1000", commodity: savings.commodity)
+            let requests: [(ChartName, ChartRequest)] = [
+                (.networth, ChartRequest(from: household.firstMonth.firstDay, to: household.lastDay, asOf: end)),
+                (.spending, ChartRequest(to: household.lastDay, asOf: end)),
+                (.budget, ChartRequest(to: household.lastDay, asOf: end)),
+                (.whatIf, ChartRequest(to: household.lastDay, asOf: end, goal: goal)),
+                (.allocation, ChartRequest(asOf: end)),
+            ]
+            for (name, request) in requests {
+                let file = directory + "/\(name.rawValue).svg"
+                try Data(SVGChart.render(try ledger.chart(name, request)).utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+                Swift.print("chart \(name.rawValue): \(file)")
+            }
+        }
     }
 }
 
