@@ -53,6 +53,7 @@ import Testing
         "tally challenge step --from",                                   // an account
         "tally reminder list --due",                                     // a flag
         "tally price --at", "tally fx --at",                             // hidden old names of --date, which say it
+        "tally notifications --since",                                   // a notification's id
     ]
 
     @Test func everyDayOptionSaysItIsADayInTheLedgersTimeZone() throws {

@@ -23,8 +23,8 @@ struct ChartCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "networth, spending, budget, what-if or allocation.") var name: Name
-    @Option(help: ArgumentHelp("The period's first day (YYYY-MM-DD).", valueName: "D")) var from: String?
-    @Option(help: ArgumentHelp("The period's last day (YYYY-MM-DD); default: the --as-of day.", valueName: "D")) var to: String?
+    @Option(help: ArgumentHelp("The period's first day (YYYY-MM-DD), a day in the ledger's time zone.", valueName: "D")) var from: String?
+    @Option(help: ArgumentHelp("The period's last day (YYYY-MM-DD), a day in the ledger's time zone; default: the --as-of day.", valueName: "D")) var to: String?
     @Option(help: ArgumentHelp("what-if: the goal, in the base currency.", valueName: "AMOUNT")) var goal: String?
     @Option(help: "terminal (default), svg or json.") var format: Format = .terminal
     @Option(help: ArgumentHelp("Write the drawing to this file.", valueName: "FILE")) var output: String?
