@@ -66,8 +66,11 @@ public let standardNotificationSources: [any NotificationSource] = [
 public struct NotificationsFeature: LedgerFeature {
     /// The feature, to register in ``Ledger/Options/features`` (``standardFeatures`` holds one).
     public init() {}
+    /// `notifications`.
     public var name: String { "notifications" }
+    /// None: notifications are derived, never recorded.
     public var eventTypes: [any EventPayload.Type] { [] }
+    /// ``NotificationsProjector``.
     public var projectors: [any Projector] { [NotificationsProjector()] }
 }
 

@@ -11,8 +11,10 @@ public import GRDB
 public struct DepositNotifications: NotificationSource {
     /// The source.
     public init() {}
+    /// The kinds this source produces.
     public var kinds: [NotificationKind] { [.depositReceived] }
 
+    /// The notifications of the rule above that refer to a time at or before the context's point.
     public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
         try NotificationQueries.deposits(db, point: context.point).map { deposit in
             let monthStart = context.calendar.startOfDay(context.calendar.date(of: deposit.effectiveAt).month.firstDay)
@@ -52,8 +54,10 @@ public struct DepositNotifications: NotificationSource {
 public struct BillNotifications: NotificationSource {
     /// The source.
     public init() {}
+    /// The kinds this source produces.
     public var kinds: [NotificationKind] { [.billDueSoon, .billOverdue] }
 
+    /// The notifications of the rule above that refer to a time at or before the context's point.
     public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
         let calendar = context.calendar
         let asOf = context.point.asOf
@@ -96,8 +100,10 @@ public struct BillNotifications: NotificationSource {
 public struct BudgetNotifications: NotificationSource {
     /// The source.
     public init() {}
+    /// The kinds this source produces.
     public var kinds: [NotificationKind] { [.budgetOverspent] }
 
+    /// The notifications of the rule above that refer to a time at or before the context's point.
     public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
         try NotificationQueries.budgets(db, through: context.today.month, knownAt: context.point.knownAt).compactMap { budget in
             let range = BudgetQueries.range(of: budget.month, context.calendar)
@@ -130,8 +136,10 @@ public struct BudgetNotifications: NotificationSource {
 public struct EnvelopeNotifications: NotificationSource {
     /// The source.
     public init() {}
+    /// The kinds this source produces.
     public var kinds: [NotificationKind] { [.envelopeOverspent] }
 
+    /// The notifications of the rule above that refer to a time at or before the context's point.
     public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
         let calendar = context.calendar
         let book = try EnvelopeBook.load(db, effectiveThrough: context.point.asOf, knownAt: context.point.knownAt)
@@ -169,8 +177,10 @@ public struct EnvelopeNotifications: NotificationSource {
 public struct ReminderNotifications: NotificationSource {
     /// The source.
     public init() {}
+    /// The kinds this source produces.
     public var kinds: [NotificationKind] { [.valuationReminderDue] }
 
+    /// The notifications of the rule above that refer to a time at or before the context's point.
     public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
         try NotificationQueries.reminders(db, point: context.point).compactMap { reminder in
             let dueAt = context.calendar.startOfDay(reminder.dueDate)
@@ -192,8 +202,10 @@ public struct ReminderNotifications: NotificationSource {
 public struct PriceNotifications: NotificationSource {
     /// The source.
     public init() {}
+    /// The kinds this source produces.
     public var kinds: [NotificationKind] { [.priceStale] }
 
+    /// The notifications of the rule above that refer to a time at or before the context's point.
     public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
         let threshold = try LedgerSettings.read(db, point: context.point).priceStalenessSeconds
         let report = try NetWorthQueries.report(db, point: context.point, calendar: context.calendar)
@@ -239,8 +251,10 @@ public struct PriceNotifications: NotificationSource {
 public struct ChallengeNotifications: NotificationSource {
     /// The source.
     public init() {}
+    /// The kinds this source produces.
     public var kinds: [NotificationKind] { [.challengeMilestone] }
 
+    /// The notifications of the rule above that refer to a time at or before the context's point.
     public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
         var notes: [LedgerNotification] = []
         for challenge in try NotificationQueries.challenges(db, point: context.point) where challenge.stepCount > 0 {
