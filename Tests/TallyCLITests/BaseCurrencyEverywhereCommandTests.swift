@@ -15,7 +15,8 @@ import Testing
 
         // She switches to EUR before entering any rate: nothing is converted, and each
         // product says so instead of showing zero.
-        try store.run(["base-currency", "EUR"])
+        // From the first of January: every answer about a day since is in EUR.
+        try store.run(["base-currency", "EUR", "--date", "2026-01-01"])
         let overviewWithoutRate = try store.run(["overview", "--month", "2026-03", "--json"])
         #expect(overviewWithoutRate.contains(#""base_currency":"EUR","in_base":null,"not_converted":["USD"]"#), "\(overviewWithoutRate)")
         #expect(try store.run(["overview", "--month", "2026-03"]).contains("not converted (no rate into EUR): USD"))

@@ -73,7 +73,7 @@ struct BudgetShowCommand: ParsableCommand {
         let (budgets, conversion) = try storeOptions.withReadingLedger { ledger in
             let knownAt = try time.knownAtInstant(ledger)
             return (try ledger.budgets(month: month, knownAt: knownAt),
-                    try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(month.lastDay), knownAt: knownAt))
+                    try ledger.budgetBaseConversion(at: min(ledger.calendar.endOfDay(month.lastDay), ledger.now), knownAt: knownAt))
         }
         // In another base currency, each amount in it too (issue 15, wrong today 9).
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency

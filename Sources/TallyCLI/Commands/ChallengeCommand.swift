@@ -39,7 +39,7 @@ struct ChallengeStartCommand: ParsableCommand {
     @Argument(help: "The challenge's id.") var id: String
     @Option(help: "The template (see `tally challenge templates`).") var template = "52_week"
     @Option(help: "What one unit is worth, above zero, e.g. 1.00.") var unit: String
-    @Option(help: "The unit's currency (default: the account's, else the base currency).") var currency: String?
+    @Option(help: "The unit's currency (default: the account's, else the base currency in force on its start day).") var currency: String?
     @Option(help: "Where the savings go; each step then moves money there.") var account: String?
     @Option(help: "Its display name (default: the template's).") var name: String?
     @Option(help: CLITime.writeOption("The day it starts")) var date: String?
@@ -47,10 +47,11 @@ struct ChallengeStartCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
+            let effectiveAt = try CLITime.effective(date, ledger: ledger)
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, ledger) }
-                ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.settings().baseCurrency
+                ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.baseCurrency(asOf: effectiveAt)
             let money = try EnvelopeCLI.money(unit, commodity, "--unit")
-            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, effectiveAt: try CLITime.effective(date, ledger: ledger),
+            let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, effectiveAt: effectiveAt,
                                                  idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Started challenge \(id) (\(template), unit \(EnvelopeCLI.text(money)))")
         }

@@ -24,16 +24,17 @@ struct EnvelopeAccountOpenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "account-open", abstract: "Open an account (Assets:… or Liabilities:…) with an opening balance.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The account, e.g. Assets:Cash.") var account: String
-    @Option(help: "The account's currency (default: the base currency).") var currency: String?
+    @Option(help: "The account's currency (default: the base currency in force on its opening day).") var currency: String?
     @Option(help: "The opening balance, in the account's currency; for a Liabilities: account, what is owed (300 on a card: 300 owed, lowering every total by 300).") var opening: String?
     @Option(help: CLITime.writeOption("The day it opens")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let commodity = try currency.map { try EnvelopeCLI.commodity($0, ledger) } ?? ledger.settings().baseCurrency
+            let effectiveAt = try CLITime.effective(date, ledger: ledger)
+            let commodity = try currency.map { try EnvelopeCLI.commodity($0, ledger) } ?? ledger.baseCurrency(asOf: effectiveAt)
             let result = try ledger.openEnvelopeAccount(account, commodity: commodity, openingBalance: try opening.map { try EnvelopeCLI.money($0, commodity, "--opening") },
-                                                        effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
+                                                        effectiveAt: effectiveAt, idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Opened \(account) in \(commodity.code)")
         }
     }
@@ -69,15 +70,17 @@ struct EnvelopeCreateCommand: ParsableCommand {
     @Argument(help: "The envelope's id, e.g. groceries.") var id: String
     @Option(help: "Its display name (default: the id).") var name: String?
     @Option(help: "weekly, biweekly, monthly or one_time.") var interval = "monthly"
-    @Option(help: "The budgeted amount per interval, above zero, in the base currency.") var budget: String
+    @Option(help: "The budgeted amount per interval, above zero, in the base currency in force on its start day.") var budget: String
     @Option(help: "The first day of the first interval, YYYY-MM-DD in the ledger's time zone (default: today).") var start: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
+            let startDate = try EnvelopeCLI.date(start, "--start")
+            // The envelope's amounts are in the base currency in force on its first day.
+            let amount = try EnvelopeCLI.money(budget, try ledger.baseCurrency(asOf: startDate.map { min(ledger.now, ledger.calendar.startOfDay($0)) }), "--budget")
             let interval = try EnvelopeCLI.interval(interval)
-            let result = try ledger.createEnvelope(id, name: name ?? id, interval: interval, budgeted: amount, startDate: try EnvelopeCLI.date(start, "--start"),
+            let result = try ledger.createEnvelope(id, name: name ?? id, interval: interval, budgeted: amount, startDate: startDate,
                                                  idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Created envelope \(id): \(EnvelopeCLI.text(amount)) \(interval.rawValue)")
         }
@@ -88,14 +91,14 @@ struct EnvelopeBudgetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "budget", abstract: "Change an envelope's budgeted amount (and interval) from a day on.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
-    @Option(help: "The new budgeted amount per interval, above zero.") var budget: String
+    @Option(help: "The new budgeted amount per interval, above zero, in the envelope's currency.") var budget: String
     @Option(help: "A new interval; it re-anchors the intervals on the day of the change.") var interval: String?
     @Option(help: CLITime.writeOption("The first day it applies")) var from: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let amount = try EnvelopeCLI.money(budget, try ledger.settings().baseCurrency, "--budget")
+            let amount = try EnvelopeCLI.money(budget, try ledger.envelopeCurrency(id), "--budget")
             let result = try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval),
                                                                effectiveAt: try CLITime.effective(from, option: "--from", ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, "envelope \(id) budgets \(EnvelopeCLI.text(amount))\(interval.map { " \($0)" } ?? "") from that day already") { return }
@@ -108,13 +111,13 @@ struct EnvelopeFundCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "fund", abstract: "Assign money to an envelope beyond its budget (negative takes it back).")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The envelope's id.") var id: String
-    @Option(help: "The amount, in the base currency: positive assigns money to the envelope, negative takes it back.") var amount: String
+    @Option(help: "The amount, in the envelope's currency (the base currency on its first day): positive assigns money to the envelope, negative takes it back.") var amount: String
     @Option(help: CLITime.writeOption("The day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         try storeOptions.withLedger { ledger in
-            let money = try EnvelopeCLI.money(amount, try ledger.settings().baseCurrency, "--amount")
+            let money = try EnvelopeCLI.money(amount, try ledger.envelopeCurrency(id), "--amount")
             EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey), "Funded \(id) with \(EnvelopeCLI.text(money))")
         }
     }

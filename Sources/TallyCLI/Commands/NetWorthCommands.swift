@@ -245,17 +245,25 @@ struct FXCommand: ParsableCommand {
 
 /// `tally base-currency CODE`.
 struct BaseCurrencyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "base-currency", abstract: "Change the currency answers are given in.")
+    static let configuration = CommandConfiguration(
+        commandName: "base-currency", abstract: "Change the currency answers are given in, from --date (now by default).",
+        discussion: """
+            The same as `tally settings set base-currency CODE`. A base currency is in force from \
+            its date until the next change by date, for every product at once: answers about an \
+            earlier day keep the one in force then, and a date in the future changes nothing before it.
+            """
+    )
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "An ISO 4217 currency.") var currency: String
+    @Option(help: CLITime.writeOption("From which day")) var date: String?
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         let commodity = try CLIParse.currency(currency, ledger)
-        let result = try ledger.setBaseCurrency(commodity, idempotencyKey: idempotency.idempotencyKey)
-        if NothingToDo.report(result, "the base currency is \(commodity.code) already") { return }
+        let result = try ledger.setBaseCurrency(commodity, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
+        if NothingToDo.report(result, "the base currency is \(commodity.code) already\(date.map { " on \($0)" } ?? "")") { return }
         RepeatReport.printRecorded(result)
     }
 }

@@ -78,13 +78,14 @@ struct WealthRecordingOptions: ParsableArguments {
 
 /// Parsing and printing shared by the wealth subcommands.
 enum WealthCLI {
-    /// An amount typed on the command line in `currency`, or the ledger's base currency.
-    static func money(_ text: String, currency: String?, _ ledger: Ledger) throws -> Money {
+    /// An amount typed on the command line in `currency`, or in the base currency in force at
+    /// `at` (the command's effective time; now when nil).
+    static func money(_ text: String, currency: String?, at: Instant?, _ ledger: Ledger) throws -> Money {
         let commodity: Commodity
         if let currency {
             commodity = try CLIParse.currency(currency, ledger)
         } else {
-            commodity = try ledger.settings().baseCurrency
+            commodity = try ledger.baseCurrency(asOf: at)
         }
         return try Money(parsing: text, commodity: commodity)
     }

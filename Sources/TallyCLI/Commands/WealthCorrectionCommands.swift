@@ -49,7 +49,7 @@ struct WealthAmendCommand: ParsableCommand {
         try options.withLedger { ledger in
             let money = try amount.map { text in
                 let entryCurrency = try currency ?? ledger.wealthEntry(account: options.account, sequence: entry).amount.commodity.code
-                return try WealthCLI.money(text, currency: entryCurrency, ledger)
+                return try WealthCLI.money(text, currency: entryCurrency, at: nil, ledger)
             }
             let result = try ledger.amendWealthEntry(
                 account: options.account, entry: entry, amount: money, effectiveAt: try WealthRecordingOptions.effectiveAt(date, ledger),

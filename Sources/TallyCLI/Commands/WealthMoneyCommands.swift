@@ -18,7 +18,7 @@ struct WealthDepositCommand: ParsableCommand {
     @Argument(help: "The amount received, above zero, e.g. 100.00.")
     var amount: String
 
-    @Option(help: "The currency or token (USD, GBP, USDC …); default: the ledger's base currency.")
+    @Option(help: "The currency or token (USD, GBP, USDC …); default: the base currency in force on its day.")
     var currency: String?
 
     @Option(help: "Where the money came from: bank_transfer or chain.")
@@ -35,11 +35,12 @@ struct WealthDepositCommand: ParsableCommand {
 
     func run() throws {
         try options.withLedger { ledger in
-            let money = try WealthCLI.money(amount, currency: currency, ledger)
+            let effectiveAt = try recording.effectiveAt(ledger)
+            let money = try WealthCLI.money(amount, currency: currency, at: effectiveAt, ledger)
             let key = recording.idempotencyKey ?? externalId.map { "wealth:\(options.account):deposit:\($0)" }
             let result = try ledger.deposit(
                 account: options.account, amount: money, source: DepositSource(rawValue: source) ?? .bankTransfer,
-                externalId: externalId, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: key
+                externalId: externalId, effectiveAt: effectiveAt, idempotencyKey: key
             )
             try WealthCLI.report(result, nothingToDo: "", json: options.json)
             if !options.json {
@@ -65,7 +66,7 @@ struct WealthPurchaseCommand: ParsableCommand {
     @Argument(help: "The amount paid, above zero, e.g. 3.40.")
     var amount: String
 
-    @Option(help: "The currency or token; default: the ledger's base currency.")
+    @Option(help: "The currency or token; default: the base currency in force on its day.")
     var currency: String?
 
     @Option(help: "Who was paid.")
@@ -76,11 +77,12 @@ struct WealthPurchaseCommand: ParsableCommand {
 
     func run() throws {
         try options.withLedger { ledger in
-            let money = try WealthCLI.money(amount, currency: currency, ledger)
+            let effectiveAt = try recording.effectiveAt(ledger)
+            let money = try WealthCLI.money(amount, currency: currency, at: effectiveAt, ledger)
             let key = recording.idempotencyKey ?? externalId.map { "wealth:\(options.account):purchase:\($0)" }
             let result = try ledger.purchase(
                 account: options.account, amount: money, merchant: merchant, externalId: externalId,
-                effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: key
+                effectiveAt: effectiveAt, idempotencyKey: key
             )
             try WealthCLI.report(result, nothingToDo: "", json: options.json)
             if !options.json { try WealthCLI.printBalance(ledger, account: options.account, commodity: money.commodity) }
@@ -101,7 +103,7 @@ struct WealthWithdrawCommand: ParsableCommand {
     @Argument(help: "The amount withdrawn, above zero, e.g. 20.00.")
     var amount: String
 
-    @Option(help: "The currency or token; default: the ledger's base currency.")
+    @Option(help: "The currency or token; default: the base currency in force on its day.")
     var currency: String?
 
     @Option(help: "Where the money went (a bank account, an address).")
@@ -109,10 +111,11 @@ struct WealthWithdrawCommand: ParsableCommand {
 
     func run() throws {
         try options.withLedger { ledger in
-            let money = try WealthCLI.money(amount, currency: currency, ledger)
+            let effectiveAt = try recording.effectiveAt(ledger)
+            let money = try WealthCLI.money(amount, currency: currency, at: effectiveAt, ledger)
             let result = try ledger.withdraw(
                 account: options.account, amount: money, destination: destination,
-                effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey
+                effectiveAt: effectiveAt, idempotencyKey: recording.idempotencyKey
             )
             try WealthCLI.report(result, nothingToDo: "", json: options.json)
             if !options.json { try WealthCLI.printBalance(ledger, account: options.account, commodity: money.commodity) }

@@ -7,7 +7,8 @@ struct WhatIfCommand: ParsableCommand {
         commandName: "what-if",
         abstract: "Project savings forward month by month and give the date a goal is reached. Records nothing.",
         discussion: """
-            Starts from the balance at --as-of (an account's, or every account's) in the base currency. \
+            Starts from the balance at --as-of (an account's, or every account's) in the base currency \
+            in force that day; amounts are in that currency. \
             The monthly saving is the average monthly change over the three full months before, \
             unless --monthly gives it; --extra-monthly adds to it and --one-time is added at the start. \
             A balance with no rate into the base currency is left out and listed as not converted.
@@ -25,7 +26,8 @@ struct WhatIfCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
-            let base = try ledger.settings().baseCurrency
+            // The base currency in force on the start day (the one rule every product asks).
+            let base = try ledger.baseCurrency(asOf: ledger.calendar.endOfDay(try time.asOfDateOrToday(ledger)), knownAt: try time.knownAtInstant(ledger))
             let projection = try ledger.whatIf(
                 goal: try EnvelopeCLI.money(goal, base, "--goal"), account: account,
                 extraMonthly: try extraMonthly.map { try EnvelopeCLI.money($0, base, "--extra-monthly") },

@@ -255,10 +255,10 @@ extension EnvelopeBook {
         return result.sorted { ($0.name, $0.envelopeId) < ($1.name, $1.envelopeId) }
     }
 
-    /// The total of `balances` in the base currency in force at `instant`, each converted
-    /// at the rate in force then (``RateBook``).
-    public func total(balances: [(account: String, amount: Money)], at instant: Instant) throws -> EnvelopeAccountsTotal {
-        let base = baseCurrency(at: instant)
+    /// The total of `balances` in `currency` (by default the base currency in force at
+    /// `instant`), each converted at the rate in force then (``RateBook``).
+    public func total(balances: [(account: String, amount: Money)], at instant: Instant, in currency: Commodity? = nil) throws -> EnvelopeAccountsTotal {
+        let base = currency ?? baseCurrency(at: instant)
         let rates = RateBook(quotes: quotes)
         var total = Money.zero(base)
         var lines: [EnvelopeAccountsTotal.Line] = []

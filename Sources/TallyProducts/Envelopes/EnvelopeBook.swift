@@ -163,21 +163,17 @@ public struct EnvelopeBook: Sendable {
     /// An empty book.
     public init() {}
 
-    /// The base currency most recently set (USD before any event).
-    var currentBase: Commodity { baseCurrencies.last?.value ?? .usd }
-
     /// The base currency a command dated `instant` decided by: the one in force then among
-    /// those recorded so far, else the one the ledger was created with (the fold's rule, the
-    /// same as ``LedgerSettings`` at that date).
-    func decisionBase(at instant: Instant) -> Commodity {
-        baseCurrencies.filter { $0.effectiveAt <= instant }
-            .max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }?.value ?? baseCurrencies.first?.value ?? .usd
-    }
+    /// those recorded so far (``baseCurrency(at:)``).
+    func decisionBase(at instant: Instant) -> Commodity { baseCurrency(at: instant) }
 
-    /// The base currency in force at an instant.
+    /// The base currency in force at an instant among the changes folded: the latest by
+    /// effective time at or before it (of two at one instant, the later in the log), else the
+    /// one the ledger was created with. The replay of ``LedgerSettings/baseCurrency(at:_:)``,
+    /// the one rule, over the envelope fold's own events (the randomised tests hold both equal).
     public func baseCurrency(at instant: Instant) -> Commodity {
         baseCurrencies.filter { $0.effectiveAt <= instant }
-            .max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }?.value ?? currentBase
+            .max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }?.value ?? baseCurrencies.first?.value ?? .usd
     }
 
     // MARK: Fold

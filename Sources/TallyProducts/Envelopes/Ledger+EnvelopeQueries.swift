@@ -105,6 +105,18 @@ extension Ledger {
 }
 
 extension Ledger {
+    /// The currency an envelope's amounts (budget, fundings, status) are in: the base
+    /// currency in force on its first day. It stays the envelope's after a change of base
+    /// currency; answers in another currency convert its amounts by the one rule.
+    ///
+    /// ```swift
+    /// let currency = try ledger.envelopeCurrency("groceries")   // USD, created before the switch to EUR
+    /// ```
+    /// - Throws: ``LedgerError`` `notFound` for an envelope that does not exist or was deleted.
+    public func envelopeCurrency(_ envelopeId: String) throws -> Commodity {
+        try read { db in try EnvelopeRules.liveEnvelope(envelopeId, db).commodity }
+    }
+
     /// The user accounts opened (kind asset or liability), by name.
     ///
     /// ```swift

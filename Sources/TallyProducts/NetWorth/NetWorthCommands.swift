@@ -394,9 +394,10 @@ extension Ledger {
         }
     }
 
-    /// Changes the base currency answers are given in; original amounts stay as recorded.
-    /// Records nothing when that currency is already the base currency (as last set, and
-    /// in force at the effective time).
+    /// Changes the base currency answers are given in, from `effectiveAt` (now by default)
+    /// until the next change by date; original amounts stay as recorded. A date in the future
+    /// changes nothing before it. Records nothing when that currency is already in force at
+    /// the effective time (``Ledger/baseCurrency(asOf:knownAt:)``).
     ///
     /// ```swift
     /// try ledger.setBaseCurrency(.gbp)
@@ -418,8 +419,9 @@ extension Ledger {
         guard currency.isISOCurrency else { throw LedgerError(.invalidArgument, "the base currency must be an ISO 4217 currency, not \(currency.code)") }
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(BaseCurrencySet(currency: currency)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { db in
-            let unchanged = try LedgerSettings.read(db).baseCurrency == currency
-                && NetWorthRecords.baseCurrency(inForceAt: set.effectiveAt, db) == currency
+            // A change applies from its date until the next one by date: the same currency
+            // already in force on that date changes nothing.
+            let unchanged = try LedgerSettings.baseCurrency(at: PointInTime(asOf: set.effectiveAt), db) == currency
             return unchanged ? [] : [set]
         }
     }

@@ -53,7 +53,8 @@ public struct CategoryShare: Hashable, Sendable {
 public struct NetWorthReport: Hashable, Sendable {
     /// The moment asked about: effective by `asOf`, as recorded by `knownAt`.
     public let point: PointInTime
-    /// The currency of every total: the base currency as known at `knownAt`.
+    /// The currency of every total: the base currency in force at `asOf` as known at
+    /// `knownAt` (``Ledger/baseCurrency(asOf:knownAt:)``).
     public let baseCurrency: Commodity
     /// The assets counted, added up in the base currency.
     public let assets: Money
@@ -91,7 +92,9 @@ extension Ledger {
     }
 
     /// The change in net worth over the `days` before `asOf` (30 by default): the report at
-    /// `asOf`, the one `days` × 24 hours earlier, and end minus start.
+    /// `asOf`, the one `days` × 24 hours earlier, and end minus start. Both are in the base
+    /// currency in force at `asOf`: when it changed within the period, the start is
+    /// converted into it at the rates in force at the start (the one conversion rule).
     ///
     /// ```swift
     /// let month = try ledger.netWorthChange()
@@ -105,9 +108,10 @@ extension Ledger {
     public func netWorthChange(asOf: Instant? = nil, days: Int = 30, knownAt: Instant? = nil) throws -> (start: NetWorthReport, end: NetWorthReport, change: Money) {
         let end = try netWorth(asOf: asOf, knownAt: knownAt)
         let startInstant = Instant(microsecondsSinceEpoch: end.point.asOf.microsecondsSinceEpoch - Int64(days) * 86_400_000_000)
-        let start = try netWorth(asOf: startInstant, knownAt: knownAt)
-        let startInBase = start.baseCurrency == end.baseCurrency ? start.netWorth : Money.zero(end.baseCurrency)
-        return (start, end, try end.netWorth.subtracting(startInBase))
+        let point = PointInTime(asOf: startInstant, knownAt: knownAt)
+        let calendar = self.calendar
+        let start = try read { db in try NetWorthQueries.report(db, point: point, calendar: calendar, in: end.baseCurrency) }
+        return (start, end, try end.netWorth.subtracting(start.netWorth))
     }
 
     /// Net worth at the end of each month from `first` through `last` (a chart's series), as
@@ -137,32 +141,33 @@ enum NetWorthQueries {
     /// `point.knownAt`: from the
     /// snapshot of the day when `point.asOf` ends one and a snapshot holds that day's state as
     /// known at `point.knownAt`, else from latest-value-at lookups.
-    static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar) throws -> NetWorthReport {
-        if let report = try NetWorthSnapshots.report(db, point: point, calendar: calendar) { return report }
-        return try report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds())
+    /// In `base` when given, else in the base currency in force at the point.
+    static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar, in base: Commodity? = nil) throws -> NetWorthReport {
+        if let report = try NetWorthSnapshots.report(db, point: point, calendar: calendar, in: base) { return report }
+        return try report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds(), in: base)
     }
 
     /// Net worth at each of `instants` (day ends, in order), as known at `knownAt`: from the
     /// snapshots of those days that hold the state as known then, read in one query, else
-    /// from latest-value-at lookups. The base currency is read once (it depends on `knownAt`
-    /// only); the staleness threshold is the one in force at each instant.
+    /// from latest-value-at lookups. The base currency and the staleness threshold are the
+    /// ones in force at each instant.
     static func reports(_ db: Database, at instants: [Instant], knownAt: Instant?) throws -> [NetWorthReport] {
         guard let lower = instants.first, let upper = instants.last else { return [] }
         let snapshots = try NetWorthSnapshots.table.all(from: lower, through: upper, knownAt: knownAt, db)
-        let known = Valuations(db: db, point: PointInTime(asOf: upper, knownAt: knownAt))
-        let base = try known.baseCurrency()
         return try instants.map { instant in
             let point = PointInTime(asOf: instant, knownAt: knownAt)
-            let staleness = try Valuations(db: db, point: point).priceStalenessSeconds()
+            let valuations = Valuations(db: db, point: point)
+            let staleness = try valuations.priceStalenessSeconds()
+            let base = try valuations.baseCurrency()
             guard let stored = snapshots[instant] else { return try report(db, point: point, stalenessSeconds: staleness) }
             return try NetWorthSnapshots.report(stored, point: point, baseCurrency: base, stalenessSeconds: staleness)
         }
     }
 
     /// Net worth at `point` from latest-value-at lookups.
-    static func report(_ db: Database, point: PointInTime, stalenessSeconds: Int64) throws -> NetWorthReport {
+    static func report(_ db: Database, point: PointInTime, stalenessSeconds: Int64, in base: Commodity? = nil) throws -> NetWorthReport {
         let valuations = Valuations(db: db, point: point)
-        return try report(point: point, baseCurrency: try valuations.baseCurrency(), stalenessSeconds: stalenessSeconds,
+        return try report(point: point, baseCurrency: try base ?? valuations.baseCurrency(), stalenessSeconds: stalenessSeconds,
                           holdings: try valuations.holdings(), convert: valuations.convert)
     }
 

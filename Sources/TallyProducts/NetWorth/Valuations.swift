@@ -53,10 +53,10 @@ struct Valuations {
         lookups = NetWorthLookups(db: db, point: point)
     }
 
-    /// The base currency chosen as of `knownAt` (answers convert into it at the rates of `asOf`);
-    /// USD as known before the ledger was created, when nothing is held either.
+    /// The base currency in force at `asOf` as known at `knownAt` (the one rule,
+    /// ``LedgerSettings/baseCurrency(at:_:)``); answers convert into it at the rates of `asOf`.
     func baseCurrency() throws -> Commodity {
-        try lookups.baseCurrency() ?? .usd
+        try LedgerSettings.baseCurrency(at: lookups.point, lookups.db)
     }
 
     /// Assets and liabilities held at the point: added by then, not removed by then, each

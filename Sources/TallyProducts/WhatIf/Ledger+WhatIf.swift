@@ -6,7 +6,9 @@ extension Ledger {
     public static let whatIfHistoryMonths = 3
 
     /// Projects savings forward from the ledger's state at the end of `date`: the savings
-    /// balance is `account`'s (or, without one, every user account's) in the base currency;
+    /// balance is `account`'s (or, without one, every user account's) in the base currency
+    /// in force on `date` (``Ledger/baseCurrency(asOf:knownAt:)``), earlier months converted
+    /// into it at their own rates;
     /// the monthly saving, unless given, is the average monthly change of that balance
     /// over the ``whatIfHistoryMonths`` full months before `date`'s month. Records nothing.
     /// A balance with no rate into the base currency on a day read is left out of that day's
@@ -30,11 +32,18 @@ extension Ledger {
             if let account, try !EnvelopeRecords.isEnvelopeAccount(account, db) {
                 throw LedgerError(.notFound, "there is no account '\(account)'")
             }
+            // One currency for the whole projection: the base currency in force on the start
+            // day (the one rule); the months before it convert into it at their own rates.
+            let base = try LedgerSettings.baseCurrency(at: PointInTime(asOf: calendar.endOfDay(day), knownAt: knownAt), db)
+            for (name, amount) in [("goal", goal), ("extra monthly", extraMonthly), ("one-time", oneTime), ("monthly saving", monthlySaving)] {
+                guard let amount, amount.commodity != base else { continue }
+                throw LedgerError(.currencyMismatch, "the \(name) \(amount.decimalString) \(amount.commodity.code) is not in \(base.code), the base currency on \(day)")
+            }
             /// The savings balance at the end of `end`; what could not be converted is listed.
             func savings(at end: LocalDate) throws -> Money {
                 let bound = calendar.endOfDay(end)
                 let book = try EnvelopeBook.load(db, effectiveThrough: bound, knownAt: knownAt)
-                let total = try book.total(balances: try EnvelopeBook.accountBalances(db, effectiveThrough: bound, knownAt: knownAt), at: bound)
+                let total = try book.total(balances: try EnvelopeBook.accountBalances(db, effectiveThrough: bound, knownAt: knownAt), at: bound, in: base)
                 for line in total.unconverted where account.map({ line.account == $0 }) ?? true {
                     notConverted.append(.init(account: line.account, balance: line.amount, date: end))
                 }

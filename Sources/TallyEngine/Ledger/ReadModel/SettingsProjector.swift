@@ -136,9 +136,24 @@ public struct LedgerSettings: Hashable, Sendable {
     /// ``LedgerSetting`` order.
     public let values: [SettingValue]
 
-    /// The settings in force at the end of time as known now: for commands recorded now.
+    /// The settings in force at the end of time as known now: the latest value of each by
+    /// effective time, a change dated in the future included. For a command that must know
+    /// whether a change is already recorded; an answer about a date reads
+    /// ``read(_:point:)`` at that date.
     package static func read(_ db: Database) throws -> LedgerSettings {
         try read(db, point: PointInTime(asOf: Instant(microsecondsSinceEpoch: Int64.max)))
+    }
+
+    /// The base currency in force at `point.asOf` as the ledger knew it at `point.knownAt`:
+    /// the one rule every product asks (docs/domain.md, "One base currency per day").
+    ///
+    /// A `base_currency_set` is in force from its effective time until the next one by
+    /// effective time (of two at one instant, the later recorded); before any took effect,
+    /// the currency the ledger was created with. A change dated in the future therefore
+    /// applies only from its date, and a backdated one re-decides every answer about the
+    /// days after it, as known from when it was recorded.
+    package static func baseCurrency(at point: PointInTime, _ db: Database) throws -> Commodity {
+        try Commodity.named(try value(of: .baseCurrency, at: point, db).value)
     }
 
     /// The settings in force at `point.asOf`, as recorded by `point.knownAt`: for each
@@ -194,8 +209,26 @@ public struct LedgerSettings: Hashable, Sendable {
 }
 
 extension Ledger {
-    /// The ledger's settings in force now (as of the end of time, as known now).
-    public func settings() throws -> LedgerSettings { try read { try LedgerSettings.read($0) } }
+    /// The ledger's settings in force now, as known now: a change dated in the future is
+    /// not in force yet (``settings(asOf:knownAt:)`` at its date shows it).
+    public func settings() throws -> LedgerSettings {
+        let point = PointInTime(asOf: now)
+        return try read { try LedgerSettings.read($0, point: point) }
+    }
+
+    /// The base currency in force at `asOf` (now when absent) as the ledger knew it at
+    /// `knownAt` (now when absent): the one place every product (net worth, X-ray,
+    /// envelopes, budget, what-if, wealth) takes its base currency from. A
+    /// `base_currency_set` is in force from its effective date until the next by date
+    /// (``LedgerSettings/baseCurrency(at:_:)``).
+    ///
+    /// ```swift
+    /// let base = try ledger.baseCurrency(asOf: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-03-31")))
+    /// ```
+    public func baseCurrency(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> Commodity {
+        let point = PointInTime(asOf: asOf ?? now, knownAt: knownAt)
+        return try read { try LedgerSettings.baseCurrency(at: point, $0) }
+    }
 
     /// The ledger's settings in force at the end of `asOf` (now when absent), as the ledger
     /// knew them at `knownAt` (now when absent): each with its value, since when, and

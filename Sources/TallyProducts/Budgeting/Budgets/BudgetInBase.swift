@@ -74,8 +74,8 @@ extension Ledger {
 
 extension Ledger {
     /// ``budgetOverview(month:asOf:knownAt:)`` with its amounts in the base currency in force
-    /// (as known at `knownAt`), converted at the rate in force at the moment the balances
-    /// are read (the end of the month, or `asOf`).
+    /// at the moment the balances are read (the end of the month, now for the month in
+    /// progress, or `asOf`) as known at `knownAt`, converted at the rate in force then.
     ///
     /// ```swift
     /// let may = try ledger.budgetOverviewInBase(month: try Month(parsing: "2026-05"))
@@ -85,9 +85,11 @@ extension Ledger {
     /// - Throws: ``LedgerError`` `invalidArgument` when `asOf` comes before the month.
     public func budgetOverviewInBase(month: Month, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> BudgetOverviewInBase {
         let overview = try budgetOverview(month: month, asOf: asOf, knownAt: knownAt)
+        // The instant the balances are read at (``budgetOverview(month:asOf:knownAt:)``): its
+        // base currency and rates.
         let end = calendar.endOfDay(month.lastDay)
-        let point = PointInTime(asOf: min(asOf ?? end, end), knownAt: knownAt)
-        let conversion = try budgetBaseConversion(at: point.asOf, knownAt: knownAt)
+        let at = min(asOf ?? min(now, knownAt ?? now), end)
+        let conversion = try budgetBaseConversion(at: at, knownAt: knownAt)
         func convert(_ money: Money) throws -> Money {
             guard let converted = try conversion.convert(money) else { throw MissingRate(from: money.commodity.code, to: conversion.baseCurrency.code) }
             return converted

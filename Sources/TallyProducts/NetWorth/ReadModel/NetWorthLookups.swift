@@ -34,12 +34,6 @@ struct NetWorthLookups {
 
     private var bounds: StatementArguments { [point.effectiveBound, point.recordedBound] }
 
-    /// The base currency chosen as of `knownAt`; nil before any is recorded.
-    func baseCurrency() throws -> Commodity? {
-        try String.fetchOne(db, sql: "SELECT currency FROM nw_base_currencies WHERE recorded_at <= ? ORDER BY sequence DESC LIMIT 1",
-                            arguments: [point.recordedBound]).map(Commodity.named)
-    }
-
     /// Assets and liabilities held at the point: added by then, not removed by then, by kind then id.
     func items() throws -> [NetWorthItem] {
         try Row.fetchAll(db.cachedStatement(sql: """

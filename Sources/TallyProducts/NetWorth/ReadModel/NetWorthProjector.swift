@@ -12,14 +12,15 @@ public struct NetWorthProjector: SnapshotTaking {
     public init() {}
 
     public let name = "net_worth"
-    public let version = 7
+    /// 8: no base currency table; answers ask the settings read model (``Ledger/baseCurrency(asOf:knownAt:)``).
+    public let version = 8
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
-        "nw_price_pairs", "nw_fx_pairs", "nw_base_currencies", "nw_price_staleness", "nw_reminders", "nw_snapshots", "nw_item_names",
+        "nw_price_pairs", "nw_fx_pairs", "nw_price_staleness", "nw_reminders", "nw_snapshots", "nw_item_names",
     ]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
-        [LedgerCreated.self, BaseCurrencySet.self, AssetAdded.self, AssetTagged.self, AssetRemoved.self, LiabilityAdded.self, LiabilityRemoved.self, ValuationRecorded.self, ValuationOverrideCleared.self, PositionSet.self, PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self, ReminderSet.self, ReminderCompleted.self, AssetRenamed.self]
+        [AssetAdded.self, AssetTagged.self, AssetRemoved.self, LiabilityAdded.self, LiabilityRemoved.self, ValuationRecorded.self, ValuationOverrideCleared.self, PositionSet.self, PriceQuoted.self, FXRateSet.self, PriceStalenessSet.self, ReminderSet.self, ReminderCompleted.self, AssetRenamed.self]
     }
     public let cacheTables = ["nw_snapshots"]
 
@@ -86,10 +87,6 @@ public struct NetWorthProjector: SnapshotTaking {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_fx_rates_at ON nw_fx_rates (base, quote, effective_at);
             CREATE INDEX nw_fx_rates_by_time ON nw_fx_rates (effective_at, recorded_at);
-            CREATE TABLE nw_base_currencies (
-                sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
-                currency TEXT NOT NULL
-            ) STRICT;
             CREATE TABLE nw_price_staleness (
                 sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
                 threshold_seconds INTEGER NOT NULL
@@ -127,10 +124,6 @@ public struct NetWorthProjector: SnapshotTaking {
             try changed(at: min(effective, (row[NetWorthColumns.removedAt] as Int64?) ?? effective))
         }
         switch event.body.payload {
-        case let created as LedgerCreated:
-            try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, created.baseCurrency.code])
-        case let change as BaseCurrencySet:
-            try db.execute(sql: "INSERT INTO nw_base_currencies VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.currency.code])
         case let asset as AssetAdded:
             try replacing(.asset, asset.assetId)
             try db.execute(sql: """

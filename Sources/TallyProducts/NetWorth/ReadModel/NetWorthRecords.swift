@@ -9,14 +9,6 @@ enum NetWorthRecords {
                             arguments: [kind.rawValue, id]).map(Commodity.named)
     }
 
-    /// The base currency in force at `instant` by effective time (the latest set at or
-    /// before it); nil before the ledger was created.
-    static func baseCurrency(inForceAt instant: Instant, _ db: Database) throws -> Commodity? {
-        try String.fetchOne(db, sql: """
-            SELECT currency FROM nw_base_currencies WHERE effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [instant.microsecondsSinceEpoch]).map(Commodity.named)
-    }
-
     /// A reminder's version set last (by log order), as done applies to it.
     struct ReminderVersion: Hashable {
         let assetId: String

@@ -172,14 +172,14 @@ enum NetWorthSnapshots {
 
     /// Net worth at `point` from the snapshot of its day, when `point.asOf` is the end of a
     /// day and a snapshot of that day holds the state as known at `point.knownAt`; nil
-    /// otherwise. The base currency is the one known at `point.knownAt` and the staleness
-    /// threshold the one in force at `point.asOf`, as for the lookups.
-    static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar) throws -> NetWorthReport? {
+    /// otherwise. In `base` when given, else the base currency in force at the point; the
+    /// staleness threshold is the one in force at `point.asOf`, as for the lookups.
+    static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar, in base: Commodity? = nil) throws -> NetWorthReport? {
         guard calendar.endOfDay(calendar.date(of: point.asOf)) == point.asOf,
               let stored = try table.latest(through: point.asOf, knownAt: point.knownAt, db),
               stored.effectiveThrough == point.asOf else { return nil }
         let valuations = Valuations(db: db, point: point)
-        return try report(stored, point: point, baseCurrency: try valuations.baseCurrency(), stalenessSeconds: try valuations.priceStalenessSeconds())
+        return try report(stored, point: point, baseCurrency: try base ?? valuations.baseCurrency(), stalenessSeconds: try valuations.priceStalenessSeconds())
     }
 
     /// Net worth at `point` (the end of `stored`'s day) from a snapshot that holds the state
