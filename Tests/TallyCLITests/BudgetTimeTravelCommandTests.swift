@@ -54,10 +54,11 @@ import Testing
             try store.expectRefused(read + ["--as-of", "31/05/2026"], "--as-of")
             try store.expectRefused(read + ["--as-of", "2026-05-31", "--known-at", "yesterday"], "--known-at 'yesterday'")
         }
-        try store.expectRefused(["budget", "show"], "give --month (YYYY-MM) or --as-of")
+        // Issue 32, rule 4: a month after today's is refused by the overview, except with --include-future.
+        try store.expectRefused(["overview", "--month", "2099-01"], "2099-01 is after today's month")
+        try store.expectRefused(["overview", "--as-of", "2099-01-15"], "--as-of 2099-01-15 is in a month after today's")
         try store.expectRefused(["overview", "--month", "2026-05", "--as-of", "2026-06-01"], "--as-of 2026-06-01 is not in --month 2026-05")
         try store.expectRefused(["recurring", "status", "--today", "2026-05-03", "--as-of", "2026-05-03"], "give --today or --as-of, not both")
-        try store.expectRefused(["recurring", "status"], "give --today (YYYY-MM-DD) or --as-of")
         try store.expectRefused(["suggest", "recurring", "--through", "2026-05-03", "--as-of", "2026-05-03"], "give --through or --as-of, not both")
         try store.expectRefused(["tx", "show", "manual:2", "--known-at", "2000-01-01"], "no budget transaction 'manual:2' at that point")
     }

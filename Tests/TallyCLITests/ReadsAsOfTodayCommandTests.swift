@@ -11,8 +11,10 @@ import Testing
         let directory: TemporaryDirectory
         var path: String { directory.path + "/home" }
         let today: String
+        let tomorrow: String
         let nextWeek: String
         let yesterday: String
+        let nextMonth: String
 
         init() throws {
             directory = try TemporaryDirectory()
@@ -26,8 +28,10 @@ import Testing
                 return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
             }
             today = day(0)
+            tomorrow = day(1)
             nextWeek = day(7)
             yesterday = day(-1)
+            nextMonth = String(day(32).prefix(7))
         }
 
         @discardableResult
@@ -66,5 +70,36 @@ import Testing
         #expect(!byMonth.contains("900.00"), "next week's rent is not in today's overview: \(byMonth)")
         let refused = try TallyProcess.run(["overview", "--as-of", home.today, "--include-future", "--store", home.path])
         #expect(refused.status != 0 && refused.standardError.contains("--include-future"))
+    }
+
+    /// Issue 32, rule 4: `overview`, `budget show` and `recurring status` say "Default:
+    /// today" and now mean it; this month's budget does not count tomorrow's rent as spent;
+    /// a month after this one is refused by the overview unless asked for with --include-future.
+    @Test func readsWithoutADateAnswerForTodayAndTomorrowsRentIsNotSpentYet() throws {
+        let home = try Household()
+        let month = String(home.today.prefix(7))
+        try home.run(["tx", "add", "--payee", "Power", "--category", "Bills", "--amount", "-40.00", "--date", home.today])
+        try home.run(["tx", "add", "--payee", "Landlord", "--category", "Bills", "--amount", "-900.00", "--date", home.tomorrow])
+        let rentMonth = String(home.tomorrow.prefix(7))
+        for budgeted in Set([month, rentMonth]) {
+            try home.run(["budget", "set", "--category", "Bills", "--month", budgeted, "--maximum", "1000.00"])
+        }
+
+        #expect(try home.run(["overview", "--json"]).standardOutput == home.run(["overview", "--as-of", home.today, "--json"]).standardOutput)
+        let budgets = try home.run(["budget", "show", "--json"]).standardOutput
+        #expect(budgets == (try home.run(["budget", "show", "--month", month, "--json"])).standardOutput)
+        #expect(budgets.contains(#""spent":"40.00""#), "tomorrow's rent is not spent today: \(budgets)")
+        #expect(budgets == (try home.run(["budget", "show", "--as-of", home.today, "--json"])).standardOutput)
+        // Asked for, the rent month's scheduled rent counts.
+        let scheduled = try home.run(["budget", "show", "--month", rentMonth, "--include-future", "--json"]).standardOutput
+        #expect(scheduled.contains(#""spent":"\#(rentMonth == month ? "940.00" : "900.00")""#), "\(scheduled)")
+
+        let status = try home.run(["recurring", "status", "--json"]).standardOutput
+        #expect(status.contains(#""today":"\#(home.today)""#) && status.contains(#""month":"\#(month)""#), "\(status)")
+
+        let refused = try TallyProcess.run(["overview", "--month", home.nextMonth, "--store", home.path])
+        #expect(refused.status != 0 && refused.standardError.contains("is after today's month") && refused.standardError.contains("--include-future"),
+                "\(refused.standardError)")
+        try home.run(["overview", "--month", home.nextMonth, "--include-future", "--json"])
     }
 }

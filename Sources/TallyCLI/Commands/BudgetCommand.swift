@@ -64,16 +64,20 @@ struct BudgetShowCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of).") var month: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of, else this month).") var month: String?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object per budget.") var json = false
 
     func run() throws {
-        let month = try time.month(month)
-        let (budgets, conversion) = try storeOptions.withReadingLedger { ledger in
+        let (month, budgets, conversion) = try storeOptions.withReadingLedger { ledger in
+            let month = try time.month(self.month, ledger)
             let knownAt = try time.knownAtInstant(ledger)
-            return (try ledger.budgets(month: month, knownAt: knownAt),
-                    try ledger.budgetBaseConversion(at: min(ledger.calendar.endOfDay(month.lastDay), ledger.now), knownAt: knownAt))
+            // One "today": the month in progress counts what is dated up to today; a later
+            // month (budgets planned ahead) counts its scheduled transactions.
+            let asOf = try time.monthInstant(month, ledger, refusesFuture: false)
+            let end = ledger.calendar.endOfDay(month.lastDay)
+            return (month, try ledger.budgets(month: month, asOf: asOf, knownAt: knownAt),
+                    try ledger.budgetBaseConversion(at: min(asOf ?? end, end, ledger.now), knownAt: knownAt))
         }
         // In another base currency, each amount in it too (issue 15, wrong today 9).
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency

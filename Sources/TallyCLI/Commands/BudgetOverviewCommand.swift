@@ -7,10 +7,12 @@ struct OverviewCommand: ParsableCommand {
         commandName: "overview",
         abstract: "A month at a glance: current balance, held in pots, income, expenses.",
         discussion: """
-            Balances are at the end of the month, or today (or --known-at) for the month in progress; \
+            Without --month or --as-of: this month, as of today in the ledger's time zone. \
+            Balances are at the end of the month, or today for the month in progress; \
             with --as-of, at the end of that day, and income and expenses up to it. A month in \
             progress counts what is dated up to today: `overview --month` of this month equals \
-            `overview --as-of` today; --include-future counts the rest of the month. \
+            `overview --as-of` today; --include-future counts the rest of the month and gives \
+            the balances at its end. A month after today's is refused without --include-future. \
             The budget keeps its books in the currency the ledger was created with; when the base \
             currency is another (`tally base-currency`), a column gives each amount in it at the \
             FX rate in force then, and with no rate the budget currency is listed as not \
@@ -19,17 +21,17 @@ struct OverviewCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of).") var month: String?
+    @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of, else this month).") var month: String?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let month = try time.month(month)
-        let answer = try storeOptions.withReadingLedger { ledger in
-            // Today bounds only the month in progress: a past month is read to its end, a later one as asked.
-            let today = ledger.calendar.date(of: ledger.now)
-            let asOf = try time.asOfDate() == nil && today.month != month ? nil : try time.asOfInstant(ledger)
-            return try ledger.budgetOverviewInBase(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger))
+        let (month, answer) = try storeOptions.withReadingLedger { ledger in
+            let month = try time.month(self.month, ledger)
+            // One "today": a past month is read to its end, the month in progress to today,
+            // a later month only with --include-future (its balances and flows at its end).
+            let asOf = try time.monthInstant(month, ledger, refusesFuture: true)
+            return (month, try ledger.budgetOverviewInBase(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger)))
         }
         let overview = answer.overview
         let net = try overview.net()

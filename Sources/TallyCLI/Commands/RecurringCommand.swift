@@ -93,19 +93,18 @@ struct RecurringStatusCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: today's month).") var month: String?
-    @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of).") var today: String?
+    @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of). Default: today there.") var today: String?
     @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days (default: the setting in force on that day, `tally settings`).") var dueSoonDays: Int?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        guard let today = try time.day(today, option: "--today", fallback: { nil }) else {
-            throw ValidationError("give --today (YYYY-MM-DD) or --as-of (YYYY-MM-DD)")
-        }
-        let month = try month.map { try CLIParse.month($0, option: "--month") } ?? today.month
-        let (report, conversion) = try storeOptions.withReadingLedger { ledger in
+        let (today, month, report, conversion) = try storeOptions.withReadingLedger { ledger in
+            // One "today": the current day in the ledger's time zone unless --today or --as-of.
+            let today = try time.day(self.today, option: "--today") { ledger.calendar.date(of: ledger.now) } ?? ledger.calendar.date(of: ledger.now)
+            let month = try self.month.map { try CLIParse.month($0, option: "--month") } ?? today.month
             let knownAt = try time.knownAtInstant(ledger)
-            return (try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt),
+            return (today, month, try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt),
                     try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(today), knownAt: knownAt))
         }
         // In another base currency, the totals in it too (issue 15, wrong today 9).

@@ -12,14 +12,14 @@ struct SuggestCommand: ParsableCommand {
     struct Budgets: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Budget maxima from the average spend of the last 3 to 6 complete months plus 10%.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "The month to budget (YYYY-MM, its days in the ledger's time zone; default: the month of --as-of).") var month: String?
+        @Option(help: "The month to budget (YYYY-MM, its days in the ledger's time zone; default: the month of --as-of, else this month).") var month: String?
         @OptionGroup var time: TimeTravelOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let target = try time.month(month)
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
+            let target = try time.month(month, ledger)
             let suggestions = try ledger.suggestedBudgets(for: target, knownAt: try time.knownAtInstant(ledger))
             if json {
                 print(JSONText.array(suggestions.map {

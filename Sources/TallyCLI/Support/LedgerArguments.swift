@@ -85,19 +85,43 @@ struct TimeTravelOptions: ParsableArguments {
         try knownAt.map { try CLITime.end($0, option: "--known-at", calendar: calendar) }
     }
 
-    /// The month a per-month read answers for: `--month`, else the month of `--as-of`;
-    /// given both, the day must fall in the month.
-    func month(_ text: String?) throws -> Month {
+    /// The month a per-month read answers for: `--month`, else the month of `--as-of`, else
+    /// today's month in the ledger's time zone (one "today" for every read); given both, the
+    /// day must fall in the month.
+    func month(_ text: String?, _ ledger: Ledger) throws -> Month {
         let day = try asOfDate()
         guard let text else {
-            guard let day else { throw ValidationError("give --month (YYYY-MM) or --as-of (YYYY-MM-DD)") }
-            return day.month
+            return (day ?? ledger.calendar.date(of: ledger.now)).month
         }
         let month = try CLIParse.month(text, option: "--month")
         if let day, day.month != month {
             throw ValidationError("--as-of \(day) is not in --month \(month); give a day of that month, or one of the two")
         }
         return month
+    }
+
+    /// The instant a per-month read of `month` answers for (issue 32, rule 4: one "today"):
+    /// the end of the `--as-of` day; for a past month its end; for the month in progress
+    /// the end of today, or its end with `--include-future`; a month after today's is
+    /// refused unless `--include-future` (then its end: balances and flows of one moment,
+    /// never today's balance beside that month's flows) or `refusesFuture` is false (then nil).
+    func monthInstant(_ month: Month, _ ledger: Ledger, refusesFuture: Bool) throws -> Instant? {
+        let calendar = ledger.calendar
+        if let day = try asOfDate() {
+            if refusesFuture, day.month > calendar.date(of: ledger.now).month {
+                throw ValidationError("--as-of \(day) is in a month after today's (\(calendar.date(of: ledger.now))); give --month \(day.month) --include-future to see that month's scheduled flows")
+            }
+            return calendar.endOfDay(day)
+        }
+        let today = calendar.date(of: ledger.now)
+        let end = calendar.endOfDay(month.lastDay)
+        if month < today.month { return end }
+        if month == today.month { return includeFuture ? end : calendar.endOfDay(today) }
+        if includeFuture { return end }
+        guard !refusesFuture else {
+            throw ValidationError("\(month) is after today's month (today is \(today) in the ledger's time zone); give --include-future to see its scheduled flows")
+        }
+        return nil
     }
 
     /// The day of a command whose own day option (`--to`, `--until`, `--today`,

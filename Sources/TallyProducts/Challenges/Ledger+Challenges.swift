@@ -113,6 +113,10 @@ extension Ledger {
             guard let progress = try ChallengeBook.load(db, effectiveThrough: .latest).progress(of: challengeId) else {
                 throw LedgerError(.notFound, "there is no challenge '\(challengeId)'; start it first (tally challenge start)")
             }
+            // Nothing happens before it exists: a step dated before the challenge's first day is refused.
+            if let started = try ChallengesProjector.startedAt(challengeId, db), calendar.date(of: at) < calendar.date(of: started) {
+                throw LedgerError(.notAllowed, "challenge '\(challengeId)' starts on \(calendar.date(of: started)); a step dated \(calendar.date(of: at)) comes before it")
+            }
             guard let template = ChallengeTemplate.named(progress.template) else {
                 throw LedgerError(.notAllowed, "challenge '\(challengeId)' uses template '\(progress.template)', which this version does not know")
             }

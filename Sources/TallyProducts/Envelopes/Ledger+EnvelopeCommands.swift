@@ -210,8 +210,10 @@ extension Ledger {
             guard let earlier = first.body.as(EnvelopeBudgetChanged.self) else { return nil }
             return changed(interval: earlier.interval)
         }
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: effectiveAt != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
+            try EnvelopeRules.requireStarted(envelopeId, at: at, calendar: calendar, db)
             guard !budgeted.isNegative else {
                 throw LedgerError(.invalidArgument, "the budgeted amount of envelope '\(envelopeId)' cannot be negative")
             }
@@ -246,8 +248,10 @@ extension Ledger {
     /// planned when the pipeline reaches it.
     public func fundEnvelopeCommand(_ envelopeId: String, amount: Money, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let funded = NewEvent(effectiveAt: dayStart(effectiveAt), body: EventBody(EnvelopeFunded(envelopeId: envelopeId, amount: amount)))
+        let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: funded, requestHasEffectiveTime: effectiveAt != nil) { db in
             let envelope = try EnvelopeRules.liveEnvelope(envelopeId, db)
+            try EnvelopeRules.requireStarted(envelopeId, at: funded.effectiveAt, calendar: calendar, db)
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "the amount funding envelope '\(envelopeId)' cannot be zero") }
             try EnvelopeRules.requireCurrency(amount, of: envelope)
             return [funded]
@@ -370,7 +374,10 @@ extension Ledger {
             }
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "a transaction's amount cannot be zero") }
             let rate = try EnvelopeRules.rateToBase(rateToBase, for: amount.commodity, at: at, db)
-            if let envelope { _ = try EnvelopeRules.liveEnvelope(envelope, db) }
+            if let envelope {
+                _ = try EnvelopeRules.liveEnvelope(envelope, db)
+                try EnvelopeRules.requireStarted(envelope, at: at, calendar: calendar, db)
+            }
             return [recorded(rate: rate)]
         }
     }
@@ -432,7 +439,10 @@ extension Ledger {
                     throw LedgerError(.invalidArgument, "'\(target)' holds \(targetCommodity.code); give the amount received in \(targetCommodity.code), above zero")
                 }
             }
-            if let envelope { _ = try EnvelopeRules.liveEnvelope(envelope, db) }
+            if let envelope {
+                _ = try EnvelopeRules.liveEnvelope(envelope, db)
+                try EnvelopeRules.requireStarted(envelope, at: made.effectiveAt, calendar: calendar, db)
+            }
             return [made]
         }
     }
@@ -459,6 +469,17 @@ enum EnvelopeRules {
         return LiveEnvelope(commodity: commodity, interval: interval)
     }
 
+    /// Nothing happens before it exists (docs/domain.md): a record of an envelope dated
+    /// before the envelope's first day is refused, naming both days, so that its status,
+    /// spending, audit and export never disagree about it.
+    static func requireStarted(_ envelopeId: String, at: Instant, calendar: LedgerCalendar, _ db: Database) throws {
+        guard let start = try EnvelopeRecords.startDate(of: envelopeId, db) else { return }
+        let day = calendar.date(of: at)
+        guard day >= start else {
+            throw LedgerError(.notAllowed, "envelope '\(envelopeId)' starts on \(start); a record dated \(day) comes before it")
+        }
+    }
+
     static func requireCurrency(_ amount: Money, of envelope: LiveEnvelope) throws {
         guard amount.commodity == envelope.commodity else {
             throw LedgerError(.currencyMismatch, "the envelope's amounts are in \(envelope.commodity.code)")
@@ -468,9 +489,14 @@ enum EnvelopeRules {
     /// The currency of an opened user account that a transaction at `at` may move: refused
     /// on a closed one, naming the closing day (one dated on or after it; one dated before
     /// would change the zero balance it closed with).
+    /// Nothing happens before it exists: one dated before the day the account opened is
+    /// refused, naming both days.
     static func openAccount(_ account: String, at: Instant, calendar: LedgerCalendar, _ db: Database) throws -> Commodity {
         guard let commodity = try EnvelopeRecords.accountCurrency(account, db), try AccountRecords.isOpen(account, db) != nil else {
             throw LedgerError(.notFound, "there is no open account '\(account)'; open it first (tally envelope account-open)")
+        }
+        if let opened = try EnvelopeRecords.accountOpenedAt(account, db), calendar.date(of: at) < calendar.date(of: opened) {
+            throw LedgerError(.notAllowed, "account '\(account)' opened on \(calendar.date(of: opened)); a record dated \(calendar.date(of: at)) comes before it")
         }
         if let closed = try AccountRecords.closedAt(account, db) {
             let day = calendar.date(of: closed)

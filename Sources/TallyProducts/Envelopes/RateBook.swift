@@ -33,13 +33,15 @@ public struct ExchangeQuote: Hashable, Sendable {
     }
 }
 
-/// Conversion into the base currency for the envelope answers, in one place.
-///
-/// The rate for converting a balance at an instant is the latest `fx_rate_set` at or
+extension ExchangeQuote: ConversionQuote {}
+
+/// The envelopes' quotes for the one conversion rule (``ConversionRule``): converting a
+/// balance at an instant takes, for each pair of currencies, the latest `fx_rate_set` at or
 /// before it (quoted either way round: 1 JPY = 0.0067 USD, or 1 USD = 150 JPY, which is
-/// divided, half-even); when no `fx_rate_set` covers the pair, the latest `rate_to_base`
-/// a transaction in that currency carried. A single transaction converts at its own
-/// `rate_to_base` (see ``EnvelopeBook``). Every conversion rounds once, half-even.
+/// divided); when no `fx_rate_set` covers the pair then, the latest `rate_to_base` a
+/// transaction in that currency carried; and, with no quote between the two currencies,
+/// one hop through a third. A single transaction converts at its own `rate_to_base` (see
+/// ``EnvelopeBook``). Every conversion rounds once, half-even.
 ///
 /// ```swift
 /// let book = RateBook(quotes: quotes)
@@ -57,17 +59,23 @@ public struct RateBook: Sendable {
 
     /// Each pair's quotes by source, in (effective time, log) order.
     private let quotes: [Pair: (fxRates: [ExchangeQuote], transactions: [ExchangeQuote])]
+    /// The currencies each currency has any quote with.
+    private let neighbours: [Commodity: Set<Commodity>]
 
     /// - Parameter quotes: in any order.
     public init(quotes: [ExchangeQuote]) {
         var byPair: [Pair: (fxRates: [ExchangeQuote], transactions: [ExchangeQuote])] = [:]
+        var neighbours: [Commodity: Set<Commodity>] = [:]
         for quote in quotes.sorted(by: { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }) {
             switch quote.source {
             case .fxRate: byPair[Pair(quote.base, quote.quote), default: ([], [])].fxRates.append(quote)
             case .transaction: byPair[Pair(quote.base, quote.quote), default: ([], [])].transactions.append(quote)
             }
+            neighbours[quote.base, default: []].insert(quote.quote)
+            neighbours[quote.quote, default: []].insert(quote.base)
         }
         self.quotes = byPair
+        self.neighbours = neighbours
     }
 
     /// The last quote at or before `instant` (binary search).
@@ -81,38 +89,20 @@ public struct RateBook: Sendable {
         return low == 0 ? nil : quotes[low - 1]
     }
 
-    /// `amount` in `target` at the rate in force at `instant`, or nil when the ledger knows
-    /// no rate between the two then.
+    /// The quote in force between two currencies at `instant`, either way round: the latest
+    /// `fx_rate_set`, else the latest transaction rate.
+    private func quote(between one: Commodity, and other: Commodity, at instant: Instant) -> ExchangeQuote? {
+        guard let pair = quotes[Pair(one, other)] else { return nil }
+        return Self.latest(pair.fxRates, at: instant) ?? Self.latest(pair.transactions, at: instant)
+    }
+
+    /// `amount` in `target` by the one rule at `instant`, or nil when the ledger knows no
+    /// rate (direct, or through a third currency) between the two then.
     ///
     /// - Throws: ``MoneyError`` on overflow.
     public func convert(_ amount: Money, to target: Commodity, at instant: Instant) throws -> Money? {
-        if amount.commodity == target { return amount }
-        guard let pair = quotes[Pair(amount.commodity, target)] else { return nil }
-        let chosen = Self.latest(pair.fxRates, at: instant)
-        let fallback = Self.latest(pair.transactions, at: instant)
-        guard let quote = chosen ?? fallback else { return nil }
-        if quote.base == amount.commodity { return try amount.converted(to: target, rate: quote.rate) }
-        return try Self.divide(amount, by: quote.rate, into: target)
-    }
-
-    /// `amount / rate` in `target`, rounded once half-even: converting with a rate quoted
-    /// the other way round (1 target = `rate` amount units).
-    static func divide(_ amount: Money, by rate: ExactDecimal, into target: Commodity) throws -> Money? {
-        guard rate.significand > 0 else { return nil }
-        // target minor = minor * 10^(target.scale - amount.scale + rate.scale) / significand
-        let exponent = target.scale - amount.commodity.scale + rate.scale
-        var numerator = Int128(amount.minorUnits)
-        var denominator = Int128(rate.significand)
-        if exponent >= 0 {
-            let (scaled, overflow) = numerator.multipliedReportingOverflow(by: PowerOfTen.int128(min(exponent, PowerOfTen.int128ExponentMax)))
-            guard !overflow, exponent <= PowerOfTen.int128ExponentMax else { throw Money.overflowError(commodity: target, operation: "a conversion to \(target.code)") }
-            numerator = scaled
-        } else {
-            let (scaled, overflow) = denominator.multipliedReportingOverflow(by: PowerOfTen.int128(min(-exponent, PowerOfTen.int128ExponentMax)))
-            guard !overflow, -exponent <= PowerOfTen.int128ExponentMax else { return Money.zero(target) }
-            denominator = scaled
-        }
-        let rounded = RationalRounding.rounded(numerator, dividedBy: denominator, rule: .halfEven)
-        return Money(minorUnits: try Money.checkedMinorUnits(rounded, commodity: target, operation: "a conversion to \(target.code)"), commodity: target)
+        guard let route = ConversionRule.route(from: amount.commodity, to: target, neighbours: neighbours[amount.commodity] ?? [],
+                                               latest: { quote(between: $0, and: $1, at: instant) }) else { return nil }
+        return try ConversionRule.convert(amount, to: target, along: route)
     }
 }

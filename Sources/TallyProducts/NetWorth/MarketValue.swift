@@ -13,8 +13,6 @@ public struct ConversionStep: Hashable, Sendable {
 
     /// Whether the quote is the other way round (1 `to` = value `from`), so the step divides.
     public var isInverted: Bool { quote.base != from }
-
-    var factor: ConversionFactor { ConversionFactor(rate: quote.value, isInverted: isInverted) }
 }
 
 /// How a commodity was converted into the value currency: one step (a price or a rate,
@@ -85,24 +83,17 @@ public struct MarketValueReport: Hashable, Sendable {
     }
 }
 
-/// The market-value rule, in one place.
+/// The one conversion rule (``ConversionRule``) over the prices and FX rates the ledger
+/// recorded (the net worth read model), at one point in time and into one currency:
+/// `balances --value`, net worth, the X-ray and the budget all convert through it.
 ///
-/// Each (account, commodity) balance converts into the value currency at the latest quote
-/// effective at or before the point and recorded by it:
-/// 1. a direct quote between the commodity and the currency: its price in the currency, a
-///    rate from it, or (divided) the currency's price in it or a rate into it, whichever
-///    took effect last (the later event on a tie), as net worth's rates do
-///    (``FXQuote/convert(_:to:direct:inverse:)``);
-/// 2. else one hop through a third commodity that has a direct quote (as in 1) with both:
-///    VEA priced in USD, valued in EUR through a USD/EUR rate. Of several such commodities,
-///    the one whose first step took effect last, then the one whose second step did, then
-///    the first by code;
-/// 3. else the balance is not converted: it stays in its own units and its commodity is
-///    listed (never a silent zero).
-///
-/// Rounding: each balance's value is computed exactly through its steps and rounded once,
-/// half-even, to the currency's scale (``Money/converted(to:through:rounding:)``); an
-/// account's value is the sum of those rounded values.
+/// Each amount converts at the latest quote effective at or before the point and recorded
+/// by it: a direct quote between its commodity and the currency (its price in the
+/// currency, a rate from it, or, divided, the currency's price in it or a rate into it,
+/// whichever took effect last); else one hop through a third commodity (VEA priced in USD,
+/// valued in EUR through a USD/EUR rate); else it is not converted, stays in its own units
+/// and is named by the caller (never a silent zero). Each amount's value is rounded once,
+/// half-even; an account's value is the sum of those rounded values.
 struct MarketValuation {
     let quotes: MarketQuotes
     let graph: MarketQuoteGraph
@@ -127,35 +118,37 @@ struct MarketValuation {
     mutating func value(of units: Money) throws -> ValuedHolding {
         if units.commodity == currency { return ValuedHolding(units: units, value: units, conversion: nil) }
         guard let conversion = try conversion(of: units.commodity) else { return ValuedHolding(units: units, value: nil, conversion: nil) }
-        let value = try units.converted(to: currency, through: conversion.steps.map(\.factor))
+        let value = try ConversionRule.convert(units, to: currency, along: conversion.steps.map(\.quote))
         return ValuedHolding(units: units, value: value, conversion: conversion)
     }
 
+    /// `money` in the currency by the rule.
+    ///
+    /// - Throws: ``MissingRate`` when it is not converted; ``MoneyError`` on overflow.
+    mutating func converted(_ money: Money) throws -> Money {
+        guard let value = try value(of: money).value else { throw MissingRate(from: money.commodity.code, to: currency.code) }
+        return value
+    }
+
     private func findConversion(of commodity: Commodity) throws -> MarketConversion? {
-        if let step = try latestStep(from: commodity, to: currency) { return MarketConversion(steps: [step]) }
-        var best: (first: ConversionStep, second: ConversionStep)?
-        for code in (graph.neighbours[commodity.code] ?? []).sorted() where code != currency.code {
-            let middle = try Commodity.named(code)
-            guard let first = try latestStep(from: commodity, to: middle), let second = try latestStep(from: middle, to: currency) else { continue }
-            if let current = best {
-                let better = first.quote.isLater(than: current.first.quote)
-                    || (!current.first.quote.isLater(than: first.quote) && second.quote.isLater(than: current.second.quote))
-                if !better { continue }
-            }
-            best = (first, second)
-        }
-        return best.map { MarketConversion(steps: [$0.first, $0.second]) }
+        let neighbours = try (graph.neighbours[commodity.code] ?? []).map(Commodity.named)
+        guard let route = try ConversionRule.route(from: commodity, to: currency, neighbours: neighbours, latest: latestQuote) else { return nil }
+        var from = commodity
+        return MarketConversion(steps: route.map { quote in
+            let to = quote.base == from ? quote.quote : quote.base
+            defer { from = to }
+            return ConversionStep(from: from, to: to, quote: quote)
+        })
     }
 
     /// The latest direct quote between two commodities, either way round.
-    private func latestStep(from source: Commodity, to target: Commodity) throws -> ConversionStep? {
+    private func latestQuote(between source: Commodity, and target: Commodity) throws -> MarketQuote? {
         var candidates: [MarketQuote] = []
         if graph.has(.price, base: source, quote: target), let quote = try quotes.latestPrice(of: source, in: target) { candidates.append(quote) }
         if graph.has(.rate, base: source, quote: target), let quote = try quotes.latestRate(base: source, quote: target) { candidates.append(quote) }
         if graph.has(.price, base: target, quote: source), let quote = try quotes.latestPrice(of: target, in: source) { candidates.append(quote) }
         if graph.has(.rate, base: target, quote: source), let quote = try quotes.latestRate(base: target, quote: source) { candidates.append(quote) }
-        guard let latest = candidates.max(by: { $1.isLater(than: $0) }) else { return nil }
-        return ConversionStep(from: source, to: target, quote: latest)
+        return candidates.max { $1.isLater(than: $0) }
     }
 }
 

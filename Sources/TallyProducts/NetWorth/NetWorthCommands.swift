@@ -22,6 +22,18 @@ extension Ledger {
         return currency
     }
 
+    /// The currency of an item held now, for a record of it dated `at`: nothing happens
+    /// before it exists, so a record dated before the day the item was added is refused,
+    /// naming both days (net worth, the X-ray, the item list and the export then never
+    /// disagree about it).
+    private func requireItem(_ kind: ItemKind, _ id: String, at: Instant, _ db: Database) throws -> Commodity {
+        let currency = try requireItem(kind, id, db)
+        if let added = try NetWorthRecords.addedAt(kind: kind, id: id, db), calendar.date(of: at) < calendar.date(of: added) {
+            throw LedgerError(.notAllowed, "\(kind.rawValue) '\(id)' was added on \(calendar.date(of: added)); a record dated \(calendar.date(of: at)) comes before it")
+        }
+        return currency
+    }
+
     private static func requireIdentifier(_ id: String, _ what: String) throws {
         guard !id.isEmpty, id.utf8.count <= 200, !id.contains(where: \.isWhitespace) else {
             throw LedgerError(.invalidArgument, "\(what) must be 1 to 200 bytes without spaces")
@@ -233,7 +245,7 @@ extension Ledger {
         let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(valuation))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: recorded, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             try CurrencyRule.require(valuation.value, "the valuation", db)
-            let currency = try requireItem(valuation.itemKind, valuation.itemId, db)
+            let currency = try requireItem(valuation.itemKind, valuation.itemId, at: recorded.effectiveAt, db)
             guard valuation.value.commodity == currency else {
                 throw LedgerError(.currencyMismatch, "\(valuation.itemKind.rawValue) '\(valuation.itemId)' is valued in \(currency.code), not \(valuation.value.commodity.code)")
             }
@@ -309,7 +321,7 @@ extension Ledger {
         let set = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(position))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: set, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             if let cost = position.costBasis { try CurrencyRule.require(cost, "the cost basis", db) }
-            _ = try requireItem(.asset, position.assetId, db)
+            _ = try requireItem(.asset, position.assetId, at: set.effectiveAt, db)
             if let inForce = try NetWorthRecords.position(of: position.assetId, inForceAt: set.effectiveAt, db),
                inForce.quantity == position.quantity, inForce.costBasis == position.costBasis {
                 return []

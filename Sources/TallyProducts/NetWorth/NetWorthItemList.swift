@@ -56,12 +56,10 @@ extension Ledger {
         return try read { db in
             let valuations = Valuations(db: db, point: point)
             let base = try valuations.baseCurrency()
+            var market = try MarketValuation(db, point: point, currency: base)
             let items = try valuations.items().filter { kind == nil || $0.kind == kind }.map { item in
                 let value = try valuations.activeValue(kind: item.kind, id: item.itemId)
-                var inBase: Money?
-                if let value {
-                    do { inBase = try valuations.convert(value.value, to: base) } catch is MissingRate { inBase = nil }
-                }
+                let inBase = try value.flatMap { try market.value(of: $0.value).value }
                 return NetWorthItemListing(kind: item.kind, itemId: item.itemId, name: item.name, category: item.category, type: item.type,
                                            currency: try Commodity.named(item.currency), value: value, inBase: inBase)
             }

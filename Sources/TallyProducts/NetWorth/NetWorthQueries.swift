@@ -160,22 +160,25 @@ enum NetWorthQueries {
             let staleness = try valuations.priceStalenessSeconds()
             let base = try valuations.baseCurrency()
             guard let stored = snapshots[instant] else { return try report(db, point: point, stalenessSeconds: staleness) }
-            return try NetWorthSnapshots.report(stored, point: point, baseCurrency: base, stalenessSeconds: staleness)
+            return try NetWorthSnapshots.report(stored, db, point: point, baseCurrency: base, stalenessSeconds: staleness)
         }
     }
 
     /// Net worth at `point` from latest-value-at lookups.
     static func report(_ db: Database, point: PointInTime, stalenessSeconds: Int64, in base: Commodity? = nil) throws -> NetWorthReport {
         let valuations = Valuations(db: db, point: point)
-        return try report(point: point, baseCurrency: try base ?? valuations.baseCurrency(), stalenessSeconds: stalenessSeconds,
-                          holdings: try valuations.holdings(), convert: valuations.convert)
+        let currency = try base ?? valuations.baseCurrency()
+        var market = try MarketValuation(db, point: point, currency: currency)
+        return try report(point: point, baseCurrency: currency, stalenessSeconds: stalenessSeconds,
+                          holdings: try valuations.holdings()) { money in try market.converted(money) }
     }
 
     /// Net worth at `point` from the items held then and their active values, each converted
-    /// into `base` by `convert` (which throws ``MissingRate`` for an item it cannot convert).
+    /// into `base` by `convert` (the one rule, ``MarketValuation``, which throws
+    /// ``MissingRate`` for an item it cannot convert).
     static func report(
         point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64, holdings: [NetWorthHolding],
-        convert: (Money, Commodity) throws -> Money
+        convert: (Money) throws -> Money
     ) throws -> NetWorthReport {
         var lines: [NetWorthLine] = []
         var excluded: [ExcludedItem] = []
@@ -186,7 +189,7 @@ enum NetWorthQueries {
                 continue
             }
             do {
-                let converted = try convert(value.value, base)
+                let converted = try convert(value.value)
                 let freshness = PriceFreshness.of(value, asOf: point.asOf, thresholdSeconds: stalenessSeconds)
                 lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: holding.category, value: value, converted: converted, freshness: freshness))
             } catch let missing as MissingRate {

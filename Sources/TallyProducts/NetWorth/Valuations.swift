@@ -136,48 +136,10 @@ struct Valuations {
         )
     }
 
-    /// `money` in `target` at the rate in force (``FXQuote/convert(_:to:direct:inverse:)``).
-    ///
-    /// - Throws: ``MissingRate`` when neither quote exists at the point.
-    func convert(_ money: Money, to target: Commodity) throws -> Money {
-        if money.commodity == target { return money }
-        return try FXQuote.convert(money, to: target, direct: try latestQuote(base: money.commodity.code, quote: target.code),
-                                   inverse: try latestQuote(base: target.code, quote: money.commodity.code))
-    }
-
-    /// The latest `base`/`quote` rate in force at the point.
-    func latestQuote(base: String, quote: String) throws -> FXQuote? {
-        try lookups.latestQuote(base: base, quote: quote)
-    }
-
     /// The stale-price threshold in force at `asOf` as known at `knownAt` (the ledger's
     /// setting, ``LedgerSettings``), else the default.
     func priceStalenessSeconds() throws -> Int64 {
         try LedgerSettings.read(lookups.db, point: lookups.point).priceStalenessSeconds
-    }
-}
-
-/// One FX rate: 1 `base` = `rate` `quote`, in force from `effectiveAt`.
-struct FXQuote: Hashable, Sendable {
-    let base: String
-    let quote: String
-    let rate: ExactDecimal
-    let effectiveAt: Int64
-    /// The event that set it: of two rates taking effect at the same instant, the later one wins.
-    let sequence: Int64
-
-    /// `money` in `target` at the rate in force: the direct quote (1 source = r target) or
-    /// the inverse of the opposite quote, whichever took effect last; no triangulation.
-    ///
-    /// - Throws: ``MissingRate`` when neither quote exists.
-    static func convert(_ money: Money, to target: Commodity, direct: FXQuote?, inverse: FXQuote?) throws -> Money {
-        if money.commodity == target { return money }
-        let latest = [direct, inverse].compactMap { $0 }.max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
-        guard let latest else { throw MissingRate(from: money.commodity.code, to: target.code) }
-        if latest.base == money.commodity.code {
-            return try money.converted(to: target, rate: latest.rate)
-        }
-        return try money.converted(to: target, inverseOf: latest.rate)
     }
 }
 

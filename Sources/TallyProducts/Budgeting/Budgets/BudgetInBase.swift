@@ -5,10 +5,10 @@ public import TallyEngine
 ///
 /// The budget keeps its books in the currency the ledger was created with, so no recorded
 /// amount ever changes meaning; after `base-currency EUR` its answers are given in EUR too,
-/// each amount converted at the FX rate in force at the moment asked about (the rule net
-/// worth follows: the base currency as known then, the direct rate or the inverse of the
-/// opposite one, whichever took effect last). With no rate by then nothing is converted and
-/// the budget currency is named in ``notConverted``, never silently dropped.
+/// each amount converted by the one conversion rule (``ConversionRule``: a direct quote
+/// either way, else one hop through a third currency) at the moment asked about, into the
+/// base currency in force then. With no rate by then nothing is converted and the budget
+/// currency is named in ``notConverted``, never silently dropped.
 public struct BudgetOverviewInBase: Hashable, Sendable {
     /// The overview in the budget currency, as recorded.
     public let overview: BudgetOverview
@@ -23,9 +23,9 @@ public struct BudgetOverviewInBase: Hashable, Sendable {
     public let notConverted: [Commodity]
 }
 
-/// How the budget's amounts read in the base currency at one moment (issue 15, wrong today
-/// 9): the base currency as known then and the FX rate in force then (the net worth rule:
-/// the direct rate or the inverse of the opposite one, whichever took effect last).
+/// How the budget's amounts read in the base currency at one moment: the base currency in
+/// force then and the conversion the one rule finds then (``ConversionRule``, as
+/// `balances --value` and net worth convert).
 ///
 /// ```swift
 /// let conversion = try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(try LocalDate(parsing: "2026-05-31")))
@@ -36,11 +36,12 @@ public struct BudgetBaseConversion: Hashable, Sendable {
     public let budgetCurrency: Commodity
     /// The base currency the answers are given in.
     public let baseCurrency: Commodity
-    let direct: FXQuote?
-    let inverse: FXQuote?
+    /// How the budget currency converts into the base currency: no step when they are the
+    /// same, a direct quote, or two through a third currency; nil when there is no rate.
+    public let conversion: MarketConversion?
 
     /// Whether the budget's amounts are converted: the same currency, or a rate exists.
-    public var isConverted: Bool { budgetCurrency == baseCurrency || direct != nil || inverse != nil }
+    public var isConverted: Bool { conversion != nil }
 
     /// The currencies with no rate into the base currency: empty, or the budget currency.
     public var notConverted: [Commodity] { isConverted ? [] : [budgetCurrency] }
@@ -50,8 +51,8 @@ public struct BudgetBaseConversion: Hashable, Sendable {
     ///
     /// - Throws: ``MoneyError`` on overflow.
     public func convert(_ money: Money) throws -> Money? {
-        guard isConverted else { return nil }
-        return try FXQuote.convert(money, to: baseCurrency, direct: direct, inverse: inverse)
+        guard let conversion else { return nil }
+        return try ConversionRule.convert(money, to: baseCurrency, along: conversion.steps.map(\.quote))
     }
 }
 
@@ -62,12 +63,11 @@ extension Ledger {
     public func budgetBaseConversion(at instant: Instant, knownAt: Instant? = nil) throws -> BudgetBaseConversion {
         let point = PointInTime(asOf: instant, knownAt: knownAt)
         return try read { db in
-            let valuations = Valuations(db: db, point: point)
-            let base = try valuations.baseCurrency()
+            let base = try LedgerSettings.baseCurrency(at: point, db)
             let budget = try BudgetSettings.currency(db)
+            var market = try MarketValuation(db, point: point, currency: base)
             return BudgetBaseConversion(budgetCurrency: budget, baseCurrency: base,
-                                        direct: try valuations.latestQuote(base: budget.code, quote: base.code),
-                                        inverse: try valuations.latestQuote(base: base.code, quote: budget.code))
+                                        conversion: budget == base ? MarketConversion(steps: []) : try market.conversion(of: budget))
         }
     }
 }

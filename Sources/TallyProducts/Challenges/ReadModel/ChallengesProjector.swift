@@ -98,6 +98,12 @@ extension ChallengesProjector {
     static func challengeExists(_ challengeId: String, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM challenges WHERE challenge_id = ?)"), arguments: [challengeId]) ?? false
     }
+
+    /// When the challenge's start took effect; nil when it was never started.
+    static func startedAt(_ challengeId: String, _ db: Database) throws -> Instant? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT effective_at FROM challenges WHERE challenge_id = ?"), arguments: [challengeId])
+            .map(Instant.init(microsecondsSinceEpoch:))
+    }
 }
 
 /// The columns of this read model's tables and query results, by name: the one place a

@@ -76,6 +76,18 @@ enum EnvelopeRecords {
             .map(Commodity.named)
     }
 
+    /// When the account's opening took effect; nil when it was never opened for envelopes.
+    static func accountOpenedAt(_ account: String, _ db: Database) throws -> Instant? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT effective_at FROM envelope_accounts WHERE account = ?"), arguments: [account])
+            .map(Instant.init(microsecondsSinceEpoch:))
+    }
+
+    /// The envelope's first day; nil when it was never created.
+    static func startDate(of envelopeId: String, _ db: Database) throws -> LocalDate? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT start_date FROM envelopes WHERE envelope_id = ?"), arguments: [envelopeId])
+            .map { LocalDate(daysSinceEpoch: $0) }
+    }
+
     /// Whether the account was opened for envelope budgeting.
     static func isEnvelopeAccount(_ account: String, _ db: Database) throws -> Bool {
         try accountCurrency(account, db) != nil

@@ -30,10 +30,11 @@ public struct MarketQuote: Hashable, Sendable {
     /// later event wins.
     public let sequence: UInt64
 
-    /// Whether this quote took effect after `other` (the later event on a tie).
-    func isLater(than other: MarketQuote) -> Bool {
-        (effectiveAt.microsecondsSinceEpoch, sequence) > (other.effectiveAt.microsecondsSinceEpoch, other.sequence)
-    }
+}
+
+extension MarketQuote: ConversionQuote {
+    /// ``value``: how many ``quote`` units one ``base`` unit is worth.
+    public var rate: ExactDecimal { value }
 }
 
 /// The price and rate lookups of market values, over the net worth read model: which pairs

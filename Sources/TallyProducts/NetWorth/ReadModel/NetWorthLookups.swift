@@ -117,15 +117,4 @@ struct NetWorthLookups {
         return Price(unitPrice: try row.money(NetWorthColumns.amount, NetWorthColumns.commodity),
                      source: source, effectiveAt: row[NetWorthColumns.effectiveAt])
     }
-
-    /// The latest `base`/`quote` rate in force at the point.
-    func latestQuote(base: String, quote: String) throws -> FXQuote? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT significand, scale, effective_at, sequence FROM nw_fx_rates
-            WHERE base = ? AND quote = ? AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """), arguments: [base, quote] + bounds) else { return nil }
-        return FXQuote(base: base, quote: quote, rate: try ExactDecimal(significand: row[NetWorthColumns.significand], scale: row[NetWorthColumns.scale]),
-                       effectiveAt: row[NetWorthColumns.effectiveAt], sequence: row[NetWorthColumns.sequence])
-    }
 }

@@ -9,6 +9,12 @@ enum NetWorthRecords {
                             arguments: [kind.rawValue, id]).map(Commodity.named)
     }
 
+    /// When an item added and not removed was added (its effective time); nil when there is none.
+    static func addedAt(kind: ItemKind, id: String, _ db: Database) throws -> Instant? {
+        try Int64.fetchOne(db, sql: "SELECT added_at FROM nw_items WHERE kind = ? AND item_id = ? AND removed_at IS NULL",
+                           arguments: [kind.rawValue, id]).map(Instant.init(microsecondsSinceEpoch:))
+    }
+
     /// A reminder's version set last (by log order), as done applies to it.
     struct ReminderVersion: Hashable {
         let assetId: String

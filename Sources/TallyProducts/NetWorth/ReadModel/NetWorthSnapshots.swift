@@ -2,44 +2,27 @@ import TallyEngine
 import GRDB
 
 /// The state net worth is computed from at the end of a boundary day: every item held then
-/// with its active value, and the latest FX quote of every pair that can convert one of those
-/// values. It depends only on rows effective through that day. The base currency and the
-/// stale-price threshold are applied when answering (those known at the instant asked
-/// about, as a replay to that instant has them), so neither is in it, and changing either
-/// retires no snapshot.
+/// with its active value. It depends only on rows effective through that day. The base
+/// currency, the conversion into it (``ConversionRule`` over the quotes in force at the
+/// instant asked about, as known then) and the stale-price threshold are applied when
+/// answering, as a replay to that instant has them, so none is in it, and changing the
+/// base currency or the threshold retires no snapshot.
 struct NetWorthSnapshot: Hashable, Sendable {
     /// The snapshot's day.
     let day: LocalDate
     /// The items held at the end of ``day``, by kind then id, each with its active value.
     let holdings: [NetWorthHolding]
-    /// The latest quote in force of every pair with a held value's currency on either side.
-    let quotes: [FXPair: FXQuote]
 
-    /// A currency pair: 1 `base` = r `quote`.
-    struct FXPair: Hashable, Sendable {
-        let base: String
-        let quote: String
-    }
-
-    init(day: LocalDate, holdings: [NetWorthHolding], quotes: [FXQuote]) {
+    init(day: LocalDate, holdings: [NetWorthHolding]) {
         self.day = day
         self.holdings = holdings
-        self.quotes = Dictionary(quotes.map { (FXPair(base: $0.base, quote: $0.quote), $0) }) { first, _ in first }
-    }
-
-    /// `money` in `target` at the quotes of the snapshot, by the rule of the lookups
-    /// (``FXQuote/convert(_:to:direct:inverse:)``).
-    func convert(_ money: Money, to target: Commodity) throws -> Money {
-        try FXQuote.convert(money, to: target, direct: quotes[FXPair(base: money.commodity.code, quote: target.code)],
-                            inverse: quotes[FXPair(base: target.code, quote: money.commodity.code)])
     }
 
     /// The compact form stored in ``SnapshotTable``: a count, then per item its kind, id,
     /// name, category and active value (commodity, minor units, source, valued at, priced
-    /// symbol); a count, then per quote its pair, rate and effective time and sequence
-    /// (strings, varints and zig-zag varints).
+    /// symbol) (strings, varints and zig-zag varints).
     var encoded: [UInt8] {
-        var writer = BinaryWriter(capacity: 16 + holdings.count * 64 + quotes.count * 24)
+        var writer = BinaryWriter(capacity: 16 + holdings.count * 64)
         writer.writeVarint(UInt64(holdings.count))
         for holding in holdings {
             writer.writeString(holding.kind.rawValue)
@@ -56,15 +39,6 @@ struct NetWorthSnapshot: Hashable, Sendable {
             writer.writeString(value.source.rawValue)
             writer.writeZigZag(value.valuedAt.microsecondsSinceEpoch)
             if let symbol = value.pricedSymbol { writer.writeString(symbol) }
-        }
-        writer.writeVarint(UInt64(quotes.count))
-        for quote in quotes.values.sorted(by: { ($0.base, $0.quote) < ($1.base, $1.quote) }) {
-            writer.writeString(quote.base)
-            writer.writeString(quote.quote)
-            writer.writeZigZag(quote.rate.significand)
-            writer.writeVarint(UInt64(quote.rate.scale))
-            writer.writeZigZag(quote.effectiveAt)
-            writer.writeZigZag(quote.sequence)
         }
         return writer.bytes
     }
@@ -93,15 +67,8 @@ struct NetWorthSnapshot: Hashable, Sendable {
             }
             holdings.append(NetWorthHolding(kind: kind, itemId: id, name: name, category: category, value: value))
         }
-        var quotes: [FXQuote] = []
-        for _ in 0..<(try reader.readVarint()) {
-            let base = try reader.readString()
-            let quote = try reader.readString()
-            let rate = try ExactDecimal(significand: try reader.readZigZag(), scale: Int(try reader.readVarint()))
-            quotes.append(FXQuote(base: base, quote: quote, rate: rate, effectiveAt: try reader.readZigZag(), sequence: try reader.readZigZag()))
-        }
         try reader.expectEnd()
-        self.init(day: snapshot.day, holdings: holdings, quotes: quotes)
+        self.init(day: snapshot.day, holdings: holdings)
     }
 }
 
@@ -135,28 +102,21 @@ enum NetWorthSnapshots {
         // of the first of them instead of looking it up again (a history imported in date
         // order would otherwise look up every later month again after every batch).
         let rowsThrough = calendar.date(of: latestRow)
-        var carried: (holdings: [NetWorthHolding], quotes: [FXQuote])?
+        var carried: [NetWorthHolding]?
         guard !days.isEmpty else { return }
-        let pairs = try db.distinctKeys("nw_fx_rates", ["base", "quote"]).map { key in NetWorthSnapshot.FXPair(base: key[0], quote: key[1]) }
         var previous = latest?.effectiveThrough
         var knownSince = latest?.knownSince ?? .earliest
         for day in days {
             let bound = calendar.endOfDay(day)
             let holdings: [NetWorthHolding]
-            var quotes: [FXQuote] = []
             if day > rowsThrough, let carried {
-                (holdings, quotes) = carried
+                holdings = carried
             } else {
-                let valuations = Valuations(db: db, point: PointInTime(asOf: bound))
-                holdings = try valuations.holdings()
-                let currencies = Set(holdings.compactMap { $0.value?.value.commodity.code })
-                for pair in pairs where currencies.contains(pair.base) || currencies.contains(pair.quote) {
-                    if let quote = try valuations.latestQuote(base: pair.base, quote: pair.quote) { quotes.append(quote) }
-                }
-                if day > rowsThrough { carried = (holdings, quotes) }
+                holdings = try Valuations(db: db, point: PointInTime(asOf: bound)).holdings()
+                if day > rowsThrough { carried = holdings }
             }
             knownSince = max(knownSince, try sources.latestRecorded(db, after: previous, through: bound) ?? .earliest)
-            let state = NetWorthSnapshot(day: day, holdings: holdings, quotes: quotes)
+            let state = NetWorthSnapshot(day: day, holdings: holdings)
             try table.write(Snapshot(day: day, effectiveThrough: bound, sequence: last.sequence, knownSince: knownSince, state: state.encoded), db)
             previous = bound
         }
@@ -179,16 +139,18 @@ enum NetWorthSnapshots {
               let stored = try table.latest(through: point.asOf, knownAt: point.knownAt, db),
               stored.effectiveThrough == point.asOf else { return nil }
         let valuations = Valuations(db: db, point: point)
-        return try report(stored, point: point, baseCurrency: try base ?? valuations.baseCurrency(), stalenessSeconds: try valuations.priceStalenessSeconds())
+        return try report(stored, db, point: point, baseCurrency: try base ?? valuations.baseCurrency(), stalenessSeconds: try valuations.priceStalenessSeconds())
     }
 
     /// Net worth at `point` (the end of `stored`'s day) from a snapshot that holds the state
-    /// as known at `point.knownAt`, in `base` with the staleness threshold known then.
-    static func report(_ stored: Snapshot, point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64) throws -> NetWorthReport {
+    /// as known at `point.knownAt`, in `base` with the staleness threshold known then, each
+    /// value converted by the one rule at the point (``MarketValuation``).
+    static func report(_ stored: Snapshot, _ db: Database, point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64) throws -> NetWorthReport {
         precondition(stored.effectiveThrough == point.asOf, "the snapshot of \(stored.day) answers for the end of its day only")
         let snapshot = try NetWorthSnapshot(stored)
+        var market = try MarketValuation(db, point: point, currency: base)
         return try NetWorthQueries.report(point: point, baseCurrency: base, stalenessSeconds: stalenessSeconds,
-                                          holdings: snapshot.holdings, convert: snapshot.convert)
+                                          holdings: snapshot.holdings) { money in try market.converted(money) }
     }
 
     /// How many snapshots net worth keeps and their size.

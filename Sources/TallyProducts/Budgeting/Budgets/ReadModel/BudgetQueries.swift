@@ -53,9 +53,11 @@ extension Ledger {
     /// ```
     ///
     /// - Parameters:
+    ///   - asOf: count the month's expenses dated up to this instant only (the month in
+    ///     progress as of today: `budget show` passes the end of today); nil for the whole month.
     ///   - knownAt: as the ledger knew it at this instant; nil for everything recorded.
-    public func budgets(month: Month, knownAt: Instant? = nil) throws -> [BudgetStatus] {
-        try read { db in try BudgetQueries.statuses(db, month: month, knownAt: knownAt, calendar: calendar) }
+    public func budgets(month: Month, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [BudgetStatus] {
+        try read { db in try BudgetQueries.statuses(db, month: month, through: asOf, knownAt: knownAt, calendar: calendar) }
     }
 
     /// The month at a glance: current balance and money in pots at the end of the month
@@ -116,17 +118,22 @@ enum BudgetQueries {
 
     /// The month's budgets from the read models in `db` (the ledger's, or a replay's), as
     /// known at `knownAt`.
-    static func statuses(_ db: Database, month: Month, knownAt: Instant?, calendar: LedgerCalendar) throws -> [BudgetStatus] {
+    static func statuses(_ db: Database, month: Month, through: Instant? = nil, knownAt: Instant?, calendar: LedgerCalendar) throws -> [BudgetStatus] {
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT * FROM budgets WHERE month = ? AND \(BudgetTime.versionInForce) ORDER BY category"),
             arguments: [month.ordinal] + BudgetTime.versionArguments(knownAt: knownAt)
         )
-        let range = BudgetQueries.range(of: month, calendar)
+        let whole = BudgetQueries.range(of: month, calendar)
+        // Up to `through` (the month's days up to today, for the month in progress); nothing
+        // counts when it comes before the month.
+        let upper = min(whole.upperBound, through?.microsecondsSinceEpoch ?? whole.upperBound)
+        let range = whole.lowerBound...max(whole.lowerBound, upper)
+        let started = upper >= whole.lowerBound
         return try rows.map { row in
             let category: BudgetCategory = try row.kind(BudgetColumns.category)
             let maximum = try row.money(BudgetColumns.maximum, BudgetColumns.commodity)
-            let spent = try BudgetQueries.expenses(db, category: category, range: range, commodity: maximum.commodity, knownAt: knownAt)
-            let latest = try Row.fetchAll(
+            let spent = started ? try BudgetQueries.expenses(db, category: category, range: range, commodity: maximum.commodity, knownAt: knownAt) : .zero(maximum.commodity)
+            let latest = !started ? [] : try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT * FROM budget_transaction_versions
                     WHERE category = ? AND effective_at >= ? AND effective_at <= ? AND \(BudgetTransaction.visible)
