@@ -14,7 +14,8 @@ import TallyTestSupport
 /// and net worth and the envelope answers equal a full replay.
 @Suite struct BaseCurrencyPerDayRandomTests {
     /// The base currency in force at `asOf` as known at `knownAt`, folded from the log
-    /// alone: the reference the products are held to.
+    /// alone: the reference the products are held to. The creation's currency is the one
+    /// before any change, whatever the day.
     private static func referenceBase(_ events: [Event], asOf: Instant, knownAt: Instant?) -> Commodity {
         var created: Commodity?
         var best: (at: Instant, sequence: UInt64, currency: Commodity)?
@@ -23,7 +24,7 @@ import TallyTestSupport
             switch event.body.payload {
             case let ledger as LedgerCreated:
                 created = created ?? ledger.baseCurrency
-                currency = ledger.baseCurrency
+                continue
             case let change as BaseCurrencySet:
                 currency = change.currency
             default:

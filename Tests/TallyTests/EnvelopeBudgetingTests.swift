@@ -269,14 +269,18 @@ import TallyLog
                 try ledger.openEnvelopeAccount("Assets:Cash", commodity: .eur, openingBalance: Money(parsing: "300.00", commodity: .eur), effectiveAt: ledger.calendar.startOfDay(day("2026-05-01")))
                 let intervals: [EnvelopeInterval] = [.weekly, .biweekly, .monthly, .oneTime]
                 let policies: [RolloverPolicy] = [.reset, .carryForward, .takeFromToAssign]
+                var starts: [LocalDate] = []
                 for (index, interval) in intervals.enumerated() {
+                    starts.append(day("2026-05-01").adding(days: Int.random(in: 0...10, using: &random)))
                     try ledger.createEnvelope("e\(index)", name: "Envelope \(index)", interval: interval,
                                               budgeted: Money(minorUnits: Int64.random(in: 1_000...50_000, using: &random), commodity: .usd),
-                                              startDate: day("2026-05-01").adding(days: Int.random(in: 0...10, using: &random)))
+                                              startDate: starts[index])
                 }
                 for number in 0..<60 {
-                    let date = day("2026-05-01").adding(days: Int.random(in: 0...70, using: &random))
-                    let envelope = "e\(Int.random(in: 0..<4, using: &random))"
+                    // On or after the envelope's first day: nothing happens before it exists.
+                    let index = Int.random(in: 0..<4, using: &random)
+                    let date = starts[index].adding(days: Int.random(in: 0...60, using: &random))
+                    let envelope = "e\(index)"
                     switch Int.random(in: 0..<10, using: &random) {
                     case 0: try ledger.setEnvelopeRollover(envelope, policy: policies.randomElement(using: &random)!, effectiveAt: ledger.calendar.startOfDay(date))
                     case 1: try ledger.changeEnvelopeBudget(envelope, budgeted: Money(minorUnits: Int64.random(in: 0...50_000, using: &random), commodity: .usd),

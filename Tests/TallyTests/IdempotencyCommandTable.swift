@@ -265,11 +265,13 @@ extension KeyedCommand {
 
 extension KeyedCommand {
     static func propertyItems(_ ledger: Ledger) throws {
+        // Added well before the days the commands are dated: nothing happens before it exists.
+        let added = ledger.calendar.startOfDay(day("2026-01-01"))
         for id in ["house", "flat"] {
-            try ledger.addAsset(assetId: id, name: id, category: .property, type: .realEstate, currency: .usd)
+            try ledger.addAsset(assetId: id, name: id, category: .property, type: .realEstate, currency: .usd, effectiveAt: added)
         }
-        try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd)
-        try ledger.addLiability(liabilityId: "loan", name: "Loan", category: .loan, currency: .usd)
+        try ledger.addLiability(liabilityId: "mortgage", name: "Mortgage", category: .mortgage, currency: .usd, effectiveAt: added)
+        try ledger.addLiability(liabilityId: "loan", name: "Loan", category: .loan, currency: .usd, effectiveAt: added)
         for id in ["r1", "r2"] { try ledger.setReminder(reminderId: id, assetId: "house", dueDate: day("2026-06-01")) }
         // An override in force, so that clearing it records an event (clearing none records nothing).
         try ledger.recordValuation(itemKind: .asset, itemId: "house", value: usd("310000.00"), source: .override)

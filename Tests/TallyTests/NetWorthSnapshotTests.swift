@@ -80,8 +80,8 @@ import TallyLog
             #expect(usdSeries.contains { $0.report.lines.contains(where: \.isStale) }, "month-end prices are days old: stale at 15 minutes")
 
             clock.advance(seconds: 3_600)
-            // Backdated to the start of the year: every month end of the series is in GBP.
-            try ledger.setBaseCurrency(.gbp, effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))
+            // Backdated to the day after the ledger was created: every month end of the series is in GBP.
+            try ledger.setBaseCurrency(.gbp, effectiveAt: ledger.calendar.startOfDay(day("2026-01-06")))
             clock.advance(seconds: 3_600)
             // Backdated to the start of the year: the threshold in force at each month end.
             try ledger.setPriceStaleness(seconds: 30 * 86_400, effectiveAt: ledger.calendar.startOfDay(day("2026-01-01")))

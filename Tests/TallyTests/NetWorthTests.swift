@@ -122,17 +122,22 @@ import TallyTestSupport
         try withTemporaryStore { root in
             let clock = ManualClock("2026-03-01T12:00:00Z")
             let ledger = try household(root, clock: clock)
-            let february = day("2026-02-28", ledger)
             let before = clock.now
             clock.set("2026-04-05T09:00:00Z")
-            // On 5 April the user records that the home was worth 390,000 on 1 February.
+            // Items were added on 1 March: a valuation dated before that is refused, naming both days (issue 32, rule 3).
+            let head = ledger.head
+            #expect { try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("390000.00"), source: .manual,
+                                                 effectiveAt: try Instant(parsing: "2026-02-01T12:00:00Z")) } throws: {
+                ($0 as? LedgerError)?.message == "asset 'home' was added on 2026-03-01; a record dated 2026-02-01 comes before it"
+            }
+            #expect(ledger.head == head)
+            // On 5 April the user records that the home was worth 390,000 on 15 March.
             try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd("390000.00"), source: .manual,
-                                       effectiveAt: try Instant(parsing: "2026-02-01T12:00:00Z"))
-            // Items were added on 1 March, so on 28 February only what was known then counts.
-            #expect(try ledger.netWorth(asOf: february).netWorth == usd("0.00"))
-            let march = day("2026-03-01", ledger)
-            #expect(try ledger.netWorth(asOf: march).netWorth == usd("162500.00"), "the 1 March valuation is newer than the backdated one")
-            #expect(try ledger.netWorth(asOf: march, knownAt: before).netWorth == usd("162500.00"))
+                                       effectiveAt: try Instant(parsing: "2026-03-15T12:00:00Z"))
+            #expect(try ledger.netWorth(asOf: day("2026-03-01", ledger)).netWorth == usd("162500.00"), "before the backdated value")
+            let later = day("2026-03-20", ledger)
+            #expect(try ledger.netWorth(asOf: later).netWorth == usd("152500.00"), "the backdated value counts from its day on")
+            #expect(try ledger.netWorth(asOf: later, knownAt: before).netWorth == usd("162500.00"), "as known before it was recorded")
             try ledger.expectConsistent()
         }
     }

@@ -147,7 +147,10 @@ public struct EnvelopeBook: Sendable {
     public internal(set) var activity: [EnvelopeActivity] = []
     /// Exchange rates: `fx_rate_set` events and transactions' own rates.
     public internal(set) var quotes: [ExchangeQuote] = []
-    /// Base currencies with the instant each came into force, in log order.
+    /// The base currency the ledger was created with: in force before any change.
+    public internal(set) var createdBaseCurrency: Commodity?
+    /// The changes of base currency (`base_currency_set`) with the instant each came into
+    /// force, in log order.
     public internal(set) var baseCurrencies: [EnvelopeRecord.Dated<Commodity>] = []
     /// User accounts by name.
     public internal(set) var accounts: [String: EnvelopeAccount] = [:]
@@ -173,7 +176,7 @@ public struct EnvelopeBook: Sendable {
     /// the one rule, over the envelope fold's own events (the randomised tests hold both equal).
     public func baseCurrency(at instant: Instant) -> Commodity {
         baseCurrencies.filter { $0.effectiveAt <= instant }
-            .max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }?.value ?? baseCurrencies.first?.value ?? .usd
+            .max { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }?.value ?? createdBaseCurrency ?? .usd
     }
 
     // MARK: Fold
@@ -189,7 +192,7 @@ public struct EnvelopeBook: Sendable {
         let sequence = event.sequence
         switch event.body.payload {
         case let created as LedgerCreated:
-            baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: created.baseCurrency))
+            createdBaseCurrency = created.baseCurrency
         case let change as BaseCurrencySet:
             baseCurrencies.append(.init(effectiveAt: at, sequence: sequence, recordedAt: event.recordedAt, value: change.currency))
         case let opened as AccountOpened:
@@ -256,6 +259,7 @@ public struct EnvelopeBook: Sendable {
     /// - Throws: ``MoneyError`` on overflow of a balance.
     public func through(_ bound: Instant) throws -> EnvelopeBook {
         var book = EnvelopeBook()
+        book.createdBaseCurrency = createdBaseCurrency
         book.baseCurrencies = baseCurrencies.filter { $0.effectiveAt <= bound }
         book.accounts = accounts.filter { $0.value.openedAt <= bound }
         book.quotes = quotes.filter { $0.effectiveAt <= bound }

@@ -159,7 +159,8 @@ enum XRayQueries {
         let homeBias = metric(value { XRayRules.isHome($0, baseCurrency: base) }, total, XRayRules.homeBiasSeverity)
         let illiquidity = metric(value(XRayRules.isIlliquid), total, XRayRules.illiquiditySeverity)
         let dataConfidence = metric(value(XRayRules.isConfident), total, XRayRules.dataConfidenceSeverity)
-        let gains = try unrealisedGains(holdings, base: base, convert: valuations.convert)
+        var market = try MarketValuation(db, point: point, currency: base)
+        let gains = try unrealisedGains(holdings, base: base) { money in try market.converted(money) }
 
         let reminders = try ReminderQueries.open(db, point: point, calendar: calendar).filter(\.isDue).map { reminder in
             DueReminder(reminderId: reminder.reminderId, assetId: reminder.assetId, dueDate: reminder.dueDate, note: reminder.note)
@@ -183,7 +184,7 @@ enum XRayQueries {
     /// Value less cost basis for each holding with one, both in `base` at the rates in force
     /// at the point; a cost basis with no rate leaves its holding out, listed with the reason.
     static func unrealisedGains(
-        _ holdings: [XRayHolding], base: Commodity, convert: (Money, Commodity) throws -> Money
+        _ holdings: [XRayHolding], base: Commodity, convert: (Money) throws -> Money
     ) throws -> (gains: [UnrealisedGain], total: Money, excluded: [ExcludedItem]) {
         var gains: [UnrealisedGain] = []
         var excluded: [ExcludedItem] = []
@@ -192,7 +193,7 @@ enum XRayQueries {
             guard let cost = holding.costBasis else { continue }
             let costConverted: Money
             do {
-                costConverted = try convert(cost, base)
+                costConverted = try convert(cost)
             } catch let missing as MissingRate {
                 excluded.append(ExcludedItem(kind: .asset, itemId: holding.assetId, name: holding.name, value: cost,
                                              reason: "no \(missing.from)/\(missing.to) rate by then for its cost basis"))

@@ -149,7 +149,8 @@ public struct LedgerSettings: Hashable, Sendable {
     ///
     /// A `base_currency_set` is in force from its effective time until the next one by
     /// effective time (of two at one instant, the later recorded); before any took effect,
-    /// the currency the ledger was created with. A change dated in the future therefore
+    /// the currency the ledger was created with (whatever the day: a ledger created today
+    /// answers about last year in it). A change dated in the future therefore
     /// applies only from its date, and a backdated one re-decides every answer about the
     /// days after it, as known from when it was recorded.
     package static func baseCurrency(at point: PointInTime, _ db: Database) throws -> Commodity {
@@ -157,10 +158,9 @@ public struct LedgerSettings: Hashable, Sendable {
     }
 
     /// The settings in force at `point.asOf`, as recorded by `point.knownAt`: for each
-    /// setting the value whose effective time is latest at or before `asOf` (of two at one
-    /// instant, the later recorded). Before the ledger's creation took effect (or as known
-    /// before it was recorded), the name, time zone and base currency are those it was
-    /// created with.
+    /// setting the change whose effective time is latest at or before `asOf` (of two at one
+    /// instant, the later recorded); before any, the value the ledger was created with (name,
+    /// time zone, base currency, whatever the day) or the default.
     package static func read(_ db: Database, point: PointInTime) throws -> LedgerSettings {
         let values = try LedgerSetting.allCases.map { try value(of: $0, at: point, db) }
         func text(_ setting: LedgerSetting) -> String { values.first { $0.setting == setting }!.value }
@@ -178,15 +178,19 @@ public struct LedgerSettings: Hashable, Sendable {
     }
 
     private static func value(of setting: LedgerSetting, at point: PointInTime, _ db: Database) throws -> SettingValue {
-        let inForce = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT value, effective_at, sequence, recorded_at FROM settings_history
-            WHERE setting = ? AND effective_at <= ? AND recorded_at <= ?
-            ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """), arguments: [setting.rawValue, point.effectiveBound, point.recordedBound])
+        // What `ledger_created` set is the value before any change, whatever the day asked
+        // about (records are often backdated before the ledger was created): it never
+        // competes by effective time with a change.
         let created = setting.defaultValue == nil ? try Row.fetchOne(db.cachedStatement(sql: """
             SELECT value, effective_at, sequence, recorded_at FROM settings_history
             WHERE setting = ? ORDER BY sequence LIMIT 1
             """), arguments: [setting.rawValue]) : nil
+        let createdSequence: Int64 = created?[SettingsColumns.sequence] ?? -1
+        let inForce = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT value, effective_at, sequence, recorded_at FROM settings_history
+            WHERE setting = ? AND effective_at <= ? AND recorded_at <= ? AND sequence > ?
+            ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """), arguments: [setting.rawValue, point.effectiveBound, point.recordedBound, createdSequence])
         if let row = inForce ?? created {
             return SettingValue(setting: setting, value: row[SettingsColumns.value], since: row.instant(SettingsColumns.effectiveAt),
                                 recordedAt: row.instant(SettingsColumns.recordedAt), sequence: row[SettingsColumns.sequence])

@@ -85,7 +85,7 @@ enum EnvelopeRecords {
     /// The envelope's first day; nil when it was never created.
     static func startDate(of envelopeId: String, _ db: Database) throws -> LocalDate? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT start_date FROM envelopes WHERE envelope_id = ?"), arguments: [envelopeId])
-            .map { LocalDate(daysSinceEpoch: $0) }
+            .map { LocalDate(daysSinceEpoch: Int($0)) }
     }
 
     /// Whether the account was opened for envelope budgeting.

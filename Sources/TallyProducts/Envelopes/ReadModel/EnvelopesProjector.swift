@@ -117,11 +117,14 @@ public struct EnvelopesProjector: SnapshotTaking {
             try changed(at: event.effectiveAt)
         }
         /// The base currency in force at the event's effective time, as recorded so far (the
-        /// one the command decided by, ``EnvelopeBook/decisionBase(at:)``); before any took
-        /// effect, the one the ledger was created with.
+        /// one the command decided by, ``EnvelopeBook/decisionBase(at:)``): the latest change
+        /// by then; before any, the one the ledger was created with (the first row).
         func currentBase() throws -> String {
-            try String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies WHERE effective_at <= ? ORDER BY effective_at DESC, sequence DESC LIMIT 1",
-                                arguments: [effective])
+            try String.fetchOne(db, sql: """
+                SELECT currency FROM envelope_base_currencies
+                WHERE effective_at <= ? AND sequence > (SELECT MIN(sequence) FROM envelope_base_currencies)
+                ORDER BY effective_at DESC, sequence DESC LIMIT 1
+                """, arguments: [effective])
                 ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
                 ?? { throw LedgerError(.inconsistentLog, "event \(event.sequence) (\(event.type.name)) comes before any base currency: the log has no ledger_created before it") }()
         }
@@ -255,7 +258,11 @@ extension EnvelopeBook {
         func instant(_ row: Row) -> Instant { row.instant(EnvelopeColumns.effectiveAt) }
         func sequence(_ row: Row) -> UInt64 { row.sequence(EnvelopeColumns.sequence) }
         func recorded(_ row: Row) -> Instant { row.instant(EnvelopeColumns.recordedAt) }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_base_currencies WHERE \(window) ORDER BY sequence", arguments: arguments) {
+        // The first row is the ledger's creation: the base currency before any change, whatever the day.
+        let created = try Row.fetchOne(db, sql: "SELECT sequence, currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
+        book.createdBaseCurrency = try created.map { try Commodity.named($0[EnvelopeColumns.currency]) }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_base_currencies WHERE \(window) AND sequence > ? ORDER BY sequence",
+                                    arguments: arguments + [created.map(sequence).map(Int64.init) ?? -1]) {
             book.baseCurrencies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: try Commodity.named(row[EnvelopeColumns.currency])))
         }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_accounts WHERE \(window)", arguments: arguments) {

@@ -24,7 +24,7 @@ public struct NetWorthProjector: SnapshotTaking {
     }
     public let cacheTables = ["nw_snapshots"]
 
-    /// Snapshots of every item's active value and the FX quotes in force (``NetWorthSnapshot``).
+    /// Snapshots of every item's active value (``NetWorthSnapshot``).
     static let snapshots = SnapshotTable(name: "nw_snapshots")
 
     public func createTables(_ db: Database) throws {
@@ -107,8 +107,8 @@ public struct NetWorthProjector: SnapshotTaking {
         let recorded = event.recordedAt.microsecondsSinceEpoch
         let sequence = Int64(event.sequence)
         /// A row that net worth reads by its effective time retires the snapshots it falls in.
-        /// Base currencies and the staleness threshold are not in snapshots (answers apply
-        /// the ones known at the instant asked about), nor are tags and reminders.
+        /// Base currencies, FX rates and the staleness threshold are not in snapshots (answers
+        /// apply the ones known at the instant asked about), nor are tags and reminders.
         func changed(at instant: Int64) throws {
             try Self.snapshots.supersede(effectiveAt: Instant(microsecondsSinceEpoch: instant), recordedAt: event.recordedAt, db)
         }
@@ -176,7 +176,7 @@ public struct NetWorthProjector: SnapshotTaking {
             try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
             try db.execute(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)", arguments: [rate.base.code, rate.quote.code])
-            try changed(at: effective)
+            // Snapshots hold no rates (answers convert at read time): a rate retires none.
         case let change as PriceStalenessSet:
             try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])
         case let reminder as ReminderSet:

@@ -127,7 +127,6 @@ enum NetWorthSnapshots {
         ("nw_items", "added_at", "added_recorded_at"), ("nw_items", "removed_at", "removed_recorded_at"),
         ("nw_valuations", "effective_at", "recorded_at"), ("nw_override_clears", "effective_at", "recorded_at"),
         ("nw_positions", "effective_at", "recorded_at"), ("nw_prices", "effective_at", "recorded_at"),
-        ("nw_fx_rates", "effective_at", "recorded_at"),
     ])
 
     /// Net worth at `point` from the snapshot of its day, when `point.asOf` is the end of a
