@@ -28,7 +28,7 @@ import Testing
             ("/ledgers/kinds/pots/holiday/additions", #"{"amount":"300.00"}"#),
             ("/ledgers/kinds/pots/holiday/additions", #"{"amount":"120.00"}"#),
             ("/ledgers/kinds/pots/holiday/withdrawals", #"{"amount":"50.00"}"#),
-            ("/ledgers/kinds/envelope-accounts", #"{"account":"Assets:Bank","currency":"USD","opening_balance":"900.00"}"#),
+            ("/ledgers/kinds/envelope-accounts", #"{"account":"Assets:Bank","currency":"USD","opening_balance":"900.00","effective_at":"2026-01-01"}"#),
             ("/ledgers/kinds/envelopes", #"{"id":"food","name":"Food","interval":"monthly","budgeted":"400.00","start_date":"2026-01-01"}"#),
             ("/ledgers/kinds/envelope-transactions", #"{"id":"t1","account":"Assets:Bank","amount":"-40.00","envelope":"food","effective_at":"2026-01-05"}"#),
             ("/ledgers/kinds/assets", #"{"id":"flat","name":"Flat","category":"property","type":"real_estate","currency":"USD"}"#),
