@@ -144,34 +144,10 @@ import TallyTestSupport
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources/TallyEngine/TallyEngine.docc")
 
-    /// The snippets of this file, by article, with their common indentation removed.
-    static func snippets() throws -> [(article: String, text: String)] {
-        let lines = try String(contentsOfFile: #filePath, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        var found: [(article: String, text: String)] = []
-        var current: (article: String, lines: [Substring])?
-        for line in lines {
-            let trimmed = line.drop(while: { $0 == " " })
-            if trimmed.hasPrefix("// snippet ") {
-                current = (String(trimmed.dropFirst("// snippet ".count)), [])
-            } else if trimmed == "// end snippet", let snippet = current {
-                let indent = snippet.lines.filter { !$0.isEmpty }.map { $0.prefix(while: { $0 == " " }).count }.min() ?? 0
-                found.append((snippet.article, snippet.lines.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")))
-                current = nil
-            } else if current != nil {
-                current!.lines.append(line)
-            }
-        }
-        return found
-    }
-
     @Test func everySnippetCompiledHereIsWordForWordInItsArticle() throws {
-        let snippets = try Self.snippets()
+        let snippets = try DocCSnippets.drifted(fromSource: #filePath, articles: Self.articles.path)
         #expect(snippets.count == 9)
-        for snippet in snippets {
-            let article = try String(contentsOf: Self.articles.appendingPathComponent(snippet.article), encoding: .utf8)
-            #expect(article.contains("```swift\n" + snippet.text + "\n```") || article.contains(snippet.text + "\n```"),
-                    "\(snippet.article) no longer holds:\n\(snippet.text)")
-        }
+        #expect(snippets.problems.isEmpty, "\(snippets.problems.joined(separator: "\n\n"))")
     }
 
     /// The lower layers' errors reach an embedder only inside a `LedgerError`: no article may

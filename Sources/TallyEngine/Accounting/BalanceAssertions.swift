@@ -24,6 +24,6 @@ extension Ledger {
         // Effective at noon of that day, so it sorts inside the day it is about.
         let noon = Instant(microsecondsSinceEpoch: calendar.startOfDay(date).microsecondsSinceEpoch + 12 * 3_600_000_000)
         let asserted = NewEvent(effectiveAt: noon, body: EventBody(BalanceAsserted(account: account, amount: amount)))
-        return try perform(idempotencyKey: idempotencyKey, request: asserted, dated: true) { _ in [asserted] }
+        return try perform(idempotencyKey: idempotencyKey, request: asserted, requestHasEffectiveTime: true) { _ in [asserted] }
     }
 }

@@ -12,6 +12,13 @@ public enum LedgerAccounts {
     /// The trading account that balances a cross-currency transfer per currency.
     public static let conversion = "Equity:Conversion"
 
+    /// The outside world that deposits come from (the wallet's and the wealth account's).
+    public static let deposits = "External:Deposits"
+    /// The outside world that purchases pay.
+    public static let purchases = "External:Purchases"
+    /// The outside world that withdrawals go to.
+    public static let withdrawals = "External:Withdrawals"
+
     /// The kind of an account from its name: the first segment for user accounts
     /// (`Assets`, `Liabilities`, `Income`, `Expenses`, `Equity`), the product's kind for
     /// product accounts; nil for a name no rule covers.

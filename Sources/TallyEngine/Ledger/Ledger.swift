@@ -772,19 +772,30 @@ public final class Ledger: Sendable {
     ///   - idempotencyKey: put on the first event; a repeat returns the first result.
     ///   - request: the first event, built from the command's input alone, that a repeat of
     ///     the key is compared with (``LedgerCommand/request``).
-    ///   - dated: whether the caller gave the request's effective time.
+    ///   - requestHasEffectiveTime: whether the caller gave the request's effective time
+    ///     (``LedgerCommand/requestHasEffectiveTime``).
     ///   - plan: reads state and returns the events to append, or throws ``LedgerError``.
     @discardableResult
     public func perform(
-        idempotencyKey: String? = nil, request: NewEvent? = nil, dated: Bool = false,
+        idempotencyKey: String? = nil, request: NewEvent? = nil, requestHasEffectiveTime: Bool = false,
         _ plan: (Database) throws -> [NewEvent]
     ) throws -> CommandResult {
         // The caller waits for the outcome, so the plan never outlives this call, and it runs
         // on whichever thread leads the group while this one waits: never two at once.
         try withoutActuallyEscaping(plan) { plan in
             let sendable = unsafeBitCast(plan, to: (@Sendable (Database) throws -> [NewEvent]).self)
-            return try run(LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: dated, plan: sendable))
+            return try run(LedgerCommand(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: requestHasEffectiveTime, plan: sendable))
         }
+    }
+
+    /// The former spelling of ``perform(idempotencyKey:request:requestHasEffectiveTime:_:)``:
+    /// `dated` was the same flag as ``LedgerCommand/requestHasEffectiveTime`` under another name.
+    @available(*, deprecated, renamed: "perform(idempotencyKey:request:requestHasEffectiveTime:_:)")
+    @discardableResult
+    public func perform(
+        idempotencyKey: String? = nil, request: NewEvent? = nil, dated: Bool, _ plan: (Database) throws -> [NewEvent]
+    ) throws -> CommandResult {
+        try perform(idempotencyKey: idempotencyKey, request: request, requestHasEffectiveTime: dated, plan)
     }
 
     /// Appends events as given (an import of events in their JSON form) as one atomic

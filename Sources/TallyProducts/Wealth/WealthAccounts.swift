@@ -10,11 +10,4 @@ extension LedgerAccounts {
     public static func spend(_ account: String) -> String { "Wealth:\(account):Spend" }
     /// What splits and round-ups invest.
     public static func invest(_ account: String) -> String { "Wealth:\(account):Invest" }
-
-    /// The outside world that deposits come from.
-    public static let deposits = "External:Deposits"
-    /// The outside world that card purchases pay.
-    public static let purchases = "External:Purchases"
-    /// The outside world that withdrawals go to.
-    public static let withdrawals = "External:Withdrawals"
 }

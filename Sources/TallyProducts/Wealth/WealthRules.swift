@@ -171,19 +171,9 @@ public enum WealthRules {
     public static func requireSpendCovers(
         _ amount: Money, lowestSpend: (amount: Money, date: LocalDate), on date: LocalDate, account: String, what: String
     ) throws {
-        guard try lowestSpend.amount.isLess(than: amount) else { return }
         // Amounts stay out of messages (they reach logs); the account, currency and days say where.
-        let code = amount.commodity.code
-        if lowestSpend.date <= date {
-            throw LedgerError(
-                .insufficientFunds,
-                "the Spend balance in \(code) of wealth account '\(account)' on \(date) is less than \(what); deposit more or pay less"
-            )
-        }
-        throw LedgerError(
-            .insufficientFunds,
-            "\(what) on \(date) would take the Spend balance in \(code) of wealth account '\(account)' below zero on \(lowestSpend.date), where payments are already recorded; deposit more or pay less"
-        )
+        try PlanReads.requireCovers(amount, lowest: lowestSpend, on: date,
+                                    balance: "the Spend balance in \(amount.commodity.code) of wealth account '\(account)'", what: what)
     }
 
     /// Refuses a backdated change of a setting that an event recorded after it was decided by

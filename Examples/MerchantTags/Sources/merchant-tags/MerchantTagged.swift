@@ -45,3 +45,23 @@ extension LedgerCommand {
         }
     }
 }
+
+extension LedgerCommand {
+    /// The example's money rule: pays `amount` out of `account` to the merchant tagged on
+    /// `supplier` (an expense account), and never lets `account` go below zero, at the payment's
+    /// effective time or at any later one where payments are already recorded. Its plan reads
+    /// the balances through the engine's public `PlanReads`, in the pipeline's transaction: no
+    /// copy of the balances of its own.
+    static func pay(
+        _ amount: Money, from account: String, to supplier: String, key: String, at instant: Instant, calendar: LedgerCalendar
+    ) -> LedgerCommand {
+        let request = NewEvent(effectiveAt: instant, body: EventBody(JournalEntryPosted(account: supplier, counterAccount: account, amount: amount)))
+        return LedgerCommand(idempotencyKey: key, request: request, requestHasEffectiveTime: true) { db in
+            guard let merchant = try MerchantTagQueries.merchant(of: supplier).fetch(db) else {
+                throw LedgerError(.notFound, "no merchant tagged on '\(supplier)' to pay")
+            }
+            try PlanReads(db).requireCovers(amount, from: account, at: instant, calendar: calendar, what: "the payment to \(merchant)")
+            return [request]
+        }
+    }
+}

@@ -128,7 +128,8 @@ struct MerchantTagsExample {
             ("as of 2026-05-05, known at 2026-05-15", may5, may15, ["Assets:Till": "120.00", "Income:Sales": "-120.00"]),
         ]
         for (label, asOf, knownAt, expected) in expectations {
-            let balances = amounts(try ledger.balances(asOf: asOf, knownAt: knownAt))
+            // The async read: the calling task suspends while SQLite is read on the engine's pool.
+            let balances = amounts(try await ledger.async.balances(asOf: asOf, knownAt: knownAt))
             try check(balances == (try expected.mapValues(usd)), "balances \(label): \(describe(balances))")
             print("balances \(label): \(describe(balances))")
         }
@@ -148,7 +149,49 @@ struct MerchantTagsExample {
         }
         print("read model (tags per merchant): \(view); the same after rebuild")
 
-        // 6. Close; the observer saw every committed event once, in order.
+        // 6. The embedder's own overdraft rule (`LedgerCommand.pay`): a payment backdated to
+        // 2026-05-02 that the till held then, but that would leave it below zero from 05-03 on,
+        // where the supplies purchase is already recorded, is refused; the refusal is told apart
+        // by its code, not its text. A smaller one is paid, and its repeat appends nothing.
+        try clock.set("2026-05-23T09:00:00Z")
+        let payments: [(amount: String, on: String, key: String)] = [("100.00", "2026-05-02T12:00:00Z", "pay-1"), ("80.00", "2026-05-23T09:00:00Z", "pay-2")]
+        for payment in payments {
+            let command = LedgerCommand.pay(try usd(payment.amount), from: "Assets:Till", to: "Expenses:Supplies", key: payment.key,
+                                            at: try Instant(parsing: payment.on), calendar: ledger.calendar)
+            do {
+                let paid = try await ledger.run(command)
+                try check(payment.key == "pay-2" && paid.events.count == 1, "\(payment.key) was recorded")
+                let again = try await ledger.run(command)
+                try check(again.wasAlreadyApplied, "repeating \(payment.key) appended \(again.events.count) events")
+            } catch let refusal as LedgerError {
+                switch refusal.code {
+                case .insufficientFunds:
+                    try check(payment.key == "pay-1" && refusal.message.contains("below zero on 2026-05-03"), "\(payment.key) refused: \(refusal.message)")
+                    print("payment \(payment.key): refused (\(refusal.code.name)): \(refusal.message)")
+                case .notFound, .invalidArgument, .idempotencyConflict:
+                    throw CheckFailed(description: "\(payment.key) refused as \(refusal.code.name): \(refusal.message)")
+                default:
+                    throw refusal
+                }
+            }
+        }
+        let till = try await ledger.wallet.balance(of: "Assets:Till", in: .usd)
+        try check(till == (try usd("4.50")), "the till after paying 80.00: \(till)")
+        print("payments: 100.00 backdated refused (overdraft on 2026-05-03), 80.00 paid, till 4.50 USD")
+
+        // 7. The engine's plain wallet: deposits, a purchase, a transfer; no product to configure.
+        let float = "Assets:Float"
+        try await ledger.wallet.deposit(try usd("40.00"), into: float, payee: "Owner", idempotencyKey: "float-1")
+        try await ledger.wallet.purchase(try usd("15.25"), from: float, merchant: "Corner Grocer", idempotencyKey: "float-2")
+        try await ledger.wallet.transfer(try usd("20.00"), from: float, to: "Assets:Till", idempotencyKey: "float-3")
+        _ = try await expectRefusal(.insufficientFunds, "a purchase beyond the float") {
+            try await ledger.wallet.purchase(try usd("5.00"), from: float, merchant: "Paper Co", idempotencyKey: "float-4")
+        }
+        let floatLeft = try await ledger.wallet.balance(of: float, in: .usd)
+        try check(floatLeft == (try usd("4.75")), "the float: \(floatLeft)")
+        print("wallet: float 40.00 in, 15.25 spent, 20.00 to the till, a 5.00 purchase refused; 4.75 USD left")
+
+        // 8. Close; the observer saw every committed event once, in order.
         let last = ledger.head.sequence
         try ledger.close()
         let seen = try await observer.value
@@ -157,7 +200,7 @@ struct MerchantTagsExample {
         try check(seenTags == recorded.sorted { $0.sequence < $1.sequence }, "the observer's tags differ from those the commands recorded")
         print("observer: events 1...\(last), each once, in order")
 
-        // 7. Verify the store with the same feature, and reopen it.
+        // 9. Verify the store with the same feature, and reopen it.
         let verification = try StoreVerifier.verify(at: store, options: options)
         try check(verification.isIntact, "verify: \(verification.outcome): \(verification.problems)")
         let reopened = try Ledger.open(at: store, options: options)
