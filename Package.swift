@@ -18,6 +18,15 @@ let package = Package(
         .library(name: "TallyService", targets: ["TallyService"]),
         .executable(name: "tally", targets: ["TallyCLI"]),
     ],
+    // The `tally` command and its HTTP service need packages a library user does not: the
+    // argument parser, Hummingbird, swift-nio, service lifecycle, swift-log, metrics and
+    // Prometheus. They sit behind one trait, on by default; an application that embeds the
+    // engine or the products depends on Tally with `traits: []`, and SwiftPM then neither
+    // resolves nor builds them (Examples/MerchantTags does; docs/embedding.md).
+    traits: [
+        .trait(name: "Tools", description: "The tally command and its HTTP service (TallyCLI, TallyService) and their dependencies."),
+        .default(enabledTraits: ["Tools"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -85,16 +94,16 @@ let package = Package(
                 "TallyEngine",
                 "TallyLog",
                 "TallyProducts",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Tools"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Tools"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -104,8 +113,8 @@ let package = Package(
                 "Tally",
                 "TallyLog",
                 "TallyService",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -156,11 +165,11 @@ let package = Package(
             dependencies: [
                 "TallyService",
                 "Tally",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             swiftSettings: strictSettings
         ),

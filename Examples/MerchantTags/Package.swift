@@ -15,7 +15,9 @@ let package = Package(
     name: "MerchantTags",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Tally", path: "../.."),
+        // `traits: []`: without the `Tools` trait SwiftPM neither resolves nor builds what only
+        // the `tally` command and its HTTP service use.
+        .package(name: "Tally", path: "../..", traits: []),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
