@@ -125,7 +125,7 @@ actor LedgerPool: Service {
         try Self.validate(id: id)
         try requireOpenForBusiness()
         guard cluster == nil else {
-            throw Problem(.notImplemented, "restore_unsupported", "a node of a shared deployment does not restore over HTTP; run `tally restore --postgres` against the database")
+            throw Problem(.notImplemented, "restore_unsupported", "a node of a shared deployment does not restore over HTTP; run `tally restore FILE --store postgresql://…?ledger=NAME` against the database")
         }
         let path = path(of: id)
         if open[id] != nil || opening[id] != nil || FileManager.default.fileExists(atPath: path) {
