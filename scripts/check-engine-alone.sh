@@ -15,6 +15,8 @@ rm -rf "$PACKAGE"
 mkdir -p "$PACKAGE/Sources" "$PACKAGE/Tests"
 for module in CLZ4 CLibPQ TallyLog TallyEngine; do cp -R "Sources/$module" "$PACKAGE/Sources/"; done
 for tests in TallyEngineTests TallyTestSupport PostgresTestSupport; do cp -R "Tests/$tests" "$PACKAGE/Tests/"; done
+# The throwaway PostgreSQL cluster of the suites that run on both log backends.
+mkdir -p "$PACKAGE/scripts" && cp -R scripts/postgres "$PACKAGE/scripts/"
 # The manifest: the root one's engine targets and dependencies, nothing of the products.
 python3 - "$PACKAGE/Package.swift" <<'PY'
 import re, sys
