@@ -61,20 +61,26 @@ extension Ledger {
             var running = try PostingRecords.openingBalances(of: account, before: start, recordedBound: known, db)
             var entries: [AuditEntry] = []
             try PostingRecords.forEach(of: account, effectiveFrom: start, through: end, recordedBound: known, db) { posting in
-                let code = posting.amount.commodity.code
-                let (balance, overflow) = (running[code] ?? 0).addingReportingOverflow(posting.amount.minorUnits)
-                guard !overflow else { throw MoneyError.overflowing("the running balance of \(account)") }
-                running[code] = balance
-                let eventCode = posting.eventCode
-                entries.append(AuditEntry(
-                    sequence: posting.sequence, recordedAt: posting.recordedAt,
-                    effectiveAt: posting.effectiveAt, effectiveDate: calendar.date(of: posting.effectiveAt),
-                    eventType: catalog.type(code: eventCode)?.name ?? "code \(eventCode)",
-                    cause: posting.cause, amount: posting.amount,
-                    balance: Money(minorUnits: balance, commodity: posting.amount.commodity)))
+                entries.append(try auditEntry(posting, of: account, running: &running, calendar))
             }
             return entries
         }
+    }
+
+    /// One leg of an audit as an entry: the running balance in its commodity moved by it
+    /// (`running` holds one per commodity code), and its event type named from the catalog.
+    private func auditEntry(_ posting: PostingRecords.Leg, of account: String, running: inout [String: Int64], _ calendar: LedgerCalendar) throws -> AuditEntry {
+        let code = posting.amount.commodity.code
+        let (balance, overflow) = (running[code] ?? 0).addingReportingOverflow(posting.amount.minorUnits)
+        guard !overflow else { throw MoneyError.overflowing("the running balance of \(account)") }
+        running[code] = balance
+        let eventCode = posting.eventCode
+        return AuditEntry(
+            sequence: posting.sequence, recordedAt: posting.recordedAt,
+            effectiveAt: posting.effectiveAt, effectiveDate: calendar.date(of: posting.effectiveAt),
+            eventType: catalog.type(code: eventCode)?.name ?? "code \(eventCode)",
+            cause: posting.cause, amount: posting.amount,
+            balance: Money(minorUnits: balance, commodity: posting.amount.commodity))
     }
 }
 
@@ -198,17 +204,7 @@ extension Ledger {
             var entries: [AuditEntry] = []
             entries.reserveCapacity(legs.count)
             for (posting, _) in legs {
-                let code = posting.amount.commodity.code
-                let (balance, overflow) = (running[code] ?? 0).addingReportingOverflow(posting.amount.minorUnits)
-                guard !overflow else { throw MoneyError.overflowing("the running balance of \(account)") }
-                running[code] = balance
-                let eventCode = posting.eventCode
-                entries.append(AuditEntry(
-                    sequence: posting.sequence, recordedAt: posting.recordedAt,
-                    effectiveAt: posting.effectiveAt, effectiveDate: calendar.date(of: posting.effectiveAt),
-                    eventType: catalog.type(code: eventCode)?.name ?? "code \(eventCode)",
-                    cause: posting.cause, amount: posting.amount,
-                    balance: Money(minorUnits: balance, commodity: posting.amount.commodity)))
+                entries.append(try auditEntry(posting, of: account, running: &running, calendar))
             }
             let next = more ? legs.last.map { AuditPosition(effectiveAt: $0.key.effectiveAt, sequence: UInt64($0.key.sequence), ordinal: $0.key.leg) } : nil
             return AuditPage(entries: entries, next: next)
