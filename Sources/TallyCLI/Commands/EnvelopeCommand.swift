@@ -98,6 +98,7 @@ struct EnvelopeBudgetCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
+            _ = try CLIParse.decimal(budget, option: "--budget")   // a malformed amount is named before the envelope is looked up
             let amount = try EnvelopeCLI.money(budget, try ledger.envelopeCurrency(id), "--budget")
             let result = try ledger.changeEnvelopeBudget(id, budgeted: amount, interval: try interval.map(EnvelopeCLI.interval),
                                                                effectiveAt: try CLITime.effective(from, option: "--from", ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
@@ -117,6 +118,7 @@ struct EnvelopeFundCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withLedger { ledger in
+            _ = try CLIParse.decimal(amount, option: "--amount")   // a malformed amount is named before the envelope is looked up
             let money = try EnvelopeCLI.money(amount, try ledger.envelopeCurrency(id), "--amount")
             EnvelopeCLI.report(try ledger.fundEnvelope(id, amount: money, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey), "Funded \(id) with \(EnvelopeCLI.text(money))")
         }
