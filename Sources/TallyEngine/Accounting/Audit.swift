@@ -1,3 +1,5 @@
+import GRDB
+
 /// One change to an account: the event that caused it, its times, the amount and the
 /// balance after it (per commodity, in effective-time order).
 public struct AuditEntry: Hashable, Sendable {
@@ -52,12 +54,7 @@ extension Ledger {
     public func audit(account: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil) throws -> [AuditEntry] {
         let calendar = self.calendar
         return try read { db in
-            guard try AccountRecords.exists(account, db) else {
-                throw LedgerError(.notFound, "no account '\(account)' has moved; `tally balances` lists the accounts")
-            }
-            let start = from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min
-            let end = through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
-            let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
+            let (start, end, known) = try auditBounds(account, from: from, through: through, knownAt: knownAt, calendar, db)
             var running = try PostingRecords.openingBalances(of: account, before: start, recordedBound: known, db)
             var entries: [AuditEntry] = []
             try PostingRecords.forEach(of: account, effectiveFrom: start, through: end, recordedBound: known, db) { posting in
@@ -65,6 +62,20 @@ extension Ledger {
             }
             return entries
         }
+    }
+
+    /// What an audit of `account` reads, in microseconds: effective from the start of `from`'s
+    /// day through the end of `through`'s, recorded by `knownAt` (unbounded where nil); refused
+    /// (`notFound`) for an account that never moved.
+    private func auditBounds(
+        _ account: String, from: LocalDate?, through: LocalDate?, knownAt: Instant?, _ calendar: LedgerCalendar, _ db: Database
+    ) throws -> (start: Int64, end: Int64, known: Int64) {
+        guard try AccountRecords.exists(account, db) else {
+            throw LedgerError(.notFound, "no account '\(account)' has moved; `tally balances` lists the accounts")
+        }
+        return (from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min,
+                through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max,
+                knownAt?.microsecondsSinceEpoch ?? Int64.max)
     }
 
     /// One leg of an audit as an entry: the running balance in its commodity moved by it
@@ -191,12 +202,7 @@ extension Ledger {
         guard limit >= 1 else { throw LedgerError(.invalidArgument, "an audit page holds at least 1 change, not \(limit)") }
         let calendar = self.calendar
         return try read { db in
-            guard try AccountRecords.exists(account, db) else {
-                throw LedgerError(.notFound, "no account '\(account)' has moved; `tally balances` lists the accounts")
-            }
-            let start = from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min
-            let end = through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
-            let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
+            let (start, end, known) = try auditBounds(account, from: from, through: through, knownAt: knownAt, calendar, db)
             let key = position.map { (effectiveAt: $0.effectiveAt, sequence: Int64(clamping: $0.sequence), leg: $0.ordinal) }
             var running = try key.map { try PostingRecords.balances(of: account, through: $0, recordedBound: known, db) }
                 ?? PostingRecords.openingBalances(of: account, before: start, recordedBound: known, db)
