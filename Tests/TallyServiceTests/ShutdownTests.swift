@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 import Tally
 import Testing
@@ -60,6 +62,135 @@ import Testing
             }
         }
         try? FileManager.default.removeItem(atPath: service.directory)
+    }
+}
+
+extension ShutdownTests {
+    /// When shutdown begins, a command whose body is still arriving and a request already
+    /// sent on a kept-alive connection are both answered in full (with `Connection: close`),
+    /// while a new connection is refused.
+    @Test func requestsInFlightWhenShutdownBeginsGetWholeAnswersWhileNewConnectionsAreRefused() async throws {
+        // A grace long enough for a loaded machine: the test waits for the refusal before sending.
+        let service = try await ServiceHarness.start { $0.shutdownGraceMilliseconds = 30_000 }
+        try await service.createLedger("drain")
+        let body = #"{"amount":"12.34","external_id":"drain-1"}"#
+        let split = body.index(body.startIndex, offsetBy: 10)
+        let head = "POST /ledgers/drain/wealth/main/deposits HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer \(ServiceHarness.adminKey)\r\n"
+            + "Idempotency-Key: drain-1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        let balances = "GET /ledgers/drain/balances HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer \(ServiceHarness.adminKey)\r\n\r\n"
+
+        let reading = try await RawConnection.open(port: service.port)
+        let kept = try await RawConnection.open(port: service.port)
+        // One exchange, so the second connection is kept alive and idle when shutdown begins.
+        try await kept.send(balances)
+        let first = try await kept.response()
+        #expect(first.status == 200, "\(first.text)")
+        // The command's head and part of its body: the server is reading it.
+        try await reading.send(head + String(body[..<split]))
+
+        let stopping = Task { try await service.stop() }
+        let refused = try await service.eventually(attempts: 1500) { await !RawConnection.canConnect(port: service.port) }
+        #expect(refused, "a new connection is refused once shutdown began")
+
+        try await reading.send(String(body[split...]))
+        let created = try await reading.response()
+        #expect(created.status == 201, "the command being read is answered: \(created.text)")
+        #expect(created.headers["connection"] == "close")
+        #expect(created.body.contains("\"events\""), "a whole answer: \(created.text)")
+
+        try await kept.send(balances)
+        let second = try await kept.response()
+        #expect(second.status == 200, "the request sent on the kept-alive connection is answered: \(second.text)")
+        #expect(second.headers["connection"] == "close")
+        #expect(second.body.contains("\"balances\""), "\(second.text)")
+        #expect(try await kept.closedByServer(), "the connection closes after its answer")
+        try await reading.close()
+        try await kept.close()
+
+        try await stopping.value
+        let store = try Ledger.open(at: service.directory + "/ledgers/drain", options: .standard)
+        defer { try? store.close() }
+        let answer = (try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any]) ?? [:]
+        let sequences = answer.objects("events").compactMap { $0["seq"] as? Int }
+        #expect(!sequences.isEmpty, "\(created.body)")
+        for sequence in sequences {
+            #expect(try store.loggedEvent(at: UInt64(sequence)) != nil, "seq \(sequence) was acknowledged during the shutdown")
+        }
+        try? FileManager.default.removeItem(atPath: service.directory)
+    }
+}
+
+/// A raw HTTP/1.1 connection, request by request, as a client that keeps its connection alive.
+private final class RawConnection: @unchecked Sendable {
+    struct Answer {
+        let status: Int
+        let headers: [String: String]
+        let body: String
+        var text: String { "\(status) \(headers) \(body)" }
+    }
+
+    private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private var buffer = ""
+
+    private init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) throws {
+        self.channel = channel
+        inbound = channel.inbound.makeAsyncIterator()
+    }
+
+    static func open(port: Int) async throws -> RawConnection {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        return try RawConnection(channel: channel)
+    }
+
+    /// Whether a new connection to the port is accepted now.
+    static func canConnect(port: Int) async -> Bool {
+        guard let connection = try? await open(port: port) else { return false }
+        try? await connection.close()
+        return true
+    }
+
+    func send(_ text: String) async throws {
+        try await channel.outbound.write(ByteBuffer(string: text))
+    }
+
+    /// The next whole response (its head, then `Content-Length` bytes of body); throws when
+    /// the connection ends before it is whole.
+    func response() async throws -> Answer {
+        while true {
+            if let end = buffer.range(of: "\r\n\r\n") {
+                let lines = buffer[..<end.lowerBound].components(separatedBy: "\r\n")
+                var headers: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                let length = Int(headers["content-length"] ?? "0") ?? 0
+                let bodyBytes = Array(buffer[end.upperBound...].utf8)
+                if bodyBytes.count >= length {
+                    let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+                    let body = String(decoding: bodyBytes[..<length], as: UTF8.self)
+                    buffer = String(decoding: bodyBytes[length...], as: UTF8.self)
+                    return Answer(status: status, headers: headers, body: body)
+                }
+            }
+            guard let chunk = try await inbound.next() else {
+                throw ServiceError("the connection closed before a whole response; received: \(buffer)")
+            }
+            buffer += String(buffer: chunk)
+        }
+    }
+
+    /// Whether the server closed the connection (nothing more arrives).
+    func closedByServer() async throws -> Bool {
+        try await inbound.next() == nil
+    }
+
+    func close() async throws {
+        try? await channel.channel.close()
     }
 }
 

@@ -101,4 +101,42 @@ import TallyTestSupport
             #expect(throws: LedgerError.self) { try ledger.auditPage(.account(LedgerAccounts.spend("main")), limit: 0) }
         }
     }
+
+    @Test(arguments: [UInt64(0x5A1E_A0D1), 0xC0FFEE])
+    func pagingThroughAnAssetsValueGivesItsWholeAuditExactly(seed: UInt64) throws {
+        let seed = TestSeed.value(default: seed)
+        try withTemporaryStore { root in
+            var random = SplitMix64(seed: seed)
+            let clock = ManualClock("2026-01-10T12:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            try ledger.addAsset(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .usd,
+                                effectiveAt: ledger.calendar.startOfDay(day("2025-11-01")))
+            var recorded: [Instant] = []
+            for _ in 0..<120 {
+                clock.advance(seconds: Int64.random(in: 1...50_000, using: &random))
+                // Backdated up to 30 days, often to the same hour as another; a value repeated
+                // now and then (no change to report).
+                let back = [0, 0, 3_600, 86_400, 86_400 * 30].randomElement(using: &random)!
+                let effective = Instant(microsecondsSinceEpoch: (clock.now.microsecondsSinceEpoch / 3_600_000_000 - Int64(back) / 3_600) * 3_600_000_000)
+                let value = Money(minorUnits: Int64.random(in: 1...6, using: &random) * 5_000_000, commodity: .usd)
+                try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: value, source: .manual, effectiveAt: effective)
+                recorded.append(clock.now)
+            }
+            clock.advance(seconds: 86_400)
+            try ledger.removeAsset("flat")
+            recorded.append(clock.now)
+            let days = recorded.map { ledger.calendar.date(of: $0) }
+            let windows: [(LocalDate?, LocalDate?)] = [(nil, nil), (days[40], nil), (nil, days[80]), (days[20], days[90])]
+            for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
+                for (from, through) in windows {
+                    let whole = try ledger.auditValue(of: .asset, "flat", from: from, through: through, knownAt: knownAt)
+                    for limit in [1, 3, 1_000] {
+                        let paged = try pages(ledger, .asset("flat"), from: from, through: through, knownAt: knownAt, limit: limit)
+                        #expect(paged == whole, "seed \(seed): limit \(limit), from \(String(describing: from)), through \(String(describing: through)), known at \(String(describing: knownAt)): \(paged.count) paged, \(whole.count) whole")
+                    }
+                }
+            }
+        }
+    }
 }

@@ -67,10 +67,11 @@ extension Ledger {
         }
     }
 
-    /// One page of ``audit(_:from:through:knownAt:)`` after `position`. An account's or a
-    /// pot's page is read from the balance read model a page at a time
-    /// (``auditPage(account:from:through:knownAt:after:limit:)``); an envelope's or an item's
-    /// audit is computed from that item's own history and sliced.
+    /// One page of ``audit(_:from:through:knownAt:)`` after `position`, costing what it
+    /// returns: an account's or a pot's is read from the balance read model a page at a time
+    /// (``auditPage(account:from:through:knownAt:after:limit:)``), an item's value at the
+    /// moments the page spans (``auditValuePage(of:_:from:through:knownAt:after:limit:)``); an
+    /// envelope's is its own intervals' fold (that envelope's history, not the ledger's), sliced.
     ///
     /// - Throws: as ``audit(_:from:through:knownAt:)``; (`invalidArgument`) for a limit below 1.
     public func auditPage(
@@ -82,7 +83,12 @@ extension Ledger {
             return try auditPage(account: name, from: from, through: through, knownAt: knownAt, after: position, limit: limit)
         case .pot(let id):
             return try auditPage(account: LedgerAccounts.pot(id), from: from, through: through, knownAt: knownAt, after: position, limit: limit)
-        case .envelope, .asset, .liability:
+        case .asset(let id):
+            return try auditValuePage(of: .asset, id, from: from, through: through, knownAt: knownAt, after: position, limit: limit)
+        case .liability(let id):
+            return try auditValuePage(of: .liability, id, from: from, through: through, knownAt: knownAt, after: position, limit: limit)
+        case .envelope:
+            // An envelope's audit is its own intervals' fold (its history, not the ledger's), sliced.
             guard limit >= 1 else { throw LedgerError(.invalidArgument, "an audit page holds at least 1 change, not \(limit)") }
             return AuditPage(slicing: try audit(target, from: from, through: through, knownAt: knownAt), after: position, limit: limit)
         }

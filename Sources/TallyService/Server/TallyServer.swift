@@ -21,8 +21,10 @@ import TallyLog
 /// ```
 ///
 /// Graceful shutdown (a signal, or ``shutdown()``) ends live event streams, stops
-/// accepting connections, lets every request in flight finish (an acknowledged command is
-/// durable before its response is written), then closes every ledger.
+/// accepting connections (new ones are refused), answers in full every request in flight
+/// (being read or answered, or already sent on a kept-alive connection: see
+/// ``Configuration/shutdownGraceMilliseconds``), each with `Connection: close` (an
+/// acknowledged command is durable before its response is written), then closes every ledger.
 public final class TallyServer: Sendable {
     /// Where the server listens, where its data lives and its limits.
     public struct Configuration: Sendable {
@@ -51,6 +53,11 @@ public final class TallyServer: Sendable {
         public var headerReadTimeoutMilliseconds: Int = 10_000
         /// How long a client has to send a request's body once its head arrived.
         public var bodyReadTimeoutMilliseconds: Int = 120_000
+        /// In a graceful shutdown, how long a connection idle between two requests stays open
+        /// for a request its client had already sent when shutdown began (each such request is
+        /// answered, with `Connection: close`); a request being read or answered is always
+        /// answered in full.
+        public var shutdownGraceMilliseconds: Int = 1_000
         /// Failed authentications a minute per client address, sustained; past the burst,
         /// every request from that address that carries a key is 429 until the bucket refills.
         public var failedAuthenticationsPerMinute: Int = 120
@@ -169,10 +176,13 @@ public final class TallyServer: Sendable {
             }
         }
         let deadlines = (header: TimeAmount.milliseconds(Int64(configuration.headerReadTimeoutMilliseconds)),
-                         body: TimeAmount.milliseconds(Int64(configuration.bodyReadTimeoutMilliseconds)))
+                         body: TimeAmount.milliseconds(Int64(configuration.bodyReadTimeoutMilliseconds)),
+                         shutdownGrace: TimeAmount.milliseconds(Int64(configuration.shutdownGraceMilliseconds)))
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(header: deadlines.header, body: deadlines.body)])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                RequestDeadlineHandler(header: deadlines.header, body: deadlines.body), ShutdownDrainHandler(grace: deadlines.shutdownGrace),
+            ])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: [state.pool, WebhookDispatcher(state: state, store: state.webhooks, settings: configuration.webhooks)],
             onServerRunning: { [configuration] channel in
