@@ -94,4 +94,45 @@ import Testing
         #expect(try await service.send(.GET, "/ledgers/home/wealth/nobody/history").status == 404)
         try await service.stopAndRemove()
     }
+
+    @Test func anXRayAndAWhatIfAreServedAsTheCLIComputesThem() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("folio")
+        #expect(try await service.command("/ledgers/folio/assets", #"{"id":"flat","name":"Flat","category":"property","type":"real_estate","currency":"USD"}"#).status == 201)
+        #expect(try await service.command("/ledgers/folio/assets/flat/valuations", #"{"value":"250000.00"}"#).status == 201)
+        #expect(try await service.command("/ledgers/folio/assets/flat/tags", #"{"country":"US"}"#).status == 201)
+        let xray = try await service.send(.GET, "/ledgers/folio/xray")
+        #expect(xray.status == 200, "\(xray.text)")
+        #expect(xray.json["total"] as? String == "250000.00")
+        #expect(xray.json["base_currency"] as? String == "USD")
+        let flat = try #require(xray.json.objects("holdings").first)
+        #expect(flat["id"] as? String == "flat")
+        #expect(flat["country"] as? String == "US")
+        #expect(flat["weight_basis_points"] as? Int == 10_000, "the only holding is all of it")
+        #expect(xray.json.objects("by_type").map { $0["group"] as? String } == ["real_estate"])
+        #expect((xray.json["concentration_hundredths"] as? [String: Any])?["severity"] is String)
+
+        // What-if from the balance today, saving 500.00 a month towards 2000.00 more than it.
+        #expect(try await service.command("/ledgers/folio/wealth/main/deposits", #"{"amount":"1000.00"}"#).status == 201)
+        let probe = try await service.send(.GET, "/ledgers/folio/what-if?goal=1.00&monthly=0.00&horizon=1")
+        let start = try #require(probe.json["start_balance"] as? String, "\(probe.text)")
+        let startCents = try #require(Int(start.replacingOccurrences(of: ".", with: "")))
+        let goalCents = startCents + 200_000
+        let goal = "\(goalCents / 100).\(String(format: "%02d", goalCents % 100))"
+        let whatIf = try await service.send(.GET, "/ledgers/folio/what-if?goal=\(goal)&monthly=500.00&horizon=12")
+        #expect(whatIf.status == 200, "\(whatIf.text)")
+        #expect(whatIf.json["reached_month"] as? Int == 4, "2000.00 more at 500.00 a month: \(whatIf.text)")
+        let series = whatIf.json.objects("series")
+        #expect(series.first?["balance"] as? String == start)
+        #expect(series.count >= 5)
+        #expect(whatIf.json["complete"] as? Bool == true)
+        let never = try await service.send(.GET, "/ledgers/folio/what-if?goal=\(goal)&monthly=1.00&horizon=2")
+        #expect(never.json["reached_month"] is NSNull, "not within 2 months: \(never.text)")
+        for (query, field) in [("monthly=1.00", "goal"), ("goal=lots", "goal"), ("goal=10.00&monthly=1,5", "monthly"), ("goal=10.00&horizon=0", "horizon")] {
+            let refused = try await service.send(.GET, "/ledgers/folio/what-if?\(query)")
+            #expect(refused.status == 400, "\(query): \(refused.text)")
+            #expect(refused.json["field"] as? String == field, "\(query): \(refused.text)")
+        }
+        try await service.stopAndRemove()
+    }
 }

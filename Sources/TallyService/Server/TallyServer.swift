@@ -256,7 +256,7 @@ public final class TallyServer: Sendable {
         for definition in CommandRoutes.all {
             table.append(RouteEntry(definition.route) { try await CommandRoutes.handle(definition, $0) })
         }
-        for definition in QueryRoutes.all + ReadRoutes.all {
+        for definition in QueryRoutes.all + ReadRoutes.all + PortfolioRoutes.all {
             table.append(RouteEntry(definition.route) { try await QueryRoutes.handle(definition, $0) })
         }
         return table
