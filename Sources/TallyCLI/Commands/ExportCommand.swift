@@ -26,13 +26,7 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    enum CSVName: String, ExpressibleByArgument, CaseIterable {
-        case budgetTransactions = "budget-transactions"
-        case envelopeActivity = "envelope-activity"
-        case netWorthItems = "net-worth-items"
-        case netWorthValuations = "net-worth-valuations"
-        case wealthHistory = "wealth-history"
-    }
+    typealias CSVName = ProductCSVName
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -65,7 +59,7 @@ struct ExportCommand: ParsableCommand {
             return
         }
         if let csv {
-            let text = try Self.render(csv, ledger)
+            let text = try ledger.productCSV(csv)
             if let file {
                 try ExportFiles.write(text, to: file)
             } else {
@@ -92,17 +86,10 @@ struct ExportCommand: ParsableCommand {
             a restore gives the same answers, but its head digest differs from \(summary.head)\n
             """)
     }
-
-    private static func render(_ name: CSVName, _ ledger: Ledger) throws -> String {
-        switch name {
-        case .budgetTransactions: BudgetTransactionsCSV.render(try ledger.allBudgetTransactions())
-        case .envelopeActivity: EnvelopeActivityCSV.render(try ledger.envelopeActivity())
-        case .netWorthItems: NetWorthItemsCSV.render(try ledger.netWorth())
-        case .netWorthValuations: NetWorthValuationsCSV.render(try ledger.netWorthValueHistories())
-        case .wealthHistory: WealthHistoryCSV.render(try ledger.wealthHistories())
-        }
-    }
 }
+
+/// `--csv NAME` reads the library's names of the products' CSVs.
+extension ProductCSVName: @retroactive ExpressibleByArgument {}
 
 struct RestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -127,3 +127,36 @@ extension Ledger {
         }
     }
 }
+
+/// One of the products' CSVs, by the name `tally export --csv NAME` and the service's
+/// `GET /ledgers/{id}/exports/{name}` take; ``Ledger/productCSV(_:)`` renders it.
+public enum ProductCSVName: String, CaseIterable, Sendable {
+    /// ``BudgetTransactionsCSV``.
+    case budgetTransactions = "budget-transactions"
+    /// ``EnvelopeActivityCSV``.
+    case envelopeActivity = "envelope-activity"
+    /// ``NetWorthItemsCSV``.
+    case netWorthItems = "net-worth-items"
+    /// ``NetWorthValuationsCSV``.
+    case netWorthValuations = "net-worth-valuations"
+    /// ``WealthHistoryCSV``.
+    case wealthHistory = "wealth-history"
+}
+
+extension Ledger {
+    /// One product's CSV, whole, with its header (also for a product the ledger does not
+    /// use), exactly as ``exportProducts(toDirectory:)`` writes its file.
+    ///
+    /// ```swift
+    /// let csv = try ledger.productCSV(.budgetTransactions)   // "id,date,payee,…\n…"
+    /// ```
+    public func productCSV(_ name: ProductCSVName) throws -> String {
+        switch name {
+        case .budgetTransactions: BudgetTransactionsCSV.render(try allBudgetTransactions())
+        case .envelopeActivity: EnvelopeActivityCSV.render(try envelopeActivity())
+        case .netWorthItems: NetWorthItemsCSV.render(try netWorth())
+        case .netWorthValuations: NetWorthValuationsCSV.render(try netWorthValueHistories())
+        case .wealthHistory: WealthHistoryCSV.render(try wealthHistories())
+        }
+    }
+}

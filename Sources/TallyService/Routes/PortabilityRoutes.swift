@@ -87,7 +87,7 @@ enum PortabilityRoutes {
     }
 
     /// A library refusal of an uploaded file, as a problem: the file is the body here.
-    private static func refusal(_ error: any Error, path: String) -> any Error {
+    static func refusal(_ error: any Error, path: String) -> any Error {
         guard let refusal = LedgerError.reporting(error) else { return error }
         let importError = refusal.underlying as? ImportError
         var problem = Problem.ledger(LedgerError(refusal.code, refusal.message.replacingOccurrences(of: path, with: "body")), field: importError?.field)
@@ -96,7 +96,7 @@ enum PortabilityRoutes {
     }
 
     /// Writes the body to `path` as it arrives; 413 past `limit` bytes.
-    private static func spool(_ body: RequestBody, to path: String, limit: Int) async throws {
+    static func spool(_ body: RequestBody, to path: String, limit: Int) async throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw ServiceError("cannot create \(path)")
         }

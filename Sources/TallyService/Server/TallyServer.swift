@@ -252,6 +252,8 @@ public final class TallyServer: Sendable {
             RouteEntry(WebhookRoutes.list, { try await WebhookRoutes.handleList($0) }),
             RouteEntry(WebhookRoutes.deliveries, { try await WebhookRoutes.handleDeliveries($0) }),
             RouteEntry(WebhookRoutes.redeliver, { try await WebhookRoutes.handleRedeliver($0) }),
+            RouteEntry(FileRoutes.importBankCSV, { try await FileRoutes.handleImportBankCSV($0) }),
+            RouteEntry(FileRoutes.exportCSV, { try await FileRoutes.handleExportCSV($0) }),
         ]
         for definition in CommandRoutes.all {
             table.append(RouteEntry(definition.route) { try await CommandRoutes.handle(definition, $0) })
