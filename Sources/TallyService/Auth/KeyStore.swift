@@ -142,6 +142,24 @@ final class KeyStore: Sendable {
         }
     }
 
+    /// Revokes every key of `ledger` (its deletion); returns how many there were.
+    func revokeAll(ledger: String) throws -> Int {
+        if let shared {
+            let count = try shared.records(of: ledger).count
+            if count > 0 { try shared.publish([], of: ledger) }
+            return count
+        }
+        return try state.withLock { file in
+            let count = file.keys.filter { $0.ledger == ledger }.count
+            guard count > 0 else { return 0 }
+            var next = file
+            next.keys.removeAll { $0.ledger == ledger }
+            try persist(next)
+            file = next
+            return count
+        }
+    }
+
     private func persist(_ file: File) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -65,6 +65,8 @@ actor LedgerPool: Service {
     private var open: [String: Entry] = [:]
     private var opening: [String: Task<Ledger, any Error>] = [:]
     private var isClosing = false
+    /// Ledgers closed for an erasure or a deletion: no request opens them meanwhile.
+    private var maintenance: Set<String> = []
     private var leaseWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(directory: String, limits: Limits, options: Ledger.Options, threads: NIOThreadPool, logger: Logger, cluster: ServiceCluster? = nil) {
@@ -144,6 +146,11 @@ actor LedgerPool: Service {
     /// Takes a lease on ledger `id`, opening it when it is closed; ``release(_:)`` gives it back.
     func lease(_ id: String) async throws -> Ledger {
         try requireOpenForBusiness()
+        if maintenance.contains(id) {
+            var problem = Problem(.serviceUnavailable, "ledger_busy", "ledger '\(id)' is closed for an erasure or a deletion; retry in a moment")
+            problem.headers[.retryAfter] = "1"
+            throw problem
+        }
         if let entry = open[id] {
             entry.leases += 1
             entry.lastUsed = .now
@@ -202,6 +209,44 @@ actor LedgerPool: Service {
         entry.lastUsed = .now
         await makeRoom()
         return entry.ledger
+    }
+
+    /// The ledgers of this node's data directory, by id (each a store under `ledgers/`), with
+    /// whether each is open now.
+    func list() throws -> [(id: String, isOpen: Bool)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/ledgers")) ?? []
+        let ids = Set(names.filter { (try? Self.validate(id: $0)) != nil && StoreLayout(root: path(of: $0)).exists }).union(open.keys)
+        return ids.sorted().map { ($0, open[$0] != nil) }
+    }
+
+    /// Runs `body` on ledger `id`'s store (its path) while the ledger is closed and no request
+    /// can open it (such a request is 503 `ledger_busy`): for what the library does to a
+    /// closed store (a subject's erasure, the store's deletion). Refused with 409
+    /// `ledger_in_use` while a request holds the ledger (a live event stream does while it
+    /// is open), 404 for no such ledger; on a node of a shared deployment, 501.
+    func withClosed<T: Sendable>(_ id: String, why: String, _ body: @escaping @Sendable (_ path: String) throws -> T) async throws -> T {
+        try Self.validate(id: id)
+        try requireOpenForBusiness()
+        guard cluster == nil else {
+            throw Problem(.notImplemented, "unsupported_on_shared_node", "a node of a shared deployment does not \(why) over HTTP; run the `tally` command against the database")
+        }
+        let path = path(of: id)
+        guard !maintenance.contains(id), opening[id] == nil else {
+            var problem = Problem(.serviceUnavailable, "ledger_busy", "ledger '\(id)' is being opened or changed; retry in a moment")
+            problem.headers[.retryAfter] = "1"
+            throw problem
+        }
+        guard open[id] != nil || FileManager.default.fileExists(atPath: path) else {
+            throw Problem(.notFound, "ledger_not_found", "there is no ledger '\(id)'")
+        }
+        if let entry = open[id], entry.leases > 0 {
+            throw Problem(.conflict, "ledger_in_use", "ledger '\(id)' is in use by \(entry.leases) request(s) (a live event stream holds it while it is open); retry when they end")
+        }
+        maintenance.insert(id)
+        defer { maintenance.remove(id) }
+        if let entry = open.removeValue(forKey: id) { await close(id, entry.ledger, why: why) }
+        logger.info("ledger closed to \(why)", metadata: ["ledger": "\(id)"])
+        return try await threads.runIfActive { try body(path) }
     }
 
     /// Gives back a lease taken with ``lease(_:)``.

@@ -80,6 +80,15 @@ final class RefusedCommands: Sendable {
         }
     }
 
+    /// Forgets every refusal of `ledger` (its deletion: a new ledger of the same id starts afresh).
+    func forget(ledger: String) throws {
+        try loaded.withLock { loaded in
+            let path = file(of: ledger)
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+            loaded[ledger] = nil
+        }
+    }
+
     private func file(of ledger: String) -> String { directory + "/" + ledger + ".jsonl" }
 
     private func answers(of ledger: String) throws -> [String: Answer] {

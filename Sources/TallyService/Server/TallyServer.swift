@@ -254,6 +254,10 @@ public final class TallyServer: Sendable {
             RouteEntry(WebhookRoutes.redeliver, { try await WebhookRoutes.handleRedeliver($0) }),
             RouteEntry(FileRoutes.importBankCSV, { try await FileRoutes.handleImportBankCSV($0) }),
             RouteEntry(FileRoutes.exportCSV, { try await FileRoutes.handleExportCSV($0) }),
+            RouteEntry(LedgerAdminRoutes.list, { try await LedgerAdminRoutes.handleList($0) }),
+            RouteEntry(LedgerAdminRoutes.delete, { try await LedgerAdminRoutes.handleDelete($0) }),
+            RouteEntry(LedgerAdminRoutes.subjects, { try await LedgerAdminRoutes.handleSubjects($0) }),
+            RouteEntry(LedgerAdminRoutes.erase, { try await LedgerAdminRoutes.handleErase($0) }),
         ]
         for definition in CommandRoutes.all {
             table.append(RouteEntry(definition.route) { try await CommandRoutes.handle(definition, $0) })

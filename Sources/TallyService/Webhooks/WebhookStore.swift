@@ -160,6 +160,16 @@ final class WebhookStore: Sendable {
         return found
     }
 
+    /// Removes every webhook of `ledger` and its deliveries (its deletion); returns how many.
+    func remove(ledger: String) throws -> Int {
+        var removed = 0
+        try change { file in
+            removed = file.webhooks.filter { $0.ledger == ledger }.count
+            file.webhooks.removeAll { $0.ledger == ledger }
+        }
+        return removed
+    }
+
     /// Applies a change and writes the file before anyone sees it.
     private func change(_ body: (inout File) -> Void) throws {
         try state.withLock { file in
