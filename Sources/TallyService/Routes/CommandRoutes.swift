@@ -589,9 +589,13 @@ enum CommandRoutes {
                 var headers = HTTPFields()
                 if result.wasAlreadyApplied { headers[replayedField] = "true" }
                 // 201 for a change (and for its replay: the first answer again); 200 for a
-                // command that found nothing to change and appended nothing.
+                // command that found nothing to change and appended nothing. The answer holds
+                // the resource the command created or changed, as it is now, and its events.
                 let status: HTTPResponse.Status = result.events.isEmpty ? .ok : .created
-                return Call.json(.object([("events", .array(try result.events.map { .raw(try EventJSON.encode($0)) }))]), status: status, headers: headers)
+                let operation = definition.route.operationId
+                let answer = try await call.state.blocking { try CommandResources.answer(operation, events: result.events, ledger: ledger, call: call, body: body) }
+                if let location = answer.location { headers[.location] = location }
+                return Call.json(.object(answer.fields), status: status, headers: headers)
             } catch {
                 let problem = Problem.from(error)
                 // A refusal of this request is its answer; a conflict over the key, a moved

@@ -14,17 +14,7 @@ enum QueryRoutes {
 
     static let all: [Definition] = [
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}", operationId: "getLedger", security: .ledger(.read))) { ledger, call, asOf, knownAt in
-            let settings = try ledger.settings(asOf: asOf, knownAt: knownAt)
-            return .object([
-                ("id", .string(try call.ledger)),
-                ("name", .string(settings.name)),
-                ("base_currency", .string(settings.baseCurrency.code)),
-                ("time_zone", .string(settings.timeZone)),
-                ("page_size", .integer(settings.pageSize)),
-                ("due_soon_days", .integer(settings.dueSoonDays)),
-                ("price_staleness_seconds", .integer(settings.priceStalenessSeconds)),
-                ("head", .object([("sequence", .integer(Int64(ledger.head.sequence))), ("digest", .string(ledger.head.description))])),
-            ])
+            settingsJSON(try call.ledger, ledger, try ledger.settings(asOf: asOf, knownAt: knownAt))
         },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/balances", operationId: "getBalances", security: .ledger(.read))) { ledger, _, asOf, knownAt in
             let balances = try ledger.balances(asOf: asOf, knownAt: knownAt).filter { !$0.amount.isZero }
@@ -36,33 +26,13 @@ enum QueryRoutes {
             ])
         },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/wealth/{account}", operationId: "getWealthSummary", security: .ledger(.read))) { ledger, call, asOf, knownAt in
-            let summary = try ledger.wealthSummary(account: try call.parameter("account"), asOf: asOf, knownAt: knownAt)
-            return .object([
-                ("account", .string(summary.account)),
-                ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("status", .string(summary.status.rawValue)),
-                ("split_rule", .string(summary.splitRule.description)),
-                ("round_ups_enabled", .bool(summary.roundUpsEnabled)),
-                ("card_frozen", .bool(summary.cardFrozen)),
-                ("unsplit_deposit_count", .integer(Int64(summary.unsplitDepositCount))),
-                ("balances", .array(summary.balances.map { balance in
-                    .object([
-                        ("currency", .string(balance.commodity.code)), ("wallet", .amount(balance.wallet)), ("spend", .amount(balance.spend)),
-                        ("invest", .amount(balance.invest)), ("total", .amount(balance.total)),
-                    ])
-                })),
-            ])
+            wealthJSON(try ledger.wealthSummary(account: try call.parameter("account"), asOf: asOf, knownAt: knownAt), asOf: asOf, knownAt: knownAt)
         },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/pots", operationId: "listPots", security: .ledger(.read))) { ledger, _, asOf, knownAt in
             let pots = try ledger.pots(asOf: asOf, knownAt: knownAt)
             return .object([
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("pots", .array(pots.map { pot in
-                    .object([
-                        ("id", .string(pot.id)), ("name", .string(pot.name)), ("currency", .string(pot.total.commodity.code)),
-                        ("target", .amount(pot.target)), ("total", .amount(pot.total)), ("progress_basis_points", .integer(pot.progressBasisPoints)),
-                    ])
-                })),
+                ("pots", .array(pots.map(potJSON))),
             ])
         },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/budgets/overview", operationId: "getBudgetOverview", security: .ledger(.read))) { ledger, call, asOf, knownAt in
@@ -85,16 +55,7 @@ enum QueryRoutes {
             let statuses = try ledger.envelopeStatuses(asOf: asOf, knownAt: knownAt)
             return .object([
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("envelopes", .array(statuses.map { status in
-                    .object([
-                        ("id", .string(status.envelopeId)), ("name", .string(status.name)), ("interval", .string(status.interval.rawValue)),
-                        ("rollover", .string(status.policy.rawValue)), ("period_start", .string(status.period.first.description)),
-                        ("period_end", .optional(status.period.last?.description)), ("currency", .string(status.budgeted.commodity.code)),
-                        ("budgeted", .amount(status.budgeted)), ("funded", .amount(status.funded)), ("carried_in", .amount(status.carriedIn)),
-                        ("available", .amount(status.available)), ("spent", .amount(status.spent)), ("remaining", .amount(status.remaining)),
-                        ("over_budget", .bool(status.isOverBudget)),
-                    ])
-                })),
+                ("envelopes", .array(statuses.map(envelopeJSON))),
             ])
         },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/envelope-accounts/total", operationId: "getEnvelopeAccountsTotal", security: .ledger(.read))) { ledger, _, asOf, knownAt in
@@ -206,15 +167,71 @@ enum QueryRoutes {
         .object([
             ("as_of", .instant(list.point.asOf)), ("known_at", list.point.knownAt.map(JSONValue.instant) ?? .null),
             ("base_currency", .string(list.baseCurrency.code)),
-            (key, .array(list.items.map { item in
+            (key, .array(list.items.map { itemJSON($0, ledger) })),
+        ])
+    }
+
+    /// A ledger's settings and head as `GET /ledgers/{id}` gives them.
+    static func settingsJSON(_ id: String, _ ledger: Ledger, _ settings: LedgerSettings) -> JSONValue {
+        .object([
+            ("id", .string(id)),
+            ("name", .string(settings.name)),
+            ("base_currency", .string(settings.baseCurrency.code)),
+            ("time_zone", .string(settings.timeZone)),
+            ("page_size", .integer(settings.pageSize)),
+            ("due_soon_days", .integer(settings.dueSoonDays)),
+            ("price_staleness_seconds", .integer(settings.priceStalenessSeconds)),
+            ("head", .object([("sequence", .integer(Int64(ledger.head.sequence))), ("digest", .string(ledger.head.description))])),
+        ])
+    }
+
+    /// One asset or liability as the lists give it.
+    static func itemJSON(_ item: NetWorthItemListing, _ ledger: Ledger) -> JSONValue {
+        .object([
+            ("id", .string(item.itemId)), ("name", .string(item.name)), ("category", .string(item.category)),
+            ("type", .optional(item.type?.rawValue)), ("currency", .string(item.currency.code)),
+            ("value", item.value.map { JSONValue.amount($0.value) } ?? .null), ("source", .optional(item.value?.source.rawValue)),
+            ("valued_on", .optional(item.value.map { ledger.calendar.date(of: $0.valuedAt).description })),
+            ("priced_symbol", .optional(item.value?.pricedSymbol)), ("in_base", item.inBase.map(JSONValue.amount) ?? .null),
+        ])
+    }
+
+    /// A wealth account's summary as `GET wealth/{account}` gives it.
+    static func wealthJSON(_ summary: WealthSummary, asOf: Instant, knownAt: Instant?) -> JSONValue {
+        .object([
+            ("account", .string(summary.account)),
+            ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+            ("status", .string(summary.status.rawValue)),
+            ("split_rule", .string(summary.splitRule.description)),
+            ("round_ups_enabled", .bool(summary.roundUpsEnabled)),
+            ("card_frozen", .bool(summary.cardFrozen)),
+            ("unsplit_deposit_count", .integer(Int64(summary.unsplitDepositCount))),
+            ("balances", .array(summary.balances.map { balance in
                 .object([
-                    ("id", .string(item.itemId)), ("name", .string(item.name)), ("category", .string(item.category)),
-                    ("type", .optional(item.type?.rawValue)), ("currency", .string(item.currency.code)),
-                    ("value", item.value.map { JSONValue.amount($0.value) } ?? .null), ("source", .optional(item.value?.source.rawValue)),
-                    ("valued_on", .optional(item.value.map { ledger.calendar.date(of: $0.valuedAt).description })),
-                    ("priced_symbol", .optional(item.value?.pricedSymbol)), ("in_base", item.inBase.map(JSONValue.amount) ?? .null),
+                    ("currency", .string(balance.commodity.code)), ("wallet", .amount(balance.wallet)), ("spend", .amount(balance.spend)),
+                    ("invest", .amount(balance.invest)), ("total", .amount(balance.total)),
                 ])
             })),
+        ])
+    }
+
+    /// A pot as `GET pots` lists it.
+    static func potJSON(_ pot: Pot) -> JSONValue {
+        .object([
+            ("id", .string(pot.id)), ("name", .string(pot.name)), ("currency", .string(pot.total.commodity.code)),
+            ("target", .amount(pot.target)), ("total", .amount(pot.total)), ("progress_basis_points", .integer(pot.progressBasisPoints)),
+        ])
+    }
+
+    /// An envelope's status as `GET envelopes` lists it.
+    static func envelopeJSON(_ status: EnvelopeStatus) -> JSONValue {
+        .object([
+            ("id", .string(status.envelopeId)), ("name", .string(status.name)), ("interval", .string(status.interval.rawValue)),
+            ("rollover", .string(status.policy.rawValue)), ("period_start", .string(status.period.first.description)),
+            ("period_end", .optional(status.period.last?.description)), ("currency", .string(status.budgeted.commodity.code)),
+            ("budgeted", .amount(status.budgeted)), ("funded", .amount(status.funded)), ("carried_in", .amount(status.carriedIn)),
+            ("available", .amount(status.available)), ("spent", .amount(status.spent)), ("remaining", .amount(status.remaining)),
+            ("over_budget", .bool(status.isOverBudget)),
         ])
     }
 

@@ -19,23 +19,10 @@ enum ReadRoutes {
                 : month < today.month ? end : month == today.month ? calendar.endOfDay(today) : nil
             let budgets = try ledger.budgets(month: month, asOf: point, knownAt: knownAt)
             let conversion = try ledger.budgetBaseConversion(at: min(point ?? end, end, ledger.now), knownAt: knownAt)
-            let otherBase = conversion.baseCurrency != conversion.budgetCurrency
             return .object([
                 ("month", .string(month.description)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
                 ("currency", .string(conversion.budgetCurrency.code)), ("base_currency", .string(conversion.baseCurrency.code)),
-                ("budgets", .array(try budgets.map { budget in
-                    let inBase: JSONValue = otherBase && conversion.isConverted ? .object([
-                        ("maximum", try converted(budget.maximum, conversion)), ("spent", try converted(budget.spent, conversion)),
-                        ("remaining", try converted(budget.remaining, conversion)),
-                    ]) : .null
-                    return .object([
-                        ("category", .string(budget.category.rawValue)), ("month", .string(budget.month.description)),
-                        ("currency", .string(budget.maximum.commodity.code)), ("maximum", .amount(budget.maximum)),
-                        ("spent", .amount(budget.spent)), ("remaining", .amount(budget.remaining)), ("over_budget", .bool(budget.isOverBudget)),
-                        ("latest", .array(budget.latestTransactions.map(QueryRoutes.transactionJSON))),
-                        ("in_base", otherBase ? inBase : .null),
-                    ])
-                })),
+                ("budgets", .array(try budgets.map { try budgetJSON($0, conversion) })),
                 ("not_converted", .array(conversion.notConverted.map { .string($0.code) })),
             ])
         },
@@ -44,14 +31,7 @@ enum ReadRoutes {
             let items = try ledger.recurringItems(asOf: asOf, knownAt: knownAt)
             return .object([
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("items", .array(items.map { item in
-                    .object([
-                        ("id", .string(item.id)), ("payee", .string(item.payee)), ("category", .string(item.category.rawValue)),
-                        ("amount", .amount(item.amount)), ("currency", .string(item.amount.commodity.code)),
-                        ("frequency", .string(item.frequency.rawValue)), ("day_of_month", .integer(Int64(item.dayOfMonth))),
-                        ("start_month", .string(item.startMonth.description)), ("end_month", .optional(item.endMonth?.description)),
-                    ])
-                })),
+                ("items", .array(items.map(recurringJSON))),
             ])
         },
         // `tally recurring status`: each item of a month paid, due soon or upcoming, with totals per state.
@@ -155,19 +135,83 @@ enum ReadRoutes {
             let progresses = try ledger.challengeProgresses(asOf: asOf, knownAt: knownAt)
             return .object([
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("challenges", .array(progresses.map { progress in
-                    .object([
-                        ("challenge", .string(progress.challengeId)), ("name", .string(progress.name)), ("template", .string(progress.template)),
-                        ("currency", .string(progress.unit.commodity.code)), ("unit", .amount(progress.unit)), ("account", .optional(progress.account)),
-                        ("steps_done", .integer(Int64(progress.completedSteps.count))), ("steps", .integer(Int64(progress.stepCount))),
-                        ("completed_steps", .array(progress.completedSteps.map { .integer(Int64($0)) })),
-                        ("saved", .amount(progress.saved)), ("target", progress.target.map(JSONValue.amount) ?? .null),
-                        ("complete", .bool(progress.isComplete)),
-                    ])
-                })),
+                ("challenges", .array(progresses.map(challengeJSON))),
             ])
         },
+        // One resource each, as its list gives it (where a creation's `Location` points).
+        single("/ledgers/{ledger}/pots/{pot}", "getPot", "pot") { ledger, id, asOf, knownAt in
+            try ledger.pots(asOf: asOf, knownAt: knownAt).first { $0.id == id }.map(QueryRoutes.potJSON)
+        },
+        single("/ledgers/{ledger}/envelopes/{envelope}", "getEnvelope", "envelope") { ledger, id, asOf, knownAt in
+            try ledger.envelopeStatuses(asOf: asOf, knownAt: knownAt).first { $0.envelopeId == id }.map(QueryRoutes.envelopeJSON)
+        },
+        single("/ledgers/{ledger}/challenges/{challenge}", "getChallenge", "challenge") { ledger, id, asOf, knownAt in
+            try ledger.challengeProgresses(asOf: asOf, knownAt: knownAt).first { $0.challengeId == id }.map(challengeJSON)
+        },
+        single("/ledgers/{ledger}/assets/{asset}", "getAsset", "asset") { ledger, id, asOf, knownAt in
+            try ledger.netWorthItems(kind: .asset, asOf: asOf, knownAt: knownAt).items.first { $0.itemId == id }.map { QueryRoutes.itemJSON($0, ledger) }
+        },
+        single("/ledgers/{ledger}/liabilities/{liability}", "getLiability", "liability") { ledger, id, asOf, knownAt in
+            try ledger.netWorthItems(kind: .liability, asOf: asOf, knownAt: knownAt).items.first { $0.itemId == id }.map { QueryRoutes.itemJSON($0, ledger) }
+        },
+        single("/ledgers/{ledger}/recurring/{recurring}", "getRecurring", "recurring") { ledger, id, asOf, knownAt in
+            try ledger.recurringItems(asOf: asOf, knownAt: knownAt).first { $0.id == id }.map(recurringJSON)
+        },
     ]
+
+    /// A `GET` of one resource by the id in the path (`parameter`): 404 naming it when there
+    /// is none at that point.
+    private static func single(
+        _ path: String, _ operationId: String, _ parameter: String,
+        _ read: @escaping @Sendable (_ ledger: Ledger, _ id: String, _ asOf: Instant, _ knownAt: Instant?) throws -> JSONValue?
+    ) -> QueryRoutes.Definition {
+        QueryRoutes.Definition(route: ServiceRoute(method: .get, path: path, operationId: operationId, security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let id = try call.parameter(parameter)
+            guard let value = try read(ledger, id, asOf, knownAt) else {
+                throw Problem(.notFound, "not_found", "there is no \(parameter) '\(id)' at that point", field: parameter)
+            }
+            return value
+        }
+    }
+
+    /// A month's budget of one category as `tally budget show --json` gives it: `in_base` holds
+    /// its amounts in the base currency when that is another and a rate is known, else null.
+    static func budgetJSON(_ budget: BudgetStatus, _ conversion: BudgetBaseConversion) throws -> JSONValue {
+        let otherBase = conversion.baseCurrency != conversion.budgetCurrency
+        let inBase: JSONValue = otherBase && conversion.isConverted ? .object([
+            ("maximum", try converted(budget.maximum, conversion)), ("spent", try converted(budget.spent, conversion)),
+            ("remaining", try converted(budget.remaining, conversion)),
+        ]) : .null
+        return .object([
+            ("category", .string(budget.category.rawValue)), ("month", .string(budget.month.description)),
+            ("currency", .string(budget.maximum.commodity.code)), ("maximum", .amount(budget.maximum)),
+            ("spent", .amount(budget.spent)), ("remaining", .amount(budget.remaining)), ("over_budget", .bool(budget.isOverBudget)),
+            ("latest", .array(budget.latestTransactions.map(QueryRoutes.transactionJSON))),
+            ("in_base", inBase),
+        ])
+    }
+
+    /// A recurring item as `tally recurring list --json` gives it.
+    static func recurringJSON(_ item: RecurringItem) -> JSONValue {
+        .object([
+            ("id", .string(item.id)), ("payee", .string(item.payee)), ("category", .string(item.category.rawValue)),
+            ("amount", .amount(item.amount)), ("currency", .string(item.amount.commodity.code)),
+            ("frequency", .string(item.frequency.rawValue)), ("day_of_month", .integer(Int64(item.dayOfMonth))),
+            ("start_month", .string(item.startMonth.description)), ("end_month", .optional(item.endMonth?.description)),
+        ])
+    }
+
+    /// A challenge's progress as `tally challenge list` gives it.
+    static func challengeJSON(_ progress: ChallengeProgress) -> JSONValue {
+        .object([
+            ("challenge", .string(progress.challengeId)), ("name", .string(progress.name)), ("template", .string(progress.template)),
+            ("currency", .string(progress.unit.commodity.code)), ("unit", .amount(progress.unit)), ("account", .optional(progress.account)),
+            ("steps_done", .integer(Int64(progress.completedSteps.count))), ("steps", .integer(Int64(progress.stepCount))),
+            ("completed_steps", .array(progress.completedSteps.map { .integer(Int64($0)) })),
+            ("saved", .amount(progress.saved)), ("target", progress.target.map(JSONValue.amount) ?? .null),
+            ("complete", .bool(progress.isComplete)),
+        ])
+    }
 
     /// An amount in the base currency by the budget's conversion (nil-safe: the caller checks `isConverted`).
     private static func converted(_ money: Money, _ conversion: BudgetBaseConversion) throws -> JSONValue {
