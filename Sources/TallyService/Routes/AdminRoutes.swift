@@ -33,10 +33,9 @@ enum AdminRoutes {
             throw Problem(.unprocessableContent, "invalid_time_zone", "'time_zone' '\(timeZone)' is not an IANA time zone (e.g. Europe/London, UTC)", field: "time_zone")
         }
         let ledger = try await call.state.pool.create(id: id, name: name, baseCurrency: currency, timeZone: timeZone)
-        return Call.json(.object([
-            ("id", .string(id)), ("name", .string(name)), ("base_currency", .string(currency.code)), ("time_zone", .string(timeZone)),
-            ("head", .object([("sequence", .integer(Int64(ledger.head.sequence))), ("digest", .string(ledger.head.description))])),
-        ]), status: .created, headers: [.location: "/ledgers/\(id)"])
+        // The new ledger as `GET /ledgers/{id}` gives it.
+        let settings = try await call.state.blocking { try ledger.settings() }
+        return Call.json(QueryRoutes.settingsJSON(id, ledger, settings), status: .created, headers: [.location: "/ledgers/\(id)"])
     }
 
     /// `POST /ledgers/{ledger}/keys` `{"scopes": ["read", "write"]}`: a new key, shown once.
