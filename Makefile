@@ -19,6 +19,7 @@ demo: release
 test: setup
 	$(SWIFT) test
 	python3 -m openapi_spec_validator Schemas/openapi.yaml
+	SWIFT=$(SWIFT) scripts/check-api-clients.sh
 	SWIFT=$(SWIFT) scripts/examples.sh
 	SWIFT=$(SWIFT) scripts/check-docs.sh
 	SWIFT=$(SWIFT) scripts/check-engine-alone.sh
