@@ -22,6 +22,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+echo "check-api-clients: the typed events of Schemas/openapi.yaml against Schemas/events"
+python3 "$root/scripts/openapi-events.py" --check
+
 echo "check-api-clients: generating the Python client"
 "$tools/bin/openapi-python-client" generate --path "$root/Schemas/openapi.yaml" --output-path "$work/tally_client" --meta none \
     > "$work/generate.log" 2>&1 || { cat "$work/generate.log" >&2; exit 1; }
