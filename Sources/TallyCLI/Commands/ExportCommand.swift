@@ -26,7 +26,6 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    typealias CSVName = ProductCSVName
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -36,8 +35,14 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the events and every product's CSV into this directory.", valueName: "dir"))
     var dir: String?
 
-    @Option(help: ArgumentHelp("Print one product's CSV instead: \(CSVName.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "name"))
-    var csv: CSVName?
+    @Option(help: ArgumentHelp("Print one product's CSV instead: \(ProductCSVName.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "name"),
+            transform: { text in
+                guard let name = ProductCSVName(rawValue: text) else {
+                    throw ValidationError("--csv '\(text)' is not a product CSV; use \(ProductCSVName.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return name
+            })
+    var csv: ProductCSVName?
 
     func validate() throws {
         if dir != nil && (file != nil || csv != nil) {
@@ -87,9 +92,6 @@ struct ExportCommand: ParsableCommand {
             """)
     }
 }
-
-/// `--csv NAME` reads the library's names of the products' CSVs.
-extension ProductCSVName: @retroactive ExpressibleByArgument {}
 
 struct RestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -83,15 +83,19 @@ enum CommandResources {
         }
     }
 
+    /// A recorded transaction's id: the one its event names, else (a repeat that appended
+    /// nothing) the one the request names, or the bank's.
+    private static func recordedTransactionId(_ call: Call, _ body: JSONBody, _ events: [Event]) throws -> String {
+        let recorded: [String] = events.compactMap { event in event.body.as(TransactionRecorded.self)?.transactionId }
+        if let id = recorded.last { return id }
+        if let given = try body.optionalString("id") { return given }
+        let bank = try call.parameter("bank")
+        let external = try body.string("external_id")
+        return "bank:" + bank + ":" + external
+    }
+
     static func transaction(creates: Bool) -> Resource {
-        let id: @Sendable (Call, JSONBody, [Event]) throws -> String = creates
-            ? { call, body, events in
-                if let recorded = events.compactMap({ $0.body.as(TransactionRecorded.self)?.transactionId }).last { return recorded }
-                // A repeat that appended nothing: the id it names, or the bank's.
-                if let given = try body.optionalString("id") { return given }
-                return "bank:\(try call.parameter("bank")):\(try body.string("external_id"))"
-            }
-            : parameter("transaction")
+        let id: @Sendable (Call, JSONBody, [Event]) throws -> String = creates ? recordedTransactionId : parameter("transaction")
         return Resource(field: "transaction", creates: creates, id: id, path: { "/transactions/\(escaped($0))" }) { ledger, id, _, knownAt in
             try ledger.transaction(id: id, knownAt: knownAt).map(QueryRoutes.transactionJSON)
         }
@@ -106,7 +110,7 @@ enum CommandResources {
     }
 
     static func recurring(creates: Bool) -> Resource {
-        Resource(field: "recurring", creates: creates, id: creates ? bodyId("id") : parameter("recurring"), path: { _ in "/recurring" }) { ledger, id, _, knownAt in
+        Resource(field: "recurring", creates: creates, id: creates ? bodyId("id") : parameter("recurring"), path: { "/recurring/\(escaped($0))" }) { ledger, id, _, knownAt in
             try ledger.recurringItems(knownAt: knownAt).first { $0.id == id }.map(ReadRoutes.recurringJSON)
         }
     }
