@@ -2,10 +2,12 @@
 # Installs the C libraries Tally links against, and the PostgreSQL server its tests run the
 # log on PostgreSQL against, when they are missing.
 # Debian/Ubuntu: liblz4-dev (the log's compression), libsqlite3-dev (read models), libpq-dev
-# (the log on PostgreSQL), postgresql-15 and postgresql-client-15 (a throwaway cluster per test run).
+# (the log on PostgreSQL), postgresql-15 and postgresql-client-15 (a throwaway cluster per test run),
+# chromium and chromium-driver (DashboardBrowserTests loads the service's dashboard page in a
+# real headless browser through chromedriver).
 set -euo pipefail
 missing=()
-for pkg in liblz4-dev libsqlite3-dev pkg-config libpq-dev postgresql-15 postgresql-client-15; do
+for pkg in liblz4-dev libsqlite3-dev pkg-config libpq-dev postgresql-15 postgresql-client-15 chromium chromium-driver; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

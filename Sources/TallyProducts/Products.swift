@@ -12,7 +12,7 @@ extension EventCatalog {
     /// budgets, pots and recurring items.
     public static let budgetingTypes: [any EventPayload.Type] = [
         TransactionRecorded.self, TransactionAmended.self, TransactionDeleted.self, TransactionRecategorised.self,
-        BankConnected.self, BankDisconnected.self, ReferenceBalanceSet.self, ReferenceBalanceReconciled.self, BudgetSet.self, BudgetDeleted.self,
+        BankConnected.self, BankConsentGranted.self, BankDisconnected.self, ReferenceBalanceSet.self, ReferenceBalanceReconciled.self, BudgetSet.self, BudgetDeleted.self,
         PotCreated.self, PotFunded.self, PotWithdrawn.self, PotDeleted.self,
         RecurringDefined.self, RecurringRemoved.self, RecurringOccurrenceGenerated.self,
     ]

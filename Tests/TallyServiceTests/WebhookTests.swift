@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Synchronization
+import Tally
 import Testing
 @testable import TallyService
 
@@ -180,18 +181,48 @@ import Testing
             configuration.webhooks.retryWindowSeconds = 1
         }
         try await service.createLedger("home")
-        let created = try await service.send(.POST, "/ledgers/home/webhooks", body: #"{"url":"http://127.0.0.1:\#(receiver.port)/hook"}"#)
+        // A second, healthy receiver is told when a webhook is disabled (the service's own kind).
+        let watcher = try await Receiver.start()
+        defer { watcher.stop() }
+        let watching = try await service.send(.POST, "/ledgers/home/webhooks", body: #"{"url":"http://127.0.0.1:\#(watcher.port)/hook","kinds":["webhook_disabled"]}"#)
+        #expect(watching.status == 201, "\(watching.text)")
+        watcher.secret.withLock { $0 = watching.json["secret"] as? String ?? "" }
+        let created = try await service.send(.POST, "/ledgers/home/webhooks", body: #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","kinds":["deposit_received"]}"#)
         let webhook = try #require(created.json["id"] as? String)
+        let before = Instant.now
         _ = try await service.command("/ledgers/home/wealth/main/deposits", #"{"amount":"1.00"}"#)
         try await eventually("the webhook disabled") {
-            try await service.send(.GET, "/ledgers/home/webhooks").json.objects("webhooks").first?["enabled"] as? Bool == false
+            try await service.send(.GET, "/ledgers/home/webhooks").json.objects("webhooks").first { $0["id"] as? String == webhook }?["enabled"] as? Bool == false
         }
-        let listed = try await service.send(.GET, "/ledgers/home/webhooks").json.objects("webhooks").first
+        let listed = try await service.send(.GET, "/ledgers/home/webhooks").json.objects("webhooks").first { $0["id"] as? String == webhook }
         #expect((listed?["disabled_reason"] as? String)?.contains("failed") == true)
         #expect(listed?["secret"] == nil, "the secret is shown once")
         let deliveries = try await service.send(.GET, "/ledgers/home/webhooks/\(webhook)/deliveries").json.objects("deliveries")
         #expect(deliveries.first?["state"] as? String == "failed")
-        #expect((deliveries.first?.objects("attempts").count ?? 0) >= 2)
+        let tries = deliveries.first?.objects("attempts").count ?? 0
+        #expect(tries >= 2)
+
+        // The ledger tells so: a notification naming the webhook, the delivery and the way back.
+        let failed = try #require(deliveries.first?["id"] as? String)
+        let told = try await service.send(.GET, "/ledgers/home/notifications?kind=webhook_disabled")
+        #expect(told.status == 200, "\(told.text)")
+        let note = try #require(told.json.objects("notifications").first)
+        #expect(note["id"] as? String == "webhook_disabled:\(webhook):1")
+        #expect(note["subject"] as? String == "webhook:\(webhook)")
+        #expect((note["message"] as? String)?.contains("\(failed) failed \(tries) times") == true, "\(note)")
+        #expect((note["message"] as? String)?.contains("redeliver") == true)
+        #expect((note["figures"] as? [String: String])?["delivery"] == failed)
+        let earlier = try await service.send(.GET, "/ledgers/home/notifications?kind=webhook_disabled&as_of=\(before.description)")
+        #expect(earlier.json.objects("notifications").isEmpty, "not before it happened: \(earlier.text)")
+        try await eventually("the watcher told") { watcher.delivered == ["webhook_disabled:\(webhook):1"] }
+        #expect(watcher.received.withLock { $0.allSatisfy(\.signatureValid) })
+
+        // Redelivered into a receiver still down, it is disabled again: a second notification.
+        #expect(try await service.send(.POST, "/ledgers/home/webhooks/\(webhook)/deliveries/\(failed)/redeliver").status == 202)
+        try await eventually("the webhook disabled again") { watcher.delivered.count == 2 }
+        #expect(watcher.delivered.last == "webhook_disabled:\(webhook):2")
+        let both = try await service.send(.GET, "/ledgers/home/notifications?kind=webhook_disabled").json.objects("notifications")
+        #expect(both.map { $0["id"] as? String } == ["webhook_disabled:\(webhook):1", "webhook_disabled:\(webhook):2"])
 
         #expect(try await service.send(.POST, "/ledgers/home/webhooks", body: #"{"url":"http://example.com/hook"}"#).status == 400)
         #expect(try await service.send(.POST, "/ledgers/home/webhooks", body: #"{"url":"ftp://127.0.0.1/hook"}"#).status == 400)

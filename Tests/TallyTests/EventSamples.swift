@@ -64,6 +64,7 @@ enum EventSamples {
         EventBody(TransactionDeleted(transactionId: "txn_01J8ZQ9TXD")),
         EventBody(TransactionRecategorised(transactionId: "txn_01J8ZQ4M2K", category: .bills)),
         EventBody(BankConnected(bankId: "monzo", name: "Monzo Bank")),
+        EventBody(BankConsentGranted(bankId: "monzo", expiresOn: date("2026-07-31"))),
         EventBody(BankDisconnected(bankId: "starling")),
         EventBody(ReferenceBalanceSet(amount: gbp("3120.55"), adjustment: gbp("-42.10"))),
         EventBody(ReferenceBalanceReconciled(adjustment: gbp("18.40"), reference: 7)),

@@ -5,8 +5,8 @@ import Tally
 struct BankCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bank",
-        abstract: "Connect and disconnect banks; disconnecting keeps every imported transaction.",
-        subcommands: [BankConnectCommand.self, BankDisconnectCommand.self, BankListCommand.self]
+        abstract: "Connect and disconnect banks and record their consents; disconnecting keeps every imported transaction.",
+        subcommands: [BankConnectCommand.self, BankConsentCommand.self, BankDisconnectCommand.self, BankListCommand.self]
     )
 }
 
@@ -16,12 +16,35 @@ struct BankConnectCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The bank's id, e.g. chase.") var id: String
     @Option(help: "Its display name (default: the id).") var name: String?
+    @Option(help: "The last day (YYYY-MM-DD) of the consent given to the bank; bank_consent_expiring tells 7 days before.")
+    var consentExpires: String?
     @Flag(help: "Print the appended events as JSON.") var json = false
     @OptionGroup var idempotency: IdempotencyOptions
 
     func run() throws {
+        let consent = try EnvelopeCLI.date(consentExpires, "--consent-expires")
         try storeOptions.withLedger { ledger in
-            try BudgetCLI.report(try ledger.connectBank(id: id, name: name, idempotencyKey: idempotency.idempotencyKey), json: json, "Connected bank \(id)")
+            try BudgetCLI.report(try ledger.connectBank(id: id, name: name, consentExpires: consent, idempotencyKey: idempotency.idempotencyKey),
+                                 json: json, "Connected bank \(id)" + (consent.map { " (consent until \($0))" } ?? ""))
+        }
+    }
+}
+
+struct BankConsentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "consent", abstract: "Record a connected bank's renewed consent: the last day it covers.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The bank's id.") var id: String
+    @Option(help: "The consent's last day (YYYY-MM-DD).") var expires: String
+    @Flag(help: "Print the appended events as JSON.") var json = false
+    @OptionGroup var idempotency: IdempotencyOptions
+
+    func run() throws {
+        guard let day = try EnvelopeCLI.date(expires, "--expires") else { return }
+        try storeOptions.withLedger { ledger in
+            try BudgetCLI.report(try ledger.renewBankConsent(id: id, expiresOn: day, idempotencyKey: idempotency.idempotencyKey),
+                                 json: json, "Consent for bank \(id) until \(day)")
         }
     }
 }
@@ -50,17 +73,18 @@ struct BankListCommand: ParsableCommand {
     func run() throws {
         let banks = try storeOptions.withReadingLedger { ledger in try ledger.banks() }
         if output.chosen == .csv {
-            var table = ListTable([ListColumn("bank"), ListColumn("name"), ListColumn("connected")])
-            for bank in banks { table.append([.text(bank.bankId), .text(bank.name), .bool(bank.isConnected)]) }
+            var table = ListTable([ListColumn("bank"), ListColumn("name"), ListColumn("connected"), ListColumn("consent_expires")])
+            for bank in banks { table.append([.text(bank.bankId), .text(bank.name), .bool(bank.isConnected), .text(bank.consentExpires?.description ?? "")]) }
             return table.print(.csv, empty: "")
         }
         if output.chosen == .json {
             for bank in banks {
                 print(Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),
-                                         ("connected", String(bank.isConnected))]))
+                                         ("connected", String(bank.isConnected)), ("consent_expires", EnvelopeCLI.json(bank.consentExpires))]))
             }
             return
         }
-        print(Output.table(["BANK", "NAME", "STATUS"], banks.map { [$0.bankId, $0.name, $0.isConnected ? "connected" : "disconnected"] }))
+        print(Output.table(["BANK", "NAME", "STATUS", "CONSENT UNTIL"],
+                           banks.map { [$0.bankId, $0.name, $0.isConnected ? "connected" : "disconnected", $0.consentExpires?.description ?? "-"] }))
     }
 }

@@ -122,6 +122,7 @@ extension PotDeleted: MovesMoney {
 }
 
 extension BankConnected: MovesNoMoney {}
+extension BankConsentGranted: MovesNoMoney {}
 extension BankDisconnected: MovesNoMoney {}
 extension BudgetSet: MovesNoMoney {}
 extension BudgetDeleted: MovesNoMoney {}

@@ -226,6 +226,29 @@ public struct BankConnected: EventPayload {
     public init(from reader: inout BinaryReader) throws { bankId = try reader.read(); name = try reader.read() }
 }
 
+/// The user's consent to read a connected bank's transactions runs until the end of
+/// ``expiresOn`` (open-banking consents last a few months, then must be renewed at the bank):
+/// recorded with the connection (`tally bank connect --consent-expires`) or later, when it is
+/// renewed (`tally bank consent`). The latest consent after the bank's last disconnection is
+/// the one in force; `bank_consent_expiring` tells when it is about to end (docs/domain.md §2).
+public struct BankConsentGranted: EventPayload {
+    public static let eventType = EventType("bank_consent_granted", code: 56)
+    /// The bank the consent is for.
+    public var bankId: String
+    /// The last day (in the ledger's time zone) the consent covers.
+    public var expiresOn: LocalDate
+
+    /// Consent for the bank `bankId` until the end of `expiresOn`.
+    public init(bankId: String, expiresOn: LocalDate) {
+        self.bankId = bankId
+        self.expiresOn = expiresOn
+    }
+
+    public var entity: String { "bank:\(bankId)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(bankId); writer.write(expiresOn) }
+    public init(from reader: inout BinaryReader) throws { bankId = try reader.read(); expiresOn = try reader.read() }
+}
+
 /// A bank was disconnected; every transaction it imported stays.
 public struct BankDisconnected: EventPayload {
     public static let eventType = EventType("bank_disconnected", code: 45)

@@ -31,6 +31,8 @@ public struct NotificationKind: RawRepresentable, Hashable, Comparable, Sendable
     public static let billDueSoon = NotificationKind("bill_due_soon")
     /// A recurring bill's day passed with no matching payment (docs/domain.md §2).
     public static let billOverdue = NotificationKind("bill_overdue")
+    /// A bank's consent ends within 7 days and was not renewed before then (docs/domain.md §2).
+    public static let bankConsentExpiring = NotificationKind("bank_consent_expiring")
     /// A month's spending in a category went past its budget (docs/domain.md §2).
     public static let budgetOverspent = NotificationKind("budget_overspent")
     /// An envelope's spending went past what it had in an interval (docs/domain.md §3).
@@ -45,7 +47,7 @@ public struct NotificationKind: RawRepresentable, Hashable, Comparable, Sendable
 
     /// The kinds Tally's products produce, by name.
     public static let standard: [NotificationKind] = [
-        billDueSoon, billOverdue, budgetOverspent, challengeMilestone, depositReceived,
+        bankConsentExpiring, billDueSoon, billOverdue, budgetOverspent, challengeMilestone, depositReceived,
         envelopeOverspent, priceStale, valuationReminderDue,
     ]
 }

@@ -56,7 +56,7 @@ public protocol NotificationSource: Sendable {
 /// The products' notification sources, one per kind or pair of kinds; `tally notifications`
 /// and the service use these.
 public let standardNotificationSources: [any NotificationSource] = [
-    DepositNotifications(), BillNotifications(), BudgetNotifications(), EnvelopeNotifications(),
+    DepositNotifications(), BillNotifications(), BankConsentNotifications(), BudgetNotifications(), EnvelopeNotifications(),
     ReminderNotifications(), PriceNotifications(), ChallengeNotifications(),
 ]
 

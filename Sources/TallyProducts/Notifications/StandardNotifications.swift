@@ -95,6 +95,43 @@ public struct BillNotifications: NotificationSource {
     }
 }
 
+/// `bank_consent_expiring` (docs/domain.md §2): a bank's consent (``BankConsentGranted``)
+/// is about to end, from the first instant of the day 7 days before its last day (or from
+/// when it was given, when that is later), unless it was renewed or the bank disconnected
+/// before then; a renewal after that does not withdraw it (it was told).
+public struct BankConsentNotifications: NotificationSource {
+    /// The source.
+    public init() {}
+    /// The kinds this source produces.
+    public var kinds: [NotificationKind] { [.bankConsentExpiring] }
+
+    /// The notifications of the rule above that refer to a time at or before the context's point.
+    public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
+        let calendar = context.calendar
+        var notes: [String: LedgerNotification] = [:]
+        for (bank, changes) in Dictionary(grouping: try NotificationQueries.bankChanges(db, point: context.point), by: \.bankId) {
+            for consent in changes where consent.change == .consent {
+                guard let last = consent.expiresOn else { continue }
+                let at = max(calendar.startOfDay(last.adding(days: -BankRules.consentExpiringDays)), consent.effectiveAt)
+                guard at <= context.point.asOf else { continue }
+                // Renewed (a later consent) or disconnected before the window opened: never told.
+                let ended = changes.contains { $0.sequence > consent.sequence && $0.change != .connected && $0.effectiveAt < at }
+                let id = "bank_consent_expiring:\(bank):\(last)"
+                guard !ended, notes[id] == nil else { continue }
+                let name = changes.last { $0.change == .connected && $0.sequence < consent.sequence }?.name ?? bank
+                let days = last.daysSinceEpoch - calendar.date(of: at).daysSinceEpoch
+                let when = days == 0 ? "today" : days == 1 ? "tomorrow" : "in \(days) days"
+                notes[id] = LedgerNotification(
+                    id: id, kind: .bankConsentExpiring, at: at, subject: "bank:\(bank)", causes: [consent.sequence],
+                    message: "The consent to read bank \(name) (\(bank)) ends on \(last), \(when): renew it at the bank and record it "
+                        + "(tally bank consent \(bank) --expires DAY) to keep importing its transactions.",
+                    figures: ["bank": bank, "name": name, "expires_on": last.description, "days_left": "\(days)"])
+            }
+        }
+        return Array(notes.values)
+    }
+}
+
 /// `budget_overspent` (docs/domain.md §2): a month's budget for a category, at the expense
 /// that took the month's spending past its maximum, with the figures at that moment.
 public struct BudgetNotifications: NotificationSource {

@@ -220,9 +220,17 @@ enum CommandRoutes {
         },
         Definition(
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks", operationId: "connectBank", security: .ledger(.write)),
-            fields: ["id", "name"]
+            fields: ["id", "name", "consent_expires"]
         ) { body, ledger, _, key in
-            try ledger.connectBankCommand(id: try body.string("id"), name: try body.optionalString("name"), idempotencyKey: key)
+            try ledger.connectBankCommand(id: try body.string("id"), name: try body.optionalString("name"),
+                                          consentExpires: try day(body, "consent_expires"), idempotencyKey: key)
+        },
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/consent", operationId: "renewBankConsent", security: .ledger(.write)),
+            fields: ["expires_on"]
+        ) { body, ledger, call, key in
+            guard let expires = try day(body, "expires_on") else { throw Problem.invalidField("expires_on", "'expires_on' is required: the consent's last day (YYYY-MM-DD)") }
+            return try ledger.renewBankConsentCommand(id: try call.parameter("bank"), expiresOn: expires, idempotencyKey: key)
         },
         Definition(
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/disconnection", operationId: "disconnectBank", security: .ledger(.write)),
@@ -638,6 +646,14 @@ enum CommandRoutes {
         }
         do { try ledger.requireCurrency(money, field) } catch let error as LedgerError { throw Problem.ledger(error, field: field) }
         return money
+    }
+
+    /// An optional day field (YYYY-MM-DD).
+    static func day(_ body: JSONBody, _ field: String) throws -> LocalDate? {
+        try body.optionalString(field).map { text in
+            guard let day = try? LocalDate(parsing: text) else { throw Problem.invalidField(field, "'\(field)' is '\(text)', not a day (YYYY-MM-DD)") }
+            return day
+        }
     }
 
     /// A currency field by the ledger's rule (ISO 4217, built in, or declared).

@@ -8,14 +8,16 @@ enum NotificationRoutes {
     static let notifications = ServiceRoute(method: .get, path: "/ledgers/{ledger}/notifications", operationId: "listNotifications", security: .ledger(.read))
     static let chart = ServiceRoute(method: .get, path: "/ledgers/{ledger}/charts/{name}", operationId: "getChart", security: .ledger(.read))
 
-    /// `GET /ledgers/{ledger}/notifications?kind=K,K&since=ID`: oldest first.
+    /// `GET /ledgers/{ledger}/notifications?kind=K,K&since=ID`: oldest first; the products'
+    /// kinds and the service's own `webhook_disabled` (``WebhookNotifications``).
     static func handleNotifications(_ call: Call) async throws -> Response {
         try await call.state.pool.with(try call.ledger) { ledger in
             let asOf = try TimeParameters.asOf(call.query("as_of"), ledger)
             let knownAt = try TimeParameters.knownAt(call.query("known_at"), ledger)
             let kinds = (call.query("kind") ?? "").split(separator: ",").map { NotificationKind(String($0)) }
             let since = call.query("since")
-            let notes = try await call.state.blocking { try ledger.notifications(asOf: asOf, knownAt: knownAt, kinds: kinds, since: since) }
+            let sources = call.state.notificationSources(try call.ledger)
+            let notes = try await call.state.blocking { try ledger.notifications(asOf: asOf, knownAt: knownAt, kinds: kinds, since: since, sources: sources) }
             return Call.json(.object([
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
                 ("notifications", .array(notes.map { json($0, calendar: ledger.calendar) })),

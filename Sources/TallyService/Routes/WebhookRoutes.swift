@@ -27,11 +27,13 @@ enum WebhookRoutes {
         default: throw Problem.invalidParameter("kinds", "'kinds' must be a list of notification kinds")
         }
         let store = call.state.webhooks
+        let sources = call.state.notificationSources(ledger)
         let webhook = try await call.state.pool.with(ledger) { opened in
             try await call.state.blocking {
                 // Every kind is checked, and what is told now is not sent: the webhook starts from here.
-                let known = try opened.notifications(kinds: kinds.map { NotificationKind($0) })
-                return try store.create(ledger: ledger, url: url, kinds: kinds, known: Set(try opened.notifications().map(\.id)).union(known.map(\.id)))
+                let known = try opened.notifications(kinds: kinds.map { NotificationKind($0) }, sources: sources)
+                return try store.create(ledger: ledger, url: url, kinds: kinds,
+                                        known: Set(try opened.notifications(sources: sources).map(\.id)).union(known.map(\.id)))
             }
         }
         return Call.json(.object(summary(webhook) + [("secret", .string(webhook.secret))]), status: .created)

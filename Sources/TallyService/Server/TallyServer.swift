@@ -258,6 +258,7 @@ public final class TallyServer: Sendable {
             RouteEntry(LedgerAdminRoutes.delete, { try await LedgerAdminRoutes.handleDelete($0) }),
             RouteEntry(LedgerAdminRoutes.subjects, { try await LedgerAdminRoutes.handleSubjects($0) }),
             RouteEntry(LedgerAdminRoutes.erase, { try await LedgerAdminRoutes.handleErase($0) }),
+            RouteEntry(DashboardRoutes.route, { try await DashboardRoutes.handle($0) }),
         ]
         for definition in CommandRoutes.all {
             table.append(RouteEntry(definition.route) { try await CommandRoutes.handle(definition, $0) })

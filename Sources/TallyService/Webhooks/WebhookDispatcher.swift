@@ -33,9 +33,10 @@ struct WebhookDispatcher: Service {
     /// Queues what is new, then sends what is due.
     func poll(_ ledger: String, _ client: HTTPClient) async throws {
         let store = self.store
+        let sources = state.notificationSources(ledger)
         try await state.pool.with(ledger) { opened in
             try await state.blocking {
-                let notes = try opened.notifications()
+                let notes = try opened.notifications(sources: sources)
                 let calendar = opened.calendar
                 try store.enqueue(ledger: ledger, notes.map { note in
                     (note.id, note.kind.rawValue, { delivery in Self.body(note, ledger: ledger, delivery: delivery, calendar: calendar) })

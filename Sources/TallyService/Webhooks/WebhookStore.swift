@@ -39,6 +39,20 @@ final class WebhookStore: Sendable {
         var windowStartMicros: Int64
     }
 
+    /// A webhook was disabled: its delivery failed through the whole retry window. Kept for
+    /// good, one per time it happened; each is a `webhook_disabled` notification of its ledger
+    /// (``WebhookNotifications``).
+    struct Disablement: Codable, Sendable {
+        /// When, microseconds since 1970.
+        let atMicros: Int64
+        /// The delivery that failed.
+        let delivery: String
+        /// How many tries it had.
+        let attempts: Int
+        /// The last try's error.
+        let lastError: String?
+    }
+
     /// A destination and what it receives.
     struct Webhook: Codable, Sendable {
         let id: String
@@ -55,6 +69,8 @@ final class WebhookStore: Sendable {
         /// The notification ids queued so far.
         var known: Set<String>
         var deliveryCount: Int
+        /// Every time it was disabled, oldest first (absent in a file written before they were kept).
+        var disablements: [Disablement]?
     }
 
     private struct File: Codable { var webhooks: [Webhook] }
@@ -85,11 +101,18 @@ final class WebhookStore: Sendable {
     /// The webhooks of a ledger, oldest first.
     func webhooks(of ledger: String) -> [Webhook] { state.withLock { $0.webhooks.filter { $0.ledger == ledger } } }
 
+    /// Each time a webhook of `ledger` was disabled, with the webhook as it is now.
+    func disablements(of ledger: String) -> [(webhook: Webhook, number: Int, disablement: Disablement)] {
+        webhooks(of: ledger).flatMap { webhook in
+            (webhook.disablements ?? []).enumerated().map { (webhook, $0.offset + 1, $0.element) }
+        }
+    }
+
     /// Adds a webhook that will receive the notifications after `known` (the ones of now).
     func create(ledger: String, url: String, kinds: [String], known: Set<String>) throws -> Webhook {
         let webhook = Webhook(id: "wh_" + Self.randomHex(bytes: 12), ledger: ledger, url: url, kinds: kinds,
                               secret: "whsec_" + Self.randomHex(bytes: 32), createdAt: Instant.now.description, enabled: true,
-                              disabledReason: nil, deliveries: [], known: known, deliveryCount: 0)
+                              disabledReason: nil, deliveries: [], known: known, deliveryCount: 0, disablements: [])
         try change { $0.webhooks.append(webhook) }
         return webhook
     }
@@ -136,6 +159,8 @@ final class WebhookStore: Sendable {
                 file.webhooks[w].enabled = false
                 file.webhooks[w].disabledReason = "delivery \(entry.id) failed \(entry.attempts.count) times over \(windowMicros / 1_000_000) s; "
                     + "redeliver it to enable the webhook again"
+                file.webhooks[w].disablements = (file.webhooks[w].disablements ?? [])
+                    + [Disablement(atMicros: now, delivery: entry.id, attempts: entry.attempts.count, lastError: attempt.error)]
             } else {
                 entry.nextAttemptMicros = now + backoffMicros
             }

@@ -122,6 +122,35 @@ enum NotificationQueries {
     }
 
     /// The recurring items defined and not removed at `point`, with the event that defined each.
+    /// A bank's connection, consent or disconnection (`notification_bank_changes`).
+    struct BankChange {
+        enum Change: String { case connected, consent, disconnected }
+        let sequence: UInt64
+        let bankId: String
+        let change: Change
+        let name: String?
+        let expiresOn: LocalDate?
+        let effectiveAt: Instant
+    }
+
+    /// Every bank change recorded by `point`'s recorded bound (any effective time: the rule
+    /// judges them), by bank, in log order.
+    static func bankChanges(_ db: Database, point: PointInTime) throws -> [BankChange] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT sequence, bank_id, change, name, expires_on, effective_at FROM notification_bank_changes
+            WHERE recorded_at <= ? ORDER BY bank_id, sequence
+            """), arguments: [point.recordedBound]).map { row in
+            let change: String = row["change"]
+            guard let kind = BankChange.Change(rawValue: change) else {
+                throw LedgerError(.inconsistentLog, "notification_bank_changes holds an unknown change '\(change)'")
+            }
+            return BankChange(
+                sequence: UInt64(row[NotificationColumns.sequence] as Int64), bankId: row["bank_id"], change: kind, name: row["name"],
+                expiresOn: try (row["expires_on"] as String?).map { try LocalDate(parsing: $0) },
+                effectiveAt: Instant(microsecondsSinceEpoch: row[NotificationColumns.effectiveAt]))
+        }
+    }
+
     static func recurringItems(_ db: Database, point: PointInTime) throws -> [(item: RecurringItem, sequence: UInt64)] {
         try Row.fetchAll(
             db.cachedStatement(sql: "SELECT * FROM recurring_items WHERE \(BudgetTime.lifecycleInForce) ORDER BY recurring_id"),

@@ -7,7 +7,8 @@ public import GRDB
 /// `notification_deposits` holds a row per `deposit_received`, completed by the
 /// `deposit_split` that names it (its cause) and by the `wealth_entry_reversed` that takes it
 /// back, each with its effective and recorded times, so that an answer as of a date and as
-/// known at an instant reads one indexed table. The state-driven kinds (a budget overspent,
+/// known at an instant reads one indexed table. `notification_bank_changes` holds each bank
+/// connection, consent and disconnection with its times, for `bank_consent_expiring`. The state-driven kinds (a budget overspent,
 /// a bill due) are derived at read time from the products' read models by the rules in
 /// `Notifications/StandardNotifications.swift`; this fold never validates.
 public struct NotificationsProjector: Projector {
@@ -17,11 +18,14 @@ public struct NotificationsProjector: Projector {
     /// The checkpoint key, `notifications`.
     public let name = "notifications"
     /// The version of the table and the fold; a change folds it again from the log.
-    public let version = 1
-    /// `notification_deposits`.
-    public let tables = ["notification_deposits"]
-    /// The wealth account's deposits, splits and reversals; every other event passes by.
-    public var eventTypes: [any EventPayload.Type]? { [DepositReceived.self, DepositSplit.self, WealthEntryReversed.self] }
+    public let version = 2
+    /// `notification_deposits`, `notification_bank_changes`.
+    public let tables = ["notification_deposits", "notification_bank_changes"]
+    /// The wealth account's deposits, splits and reversals, and the banks' connections,
+    /// consents and disconnections; every other event passes by.
+    public var eventTypes: [any EventPayload.Type]? {
+        [DepositReceived.self, DepositSplit.self, WealthEntryReversed.self, BankConnected.self, BankConsentGranted.self, BankDisconnected.self]
+    }
 
     /// Creates the table and its index by account and time.
     public func createTables(_ db: Database) throws {
@@ -46,6 +50,16 @@ public struct NotificationsProjector: Projector {
                 reversed_recorded_at INTEGER
             ) STRICT;
             CREATE INDEX notification_deposits_by_time ON notification_deposits (effective_at, sequence);
+            CREATE TABLE notification_bank_changes (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                bank_id TEXT NOT NULL,
+                change TEXT NOT NULL,
+                name TEXT,
+                expires_on TEXT,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX notification_bank_changes_by_bank ON notification_bank_changes (bank_id, sequence);
             """)
     }
 
@@ -85,8 +99,25 @@ public struct NotificationsProjector: Projector {
                     """,
                 arguments: [Int64(event.sequence), effective, recorded, reversal.entry]
             )
+        case let bank as BankConnected:
+            try bankChange(event, bank.bankId, "connected", name: bank.name, expiresOn: nil, db)
+        case let consent as BankConsentGranted:
+            try bankChange(event, consent.bankId, "consent", name: nil, expiresOn: consent.expiresOn, db)
+        case let bank as BankDisconnected:
+            try bankChange(event, bank.bankId, "disconnected", name: nil, expiresOn: nil, db)
         default:
             throw eventNotFolded(event)
         }
+    }
+
+    private func bankChange(_ event: Event, _ bank: String, _ change: String, name: String?, expiresOn: LocalDate?, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO notification_bank_changes (sequence, bank_id, change, name, expires_on, effective_at, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [Int64(event.sequence), bank, change, name, expiresOn?.description,
+                        event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
+        )
     }
 }

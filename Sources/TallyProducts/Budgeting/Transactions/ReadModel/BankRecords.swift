@@ -5,16 +5,17 @@ import GRDB
 enum BankRecords {
     /// Every bank ever connected, by id.
     static func all(_ db: Database) throws -> [BankConnection] {
-        try Row.fetchAll(db, sql: "SELECT bank_id, name, connected FROM budget_banks ORDER BY bank_id").map(connection(from:))
+        try Row.fetchAll(db, sql: "SELECT bank_id, name, connected, consent_expires FROM budget_banks ORDER BY bank_id").map(connection(from:))
     }
 
     /// The bank with this id, if it was ever connected.
     static func connection(_ id: String, _ db: Database) throws -> BankConnection? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT bank_id, name, connected FROM budget_banks WHERE bank_id = ?"), arguments: [id])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT bank_id, name, connected, consent_expires FROM budget_banks WHERE bank_id = ?"), arguments: [id])
             .map(connection(from:))
     }
 
     private static func connection(from row: Row) -> BankConnection {
-        BankConnection(bankId: row[BudgetTransactionColumns.bankId], name: row[BudgetTransactionColumns.name], isConnected: row[BudgetTransactionColumns.connected])
+        BankConnection(bankId: row[BudgetTransactionColumns.bankId], name: row[BudgetTransactionColumns.name], isConnected: row[BudgetTransactionColumns.connected],
+                       consentExpires: (row["consent_expires"] as String?).flatMap { try? LocalDate(parsing: $0) })
     }
 }

@@ -19,11 +19,11 @@ public struct TransactionsProjector: Projector {
     public init() {}
 
     public let name = "budget_transactions"
-    public let version = 4
+    public let version = 5
     public let tables = ["budget_transaction_history", "budget_banks"]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
-        [TransactionRecorded.self, RecurringOccurrenceGenerated.self, TransactionAmended.self, TransactionRecategorised.self, TransactionDeleted.self, BankConnected.self, BankDisconnected.self]
+        [TransactionRecorded.self, RecurringOccurrenceGenerated.self, TransactionAmended.self, TransactionRecategorised.self, TransactionDeleted.self, BankConnected.self, BankConsentGranted.self, BankDisconnected.self]
     }
 
     public func createTables(_ db: Database) throws {
@@ -60,6 +60,7 @@ public struct TransactionsProjector: Projector {
                 bank_id TEXT PRIMARY KEY NOT NULL,
                 name TEXT NOT NULL,
                 connected INTEGER NOT NULL,
+                consent_expires TEXT,
                 changed_sequence INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """)
@@ -97,8 +98,13 @@ public struct TransactionsProjector: Projector {
             )
         case let bank as BankDisconnected:
             try db.execute(
-                sql: "UPDATE budget_banks SET connected = 0, changed_sequence = ? WHERE bank_id = ?",
+                sql: "UPDATE budget_banks SET connected = 0, consent_expires = NULL, changed_sequence = ? WHERE bank_id = ?",
                 arguments: [sequence, bank.bankId]
+            )
+        case let consent as BankConsentGranted:
+            try db.execute(
+                sql: "UPDATE budget_banks SET consent_expires = ?, changed_sequence = ? WHERE bank_id = ?",
+                arguments: [consent.expiresOn.description, sequence, consent.bankId]
             )
         default:
             throw eventNotFolded(event)
