@@ -43,6 +43,33 @@ import PostgresTestSupport
         #expect(try store.run(["notifications", "--as-of", "2026-06-30", "--json"]) == (try store.run(["notifications", "--as-of", "2026-05-31", "--json"])))
     }
 
+    /// A day `days` from today in New York (the store's time zone), as YYYY-MM-DD.
+    private func day(_ days: Int) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/New_York")!
+        let date = calendar.date(byAdding: .day, value: days, to: Date())!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    @Test func aBankConsentIsGivenWithTheConnectionToldAWeekBeforeItEndsAndRenewed() throws {
+        let store = try BudgetStore(on: .files)
+        #expect(try store.run(["bank", "connect", "chase", "--name", "Chase Checking", "--consent-expires", day(10)]).contains("consent until \(day(10))"))
+        #expect(try store.run(["bank", "list", "--json"]).contains(#""consent_expires":"\#(day(10))""#))
+        #expect(try store.run(["notifications", "--kind", "bank_consent_expiring"]) == "no notifications\n", "the window opens in 3 days")
+        let ahead = try store.run(["notifications", "--as-of", day(3), "--kind", "bank_consent_expiring", "--json"])
+        #expect(ahead.contains(#""id":"bank_consent_expiring:chase:\#(day(10))""#), "\(ahead)")
+        #expect(ahead.contains(#""days_left":"7""#))
+        // Renewed before the window: the notice is withdrawn, and the new consent's comes a week before its own end.
+        #expect(try store.run(["bank", "consent", "chase", "--expires", day(40)]).contains("until \(day(40))"))
+        #expect(try store.run(["notifications", "--as-of", day(20), "--kind", "bank_consent_expiring"]) == "no notifications\n")
+        #expect(try store.run(["notifications", "--as-of", day(33), "--kind", "bank_consent_expiring"]).contains("bank_consent_expiring:chase:\(day(40))"))
+        try store.expectRefused(["bank", "consent", "chase", "--expires", day(-1)], "before today")
+        try store.expectRefused(["bank", "consent", "chase", "--expires", "2026-02-30"], "--expires '2026-02-30' is not a date")
+        try store.expectRefused(["bank", "consent", "wells", "--expires", day(30)], "bank 'wells' is not connected")
+        try store.expectRefused(["bank", "connect", "wells", "--consent-expires", day(-2)], "before today")
+    }
+
     @Test func anUnknownKindOrCursorIsRefusedByName() throws {
         let store = try household(on: .files)
         try store.expectRefused(["notifications", "--kind", "bill_due"], "no notification kind 'bill_due'")

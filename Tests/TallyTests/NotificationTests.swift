@@ -100,6 +100,61 @@ import TallyTestSupport
         }
     }
 
+    @Test func aBankConsentIsToldAWeekBeforeItEndsUnlessRenewedBefore() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-05-01T12:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            let end = { (text: String) in ledger.calendar.endOfDay(day(text)) }
+            let connected = try ledger.connectBank(id: "chase", name: "Chase Checking", consentExpires: day("2026-06-30"))
+            #expect(connected.events.map(\.type.name) == ["bank_connected", "bank_consent_granted"])
+            #expect(try ledger.banks().first?.consentExpires == day("2026-06-30"))
+            #expect(try ledger.notifications(asOf: end("2026-06-22")).isEmpty, "the window of 7 days opens on the 23rd")
+            let told = try ledger.notifications(asOf: end("2026-06-23"))
+            #expect(ids(told) == ["bank_consent_expiring:chase:2026-06-30"])
+            #expect(told.first?.at == ledger.calendar.startOfDay(day("2026-06-23")))
+            #expect(told.first?.causes == [connected.events[1].sequence])
+            #expect(told.first?.message == "The consent to read bank Chase Checking (chase) ends on 2026-06-30, in 7 days: renew it at the bank "
+                    + "and record it (tally bank consent chase --expires DAY) to keep importing its transactions.")
+            #expect(told.first?.figures == ["bank": "chase", "name": "Chase Checking", "expires_on": "2026-06-30", "days_left": "7"])
+
+            // Renewed on 20 June, before the window opened: never told, whatever day is asked about.
+            clock.set("2026-06-20T08:00:00Z")
+            let beforeRenewal = clock.now
+            clock.set("2026-06-20T09:00:00Z")
+            try ledger.renewBankConsent(id: "chase", expiresOn: day("2026-09-30"))
+            #expect(try ledger.notifications(asOf: end("2026-06-30")).isEmpty)
+            #expect(ids(try ledger.notifications(asOf: end("2026-06-30"), knownAt: beforeRenewal)) == ["bank_consent_expiring:chase:2026-06-30"],
+                    "as the ledger knew it before the renewal")
+            #expect(try ledger.banks().first?.consentExpires == day("2026-09-30"))
+            #expect(try ledger.notifications(asOf: end("2026-09-22")).isEmpty)
+            #expect(ids(try ledger.notifications(asOf: end("2026-09-23"))) == ["bank_consent_expiring:chase:2026-09-30"])
+
+            // Renewed inside the window: what was told stays. Disconnected before the next window: withdrawn.
+            clock.set("2026-09-25T09:00:00Z")
+            try ledger.renewBankConsent(id: "chase", expiresOn: day("2026-12-31"))
+            #expect(ids(try ledger.notifications(asOf: end("2026-12-31"))) == ["bank_consent_expiring:chase:2026-09-30", "bank_consent_expiring:chase:2026-12-31"])
+            clock.set("2026-12-01T09:00:00Z")
+            try ledger.disconnectBank(id: "chase")
+            #expect(ids(try ledger.notifications(asOf: end("2026-12-31"))) == ["bank_consent_expiring:chase:2026-09-30"])
+            #expect(try ledger.banks().first?.consentExpires == nil, "a disconnection ends the consent")
+
+            // Refused, and nothing recorded: renewing a disconnected bank, a consent ending before today.
+            let head = ledger.head.sequence
+            #expect { try ledger.renewBankConsent(id: "chase", expiresOn: day("2027-01-31")) } throws: { ($0 as? LedgerError)?.code == .notFound }
+            #expect { try ledger.connectBank(id: "chase", consentExpires: day("2026-11-30")) } throws: { ($0 as? LedgerError)?.code == .invalidArgument }
+            #expect(ledger.head.sequence == head)
+
+            // A consent given inside its own window is told from the moment it was given.
+            try ledger.connectBank(id: "chase", consentExpires: day("2026-12-04"))
+            let late = try ledger.notifications(asOf: end("2026-12-01"), kinds: [.bankConsentExpiring])
+            #expect(late.last?.id == "bank_consent_expiring:chase:2026-12-04")
+            #expect(late.last?.at == clock.now)
+            #expect(late.last?.figures["days_left"] == "3")
+            #expect(late.last?.message.contains("bank chase (chase) ends on 2026-12-04, in 3 days") == true)
+            try ledger.close()
+        }
+    }
+
     @Test func aBudgetIsOverspentAtTheExpenseThatCrossedItsMaximumAndACorrectionWithdrawsIt() throws {
         try withTemporaryStore { root in
             let clock = ManualClock("2026-05-01T12:00:00Z")
@@ -278,6 +333,7 @@ import TallyTestSupport
             var ledger = try Ledger.forTesting(at: store, clock: clock)
             let start = { (text: String) in ledger.calendar.startOfDay(day(text)) }
             try ledger.deposit(account: "main", amount: usd("1000.00"))
+            try ledger.connectBank(id: "chase", consentExpires: day("2026-05-20"))
             try ledger.setRoundUps(account: "main", enabled: true)
             try ledger.defineRecurring(id: "rent", payee: "Landlord", category: .bills, amount: usd("-900.00"), dayOfMonth: 15, startMonth: month("2026-05"))
             try ledger.setBudget(category: .groceries, month: month("2026-05"), maximum: usd("100.00"))
@@ -297,7 +353,7 @@ import TallyTestSupport
             clock.set("2026-07-01T12:00:00Z")
             let dates = ["2026-05-01", "2026-05-10", "2026-05-16", "2026-05-24", "2026-06-30"].map { ledger.calendar.endOfDay(day($0)) }
             let before = try dates.map { try ledger.notifications(asOf: $0) }
-            #expect(Set(before.last!.map(\.kind)).count >= 6, "the story tells deposits, bills, budgets, envelopes, reminders and milestones")
+            #expect(Set(before.last!.map(\.kind)).count >= 7, "the story tells deposits, bills, a bank consent, budgets, envelopes, reminders and milestones")
             try ledger.rebuild()
             #expect(try dates.map { try ledger.notifications(asOf: $0) } == before)
             try ledger.close()
