@@ -27,7 +27,7 @@ enum DashboardRoutes {
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[.contentSecurityPolicy] = contentSecurityPolicy
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[.xContentTypeOptions] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page(ledger: ledger))))
@@ -359,7 +359,7 @@ enum DashboardRoutes {
         lastEvent = Math.max(lastEvent, ledgerInfo.head.sequence);
         document.body.dataset.state = "loaded";
         document.body.dataset.head = String(lastEvent);
-        $("status").textContent = reason + " at " + new Date().toLocaleTimeString() + " (event " + lastEvent + ").";
+        $("status").textContent = (reason || "Loaded up to event " + lastEvent) + " at " + new Date().toLocaleTimeString() + ".";
         return ledgerInfo;
       }
 
@@ -441,7 +441,7 @@ enum DashboardRoutes {
       async function open(initial) {
         $("key-error").textContent = "";
         try {
-          const info = await refresh("Loaded");
+          const info = await refresh(null);
           sessionStorage.setItem(storageKey, key);
           $("unlock").hidden = true;
           $("board").hidden = false;
@@ -465,9 +465,4 @@ enum DashboardRoutes {
       if (key) open(true); else $("key").focus();
     })();
     """#
-}
-
-extension HTTPField.Name {
-    /// `Content-Security-Policy`.
-    static var contentSecurityPolicy: HTTPField.Name { HTTPField.Name("Content-Security-Policy")! }
 }
