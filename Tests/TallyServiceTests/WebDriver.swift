@@ -39,7 +39,7 @@ struct WebDriver {
     static func start(width: Int, height: Int, directory: String) async throws -> WebDriver {
         let (driver, browser) = try locate()
         let logPath = directory + "/chromedriver.log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else { throw Failure("cannot create \(logPath)") }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: driver)

@@ -104,7 +104,7 @@ final class WebhookStore: Sendable {
     /// Each time a webhook of `ledger` was disabled, with the webhook as it is now.
     func disablements(of ledger: String) -> [(webhook: Webhook, number: Int, disablement: Disablement)] {
         webhooks(of: ledger).flatMap { webhook in
-            (webhook.disablements ?? []).enumerated().map { (webhook, $0.offset + 1, $0.element) }
+            (webhook.disablements ?? []).enumerated().map { (webhook: webhook, number: $0.offset + 1, disablement: $0.element) }
         }
     }
 
