@@ -13,7 +13,7 @@ struct WebDriver {
     }
 
     /// The element reference key of the W3C protocol.
-    static let elementKey = "element-6066-11e4-a52a-4f735466cecf"
+    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
     let process: Process
     let port: Int
@@ -55,7 +55,7 @@ struct WebDriver {
             if let range = text.range(of: "started successfully on port ") {
                 port = Int(text[range.upperBound...].prefix { $0.isNumber })
             } else if !process.isRunning || ContinuousClock.now > deadline {
-                process.terminate()
+                stop(process)
                 throw Failure("chromedriver did not start within 30 s: \(text)")
             } else {
                 try await Task.sleep(for: .milliseconds(20))
@@ -69,8 +69,7 @@ struct WebDriver {
             }
             return WebDriver(process: process, port: port!, session: session, logPath: logPath)
         } catch {
-            process.terminate()
-            process.waitUntilExit()
+            stop(process)
             throw error
         }
     }
@@ -85,8 +84,17 @@ struct WebDriver {
     /// Ends the session (the browser quits), then chromedriver.
     func close() async {
         _ = try? await Self.call(port: port, .DELETE, "/session/\(session)", nil)
-        process.terminate()
-        process.waitUntilExit()
+        Self.stop(process)
+    }
+
+    /// Kills chromedriver and reaps it. SIGKILL: a child of the test process may inherit
+    /// SIGTERM ignored, and Foundation's `waitUntilExit` waits on a run loop no one runs here.
+    private static func stop(_ process: Process) {
+        let pid = process.processIdentifier
+        guard pid > 0 else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
     }
 
     private static func call(port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> [String: Any] {
@@ -119,7 +127,7 @@ struct WebDriver {
     /// The element `selector` finds (CSS).
     func element(_ selector: String) async throws -> String {
         let value = try await command(.POST, "/element", ["using": "css selector", "value": selector]) as? [String: Any]
-        guard let id = value?[Self.elementKey] as? String else { throw Failure("no element \(selector)") }
+        guard let id = value?[Self.elementKey] as? String else { throw Failure("no element \(selector): \(String(describing: value))") }
         return id
     }
 
