@@ -46,4 +46,32 @@ import Testing
         #expect(try await service.send(.GET, "/ledgers/home/charts/what-if?goal=12.345").status == 400)
         try await service.stopAndRemove()
     }
+
+    /// A day `days` from today in UTC (the ledger's time zone), as YYYY-MM-DD.
+    private func day(_ days: Int) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: calendar.date(byAdding: .day, value: days, to: Date())!)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    @Test func aBankConsentIsGivenWithTheConnectionAndRenewedOverHTTP() async throws {
+        let service = try await ServiceHarness.start()
+        try await service.createLedger("home")
+        let connected = try await service.command("/ledgers/home/banks", #"{"id":"chase","name":"Chase","consent_expires":"\#(day(10))"}"#)
+        #expect(connected.status == 201, "\(connected.text)")
+        #expect(connected.json.objects("events").map { $0["type"] as? String } == ["bank_connected", "bank_consent_granted"])
+        let ahead = try await service.send(.GET, "/ledgers/home/notifications?kind=bank_consent_expiring&as_of=\(day(3))")
+        #expect(ahead.json.objects("notifications").map { $0["id"] as? String } == ["bank_consent_expiring:chase:\(day(10))"], "\(ahead.text)")
+        let renewed = try await service.command("/ledgers/home/banks/chase/consent", #"{"expires_on":"\#(day(60))"}"#)
+        #expect(renewed.status == 201, "\(renewed.text)")
+        #expect(try await service.send(.GET, "/ledgers/home/notifications?kind=bank_consent_expiring&as_of=\(day(30))").json.objects("notifications").isEmpty,
+                "renewed before the window opened")
+        let late = try await service.command("/ledgers/home/banks/chase/consent", #"{"expires_on":"\#(day(-1))"}"#)
+        #expect(late.status == 422 || late.status == 400, "\(late.text)")
+        #expect(late.text.contains("before today"))
+        #expect(try await service.command("/ledgers/home/banks/chase/consent", #"{"expires_on":"soon"}"#).code == "invalid_field")
+        #expect(try await service.command("/ledgers/home/banks/wells/consent", #"{"expires_on":"\#(day(30))"}"#).status == 404)
+        try await service.stopAndRemove()
+    }
 }
