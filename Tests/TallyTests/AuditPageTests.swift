@@ -139,4 +139,46 @@ import TallyTestSupport
             }
         }
     }
+
+    @Test(arguments: [UInt64(0xE0E1_0DE5), 0x5EED])
+    func pagingThroughAnEnvelopeGivesItsWholeAuditExactly(seed: UInt64) throws {
+        let seed = TestSeed.value(default: seed)
+        try withTemporaryStore { root in
+            var random = SplitMix64(seed: seed)
+            let clock = ManualClock("2025-12-01T12:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            try ledger.openEnvelopeAccount("Assets:Bank", commodity: .usd, openingBalance: usd("50000.00"))
+            try ledger.createEnvelope("food", name: "Food", interval: .monthly, budgeted: usd("400.00"), startDate: day("2025-12-01"))
+            var recorded: [Instant] = []
+            for step in 0..<120 {
+                clock.advance(seconds: Int64.random(in: 3_600...(3 * 86_400), using: &random))
+                // Backdated up to 9 days (never before the account), often within the same day.
+                let back = step < 10 ? 0 : [0, 0, 3_600, 7_200, 86_400, 86_400 * 9].randomElement(using: &random)!
+                let effective = Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch - Int64(back) * 1_000_000)
+                let cents = Int64.random(in: 500...8_000, using: &random)
+                switch Int.random(in: 0..<20, using: &random) {
+                case 0: try ledger.fundEnvelope("food", amount: Money(minorUnits: cents, commodity: .usd), effectiveAt: effective)
+                case 1: try ledger.changeEnvelopeBudget("food", budgeted: Money(minorUnits: cents * 10, commodity: .usd), effectiveAt: clock.now)
+                case 2: try ledger.setEnvelopeRollover("food", policy: [.reset, .carryForward, .takeFromToAssign].randomElement(using: &random)!, effectiveAt: clock.now)
+                default:
+                    try ledger.recordEnvelopeTransaction("t\(step)", account: "Assets:Bank", amount: Money(minorUnits: -cents, commodity: .usd),
+                                                         envelope: "food", effectiveAt: effective)
+                }
+                recorded.append(clock.now)
+            }
+            let days = recorded.map { ledger.calendar.date(of: $0) }
+            let windows: [(LocalDate?, LocalDate?)] = [(nil, nil), (days[50], nil), (nil, days[90]), (days[30], days[100])]
+            for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
+                for (from, through) in windows {
+                    let whole = try ledger.envelopeAudit("food", from: from, through: through, knownAt: knownAt)
+                    if knownAt == nil, from == nil { #expect(whole.count > 80, "seed \(seed): a history to page through, \(whole.count) changes") }
+                    for limit in [1, 7, 1_000] {
+                        let paged = try pages(ledger, .envelope("food"), from: from, through: through, knownAt: knownAt, limit: limit)
+                        #expect(paged == whole, "seed \(seed): limit \(limit), from \(String(describing: from)), through \(String(describing: through)), known at \(String(describing: knownAt)): \(paged.count) paged, \(whole.count) whole")
+                    }
+                }
+            }
+        }
+    }
 }

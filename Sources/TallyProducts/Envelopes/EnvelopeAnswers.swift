@@ -118,13 +118,15 @@ extension EnvelopeBook {
     /// Each interval's budget is the one in force on its last day (or on `date`, for the one
     /// still running); its remainder moves into the next by the policy in force on its last
     /// day (``EnvelopeRollover``). With `trail`, every change to what the envelope has left
-    /// is reported as it is folded (``Ledger/envelopeAudit(_:from:through:knownAt:)``).
+    /// is reported as it is folded, in effective order (``Ledger/envelopeAudit(_:from:through:knownAt:)``);
+    /// resumed, the running balance starts at what the envelope had left at `resume`, and an
+    /// error thrown by `trail` stops the fold (a page of the audit is full).
     ///
     /// - Returns: nil when `date` is before the envelope's start date.
     /// - Throws: ``MoneyError`` on overflow; ``EnvelopeSnapshotMismatch`` when `resume`
     ///   does not fit the envelope's intervals.
     func fold(of envelope: EnvelopeRecord, through date: LocalDate, resuming resume: EnvelopeProgress?, calendar: LedgerCalendar,
-              rates: RateBook? = nil, trail: ((AuditEntry) -> Void)? = nil) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
+              rates: RateBook? = nil, trail: ((AuditEntry) throws -> Void)? = nil) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
         guard date >= envelope.startDate else { return nil }
         let commodity = envelope.commodity
         // A change in another currency than the creation's is ignored (commands refuse it).
@@ -162,7 +164,7 @@ extension EnvelopeBook {
         var progress: EnvelopeProgress
         if let resume {
             guard resume.creation == envelope.settings[0].sequence, let running = schedule.period(containing: resume.through),
-                  running.first == resume.periodFirst, resume.through <= date, trail == nil else {
+                  running.first == resume.periodFirst, resume.through <= date else {
                 throw EnvelopeSnapshotMismatch(envelopeId: envelope.envelopeId, day: resume.through)
             }
             period = running
@@ -175,11 +177,17 @@ extension EnvelopeBook {
         let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, commodity: commodity) }
         var next = 0
         var balance: Int64 = 0
+        if resume != nil, trail != nil {
+            // Resumed: the trail goes on from what the envelope had left then.
+            let (spentNegated, overflow) = Int64(0).subtractingReportingOverflow(progress.spent)
+            guard !overflow else { throw MoneyError.overflowing("an envelope's interval") }
+            balance = try add(try add(try add(setting(on: min(period.last ?? date, date)).budgeted.minorUnits, progress.funded), progress.carriedIn), spentNegated)
+        }
         /// Reports a change of what the envelope has left.
         func report(_ amount: Int64, _ sequence: UInt64, _ type: String, _ effectiveAt: Instant, _ recordedAt: Instant) throws {
             guard let trail, amount != 0 else { return }
             balance = try add(balance, amount)
-            trail(AuditEntry(sequence: sequence, recordedAt: recordedAt, effectiveAt: effectiveAt, effectiveDate: calendar.date(of: effectiveAt),
+            try trail(AuditEntry(sequence: sequence, recordedAt: recordedAt, effectiveAt: effectiveAt, effectiveDate: calendar.date(of: effectiveAt),
                              eventType: type, cause: nil, amount: money(amount), balance: money(balance)))
         }
         while true {

@@ -161,4 +161,85 @@ extension Ledger {
             return entries.filter { entry in from.map { entry.effectiveDate >= $0 } ?? true }
         }
     }
+
+    /// One page of ``envelopeAudit(_:from:through:knownAt:)``: the first `limit` changes after
+    /// `position` (from the first when nil), with their running balances, and where the next
+    /// page starts. A page costs what it returns, not the envelope's history: the fold
+    /// resumes from the latest snapshot before the page (``EnvelopeSnapshots``, its running
+    /// balance what the envelope had left then), reads money only through a window past the
+    /// page (doubled until the page is full), and stops once it is.
+    ///
+    /// ```swift
+    /// var page = try ledger.envelopeAuditPage("groceries", limit: 50)
+    /// while let next = page.next { page = try ledger.envelopeAuditPage("groceries", after: next, limit: 50) }
+    /// ```
+    ///
+    /// - Throws: as ``envelopeAudit(_:from:through:knownAt:)``; (`invalidArgument`) for a limit below 1.
+    public func envelopeAuditPage(
+        _ envelopeId: String, from: LocalDate? = nil, through: LocalDate? = nil, knownAt: Instant? = nil,
+        after position: AuditPosition? = nil, limit: Int
+    ) throws -> AuditPage {
+        guard limit >= 1 else { throw LedgerError(.invalidArgument, "an audit page holds at least 1 change, not \(limit)") }
+        let last = through ?? today
+        let calendar = self.calendar
+        /// Stops the fold: the page is full, or the fold passed the money read.
+        struct Stop: Error {}
+        return try read { db in
+            // The page's first day: the snapshot of the day before it is resumed.
+            let firstDay = [position.map { calendar.date(of: Instant(microsecondsSinceEpoch: $0.effectiveAt)) }, from].compactMap { $0 }.max()
+            var snapshot = try firstDay.flatMap { day in
+                try EnvelopeSnapshots.latest(through: min(day.adding(days: -1), last), knownAt: knownAt, calendar: calendar, db)
+            }
+            guard let start = try EnvelopeBook.earliestStart(of: envelopeId, db) else {
+                throw LedgerError(.notFound, "no envelope '\(envelopeId)' by \(last); `tally envelope list` lists them")
+            }
+            var windowDays = 62
+            while true {
+                let base = max(snapshot?.day ?? start, firstDay ?? start)
+                let windowEnd = min(last, base.adding(days: windowDays))
+                let book = try EnvelopeBook.load(db, effectiveThrough: calendar.endOfDay(windowEnd), knownAt: knownAt,
+                                                 after: snapshot?.effectiveThrough, envelopesThrough: calendar.endOfDay(last))
+                guard let envelope = book.envelopes[envelopeId] else {
+                    throw LedgerError(.notFound, "no envelope '\(envelopeId)' by \(last); `tally envelope list` lists them")
+                }
+                let end = envelope.deletedAt.map { min(last, calendar.date(of: $0).adding(days: -1)) } ?? last
+                // Each change with its ordinal among the changes of its event at its time.
+                var entries: [(entry: AuditEntry, ordinal: Int64)] = []
+                var previous: (Int64, UInt64)?
+                var ordinal: Int64 = 0
+                var started = position == nil
+                do {
+                    let resume = try snapshot?.progress(of: envelope)
+                    _ = try book.fold(of: envelope, through: end, resuming: resume, calendar: calendar) { entry in
+                        // Money after the window is not read: a change past it waits for a wider one.
+                        if windowEnd < end, entry.effectiveDate > windowEnd { throw Stop() }
+                        let place = (entry.effectiveAt.microsecondsSinceEpoch, entry.sequence)
+                        ordinal = previous.map { $0 == place } == true ? ordinal + 1 : 0
+                        previous = place
+                        if let from, entry.effectiveDate < from { return }
+                        // The page starts right after the change the position names, in fold order.
+                        guard started else {
+                            if let position { started = place.0 == position.effectiveAt && place.1 == position.sequence && ordinal == position.ordinal }
+                            return
+                        }
+                        entries.append((entry, ordinal))
+                        if entries.count > limit { throw Stop() }
+                    }
+                } catch is Stop {
+                } catch is EnvelopeSnapshotMismatch {
+                    // Never seen; fold from the envelope's start instead.
+                    snapshot = nil
+                    continue
+                }
+                if entries.count > limit || windowEnd >= end {
+                    let page = entries.prefix(limit)
+                    let next = entries.count > limit ? page.last.map { last in
+                        AuditPosition(effectiveAt: last.entry.effectiveAt.microsecondsSinceEpoch, sequence: last.entry.sequence, ordinal: last.ordinal)
+                    } : nil
+                    return AuditPage(entries: page.map(\.entry), next: next)
+                }
+                windowDays *= 2
+            }
+        }
+    }
 }

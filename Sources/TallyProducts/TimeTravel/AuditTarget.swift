@@ -70,8 +70,9 @@ extension Ledger {
     /// One page of ``audit(_:from:through:knownAt:)`` after `position`, costing what it
     /// returns: an account's or a pot's is read from the balance read model a page at a time
     /// (``auditPage(account:from:through:knownAt:after:limit:)``), an item's value at the
-    /// moments the page spans (``auditValuePage(of:_:from:through:knownAt:after:limit:)``); an
-    /// envelope's is its own intervals' fold (that envelope's history, not the ledger's), sliced.
+    /// moments the page spans (``auditValuePage(of:_:from:through:knownAt:after:limit:)``), an
+    /// envelope's folded on from its snapshot before the page
+    /// (``envelopeAuditPage(_:from:through:knownAt:after:limit:)``).
     ///
     /// - Throws: as ``audit(_:from:through:knownAt:)``; (`invalidArgument`) for a limit below 1.
     public func auditPage(
@@ -87,10 +88,8 @@ extension Ledger {
             return try auditValuePage(of: .asset, id, from: from, through: through, knownAt: knownAt, after: position, limit: limit)
         case .liability(let id):
             return try auditValuePage(of: .liability, id, from: from, through: through, knownAt: knownAt, after: position, limit: limit)
-        case .envelope:
-            // An envelope's audit is its own intervals' fold (its history, not the ledger's), sliced.
-            guard limit >= 1 else { throw LedgerError(.invalidArgument, "an audit page holds at least 1 change, not \(limit)") }
-            return AuditPage(slicing: try audit(target, from: from, through: through, knownAt: knownAt), after: position, limit: limit)
+        case .envelope(let id):
+            return try envelopeAuditPage(id, from: from, through: through, knownAt: knownAt, after: position, limit: limit)
         }
     }
 }

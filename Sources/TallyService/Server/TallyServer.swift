@@ -119,6 +119,8 @@ public final class TallyServer: Sendable {
     public let configuration: Configuration
     private let state: ServiceState
     private let group = Mutex<ServiceGroup?>(nil)
+    /// The listening channel, once the server listens.
+    private let listener = Mutex<(any Channel)?>(nil)
     private let logger: Logger
 
     /// Opens the data directory (creating it, owner-only) and its key file.
@@ -185,7 +187,8 @@ public final class TallyServer: Sendable {
             ])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: [state.pool, WebhookDispatcher(state: state, store: state.webhooks, settings: configuration.webhooks)],
-            onServerRunning: { [configuration] channel in
+            onServerRunning: { [configuration, self] channel in
+                self.listener.withLock { $0 = channel }
                 let port = channel.localAddress?.port ?? 0
                 // A node listening on a port picked at start says where it answers once it knows.
                 if let cluster = state.pool.cluster, configuration.advertisedAddress == nil, configuration.port == 0 {
@@ -195,7 +198,13 @@ public final class TallyServer: Sendable {
             },
             logger: logger)
         let serviceGroup = ServiceGroup(configuration: .init(
-            services: [.init(service: app), .init(service: ShutdownNotifier(signal: state.shutdown))],
+            services: [.init(service: app), .init(service: ShutdownNotifier(signal: state.shutdown, stopAccepting: { [self] in
+                // No connection is accepted from now on (a client's connect waits in the backlog
+                // and is refused when the listener closes): one accepted while the server closes
+                // its listener would be dropped half set up.
+                let channel = self.listener.withLock { $0 }
+                try? await channel?.setOption(ChannelOptions.autoRead, value: false).get()
+            }))],
             gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         group.withLock { $0 = serviceGroup }
         defer { group.withLock { $0 = nil } }
@@ -270,13 +279,16 @@ public final class TallyServer: Sendable {
     }()
 }
 
-/// The last service of the group, so the first told of graceful shutdown: it ends the live
-/// event streams before the HTTP server waits for its requests in flight.
+/// The last service of the group, so the first told of graceful shutdown: it stops accepting
+/// connections and ends the live event streams before the HTTP server waits for its requests
+/// in flight.
 private struct ShutdownNotifier: Service {
     let signal: ShutdownSignal
+    let stopAccepting: @Sendable () async -> Void
 
     func run() async throws {
         try? await gracefulShutdown()
+        await stopAccepting()
         signal.fire()
     }
 }

@@ -238,6 +238,13 @@ public struct EnvelopesProjector: SnapshotTaking {
 }
 
 extension EnvelopeBook {
+    /// The earliest start date an envelope of this id had (nil: never created), for where a
+    /// fold of it can begin.
+    static func earliestStart(of envelopeId: String, _ db: Database) throws -> LocalDate? {
+        try Int.fetchOne(db, sql: "SELECT MIN(start_date) FROM envelopes WHERE envelope_id = ?", arguments: [envelopeId])
+            .map { LocalDate(daysSinceEpoch: $0) }
+    }
+
     /// The book as of `bound` (and as known at `knownAt`): the rows of events effective at
     /// or before it, read from the envelopes read model. Balances are not loaded (they
     /// come from the postings).
