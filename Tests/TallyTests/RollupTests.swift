@@ -85,4 +85,23 @@ struct RollupTests {
             try ledger.expectConsistent()
         }
     }
+
+    /// A ledger whose latest events post nothing (an asset, a rate): asked as known in the
+    /// recorded block of those events, the answer is the scan's, never a trap on an empty
+    /// run of postings (found by net worth, which reads balances as known at any instant).
+    @Test func knownAtAmongEventsThatPostNothingAgreesWithTheScan() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-04-05T09:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            try ledger.addAsset(assetId: "home", name: "Home", category: .property, type: .realEstate, currency: .usd)
+            clock.advance(seconds: 1)
+            try ledger.setFXRate(base: .gbp, quote: .usd, rate: try ExactDecimal(parsing: "1.25"))
+            for knownAt in [clock.now, Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch - 1)] {
+                let known = try ledger.balances(asOf: clock.now, knownAt: knownAt)
+                let scanned = try ledger.read { db in try BalanceQueries.scannedBalances(db, asOf: clock.now, knownAt: knownAt) }
+                #expect(known == scanned && known.isEmpty)
+            }
+        }
+    }
 }

@@ -842,6 +842,22 @@ public final class Ledger: Sendable {
         return command
     }
 
+    /// What `command` would record, planned exactly as ``run(_:)`` plans it (the same rules,
+    /// against the same state, with the sequence numbers the events would take), and rolled
+    /// back: nothing reaches the log or the read models. A `--dry-run`'s answer.
+    ///
+    /// ```swift
+    /// let preview = try ledger.preview(try ledger.depositCommand(account: "main", amount: usd("100.00")))
+    /// for event in preview.events { print(event.sequence, event.body.payload) }   // the deposit, then its split
+    /// ```
+    ///
+    /// - Throws: what ``run(_:)`` would throw for the command (nothing is appended either way);
+    ///   ``StoreError`` `readOnly` (as a ``LedgerError`` `store`) on a ledger opened for reading.
+    public func preview(_ command: LedgerCommand) throws -> CommandResult {
+        _ = try writableStore()
+        return try queue.exclusively { try pipeline.rehearsing { plan in try plan(command) } }
+    }
+
     /// Plans commands one after another as one group would, each against the state the
     /// earlier ones leave, and keeps nothing: the first refusal is thrown. Waits for the
     /// commands in flight and holds the next ones back while it runs.

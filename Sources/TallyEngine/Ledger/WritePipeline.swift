@@ -392,19 +392,30 @@ extension WritePipeline {
     /// appends its first batch, so that a refusal anywhere in it leaves the store as it was.
     /// Call it while no group runs (``CommandQueue/exclusively(_:)``).
     func rehearse(_ body: (_ plan: (LedgerCommand) throws -> Void) throws -> Void) throws {
+        try rehearsing { plan in
+            try withoutActuallyEscaping(plan) { plan in try body { command in _ = try plan(command) } }
+        }
+    }
+
+    /// ``rehearse(_:)`` whose `plan` returns each command's result as the commit would
+    /// (its events with the sequence numbers and recorded time they would have), and which
+    /// returns what `body` returns.
+    func rehearsing<T>(_ body: (_ plan: (LedgerCommand) throws -> Ledger.CommandResult) throws -> T) throws -> T {
         guard let store else {
             throw StoreError(.readOnly, "this ledger was opened for reading; open it with Ledger.open to run commands")
         }
         try catchUpIfBehind(store)
         let recordedAt = Instant(microsecondsSinceEpoch: max(clock().microsecondsSinceEpoch, store.writer.lastRecordedAt))
         var draft = GroupDraft(first: store.head.sequence + 1, recordedAt: recordedAt, frameLimits: store.writer.frameLimits, isRehearsal: true)
+        var answer: T?
         try readModels.database.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
                 draft.checkpoints = try ReadModelStore.checkpoints(db)
-                try body { command in _ = try planInSavepoint(command, into: &draft, db) }
+                answer = try body { command in try planInSavepoint(command, into: &draft, db) }
                 return .rollback
             }
         }
+        return answer!
     }
 }
 

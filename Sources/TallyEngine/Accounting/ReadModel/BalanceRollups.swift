@@ -256,8 +256,13 @@ struct BalanceRollups {
                 if split >= next {
                     cellBound = recordedBlock + 1
                 } else if split > first {
+                    // `sequenceEnd` bounds every stored posting's sequence: at or below
+                    // `split`, nothing in the block was recorded after K (a ledger whose
+                    // latest events post nothing), and the block counts whole.
                     let end = min(next, try PostingDays.sequenceEnd(db))
-                    if end - split < split - first {
+                    if end <= split {
+                        cellBound = recordedBlock + 1
+                    } else if end - split < split - first {
                         cellBound = recordedBlock + 1
                         run = (split, end, true)
                     } else {
