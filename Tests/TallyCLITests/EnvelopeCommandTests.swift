@@ -26,10 +26,18 @@ import Testing
         let store = try household(directory)
         let run = try TallyProcess.run(["envelope", "status", "--as-of", "2026-05-31"] + store)
         #expect(run.status == 0, "\(run.standardError)")
+        // Each envelope, their totals in the base currency, then the latest activity (the yen
+        // spent on dining counts 20.10 USD at its own rate).
         #expect(run.standardOutput == """
-            ENVELOPE    INTERVAL                  BUDGETED  CARRIED IN       SPENT   REMAINING
+            ENVELOPE    INTERVAL                  BUDGETED  CARRIED IN       SPENT   REMAINING  STATUS
             Dining out  2026-05-01..2026-05-31  100.00 USD    0.00 USD   20.10 USD   79.90 USD
             Groceries   2026-05-01..2026-05-31  400.00 USD    0.00 USD  450.00 USD  -50.00 USD  OVER
+            TOTAL                               500.00 USD              470.10 USD   29.90 USD
+
+            Recent activity
+            DATE        SEQ  ENVELOPE   EVENT                      AMOUNT
+            2026-05-12    7  dining     transaction_recorded    -3000 JPY
+            2026-05-03    6  groceries  transaction_recorded  -450.00 USD
 
             """)
         let june = try TallyProcess.run(["envelope", "status", "groceries", "--as-of", "2026-06-01", "--json"] + store)
@@ -67,14 +75,16 @@ import Testing
             let run = try TallyProcess.run(arguments + store)
             #expect(run.status == 0, "\(arguments): \(run.standardError)")
         }
+        // One object: the envelopes as `items`, each its own object as `status ID --json` prints it.
         let june = try TallyProcess.run(["envelope", "status", "--as-of", "2026-06-30", "--json"] + store)
-        let lines = june.standardOutput.split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines[0].contains(#""spent":{"amount":"100.00","currency":"USD"}"#))
-        #expect(lines[1].contains(#""taken_from_to_assign":{"amount":"50.00","currency":"USD"}"#))
-        #expect(lines[1].contains(#""available":{"amount":"525.00","currency":"USD"}"#))
+        let items = june.standardOutput.components(separatedBy: #"{"envelope":"#).dropFirst()
+        #expect(june.standardOutput.hasPrefix(#"{"date":"2026-06-30","currency":"USD","items":[{"envelope":"dining""#), "\(june.standardOutput)")
+        #expect(items.count == 2)
+        #expect(items.first?.contains(#""spent":{"amount":"100.00","currency":"USD"}"#) == true)
+        #expect(items.last?.contains(#""taken_from_to_assign":{"amount":"50.00","currency":"USD"}"#) == true)
+        #expect(items.last?.contains(#""available":{"amount":"525.00","currency":"USD"}"#) == true)
         let july = try TallyProcess.run(["envelope", "status", "--as-of", "2026-07-01", "--json"] + store)
-        #expect(july.standardOutput.split(separator: "\n").count == 1)
+        #expect(july.standardOutput.components(separatedBy: #"{"envelope":"#).count == 2, "\(july.standardOutput)")
     }
 
     @Test(arguments: [

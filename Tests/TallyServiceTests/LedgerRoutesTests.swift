@@ -42,7 +42,10 @@ import Testing
         #expect(try await service.command("/ledgers/smiths/assets/flat/valuations", #"{"value":"250000.00"}"#).status == 201)
         let netWorth = try await service.send(.GET, "/ledgers/smiths/net-worth")
         #expect(netWorth.status == 200, "\(netWorth.text)")
-        #expect(netWorth.json["assets"] as? String == "250000.00", "\(netWorth.text)")
+        // The household's: the flat, and the wealth account's 86.60 (Spend and Invest), each with its origin.
+        #expect(netWorth.json["assets"] as? String == "250086.60", "\(netWorth.text)")
+        #expect(netWorth.json.objects("lines").map { "\($0["id"] as? String ?? "") \($0["origin"] as? String ?? "")" }
+                == ["flat item", "Wealth:main:Invest wealth_account", "Wealth:main:Spend wealth_account"], "\(netWorth.text)")
         #expect(netWorth.json["complete"] as? Bool == true)
         #expect(netWorth.json.objects("excluded").isEmpty)
         // A car valued in GBP with no GBP/USD rate: left out, and named.
@@ -50,7 +53,7 @@ import Testing
         #expect(try await service.command("/ledgers/smiths/assets/car/valuations", #"{"value":"9000.00","currency":"GBP"}"#).status == 201)
         let partial = try await service.send(.GET, "/ledgers/smiths/net-worth")
         #expect(partial.json["complete"] as? Bool == false)
-        #expect(partial.json["assets"] as? String == "250000.00", "the car is not counted")
+        #expect(partial.json["assets"] as? String == "250086.60", "the car is not counted")
         let excluded = partial.json.objects("excluded")
         #expect(excluded.map { $0["id"] as? String } == ["car"], "\(partial.text)")
         #expect(excluded.first?["name"] as? String == "Family car")

@@ -321,7 +321,8 @@ import TallyLog
         #expect(series.map(\.month) == (first.ordinal...last.ordinal).map(Month.init(ordinal:)), "\(context)", sourceLocation: sourceLocation)
         let lookups = try ledger.read { db in
             try points.map { point in
-                try NetWorthQueries.report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds())
+                try NetWorthQueries.report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds(),
+                                           accounts: try NetWorthQueries.householdAccounts(db, point: point))
             }
         }
         let replays = try Replay.run(at: ledger.layout.root, untilEach: points.map(\.asOf), knownAt: knownAt)
@@ -336,6 +337,6 @@ import TallyLog
     /// How many of the points a snapshot answers.
     private func snapshotHits(_ ledger: Ledger, _ points: [PointInTime]) throws -> Int {
         let calendar = ledger.calendar
-        return try ledger.read { db in try points.filter { try NetWorthSnapshots.report(db, point: $0, calendar: calendar) != nil }.count }
+        return try ledger.read { db in try points.filter { try NetWorthSnapshots.report(db, point: $0, calendar: calendar, accounts: []) != nil }.count }
     }
 }

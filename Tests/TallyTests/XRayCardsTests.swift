@@ -51,7 +51,7 @@ import TallyTestSupport
                 try ledger.recordValuation(itemKind: .asset, itemId: id, value: usd(value), source: .manual)
             }
             let xray = try ledger.xray()
-            #expect(xray.cards.map(\.metric) == [xray.concentration, xray.homeBias, xray.illiquidity, xray.dataConfidence])
+            #expect(xray.cards.map(\.metric) == [xray.concentration, xray.homeBias, xray.illiquidity, xray.dataConfidence, xray.exposure])
             let illiquid = try card(.illiquidity, of: xray)
             #expect(illiquid.metric.value == 7_000)
             #expect(illiquid.severity == .high)

@@ -5,7 +5,7 @@ import Tally
 struct OverviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "overview",
-        abstract: "A month at a glance: current balance, held in pots, income, expenses.",
+        abstract: "A month at a glance: balance, pots, income, expenses, latest transactions, budgets, recurring items.",
         discussion: """
             Without --month or --as-of: this month, as of today in the ledger's time zone. \
             Balances are at the end of the month, or today for the month in progress; \
@@ -16,7 +16,11 @@ struct OverviewCommand: ParsableCommand {
             The budget keeps its books in the currency the ledger was created with; when the base \
             currency is another (`tally base-currency`), a column gives each amount in it at the \
             FX rate in force then, and with no rate the budget currency is listed as not \
-            converted. Income and expenses are positive; net is income minus expenses.
+            converted. Income and expenses are positive; net is income minus expenses. \
+            Then, as the budget app's overview screen shows them: the pots with their totals and \
+            targets, the latest \(BudgetScreen.latestTransactionsCount) transactions dated by then, \
+            the month's budgets with spent and remaining, and the recurring items' totals \
+            (paid, due soon, upcoming) judged from that day.
             """
     )
 
@@ -26,19 +30,20 @@ struct OverviewCommand: ParsableCommand {
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        let (month, answer) = try storeOptions.withReadingLedger { ledger in
+        let (month, screen) = try storeOptions.withReadingLedger { ledger in
             let month = try time.month(self.month, ledger)
             // One "today": a past month is read to its end, the month in progress to today,
             // a later month only with --include-future (its balances and flows at its end).
             let asOf = try time.monthInstant(month, ledger, refusesFuture: true)
-            return (month, try ledger.budgetOverviewInBase(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger)))
+            return (month, try ledger.budgetScreen(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger)))
         }
+        let answer = screen.overview
         let overview = answer.overview
         let net = try overview.net()
         let inBase = answer.baseCurrency == overview.income.commodity ? nil : answer.converted
         let netInBase = try inBase?.net()
         if json {
-            print(Output.jsonObject([
+            var fields: [(String, String)] = [
                 ("month", EventJSON.quoted(month.description)), ("currency", EventJSON.quoted(overview.income.commodity.code)),
                 ("current_balance", BudgetCLI.json(overview.currentBalance)), ("held_in_pots", BudgetCLI.json(overview.heldInPots)),
                 ("income", BudgetCLI.json(overview.income)), ("expenses", BudgetCLI.json(overview.expenses)),
@@ -52,7 +57,9 @@ struct OverviewCommand: ParsableCommand {
                     ])
                 } ?? "null"),
                 ("not_converted", JSONText.array(answer.notConverted.map { EventJSON.quoted($0.code) })),
-            ]))
+            ]
+            fields += try Self.screenJSON(screen)
+            print(Output.jsonObject(fields))
             return
         }
         func row(_ label: String, _ amount: Money, _ converted: Money?) -> [String] {
@@ -68,5 +75,63 @@ struct OverviewCommand: ParsableCommand {
         if !answer.notConverted.isEmpty {
             print("not converted (no rate into \(answer.baseCurrency.code)): \(answer.notConverted.map(\.code).joined(separator: ", "))")
         }
+        try Self.printScreen(screen)
+    }
+
+    /// The screen's parts after the overview's own fields: `pots`, `latest_transactions`,
+    /// `budgets` (each an object with its `items` and totals) and `recurring` (the totals per
+    /// state and the items).
+    static func screenJSON(_ screen: BudgetScreen) throws -> [(String, String)] {
+        let totals = try screen.budgetTotals()
+        let pots = screen.pots.map { pot in
+            Output.jsonObject([("id", EventJSON.quoted(pot.id)), ("name", EventJSON.quoted(pot.name)), ("total", BudgetCLI.json(pot.total)),
+                               ("target", BudgetCLI.json(pot.target)), ("progress_basis_points", String(pot.progressBasisPoints))])
+        }
+        let budgets = screen.budgets.map { budget in
+            Output.jsonObject([("category", EventJSON.quoted(budget.category.rawValue)), ("maximum", BudgetCLI.json(budget.maximum)),
+                               ("spent", BudgetCLI.json(budget.spent)), ("remaining", BudgetCLI.json(budget.remaining)),
+                               ("over_budget", String(budget.isOverBudget))])
+        }
+        let recurring = screen.recurring.items.map { status in
+            Output.jsonObject([("id", EventJSON.quoted(status.item.id)), ("payee", EventJSON.quoted(status.item.payee)),
+                               ("amount", BudgetCLI.json(status.item.amount)), ("due", EventJSON.quoted(status.dueDate.description)),
+                               ("state", EventJSON.quoted(status.state.rawValue))])
+        }
+        return [
+            ("pots", Output.jsonObject([("items", JSONText.array(pots)), ("total", BudgetCLI.json(screen.overview.overview.heldInPots)),
+                                        ("target", BudgetCLI.json(screen.potsTarget))])),
+            ("latest_transactions", Output.jsonObject([("items", JSONText.array(screen.latestTransactions.map { BudgetCLI.json($0) })),
+                                                       ("limit", String(BudgetScreen.latestTransactionsCount))])),
+            ("budgets", Output.jsonObject([("items", JSONText.array(budgets)), ("maximum", BudgetCLI.json(totals.maximum)),
+                                           ("spent", BudgetCLI.json(totals.spent)), ("remaining", BudgetCLI.json(totals.remaining))])),
+            ("recurring", Output.jsonObject([("today", EventJSON.quoted(screen.recurring.today.description)),
+                                             ("paid", RecurringCLI.json(screen.recurring.paid)), ("due_soon", RecurringCLI.json(screen.recurring.dueSoon)),
+                                             ("upcoming", RecurringCLI.json(screen.recurring.upcoming)), ("items", JSONText.array(recurring))])),
+        ]
+    }
+
+    /// The screen's parts as tables, each under its title; an empty part says so.
+    static func printScreen(_ screen: BudgetScreen) throws {
+        print("\nPots: \(screen.overview.overview.heldInPots.decimalString) of \(screen.potsTarget.decimalString)")
+        if !screen.pots.isEmpty {
+            print(Output.table(["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"],
+                               screen.pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, PotListCommand.percent($0.progressBasisPoints)] },
+                               rightAligned: [2, 3, 4]))
+        }
+        print("\nLatest transactions" + (screen.latestTransactions.isEmpty ? ": none" : ""))
+        if !screen.latestTransactions.isEmpty {
+            print(Output.table(BudgetCLI.transactionHeader, screen.latestTransactions.map(BudgetCLI.row), rightAligned: [4]))
+        }
+        let totals = try screen.budgetTotals()
+        print("\nBudgets" + (screen.budgets.isEmpty ? ": none" : ""))
+        if !screen.budgets.isEmpty {
+            print(Output.table(
+                ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING"],
+                screen.budgets.map { [$0.category.displayName, $0.maximum.decimalString, $0.spent.decimalString, $0.remaining.decimalString + ($0.isOverBudget ? " (over)" : "")] }
+                    + [["total", totals.maximum.decimalString, totals.spent.decimalString, totals.remaining.decimalString]],
+                rightAligned: [1, 2, 3]))
+        }
+        print("\nRecurring on \(screen.recurring.today)")
+        print(RecurringCLI.totalsTable(screen.recurring))
     }
 }

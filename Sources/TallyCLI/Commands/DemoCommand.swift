@@ -208,12 +208,7 @@ struct DemoReport {
         Swift.print("\(report.netWorth.decimalString) \(base) = assets \(report.assets.decimalString) − liabilities \(report.liabilities.decimalString)"
                     + (report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)"))
         Swift.print("30-day change \(signed(dashboard.netWorthChange)) \(base) (from \(dashboard.netWorthMonthAgo.netWorth.decimalString))")
-        Swift.print(Output.table(
-            ["KIND", "ITEM", "CATEGORY", "VALUE", "CUR", base, "SOURCE", ""],
-            report.lines.map { line in
-                [line.kind.rawValue, line.itemId, line.category, line.value.value.decimalString, line.value.value.commodity.code,
-                 line.converted.decimalString, line.value.source.rawValue, NetWorthJSON.freshnessText(line.freshness)]
-            }, rightAligned: [3, 5]))
+        Swift.print(NetWorthJSON.linesTable(report))
         Swift.print("")
         Swift.print(Output.table(
             ["KIND", "CATEGORY", base, "SHARE"],

@@ -212,40 +212,88 @@ struct EnvelopeTransferCommand: ParsableCommand {
 }
 
 struct EnvelopeStatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Budgeted, spent and remaining per envelope in the interval containing a date.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Budgeted, spent and remaining per envelope in the interval containing a date, with totals and the latest activity.",
+        discussion: """
+            Without ID, every envelope, then their budgeted, spent and remaining added up in the \
+            base currency in force that day (an envelope whose currency has no rate into it is \
+            named and left out of the totals), and the latest \(EnvelopeBoard.recentActivityCount) \
+            transactions and transfers assigned to envelopes. --json prints one object: \
+            `items` (one per envelope), the totals, `not_converted` and `recent`; with ID, that \
+            envelope's object.
+            """)
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "One envelope's id (default: every envelope).") var id: String?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "Print one JSON object per envelope.") var json = false
+    @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDateOrToday(ledger)
-            let statuses = try id.map { [try ledger.envelopeStatus($0, asOf: ledger.calendar.endOfDay(date), knownAt: try time.knownAtInstant(ledger))] } ?? ledger.envelopeStatuses(asOf: ledger.calendar.endOfDay(date), knownAt: try time.knownAtInstant(ledger))
-            if json {
-                for status in statuses {
-                    print(Output.jsonObject([
-                        ("envelope", EnvelopeCLI.json(status.envelopeId)), ("name", EnvelopeCLI.json(status.name)),
-                        ("interval", EnvelopeCLI.json(status.interval.rawValue)), ("rollover", EnvelopeCLI.json(status.policy.rawValue)),
-                        ("first_day", EnvelopeCLI.json(status.period.first)), ("last_day", EnvelopeCLI.json(status.period.last)),
-                        ("budgeted", EnvelopeCLI.json(status.budgeted)), ("funded", EnvelopeCLI.json(status.funded)),
-                        ("carried_in", EnvelopeCLI.json(status.carriedIn)), ("taken_from_to_assign", EnvelopeCLI.json(status.takenFromToAssign)),
-                        ("available", EnvelopeCLI.json(status.available)), ("spent", EnvelopeCLI.json(status.spent)),
-                        ("remaining", EnvelopeCLI.json(status.remaining)), ("over_budget", String(status.isOverBudget)),
-                        ("unconverted", String(status.unconvertedCount)),
-                    ]))
-                }
-                return
+            let asOf = ledger.calendar.endOfDay(date)
+            let knownAt = try time.knownAtInstant(ledger)
+            if let id {
+                let status = try ledger.envelopeStatus(id, asOf: asOf, knownAt: knownAt)
+                return json ? print(Self.json(status)) : Self.printTable([status], board: nil, ledger.calendar)
             }
-            guard !statuses.isEmpty else { return print("No envelopes on \(date).") }
-            let rows = statuses.map { status in
-                [status.name, status.period.description, EnvelopeCLI.text(status.budgeted), EnvelopeCLI.text(status.carriedIn),
-                 EnvelopeCLI.text(status.spent), EnvelopeCLI.text(status.remaining), status.isOverBudget ? "OVER" : ""]
-            }
-            print(Output.table(["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", ""], rows, rightAligned: [2, 3, 4, 5]))
-            for status in statuses where status.unconvertedCount > 0 {
-                print("not converted (no rate into \(status.spent.commodity.code)): \(status.unconvertedCount) transaction(s) of \(Output.visible(status.name)), left out of spent")
-            }
+            let board = try ledger.envelopeBoard(asOf: asOf, knownAt: knownAt)
+            if json { return print(Self.json(board, ledger.calendar)) }
+            guard !board.statuses.isEmpty else { return print("No envelopes on \(date).") }
+            Self.printTable(board.statuses, board: board, ledger.calendar)
+        }
+    }
+
+    static func json(_ status: EnvelopeStatus) -> String {
+        Output.jsonObject([
+            ("envelope", EnvelopeCLI.json(status.envelopeId)), ("name", EnvelopeCLI.json(status.name)),
+            ("interval", EnvelopeCLI.json(status.interval.rawValue)), ("rollover", EnvelopeCLI.json(status.policy.rawValue)),
+            ("first_day", EnvelopeCLI.json(status.period.first)), ("last_day", EnvelopeCLI.json(status.period.last)),
+            ("budgeted", EnvelopeCLI.json(status.budgeted)), ("funded", EnvelopeCLI.json(status.funded)),
+            ("carried_in", EnvelopeCLI.json(status.carriedIn)), ("taken_from_to_assign", EnvelopeCLI.json(status.takenFromToAssign)),
+            ("available", EnvelopeCLI.json(status.available)), ("spent", EnvelopeCLI.json(status.spent)),
+            ("remaining", EnvelopeCLI.json(status.remaining)), ("over_budget", String(status.isOverBudget)),
+            ("unconverted", String(status.unconvertedCount)),
+        ])
+    }
+
+    static func json(_ board: EnvelopeBoard, _ calendar: LedgerCalendar) -> String {
+        Output.jsonObject([
+            ("date", EnvelopeCLI.json(board.date)), ("currency", EventJSON.quoted(board.currency.code)),
+            ("items", JSONText.array(board.statuses.map { json($0) })),
+            ("budgeted", EnvelopeCLI.json(board.budgeted)), ("spent", EnvelopeCLI.json(board.spent)), ("remaining", EnvelopeCLI.json(board.remaining)),
+            ("not_converted", JSONText.array(board.notConverted.map(EventJSON.quoted))),
+            ("recent", JSONText.array(board.recentActivity.map { entry in
+                Output.jsonObject([("seq", String(entry.sequence)), ("envelope", EnvelopeCLI.json(entry.envelopeId)),
+                                   ("date", EnvelopeCLI.json(calendar.date(of: entry.effectiveAt))), ("event", EventJSON.quoted(entry.eventType)),
+                                   ("amount", EnvelopeCLI.json(entry.amount))])
+            })),
+        ])
+    }
+
+    /// The statuses as a table (with the board's totals row and latest activity when given),
+    /// then what was not converted.
+    static func printTable(_ statuses: [EnvelopeStatus], board: EnvelopeBoard?, _ calendar: LedgerCalendar) {
+        var rows = statuses.map { status in
+            [status.name, status.period.description, EnvelopeCLI.text(status.budgeted), EnvelopeCLI.text(status.carriedIn),
+             EnvelopeCLI.text(status.spent), EnvelopeCLI.text(status.remaining), status.isOverBudget ? "OVER" : ""]
+        }
+        if let board, statuses.count > 1 || !board.notConverted.isEmpty {
+            rows.append(["TOTAL", "", EnvelopeCLI.text(board.budgeted), "", EnvelopeCLI.text(board.spent), EnvelopeCLI.text(board.remaining),
+                         board.remaining.isNegative ? "OVER" : ""])
+        }
+        print(Output.table(["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", "STATUS"], rows, rightAligned: [2, 3, 4, 5]))
+        for status in statuses where status.unconvertedCount > 0 {
+            print("not converted (no rate into \(status.spent.commodity.code)): \(status.unconvertedCount) transaction(s) of \(Output.visible(status.name)), left out of spent")
+        }
+        guard let board else { return }
+        if !board.notConverted.isEmpty {
+            print("not in the totals (no rate into \(board.currency.code)): \(board.notConverted.map(Output.visible).joined(separator: ", "))")
+        }
+        print("\nRecent activity" + (board.recentActivity.isEmpty ? ": none" : ""))
+        if !board.recentActivity.isEmpty {
+            print(Output.table(["DATE", "SEQ", "ENVELOPE", "EVENT", "AMOUNT"], board.recentActivity.map { entry in
+                [calendar.date(of: entry.effectiveAt).description, String(entry.sequence), entry.envelopeId, entry.eventType, EnvelopeCLI.text(entry.amount)]
+            }, rightAligned: [1, 4]))
         }
     }
 }

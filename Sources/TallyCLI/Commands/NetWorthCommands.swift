@@ -126,9 +126,43 @@ struct AssetCommand: ParsableCommand {
 /// `tally liability …`.
 struct LiabilityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "liability", abstract: "Add, value, remove and list liabilities.",
-        subcommands: [Add.self, Value.self, Remove.self, List.self]
+        commandName: "liability", abstract: "Add, value, remove and list liabilities, and their payment milestones.",
+        subcommands: [Add.self, Value.self, Remove.self, List.self, Milestones.self]
     )
+
+    struct Milestones: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "How much of each liability is paid off, the milestones reached (25%, 50%, 75%, paid off) and what the next one takes.",
+            discussion: """
+                A liability's starting amount is the first amount recorded as owed; a milestone is reached \
+                by the first later value at or below that share of it (a removal is not a payment). Each \
+                milestone is also a notification (`liability_milestone`).
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var time: TimeTravelOptions
+        @OptionGroup var output: ListFormatOptions
+
+        func run() throws {
+            try storeOptions.withReadingLedger { ledger in
+                let progresses = try ledger.liabilityMilestones(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
+                var table = ListTable([
+                    ListColumn("liability"), ListColumn("name"), ListColumn("starting_amount", numeric: true), ListColumn("owed", numeric: true),
+                    ListColumn("currency"), ListColumn("paid_basis_points", numeric: true), ListColumn("milestones"),
+                    ListColumn("next_percent", numeric: true), ListColumn("next_left_to_pay", numeric: true),
+                ])
+                for progress in progresses {
+                    table.append([
+                        .text(progress.liabilityId), .text(progress.name), .amount(progress.startingAmount), .amount(progress.owed),
+                        .text(progress.owed.commodity.code), .integer(progress.paidBasisPoints),
+                        .text(progress.milestones.map { "\($0.percent)% on \(ledger.calendar.date(of: $0.reachedAt))" }.joined(separator: "; ")),
+                        progress.next.map { ListCell.integer(Int64($0.percent)) } ?? ListCell.none,
+                        progress.next.map { ListCell.amount($0.leftToPay) } ?? ListCell.none,
+                    ])
+                }
+                table.print(output.chosen, empty: "no liabilities")
+            }
+        }
+    }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a liability.")

@@ -26,12 +26,7 @@ struct NetWorthCommand: ParsableCommand {
             print("Net worth \(report.netWorth.decimalString) \(report.baseCurrency.code) at \(report.point.asOf)\(report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)")")
             print("assets \(report.assets.decimalString) · liabilities \(report.liabilities.decimalString)")
             print("")
-            print(Output.table(
-                ["KIND", "ITEM", "CATEGORY", "VALUE", "CUR", report.baseCurrency.code, "SOURCE", ""],
-                report.lines.map { line in
-                    [line.kind.rawValue, line.itemId, line.category, line.value.value.decimalString, line.value.value.commodity.code,
-                     line.converted.decimalString, line.value.source.rawValue, NetWorthJSON.freshnessText(line.freshness)]
-                }, rightAligned: [3, 5]))
+            print(NetWorthJSON.linesTable(report))
             if !report.categories.isEmpty {
                 print("")
                 print(Output.table(["KIND", "CATEGORY", report.baseCurrency.code, "SHARE"],
@@ -106,8 +101,13 @@ struct XRayCommand: ParsableCommand {
             print(NetWorthJSON.xray(xray))
             return
         }
+        if xray.isEmpty {
+            print("X-ray at \(xray.point.asOf): no holdings to analyse yet. Add an asset and its value (`tally asset add`, `tally asset value`) to see allocation, exposure and insights.")
+            for item in xray.excluded { print("excluded: \(Output.visible(item.itemId)): \(Output.visible(item.reason))") }
+            return
+        }
         print("X-ray at \(xray.point.asOf): \(xray.total.decimalString) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
-        print(Output.table(["ASSET", "TYPE", "COUNTRY", "SECTOR", xray.baseCurrency.code, "WEIGHT", "SOURCE", ""],
+        print(Output.table(["ASSET", "TYPE", "COUNTRY", "SECTOR", xray.baseCurrency.code, "WEIGHT", "SOURCE", "FRESHNESS"],
                            xray.holdings.map { [$0.assetId, $0.type.rawValue, $0.country ?? "?", $0.sector ?? "?", $0.converted.decimalString,
                                                 Output.percent($0.weightBasisPoints), $0.value.source.rawValue, NetWorthJSON.freshnessText($0.freshness)] },
                            rightAligned: [4, 5]))
@@ -118,6 +118,8 @@ struct XRayCommand: ParsableCommand {
         for card in xray.cards {
             let value = card.kind == .concentration ? Output.hundredths(card.metric.value) : Output.percent(card.metric.value)
             print("[\(card.severity.rawValue)] \(card.kind.title) \(value): \(Output.visible(card.explanation))")
+            print("    why it matters: \(card.whyItMatters)")
+            print("    next: \(card.nextStep)")
             if !card.items.isEmpty {
                 let more = card.itemCount > card.items.count ? " · and \(card.itemCount - card.items.count) more" : ""
                 print("    " + card.items.map { item in
@@ -150,6 +152,17 @@ enum NetWorthJSON {
         }
     }
 
+    /// The report's lines as a table: each with where it comes from (`FROM`: item,
+    /// wealth_account or account), its value in its own currency and in the base currency.
+    static func linesTable(_ report: NetWorthReport) -> String {
+        Output.table(
+            ["KIND", "ITEM", "FROM", "CATEGORY", "VALUE", "CUR", report.baseCurrency.code, "SOURCE", "FRESHNESS"],
+            report.lines.map { line in
+                [line.kind.rawValue, line.itemId, line.origin.rawValue, line.category, line.value.value.decimalString, line.value.value.commodity.code,
+                 line.converted.decimalString, line.value.source.rawValue, freshnessText(line.freshness)]
+            }, rightAligned: [4, 6])
+    }
+
     static func report(_ report: NetWorthReport) -> String {
         Output.jsonObject([
             ("as_of", EventJSON.quoted(report.point.asOf.description)),
@@ -158,6 +171,7 @@ enum NetWorthJSON {
             ("net_worth", JSONText.money(report.netWorth)), ("complete", report.isComplete ? "true" : "false"),
             ("lines", JSONText.array(report.lines.map { line in
                 Output.jsonObject([("kind", EventJSON.quoted(line.kind.rawValue)), ("id", EventJSON.quoted(line.itemId)),
+                                   ("origin", EventJSON.quoted(line.origin.rawValue)),
                                    ("category", EventJSON.quoted(line.category)), ("value", JSONText.money(line.value.value)),
                                    ("converted", JSONText.money(line.converted)), ("source", EventJSON.quoted(line.value.source.rawValue)),
                                    ("stale", line.isStale ? "true" : "false"), ("freshness", EventJSON.quoted(line.freshness.rawValue))])
@@ -167,7 +181,9 @@ enum NetWorthJSON {
                                    ("total", JSONText.money(share.total)), ("basis_points", String(share.basisPoints))])
             })),
             ("excluded", JSONText.array(report.excluded.map { item in
-                Output.jsonObject([("kind", EventJSON.quoted(item.kind.rawValue)), ("id", EventJSON.quoted(item.itemId)), ("reason", EventJSON.quoted(item.reason))])
+                Output.jsonObject([("kind", EventJSON.quoted(item.kind.rawValue)), ("id", EventJSON.quoted(item.itemId)),
+                                   ("origin", EventJSON.quoted(item.origin.rawValue)),
+                                   ("value", item.value.map(JSONText.money) ?? "null"), ("reason", EventJSON.quoted(item.reason))])
             })),
         ])
     }
@@ -191,6 +207,12 @@ enum NetWorthJSON {
             ("by_type", groups(xray.allocationByType)), ("by_country", groups(xray.exposureByCountry)), ("by_sector", groups(xray.exposureBySector)),
             ("concentration_hundredths", metric(xray.concentration)), ("home_bias_basis_points", metric(xray.homeBias)),
             ("illiquidity_basis_points", metric(xray.illiquidity)), ("data_confidence_basis_points", metric(xray.dataConfidence)),
+            ("exposure_basis_points", metric(xray.exposure)),
+            ("largest_exposure", xray.largestExposure.map { exposure in
+                Output.jsonObject([("dimension", EventJSON.quoted(exposure.dimension.rawValue)), ("group", EventJSON.quoted(exposure.group)),
+                                   ("basis_points", String(exposure.basisPoints))])
+            } ?? "null"),
+            ("empty", xray.isEmpty ? "true" : "false"),
             ("excluded", JSONText.array(xray.excluded.map { Output.jsonObject([("id", EventJSON.quoted($0.itemId)), ("reason", EventJSON.quoted($0.reason))]) })),
             ("reminders_due", JSONText.array(xray.remindersDue.map { Output.jsonObject([("id", EventJSON.quoted($0.reminderId)), ("asset", EventJSON.quoted($0.assetId)), ("due", EventJSON.quoted($0.dueDate.description))]) })),
             ("cards", JSONText.array(xray.cards.map(card))),
@@ -210,6 +232,7 @@ enum NetWorthJSON {
             ("kind", EventJSON.quoted(card.kind.rawValue)), ("value", String(card.metric.value)),
             ("unit", EventJSON.quoted(card.kind == .concentration ? "hundredths" : "basis_points")),
             ("severity", EventJSON.quoted(card.severity.rawValue)), ("explanation", EventJSON.quoted(card.explanation)),
+            ("why_it_matters", EventJSON.quoted(card.whyItMatters)), ("next_step", EventJSON.quoted(card.nextStep)),
             ("item_count", String(card.itemCount)),
             ("items", JSONText.array(card.items.map { item in
                 Output.jsonObject([("id", EventJSON.quoted(item.assetId)), ("name", EventJSON.quoted(item.name)),
@@ -227,6 +250,7 @@ extension XRayCard.Kind {
         case .homeBias: "home bias"
         case .illiquidity: "illiquidity"
         case .dataConfidence: "data confidence"
+        case .exposure: "exposure"
         }
     }
 }

@@ -104,6 +104,21 @@ enum WealthCLI {
         for event in result.events { print("seq \(event.sequence)  \(describe(event))") }
     }
 
+    /// What a `--dry-run` would record: each event on a line after `would record`, then
+    /// that nothing was; or one JSON object with `"dry_run":true`.
+    static func report(_ preview: WealthPreview, json: Bool) throws {
+        let result = preview.result
+        if json {
+            print("{\"dry_run\":true," + (try CommandOutput.json(result)).dropFirst())
+            return
+        }
+        if preview.wasAlreadyApplied {
+            print(RepeatReport.alreadyApplied(result))
+        }
+        for event in preview.events where !preview.wasAlreadyApplied { print("would record seq \(event.sequence)  \(describe(event))") }
+        print("Dry run: nothing recorded.")
+    }
+
     /// One event in words.
     static func describe(_ event: Event) -> String {
         switch event.body.payload {

@@ -8,7 +8,9 @@ struct WealthDepositCommand: ParsableCommand {
         abstract: "Record a deposit and split it between Spend and Invest (unless automation is paused).",
         discussion: """
             With --external-id and no --idempotency-key, the key is the account and the \
-            external id, so the same bank or chain transaction is recorded once.
+            external id, so the same bank or chain transaction is recorded once. \
+            --dry-run shows the deposit and the split the rule in force on its day would \
+            make (or its wait in the wallet while automation is paused), and records nothing.
             """
     )
 
@@ -27,6 +29,9 @@ struct WealthDepositCommand: ParsableCommand {
     @Option(name: .customLong("external-id"), help: "The bank's or the chain's transaction id.")
     var externalId: String?
 
+    @Flag(name: .customLong("dry-run"), help: "Show the deposit and its split as they would be recorded; record nothing.")
+    var dryRun = false
+
     func validate() throws {
         guard DepositSource(rawValue: source) != nil else {
             throw ValidationError("--source '\(source)' is not a deposit source; use bank_transfer or chain")
@@ -38,6 +43,16 @@ struct WealthDepositCommand: ParsableCommand {
             let effectiveAt = try recording.effectiveAt(ledger)
             let money = try WealthCLI.money(amount, currency: currency, at: effectiveAt, ledger)
             let key = recording.idempotencyKey ?? externalId.map { "wealth:\(options.account):deposit:\($0)" }
+            if dryRun {
+                let preview = try ledger.previewDeposit(
+                    account: options.account, amount: money, source: DepositSource(rawValue: source) ?? .bankTransfer,
+                    externalId: externalId, effectiveAt: effectiveAt, idempotencyKey: key)
+                try WealthCLI.report(preview, json: options.json)
+                if !options.json, preview.deposit != nil, preview.split == nil, !preview.wasAlreadyApplied {
+                    print("Automation is paused: the deposit would wait in the wallet until `tally wealth resume`.")
+                }
+                return
+            }
             let result = try ledger.deposit(
                 account: options.account, amount: money, source: DepositSource(rawValue: source) ?? .bankTransfer,
                 externalId: externalId, effectiveAt: effectiveAt, idempotencyKey: key
@@ -57,7 +72,11 @@ struct WealthPurchaseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purchase",
         abstract: "Record a card purchase paid from Spend, with its round-up when round-ups are on.",
-        discussion: "Refused when the card is frozen or Spend in that currency is less than the amount."
+        discussion: """
+            Refused when the card is frozen or Spend in that currency is less than the amount. \
+            --dry-run shows the purchase and its round-up (made, or skipped when Spend cannot \
+            cover it) as they would be recorded, and records nothing.
+            """
     )
 
     @OptionGroup var options: WealthOptions
@@ -75,11 +94,20 @@ struct WealthPurchaseCommand: ParsableCommand {
     @Option(name: .customLong("external-id"), help: "The card network's transaction id.")
     var externalId: String?
 
+    @Flag(name: .customLong("dry-run"), help: "Show the purchase and its round-up as they would be recorded; record nothing.")
+    var dryRun = false
+
     func run() throws {
         try options.withLedger { ledger in
             let effectiveAt = try recording.effectiveAt(ledger)
             let money = try WealthCLI.money(amount, currency: currency, at: effectiveAt, ledger)
             let key = recording.idempotencyKey ?? externalId.map { "wealth:\(options.account):purchase:\($0)" }
+            if dryRun {
+                try WealthCLI.report(try ledger.previewPurchase(
+                    account: options.account, amount: money, merchant: merchant, externalId: externalId,
+                    effectiveAt: effectiveAt, idempotencyKey: key), json: options.json)
+                return
+            }
             let result = try ledger.purchase(
                 account: options.account, amount: money, merchant: merchant, externalId: externalId,
                 effectiveAt: effectiveAt, idempotencyKey: key

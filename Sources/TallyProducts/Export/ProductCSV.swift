@@ -59,13 +59,13 @@ public enum EnvelopeActivityCSV {
 }
 
 /// Net-worth items (docs/domain.md §4): every asset and liability held at a moment with its
-/// value, counted ones (``NetWorthReport/lines``) then those left out of the total
+/// value, the household's accounts among them (column `origin`, ``NetWorthOrigin``), counted ones (``NetWorthReport/lines``) then those left out of the total
 /// (``NetWorthReport/excluded``, with the reason).
 public enum NetWorthItemsCSV {
     /// The file's name in an export directory.
     public static let fileName = "net-worth-items.csv"
     /// Exactly this header, then one row per item.
-    public static let header = "kind,id,name,category,value,currency,source,valued_at,value_in_base,base_currency,counted,note"
+    public static let header = "kind,id,name,category,value,currency,source,valued_at,value_in_base,base_currency,counted,note,origin"
 
     /// The header and a row per item of the report.
     public static func render(_ report: NetWorthReport) -> String {
@@ -73,13 +73,13 @@ public enum NetWorthItemsCSV {
             [
                 line.kind.rawValue, line.itemId, line.name, line.category, line.value.value.decimalString, line.value.value.commodity.code,
                 line.value.source.rawValue, line.value.valuedAt.description, line.converted.decimalString, line.converted.commodity.code,
-                "true", line.isStale ? "stale price" : "",
+                "true", line.isStale ? "stale price" : "", line.origin.rawValue,
             ]
         }
         let excluded = report.excluded.map { item in
             [
                 item.kind.rawValue, item.itemId, item.name, "", item.value?.decimalString ?? "", item.value?.commodity.code ?? "",
-                "", "", "", report.baseCurrency.code, "false", item.reason,
+                "", "", "", report.baseCurrency.code, "false", item.reason, item.origin.rawValue,
             ]
         }
         return document(header, counted + excluded)

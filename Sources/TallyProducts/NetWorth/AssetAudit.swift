@@ -49,49 +49,72 @@ extension Ledger {
     ) throws -> (entries: [AuditEntry], more: Bool) {
         let calendar = self.calendar
         return try read { db in
-            guard let item = try NetWorthHistory.item(kind: kind, id: id, db) else {
-                throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'")
-            }
-            let currency = item.currency
-            let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
-            // Every moment the value may have changed, with the event that changed it.
-            var moments = try NetWorthHistory.valueChanges(kind: kind, id: id, recordedBound: known, db)
-            if let removed = item.removed, removed.recordedAt <= known {
-                moments.append(.init(effective: removed.effectiveAt, recorded: removed.recordedAt, sequence: removed.sequence, type: "\(kind.rawValue)_removed"))
-            }
-            moments.sort { ($0.effective, $0.sequence) < ($1.effective, $1.sequence) }
-            let start = from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min
-            let end = through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
-            /// The active value at an instant, by the active-value rule (0 once removed or in another currency).
-            func value(at effective: Int64) throws -> Int64 {
-                let valuations = Valuations(db: db, point: PointInTime(asOf: Instant(microsecondsSinceEpoch: effective), knownAt: knownAt))
-                let alive = try valuations.items().contains { $0.kind == kind && $0.itemId == id }
-                return alive ? try valuations.activeValue(kind: kind, id: id).flatMap { $0.value.commodity == currency ? $0.value.minorUnits : nil } ?? 0 : 0
-            }
-            // The page starts at the first moment past both the position and `from`; the value
-            // before it is the one at the last moment before it.
-            let lowest = max(start, after.map { $0 + 1 } ?? Int64.min)
-            var index = moments.firstIndex { $0.effective >= lowest } ?? moments.count
-            var previous = index > 0 ? try value(at: moments[index - 1].effective) : 0
-            var entries: [AuditEntry] = []
-            while index < moments.count, moments[index].effective <= end {
-                let moment = moments[index]
-                index += 1
-                // The state after every event at this instant: report once, at the last one.
-                if index < moments.count, moments[index].effective == moment.effective { continue }
-                let current = try value(at: moment.effective)
-                defer { previous = current }
-                guard current != previous else { continue }
-                if let limit, entries.count == limit { return (entries, true) }
-                let effectiveAt = Instant(microsecondsSinceEpoch: moment.effective)
-                entries.append(AuditEntry(
-                    sequence: UInt64(moment.sequence),
-                    recordedAt: Instant(microsecondsSinceEpoch: moment.recorded), effectiveAt: effectiveAt,
-                    effectiveDate: calendar.date(of: effectiveAt), eventType: moment.type, cause: nil,
-                    amount: Money(minorUnits: current - previous, commodity: currency),
-                    balance: Money(minorUnits: current, commodity: currency)))
-            }
-            return (entries, false)
+            try ValueAudit.page(db, kind: kind, id: id, from: from, through: through, knownAt: knownAt, after: after, limit: limit, calendar: calendar)
         }
+    }
+}
+
+/// An item's value history (``Ledger/auditValue(of:_:from:through:knownAt:)``) in one read
+/// of the net worth read model: the audit, its pages and the liabilities' payment
+/// milestones (``LiabilityMilestoneRules``) read it.
+enum ValueAudit {
+    /// Every change of the item's active value from `from` through `through`, as known at `knownAt`.
+    ///
+    /// - Throws: ``LedgerError`` (`notFound`) for an item that was never added.
+    static func entries(
+        _ db: Database, kind: ItemKind, id: String, from: LocalDate?, through: LocalDate?, knownAt: Instant?, calendar: LedgerCalendar
+    ) throws -> [AuditEntry] {
+        try page(db, kind: kind, id: id, from: from, through: through, knownAt: knownAt, after: nil, limit: nil, calendar: calendar).entries
+    }
+
+    /// The changes effective after `after` (microseconds; from the first when nil), at most
+    /// `limit` (all when nil), and whether more follow.
+    static func page(
+        _ db: Database, kind: ItemKind, id: String, from: LocalDate?, through: LocalDate?, knownAt: Instant?, after: Int64?, limit: Int?,
+        calendar: LedgerCalendar
+    ) throws -> (entries: [AuditEntry], more: Bool) {
+        guard let item = try NetWorthHistory.item(kind: kind, id: id, db) else {
+            throw LedgerError(.notFound, "no \(kind.rawValue) '\(id)'")
+        }
+        let currency = item.currency
+        let known = knownAt?.microsecondsSinceEpoch ?? Int64.max
+        // Every moment the value may have changed, with the event that changed it.
+        var moments = try NetWorthHistory.valueChanges(kind: kind, id: id, recordedBound: known, db)
+        if let removed = item.removed, removed.recordedAt <= known {
+            moments.append(.init(effective: removed.effectiveAt, recorded: removed.recordedAt, sequence: removed.sequence, type: "\(kind.rawValue)_removed"))
+        }
+        moments.sort { ($0.effective, $0.sequence) < ($1.effective, $1.sequence) }
+        let start = from.map { calendar.startOfDay($0).microsecondsSinceEpoch } ?? Int64.min
+        let end = through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
+        /// The active value at an instant, by the active-value rule (0 once removed or in another currency).
+        func value(at effective: Int64) throws -> Int64 {
+            let valuations = Valuations(db: db, point: PointInTime(asOf: Instant(microsecondsSinceEpoch: effective), knownAt: knownAt))
+            let alive = try valuations.items().contains { $0.kind == kind && $0.itemId == id }
+            return alive ? try valuations.activeValue(kind: kind, id: id).flatMap { $0.value.commodity == currency ? $0.value.minorUnits : nil } ?? 0 : 0
+        }
+        // The page starts at the first moment past both the position and `from`; the value
+        // before it is the one at the last moment before it.
+        let lowest = max(start, after.map { $0 + 1 } ?? Int64.min)
+        var index = moments.firstIndex { $0.effective >= lowest } ?? moments.count
+        var previous = index > 0 ? try value(at: moments[index - 1].effective) : 0
+        var entries: [AuditEntry] = []
+        while index < moments.count, moments[index].effective <= end {
+            let moment = moments[index]
+            index += 1
+            // The state after every event at this instant: report once, at the last one.
+            if index < moments.count, moments[index].effective == moment.effective { continue }
+            let current = try value(at: moment.effective)
+            defer { previous = current }
+            guard current != previous else { continue }
+            if let limit, entries.count == limit { return (entries, true) }
+            let effectiveAt = Instant(microsecondsSinceEpoch: moment.effective)
+            entries.append(AuditEntry(
+                sequence: UInt64(moment.sequence),
+                recordedAt: Instant(microsecondsSinceEpoch: moment.recorded), effectiveAt: effectiveAt,
+                effectiveDate: calendar.date(of: effectiveAt), eventType: moment.type, cause: nil,
+                amount: Money(minorUnits: current - previous, commodity: currency),
+                balance: Money(minorUnits: current, commodity: currency)))
+        }
+        return (entries, false)
     }
 }

@@ -5,12 +5,16 @@ import GRDB
 public struct NetWorthLine: Hashable, Sendable {
     /// Asset (added to net worth) or liability (subtracted).
     public let kind: ItemKind
-    /// The asset's or liability's id.
+    /// The asset's or liability's id; for one of the ledger's accounts, its name
+    /// (`Wealth:main:Spend`, `Liabilities:Card`).
     public let itemId: String
-    /// What the user calls it.
+    /// What the user calls it (an account's name).
     public let name: String
     /// The asset or liability category (`property`, `mortgage`, …).
     public let category: String
+    /// Where the line comes from: an item added by hand, the wealth account, or a user
+    /// account of the ledger (``NetWorthOrigin``).
+    public let origin: NetWorthOrigin
     /// Its value in its own currency and where that came from.
     public let value: ActiveValue
     /// The value in the base currency at the rate in force.
@@ -26,10 +30,12 @@ public struct NetWorthLine: Hashable, Sendable {
 public struct ExcludedItem: Hashable, Sendable {
     /// Asset or liability.
     public let kind: ItemKind
-    /// The asset's or liability's id.
+    /// The asset's or liability's id, or the account's name.
     public let itemId: String
     /// What the user calls it.
     public let name: String
+    /// An item added by hand, the wealth account, or a user account (``NetWorthOrigin``).
+    public let origin: NetWorthOrigin
     /// Its value in its own currency, when it has one.
     public let value: Money?
     /// Why it was left out, for people: no value recorded by then, or no FX rate into the
@@ -62,7 +68,9 @@ public struct NetWorthReport: Hashable, Sendable {
     public let liabilities: Money
     /// Assets − liabilities.
     public let netWorth: Money
-    /// Every item counted, assets then liabilities, each by id.
+    /// Every item counted: the items added by hand (assets then liabilities, each by id),
+    /// then the household's accounts (``HouseholdAccounts``: the wealth account's wallet,
+    /// Spend and Invest, `Assets:…` and `Liabilities:…` accounts), by name then commodity.
     public let lines: [NetWorthLine]
     /// Items held but not counted (no value yet, or no FX rate into the base currency).
     public let excluded: [ExcludedItem]
@@ -142,9 +150,18 @@ enum NetWorthQueries {
     /// snapshot of the day when `point.asOf` ends one and a snapshot holds that day's state as
     /// known at `point.knownAt`, else from latest-value-at lookups.
     /// In `base` when given, else in the base currency in force at the point.
+    /// The household's accounts are counted beside the items (``HouseholdAccounts``), at
+    /// their balances at the point.
     static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar, in base: Commodity? = nil) throws -> NetWorthReport {
-        if let report = try NetWorthSnapshots.report(db, point: point, calendar: calendar, in: base) { return report }
-        return try report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds(), in: base)
+        let accounts = try householdAccounts(db, point: point)
+        if let report = try NetWorthSnapshots.report(db, point: point, calendar: calendar, in: base, accounts: accounts) { return report }
+        return try report(db, point: point, stalenessSeconds: try Valuations(db: db, point: point).priceStalenessSeconds(), in: base, accounts: accounts)
+    }
+
+    /// The household's accounts at `point` (``HouseholdAccounts``), from the journal's
+    /// balances effective by `point.asOf` as known at `point.knownAt`.
+    static func householdAccounts(_ db: Database, point: PointInTime) throws -> [NetWorthHolding] {
+        try HouseholdAccounts.holdings(from: BalanceQueries.balances(db, asOf: point.asOf, knownAt: point.knownAt), asOf: point.asOf)
     }
 
     /// Net worth at each of `instants` (day ends, in order), as known at `knownAt`: from the
@@ -159,18 +176,21 @@ enum NetWorthQueries {
             let valuations = Valuations(db: db, point: point)
             let staleness = try valuations.priceStalenessSeconds()
             let base = try valuations.baseCurrency()
-            guard let stored = snapshots[instant] else { return try report(db, point: point, stalenessSeconds: staleness) }
-            return try NetWorthSnapshots.report(stored, db, point: point, baseCurrency: base, stalenessSeconds: staleness)
+            let accounts = try householdAccounts(db, point: point)
+            guard let stored = snapshots[instant] else { return try report(db, point: point, stalenessSeconds: staleness, accounts: accounts) }
+            return try NetWorthSnapshots.report(stored, db, point: point, baseCurrency: base, stalenessSeconds: staleness, accounts: accounts)
         }
     }
 
-    /// Net worth at `point` from latest-value-at lookups.
-    static func report(_ db: Database, point: PointInTime, stalenessSeconds: Int64, in base: Commodity? = nil) throws -> NetWorthReport {
+    /// Net worth at `point` from latest-value-at lookups of the items, with `accounts` (the
+    /// household's, ``householdAccounts(_:point:)``; none for the X-ray) counted after them.
+    static func report(_ db: Database, point: PointInTime, stalenessSeconds: Int64, in base: Commodity? = nil,
+                       accounts: [NetWorthHolding]) throws -> NetWorthReport {
         let valuations = Valuations(db: db, point: point)
         let currency = try base ?? valuations.baseCurrency()
         var market = try MarketValuation(db, point: point, currency: currency)
         return try report(point: point, baseCurrency: currency, stalenessSeconds: stalenessSeconds,
-                          holdings: try valuations.holdings()) { money in try market.converted(money) }
+                          holdings: try valuations.holdings() + accounts) { money in try market.converted(money) }
     }
 
     /// Net worth at `point` from the items held then and their active values, each converted
@@ -183,17 +203,18 @@ enum NetWorthQueries {
         var lines: [NetWorthLine] = []
         var excluded: [ExcludedItem] = []
         for holding in holdings {
-            let (kind, id, name) = (holding.kind, holding.itemId, holding.name)
+            let (kind, id, name, origin) = (holding.kind, holding.itemId, holding.name, holding.origin)
             guard let value = holding.value else {
-                excluded.append(ExcludedItem(kind: kind, itemId: id, name: name, value: nil, reason: "no value recorded by then"))
+                excluded.append(ExcludedItem(kind: kind, itemId: id, name: name, origin: origin, value: nil, reason: "no value recorded by then"))
                 continue
             }
             do {
                 let converted = try convert(value.value)
                 let freshness = PriceFreshness.of(value, asOf: point.asOf, thresholdSeconds: stalenessSeconds)
-                lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: holding.category, value: value, converted: converted, freshness: freshness))
+                lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: holding.category, origin: origin,
+                                          value: value, converted: converted, freshness: freshness))
             } catch let missing as MissingRate {
-                excluded.append(ExcludedItem(kind: kind, itemId: id, name: name, value: value.value,
+                excluded.append(ExcludedItem(kind: kind, itemId: id, name: name, origin: origin, value: value.value,
                                              reason: "no \(missing.from)/\(missing.to) rate by then"))
             }
         }

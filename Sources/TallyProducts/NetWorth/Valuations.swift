@@ -9,6 +9,9 @@ public enum ValueSource: String, Hashable, Sendable {
     case live
     /// A manual valuation or bank balance refresh, or a position at a manual price.
     case manual
+    /// The balance of one of the ledger's accounts at the point (``NetWorthOrigin/wealthAccount``
+    /// and ``NetWorthOrigin/account`` lines): never stale.
+    case balance
 }
 
 /// An item's value at a point in time, in its own currency.
@@ -33,6 +36,8 @@ struct NetWorthHolding: Hashable, Sendable {
     let category: String
     /// Nil when nothing values it yet.
     let value: ActiveValue?
+    /// An item added by hand, or one of the ledger's accounts (``HouseholdAccounts``).
+    var origin: NetWorthOrigin = .item
 }
 
 /// An FX rate's absence: the item cannot be converted into the base currency.

@@ -44,11 +44,14 @@ public struct NotificationKind: RawRepresentable, Hashable, Comparable, Sendable
     /// A savings challenge reached a quarter, half, three quarters or all of its steps
     /// (docs/domain.md §3).
     public static let challengeMilestone = NotificationKind("challenge_milestone")
+    /// A liability reached a payment milestone: a quarter, half, three quarters or all of
+    /// its starting amount paid off (docs/domain.md §4).
+    public static let liabilityMilestone = NotificationKind("liability_milestone")
 
     /// The kinds Tally's products produce, by name.
     public static let standard: [NotificationKind] = [
         bankConsentExpiring, billDueSoon, billOverdue, budgetOverspent, challengeMilestone, depositReceived,
-        envelopeOverspent, priceStale, valuationReminderDue,
+        envelopeOverspent, liabilityMilestone, priceStale, valuationReminderDue,
     ]
 }
 

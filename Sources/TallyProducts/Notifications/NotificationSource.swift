@@ -57,7 +57,7 @@ public protocol NotificationSource: Sendable {
 /// and the service use these.
 public let standardNotificationSources: [any NotificationSource] = [
     DepositNotifications(), BillNotifications(), BankConsentNotifications(), BudgetNotifications(), EnvelopeNotifications(),
-    ReminderNotifications(), PriceNotifications(), ChallengeNotifications(),
+    ReminderNotifications(), PriceNotifications(), ChallengeNotifications(), LiabilityMilestoneNotifications(),
 ]
 
 /// The notifications read model's feature: its projector (`notification_deposits`). It

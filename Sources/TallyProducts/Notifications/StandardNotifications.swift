@@ -313,3 +313,30 @@ public struct ChallengeNotifications: NotificationSource {
         return notes
     }
 }
+
+/// `liability_milestone` (docs/domain.md §4): a liability reaching a quarter, half, three
+/// quarters and all of its starting amount paid off (``LiabilityMilestoneRules``), at the
+/// valuation that reached it. When one valuation reaches two milestones the larger is told,
+/// as for a challenge.
+public struct LiabilityMilestoneNotifications: NotificationSource {
+    /// The source.
+    public init() {}
+    /// The kinds this source produces.
+    public var kinds: [NotificationKind] { [.liabilityMilestone] }
+
+    /// The notifications of the rule above that refer to a time at or before the context's point.
+    public func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
+        try LiabilityMilestoneRules.progresses(db, point: context.point, calendar: context.calendar).flatMap { progress in
+            progress.milestones.filter { milestone in !progress.milestones.contains { $0.sequence == milestone.sequence && $0.percent > milestone.percent } }
+                .map { milestone in
+                let paid = milestone.percent == 100 ? "paid off" : "\(milestone.percent)% paid off"
+                return LedgerNotification(
+                    id: "liability_milestone:\(progress.liabilityId):\(milestone.percent)", kind: .liabilityMilestone, at: milestone.reachedAt,
+                    subject: "liability:\(progress.liabilityId)", causes: [milestone.sequence],
+                    message: "\(progress.name) is \(paid): \(milestone.owed) owed of \(progress.startingAmount) at the start.",
+                    figures: ["liability": progress.liabilityId, "percent": "\(milestone.percent)", "owed": milestone.owed.decimalString,
+                              "starting_amount": progress.startingAmount.decimalString, "currency": milestone.owed.commodity.code])
+            }
+        }
+    }
+}

@@ -41,6 +41,31 @@ public struct GroupShare: Hashable, Sendable {
     public let basisPoints: Int64
 }
 
+/// The exposure warning's group: the one country or sector holding the largest share of
+/// the value (`Other` and `Unknown` aside; a country before a sector on a tie).
+public struct XRayExposure: Hashable, Sendable {
+    /// Which tag the group is of.
+    public enum Dimension: String, Hashable, Sendable {
+        /// A country tag (ISO 3166-1 alpha-2) or a sector tag.
+        case country, sector
+
+        /// The holding's tag of this dimension.
+        func key(_ holding: XRayHolding) -> String? {
+            switch self {
+            case .country: holding.country
+            case .sector: holding.sector
+            }
+        }
+    }
+
+    /// Country or sector.
+    public let dimension: Dimension
+    /// The country or the sector.
+    public let group: String
+    /// Its share of the included total, basis points.
+    public let basisPoints: Int64
+}
+
 /// A metric with its severity band (``XRayRules``).
 public struct XRayMetric: Hashable, Sendable {
     /// Basis points for shares; hundredths of a point for the concentration score.
@@ -75,7 +100,9 @@ public struct XRaySnapshot: Hashable, Sendable {
     public let excluded: [ExcludedItem]
     /// Included assets over all assets held, basis points.
     public let coverageBasisPoints: Int64
-    /// Value by asset type, largest first (ties by name); every type held is listed.
+    /// Value by asset type, largest first (ties by name); the types below
+    /// ``XRayRules/allocationOtherBelowBasisPoints`` each, when two or more, together as
+    /// `Other` at the end.
     public let allocationByType: [GroupShare]
     /// Value by country tag: the ``XRayRules/topGroupCount`` largest, then `Other` and
     /// `Unknown` when not zero.
@@ -92,12 +119,18 @@ public struct XRaySnapshot: Hashable, Sendable {
     public let illiquidity: XRayMetric
     /// The share of value with full tags (country and sector) and no stale price, basis points.
     public let dataConfidence: XRayMetric
+    /// The largest share of value in one country or one sector, basis points (the exposure
+    /// warning, bands ``XRayRules/exposureSeverity(basisPoints:)``).
+    public let exposure: XRayMetric
+    /// The country or sector that holds that share; nil when no holding is tagged.
+    public let largestExposure: XRayExposure?
     /// Liabilities with their amounts in the base currency (linked assets named).
     public let liabilities: [NetWorthLine]
     /// Reminders open at the point whose due date is on or before its day, by due date.
     public let remindersDue: [DueReminder]
     /// The insight cards, one per ``XRayCard/Kind`` in its order: concentration, home bias,
-    /// illiquidity, data confidence (the same metrics as above, with their causes).
+    /// illiquidity, data confidence, exposure (the same metrics as above, with their causes,
+    /// why each matters and what to do next); none when the portfolio is empty.
     public let cards: [XRayCard]
     /// Each holding with a cost basis that converts into the base currency, by asset id.
     public let unrealisedGains: [UnrealisedGain]
@@ -106,6 +139,10 @@ public struct XRaySnapshot: Hashable, Sendable {
     /// Holdings with a cost basis left out of the gains, with the reason (no FX rate for
     /// the cost basis's currency).
     public let unrealisedGainsExcluded: [ExcludedItem]
+
+    /// True when no holding is included: the X-ray's empty state. Every metric is then 0 and
+    /// low and there is no card: nothing is judged, nothing is warned about.
+    public var isEmpty: Bool { holdings.isEmpty }
 }
 
 extension Ledger {
@@ -131,7 +168,8 @@ extension Ledger {
 
 enum XRayQueries {
     static func snapshot(_ db: Database, point: PointInTime, stalenessSeconds: Int64, calendar: LedgerCalendar) throws -> XRaySnapshot {
-        let report = try NetWorthQueries.report(db, point: point, stalenessSeconds: stalenessSeconds)
+        // The X-ray analyses the items added by hand (a portfolio), not the household's accounts.
+        let report = try NetWorthQueries.report(db, point: point, stalenessSeconds: stalenessSeconds, accounts: [])
         let valuations = Valuations(db: db, point: point)
         let base = report.baseCurrency
         var types: [String: AssetType] = [:]
@@ -154,11 +192,17 @@ enum XRayQueries {
         func value(_ counted: (XRayHolding) -> Bool) -> Int64 {
             holdings.filter(counted).reduce(Int64(0)) { $0 + $1.converted.minorUnits }
         }
+        // An empty portfolio is an empty state: every metric 0 and low, nothing to warn about.
+        let empty = XRayMetric(value: 0, severity: .low)
         let score = concentrationHundredths(holdings.map(\.converted.minorUnits))
         let concentration = XRayMetric(value: score, severity: XRayRules.concentrationSeverity(hundredths: score))
-        let homeBias = metric(value { XRayRules.isHome($0, baseCurrency: base) }, total, XRayRules.homeBiasSeverity)
-        let illiquidity = metric(value(XRayRules.isIlliquid), total, XRayRules.illiquiditySeverity)
-        let dataConfidence = metric(value(XRayRules.isConfident), total, XRayRules.dataConfidenceSeverity)
+        let homeBias = holdings.isEmpty ? empty : metric(value { XRayRules.isHome($0, baseCurrency: base) }, total, XRayRules.homeBiasSeverity)
+        let illiquidity = holdings.isEmpty ? empty : metric(value(XRayRules.isIlliquid), total, XRayRules.illiquiditySeverity)
+        let dataConfidence = holdings.isEmpty ? empty : metric(value(XRayRules.isConfident), total, XRayRules.dataConfidenceSeverity)
+        let byCountry = try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.country }
+        let bySector = try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.sector }
+        let largestExposure = largest(country: byCountry, sector: bySector)
+        let exposure = largestExposure.map { XRayMetric(value: $0.basisPoints, severity: XRayRules.exposureSeverity(basisPoints: $0.basisPoints)) } ?? empty
         var market = try MarketValuation(db, point: point, currency: base)
         let gains = try unrealisedGains(holdings, base: base) { money in try market.converted(money) }
 
@@ -169,14 +213,14 @@ enum XRayQueries {
         return XRaySnapshot(
             point: point, baseCurrency: base, total: total, holdings: holdings, excluded: excluded,
             coverageBasisPoints: coverage,
-            allocationByType: try groups(holdings, total: total, top: Int.max) { $0.type.rawValue },
-            exposureByCountry: try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.country },
-            exposureBySector: try groups(holdings, total: total, top: XRayRules.topGroupCount) { $0.sector },
+            allocationByType: try allocation(holdings, total: total),
+            exposureByCountry: byCountry, exposureBySector: bySector,
             concentration: concentration, homeBias: homeBias, illiquidity: illiquidity, dataConfidence: dataConfidence,
+            exposure: exposure, largestExposure: largestExposure,
             liabilities: report.lines.filter { $0.kind == .liability },
             remindersDue: reminders,
             cards: XRayCards.cards(holdings: holdings, concentration: concentration, homeBias: homeBias, illiquidity: illiquidity,
-                                   dataConfidence: dataConfidence, baseCurrency: base),
+                                   dataConfidence: dataConfidence, exposure: (exposure, largestExposure), baseCurrency: base),
             unrealisedGains: gains.gains, unrealisedGainTotal: gains.total, unrealisedGainsExcluded: gains.excluded
         )
     }
@@ -195,7 +239,7 @@ enum XRayQueries {
             do {
                 costConverted = try convert(cost)
             } catch let missing as MissingRate {
-                excluded.append(ExcludedItem(kind: .asset, itemId: holding.assetId, name: holding.name, value: cost,
+                excluded.append(ExcludedItem(kind: .asset, itemId: holding.assetId, name: holding.name, origin: .item, value: cost,
                                              reason: "no \(missing.from)/\(missing.to) rate by then for its cost basis"))
                 continue
             }
@@ -210,6 +254,30 @@ enum XRayQueries {
     private static func metric(_ part: Int64, _ total: Money, _ severity: (Int64) -> XRayRules.Severity) -> XRayMetric {
         let share = Shares.basisPoints(part, of: total.minorUnits)
         return XRayMetric(value: share, severity: severity(share))
+    }
+
+    /// The allocation by type: every type largest first, then, when two or more hold less
+    /// than ``XRayRules/allocationOtherBelowBasisPoints`` each, those together as "Other".
+    private static func allocation(_ holdings: [XRayHolding], total: Money) throws -> [GroupShare] {
+        let types = try groups(holdings, total: total, top: Int.max) { $0.type.rawValue }
+        let small = types.filter { $0.basisPoints < XRayRules.allocationOtherBelowBasisPoints }
+        guard small.count >= 2 else { return types }
+        let other = try small.reduce(Money.zero(total.commodity)) { try $0.adding($1.total) }
+        return types.filter { $0.basisPoints >= XRayRules.allocationOtherBelowBasisPoints }
+            + [GroupShare(group: "Other", total: other, basisPoints: Shares.basisPoints(other.minorUnits, of: total.minorUnits))]
+    }
+
+    /// The one country or sector with the largest share, "Other" and "Unknown" aside (a
+    /// country first on a tie); nil when no holding is tagged.
+    private static func largest(country: [GroupShare], sector: [GroupShare]) -> XRayExposure? {
+        // The top groups are named, largest first; "Other" and "Unknown" come after them.
+        let named = { (shares: [GroupShare]) in shares.prefix(XRayRules.topGroupCount).first { $0.group != "Other" && $0.group != "Unknown" } }
+        let pairs: [(XRayExposure.Dimension, GroupShare?)] = [(.country, named(country)), (.sector, named(sector))]
+        let candidates = pairs.compactMap { pair in
+            pair.1.map { XRayExposure(dimension: pair.0, group: $0.group, basisPoints: $0.basisPoints) }
+        }
+        guard let first = candidates.first else { return nil }
+        return candidates.dropFirst().first { $0.basisPoints > first.basisPoints } ?? first
     }
 
     /// Groups by key, largest first: the top `top` by name, the rest as "Other", missing keys as "Unknown".

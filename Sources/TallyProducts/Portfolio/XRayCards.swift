@@ -13,6 +13,8 @@ public struct XRayCard: Hashable, Sendable {
         case illiquidity
         /// The share of value with a fresh price and full tags.
         case dataConfidence = "data_confidence"
+        /// The exposure warning: the largest share of value in one country or one sector.
+        case exposure
     }
 
     /// Which insight.
@@ -27,6 +29,11 @@ public struct XRayCard: Hashable, Sendable {
     public let itemCount: Int
     /// One line saying what the value means, naming the largest cause.
     public let explanation: String
+    /// Why the insight matters to the user, whatever its value.
+    public let whyItMatters: String
+    /// What to do next: a step to take when the severity is medium or high, or that
+    /// nothing needs doing when it is low.
+    public let nextStep: String
 
     /// How worrying it is.
     public var severity: XRayRules.Severity { metric.severity }
@@ -65,11 +72,13 @@ public struct UnrealisedGain: Hashable, Sendable {
 /// The X-ray's cards, built from the holdings of a snapshot: one place for which holdings
 /// cause each insight and how it is explained.
 enum XRayCards {
-    /// The four cards, in ``XRayCard/Kind`` order; each metric is the snapshot's.
+    /// The five cards, in ``XRayCard/Kind`` order; each metric is the snapshot's. None for
+    /// an empty portfolio: the X-ray's empty state, with nothing to judge.
     static func cards(
         holdings: [XRayHolding], concentration: XRayMetric, homeBias: XRayMetric, illiquidity: XRayMetric,
-        dataConfidence: XRayMetric, baseCurrency: Commodity
+        dataConfidence: XRayMetric, exposure: (metric: XRayMetric, group: XRayExposure?), baseCurrency: Commodity
     ) -> [XRayCard] {
+        guard !holdings.isEmpty else { return [] }
         let largest = holdings.sorted { $0.weightBasisPoints != $1.weightBasisPoints ? $0.weightBasisPoints > $1.weightBasisPoints : $0.assetId < $1.assetId }
         let home = XRayRules.homeCountries(of: baseCurrency)
         let homeHoldings = largest.filter { XRayRules.isHome($0, baseCurrency: baseCurrency) }
@@ -79,8 +88,10 @@ enum XRayCards {
         func card(_ kind: XRayCard.Kind, _ metric: XRayMetric, _ causes: [XRayHolding], reason: (XRayHolding) -> String? = { _ in nil }, _ explanation: String) -> XRayCard {
             XRayCard(kind: kind, metric: metric, items: causes.prefix(XRayRules.cardItemsMax).map { holding in
                 XRayCardItem(assetId: holding.assetId, name: holding.name, weightBasisPoints: holding.weightBasisPoints, reason: reason(holding))
-            }, itemCount: causes.count, explanation: explanation)
+            }, itemCount: causes.count, explanation: explanation, whyItMatters: whyItMatters(kind),
+                     nextStep: nextStep(kind, metric.severity, exposure: exposure.group))
         }
+        let exposed = exposure.group.map { group in largest.filter { group.dimension.key($0) == group.group } } ?? []
         func named(_ holding: XRayHolding?) -> String {
             holding.map { "\($0.name) (\(percent($0.weightBasisPoints)))" } ?? "none"
         }
@@ -105,7 +116,54 @@ enum XRayCards {
                 \(percent(XRayRules.dataConfidenceMediumBelowBasisPoints)), high below \(percent(XRayRules.dataConfidenceHighBelowBasisPoints))); \
                 \(unconfident.count) holding\(unconfident.count == 1 ? " lacks" : "s lack") them, the largest: \(named(unconfident.first)).
                 """),
+            card(.exposure, exposure.metric, exposed, """
+                \(percent(exposure.metric.value)) of the value is in one \(exposure.group.map { "\($0.dimension.rawValue), \($0.group)" } ?? "country or sector") \
+                (medium from \(percent(XRayRules.exposureMediumFromBasisPoints)), high from \(percent(XRayRules.exposureHighFromBasisPoints))); \
+                the largest: \(named(exposed.first)).
+                """),
         ]
+    }
+
+    /// Why each insight matters, whatever its value.
+    static func whyItMatters(_ kind: XRayCard.Kind) -> String {
+        switch kind {
+        case .concentration:
+            "A portfolio that leans on a few holdings rises and falls with them: one bad year for the largest sets the whole back."
+        case .homeBias:
+            "Holding mostly your own country ties your savings to the economy your income depends on: a downturn at home hits both."
+        case .illiquidity:
+            "Real estate and custom assets take weeks or months to sell, and their values are estimates: that money is slow to reach in an emergency."
+        case .dataConfidence:
+            "Stale prices and missing tags make every other card less reliable: the X-ray judges only what it knows."
+        case .exposure:
+            "Holdings in one country or one sector tend to fall together: owning many of them does not spread a risk they share."
+        }
+    }
+
+    /// What to do next for an insight at a severity: a step for medium and high, and that
+    /// nothing needs doing for low.
+    static func nextStep(_ kind: XRayCard.Kind, _ severity: XRayRules.Severity, exposure: XRayExposure?) -> String {
+        guard severity != .low else {
+            switch kind {
+            case .concentration: return "Nothing to do: no holding dominates."
+            case .homeBias: return "Nothing to do: most of the value is spread beyond home."
+            case .illiquidity: return "Nothing to do: most of the value can be sold quickly."
+            case .dataConfidence: return "Nothing to do: the prices are fresh and the holdings tagged."
+            case .exposure: return "Nothing to do: no country or sector dominates."
+            }
+        }
+        switch kind {
+        case .concentration:
+            return "Direct new money to other holdings until the largest weighs less; a broad index fund lowers the score at once."
+        case .homeBias:
+            return "Put part of new savings into international funds."
+        case .illiquidity:
+            return "Keep an emergency fund in cash or liquid funds, and update these assets' values regularly (`tally reminder set`)."
+        case .dataConfidence:
+            return "Refresh the stale prices and add the missing country and sector tags of the holdings listed."
+        case .exposure:
+            return "Add holdings from other \(exposure?.dimension == .sector ? "sectors" : "countries"), or direct new money away from \(exposure?.group ?? "the largest group")."
+        }
     }
 
     /// Why a holding lowers data confidence.

@@ -40,6 +40,21 @@ public enum XRayRules {
     /// Below this share (50%) data confidence is a high concern.
     public static let dataConfidenceHighBelowBasisPoints: Int64 = 5_000
 
+    /// Exposure (the largest share of value in one country or one sector, `Other` and
+    /// `Unknown` aside): below 40% low, 40% to 60% medium, 60% or more high.
+    public static let exposureMediumFromBasisPoints: Int64 = 4_000
+    /// From this share (60%) one country's or one sector's exposure is high.
+    public static let exposureHighFromBasisPoints: Int64 = 6_000
+    /// In the allocation by type, the types holding less than this share (5%) of the value
+    /// each are shown together as `Other`, when two or more are that small (a single small
+    /// type keeps its name: `Other` would hide it for nothing).
+    public static let allocationOtherBelowBasisPoints: Int64 = 500
+
+    /// The exposure's band.
+    public static func exposureSeverity(basisPoints: Int64) -> Severity {
+        basisPoints < exposureMediumFromBasisPoints ? .low : basisPoints < exposureHighFromBasisPoints ? .medium : .high
+    }
+
     /// The concentration score's band.
     public static func concentrationSeverity(hundredths: Int64) -> Severity {
         hundredths < concentrationMediumFromHundredths ? .low : hundredths <= concentrationHighAboveHundredths ? .medium : .high

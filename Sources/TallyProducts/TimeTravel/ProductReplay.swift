@@ -69,7 +69,8 @@ extension Replay {
                 let point = PointInTime(asOf: until, knownAt: knownAt)
                 let month = calendar.month(of: until)
                 let balances = try state.balances(asOf: until)
-                let report = try NetWorthQueries.report(db, point: PointInTime(asOf: until), stalenessSeconds: staleness)
+                let report = try NetWorthQueries.report(db, point: PointInTime(asOf: until), stalenessSeconds: staleness,
+                                                       accounts: try HouseholdAccounts.holdings(from: balances, asOf: until))
                 return ReplayResult(
                     point: point, month: month, eventsFolded: folded, balances: balances,
                     pots: pots.existing(at: until, balances: balances),

@@ -74,6 +74,12 @@ enum PortfolioRoutes {
             ("by_type", groups(xray.allocationByType)), ("by_country", groups(xray.exposureByCountry)), ("by_sector", groups(xray.exposureBySector)),
             ("concentration_hundredths", metric(xray.concentration)), ("home_bias_basis_points", metric(xray.homeBias)),
             ("illiquidity_basis_points", metric(xray.illiquidity)), ("data_confidence_basis_points", metric(xray.dataConfidence)),
+            ("exposure_basis_points", metric(xray.exposure)),
+            ("largest_exposure", xray.largestExposure.map { exposure in
+                .object([("dimension", .string(exposure.dimension.rawValue)), ("group", .string(exposure.group)),
+                         ("basis_points", .integer(exposure.basisPoints))])
+            } ?? .null),
+            ("empty", .bool(xray.isEmpty)),
             ("excluded", excluded(xray.excluded)),
             ("reminders_due", .array(xray.remindersDue.map { reminder in
                 .object([("id", .string(reminder.reminderId)), ("asset", .string(reminder.assetId)), ("due", .string(reminder.dueDate.description)),
@@ -84,6 +90,7 @@ enum PortfolioRoutes {
                     ("kind", .string(card.kind.rawValue)), ("value", .integer(card.metric.value)),
                     ("unit", .string(card.kind == .concentration ? "hundredths" : "basis_points")),
                     ("severity", .string(card.severity.rawValue)), ("explanation", .string(card.explanation)),
+                    ("why_it_matters", .string(card.whyItMatters)), ("next_step", .string(card.nextStep)),
                     ("item_count", .integer(Int64(card.itemCount))),
                     ("items", .array(card.items.map { item in
                         .object([("id", .string(item.assetId)), ("name", .string(item.name)), ("weight_basis_points", .integer(item.weightBasisPoints)),

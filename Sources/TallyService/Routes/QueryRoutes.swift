@@ -81,6 +81,7 @@ enum QueryRoutes {
                 ("lines", .array(report.lines.map { line in
                     .object([
                         ("kind", .string(line.kind.rawValue)), ("id", .string(line.itemId)), ("name", .string(line.name)),
+                        ("origin", .string(line.origin.rawValue)),
                         ("category", .string(line.category)), ("value", .amount(line.converted)), ("stale", .bool(line.isStale)),
                     ])
                 })),
@@ -88,7 +89,7 @@ enum QueryRoutes {
                 ("excluded", .array(report.excluded.map { item in
                     .object([
                         ("kind", .string(item.kind.rawValue)), ("id", .string(item.itemId)), ("name", .string(item.name)),
-                        ("currency", .optional(item.value?.commodity.code)), ("value", item.value.map(JSONValue.amount) ?? .null),
+                        ("origin", .string(item.origin.rawValue)), ("currency", .optional(item.value?.commodity.code)), ("value", item.value.map(JSONValue.amount) ?? .null),
                         ("reason", .string(item.reason)),
                     ])
                 })),

@@ -87,8 +87,7 @@ extension Ledger {
         let overview = try budgetOverview(month: month, asOf: asOf, knownAt: knownAt)
         // The instant the balances are read at (``budgetOverview(month:asOf:knownAt:)``): its
         // base currency and rates.
-        let end = calendar.endOfDay(month.lastDay)
-        let at = min(asOf ?? min(now, knownAt ?? now), end)
+        let at = budgetBalancesInstant(month: month, asOf: asOf, knownAt: knownAt)
         let conversion = try budgetBaseConversion(at: at, knownAt: knownAt)
         func convert(_ money: Money) throws -> Money {
             guard let converted = try conversion.convert(money) else { throw MissingRate(from: money.commodity.code, to: conversion.baseCurrency.code) }

@@ -133,23 +133,27 @@ enum NetWorthSnapshots {
     /// day and a snapshot of that day holds the state as known at `point.knownAt`; nil
     /// otherwise. In `base` when given, else the base currency in force at the point; the
     /// staleness threshold is the one in force at `point.asOf`, as for the lookups.
-    static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar, in base: Commodity? = nil) throws -> NetWorthReport? {
+    /// `accounts` (the household's) are counted after the snapshot's items.
+    static func report(_ db: Database, point: PointInTime, calendar: LedgerCalendar, in base: Commodity? = nil,
+                       accounts: [NetWorthHolding]) throws -> NetWorthReport? {
         guard calendar.endOfDay(calendar.date(of: point.asOf)) == point.asOf,
               let stored = try table.latest(through: point.asOf, knownAt: point.knownAt, db),
               stored.effectiveThrough == point.asOf else { return nil }
         let valuations = Valuations(db: db, point: point)
-        return try report(stored, db, point: point, baseCurrency: try base ?? valuations.baseCurrency(), stalenessSeconds: try valuations.priceStalenessSeconds())
+        return try report(stored, db, point: point, baseCurrency: try base ?? valuations.baseCurrency(),
+                          stalenessSeconds: try valuations.priceStalenessSeconds(), accounts: accounts)
     }
 
     /// Net worth at `point` (the end of `stored`'s day) from a snapshot that holds the state
     /// as known at `point.knownAt`, in `base` with the staleness threshold known then, each
     /// value converted by the one rule at the point (``MarketValuation``).
-    static func report(_ stored: Snapshot, _ db: Database, point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64) throws -> NetWorthReport {
+    static func report(_ stored: Snapshot, _ db: Database, point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64,
+                       accounts: [NetWorthHolding]) throws -> NetWorthReport {
         precondition(stored.effectiveThrough == point.asOf, "the snapshot of \(stored.day) answers for the end of its day only")
         let snapshot = try NetWorthSnapshot(stored)
         var market = try MarketValuation(db, point: point, currency: base)
         return try NetWorthQueries.report(point: point, baseCurrency: base, stalenessSeconds: stalenessSeconds,
-                                          holdings: snapshot.holdings) { money in try market.converted(money) }
+                                          holdings: snapshot.holdings + accounts) { money in try market.converted(money) }
     }
 
     /// How many snapshots net worth keeps and their size.

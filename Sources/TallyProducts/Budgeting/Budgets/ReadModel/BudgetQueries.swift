@@ -80,13 +80,22 @@ extension Ledger {
             throw LedgerError(.invalidArgument, "the overview of \(month) cannot be as of \(calendar.date(of: asOf)), before the month starts")
         }
         let end = Instant(microsecondsSinceEpoch: range.upperBound)
-        let balancesAt = min(asOf ?? min(now, knownAt ?? now), end)
+        let balancesAt = budgetBalancesInstant(month: month, asOf: asOf, knownAt: knownAt)
         return try read { db in
             try BudgetQueries.overview(
                 db, month: month, through: min(asOf ?? end, end), knownAt: knownAt,
                 balances: BalanceQueries.balances(db, asOf: balancesAt, knownAt: knownAt), calendar: calendar
             )
         }
+    }
+}
+
+extension Ledger {
+    /// The instant a month's balances are read at: `asOf`, else now (or `knownAt` when that
+    /// is earlier), never after the month's end. The overview, its amounts in the base
+    /// currency and the budget screen read there.
+    func budgetBalancesInstant(month: Month, asOf: Instant?, knownAt: Instant?) -> Instant {
+        min(asOf ?? min(now, knownAt ?? now), calendar.endOfDay(month.lastDay))
     }
 }
 
