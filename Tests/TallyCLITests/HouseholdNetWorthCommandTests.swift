@@ -38,5 +38,9 @@ import Testing
         let csv = try store.run(["export", "--csv", "net-worth-items"])
         #expect(csv.contains("asset,Wealth:main:Spend,Wealth:main:Spend,cash,696.00,USD,balance,"), "\(csv)")
         #expect(csv.split(separator: "\n").filter { $0.contains(",Liabilities:Card,") }.count == 1, "\(csv)")
+        // `networth --format csv` is the same table at the date asked about.
+        let shown = try store.run(["networth", "show", "--format", "csv"]).split(separator: "\n")
+        #expect(shown.first == csv.split(separator: "\n").first && shown.count == csv.split(separator: "\n").count, "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("asset,Wealth:main:Spend,Wealth:main:Spend,cash,696.00,USD,balance,") })
     }
 }

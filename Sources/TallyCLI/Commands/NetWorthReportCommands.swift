@@ -13,13 +13,23 @@ struct NetWorthCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Net worth with its lines, breakdown and exclusions.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var time: TimeTravelOptions
-        @Flag(help: "Print one JSON object.") var json = false
+        @Flag(help: "Print one JSON object (the same as --format json).") var json = false
+        @Option(help: "table (default), csv (the export's net-worth-items.csv: a header, then one row per line and per exclusion) or json.")
+        var format: ListFormatOptions.Format?
+
+        func validate() throws {
+            if json, let format, format != .json { throw ValidationError("give --json or --format \(format.rawValue), not both") }
+        }
 
         func run() throws {
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let report = try ledger.netWorth(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
-            if json {
+            if format == .csv {
+                print(NetWorthItemsCSV.render(report), terminator: "")
+                return
+            }
+            if json || format == .json {
                 print(NetWorthJSON.report(report))
                 return
             }
