@@ -10,14 +10,23 @@ setup:
 build: setup
 	$(SWIFT) build
 
+# Optimised binaries: tally and tally-serve (`tally serve` runs the second).
 release: setup
 	$(SWIFT) build -c release --product tally
+	$(SWIFT) build -c release --product tally-serve
 
-demo: release
-	$$($(SWIFT) build -c release --show-bin-path)/tally demo --store $(STORE) --replace
+# A debug build of tally alone (no HTTP service): the quickest way to the tour, and
+# `make test` then reuses every module it compiled.
+demo: setup
+	$(SWIFT) build --product tally
+	$$($(SWIFT) build --show-bin-path)/tally demo --store $(STORE) --replace
 
+# One build serves every check below: the suites, the docs check (symbol graphs of the
+# modules built here) and the engine-alone check (the package's description and the
+# build's own import check). The example embedder is a package of its own.
 test: setup
-	$(SWIFT) test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
 	python3 -m openapi_spec_validator Schemas/openapi.yaml
 	SWIFT=$(SWIFT) scripts/check-api-clients.sh
 	SWIFT=$(SWIFT) scripts/examples.sh

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Tally", targets: ["Tally"]),
         .library(name: "TallyService", targets: ["TallyService"]),
         .executable(name: "tally", targets: ["TallyCLI"]),
+        .executable(name: "tally-serve", targets: ["TallyServe"]),
     ],
     // The `tally` command and its HTTP service need packages a library user does not: the
     // argument parser, Hummingbird, swift-nio, service lifecycle, swift-log, metrics and
@@ -24,7 +25,7 @@ let package = Package(
     // engine or the products depends on Tally with `traits: []`, and SwiftPM then neither
     // resolves nor builds them (Examples/MerchantTags does; docs/embedding.md).
     traits: [
-        .trait(name: "Tools", description: "The tally command and its HTTP service (TallyCLI, TallyService) and their dependencies."),
+        .trait(name: "Tools", description: "The tally and tally-serve commands and the HTTP service (TallyCLI, TallyServe, TallyService) and their dependencies."),
         .default(enabledTraits: ["Tools"]),
     ],
     dependencies: [
@@ -112,6 +113,14 @@ let package = Package(
             dependencies: [
                 "Tally",
                 "TallyLog",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `tally serve`, an executable of its own so that `tally` links nothing of the service.
+        .executableTarget(
+            name: "TallyServe",
+            dependencies: [
                 "TallyService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
@@ -175,7 +184,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyCLITests",
-            dependencies: ["TallyCLI", "Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
+            // TallyServe: the suites of `tally serve` run the tally-serve executable.
+            dependencies: ["TallyCLI", "TallyServe", "Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

@@ -4,9 +4,9 @@
 #   scripts/check-docs.sh                        # TallyLog TallyEngine TallyProducts TallyService
 #   scripts/check-docs.sh TallyLog TallyEngine   # only these
 #
-# Builds the modules with the compiler emitting their symbol graphs, in a build directory
-# of its own (TALLY_DOCS_SCRATCH, default /tmp/tally-docs-build; never .build, which other
-# builds use; remove it to start afresh), then scripts/check_docs.py lists every public
+# Asks SwiftPM for the modules' symbol graphs (`swift package dump-symbol-graph`, which
+# builds in .build with the same settings as `swift build`, so after `swift test` it
+# compiles nothing and takes seconds), then scripts/check_docs.py lists every public
 # symbol without a doc comment as `MODULE: KIND PATH (FILE:LINE)`, prints a count per
 # module and exits 1 if any (2 if a module's symbol graph is missing). A module that fails
 # to build fails the check, and so does a broken Markdown link (checked before building).
@@ -17,20 +17,19 @@ cd "$(dirname "$0")/.."
 # outside the repository (scripts/check_links.py).
 python3 scripts/check_links.py --root "$PWD"
 SWIFT="${SWIFT:-swift}"
-SCRATCH="${TALLY_DOCS_SCRATCH:-/tmp/tally-docs-build}"
-SYMBOLS="$SCRATCH/symbol-graphs"
 if [ "$#" -gt 0 ]; then
     MODULES=("$@")
 else
     MODULES=(TallyLog TallyEngine TallyProducts TallyService)
 fi
 
-mkdir -p "$SYMBOLS"
-# Graphs are written when a module compiles; an unchanged module keeps the ones it wrote.
-for module in "${MODULES[@]}"; do
-    echo "check-docs: building $module (symbol graphs in $SYMBOLS)" >&2
-    "$SWIFT" build --scratch-path "$SCRATCH" --target "$module" \
-        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$SYMBOLS" >&2
-done
+echo "check-docs: symbol graphs of ${MODULES[*]} (swift package dump-symbol-graph)" >&2
+OUTPUT=$("$SWIFT" package dump-symbol-graph --minimum-access-level public 2>&1) || { echo "$OUTPUT" >&2; exit 1; }
+SYMBOLS=$(echo "$OUTPUT" | sed -n 's/^Files written to //p' | tail -n 1)
+if [ -z "$SYMBOLS" ] || [ ! -d "$SYMBOLS" ]; then
+    echo "$OUTPUT" >&2
+    echo "check-docs: swift package dump-symbol-graph named no directory of symbol graphs" >&2
+    exit 2
+fi
 
 python3 scripts/check_docs.py --root "$PWD" "$SYMBOLS" "${MODULES[@]}"

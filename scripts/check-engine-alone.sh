@@ -1,41 +1,31 @@
 #!/usr/bin/env bash
-# Builds the engine and runs its tests with no product module present (issue 11's first
-# "done means"): copies CLZ4, CLibPQ, TallyLog, TallyEngine, their tests and the engine's test
-# helpers into a scratch package whose manifest names nothing else, then `swift test` there.
-# The scratch build directory is kept between runs (TALLY_ENGINE_ALONE_SCRATCH, default
-# /tmp/tally-engine-alone); the copied sources are laid anew each time.
+# Checks that the engine stands alone: TallyLog and TallyEngine, their tests and test
+# helpers, depend on and import nothing of the products, the CLI or the HTTP service, so an
+# embedder of the engine builds and tests it with none of those present. Two checks, both
+# cheap after `swift test` (they compile nothing):
+#
+# 1. scripts/check_engine_alone.py reads the package as SwiftPM describes it (`swift package
+#    dump-package`, JSON: no parsing of Package.swift) and follows every engine target's
+#    declared dependencies and every `import` in its sources.
+# 2. The build itself refuses a target's import of a target it does not declare
+#    (`--explicit-target-dependency-import-check error`), for every target of the package.
+#
+# The engine's suites run with every other suite in `swift test`; with both checks holding,
+# their modules are compiled against the engine alone.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SWIFT="${SWIFT:-swift}"
-SCRATCH="${TALLY_ENGINE_ALONE_SCRATCH:-/tmp/tally-engine-alone}"
-PACKAGE="$SCRATCH/package"
 
-rm -rf "$PACKAGE"
-mkdir -p "$PACKAGE/Sources" "$PACKAGE/Tests"
-for module in CLZ4 CLibPQ TallyLog TallyEngine; do cp -R "Sources/$module" "$PACKAGE/Sources/"; done
-for tests in TallyEngineTests TallyTestSupport PostgresTestSupport; do cp -R "Tests/$tests" "$PACKAGE/Tests/"; done
-# The throwaway PostgreSQL cluster of the suites that run on both log backends.
-mkdir -p "$PACKAGE/scripts" && cp -R scripts/postgres "$PACKAGE/scripts/"
-# The manifest: the root one's engine targets and dependencies, nothing of the products.
-python3 - "$PACKAGE/Package.swift" <<'PY'
-import re, sys
-text = open("Package.swift").read()
-keep = {"CLZ4", "CLibPQ", "TallyLog", "TallyEngine", "TallyTestSupport", "PostgresTestSupport", "TallyEngineTests"}
-head, targets = text.split("    targets: [", 1)
-products = re.sub(r'        \.(library|executable)\(name: "(?!TallyLog"|TallyEngine")[^\n]*\n', "", head)
-products = re.sub(r'\s*\.package\(url: "https://github.com/(apple/swift-argument-parser|swiftlang/swift-docc-plugin|hummingbird-project/[^"]+|swift-server/[^"]+|apple/swift-(log|metrics|nio)[^"]*)"[^\n]*', "", products)
-blocks = re.findall(r'(        (?://[^\n]*\n        )*\.(?:target|testTarget|systemLibrary|executableTarget)\((?:.|\n)*?\n        \),?\n)', targets)
-chosen = [b for b in blocks if re.search(r'name: "([^"]+)"', b).group(1) in keep]
-missing = keep - {re.search(r'name: "([^"]+)"', b).group(1) for b in chosen}
-if missing:
-    sys.exit(f"check-engine-alone: no target {sorted(missing)} in Package.swift")
-for block in chosen:
-    name = re.search(r'name: "([^"]+)"', block).group(1)
-    for dependency in re.findall(r'"((?:Tally|Postgres)[A-Za-z]*)"', block.split("dependencies:", 1)[-1]):
-        if dependency not in keep:
-            sys.exit(f"check-engine-alone: {name} depends on {dependency}, which is not the engine")
-open(sys.argv[1], "w").write(products + "    targets: [\n" + "".join(chosen) + "    ]\n)\n")
-PY
-echo "check-engine-alone: swift test in $PACKAGE (no TallyProducts, Tally or TallyCLI)" >&2
-"$SWIFT" test --package-path "$PACKAGE" --scratch-path "$SCRATCH/build" 2>&1 | tail -n 3
+"$SWIFT" package dump-package | python3 scripts/check_engine_alone.py --root "$PWD"
+
+echo "check-engine-alone: swift build --build-tests --explicit-target-dependency-import-check error" >&2
+if ! OUTPUT=$("$SWIFT" build --build-tests --explicit-target-dependency-import-check error 2>&1); then
+    echo "$OUTPUT" | grep -E "error:" >&2 || echo "$OUTPUT" | tail -n 20 >&2
+    echo "check-engine-alone: a target imports a target it does not declare (above)" >&2
+    exit 1
+fi
+if echo "$OUTPUT" | grep -E "imports another target" >&2; then
+    exit 1
+fi
+echo "check-engine-alone: every target imports only what it declares" >&2

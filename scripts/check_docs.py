@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Lists every public symbol of the given modules that has no doc comment.
 
-Reads the JSON symbol graphs the Swift compiler emits (`-emit-symbol-graph`; see
-scripts/check-docs.sh), prints one line per undocumented symbol,
+Reads the JSON symbol graphs SwiftPM extracts from the built modules (`swift package
+dump-symbol-graph`; see scripts/check-docs.sh), prints one line per undocumented symbol,
 
     MODULE: KIND PATH (FILE:LINE)
 

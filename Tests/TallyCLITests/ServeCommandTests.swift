@@ -64,4 +64,25 @@ import Testing
         #expect(run.status != 0)
         #expect(run.standardError.contains("--port 70000 is not a TCP port"))
     }
+
+    @Test func withoutTheServerExecutableServeSaysHowToBuildIt() throws {
+        // A tally installed alone: no tally-serve beside it, none on PATH.
+        let directory = try TemporaryDirectory()
+        let lonely = directory.url.appendingPathComponent("tally")
+        try FileManager.default.copyItem(at: TallyProcess.executable, to: lonely)
+        let process = Process()
+        process.executableURL = lonely
+        process.arguments = ["serve", "--data", directory.path + "/data"]
+        process.environment = ["PATH": directory.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("tally serve runs the tally-serve executable, which is neither beside tally nor on PATH"))
+        #expect(message.contains("swift build --product tally-serve"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/data"))
+    }
 }

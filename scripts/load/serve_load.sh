@@ -17,6 +17,7 @@ SECONDS_MIXED="${LOAD_SECONDS:-60}"
 SINGLE_SECONDS="${SINGLE_SECONDS:-10}"
 
 swift build -c release --product tally >&2
+swift build -c release --product tally-serve >&2  # `tally serve` runs it
 TALLY="$(swift build -c release --show-bin-path)/tally"
 (cd scripts/load/ServeLoad && swift build -c release >&2)
 LOAD="$(cd scripts/load/ServeLoad && swift build -c release --show-bin-path)/serve-load"

@@ -716,7 +716,7 @@ public final class Ledger: Sendable {
     }
 
     /// Runs any blocking work on the ledger (a product's command method, a query) on a
-    /// thread of the engine's shared blocking pool (``blockingQueue``), so that the calling
+    /// thread of the process's shared blocking pool, so that the calling
     /// task never blocks the cooperative thread pool. The pool's threads are reused: a call
     /// starts no thread of its own when one is idle. Commands from concurrent callers still
     /// meet in the pipeline's queue and share commits.
@@ -727,22 +727,8 @@ public final class Ledger: Sendable {
     /// }
     /// ```
     public func run<T: Sendable>(_ body: @escaping @Sendable (Ledger) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Self.blockingQueue.async { [self] in
-                do {
-                    continuation.resume(returning: try body(self))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await BlockingPool.run { [self] in try body(self) }
     }
-
-    /// Where ``run(_:)->T`` and the async reads (``async``) run their blocking work: one
-    /// concurrent queue for every ledger of the process, whose threads are pooled and reused
-    /// (a blocked item gets another thread, so work that waits for a commit never starves
-    /// the one leading it).
-    static let blockingQueue = DispatchQueue(label: "Tally.blocking", attributes: .concurrent)
 
     /// The asynchronous ``run(batch:)``.
     public func run(batch commands: [LedgerCommand]) async -> [Result<CommandResult, any Error>] {

@@ -194,13 +194,10 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         }
     }
 
-    /// The same, on a thread of its own so that the cooperative pool is never blocked.
+    /// The same, on a thread of the shared blocking pool so that the cooperative pool is
+    /// never blocked.
     public func append(_ records: [LogRecord]) async throws -> AppendResult {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { [self] in continuation.resume(with: Result { try append(records) }) }
-            thread.name = "TallyLog.postgresAppend"
-            thread.start()
-        }
+        try await BlockingPool.run { [self] in try append(records) }
     }
 
     /// Appends at the sequence number and recorded time the caller decided (``LogWriting``).

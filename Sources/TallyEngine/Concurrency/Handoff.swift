@@ -1,8 +1,11 @@
 internal import Foundation
 
-/// Two stages of an import on the machine's two cores: a producer on a thread of its own
-/// (reading and parsing a file, building events) hands items through a bounded queue to
-/// the calling thread, which consumes them in order (checking them, or committing them).
+/// Two stages of work on the machine's two cores: a producer on a thread of its own
+/// (reading and parsing a file, building events; reading and decoding the log) hands items
+/// through a bounded queue to the calling thread, which consumes them in order (checking
+/// or committing them; folding them into the read models). It is the engine's one bounded
+/// channel between threads: an import's two passes and every fold of the log
+/// (``EventBatches``) use it.
 ///
 /// Memory: at most `queuedItemsMax` items wait, besides the one each side holds and those
 /// consumed since the producer last put or woke (the producer's thread frees them: it made them).
@@ -19,8 +22,11 @@ enum Handoff<Item: Sendable> {
     /// with at most `queuedItemsMax` items waiting between them. An error from either side
     /// stops both and is rethrown (the producer's after every item put before it was
     /// consumed; `put` throws `CancellationError` in the producer once the consumer has failed).
+    ///
+    /// `stackSize` is the producer thread's stack, in bytes.
     static func run(
         queuedItemsMax: Int,
+        stackSize: Int = 4 << 20,
         produce: @escaping @Sendable (_ put: (Item) throws -> Void) throws -> Void,
         consume consumeItem: (Item) throws -> Void
     ) throws {
@@ -36,7 +42,7 @@ enum Handoff<Item: Sendable> {
                 channel.finish(error)
             }
         }
-        producer.stackSize = 4 << 20
+        producer.stackSize = stackSize
         producer.start()
         defer {
             channel.waitUntilFinished()
