@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "TallyLog", targets: ["TallyLog"]),
         .library(name: "TallyEngine", targets: ["TallyEngine"]),
+        // For tests of code on the log: the seeded, fault-injecting in-memory disk.
+        .library(name: "TallyLogTesting", targets: ["TallyLogTesting"]),
         .library(name: "TallyProducts", targets: ["TallyProducts"]),
         .library(name: "Tally", targets: ["Tally"]),
         .library(name: "TallyService", targets: ["TallyService"]),
@@ -62,6 +64,12 @@ let package = Package(
                 "CLibPQ",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Test aids for code on the log, apart from what ships: `SimulatedDisk`.
+        .target(
+            name: "TallyLogTesting",
+            dependencies: ["TallyLog"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -137,6 +145,7 @@ let package = Package(
             name: "TallyLogTests",
             dependencies: [
                 "TallyLog",
+                "TallyLogTesting",
                 "PostgresTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -165,7 +174,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyTests",
-            dependencies: ["Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
+            dependencies: ["Tally", "TallyLog", "TallyLogTesting", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a public symbol of the library modules has no doc comment (docs/conventions.md, "Docs").
 #
-#   scripts/check-docs.sh                        # TallyLog TallyEngine TallyProducts TallyService
+#   scripts/check-docs.sh                        # TallyLog TallyLogTesting TallyEngine TallyProducts TallyService
 #   scripts/check-docs.sh TallyLog TallyEngine   # only these
 #
 # Asks SwiftPM for the modules' symbol graphs (`swift package dump-symbol-graph`, which
@@ -20,7 +20,7 @@ SWIFT="${SWIFT:-swift}"
 if [ "$#" -gt 0 ]; then
     MODULES=("$@")
 else
-    MODULES=(TallyLog TallyEngine TallyProducts TallyService)
+    MODULES=(TallyLog TallyLogTesting TallyEngine TallyProducts TallyService)
 fi
 
 echo "check-docs: symbol graphs of ${MODULES[*]} (swift package dump-symbol-graph)" >&2

@@ -30,7 +30,7 @@ import re
 import sys
 
 ENGINE = {
-    "CLZ4", "CLibPQ", "TallyLog", "TallyEngine",
+    "CLZ4", "CLibPQ", "TallyLog", "TallyLogTesting", "TallyEngine",
     "TallyLogTests", "TallyEngineTests", "TallyTestSupport", "PostgresTestSupport",
 }
 # The packages an embedder of the engine resolves (besides swift-crypto's own swift-asn1).

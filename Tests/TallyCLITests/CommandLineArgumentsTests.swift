@@ -5,6 +5,7 @@ import TallyLog
 import TallyTestSupport
 import Testing
 @testable import TallyCLI
+@testable import TallyServe
 
 /// How `tally` reads its arguments before ArgumentParser does: a `--store` before the
 /// command's name, negative amounts without `--`. In process, against the real command tree.
@@ -126,6 +127,8 @@ enum CommandTree {
 
     /// The `--long` names a command takes (its default subcommand's when it has one).
     static func longNames(_ command: any ParsableCommand.Type) -> Set<String> {
+        // `tally serve` hands its arguments to tally-serve: its options are that command's.
+        if ObjectIdentifier(command) == ObjectIdentifier(TallyCLI.ServeCommand.self) { return longNames(TallyServe.ServeCommand.self) }
         let command = command.configuration.defaultSubcommand ?? command
         struct Dump: Decodable {
             struct Name: Decodable { let kind: String; let name: String }

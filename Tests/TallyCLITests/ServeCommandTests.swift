@@ -82,7 +82,7 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 1)
         #expect(message.contains("tally serve runs the tally-serve executable, which is neither beside tally nor on PATH"))
-        #expect(message.contains("swift build --product tally-serve"))
+        #expect(message.contains("`swift build` builds both"))
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/data"))
     }
 }

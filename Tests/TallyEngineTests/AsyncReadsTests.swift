@@ -55,8 +55,10 @@ import TallyTestSupport
                 threads.insert(try await ledger.run { _ in Self.threadId() })
                 _ = try await ledger.async.balances()
             }
-            // One call after another: a pool of reused threads, not 40 threads started.
-            #expect(threads.count <= 4, "\(threads.count) threads for 40 calls")
+            // One call after another: a pool of reused threads, not 40 threads started. The
+            // pool is the process's, shared with the suites running beside this one, so a
+            // few more threads than one may serve the 40 calls.
+            #expect(threads.count <= 10, "\(threads.count) threads for 40 calls")
         }
     }
 }

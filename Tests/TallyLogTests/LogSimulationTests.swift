@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TallyLog
+import TallyLogTesting
 
 /// Deterministic fault simulation of the log (issue 10, item 9): a `LogWriter` on a `SimulatedDisk`
 /// under random appends, syncs, crashes, failed writes and syncs, and bit flips. See `LogSimulator`.

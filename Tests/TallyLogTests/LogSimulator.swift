@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Synchronization
 @testable import TallyLog
+import TallyLogTesting
 
 /// What a simulation run did, summed over seeds.
 struct SimulationFigures: Sendable, CustomStringConvertible {

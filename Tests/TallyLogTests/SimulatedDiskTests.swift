@@ -1,5 +1,6 @@
 import Testing
 @testable import TallyLog
+import TallyLogTesting
 
 /// The simulated disk's own rules, which the simulators rely on: what survives a crash, what a failed
 /// sync does, and when a directory entry is durable.

@@ -4,6 +4,7 @@ import TallyLog
 @testable import Tally
 @testable import TallyEngine
 @testable import TallyProducts
+import TallyLogTesting
 
 /// Deterministic fault simulation of a `Ledger` (issue 10, item 9): random commands through the public API
 /// with the log on a `SimulatedDisk`, crashes (some inside a group commit) with the read models kept,

@@ -5,6 +5,7 @@ import TallyLog
 import TallyTestSupport
 @testable import TallyEngine
 @testable import TallyProducts
+import TallyLogTesting
 
 /// What a ledger simulation run did, summed over seeds.
 struct LedgerSimulationFigures: Sendable, CustomStringConvertible {

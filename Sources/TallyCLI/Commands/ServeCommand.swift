@@ -32,7 +32,7 @@ struct ServeCommand: ParsableCommand {
         guard let server = Self.serverExecutable() else {
             Output.error("""
                 tally serve runs the \(Self.serverName) executable, which is neither beside tally nor on PATH: \
-                build it with `swift build --product \(Self.serverName)` (`make release` builds both)
+                build it beside tally: `swift build` builds both, and so does `make release`
                 """)
             throw ExitCode.failure
         }

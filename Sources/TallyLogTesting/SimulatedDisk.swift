@@ -1,3 +1,6 @@
+public import TallyLog
+internal import Foundation
+
 /// An in-memory disk for deterministic fault simulation, driven by a seeded generator.
 ///
 /// Each file keeps the bytes that are durable and the writes and truncations made since its last
@@ -74,7 +77,7 @@ public final class SimulatedDisk: LogFileSystem, @unchecked Sendable {
         case makeDirectory(path: String)
     }
 
-    private let lock = ConditionLock()
+    private let lock = NSLock()
     private var random: SplitMix64
     private var faultsValue: Faults
     private var statisticsValue = Statistics()
