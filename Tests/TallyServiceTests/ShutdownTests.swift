@@ -190,7 +190,14 @@ private final class RawConnection: @unchecked Sendable {
     }
 
     func close() async throws {
+        channel.outbound.finish()
         try? await channel.channel.close()
+    }
+
+    deinit {
+        // A writer never finished ends the process (NIOAsyncWriter's precondition), whatever
+        // path the test took.
+        channel.outbound.finish()
     }
 }
 
