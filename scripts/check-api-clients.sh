@@ -37,10 +37,11 @@ echo "check-api-clients: mypy --strict on the generated client"
 (cd "$work" && "$tools/bin/mypy" --strict --cache-dir "$work/.mypy_cache" tally_client)
 
 echo "check-api-clients: schemathesis against tally serve"
-$SWIFT build --product tally
-bin="$($SWIFT build --show-bin-path)/tally"
+# `tally serve` runs the tally-serve executable: build and start it directly.
+$SWIFT build --product tally-serve
+bin="$($SWIFT build --show-bin-path)/tally-serve"
 admin="tally-api-check-$RANDOM$RANDOM$RANDOM"
-TALLY_ADMIN_KEY="$admin" "$bin" serve --data "$work/data" --port 0 --rate-limit 100000 --log-level error > "$work/serve.log" 2>&1 &
+TALLY_ADMIN_KEY="$admin" "$bin" --data "$work/data" --port 0 --rate-limit 100000 --log-level error > "$work/serve.log" 2>&1 &
 server=$!
 base=""
 for _ in $(seq 1 600); do
