@@ -5,7 +5,7 @@ extension EventCatalog {
         DepositReceived.self, DepositSplit.self, SplitRuleSet.self, RoundUpsSwitched.self,
         AutomationPaused.self, AutomationResumed.self, CardFrozen.self, CardUnfrozen.self,
         PurchaseMade.self, RoundUpApplied.self, RoundUpSkipped.self, WithdrawalMade.self,
-        WealthEntryReversed.self, DepositSplitReversed.self,
+        WealthEntryReversed.self, DepositSplitReversed.self, RoundUpIncrementSet.self, RoundUpNotDefined.self,
     ]
 
     /// The monthly budget's event types: transactions, bank links, the reference balance,

@@ -33,7 +33,7 @@ import Testing
         let store = try newStore(directory)
         let deposit = try wealth(store, ["deposit", "100.00", "--currency", "USD", "--source", "bank_transfer", "--external-id", "tx-1"])
         #expect(deposit.standardOutput.contains("seq 3  split 70/30 of deposit seq 2: Spend +70.00 USD, Invest +30.00 USD"))
-        #expect(try summaryJSON(store).contains(#"{"currency":"USD","wallet":"0.00","spend":"70.00","invest":"30.00","total":"100.00"}"#))
+        #expect(try summaryJSON(store).contains(#"{"currency":"USD","wallet":"0.00","spend":"70.00","invest":"30.00","total":"100.00","round_up_increment":"1.00","round_ups_skipped":false}"#))
         try wealth(store, ["round-ups", "on"])
         let purchase = try wealth(store, ["purchase", "3.40", "--currency", "USD", "--merchant", "Blue Bottle"])
         #expect(purchase.standardOutput.contains("round-up of 0.60 USD moved from Spend to Invest"))

@@ -465,7 +465,7 @@ private struct WealthReplayModel {
         }
         reversedEntries = reversed
         for (sequence, purchase) in purchases where !correctedLater.contains(sequence) {
-            let isWhole = try WealthRules.roundUp(for: purchase.amount).isZero
+            let isWhole = try WealthRules.roundUp(for: purchase.amount, increment: WealthRules.defaultRoundUpIncrement(for: purchase.amount.commodity)!).isZero
             let shouldRoundUp = purchase.roundUps && !isWhole
             if shouldRoundUp != roundedUp.contains(sequence) {
                 problems.append("purchase \(sequence) at \(purchase.at): round-ups were \(purchase.roundUps ? "on" : "off") but it was \(roundedUp.contains(sequence) ? "" : "not ")rounded up")

@@ -51,6 +51,8 @@ enum EventSamples {
         EventBody(WithdrawalMade(account: "main", amount: gbp("120.00"), destination: "GB29 NWBK 6016 1331 9268 19")),
         EventBody(WealthEntryReversed(account: "main", entry: 17, kind: .purchase, amount: gbp("3.40"))),
         EventBody(DepositSplitReversed(account: "main", split: 12, spend: gbp("70.00"), invest: gbp("30.00"))),
+        EventBody(RoundUpIncrementSet(currency: .jpy, increment: money("100", "JPY"))),
+        EventBody(RoundUpNotDefined(account: "main", currency: try! Commodity.named("BTC"))),
         // Budgeting and pots
         EventBody(TransactionRecorded(
             transactionId: "txn_01J8ZQ4M2K", payee: "Tesco Express", category: .groceries, amount: gbp("-23.45"),

@@ -93,19 +93,19 @@ import TallyTestSupport
             try ledger.defineRecurring(id: "phone", payee: "Phone Co", category: .bills, amount: usd("-35.00"),
                                        dayOfMonth: 23, startMonth: month("2026-03"))
             try ledger.connectBank(id: "chase")
-            // Not generated: before any payment, past its day, it is still owed.
-            #expect(try ledger.recurringStatus(month: month("2026-05"), today: day("2026-05-25")).items.first?.state == .dueSoon)
+            // Not generated: before any payment, past its day, it is still owed: overdue.
+            #expect(try ledger.recurringStatus(month: month("2026-05"), today: day("2026-05-25")).items.first?.state == .overdue)
             // A different amount does not match.
             try ledger.importBankTransaction(bankId: "chase", externalId: "A", payee: "PHONE CO", category: .bills,
                                              amount: usd("-36.00"), date: day("2026-05-23"))
-            #expect(try ledger.recurringStatus(month: month("2026-05"), today: day("2026-05-25")).items.first?.state == .dueSoon)
+            #expect(try ledger.recurringStatus(month: month("2026-05"), today: day("2026-05-25")).items.first?.state == .overdue)
             try ledger.importBankTransaction(bankId: "chase", externalId: "B", payee: "phone co", category: .bills,
                                              amount: usd("-35.00"), date: day("2026-05-23"))
             let status = try #require(try ledger.recurringStatus(month: month("2026-05"), today: day("2026-05-25")).items.first)
             #expect(status.state == .paid)
             #expect(status.matchingTransactionId == "bank:chase:B")
             // The same payment does not pay June.
-            #expect(try ledger.recurringStatus(month: month("2026-06"), today: day("2026-06-25")).items.first?.state == .dueSoon)
+            #expect(try ledger.recurringStatus(month: month("2026-06"), today: day("2026-06-25")).items.first?.state == .overdue)
             try ledger.expectConsistent()
         }
     }

@@ -57,7 +57,7 @@ import TallyLog
                 if minorUnits > 0 { sums.income += minorUnits } else { sums.bills -= minorUnits }
                 expected[status.state] = sums
             }
-            for state in [RecurringState.paid, .dueSoon, .upcoming] {
+            for state in RecurringState.allCases {
                 let sums = expected[state, default: (0, 0)]
                 #expect(report.totals(state).income.minorUnits == sums.income, "seed \(seed): \(state) income")
                 #expect(report.totals(state).bills.minorUnits == sums.bills, "seed \(seed): \(state) bills")

@@ -261,6 +261,8 @@ import TallyTestSupport
             #expect(summary.balance(in: .gbp).spend == gbp("35.00"))
             #expect(summary.balance(in: .usd).spend == usd("7.00"))
             try ledger.setRoundUps(account: "main", enabled: true)
+            // A token has no default round-up increment; the user sets one for USDC.
+            try ledger.setRoundUpIncrement(currency: .usdc, increment: usdc("1"))
             let purchase = try ledger.purchase(account: "main", amount: usdc("3.4"), merchant: "Onchain Cafe")
             guard let roundUp = purchase.events.last?.body.as(RoundUpApplied.self) else { Issue.record("no round-up"); return }
             #expect(roundUp.amount == usdc("0.6"))

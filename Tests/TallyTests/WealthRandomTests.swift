@@ -104,7 +104,8 @@ import TallyTestSupport
                         try ledger.purchase(account: "main", amount: money, merchant: "M\(step)")
                         model.spend[commodity, default: 0] -= money.minorUnits
                         model.paidOut[commodity, default: 0] += money.minorUnits
-                        let roundUp = try WealthRules.roundUp(for: money).minorUnits
+                        // USDC has no default increment: its round-ups are recorded as not defined and move nothing.
+                        let roundUp = try WealthRules.defaultRoundUpIncrement(for: commodity).map { try WealthRules.roundUp(for: money, increment: $0).minorUnits } ?? 0
                         if model.roundUps, roundUp > 0, model.spend[commodity, default: 0] >= roundUp {
                             model.spend[commodity, default: 0] -= roundUp
                             model.invest[commodity, default: 0] += roundUp

@@ -59,11 +59,23 @@ import TallyTestSupport
     }
 
     @Test func aPurchaseOf3_40RoundsUpBy0_60AndAWholeAmountByZero() throws {
-        #expect(try WealthRules.roundUp(for: usd("3.40")) == usd("0.60"))
-        #expect(try WealthRules.roundUp(for: usd("0.01")) == usd("0.99"))
-        #expect(try WealthRules.roundUp(for: usd("5.00")) == usd("0.00"))
-        #expect(try WealthRules.roundUp(for: Money(minorUnits: 999, commodity: .jpy)).isZero)
-        #expect(try WealthRules.roundUp(for: try Money(parsing: "3.4", commodity: .usdc)) == (try Money(parsing: "0.6", commodity: .usdc)))
+        let dollar = usd("1.00")
+        #expect(try WealthRules.roundUp(for: usd("3.40"), increment: dollar) == usd("0.60"))
+        #expect(try WealthRules.roundUp(for: usd("0.01"), increment: dollar) == usd("0.99"))
+        #expect(try WealthRules.roundUp(for: usd("5.00"), increment: dollar) == usd("0.00"))
+        let hundredYen = Money(minorUnits: 100, commodity: .jpy)
+        #expect(try WealthRules.roundUp(for: Money(minorUnits: 1_234, commodity: .jpy), increment: hundredYen) == Money(minorUnits: 66, commodity: .jpy))
+        #expect(try WealthRules.roundUp(for: try Money(parsing: "3.4", commodity: .usdc), increment: try Money(parsing: "1", commodity: .usdc))
+                == (try Money(parsing: "0.6", commodity: .usdc)))
+    }
+
+    @Test(arguments: [
+        ("USD", "1.00"), ("GBP", "1.00"), ("EUR", "1.00"), ("BHD", "1.000"), ("KWD", "1.000"), ("CLF", "1.0000"),
+        ("JPY", nil), ("KRW", nil), ("BTC", nil), ("USDC", nil), ("ETH", nil), ("VEA", nil),
+    ] as [(String, String?)])
+    func theDefaultIncrementIsOneMajorUnitForFiatWithMinorUnitsAndNoneOtherwise(code: String, expected: String?) throws {
+        let currency = try Commodity.named(code)
+        #expect(WealthRules.defaultRoundUpIncrement(for: currency) == (try expected.map { try Money(parsing: $0, commodity: currency) }))
     }
 
     @Test func aRoundUpIsAppliedWholeOrSkippedWhole() throws {

@@ -25,14 +25,14 @@ struct AuditCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
     @Option(help: "table, csv or json.") var format: Format = .table
 
-    func validate() throws { _ = try time.day(to, option: "--to") }
+    func validate() throws { _ = try time.day(to, option: "--to", calendar: .utc) }
 
     func run() throws {
         let first = try from.map { try CLIParse.date($0, option: "--from") }
-        let last = try time.day(to, option: "--to")
-        if let first, let last, first > last { throw ValidationError("--from \(first) is after the last day \(last)") }
         let entries = try storeOptions.withReadingLedger { ledger in
-            try ledger.audit(try AuditTarget(parsing: target), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
+            let last = try time.day(to, option: "--to", calendar: ledger.calendar)
+            if let first, let last, first > last { throw ValidationError("--from \(first) is after the last day \(last)") }
+            return try ledger.audit(try AuditTarget(parsing: target), from: first, through: last, knownAt: try time.knownAtInstant(ledger))
         }
         switch format {
         case .csv:
@@ -49,7 +49,7 @@ struct AuditCommand: ParsableCommand {
             print(Output.table(
                 ["SEQ", "RECORDED", "EFFECTIVE", "EVENT", "CAUSE", "AMOUNT", "CUR", "BALANCE"],
                 entries.map { [String($0.sequence), $0.recordedAt.description, $0.effectiveDate.description, $0.eventType,
-                               $0.cause.map(String.init) ?? "", $0.amount.decimalString, $0.amount.commodity.code, $0.balance.decimalString] },
+                               $0.cause.map(String.init) ?? "", MoneyDisplay.amount($0.amount), $0.amount.commodity.code, MoneyDisplay.amount($0.balance)] },
                 rightAligned: [0, 4, 5, 7]))
         }
     }

@@ -66,7 +66,7 @@ struct BalancesCommand: ParsableCommand {
         }
         print(Output.table(
             ["ACCOUNT", "CURRENCY", "BALANCE"],
-            balances.map { [$0.account, $0.amount.commodity.code, $0.amount.decimalString] },
+            balances.map { [$0.account, $0.amount.commodity.code, MoneyDisplay.amount($0.amount)] },
             rightAligned: [2]
         ))
     }

@@ -26,7 +26,7 @@ struct BudgetSetCommand: ParsableCommand {
             let month = try CLIParse.month(month, option: "--month")
             let amount = try BudgetCLI.amount(maximum, "--maximum", ledger)
             let result = try ledger.setBudget(category: category, month: month, maximum: amount, idempotencyKey: idempotency.idempotencyKey)
-            if NothingToDo.report(result, json: json, "the \(category.displayName) budget for \(month) is \(amount.decimalString) already") { return }
+            if NothingToDo.report(result, json: json, "the \(category.displayName) budget for \(month) is \(MoneyDisplay.amount(amount)) already") { return }
             try BudgetCLI.report(result, json: json, "Set the \(category.displayName) budget for \(month)")
         }
     }
@@ -81,7 +81,7 @@ struct BudgetShowCommand: ParsableCommand {
         }
         // In another base currency, each amount in it too (issue 15, wrong today 9).
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency
-        func inBase(_ money: Money) throws -> String { try conversion.convert(money)?.decimalString ?? "" }
+        func inBase(_ money: Money) throws -> String { try conversion.convert(money).map(MoneyDisplay.amount) ?? "" }
         if json {
             for budget in budgets {
                 var fields = [
@@ -105,10 +105,10 @@ struct BudgetShowCommand: ParsableCommand {
         print(Output.table(
             ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING"] + (otherBase && conversion.isConverted ? ["MAXIMUM \(base)", "SPENT \(base)", "REMAINING \(base)"] : []) + ["LATEST"],
             try budgets.map { budget in
-                [budget.category.displayName, budget.maximum.decimalString, budget.spent.decimalString,
-                 budget.remaining.decimalString + (budget.isOverBudget ? " (over)" : "")]
+                [budget.category.displayName, MoneyDisplay.amount(budget.maximum), MoneyDisplay.amount(budget.spent),
+                 MoneyDisplay.amount(budget.remaining) + (budget.isOverBudget ? " (over)" : "")]
                     + (otherBase && conversion.isConverted ? [try inBase(budget.maximum), try inBase(budget.spent), try inBase(budget.remaining)] : [])
-                    + [budget.latestTransactions.map { "\($0.date) \($0.payee) \($0.amount.decimalString)" }.joined(separator: "; ")]
+                    + [budget.latestTransactions.map { "\($0.date) \($0.payee) \(MoneyDisplay.amount($0.amount))" }.joined(separator: "; ")]
             },
             rightAligned: otherBase && conversion.isConverted ? [1, 2, 3, 4, 5, 6] : [1, 2, 3]
         ))

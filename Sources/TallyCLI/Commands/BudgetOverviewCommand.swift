@@ -63,7 +63,7 @@ struct OverviewCommand: ParsableCommand {
             return
         }
         func row(_ label: String, _ amount: Money, _ converted: Money?) -> [String] {
-            [label, amount.decimalString] + (inBase == nil ? [] : [converted?.decimalString ?? ""])
+            [label, MoneyDisplay.amount(amount)] + (inBase == nil ? [] : [converted.map(MoneyDisplay.amount) ?? ""])
         }
         print(Output.table(["\(month)", overview.income.commodity.code] + (inBase == nil ? [] : [answer.baseCurrency.code]), [
             row("current balance", overview.currentBalance, inBase?.currentBalance),

@@ -51,7 +51,7 @@ enum BudgetCLI {
 
     static func row(_ transaction: BudgetTransaction) -> [String] {
         [transaction.date.description, transaction.id, transaction.payee, transaction.category.displayName,
-         transaction.amount.decimalString, transaction.source.rawValue + (transaction.isChanged ? " (changed)" : "")]
+         MoneyDisplay.amount(transaction.amount), transaction.source.rawValue + (transaction.isChanged ? " (changed)" : "")]
     }
 
     static let transactionHeader = ["DATE", "ID", "PAYEE", "CATEGORY", "AMOUNT", "SOURCE"]

@@ -51,6 +51,7 @@ struct ChallengeStartCommand: ParsableCommand {
             let commodity = try currency.map { try EnvelopeCLI.commodity($0, ledger) }
                 ?? account.map { try EnvelopeCLI.currency(of: $0, ledger) } ?? ledger.baseCurrency(asOf: effectiveAt)
             let money = try EnvelopeCLI.money(unit, commodity, "--unit")
+            CLIParse.noteName(name, "the challenge name")
             let result = try ledger.startChallenge(id, template: template, name: name, unit: money, account: account, effectiveAt: effectiveAt,
                                                  idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Started challenge \(id) (\(template), unit \(EnvelopeCLI.text(money)))")
@@ -86,7 +87,7 @@ struct ChallengeProgressCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
-            let date = try time.asOfDate()
+            let date = try time.asOfDate(calendar: ledger.calendar)
             let progresses = try id.map { [try ledger.challengeProgress($0, asOf: date.map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))] } ?? ledger.challengeProgresses(asOf: date.map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))
             if json {
                 for progress in progresses {

@@ -80,6 +80,7 @@ struct EnvelopeCreateCommand: ParsableCommand {
             // The envelope's amounts are in the base currency in force on its first day.
             let amount = try EnvelopeCLI.money(budget, try ledger.baseCurrency(asOf: startDate.map { min(ledger.now, ledger.calendar.startOfDay($0)) }), "--budget")
             let interval = try EnvelopeCLI.interval(interval)
+            CLIParse.noteName(name, "the envelope name")
             let result = try ledger.createEnvelope(id, name: name ?? id, interval: interval, budgeted: amount, startDate: startDate,
                                                  idempotencyKey: idempotency.idempotencyKey)
             EnvelopeCLI.report(result, "Created envelope \(id): \(EnvelopeCLI.text(amount)) \(interval.rawValue)")
@@ -306,12 +307,12 @@ struct EnvelopeSpendingCommand: ParsableCommand {
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "Print one JSON object per envelope.") var json = false
 
-    func validate() throws { _ = try time.day(to, option: "--to") }
+    func validate() throws { _ = try time.day(to, option: "--to", calendar: .utc) }
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
             let first = try EnvelopeCLI.date(from, "--from")!
-            let last = try time.day(to, option: "--to") ?? ledger.calendar.date(of: ledger.now)
+            let last = try time.day(to, option: "--to", calendar: ledger.calendar) ?? ledger.calendar.date(of: ledger.now)
             let spending = try ledger.envelopeSpending(from: first, through: last, knownAt: try time.knownAtInstant(ledger))
             if json {
                 for line in spending {
@@ -342,7 +343,7 @@ struct EnvelopeTotalCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
-            let total = try ledger.envelopeAccountsTotal(asOf: (try time.asOfDate()).map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))
+            let total = try ledger.envelopeAccountsTotal(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
             if json {
                 let lines = try total.lines.map { line in
                     Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("kind", EnvelopeCLI.json(line.kind.rawValue)),

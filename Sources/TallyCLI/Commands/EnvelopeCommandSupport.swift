@@ -43,7 +43,7 @@ enum EnvelopeCLI {
     }
 
     /// `12.50 USD`: the amount with its currency's scale.
-    static func text(_ money: Money?) -> String { money.map { "\($0.decimalString) \($0.commodity.code)" } ?? "-" }
+    static func text(_ money: Money?) -> String { money.map(MoneyDisplay.money) ?? "-" }
 
     /// `{"amount":"12.50","currency":"USD"}`, or `null`.
     static func json(_ money: Money?) -> String { money.map(JSONText.money) ?? "null" }

@@ -217,6 +217,7 @@ extension AssetCommand {
                 return category
             }
             try storeOptions.withLedger { ledger in
+                CLIParse.noteName(name, "the asset name")
                 let result = try ledger.renameAsset(assetId: id, name: name, category: category, effectiveAt: try CLITime.effective(date, ledger: ledger),
                                                     idempotencyKey: idempotency.idempotencyKey)
                 if NothingToDo.report(result, "asset '\(id)' has that name and category already") { return }

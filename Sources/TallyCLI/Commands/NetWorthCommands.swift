@@ -30,6 +30,7 @@ struct AssetCommand: ParsableCommand {
             guard let type = AssetType(rawValue: type) else { throw ValidationError("--type must be one of \(AssetType.allRawValues)") }
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
+            CLIParse.noteName(name, "the asset name")
             let result = try ledger.addAsset(
                 assetId: id, name: name, category: category, type: type, currency: try CLIParse.currency(currency, ledger),
                 country: country, sector: sector, symbol: symbol,
@@ -42,7 +43,7 @@ struct AssetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Record an asset's value (manual, bank_refresh, live or override).")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The asset's id.") var id: String
-        @Argument(help: "The value, a positive decimal in the asset's currency (for a liability, what is owed).") var amount: String
+        @Argument(help: "The value, a positive decimal in the asset's currency.") var amount: String
         @Option(help: "manual, bank_refresh, live or override.") var source = "manual"
         @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
@@ -67,7 +68,7 @@ struct AssetCommand: ParsableCommand {
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
             let result = try ledger.setPosition(
-                assetId: id, quantity: try CLIParse.money(quantity, currency: symbol, option: "quantity"),
+                assetId: id, quantity: try CLIParse.quantity(quantity, symbol: symbol),
                             costBasis: try cost.map { try CLIParse.money($0, currency: costCurrency, ledger, option: "--cost") },
                 effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
             if NothingToDo.report(result, "asset '\(id)' holds that position already") { return }
@@ -181,6 +182,7 @@ struct LiabilityCommand: ParsableCommand {
             }
             let ledger = try storeOptions.openLedger()
             defer { try? ledger.close() }
+            CLIParse.noteName(name, "the liability name")
             RepeatReport.printRecorded(try ledger.addLiability(
                 liabilityId: id, name: name, category: category, currency: try CLIParse.currency(currency, ledger), linkedAssetId: linkedAsset,
                 effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
@@ -191,7 +193,7 @@ struct LiabilityCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Record what a liability amounts to.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The liability's id.") var id: String
-        @Argument(help: "The amount owed, a positive decimal in its currency.") var amount: String
+        @Argument(help: "The amount owed, a decimal in its currency: 0 when paid off, else positive.") var amount: String
         @Option(help: "manual or bank_refresh.") var source = "manual"
         @Option(help: CLITime.writeOption) var date: String?
         @OptionGroup var idempotency: IdempotencyOptions
@@ -249,7 +251,7 @@ struct PriceCommand: ParsableCommand {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         RepeatReport.printRecorded(try ledger.quotePrice(
-            symbol: try CLIParse.commodity(symbol, option: "symbol"), price: try CLIParse.money(amount, currency: currency, ledger), source: source,
+            symbol: try CLIParse.symbol(symbol), price: try CLIParse.money(amount, currency: currency, ledger), source: source,
             effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
 }

@@ -33,14 +33,14 @@ struct NetWorthCommand: ParsableCommand {
                 print(NetWorthJSON.report(report))
                 return
             }
-            print("Net worth \(report.netWorth.decimalString) \(report.baseCurrency.code) at \(report.point.asOf)\(report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)")")
-            print("assets \(report.assets.decimalString) · liabilities \(report.liabilities.decimalString)")
+            print("Net worth \(MoneyDisplay.amount(report.netWorth)) \(report.baseCurrency.code) at \(report.point.asOf)\(report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)")")
+            print("assets \(MoneyDisplay.amount(report.assets)) · liabilities \(MoneyDisplay.amount(report.liabilities))")
             print("")
             print(NetWorthJSON.linesTable(report))
             if !report.categories.isEmpty {
                 print("")
                 print(Output.table(["KIND", "CATEGORY", report.baseCurrency.code, "SHARE"],
-                                   report.categories.map { [$0.kind.rawValue, $0.category, $0.total.decimalString, Output.percent($0.basisPoints)] },
+                                   report.categories.map { [$0.kind.rawValue, $0.category, MoneyDisplay.amount($0.total), Output.percent($0.basisPoints)] },
                                    rightAligned: [2, 3]))
             }
             for item in report.excluded {
@@ -65,7 +65,7 @@ struct NetWorthCommand: ParsableCommand {
                 print(Output.jsonObject([("start", JSONText.money(change.start.netWorth)), ("end", JSONText.money(change.end.netWorth)),
                                          ("change", JSONText.money(change.change)), ("days", String(days))]))
             } else {
-                print("\(change.start.netWorth.decimalString) → \(change.end.netWorth.decimalString) \(change.end.baseCurrency.code): \(change.change.decimalString) over \(days) days")
+                print("\(MoneyDisplay.money(change.start.netWorth)) to \(MoneyDisplay.money(change.end.netWorth)): \(MoneyDisplay.change(change.change, over: "\(days) days"))")
             }
         }
     }
@@ -90,7 +90,7 @@ struct NetWorthCommand: ParsableCommand {
                 print(JSONText.array(series.map { Output.jsonObject([("month", EventJSON.quoted($0.month.description)), ("net_worth", JSONText.money($0.report.netWorth)),
                                                                      ("complete", $0.report.isComplete ? "true" : "false")]) }))
             } else {
-                print(Output.table(["MONTH", "NET WORTH", ""], series.map { [$0.month.description, "\($0.report.netWorth.decimalString) \($0.report.baseCurrency.code)", $0.report.isComplete ? "" : "incomplete"] }, rightAligned: [1]))
+                print(Output.table(["MONTH", "NET WORTH", ""], series.map { [$0.month.description, "\(MoneyDisplay.amount($0.report.netWorth)) \($0.report.baseCurrency.code)", $0.report.isComplete ? "" : "incomplete"] }, rightAligned: [1]))
             }
         }
     }
@@ -116,9 +116,9 @@ struct XRayCommand: ParsableCommand {
             for item in xray.excluded { print("excluded: \(Output.visible(item.itemId)): \(Output.visible(item.reason))") }
             return
         }
-        print("X-ray at \(xray.point.asOf): \(xray.total.decimalString) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
+        print("X-ray at \(xray.point.asOf): \(MoneyDisplay.amount(xray.total)) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
         print(Output.table(["ASSET", "TYPE", "COUNTRY", "SECTOR", xray.baseCurrency.code, "WEIGHT", "SOURCE", "FRESHNESS"],
-                           xray.holdings.map { [$0.assetId, $0.type.rawValue, $0.country ?? "?", $0.sector ?? "?", $0.converted.decimalString,
+                           xray.holdings.map { [$0.assetId, $0.type.rawValue, $0.country ?? "?", $0.sector ?? "?", MoneyDisplay.amount($0.converted),
                                                 Output.percent($0.weightBasisPoints), $0.value.source.rawValue, NetWorthJSON.freshnessText($0.freshness)] },
                            rightAligned: [4, 5]))
         for (title, groups) in [("By type", xray.allocationByType), ("By country", xray.exposureByCountry), ("By sector", xray.exposureBySector)] {
@@ -141,9 +141,9 @@ struct XRayCommand: ParsableCommand {
             let code = xray.baseCurrency.code
             print("\nUnrealised gains (value − cost basis, in \(code))")
             print(Output.table(["ASSET", "COST BASIS", "COST \(code)", "VALUE \(code)", "GAIN \(code)"],
-                               xray.unrealisedGains.map { [$0.assetId, "\($0.costBasis.decimalString) \($0.costBasis.commodity.code)",
-                                                           $0.costConverted.decimalString, $0.value.decimalString, $0.gain.decimalString] }
-                                   + [["total", "", "", "", xray.unrealisedGainTotal.decimalString]],
+                               xray.unrealisedGains.map { [$0.assetId, "\(MoneyDisplay.amount($0.costBasis)) \($0.costBasis.commodity.code)",
+                                                           MoneyDisplay.amount($0.costConverted), MoneyDisplay.amount($0.value), MoneyDisplay.amount($0.gain)] }
+                                   + [["total", "", "", "", MoneyDisplay.amount(xray.unrealisedGainTotal)]],
                                rightAligned: [1, 2, 3, 4]))
             for item in xray.unrealisedGainsExcluded { print("gain not counted: \(Output.visible(item.itemId)): \(Output.visible(item.reason))") }
         }
@@ -168,8 +168,8 @@ enum NetWorthJSON {
         Output.table(
             ["KIND", "ITEM", "FROM", "CATEGORY", "VALUE", "CUR", report.baseCurrency.code, "SOURCE", "FRESHNESS"],
             report.lines.map { line in
-                [line.kind.rawValue, line.itemId, line.origin.rawValue, line.category, line.value.value.decimalString, line.value.value.commodity.code,
-                 line.converted.decimalString, line.value.source.rawValue, freshnessText(line.freshness)]
+                [line.kind.rawValue, line.itemId, line.origin.rawValue, line.category, MoneyDisplay.amount(line.value.value), line.value.value.commodity.code,
+                 MoneyDisplay.amount(line.converted), line.value.source.rawValue, freshnessText(line.freshness)]
             }, rightAligned: [4, 6])
     }
 

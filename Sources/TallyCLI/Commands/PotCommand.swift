@@ -23,6 +23,7 @@ struct PotCreateCommand: ParsableCommand {
     func run() throws {
         try storeOptions.withLedger { ledger in
             let target = try BudgetCLI.amount(target, "--target", ledger)
+            CLIParse.noteName(name, "the pot name")
             try BudgetCLI.report(try ledger.createPot(id: id, name: name, target: target, idempotencyKey: idempotency.idempotencyKey), json: json, "Created pot \(id)")
         }
     }
@@ -115,7 +116,7 @@ struct PotListCommand: ParsableCommand {
     static func print(_ pots: [Pot], json: Bool, conversion: BudgetBaseConversion) throws {
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency
         let base = conversion.baseCurrency.code
-        func inBase(_ money: Money) throws -> String { try conversion.convert(money)?.decimalString ?? "" }
+        func inBase(_ money: Money) throws -> String { try conversion.convert(money).map(MoneyDisplay.amount) ?? "" }
         if json {
             for pot in pots {
                 var fields = [
@@ -137,7 +138,7 @@ struct PotListCommand: ParsableCommand {
         let converted = otherBase && conversion.isConverted
         Swift.print(Output.table(
             ["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"] + (converted ? ["TOTAL \(base)", "TARGET \(base)"] : []),
-            try pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, percent($0.progressBasisPoints)]
+            try pots.map { [$0.id, $0.name, MoneyDisplay.amount($0.total), MoneyDisplay.amount($0.target), percent($0.progressBasisPoints)]
                 + (converted ? [try inBase($0.total), try inBase($0.target)] : []) },
             rightAligned: converted ? [2, 3, 4, 5, 6] : [2, 3, 4]
         ))

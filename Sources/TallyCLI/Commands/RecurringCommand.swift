@@ -5,10 +5,10 @@ import Tally
 struct RecurringCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recurring",
-        abstract: "Recurring income and bills: define, remove, generate a month, status, list.",
+        abstract: "Recurring income and bills: define, remove, generate a month, status, list, the bills list.",
         subcommands: [
             RecurringDefineCommand.self, RecurringRemoveCommand.self, RecurringGenerateCommand.self,
-            RecurringStatusCommand.self, RecurringListCommand.self,
+            RecurringStatusCommand.self, RecurringListCommand.self, RecurringBillsCommand.self,
         ]
     )
 }
@@ -83,7 +83,7 @@ struct RecurringGenerateCommand: ParsableCommand {
 struct RecurringStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Each recurring item in a month: paid, due soon (within the due-soon window, 5 days unless set, or past due) or upcoming.",
+        abstract: "Each recurring item in a month: paid, due soon (within the due-soon window, 5 days unless set), upcoming, or overdue (due date passed, not paid).",
         discussion: """
             Totals per state give income and bills apart (bills as the positive amount to pay), never netted. \
             Amounts are in the budget currency; when the base currency is another, the totals are given in it \
@@ -101,7 +101,7 @@ struct RecurringStatusCommand: ParsableCommand {
     func run() throws {
         let (today, month, report, conversion) = try storeOptions.withReadingLedger { ledger in
             // One "today": the current day in the ledger's time zone unless --today or --as-of.
-            let today = try time.day(self.today, option: "--today") { ledger.calendar.date(of: ledger.now) } ?? ledger.calendar.date(of: ledger.now)
+            let today = try time.day(self.today, option: "--today", calendar: ledger.calendar) { ledger.calendar.date(of: ledger.now) } ?? ledger.calendar.date(of: ledger.now)
             let month = try self.month.map { try CLIParse.month($0, option: "--month") } ?? today.month
             let knownAt = try time.knownAtInstant(ledger)
             return (today, month, try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt),
@@ -122,19 +122,19 @@ struct RecurringStatusCommand: ParsableCommand {
                 ("month", EventJSON.quoted(month.description)), ("today", EventJSON.quoted(today.description)),
                 ("items", "[" + items.joined(separator: ",") + "]"),
                 ("paid", RecurringCLI.json(report.paid)), ("due_soon", RecurringCLI.json(report.dueSoon)),
-                ("upcoming", RecurringCLI.json(report.upcoming)), ("currency", EventJSON.quoted(report.paid.income.commodity.code)),
+                ("upcoming", RecurringCLI.json(report.upcoming)), ("overdue", RecurringCLI.json(report.overdue)), ("currency", EventJSON.quoted(report.paid.income.commodity.code)),
             ] + (otherBase ? [
                 ("base_currency", EventJSON.quoted(conversion.baseCurrency.code)),
                 ("in_base", conversion.isConverted ? Output.jsonObject([
                     ("paid", try RecurringCLI.json(report.paid, conversion)), ("due_soon", try RecurringCLI.json(report.dueSoon, conversion)),
-                    ("upcoming", try RecurringCLI.json(report.upcoming, conversion)),
+                    ("upcoming", try RecurringCLI.json(report.upcoming, conversion)), ("overdue", try RecurringCLI.json(report.overdue, conversion)),
                 ]) : "null"),
             ] : [])))
             return
         }
         print(Output.table(
             ["DUE", "ID", "PAYEE", "AMOUNT", "STATE"],
-            report.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, $0.item.amount.decimalString, $0.state.rawValue] },
+            report.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, MoneyDisplay.amount($0.item.amount), $0.state.rawValue] },
             rightAligned: [3]
         ))
         print("")
@@ -168,8 +168,8 @@ enum RecurringCLI {
         let base = conversion.baseCurrency.code
         return Output.table(
             ["STATE", "INCOME \(base)", "BILLS \(base)"],
-            try [("paid", report.paid), ("due soon", report.dueSoon), ("upcoming", report.upcoming)].map { name, totals in
-                [name, try conversion.convert(totals.income)?.decimalString ?? "", try conversion.convert(totals.bills)?.decimalString ?? ""]
+            try [("paid", report.paid), ("due soon", report.dueSoon), ("upcoming", report.upcoming), ("overdue", report.overdue)].map { name, totals in
+                [name, try conversion.convert(totals.income).map(MoneyDisplay.amount) ?? "", try conversion.convert(totals.bills).map(MoneyDisplay.amount) ?? ""]
             },
             rightAligned: [1, 2]
         )
@@ -179,8 +179,8 @@ enum RecurringCLI {
     static func totalsTable(_ report: RecurringStatusReport) -> String {
         Output.table(
             ["STATE", "INCOME", "BILLS"],
-            [("paid", report.paid), ("due soon", report.dueSoon), ("upcoming", report.upcoming)].map { name, totals in
-                [name, totals.income.decimalString, totals.bills.decimalString]
+            [("paid", report.paid), ("due soon", report.dueSoon), ("upcoming", report.upcoming), ("overdue", report.overdue)].map { name, totals in
+                [name, MoneyDisplay.amount(totals.income), MoneyDisplay.amount(totals.bills)]
             },
             rightAligned: [1, 2]
         )
@@ -222,9 +222,50 @@ struct RecurringListCommand: ParsableCommand {
         }
         print(Output.table(
             ["ID", "PAYEE", "CATEGORY", "AMOUNT", "FREQUENCY", "DAY", "FROM", "TO"],
-            items.map { [$0.id, $0.payee, $0.category.displayName, $0.amount.decimalString, $0.frequency.rawValue,
+            items.map { [$0.id, $0.payee, $0.category.displayName, MoneyDisplay.amount($0.amount), $0.frequency.rawValue,
                          String($0.dayOfMonth), $0.startMonth.description, $0.endMonth?.description ?? ""] },
             rightAligned: [3, 5]
         ))
+    }
+}
+
+struct RecurringBillsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bills",
+        abstract: "The recurring bills list: one entry per vendor (defined items and transactions flagged --recurring), paid, due soon, upcoming or overdue.",
+        discussion: """
+            A vendor with only flagged transactions is due a month after its latest one, on its day; a defined item by \
+            its schedule (an unpaid occurrence of the last twelve months makes it overdue). Due soon is within the \
+            due-soon window (the due_soon_days setting, 5 days unless set); overdue is after the due date, unpaid. \
+            AMOUNT is signed: negative a bill, positive income.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "Only vendors whose name contains this text (ignoring case).") var search: String?
+    @Option(help: "name-az, name-za, amount-high, amount-low, due-soonest (default) or due-latest.") var sort = "due-soonest"
+    @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of). Default: today there.") var today: String?
+    @OptionGroup var time: TimeTravelOptions
+    @OptionGroup var output: ListFormatOptions
+
+    func validate() throws {
+        guard RecurringBillQuery.Sort(rawValue: sort) != nil else {
+            throw ValidationError("--sort must be one of \(RecurringBillQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let bills = try storeOptions.withReadingLedger { ledger in
+            let today = try time.day(self.today, option: "--today", calendar: ledger.calendar) ?? ledger.calendar.date(of: ledger.now)
+            return try ledger.recurringBills(RecurringBillQuery(search: search, sort: RecurringBillQuery.Sort(rawValue: sort) ?? .dueSoonest),
+                                             today: today, knownAt: try time.knownAtInstant(ledger))
+        }
+        var table = ListTable([ListColumn("vendor"), ListColumn("category"), ListColumn("amount", numeric: true), ListColumn("currency"),
+                               ListColumn("state"), ListColumn("next_due"), ListColumn("last_paid"), ListColumn("source"), ListColumn("recurring_id")])
+        for bill in bills {
+            table.append([.text(bill.vendor), .text(bill.category.displayName), .amount(bill.amount), .text(bill.amount.commodity.code),
+                          .text(bill.state.rawValue), .day(bill.nextDue), .day(bill.lastPaid), .text(bill.source.rawValue), .text(bill.recurringId)])
+        }
+        table.print(output.chosen, empty: "no recurring bills" + (search.map { " matching '\($0)'" } ?? ""))
     }
 }

@@ -25,19 +25,19 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
-    func validate() throws { _ = try day() }
+    func validate() throws { _ = try day(.utc) }
 
-    /// `--until` or `--as-of`: one of them, not both.
-    private func day() throws -> LocalDate {
-        guard let date = try time.day(until, option: "--until") else {
+    /// `--until` or `--as-of`: one of them, not both (an instant's day in `calendar`).
+    private func day(_ calendar: LedgerCalendar) throws -> LocalDate {
+        guard let date = try time.day(until, option: "--until", calendar: calendar) else {
             throw ValidationError("give the day to answer for: --until DATE or --as-of DATE (YYYY-MM-DD)")
         }
         return date
     }
 
     func run() throws {
-        let date = try day()
         let calendar = try EventStoreReader.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()).ledgerCalendar()
+        let date = try day(calendar)
         let known = try time.knownAtInstant(calendar: calendar)
         let result = try Replay.run(at: storeOptions.path, key: try storeOptions.key(), until: calendar.endOfDay(date), knownAt: known)
         print(json ? ReplayOutput.json(result, date: date) : ReplayOutput.text(result, date: date))
@@ -54,24 +54,24 @@ enum ReplayOutput {
         lines.append("Balances")
         lines.append(result.balances.isEmpty ? "no non-zero balances" : Output.table(
             ["ACCOUNT", "CURRENCY", "BALANCE"],
-            result.balances.map { [$0.account, $0.amount.commodity.code, $0.amount.decimalString] }, rightAligned: [2]))
+            result.balances.map { [$0.account, $0.amount.commodity.code, MoneyDisplay.amount($0.amount)] }, rightAligned: [2]))
         lines.append("")
         lines.append("Pots")
         lines.append(result.pots.isEmpty ? "no pots" : Output.table(
             ["POT", "NAME", "TOTAL", "TARGET", "CURRENCY"],
-            result.pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, $0.target.commodity.code] },
+            result.pots.map { [$0.id, $0.name, MoneyDisplay.amount($0.total), MoneyDisplay.amount($0.target), $0.target.commodity.code] },
             rightAligned: [2, 3]))
         lines.append("")
         lines.append("Budgets \(result.month)")
         lines.append(result.budgets.isEmpty ? "no budgets" : Output.table(
             ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING", "CURRENCY"],
-            result.budgets.map { [$0.category.displayName, $0.maximum.decimalString, $0.spent.decimalString,
-                                  $0.remaining.decimalString, $0.maximum.commodity.code] },
+            result.budgets.map { [$0.category.displayName, MoneyDisplay.amount($0.maximum), MoneyDisplay.amount($0.spent),
+                                  MoneyDisplay.amount($0.remaining), $0.maximum.commodity.code] },
             rightAligned: [1, 2, 3]))
         lines.append("")
         let report = result.netWorth
-        lines.append("Net worth \(report.netWorth.decimalString) \(report.baseCurrency.code)"
-            + " (assets \(report.assets.decimalString), liabilities \(report.liabilities.decimalString))"
+        lines.append("Net worth \(MoneyDisplay.amount(report.netWorth)) \(report.baseCurrency.code)"
+            + " (assets \(MoneyDisplay.amount(report.assets)), liabilities \(MoneyDisplay.amount(report.liabilities)))"
             + (report.isComplete ? "" : "; \(report.excluded.count) item(s) excluded"))
         return lines.joined(separator: "\n")
     }

@@ -30,7 +30,7 @@ struct SuggestCommand: ParsableCommand {
                 print("no suggestions for \(target): fewer than 3 complete months of history, or no spending")
             } else {
                 print(Output.table(["CATEGORY", "AVERAGE", "SUGGESTED", "MONTHS"],
-                                   suggestions.map { [$0.category.displayName, $0.averageSpend.decimalString, $0.suggestedMaximum.decimalString, String($0.months.count)] },
+                                   suggestions.map { [$0.category.displayName, MoneyDisplay.amount($0.averageSpend), MoneyDisplay.amount($0.suggestedMaximum), String($0.months.count)] },
                                    rightAligned: [1, 2, 3]))
             }
         }
@@ -44,9 +44,9 @@ struct SuggestCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let given = try time.day(through, option: "--through", fallback: { nil })
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
+            let given = try time.day(through, option: "--through", calendar: ledger.calendar, fallback: { nil })
             let date = given ?? ledger.calendar.date(of: ledger.now)
             let proposals = try ledger.proposedRecurringItems(through: date, knownAt: try time.knownAtInstant(ledger))
             if json {
@@ -57,7 +57,7 @@ struct SuggestCommand: ParsableCommand {
                 }))
             } else {
                 print(Output.table(["PAYEE", "CATEGORY", "AMOUNT", "DAY", "SEEN"],
-                                   proposals.map { [$0.payee, $0.category.displayName, $0.amount.decimalString, String($0.dayOfMonth), $0.months.map(\.description).joined(separator: " ")] },
+                                   proposals.map { [$0.payee, $0.category.displayName, MoneyDisplay.amount($0.amount), String($0.dayOfMonth), $0.months.map(\.description).joined(separator: " ")] },
                                    rightAligned: [2, 3]))
             }
         }

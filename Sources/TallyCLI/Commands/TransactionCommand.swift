@@ -270,7 +270,7 @@ struct TransactionListCommand: ParsableCommand {
     @Option(help: "date, name or amount.") var sort = "date"
     @Flag(help: "Oldest, smallest or A first.") var ascending = false
     @Option(help: "The page, from 1.") var page = 1
-    @Option(name: .customLong("page-size"), help: "Transactions per page (1-500).") var pageSize = 50
+    @Option(name: .customLong("page-size"), help: "Transactions per page (1-500). Default: the page_size setting in force (`tally settings`).") var pageSize: Int?
     @OptionGroup var time: TimeTravelOptions
     @Flag(help: "One JSON object.") var json = false
 
@@ -362,7 +362,7 @@ struct TransactionHistoryCommand: ParsableCommand {
         print(Output.table(
             ["SEQ", "CHANGE", "DATE", "PAYEE", "CATEGORY", "AMOUNT", "RECORDED"],
             versions.map { [String($0.sequence), $0.kind.rawValue, $0.date.description, $0.payee, $0.category.displayName,
-                            $0.amount.decimalString, $0.recordedAt.description] },
+                            MoneyDisplay.amount($0.amount), $0.recordedAt.description] },
             rightAligned: [0, 5]
         ))
     }

@@ -17,7 +17,7 @@ struct WealthCommand: ParsableCommand {
         subcommands: [
             WealthDepositCommand.self, WealthPurchaseCommand.self, WealthWithdrawCommand.self,
             WealthAmendCommand.self, WealthReverseCommand.self,
-            WealthSplitRuleCommand.self, WealthRoundUpsCommand.self, WealthPauseCommand.self, WealthResumeCommand.self,
+            WealthSplitRuleCommand.self, WealthRoundUpsCommand.self, WealthRoundUpIncrementCommand.self, WealthPauseCommand.self, WealthResumeCommand.self,
             WealthFreezeCommand.self, WealthUnfreezeCommand.self,
             WealthSummaryCommand.self, WealthHistoryCommand.self, WealthRoundUpsTotalCommand.self,
         ]
@@ -133,6 +133,11 @@ enum WealthCLI {
             return "round-up of \(roundUp.amount) moved from Spend to Invest"
         case let skipped as RoundUpSkipped:
             return "round-up of \(skipped.amount) skipped: Spend cannot cover it"
+        case let notDefined as RoundUpNotDefined:
+            return "round-up skipped: \(notDefined.currency.code) has no round-up increment, nothing moved"
+        case let change as RoundUpIncrementSet:
+            return change.increment.map { "round-up increment for \(change.currency.code) set to \($0)" }
+                ?? "round-up increment for \(change.currency.code) set to none: purchases in it round up by nothing"
         case let withdrawal as WithdrawalMade:
             return "withdrawal of \(withdrawal.amount)" + (withdrawal.destination.map { " to \($0)" } ?? "")
         case let rule as SplitRuleSet:
@@ -166,8 +171,16 @@ enum WealthCLI {
     }
 
     /// After a money command: Spend and Invest now in the amount's currency.
+    /// With round-ups on and no round-up increment for the currency, says so.
     static func printBalance(_ ledger: Ledger, account: String, commodity: Commodity) throws {
-        let balance = try ledger.wealthSummary(account: account).balance(in: commodity)
+        let summary = try ledger.wealthSummary(account: account)
+        let balance = summary.balance(in: commodity)
         print("Spend \(balance.spend), Invest \(balance.invest)" + (balance.wallet.isZero ? "" : ", waiting in the wallet \(balance.wallet)"))
+        if summary.roundUpsEnabled, balance.roundUpIncrement == nil { print(roundUpsSkippedNote(commodity)) }
+    }
+
+    /// The note that round-ups are skipped in a currency without an increment, and how to set one.
+    static func roundUpsSkippedNote(_ commodity: Commodity) -> String {
+        "round-ups skipped in \(commodity.code): it has no round-up increment (set one with `tally wealth round-up-increment \(commodity.code) AMOUNT`)"
     }
 }

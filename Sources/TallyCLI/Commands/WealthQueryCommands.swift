@@ -23,6 +23,8 @@ struct WealthSummaryCommand: ParsableCommand {
                         ("spend", EventJSON.quoted(balance.spend.decimalString)),
                         ("invest", EventJSON.quoted(balance.invest.decimalString)),
                         ("total", EventJSON.quoted(balance.total.decimalString)),
+                        ("round_up_increment", balance.roundUpIncrement.map { EventJSON.quoted($0.decimalString) } ?? "null"),
+                        ("round_ups_skipped", String(summary.roundUpsEnabled && balance.roundUpIncrement == nil)),
                     ])
                 }
                 print(Output.jsonObject([
@@ -43,10 +45,13 @@ struct WealthSummaryCommand: ParsableCommand {
                   + (summary.unsplitDepositCount > 0 ? ", \(summary.unsplitDepositCount) deposit(s) waiting to be split" : ""))
             guard !summary.balances.isEmpty else { return }
             let rows = summary.balances.map { balance in
-                [balance.commodity.code, balance.spend.decimalString, balance.invest.decimalString,
-                 balance.wallet.decimalString, balance.total.decimalString]
+                [balance.commodity.code, MoneyDisplay.amount(balance.spend), MoneyDisplay.amount(balance.invest),
+                 MoneyDisplay.amount(balance.wallet), MoneyDisplay.amount(balance.total)]
             }
             print(Output.table(["CURRENCY", "SPEND", "INVEST", "WALLET", "TOTAL"], rows, rightAligned: [1, 2, 3, 4]))
+            if summary.roundUpsEnabled {
+                for balance in summary.balances where balance.roundUpIncrement == nil { print(WealthCLI.roundUpsSkippedNote(balance.commodity)) }
+            }
         }
     }
 }
@@ -69,8 +74,8 @@ struct WealthHistoryCommand: ParsableCommand {
     @Option(help: "The page, from 1.")
     var page = 1
 
-    @Option(name: .customLong("page-size"), help: "Rows per page (1-500).")
-    var pageSize = 20
+    @Option(name: .customLong("page-size"), help: "Rows per page (1-500). Default: the page_size setting in force (`tally settings`).")
+    var pageSize: Int?
 
     @OptionGroup var time: TimeTravelOptions
 
@@ -103,17 +108,17 @@ struct WealthHistoryCommand: ParsableCommand {
                 return
             }
             func signed(_ money: Money) -> String {
-                money.isZero ? "" : (money.isPositive ? "+" : "") + money.decimalString
+                money.isZero ? "" : (money.isPositive ? "+" : "") + MoneyDisplay.amount(money)
             }
             let rows = result.entries.map { entry in
                 [String(entry.sequence), ledger.calendar.date(of: entry.effectiveAt).description, entry.kind.rawValue,
-                 entry.amount.decimalString, entry.amount.commodity.code, signed(entry.spendChange), signed(entry.investChange),
+                 MoneyDisplay.amount(entry.amount), entry.amount.commodity.code, signed(entry.spendChange), signed(entry.investChange),
                  entry.cause.map(String.init) ?? "", WealthCLI.detail(entry)]
             }
             if !rows.isEmpty {
                 print(Output.table(["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"], rows, rightAligned: [0, 3, 5, 6, 7]))
             }
-            let pages = max(1, (result.totalCount + pageSize - 1) / pageSize)
+            let pages = max(1, (result.totalCount + result.pageSize - 1) / result.pageSize)
             print("page \(result.page) of \(pages), \(result.totalCount) row\(result.totalCount == 1 ? "" : "s") (\(filter.rawValue))")
         }
     }

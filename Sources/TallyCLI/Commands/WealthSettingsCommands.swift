@@ -32,7 +32,7 @@ struct WealthSplitRuleCommand: ParsableCommand {
 struct WealthRoundUpsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "round-ups",
-        abstract: "Switch round-ups on or off: each purchase's change to the next whole unit moves to Invest."
+        abstract: "Switch round-ups on or off: each purchase's change to the next multiple of its currency's round-up increment moves to Invest."
     )
 
     enum Switch: String, ExpressibleByArgument, CaseIterable {
@@ -52,6 +52,40 @@ struct WealthRoundUpsCommand: ParsableCommand {
                 effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey
             )
             try WealthCLI.report(result, nothingToDo: "round-ups are already \(state.rawValue)", json: options.json)
+        }
+    }
+}
+
+struct WealthRoundUpIncrementCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "round-up-increment",
+        abstract: "Set what purchases in a currency round up to, e.g. GBP 1.00, JPY 100, BTC 0.0001, or none.",
+        discussion: """
+            For every wealth account, from --date until the next change. Default: one major unit \
+            for an ISO currency with minor units (1.00 USD, 1.000 BHD); none for JPY and other \
+            currencies without minor units, crypto tokens and declared codes. A purchase in a \
+            currency without an increment records its round-up as skipped (round_up_not_defined) \
+            and moves nothing.
+            """
+    )
+
+    @OptionGroup var options: WealthOptions
+    @OptionGroup var recording: WealthRecordingOptions
+
+    @Argument(help: "The currency or token, e.g. JPY.")
+    var currency: String
+
+    @Argument(help: "The increment, above zero, in that currency (e.g. 100); or `none`.")
+    var increment: String
+
+    func run() throws {
+        try options.withLedger { ledger in
+            let commodity = try CLIParse.currency(currency, ledger)
+            let amount = increment.lowercased() == "none" ? nil : try Money(parsing: increment, commodity: commodity)
+            let result = try ledger.setRoundUpIncrement(
+                currency: commodity, increment: amount, effectiveAt: try recording.effectiveAt(ledger), idempotencyKey: recording.idempotencyKey
+            )
+            try WealthCLI.report(result, nothingToDo: "the round-up increment for \(commodity.code) is already \(amount?.description ?? "none")", json: options.json)
         }
     }
 }

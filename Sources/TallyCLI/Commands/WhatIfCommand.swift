@@ -33,7 +33,7 @@ struct WhatIfCommand: ParsableCommand {
                 extraMonthly: try extraMonthly.map { try EnvelopeCLI.money($0, base, "--extra-monthly") },
                 oneTime: try oneTime.map { try EnvelopeCLI.money($0, base, "--one-time") },
                 monthlySaving: try monthly.map { try EnvelopeCLI.money($0, base, "--monthly") },
-                horizonMonths: horizon, on: try time.asOfDate(), knownAt: try time.knownAtInstant(ledger)
+                horizonMonths: horizon, on: try time.asOfDate(calendar: ledger.calendar), knownAt: try time.knownAtInstant(ledger)
             )
             let plan = projection.plan
             if json {

@@ -34,12 +34,13 @@ extension StoreOptions {
 }
 
 /// The point in time a read command answers for: `--as-of D` (the end of that whole day in
-/// the ledger's time zone) and `--known-at D` (what the ledger knew by the end of that day
+/// the ledger's time zone, or an exact RFC 3339 instant; a read about days uses the
+/// instant's day there) and `--known-at D` (what the ledger knew by the end of that day
 /// there, or at an exact RFC 3339 instant). Without `--as-of`, every read answers as of
 /// today (the end of today in the ledger's time zone): what is dated later appears only
 /// when asked for, by a later `--as-of` or by `--include-future`.
 struct TimeTravelOptions: ParsableArguments {
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer for the end of this day; D means the end of that day in the ledger's time zone (YYYY-MM-DD). Default: today.", valueName: "D"))
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer as of this moment; \(CLITime.readHelp). Default: today.", valueName: "D"))
     var asOf: String?
 
     @Flag(name: .customLong("include-future"), help: "Without --as-of, count what is dated after today too (default: answer as of today).")
@@ -51,27 +52,32 @@ struct TimeTravelOptions: ParsableArguments {
     /// Checks both values before any store is opened, so a bad one names its option.
     func validate() throws {
         if includeFuture && asOf != nil { throw ValidationError("give --as-of D or --include-future, not both") }
-        _ = try asOfDate()
+        _ = try asOf.map { try CLITime.parse($0, option: "--as-of") }
         _ = try knownAt.map { try CLITime.parse($0, option: "--known-at") }
     }
 
-    /// The `--as-of` day, when given.
-    func asOfDate() throws -> LocalDate? {
-        try asOf.map { try CLIParse.date($0, option: "--as-of") }
+    /// The `--as-of` day in `calendar` (the ledger's), when given: the day typed, or the day
+    /// of the instant typed.
+    func asOfDate(calendar: LedgerCalendar) throws -> LocalDate? {
+        switch try asOf.map({ try CLITime.parse($0, option: "--as-of") }) {
+        case .day(let day)?: day
+        case .instant(let instant)?: calendar.date(of: instant)
+        case nil: nil
+        }
     }
 
     /// The end of the `--as-of` day in the ledger's time zone; without it the end of today
     /// there (one "now" for every read), or nil (everything, future-dated included) with
     /// `--include-future`.
     func asOfInstant(_ ledger: Ledger) throws -> Instant? {
-        if let day = try asOfDate() { return ledger.calendar.endOfDay(day) }
+        if let asOf { return try CLITime.end(asOf, option: "--as-of", calendar: ledger.calendar) }
         return includeFuture ? nil : ledger.calendar.endOfDay(ledger.calendar.date(of: ledger.now))
     }
 
     /// The `--as-of` day, else today in the ledger's time zone: for answers that are about
     /// "today" by nature (an envelope's current interval, reminders due).
     func asOfDateOrToday(_ ledger: Ledger) throws -> LocalDate {
-        try asOfDate() ?? ledger.calendar.date(of: ledger.now)
+        try asOfDate(calendar: ledger.calendar) ?? ledger.calendar.date(of: ledger.now)
     }
 
     /// The `--known-at` instant, when given: a day's end in the ledger's time zone, or the
@@ -89,7 +95,7 @@ struct TimeTravelOptions: ParsableArguments {
     /// today's month in the ledger's time zone (one "today" for every read); given both, the
     /// day must fall in the month.
     func month(_ text: String?, _ ledger: Ledger) throws -> Month {
-        let day = try asOfDate()
+        let day = try asOfDate(calendar: ledger.calendar)
         guard let text else {
             return (day ?? ledger.calendar.date(of: ledger.now)).month
         }
@@ -107,11 +113,11 @@ struct TimeTravelOptions: ParsableArguments {
     /// never today's balance beside that month's flows) or `refusesFuture` is false (then nil).
     func monthInstant(_ month: Month, _ ledger: Ledger, refusesFuture: Bool) throws -> Instant? {
         let calendar = ledger.calendar
-        if let day = try asOfDate() {
+        if let day = try asOfDate(calendar: calendar) {
             if refusesFuture, day.month > calendar.date(of: ledger.now).month {
                 throw ValidationError("--as-of \(day) is in a month after today's (\(calendar.date(of: ledger.now))); give --month \(day.month) --include-future to see that month's scheduled flows")
             }
-            return calendar.endOfDay(day)
+            return try asOfInstant(ledger)
         }
         let today = calendar.date(of: ledger.now)
         let end = calendar.endOfDay(month.lastDay)
@@ -126,10 +132,11 @@ struct TimeTravelOptions: ParsableArguments {
 
     /// The day of a command whose own day option (`--to`, `--until`, `--today`,
     /// `--through`) means what `--as-of` means: whichever of the two was given, else
-    /// `fallback`; both at once is refused.
-    func day(_ text: String?, option: String, fallback: () -> LocalDate? = { nil }) throws -> LocalDate? {
+    /// `fallback`; both at once is refused. An `--as-of` instant gives its day in `calendar`
+    /// (the ledger's; a check before the store is open gives any calendar, for the refusals).
+    func day(_ text: String?, option: String, calendar: LedgerCalendar, fallback: () -> LocalDate? = { nil }) throws -> LocalDate? {
         if text != nil && asOf != nil { throw ValidationError("give \(option) or --as-of, not both") }
-        return try text.map { try CLIParse.date($0, option: option) } ?? asOfDate() ?? fallback()
+        return try text.map { try CLIParse.date($0, option: option) } ?? asOfDate(calendar: calendar) ?? fallback()
     }
 }
 
@@ -154,6 +161,24 @@ enum CLIParse {
         do { money = try Money(parsing: text, commodity: commodity) } catch { throw ValidationError("\(option) '\(text)': \(error)") }
         try ledger.requireCurrency(money, option)
         return money
+    }
+
+    /// Says on standard error when a name is cut to ``NameRule/characterLimit`` characters
+    /// (the command records the cut name; a blank one is refused by the command itself).
+    static func noteName(_ text: String?, _ what: String) {
+        guard let text, let note = try? NameRule.checked(text, what).note else { return }
+        FileHandle.standardError.write(Data("note: \(note)\n".utf8))
+    }
+
+    /// A ticker typed by the user, by the one rule (``TickerRule``: trimmed, upper-cased).
+    static func symbol(_ text: String, option: String = "--symbol") throws -> Commodity {
+        do { return try TickerRule.symbol(text, option) } catch let error as LedgerError { throw ValidationError(error.message) }
+    }
+
+    /// A quantity of a ticker (a position): the ticker by ``symbol(_:option:)``, the amount exact.
+    static func quantity(_ text: String, symbol: String) throws -> Money {
+        let commodity = try self.symbol(symbol)
+        do { return try Money(parsing: text, commodity: commodity) } catch { throw ValidationError("quantity '\(text)': \(error)") }
     }
 
     /// An amount of a symbol (a ticker's quantity: not a currency, any well-formed code).

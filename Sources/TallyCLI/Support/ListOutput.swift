@@ -38,8 +38,11 @@ struct ListColumn {
 enum ListCell {
     /// Text: a JSON string.
     case text(String)
-    /// An exact decimal amount or rate: a JSON string, so no reader turns it into a float.
+    /// An exact decimal rate: a JSON string, so no reader turns it into a float.
     case decimal(String)
+    /// An amount: plain in CSV and JSON (a JSON string), thousands grouped in a table
+    /// (``MoneyDisplay``); its currency is in a column of its own.
+    case money(Money)
     /// A whole number: a JSON number.
     case integer(Int64)
     /// A JSON boolean.
@@ -51,7 +54,7 @@ enum ListCell {
     static func text(_ value: String?) -> ListCell { value.map { .text($0) } ?? .none }
 
     /// The cell for an amount's decimal, its currency in a column of its own.
-    static func amount(_ money: Money?) -> ListCell { money.map { .decimal($0.decimalString) } ?? .none }
+    static func amount(_ money: Money?) -> ListCell { money.map { .money($0) } ?? .none }
 
     /// The cell for a day.
     static func day(_ date: LocalDate?) -> ListCell { date.map { .text($0.description) } ?? .none }
@@ -59,15 +62,23 @@ enum ListCell {
     var plain: String {
         switch self {
         case .text(let text), .decimal(let text): text
+        case .money(let money): money.decimalString
         case .integer(let value): String(value)
         case .bool(let value): String(value)
         case .none: ""
         }
     }
 
+    /// The cell as a table shows it to a person: an amount grouped, the rest as ``plain``.
+    var display: String {
+        if case .money(let money) = self { return MoneyDisplay.amount(money) }
+        return plain
+    }
+
     var json: String {
         switch self {
         case .text(let text), .decimal(let text): EventJSON.quoted(text)
+        case .money(let money): EventJSON.quoted(money.decimalString)
         case .integer(let value): String(value)
         case .bool(let value): String(value)
         case .none: "null"
@@ -98,7 +109,7 @@ struct ListTable {
             guard !rows.isEmpty else { return empty + "\n" }
             let numeric = Set(columns.indices.filter { columns[$0].numeric })
             return Output.table(columns.map { $0.name.uppercased().replacingOccurrences(of: "_", with: " ") },
-                                rows.map { $0.map(\.plain) }, rightAligned: numeric) + "\n"
+                                rows.map { $0.map(\.display) }, rightAligned: numeric) + "\n"
         }
     }
 

@@ -38,9 +38,10 @@ extension Ledger {
         _ challengeId: String, template templateId: String, name: String? = nil, unit: Money, account: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
-        guard !challengeId.isEmpty, challengeId.count <= 100, (name ?? "").count <= 200 else {
-            throw LedgerError(.invalidArgument, "a challenge needs an id of up to 100 characters and a name of up to 200")
+        guard !challengeId.isEmpty, challengeId.count <= 100 else {
+            throw LedgerError(.invalidArgument, "a challenge needs an id of up to 100 characters")
         }
+        let name = try name.map { try NameRule.name($0, "the challenge name") }
         guard let template = ChallengeTemplate.named(templateId) else {
             let known = ChallengeTemplate.all.map(\.id).joined(separator: ", ")
             throw LedgerError(.invalidArgument, "there is no challenge template '\(templateId)'; use one of \(known)")

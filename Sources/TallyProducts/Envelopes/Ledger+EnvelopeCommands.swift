@@ -143,9 +143,10 @@ extension Ledger {
         _ envelopeId: String, name: String, interval: EnvelopeInterval, budgeted: Money, startDate: LocalDate? = nil,
         idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
-        guard !envelopeId.isEmpty, envelopeId.count <= 100, !name.isEmpty, name.count <= 200 else {
-            throw LedgerError(.invalidArgument, "an envelope needs an id (up to 100 characters) and a name (up to 200)")
+        guard !envelopeId.isEmpty, envelopeId.count <= 100 else {
+            throw LedgerError(.invalidArgument, "an envelope needs an id (up to 100 characters)")
         }
+        let name = try NameRule.name(name, "the envelope name")
         let at = now
         @Sendable func created(startingOn start: LocalDate) -> NewEvent {
             NewEvent(effectiveAt: min(at, calendar.startOfDay(start)), body: EventBody(

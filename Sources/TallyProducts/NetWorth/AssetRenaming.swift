@@ -31,10 +31,7 @@ extension Ledger {
         assetId: String, name: String? = nil, category: AssetCategory? = nil, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
         guard name != nil || category != nil else { throw LedgerError(.invalidArgument, "give a new name, a new category, or both") }
-        let name = name?.trimmingCharacters(in: .whitespaces)
-        if let name, name.isEmpty || name.count > 200 {
-            throw LedgerError(.invalidArgument, "an asset's name has 1 to 200 characters")
-        }
+        let name = try name.map { try NameRule.name($0, "the asset name") }
         let at = effectiveAt ?? now
         let calendar = self.calendar
         // The event depends on what is in force then (a name or category not given is kept):

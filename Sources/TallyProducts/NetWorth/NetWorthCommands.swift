@@ -40,6 +40,19 @@ extension Ledger {
         }
     }
 
+    /// The one rule for a value: an asset's is positive; a liability's amount owed is zero
+    /// (paid off) or positive; neither is negative.
+    private static func requireValuation(_ valuation: ValuationRecorded) throws {
+        switch valuation.itemKind {
+        case .asset:
+            try requirePositive(valuation.value, "an asset's value")
+        case .liability:
+            guard !valuation.value.isNegative else {
+                throw LedgerError(.invalidArgument, "liability '\(valuation.itemId)': the amount owed cannot be negative (\(valuation.value)); give 0 when it is paid off")
+            }
+        }
+    }
+
     private static func requirePositive(_ money: Money, _ what: String) throws {
         guard money.isPositive else { throw LedgerError(.invalidArgument, "\(what) must be positive") }
     }
@@ -74,7 +87,8 @@ extension Ledger {
         assetId: String, name: String, category: AssetCategory, type: AssetType, currency: Commodity, country: String? = nil, sector: String? = nil, symbol: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
-        let asset = AssetAdded(assetId: assetId, name: name, category: category, type: type, currency: currency, country: country, sector: sector, symbol: symbol)
+        let asset = AssetAdded(assetId: assetId, name: try NameRule.name(name, "the asset name"), category: category, type: type, currency: currency,
+                               country: country, sector: sector, symbol: try symbol.map { try TickerRule.normalised($0) })
         try Self.requireIdentifier(asset.assetId, "an asset id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(asset))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: added, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
@@ -112,7 +126,7 @@ extension Ledger {
         assetId: String, country: String? = nil, sector: String? = nil, symbol: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
-        let tags = AssetTagged(assetId: assetId, country: country, sector: sector, symbol: symbol)
+        let tags = AssetTagged(assetId: assetId, country: country, sector: sector, symbol: try symbol.map { try TickerRule.normalised($0) })
         let tagged = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(tags))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: tagged, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             _ = try requireItem(.asset, tags.assetId, db)
@@ -172,7 +186,7 @@ extension Ledger {
         liabilityId: String, name: String, category: LiabilityCategory, currency: Commodity, linkedAssetId: String? = nil,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
-        let liability = LiabilityAdded(liabilityId: liabilityId, name: name, category: category, currency: currency, linkedAssetId: linkedAssetId)
+        let liability = LiabilityAdded(liabilityId: liabilityId, name: try NameRule.name(name, "the liability name"), category: category, currency: currency, linkedAssetId: linkedAssetId)
         try Self.requireIdentifier(liability.liabilityId, "a liability id")
         let added = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(liability))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: added, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
@@ -241,7 +255,7 @@ extension Ledger {
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
         let valuation = ValuationRecorded(itemKind: itemKind, itemId: itemId, value: value, source: source)
-        try Self.requirePositive(valuation.value, "a valuation")
+        try Self.requireValuation(valuation)
         let recorded = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(valuation))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: recorded, requestHasEffectiveTime: effectiveAt != nil) { [self] db in
             try CurrencyRule.require(valuation.value, "the valuation", db)

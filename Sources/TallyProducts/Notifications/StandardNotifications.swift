@@ -73,7 +73,7 @@ public struct BillNotifications: NotificationSource {
                 let due = item.dueDate(in: month)
                 let figures = ["payee": item.payee, "amount": bill.decimalString, "currency": bill.commodity.code, "due_date": due.description]
                 let window = try LedgerSettings.read(db, point: PointInTime(asOf: calendar.startOfDay(due), knownAt: context.point.knownAt)).dueSoonDays
-                let soonAt = calendar.startOfDay(due.adding(days: -Int(clamping: max(window, 0))))
+                let soonAt = calendar.startOfDay(BillDue.dueSoonFrom(due, window: window))
                 if soonAt <= asOf, try NotificationQueries.payment(
                     of: item, month: month, calendar: calendar, through: Instant(microsecondsSinceEpoch: soonAt.microsecondsSinceEpoch - 1), knownAt: context.point.knownAt, db) == nil {
                     notes.append(LedgerNotification(
@@ -81,7 +81,7 @@ public struct BillNotifications: NotificationSource {
                         causes: [sequence], message: "Bill \(item.payee) of \(bill) is due on \(due) (the due-soon window is \(window) days).",
                         figures: figures.merging(["window_days": "\(window)"]) { $1 }))
                 }
-                let overdueAt = calendar.startOfDay(due.adding(days: 1))
+                let overdueAt = calendar.startOfDay(BillDue.overdueFrom(due))
                 if overdueAt <= asOf, try NotificationQueries.payment(
                     of: item, month: month, calendar: calendar, through: calendar.endOfDay(due), knownAt: context.point.knownAt, db) == nil {
                     notes.append(LedgerNotification(

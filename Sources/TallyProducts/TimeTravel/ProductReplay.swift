@@ -109,10 +109,9 @@ extension Replay {
     /// page (the list's own order and filter, over state that holds only known events).
     static func allTransactions(_ db: Database, until: Instant, calendar: LedgerCalendar) throws -> [BudgetTransaction] {
         var query = TransactionQuery()
-        query.pageSize = BudgetSettings.pageSizeLimit
         var transactions: [BudgetTransaction] = []
         while true {
-            let page = try TransactionQueries.page(db, query, asOf: until, knownAt: nil, calendar: calendar)
+            let page = try TransactionQueries.page(db, query, pageSize: BudgetSettings.pageSizeLimit, asOf: until, knownAt: nil, calendar: calendar)
             transactions += page.transactions
             guard query.page < page.pageCount else { return transactions }
             query.page += 1

@@ -145,8 +145,9 @@ extension Ledger {
             // Purchases after `at` until the next switch rounded up (or not) as round-ups then were.
             let change = "switching round-ups \(enabled ? "on" : "off")"
             let end = try WealthQueries.nextChange(account, .roundUps, after: at, db)
-            for purchase in try WealthQueries.entries(account, [.purchase], after: at, before: end, db) where try WealthRules.roundUp(for: purchase.amount).isPositive {
-                let roundedUp = try WealthQueries.consequences(of: purchase.sequence, db).contains { $0.kind == .roundUp || $0.kind == .roundUpSkipped }
+            for purchase in try WealthQueries.entries(account, [.purchase], after: at, before: end, db)
+            where try Self.roundUpDecision(for: purchase.amount, at: purchase.effectiveAt, before: purchase.sequence, db) != nil {
+                let roundedUp = try WealthQueries.consequences(of: purchase.sequence, db).contains { Self.roundUpKinds.contains($0.kind) }
                 if roundedUp != enabled {
                     return (change, ("a purchase \(roundedUp ? "with" : "without") a round-up", calendar.date(of: purchase.effectiveAt)))
                 }
@@ -155,6 +156,77 @@ extension Ledger {
         }) {
             EventBody(RoundUpsSwitched(account: account, enabled: enabled))
         }
+    }
+
+    /// Sets the round-up increment of one currency for every wealth account, from its
+    /// effective date until the next change by date: purchases in it round up to the next
+    /// multiple of `increment` (100 JPY, 0.001 BTC); nil sets none, and their round-ups are
+    /// then recorded as not defined, moving nothing. Until set, the default of
+    /// ``WealthRules/defaultRoundUpIncrement(for:)`` holds (one major unit for an ISO currency
+    /// with minor units; none for JPY, crypto and other codes). Nothing is recorded when the
+    /// increment is already in force.
+    ///
+    /// ```swift
+    /// try ledger.setRoundUpIncrement(currency: .jpy, increment: Money(minorUnits: 100, commodity: .jpy))
+    /// try ledger.setRoundUpIncrement(currency: .gbp, increment: nil)   // no round-ups in GBP
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - currency: a currency the ledger accepts (``CurrencyRule``).
+    ///   - increment: positive, in `currency`; nil for none.
+    ///   - effectiveAt: when the increment takes effect (default: now).
+    ///   - idempotencyKey: an optional key. A repeat with the same input (and effective time,
+    ///     when given) returns the first result; with other input it is refused.
+    /// - Throws: ``LedgerError``: `invalidArgument` for an unknown currency or an increment not
+    ///   positive or in another currency; `notAllowed` when a purchase in `currency` recorded
+    ///   after the effective time rounded up by another increment (naming its day);
+    ///   `idempotencyConflict` for a key used with other input.
+    @discardableResult
+    public func setRoundUpIncrement(currency: Commodity, increment: Money?, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> CommandResult {
+        try run(setRoundUpIncrementCommand(currency: currency, increment: increment, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``setRoundUpIncrement(currency:increment:effectiveAt:idempotencyKey:)`` runs, as a value: for `run(batch:)`
+    /// (many commands, one commit) or the async `run(_:)`. It checks its input at once and is
+    /// planned when the pipeline reaches it.
+    public func setRoundUpIncrementCommand(
+        currency: Commodity, increment: Money?, effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
+        let at = try wealthInstant(effectiveAt)
+        if let increment { try WealthRules.validate(roundUpIncrement: increment, for: currency) }
+        let event = NewEvent(effectiveAt: at, body: EventBody(RoundUpIncrementSet(currency: currency, increment: increment)))
+        let calendar = self.calendar
+        return LedgerCommand(idempotencyKey: idempotencyKey, request: event, requestHasEffectiveTime: effectiveAt != nil) { db in
+            try CurrencyRule.require(currency, db)
+            if let increment { try CurrencyRule.require(increment, "the round-up increment", db) }
+            guard try WealthQueries.roundUpIncrement(currency, asOf: at, db).increment != increment else { return [] }
+            let change = "the round-up increment \(increment.map(\.description) ?? "none") for \(currency.code)"
+            try WealthRules.requireNoLaterDecision(change, from: calendar.date(of: at), conflict: try Self.roundUpConflict(
+                currency, increment, from: at, calendar, db))
+            return [event]
+        }
+    }
+
+    /// The first purchase in `currency` after `at` (until the increment's next change) whose
+    /// recorded round-up differs from what `increment` gives it, as the conflict to name.
+    private static func roundUpConflict(
+        _ currency: Commodity, _ increment: Money?, from at: Instant, _ calendar: LedgerCalendar, _ db: Database
+    ) throws -> (what: String, date: LocalDate)? {
+        let end = try WealthQueries.nextIncrementChange(currency, after: at, db)
+        for purchase in try WealthQueries.purchases(in: currency, after: at, before: end, db) {
+            let account = try WealthQueries.account(of: purchase.sequence, db)
+            guard try WealthQueries.settings(account, asOf: purchase.effectiveAt, before: purchase.sequence, db).roundUpsEnabled else { continue }
+            let recorded = try WealthQueries.consequences(of: purchase.sequence, db).first { roundUpKinds.contains($0.kind) }
+            let wanted: RoundUpDecision? = try increment.map { increment in
+                let roundUp = try WealthRules.roundUp(for: purchase.amount, increment: increment)
+                return roundUp.isPositive ? .roundUp(roundUp) : nil
+            } ?? .notDefined
+            let had: RoundUpDecision? = recorded.map { $0.kind == .roundUpNotDefined ? .notDefined : .roundUp($0.amount) }
+            if had != wanted {
+                return ("a purchase of \(purchase.amount) in wealth account '\(account)' with \(had?.description ?? "no round-up")", calendar.date(of: purchase.effectiveAt))
+            }
+        }
+        return nil
     }
 
     /// Pauses automation: deposits from now on stay unsplit in the wallet (status `paused`).
@@ -486,7 +558,13 @@ extension Ledger {
         let spend = try lowestSpend(account, amount.commodity, from: at, pending: pending, calendar, db)
         try WealthRules.requireSpendCovers(amount, lowestSpend: spend, on: calendar.date(of: at), account: account, what: "the purchase")
         guard settings.roundUpsEnabled else { return [] }
-        let roundUp = try WealthRules.roundUp(for: amount)
+        let roundUp: Money
+        switch try roundUpDecision(for: amount, at: at, db) {
+        case nil: return []
+        case .notDefined?:
+            return [NewEvent(effectiveAt: at, cause: purchase, body: EventBody(RoundUpNotDefined(account: account, currency: amount.commodity)))]
+        case .roundUp(let amount)?: roundUp = amount
+        }
         // The round-up too must leave Spend covered from the purchase on.
         switch try WealthRules.roundUpOutcome(roundUp, spendAfterPurchase: try spend.amount.subtracting(amount)) {
         case .applied:
@@ -497,6 +575,34 @@ extension Ledger {
             return []
         }
     }
+
+    /// What a purchase of `amount` at `at` (with `sequence`, the recorded one of that number)
+    /// rounds up by when round-ups are on: a positive round-up by the increment of its currency
+    /// in force then, not defined when the currency has none, nil when it is a multiple of it.
+    static func roundUpDecision(for amount: Money, at: Instant, before sequence: UInt64? = nil, _ db: Database) throws -> RoundUpDecision? {
+        guard let increment = try WealthQueries.roundUpIncrement(amount.commodity, asOf: at, before: sequence, db).increment else {
+            return .notDefined
+        }
+        let roundUp = try WealthRules.roundUp(for: amount, increment: increment)
+        return roundUp.isPositive ? .roundUp(roundUp) : nil
+    }
+
+    /// A purchase's round-up when round-ups are on: an amount (applied or skipped by Spend), or
+    /// not defined for its currency.
+    enum RoundUpDecision: Equatable, CustomStringConvertible {
+        case roundUp(Money)
+        case notDefined
+
+        var description: String {
+            switch self {
+            case .roundUp(let amount): "the round-up \(amount)"
+            case .notDefined: "a round-up not defined"
+            }
+        }
+    }
+
+    /// The history kinds a purchase's round-up decision is recorded as.
+    static let roundUpKinds: Set<WealthHistoryEntry.Kind> = [.roundUp, .roundUpSkipped, .roundUpNotDefined]
 
     /// The split of a deposit of `amount` arriving at `at` (caused by `deposit`): at once by
     /// the rule in force then; when automation was paused then and resumed since, at the

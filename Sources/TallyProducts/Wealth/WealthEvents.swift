@@ -299,6 +299,49 @@ public struct RoundUpSkipped: EventPayload {
     public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
 }
 
+/// The round-up increment of one currency, for every wealth account, from the event's
+/// effective time until the next change by date (docs/domain.md §1, "Round-ups"): a purchase
+/// rounds up to the next multiple of it. Without one, the default of
+/// ``WealthRules/defaultRoundUpIncrement(for:)`` holds.
+public struct RoundUpIncrementSet: EventPayload {
+    public static let eventType = EventType("round_up_increment_set", code: 135)
+    /// The currency the increment is for.
+    public var currency: Commodity
+    /// Positive, in ``currency`` (1.00 USD, 100 JPY, 0.001 BTC); absent: purchases in this
+    /// currency round up by nothing, and each such round-up is recorded as not defined.
+    public var increment: Money?
+
+    /// Purchases in `currency` round up to multiples of `increment` (nil: not at all).
+    public init(currency: Commodity, increment: Money?) {
+        self.currency = currency
+        self.increment = increment
+    }
+
+    public var entity: String { "round_up_increment:\(currency.code)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(currency); writer.write(increment) }
+    public init(from reader: inout BinaryReader) throws { currency = try reader.read(); increment = try reader.read() }
+}
+
+/// A purchase's round-up was not made because its currency has no round-up increment
+/// (a crypto token, a currency without minor units, or one set to none). Its cause is the purchase.
+public struct RoundUpNotDefined: EventPayload {
+    public static let eventType = EventType("round_up_not_defined", code: 136)
+    /// The wealth account.
+    public var account: String
+    /// The purchase's currency, which had no round-up increment on the purchase's day.
+    public var currency: Commodity
+
+    /// The round-up of a purchase in `currency` of `account` not made; record it with the purchase as its cause.
+    public init(account: String, currency: Commodity) {
+        self.account = account
+        self.currency = currency
+    }
+
+    public var entity: String { "wealth:\(account)" }
+    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(currency) }
+    public init(from reader: inout BinaryReader) throws { account = try reader.read(); currency = try reader.read() }
+}
+
 /// Money withdrawn from Spend.
 public struct WithdrawalMade: SealsPersonalText {
     public static let eventType = EventType("withdrawal_made", code: 31, version: 2)

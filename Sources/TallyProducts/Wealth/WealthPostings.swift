@@ -42,3 +42,5 @@ extension AutomationResumed: MovesNoMoney {}
 extension CardFrozen: MovesNoMoney {}
 extension CardUnfrozen: MovesNoMoney {}
 extension RoundUpSkipped: MovesNoMoney {}
+extension RoundUpIncrementSet: MovesNoMoney {}
+extension RoundUpNotDefined: MovesNoMoney {}

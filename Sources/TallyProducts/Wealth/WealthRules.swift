@@ -45,7 +45,7 @@ public enum WealthStatus: String, Sendable, CaseIterable {
 /// ```swift
 /// let deposit = try Money(parsing: "100.00", commodity: .usd)
 /// let split = try WealthRules.split(deposit, by: WealthRules.defaultSplitRule)   // 70.00 / 30.00
-/// let roundUp = try WealthRules.roundUp(for: try Money(parsing: "3.40", commodity: .usd))   // 0.60
+/// let roundUp = try WealthRules.roundUp(for: try Money(parsing: "3.40", commodity: .usd), increment: try Money(parsing: "1.00", commodity: .usd))   // 0.60
 /// ```
 public enum WealthRules {
     /// The rule a wealth account uses until the user sets another: 70% Spend, 30% Invest.
@@ -98,14 +98,48 @@ public enum WealthRules {
 
     // MARK: Round-up
 
-    /// The round-up of a purchase: the next whole unit minus the amount (3.40 rounds up by
-    /// 0.60); a whole amount (5.00), and any amount in a currency without minor units (JPY),
+    /// The round-up increment of a currency when no `round_up_increment_set` is in force for
+    /// it: one major unit for an ISO 4217 currency with minor units (1.00 USD, 1.00 GBP,
+    /// 1.000 BHD, 1.0000 CLF); none for an ISO currency without minor units (JPY, KRW: every
+    /// amount is already a whole unit, so a default would always round up by zero; set one such
+    /// as 100 JPY), a crypto token (BTC, USDC) or any other code. With none, a purchase's
+    /// round-up is recorded as not defined and nothing moves: never a fraction of a BTC swept.
+    ///
+    /// ```swift
+    /// WealthRules.defaultRoundUpIncrement(for: .usd)                     // 1.00 USD
+    /// WealthRules.defaultRoundUpIncrement(for: try Commodity.named("BTC"))   // nil
+    /// ```
+    public static func defaultRoundUpIncrement(for currency: Commodity) -> Money? {
+        guard currency.isISOCurrency, currency.scale > 0 else { return nil }
+        var unit: Int64 = 1
+        for _ in 0..<currency.scale { unit *= 10 }
+        return Money(minorUnits: unit, commodity: currency)
+    }
+
+    /// Refuses a round-up increment that is not positive or not in `currency`.
+    ///
+    /// - Throws: ``LedgerError`` (`invalidArgument`).
+    public static func validate(roundUpIncrement increment: Money, for currency: Commodity) throws {
+        guard increment.commodity == currency else {
+            throw LedgerError(.invalidArgument, "the round-up increment \(increment) is not in \(currency.code); give it in the currency it is for")
+        }
+        try requirePositive(increment, "the round-up increment")
+    }
+
+    /// The round-up of a purchase: the next multiple of `increment` minus the amount (3.40 USD
+    /// rounds up by 0.60 at 1.00, 1,234 JPY by 66 at 100); a multiple of it (5.00 at 1.00)
     /// rounds up by zero.
     ///
-    /// - Parameter purchase: the purchase amount, positive.
-    /// - Returns: the round-up in the purchase's commodity, zero or positive.
-    public static func roundUp(for purchase: Money) throws -> Money {
-        try purchase.remainderToNextWholeUnit()
+    /// - Parameters:
+    ///   - purchase: the purchase amount, positive.
+    ///   - increment: the increment in force for the purchase's currency on its day, positive,
+    ///     same commodity (``defaultRoundUpIncrement(for:)`` or a `round_up_increment_set`).
+    /// - Returns: the round-up in the purchase's commodity, zero or positive, less than `increment`.
+    public static func roundUp(for purchase: Money, increment: Money) throws -> Money {
+        precondition(increment.commodity == purchase.commodity && increment.isPositive, "a round-up increment is positive and in the purchase's commodity")
+        let excess = purchase.minorUnits.magnitude % increment.minorUnits.magnitude
+        // excess < increment <= Int64.max, so the difference fits.
+        return Money(minorUnits: excess == 0 ? 0 : Int64(increment.minorUnits.magnitude - excess), commodity: purchase.commodity)
     }
 
     /// What happens to a purchase's round-up: applied when Spend, after the purchase, still

@@ -70,7 +70,12 @@ struct Cursor: Codable, Equatable, Sendable {
 
     /// An integer query parameter in `range`, default `fallback`.
     static func integer(_ call: Call, _ name: String, in range: ClosedRange<Int>, fallback: Int) throws -> Int {
-        guard let text = call.query(name) else { return fallback }
+        try integer(call, name, in: range) ?? fallback
+    }
+
+    /// The integer query parameter `name` within `range`; nil when absent.
+    static func integer(_ call: Call, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = call.query(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw Problem.invalidParameter(name, "'\(name)' is '\(text)'; give \(range.lowerBound) to \(range.upperBound)")
         }

@@ -211,6 +211,8 @@ enum QueryRoutes {
                 .object([
                     ("currency", .string(balance.commodity.code)), ("wallet", .amount(balance.wallet)), ("spend", .amount(balance.spend)),
                     ("invest", .amount(balance.invest)), ("total", .amount(balance.total)),
+                    ("round_up_increment", balance.roundUpIncrement.map(JSONValue.amount) ?? .null),
+                    ("round_ups_skipped", .bool(summary.roundUpsEnabled && balance.roundUpIncrement == nil)),
                 ])
             })),
         ])
@@ -276,7 +278,8 @@ enum QueryRoutes {
             query.descending = text == "desc"
         }
         query.page = try Cursor.integer(call, "page", in: 1...Int(Int32.max), fallback: 1)
-        query.pageSize = try Cursor.integer(call, "page_size", in: 1...BudgetSettings.pageSizeLimit, fallback: 50)
+        // Absent: the page_size setting in force (issue 32, rule 7).
+        query.pageSize = try Cursor.integer(call, "page_size", in: 1...BudgetSettings.pageSizeLimit)
         return query
     }
 

@@ -258,3 +258,27 @@ enum SettingsColumns {
     static let sequence = Column("sequence")
     static let value = Column("value")
 }
+
+extension LedgerSettings {
+    /// The one rule for a list's page size (issue 32, rule 7): the size the caller asked for,
+    /// else the `page_size` setting in force at the point the list answers for (10 rows by
+    /// default). Every paged list asks it: transactions, the wealth history, their service routes.
+    package static func pageSize(_ requested: Int?, at point: PointInTime, _ db: Database) throws -> Int {
+        if let requested { return requested }
+        return Int(try read(db, point: point).pageSize)
+    }
+}
+
+extension Ledger {
+    /// The rows a page of a list holds: `requested` when given, else the `page_size` setting
+    /// in force at `asOf` (now when nil) as known at `knownAt`.
+    ///
+    /// ```swift
+    /// try ledger.setPageSize(25)
+    /// try ledger.pageSize()       // 25
+    /// try ledger.pageSize(100)    // 100
+    /// ```
+    public func pageSize(_ requested: Int? = nil, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> Int {
+        try read { db in try LedgerSettings.pageSize(requested, at: PointInTime(asOf: asOf ?? now, knownAt: knownAt), db) }
+    }
+}

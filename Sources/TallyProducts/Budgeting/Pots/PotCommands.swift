@@ -35,7 +35,7 @@ extension Ledger {
     public func createPotCommand(id: String, name: String? = nil, target: Money, idempotencyKey: String? = nil) throws -> LedgerCommand {
         let id = try BudgetSettings.validIdentifier(id, "the pot id")
         let created = NewEvent(effectiveAt: now, body: EventBody(PotCreated(
-            potId: id, name: try BudgetSettings.validName(name ?? id, "the pot name"), target: target)))
+            potId: id, name: try NameRule.name(name ?? id, "the pot name"), target: target)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: created, requestHasEffectiveTime: false) { db in
             try BudgetSettings.requireBudgetCurrency(target, "the target", db)
             guard target.isPositive else { throw LedgerError(.invalidArgument, "the pot's target must be more than zero") }

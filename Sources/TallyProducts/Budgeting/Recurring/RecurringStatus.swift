@@ -1,14 +1,16 @@
 public import TallyEngine
 import GRDB
 
-/// Where a recurring item stands in a month (docs/domain.md §2).
-public enum RecurringState: String, Hashable, Sendable {
+/// Where a recurring item stands in a month (docs/domain.md §2; the rule is ``BillDue``).
+public enum RecurringState: String, Hashable, Sendable, CaseIterable {
     /// Its day has come and a matching transaction exists.
     case paid
-    /// Not paid, and due within the due-soon window of today, or already past due.
+    /// Not paid, and due within the due-soon window of today.
     case dueSoon = "due_soon"
     /// Not paid and due later than the window.
     case upcoming
+    /// Not paid, and its due date has passed (a bill 57 days late is overdue, never due soon).
+    case overdue
 }
 
 /// One recurring item's state in a month.
@@ -47,10 +49,12 @@ public struct RecurringStatusReport: Hashable, Sendable {
     public let items: [RecurringItemStatus]
     /// The paid items: income received and bills paid.
     public let paid: RecurringTotals
-    /// The due-soon items (past due included): income and bills apart.
+    /// The due-soon items: income and bills apart.
     public let dueSoon: RecurringTotals
     /// The upcoming items: income and bills apart.
     public let upcoming: RecurringTotals
+    /// The overdue items (due date passed, not paid): income and bills apart.
+    public let overdue: RecurringTotals
 
     /// The totals of one state.
     public func totals(_ state: RecurringState) -> RecurringTotals {
@@ -58,14 +62,16 @@ public struct RecurringStatusReport: Hashable, Sendable {
         case .paid: paid
         case .dueSoon: dueSoon
         case .upcoming: upcoming
+        case .overdue: overdue
         }
     }
 }
 
 extension Ledger {
     /// Each recurring item due in `month`: `paid` when its day has come (due date on or
-    /// before today) and a matching transaction exists; otherwise `dueSoon` when it falls
-    /// due within `dueSoonDays` of today or is already past due; otherwise `upcoming`.
+    /// before today) and a matching transaction exists; otherwise `overdue` when its due date
+    /// has passed, `dueSoon` when it falls due within `dueSoonDays` of today, else `upcoming`
+    /// (the one rule, ``BillDue``).
     ///
     /// ```swift
     /// let report = try ledger.recurringStatus(month: try Month(parsing: "2026-05"), today: try LocalDate(parsing: "2026-05-25"))
@@ -97,14 +103,7 @@ extension Ledger {
             let items = try RecurringItem.all(db, knownAt: knownAt).filter { $0.isDue(in: month) }.map { item in
                 let dueDate = item.dueDate(in: month)
                 let match = try RecurringRules.matchingTransaction(for: item, month: month, range: range, knownAt: knownAt, db)
-                let state: RecurringState
-                if match != nil && dueDate <= today {
-                    state = .paid
-                } else if dueDate.daysSinceEpoch - today.daysSinceEpoch <= dueSoonDays {
-                    state = .dueSoon
-                } else {
-                    state = .upcoming
-                }
+                let state = BillDue.state(due: dueDate, isPaid: match != nil && dueDate <= today, today: today, window: Int64(dueSoonDays))
                 if item.amount.commodity == currency {
                     // Income adds its amount, a bill its amount negated: both totals are positive.
                     let isIncome = item.amount.isPositive
@@ -124,7 +123,7 @@ extension Ledger {
             }
             return RecurringStatusReport(
                 month: month, today: today, items: items,
-                paid: total(.paid), dueSoon: total(.dueSoon), upcoming: total(.upcoming)
+                paid: total(.paid), dueSoon: total(.dueSoon), upcoming: total(.upcoming), overdue: total(.overdue)
             )
         }
     }

@@ -46,7 +46,7 @@ extension Ledger {
         let id = try BudgetSettings.validIdentifier(id, "the bank id")
         let at = now
         let connected = NewEvent(effectiveAt: at, body: EventBody(BankConnected(
-            bankId: id, name: try BudgetSettings.validName(name ?? id, "the bank name"))))
+            bankId: id, name: try NameRule.name(name ?? id, "the bank name"))))
         let consent = try consentExpires.map { day in
             try BankRules.requireConsent(day, givenAt: at, calendar: calendar)
             return NewEvent(effectiveAt: at, cause: .earlierInBatch(0), body: EventBody(BankConsentGranted(bankId: id, expiresOn: day)))

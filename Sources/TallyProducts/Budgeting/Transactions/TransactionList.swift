@@ -34,10 +34,11 @@ public struct TransactionQuery: Hashable, Sendable {
     public var descending = true
     /// 1 for the first page.
     public var page = 1
-    /// 1 to ``BudgetSettings/pageSizeLimit``.
-    public var pageSize = 50
+    /// 1 to ``BudgetSettings/pageSizeLimit``; nil: the `page_size` setting in force
+    /// (``Ledger/pageSize(_:asOf:knownAt:)``).
+    public var pageSize: Int?
 
-    /// Every transaction, newest first, 50 a page.
+    /// Every transaction, newest first, a page of the `page_size` setting.
     public init() {}
 
     /// One month's transactions.
@@ -87,14 +88,20 @@ extension Ledger {
         _ query: TransactionQuery = TransactionQuery(), asOf: Instant? = nil, knownAt: Instant? = nil
     ) throws -> TransactionPage {
         guard query.page >= 1 else { throw LedgerError(.invalidArgument, "the page must be 1 or more") }
-        guard (1...BudgetSettings.pageSizeLimit).contains(query.pageSize) else {
+        if let size = query.pageSize, !(1...BudgetSettings.pageSizeLimit).contains(size) {
             throw LedgerError(.invalidArgument, "the page size must be 1 to \(BudgetSettings.pageSizeLimit)")
         }
         if let from = query.from, let through = query.through, through < from {
             throw LedgerError(.invalidArgument, "the range ends before it starts; swap its dates")
         }
-        let (_, overflow) = (query.page - 1).multipliedReportingOverflow(by: query.pageSize)
-        guard !overflow else { throw LedgerError(.invalidArgument, "the page is too large") }
-        return try read { db in try TransactionQueries.page(db, query, asOf: asOf, knownAt: knownAt, calendar: calendar) }
+        let now = self.now
+        return try read { db in
+            var query = query
+            let size = try LedgerSettings.pageSize(query.pageSize, at: PointInTime(asOf: asOf ?? now, knownAt: knownAt), db)
+            query.pageSize = size
+            let (_, overflow) = (query.page - 1).multipliedReportingOverflow(by: size)
+            guard !overflow else { throw LedgerError(.invalidArgument, "the page is too large") }
+            return try TransactionQueries.page(db, query, pageSize: size, asOf: asOf, knownAt: knownAt, calendar: calendar)
+        }
     }
 }

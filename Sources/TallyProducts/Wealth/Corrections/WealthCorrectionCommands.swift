@@ -201,7 +201,7 @@ extension Ledger {
             case .roundUp:
                 events.append(NewEvent(effectiveAt: consequence.effectiveAt, cause: .earlierInBatch(0), body: EventBody(WealthEntryReversed(
                     account: account, entry: consequence.sequence, kind: .roundUp, amount: consequence.amount))))
-            case .deposit, .purchase, .withdrawal, .roundUpSkipped, .reversal:
+            case .deposit, .purchase, .withdrawal, .roundUpSkipped, .roundUpNotDefined, .reversal:
                 continue
             }
         }

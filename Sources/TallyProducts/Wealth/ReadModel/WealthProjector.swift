@@ -29,15 +29,15 @@ public struct WealthProjector: Projector {
     /// The checkpoint key, `wealth`.
     public let name = "wealth"
     /// The version of the tables and the fold; a change rebuilds them from the log.
-    public let version = 3
+    public let version = 4
     /// The tables listed above, dropped and recreated on rebuild.
     public let tables = [
         "wealth_accounts", "wealth_unsplit_deposits", "wealth_history", "wealth_setting_changes",
-        "wealth_round_up_totals", "wealth_calendar",
+        "wealth_round_up_totals", "wealth_calendar", "wealth_round_up_increments",
     ]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
-        [LedgerCreated.self, DepositReceived.self, DepositSplit.self, PurchaseMade.self, RoundUpApplied.self, RoundUpSkipped.self, WithdrawalMade.self, SplitRuleSet.self, RoundUpsSwitched.self, AutomationPaused.self, AutomationResumed.self, CardFrozen.self, CardUnfrozen.self, WealthEntryReversed.self, DepositSplitReversed.self]
+        [LedgerCreated.self, DepositReceived.self, DepositSplit.self, PurchaseMade.self, RoundUpApplied.self, RoundUpSkipped.self, WithdrawalMade.self, SplitRuleSet.self, RoundUpsSwitched.self, AutomationPaused.self, AutomationResumed.self, CardFrozen.self, CardUnfrozen.self, WealthEntryReversed.self, DepositSplitReversed.self, RoundUpIncrementSet.self, RoundUpNotDefined.self]
     }
 
     /// Creates the tables and the indexes the queries use (history by account and time, by cause).
@@ -98,6 +98,14 @@ public struct WealthProjector: Projector {
             CREATE TABLE wealth_calendar (
                 time_zone TEXT NOT NULL
             ) STRICT;
+            CREATE TABLE wealth_round_up_increments (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                commodity TEXT NOT NULL,
+                effective_at INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                increment INTEGER
+            ) STRICT;
+            CREATE INDEX wealth_round_up_increments_by_commodity ON wealth_round_up_increments (commodity, effective_at, sequence);
             """)
     }
 
@@ -170,6 +178,14 @@ public struct WealthProjector: Projector {
                          arguments: [change.spendWeight, change.investWeight, change.account])
         case let change as RoundUpsSwitched:
             try flag(change.account, .roundUps, change.enabled, event, db)
+        case let change as RoundUpIncrementSet:
+            try Self.run(
+                db, sql: "INSERT OR REPLACE INTO wealth_round_up_increments (sequence, commodity, effective_at, recorded_at, increment) VALUES (?, ?, ?, ?, ?)",
+                arguments: [Int64(event.sequence), change.currency.code, event.effectiveAt.microsecondsSinceEpoch,
+                            event.recordedAt.microsecondsSinceEpoch, change.increment?.minorUnits])
+        case let notDefined as RoundUpNotDefined:
+            try openAccount(notDefined.account, event, db)
+            try history(notDefined.account, .roundUpNotDefined, .zero(notDefined.currency), event, db)
         case let change as AutomationPaused:
             try flag(change.account, .paused, true, event, db)
         case let change as AutomationResumed:

@@ -13,6 +13,29 @@ public struct WealthBalance: Hashable, Sendable {
     public let invest: Money
     /// Wallet + Spend + Invest: the account's whole balance in this currency.
     public let total: Money
+    /// The round-up increment in force for this currency at the time asked about; nil when it
+    /// has none (a crypto token, a currency without minor units, or one set to none): round-ups
+    /// of purchases in it are then not made, and each is recorded as not defined.
+    public let roundUpIncrement: Money?
+}
+
+/// The round-up increment of one currency at a moment (docs/domain.md §1, "Round-ups").
+///
+/// ```swift
+/// try ledger.roundUpIncrement(currency: .usd).increment                          // 1.00 USD, the default
+/// try ledger.roundUpIncrement(currency: try Commodity.named("BTC")).increment    // nil: round-ups skipped
+/// ```
+public struct RoundUpIncrement: Hashable, Sendable {
+    /// The currency.
+    public let currency: Commodity
+    /// Positive, in ``currency``; nil: purchases in it round up by nothing, recorded as not defined.
+    public let increment: Money?
+    /// When the `round_up_increment_set` in force took effect; nil for the default
+    /// (``WealthRules/defaultRoundUpIncrement(for:)``).
+    public let since: Instant?
+
+    /// Whether no `round_up_increment_set` is in force: the default holds.
+    public var isDefault: Bool { since == nil }
 }
 
 /// A wealth account at a moment: balances per currency and the settings in force.
@@ -41,7 +64,8 @@ public struct WealthSummary: Hashable, Sendable {
     /// The balance in one currency, zero if the account never held it.
     public func balance(in commodity: Commodity) -> WealthBalance {
         balances.first { $0.commodity == commodity } ?? WealthBalance(
-            commodity: commodity, wallet: .zero(commodity), spend: .zero(commodity), invest: .zero(commodity), total: .zero(commodity))
+            commodity: commodity, wallet: .zero(commodity), spend: .zero(commodity), invest: .zero(commodity), total: .zero(commodity),
+            roundUpIncrement: WealthRules.defaultRoundUpIncrement(for: commodity))
     }
 }
 
@@ -59,6 +83,9 @@ public struct WealthHistoryEntry: Hashable, Sendable {
         case roundUp = "round_up"
         /// A round-up Spend could not cover; nothing moved (`round_up_skipped`).
         case roundUpSkipped = "round_up_skipped"
+        /// A round-up not made: the purchase's currency had no round-up increment; nothing
+        /// moved, the amount is zero (`round_up_not_defined`).
+        case roundUpNotDefined = "round_up_not_defined"
         /// Money withdrawn from Spend (`withdrawal_made`).
         case withdrawal
         /// A correction: the entry ``WealthHistoryEntry/reverses`` (of the kind in
@@ -137,10 +164,26 @@ extension Ledger {
         try read { db in
             try WealthQueries.requireAccount(account, db)
             if knownAt == nil, try asOf.map({ try WealthQueries.isCurrent(account, at: $0, db) }) ?? true {
-                return try WealthQueries.currentSummary(account, db)
+                return try WealthQueries.currentSummary(account, incrementsAt: asOf ?? now, db)
             }
             return try WealthQueries.summary(account, asOf: asOf ?? .latest, knownAt: knownAt ?? .latest, db)
         }
+    }
+
+    /// The round-up increment of a currency at a moment: the one set for it
+    /// (``setRoundUpIncrement(currency:increment:effectiveAt:idempotencyKey:)``) in force then,
+    /// else the default (``WealthRules/defaultRoundUpIncrement(for:)``).
+    ///
+    /// ```swift
+    /// try ledger.roundUpIncrement(currency: .gbp).increment   // 1.00 GBP
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - currency: any currency or token.
+    ///   - asOf: the moment (default: now).
+    ///   - knownAt: count only settings recorded by this instant (default: all).
+    public func roundUpIncrement(currency: Commodity, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> RoundUpIncrement {
+        try read { db in try WealthQueries.roundUpIncrement(currency, asOf: asOf ?? now, knownAt: knownAt ?? .latest, db) }
     }
 
     /// The round-ups applied in a month (the ledger's time zone), per currency, now or as of
@@ -217,21 +260,24 @@ extension Ledger {
     ///   - account: the wealth account.
     ///   - filter: all rows, those that changed Spend, those that changed Invest, or deposits.
     ///   - page: the page, from 1.
-    ///   - pageSize: rows per page, 1 to ``wealthHistoryPageSizeLimit``.
+    ///   - pageSize: rows per page, 1 to ``wealthHistoryPageSizeLimit``; nil: the `page_size`
+    ///     setting in force (``pageSize(_:asOf:knownAt:)``).
     ///   - asOf: list only events effective at or before this instant (default: all).
     ///   - knownAt: list only events the ledger had recorded by this instant (default: all).
     /// - Throws: ``LedgerError`` (`invalidArgument`) for a bad page or size, (`notFound`) for
     ///   an account with no events.
     public func wealthHistory(
-        account: String, filter: WealthHistoryFilter = .all, page: Int = 1, pageSize: Int = 20,
+        account: String, filter: WealthHistoryFilter = .all, page: Int = 1, pageSize requested: Int? = nil,
         asOf: Instant? = nil, knownAt: Instant? = nil
     ) throws -> WealthHistoryPage {
         guard page >= 1 else { throw LedgerError(.invalidArgument, "the history page must be 1 or more") }
-        guard (1...Self.wealthHistoryPageSizeLimit).contains(pageSize) else {
+        if let requested, !(1...Self.wealthHistoryPageSizeLimit).contains(requested) {
             throw LedgerError(.invalidArgument, "the history page size must be between 1 and \(Self.wealthHistoryPageSizeLimit)")
         }
+        let now = self.now
         return try read { db in
             try WealthQueries.requireAccount(account, db)
+            let pageSize = try LedgerSettings.pageSize(requested, at: PointInTime(asOf: asOf ?? now, knownAt: knownAt), db)
             let condition = WealthQueries.condition(filter)
             let bounds = "effective_at <= ? AND recorded_at <= ?"
             let effective = (asOf ?? .latest).microsecondsSinceEpoch
@@ -358,6 +404,63 @@ enum WealthQueries {
         ).map(entry)
     }
 
+    /// The round-up increment of `currency` in force at `asOf` as known at `knownAt`: the
+    /// `round_up_increment_set` latest in effective time by then (the later recorded on a tie;
+    /// with `sequence`, one effective at `asOf` itself counts only when recorded before it),
+    /// else the default of ``WealthRules/defaultRoundUpIncrement(for:)``.
+    static func roundUpIncrement(
+        _ currency: Commodity, asOf: Instant, knownAt: Instant = .latest, before sequence: UInt64? = nil, _ db: Database
+    ) throws -> RoundUpIncrement {
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT effective_at, increment FROM wealth_round_up_increments
+                WHERE commodity = ?1 AND effective_at <= ?2 AND recorded_at <= ?3 AND (effective_at < ?2 OR sequence < ?4)
+                ORDER BY effective_at DESC, sequence DESC LIMIT 1
+                """),
+            arguments: [currency.code, asOf.microsecondsSinceEpoch, knownAt.microsecondsSinceEpoch, sequence.map { Int64($0) } ?? Int64.max]
+        )
+        guard let row else {
+            return RoundUpIncrement(currency: currency, increment: WealthRules.defaultRoundUpIncrement(for: currency), since: nil)
+        }
+        let increment = (row[WealthIncrementColumns.increment] as Int64?).map { Money(minorUnits: $0, commodity: currency) }
+        return RoundUpIncrement(currency: currency, increment: increment, since: row.instant(WealthColumns.effectiveAt))
+    }
+
+    /// When the round-up increment of `currency` next changes after `instant`, if it does.
+    static func nextIncrementChange(_ currency: Commodity, after instant: Instant, _ db: Database) throws -> Instant? {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT effective_at FROM wealth_round_up_increments WHERE commodity = ? AND effective_at > ?
+                ORDER BY effective_at, sequence LIMIT 1
+                """),
+            arguments: [currency.code, instant.microsecondsSinceEpoch]
+        ).map(Instant.init(microsecondsSinceEpoch:))
+    }
+
+    /// The purchases in `currency` of every wealth account effective after `start` to `end`
+    /// (exclusive; nil: no end), earliest first, leaving out those reversed.
+    static func purchases(in currency: Commodity, after start: Instant, before end: Instant?, _ db: Database) throws -> [WealthHistoryEntry] {
+        try Row.fetchAll(
+            db, sql: """
+                SELECT * FROM wealth_history
+                WHERE kind = 'purchase' AND commodity = ? AND effective_at > ? AND effective_at < ?
+                  AND NOT EXISTS (SELECT 1 FROM wealth_history r WHERE r.reverses = wealth_history.sequence)
+                ORDER BY effective_at, sequence
+                """,
+            arguments: [currency.code, start.microsecondsSinceEpoch, (end ?? .latest).microsecondsSinceEpoch]
+        ).map(entry)
+    }
+
+    /// The wealth account of the history row at `sequence`.
+    static func account(of sequence: UInt64, _ db: Database) throws -> String {
+        guard let account = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT account FROM wealth_history WHERE sequence = ?"), arguments: [Int64(sequence)]
+        ) else {
+            throw LedgerError(.inconsistentLog, "the wealth history has no row \(sequence)")
+        }
+        return account
+    }
+
     /// The history rows caused by the event at `sequence` (a deposit's split, a purchase's round-up).
     static func consequences(of sequence: UInt64, _ db: Database) throws -> [WealthHistoryEntry] {
         try Row.fetchAll(
@@ -404,7 +507,7 @@ enum WealthQueries {
         }
     }
 
-    static func currentSummary(_ account: String, _ db: Database) throws -> WealthSummary {
+    static func currentSummary(_ account: String, incrementsAt: Instant, _ db: Database) throws -> WealthSummary {
         let settings = try settings(account, db)
         let unsplit = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wealth_unsplit_deposits WHERE account = ?", arguments: [account]) ?? 0
         let rows = try Row.fetchAll(
@@ -412,7 +515,9 @@ enum WealthQueries {
             arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)]
         )
         return WealthSummary(
-            account: account, balances: try balances(account, rows.map { ($0[WealthColumns.account], $0[WealthColumns.commodity], $0[WealthColumns.amount]) }),
+            account: account, balances: try balances(
+                account, rows.map { ($0[WealthColumns.account], $0[WealthColumns.commodity], $0[WealthColumns.amount]) },
+                incrementsAt: incrementsAt, knownAt: .latest, db),
             status: WealthRules.status(isPaused: settings.isPaused, hasUnsplitDeposits: unsplit > 0),
             splitRule: settings.splitRule, roundUpsEnabled: settings.roundUpsEnabled, cardFrozen: settings.cardFrozen,
             unsplitDepositCount: unsplit
@@ -450,7 +555,7 @@ enum WealthQueries {
             arguments: [account, effective, recorded, effective, recorded, effective, recorded]
         ) ?? 0
         return WealthSummary(
-            account: account, balances: try balances(account, sums),
+            account: account, balances: try balances(account, sums, incrementsAt: asOf, knownAt: knownAt, db),
             status: WealthRules.status(isPaused: settings.isPaused, hasUnsplitDeposits: unsplit > 0),
             splitRule: settings.splitRule, roundUpsEnabled: settings.roundUpsEnabled, cardFrozen: settings.cardFrozen,
             unsplitDepositCount: unsplit
@@ -458,7 +563,9 @@ enum WealthQueries {
     }
 
     /// Rows of (account, commodity, amount) for the wallet, Spend and Invest, per currency.
-    private static func balances(_ account: String, _ rows: [(account: String, commodity: String, amount: Int64)]) throws -> [WealthBalance] {
+    private static func balances(
+        _ account: String, _ rows: [(account: String, commodity: String, amount: Int64)], incrementsAt: Instant, knownAt: Instant, _ db: Database
+    ) throws -> [WealthBalance] {
         var amounts: [String: (wallet: Int64, spend: Int64, invest: Int64)] = [:]
         for row in rows {
             let code = row.commodity
@@ -479,7 +586,8 @@ enum WealthQueries {
             let invest = Money(minorUnits: entry.invest, commodity: commodity)
             return WealthBalance(
                 commodity: commodity, wallet: wallet, spend: spend, invest: invest,
-                total: try wallet.adding(spend).adding(invest)
+                total: try wallet.adding(spend).adding(invest),
+                roundUpIncrement: try roundUpIncrement(commodity, asOf: incrementsAt, knownAt: knownAt, db).increment
             )
         }
     }
@@ -514,4 +622,9 @@ enum WealthQueries {
             reversedBy: row.hasColumn("reversed_by") ? (row[WealthColumns.reversedBy] as Int64?).map { UInt64($0) } : nil
         )
     }
+}
+
+/// The columns of `wealth_round_up_increments` not shared with the other wealth tables.
+enum WealthIncrementColumns {
+    static let increment = Column("increment")
 }

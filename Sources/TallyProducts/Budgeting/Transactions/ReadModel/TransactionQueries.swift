@@ -3,10 +3,10 @@ import GRDB
 
 /// The transaction list over the read models in `db` (the ledger's, or a replay's).
 enum TransactionQueries {
-    /// One page of `query` as of `asOf`, as known at `knownAt`, from indexed versions; the
-    /// query is valid already.
+    /// One page of `query` (`pageSize` rows) as of `asOf`, as known at `knownAt`, from indexed
+    /// versions; the query is valid already.
     static func page(
-        _ db: Database, _ query: TransactionQuery, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar
+        _ db: Database, _ query: TransactionQuery, pageSize: Int, asOf: Instant?, knownAt: Instant?, calendar: LedgerCalendar
     ) throws -> TransactionPage {
         var conditions = [BudgetTransaction.visible, "effective_at >= ?", "effective_at <= ?"]
         let through = query.through.map { calendar.endOfDay($0).microsecondsSinceEpoch } ?? Int64.max
@@ -29,15 +29,15 @@ enum TransactionQueries {
         case .amount: "amount \(direction), effective_at \(direction), recorded_sequence \(direction)"
         }
         let filter = conditions.joined(separator: " AND ")
-        let offset = (query.page - 1) * query.pageSize
+        let offset = (query.page - 1) * pageSize
         let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_transaction_versions WHERE \(filter)", arguments: arguments) ?? 0
         let rows = try Row.fetchAll(
             db, sql: "SELECT * FROM budget_transaction_versions WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
-            arguments: arguments + [query.pageSize, offset]
+            arguments: arguments + [pageSize, offset]
         )
         return TransactionPage(
             transactions: try rows.map { try BudgetTransaction.from($0, calendar: calendar) },
-            page: query.page, pageSize: query.pageSize, totalCount: total
+            page: query.page, pageSize: pageSize, totalCount: total
         )
     }
 }
