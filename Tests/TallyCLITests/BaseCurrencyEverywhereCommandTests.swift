@@ -43,7 +43,8 @@ import Testing
         #expect(try store.run(["budget", "show", "--month", "2026-01"]).contains("not converted (no rate into EUR): USD"))
         try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "Bills", "--amount", "-900.00", "--day", "1", "--start", "2026-03"])
         let recurring = try store.run(["recurring", "status", "--today", "2026-03-20", "--json"])
-        #expect(recurring.contains(#""base_currency":"EUR","in_base":{"paid":{"income":"0.00","bills":"0.00"},"due_soon":{"income":"0.00","bills":"720.00"}"#), "\(recurring)")
+        // Due on the 1st, unpaid on the 20th: overdue (issue 32, rule 6).
+        #expect(recurring.contains(#""base_currency":"EUR","in_base":{"paid":{"income":"0.00","bills":"0.00"},"due_soon":{"income":"0.00","bills":"0.00"},"upcoming":{"income":"0.00","bills":"0.00"},"overdue":{"income":"0.00","bills":"720.00"}"#), "\(recurring)")
         try store.run(["reference", "set", "1000.00"])
         try store.run(["pot", "create", "trip", "--target", "400.00"])
         try store.run(["pot", "add", "trip", "100.00"])

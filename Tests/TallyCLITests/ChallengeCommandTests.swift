@@ -19,8 +19,8 @@ import Testing
         }
         let progress = try TallyProcess.run(["challenge", "progress", "--as-of", "2026-01-08"] + store)
         #expect(progress.standardOutput == """
-            CHALLENGE  TEMPLATE  STEPS     SAVED       TARGET
-            save       52_week    2/52  3.00 USD  1378.00 USD  next: 3
+            CHALLENGE  TEMPLATE  STEPS     SAVED        TARGET
+            save       52_week    2/52  3.00 USD  1,378.00 USD  next: 3
 
             """)
         let earlier = try TallyProcess.run(["challenge", "progress", "save", "--as-of", "2026-01-07", "--json"] + store)

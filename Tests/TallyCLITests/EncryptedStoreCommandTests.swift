@@ -37,7 +37,7 @@ import Testing
         defer { forget(store) }
         let balances = try TallyProcess.run(["balances", "--store", store, "--key-file", key])
         #expect(balances.status == 0, "\(balances.standardError)")
-        #expect(balances.standardOutput.contains("2457.90"))
+        #expect(balances.standardOutput.contains("2,457.90"))
         let fromEnvironment = try TallyProcess.run(["balances", "--store", store], environment: ["TALLY_KEY_FILE": key])
         #expect(fromEnvironment.standardOutput == balances.standardOutput)
         let verify = try TallyProcess.run(["verify", "--store", store, "--key-file", key])
@@ -88,7 +88,7 @@ import Testing
         #expect(try directory.snapshot("store/log").filter { $0.key.hasSuffix(".tlog") } == logBefore)
         #expect(try TallyProcess.run(["balances", "--store", store, "--key-file", key]).status != 0)
         let after = try TallyProcess.run(["balances", "--store", store, "--key-file", newKey])
-        #expect(after.status == 0 && after.standardOutput.contains("2457.90"), "\(after.standardError)")
+        #expect(after.status == 0 && after.standardOutput.contains("2,457.90"), "\(after.standardError)")
     }
 
     @Test func initRefusesAKeyWithoutEncryptionAndEncryptionWithoutAKey() throws {
@@ -126,7 +126,7 @@ import Testing
         let imported = try TallyProcess.run(["import", try directory.file("again.csv", Self.journal), "--store", store, "--key-file", key])
         #expect(imported.status == 0, "\(imported.standardError)")
         let balances = try TallyProcess.run(["balances", "--store", store, "--key-file", key])
-        #expect(balances.standardOutput.contains("2457.90"), "\(balances.standardOutput)\(balances.standardError)")
+        #expect(balances.standardOutput.contains("2,457.90"), "\(balances.standardOutput)\(balances.standardError)")
     }
 
     /// The demo household moved into an encrypted store: `export`, then `restore --encrypt`.

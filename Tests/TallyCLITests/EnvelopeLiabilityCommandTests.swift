@@ -18,10 +18,10 @@ import Testing
         }
         let text = try TallyProcess.run(["envelope", "total", "--as-of", "2026-05-31"] + store)
         #expect(text.standardOutput == """
-            ACCOUNT                   BALANCE       IN USD
-            Assets:Bank           2000.00 USD  2000.00 USD
-            Liabilities:Card  345.00 USD owed  -345.00 USD
-            TOTAL                              1655.00 USD
+            ACCOUNT                   BALANCE        IN USD
+            Assets:Bank          2,000.00 USD  2,000.00 USD
+            Liabilities:Card  345.00 USD owed   -345.00 USD
+            TOTAL                              1,655.00 USD
 
             """, "\(text.standardOutput)")
         let json = try TallyProcess.run(["envelope", "total", "--as-of", "2026-05-31", "--json"] + store)

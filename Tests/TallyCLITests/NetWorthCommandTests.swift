@@ -25,7 +25,7 @@ import Testing
         let xray = try run(store, ["xray", "--json"])
         #expect(xray.standardOutput.contains(#""concentration_hundredths":{"value":10000,"severity":"high"}"#), "\(xray.standardOutput)")
         let table = try run(store, ["networth"])
-        #expect(table.standardOutput.contains("Net worth 120000.00 GBP"))
+        #expect(table.standardOutput.contains("Net worth 120,000.00 GBP"))
     }
 
     @Test func refusalsExitNonZeroAndChangeNothing() throws {

@@ -10,10 +10,11 @@ import PostgresTestSupport
         try store.run(["recurring", "define", "phone", "--payee", "Phone Co", "--category", "bills", "--amount", "-50.00", "--day", "27", "--start", "2026-01"])
         let text = try store.run(["recurring", "status", "--month", "2026-05", "--today", "2026-05-10"])
         #expect(text.hasSuffix("""
-            STATE      INCOME  BILLS
-            paid         0.00   0.00
-            due soon     0.00   0.00
-            upcoming  3000.00  50.00
+            STATE       INCOME  BILLS
+            paid          0.00   0.00
+            due soon      0.00   0.00
+            upcoming  3,000.00  50.00
+            overdue       0.00   0.00
 
             """), "\(text)")
         #expect(!text.contains("2950"))

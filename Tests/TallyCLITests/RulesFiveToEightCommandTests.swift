@@ -74,7 +74,7 @@ import Testing
         for number in 1...5 {
             try home.run(["tx", "add", "--payee", "Employer \(number)", "--category", "General", "--amount", "3200.00", "--date", "2026-05-0\(number)"])
         }
-        try home.run(["settings", "set", "page-size", "3"])
+        try home.run(["settings", "set", "page-size", "3", "--date", "2026-01-01"])
         let list = try home.run(["tx", "list", "--json", "--as-of", "2026-05-31"]).standardOutput
         #expect(list.contains(#""page_size":3"#) && list.components(separatedBy: #""payee":"#).count - 1 == 3, "\(list)")
         let table = try home.run(["tx", "list", "--as-of", "2026-05-31"]).standardOutput
@@ -104,8 +104,10 @@ import Testing
         #expect(added.standardError.contains("note: the asset name has 80 characters, more than 50"), "\(added.standardError)")
         let assets = try home.run(["asset", "list", "--json"]).standardOutput
         #expect(assets.contains(#""name":"A very long name for a car A very long name for a""#), "\(assets)")
-        try home.run(["asset", "position", "car", "1", "--symbol", " tsla "])
-        try home.run(["price", " tsla", "80.00", "--currency", "USD"])
+        try home.run(["asset", "position", "car", "1", "--symbol", " tsla ", "--date", "2026-01-01"])
+        try home.run(["price", " tsla", "80.123", "--currency", "USD", "--date", "2026-01-01"])
+        let items = try home.run(["asset", "list", "--json", "--as-of", "2026-03-01"]).standardOutput
+        #expect(items.contains(#""value":{"amount":"80.12","currency":"USD"}"#) || items.contains("80.12"), "1 TSLA at 80.123 USD: \(items)")
         try home.run(["liability", "add", "card", "--name", "Card", "--category", "credit_card", "--currency", "USD", "--date", "2026-01-01"])
         try home.run(["liability", "value", "card", "250.00", "--date", "2026-02-01"])
         try home.run(["liability", "value", "card", "0", "--date", "2026-03-01"])

@@ -14,8 +14,8 @@ import Testing
         let run = try TallyProcess.run(["what-if", "--goal", "1600.00", "--monthly", "80.00", "--extra-monthly", "20.00",
                                         "--as-of", "2026-01-31"] + store)
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains("goal 1600.00 USD reached in month 14, on 2027-03-31"))
-        #expect(run.standardOutput.contains("   14  2027-03-31  1600.00 USD"))
+        #expect(run.standardOutput.contains("goal 1,600.00 USD reached in month 14, on 2027-03-31"))
+        #expect(run.standardOutput.contains("   14  2027-03-31  1,600.00 USD"))
         #expect(try directory.snapshot("store/log") == before)
 
         let never = try TallyProcess.run(["what-if", "--goal", "1600.00", "--monthly", "0.00", "--horizon", "6", "--as-of", "2026-01-31", "--json"] + store)

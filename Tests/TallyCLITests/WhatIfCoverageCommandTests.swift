@@ -23,7 +23,7 @@ import Testing
         let store = try household(directory)
         let text = try TallyProcess.run(["what-if", "--goal", "2000.00", "--monthly", "100.00", "--as-of", "2026-07-15"] + store)
         #expect(text.status == 0, "\(text.standardError)")
-        #expect(text.standardOutput.hasPrefix("From 1000.00 USD on 2026-07-15, saving 100.00 USD + 0.00 USD a month, one-time 0.00 USD (incomplete: 1 balance(s) not converted):"),
+        #expect(text.standardOutput.hasPrefix("From 1,000.00 USD on 2026-07-15, saving 100.00 USD + 0.00 USD a month, one-time 0.00 USD (incomplete: 1 balance(s) not converted):"),
                 "\(text.standardOutput)")
         #expect(text.standardOutput.hasSuffix("not converted (no rate into USD): Assets:Euro 300.00 EUR on 2026-07-15\n"), "\(text.standardOutput)")
         let json = try TallyProcess.run(["what-if", "--goal", "2000.00", "--monthly", "100.00", "--as-of", "2026-07-15", "--json"] + store)

@@ -142,7 +142,8 @@ import TallyLog
             try ledger.removeRecurring(id: "rent")
 
             let today = day("2026-05-05")
-            #expect(try ledger.recurringStatus(month: month("2026-05"), today: today, knownAt: defined).items.map(\.state) == [.dueSoon])
+            // Due on the 3rd and, as then known, unpaid on the 5th: overdue.
+            #expect(try ledger.recurringStatus(month: month("2026-05"), today: today, knownAt: defined).items.map(\.state) == [.overdue])
             #expect(try ledger.recurringStatus(month: month("2026-05"), today: today, knownAt: generated).items.map(\.state) == [.paid])
             #expect(try ledger.recurringStatus(month: month("2026-05"), today: today).items.isEmpty)
             #expect(try ledger.recurringItems(knownAt: generated).map(\.id) == ["rent"])

@@ -117,7 +117,7 @@ enum EventSamples {
         )),
         EventBody(ValuationOverrideCleared(assetId: "flat_e8")),
         EventBody(PositionSet(assetId: "vea", quantity: money("12.5", "VEA"), costBasis: usd("612.40"))),
-        EventBody(PriceQuoted(symbol: commodity("VEA"), price: usd("49.87"), source: .live)),
+        EventBody(PriceQuoted(symbol: commodity("VEA"), price: try! ExactDecimal(parsing: "49.8725"), currency: .usd, source: .live)),
         EventBody(FXRateSet(base: .gbp, quote: .usd, rate: decimal("1.2703"))),
         EventBody(ReminderSet(
             reminderId: "rem_flat_q2", assetId: "flat_e8", dueDate: date("2026-06-30"), note: "Check the \"Zoopla\" estimate"
@@ -150,6 +150,7 @@ enum EventSamples {
             payload: DepositReceivedV1(account: "main", amount: usd("100.00"), externalId: "bank:tx-88")
         ),
         LegacySample(typeName: "reference_balance_set", version: 1, payload: ReferenceBalanceSetV1(amount: gbp("3120.55"))),
+        LegacySample(typeName: "price_quoted", version: 1, payload: PriceQuotedV1(symbol: commodity("VEA"), price: usd("49.87"), source: .live)),
     ] + bodies.compactMap(plainTextSample)
 
     /// The plain-text version (before per-subject sealing) of a sample whose type seals personal text.

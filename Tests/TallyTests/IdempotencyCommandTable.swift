@@ -65,6 +65,10 @@ extension KeyedCommand {
         KeyedCommand("setRoundUps", run: { l, k in try l.setRoundUps(account: "main", enabled: true, idempotencyKey: k) }, [
             changed("switch") { l, k in try l.setRoundUps(account: "main", enabled: false, idempotencyKey: k) },
         ]),
+        KeyedCommand("setRoundUpIncrement", run: { l, k in try l.setRoundUpIncrement(currency: .usd, increment: usd("5.00"), idempotencyKey: k) }, [
+            changed("increment") { l, k in try l.setRoundUpIncrement(currency: .usd, increment: nil, idempotencyKey: k) },
+            changed("currency") { l, k in try l.setRoundUpIncrement(currency: .gbp, increment: gbp("5.00"), idempotencyKey: k) },
+        ]),
         KeyedCommand("pauseAutomation", run: { l, k in try l.pauseAutomation(account: "main", idempotencyKey: k) }, [
             changed("account") { l, k in try l.pauseAutomation(account: "other", idempotencyKey: k) },
             changed("effective time") { l, k in try l.pauseAutomation(account: "main", effectiveAt: at("2026-05-19T12:00:00Z"), idempotencyKey: k) },
@@ -335,6 +339,9 @@ extension KeyedCommand {
             try l.quotePrice(symbol: vea, price: usd("50.00"), source: .live, effectiveAt: at("2026-05-19T20:00:00Z"), idempotencyKey: k)
         }, [
             changed("price") { l, k in try l.quotePrice(symbol: vea, price: usd("50.01"), source: .live, effectiveAt: at("2026-05-19T20:00:00Z"), idempotencyKey: k) },
+            changed("price's decimals") { l, k in
+                try l.quotePrice(symbol: vea, price: try ExactDecimal(parsing: "50.001"), currency: .usd, source: .live, effectiveAt: at("2026-05-19T20:00:00Z"), idempotencyKey: k)
+            },
             changed("effective time") { l, k in try l.quotePrice(symbol: vea, price: usd("50.00"), source: .live, effectiveAt: at("2026-05-19T21:00:00Z"), idempotencyKey: k) },
         ]),
         KeyedCommand("setFXRate", run: { l, k in try rate(l, "1.27", key: k) }, [

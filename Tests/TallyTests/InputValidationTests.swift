@@ -91,4 +91,21 @@ import TallyTestSupport
             }
         }
     }
+
+    @Test func aPriceCarriesMoreDecimalsThanItsCurrencyAndAValueFromItIsRoundedOnce() throws {
+        try story { ledger in
+            let fund = try Commodity.named("VWRL")
+            try ledger.addAsset(assetId: "isa", name: "ISA", category: .investments, type: .fund, currency: .usd)
+            try ledger.quotePrice(symbol: fund, price: try ExactDecimal(parsing: "80.125"), currency: .usd, source: .manual)
+            #expect(try ledger.marketQuoteList(kind: .price).first?.quote.value == (try ExactDecimal(parsing: "80.125")))
+            // 3 × 80.125 = 240.375: rounded once, half-even, to 240.38; 1.5 × 80.125 = 120.1875 to 120.19.
+            try ledger.setPosition(assetId: "isa", quantity: try Money(parsing: "3", commodity: fund))
+            #expect(try ledger.netWorthItems(kind: .asset).items.first?.value?.value == usd("240.38"))
+            try ledger.setPosition(assetId: "isa", quantity: try Money(parsing: "1.5", commodity: fund))
+            #expect(try ledger.netWorth().netWorth == usd("120.19"))
+            expectRefused(ledger, "must be positive") {
+                try ledger.quotePrice(symbol: fund, price: try ExactDecimal(parsing: "0.000"), currency: .usd, source: .manual)
+            }
+        }
+    }
 }

@@ -196,7 +196,7 @@ import TallyLog
         try withHousehold { ledger, _ in
             let plan = try ledger.read { db in
                 try Row.fetchAll(db, sql: """
-                    EXPLAIN QUERY PLAN SELECT amount, effective_at, recorded_at, sequence FROM nw_prices INDEXED BY nw_prices_in
+                    EXPLAIN QUERY PLAN SELECT significand, scale, effective_at, recorded_at, sequence FROM nw_prices INDEXED BY nw_prices_in
                     WHERE symbol = 'VEA' AND commodity = 'USD' AND effective_at <= 1 AND recorded_at <= 2
                     ORDER BY effective_at DESC, sequence DESC LIMIT 1
                     """).map { $0["detail"] as String }.joined(separator: "\n")

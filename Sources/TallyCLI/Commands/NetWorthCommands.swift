@@ -239,7 +239,7 @@ struct PriceCommand: ParsableCommand {
         discussion: "--date D: \(CLITime.writeHelp); it is in force from then.")
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The symbol, e.g. VEA.") var symbol: String
-    @Argument(help: "The price of one whole unit, above zero.") var amount: String
+    @Argument(help: "The price of one whole unit, above zero, with as many decimals as quoted (80.123 in GBP).") var amount: String
     @Option(help: "The price's currency.") var currency = "USD"
     @Option(help: "live or manual.") var source = "live"
     @Option(help: CLITime.writeOption) var date: String?
@@ -251,7 +251,8 @@ struct PriceCommand: ParsableCommand {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
         RepeatReport.printRecorded(try ledger.quotePrice(
-            symbol: try CLIParse.symbol(symbol), price: try CLIParse.money(amount, currency: currency, ledger), source: source,
+            symbol: try CLIParse.symbol(symbol), price: try CLIParse.decimal(amount, option: "price"),
+            currency: try CLIParse.currency(currency, ledger), source: source,
             effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
 }

@@ -46,6 +46,16 @@ package enum CSVFields {
         }
     }
 
+    /// An exact decimal with its own decimals, up to 18 (a price: 80.123 in GBP).
+    package static func decimal(_ text: String, field: String, fail: Fail) throws -> ExactDecimal {
+        do {
+            return try ExactDecimal(parsing: text)
+        } catch {
+            if text.isEmpty { throw fail(field, "is empty; write a decimal such as 50.10") }
+            throw fail(field, "is not a decimal number of up to 18 decimal places; write digits and an optional '.' with digits (no grouping, no '+', no spaces)")
+        }
+    }
+
     /// The common amount without the general parser: an optional `-`, 1 to 18 digits in all,
     /// and when there is a point, 1 to `commodity.scale` digits after it (`42.10`, `-7`).
     /// Such text means exactly the value `Money(parsing:commodity:)` gives it, and cannot

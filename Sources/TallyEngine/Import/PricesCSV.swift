@@ -58,9 +58,10 @@ public enum PricesCSV {
         let symbol = try CSVFields.commodity(fields[1], field: "symbol", fail: fail)
         let currency = try CSVFields.commodity(fields[3], field: "currency", fail: fail)
         guard symbol != currency else { throw fail("currency", "is the symbol itself; a symbol is priced in another currency") }
-        let price = try CSVFields.money(fields[2], currency, field: "price", signed: false, fail: fail)
-        guard price.isPositive else { throw fail("price", "must be more than zero") }
-        return Row(line: line, date: date, quote: PriceQuoted(symbol: symbol, price: price, source: .manual))
+        // A price keeps its own decimals (80.123 GBP), exact: never rounded to the currency's.
+        let price = try CSVFields.decimal(fields[2], field: "price", fail: fail)
+        guard price.significand > 0 else { throw fail("price", "must be more than zero") }
+        return Row(line: line, date: date, quote: PriceQuoted(symbol: symbol, price: price, currency: currency, source: .manual))
     }
 }
 

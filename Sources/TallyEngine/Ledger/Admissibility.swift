@@ -163,8 +163,8 @@ extension LedgerCreated: AdmissionChecked {
 extension PriceQuoted: AdmissionChecked {
     /// A price is positive and names a symbol other than its currency.
     public func checkAdmission(_ admission: inout Admission) throws {
-        try admission.requirePositive(price, "price")
-        guard symbol != price.commodity else { throw admission.refuse(.invalidArgument, "a symbol cannot be priced in itself") }
+        guard price.significand > 0 else { throw admission.refuse(.invalidArgument, "'price' must be more than zero") }
+        guard symbol != currency else { throw admission.refuse(.invalidArgument, "a symbol cannot be priced in itself") }
     }
 }
 

@@ -129,6 +129,15 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
         DecimalFormatting.string(minorUnits, scale: commodity.scale)
     }
 
+    /// The amount as an exact decimal at the commodity's scale: 12.34 USD is `12.34`.
+    ///
+    /// ```swift
+    /// Money(minorUnits: 1234, commodity: .usd).exactDecimal   // 12.34
+    /// ```
+    public var exactDecimal: ExactDecimal {
+        ExactDecimal(uncheckedSignificand: minorUnits, scale: commodity.scale)
+    }
+
     /// The ``decimalString`` and the commodity code: `"12.34 USD"`.
     public var description: String {
         decimalString + " " + commodity.code

@@ -374,12 +374,48 @@ extension Ledger {
         symbol: Commodity, price: Money, source: PriceSource,
         effectiveAt: Instant? = nil, idempotencyKey: String? = nil
     ) throws -> LedgerCommand {
-        let quote = PriceQuoted(symbol: symbol, price: price, source: source)
-        try Self.requirePositive(quote.price, "a price")
-        guard quote.symbol != quote.price.commodity else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
+        try quotePriceCommand(symbol: symbol, price: price.exactDecimal, currency: price.commodity, source: source,
+                              effectiveAt: effectiveAt, idempotencyKey: idempotencyKey)
+    }
+
+    /// Records a price for one whole unit of a symbol with the decimals it was quoted with,
+    /// which may be more than its currency has (issue 32, rule 8): a fund at 80.123 GBP.
+    /// Values computed from it (a position's, a conversion through it) are exact and rounded
+    /// once, by the one conversion rule, to the currency's scale.
+    ///
+    /// ```swift
+    /// try ledger.quotePrice(symbol: try Commodity.named("VWRL"), price: try ExactDecimal(parsing: "80.123"), currency: .gbp, source: .live)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - symbol: what is priced: a ticker, a crypto asset, a commodity.
+    ///   - price: positive, up to 18 decimals.
+    ///   - currency: a currency the ledger accepts (``CurrencyRule``), not `symbol`.
+    ///   - source: `live` (a feed) or `manual`.
+    ///   - effectiveAt: when the price was quoted (default: now).
+    ///   - idempotencyKey: an optional key; a repeat with the same input (and effective
+    ///     time, when given) returns the first result and appends nothing, other input is refused.
+    /// - Throws: ``LedgerError`` `invalidArgument` (not positive, priced in itself, an unknown
+    ///   currency), `idempotencyConflict`.
+    @discardableResult
+    public func quotePrice(
+        symbol: Commodity, price: ExactDecimal, currency: Commodity, source: PriceSource,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> CommandResult {
+        try run(quotePriceCommand(symbol: symbol, price: price, currency: currency, source: source, effectiveAt: effectiveAt, idempotencyKey: idempotencyKey))
+    }
+
+    /// The command ``quotePrice(symbol:price:currency:source:effectiveAt:idempotencyKey:)`` runs, as a value.
+    public func quotePriceCommand(
+        symbol: Commodity, price: ExactDecimal, currency: Commodity, source: PriceSource,
+        effectiveAt: Instant? = nil, idempotencyKey: String? = nil
+    ) throws -> LedgerCommand {
+        let quote = PriceQuoted(symbol: symbol, price: price, currency: currency, source: source)
+        guard quote.price.significand > 0 else { throw LedgerError(.invalidArgument, "a price must be positive, not \(price)") }
+        guard quote.symbol != quote.currency else { throw LedgerError(.invalidArgument, "a symbol cannot be priced in itself") }
         let quoted = NewEvent(effectiveAt: effectiveAt ?? now, body: EventBody(quote))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: quoted, requestHasEffectiveTime: effectiveAt != nil) { db in
-            try CurrencyRule.require(quote.price, "the price", db)
+            try CurrencyRule.require(quote.currency, db)
             return [quoted]
         }
     }

@@ -45,18 +45,18 @@ public enum PricesImport {
         csvAt path: String, calendar: LedgerCalendar, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ValidatedPrices {
         var rows = try PriceRows(path: path, calendar: calendar)
-        var seen: [PricesCSV.Slot: (price: Money, line: Int)] = [:]
+        var seen: [PricesCSV.Slot: (price: ExactDecimal, currency: Commodity, line: Int)] = [:]
         var count = 0
         while let (row, event) = try rows.next() {
             try JournalCSV.checkRecord(event, line: row.line, file: path)
             if let earlier = seen[row.slot] {
-                guard earlier.price == row.quote.price else {
+                guard earlier.price == row.quote.price && earlier.currency == row.quote.currency else {
                     throw ImportError(.conflict, file: path, line: row.line, field: "price", """
                         \(row.quote.symbol.code) on \(row.date) has a different price on line \(earlier.line); a symbol has one price per day
                         """)
                 }
             } else {
-                seen[row.slot] = (row.quote.price, row.line)
+                seen[row.slot] = (row.quote.price, row.quote.currency, row.line)
             }
             count += 1
             if count % 65_536 == 0 {
@@ -190,7 +190,7 @@ extension Ledger {
     /// - Throws: ``ImportError`` `conflict` when it records a different one.
     private static func isRecorded(_ row: PricesCSV.Row, at instant: Instant, _ db: Database, file: String) throws -> Bool {
         guard let recorded = try MarketQuotes.prices(of: row.quote.symbol, effectiveAt: instant, db).last else { return false }
-        guard recorded == row.quote.price else {
+        guard recorded.price == row.quote.price && recorded.currency == row.quote.currency else {
             throw ImportError(.conflict, file: file, line: row.line, field: "price", """
                 \(row.quote.symbol.code) on \(row.date) already has a different price in the store; a symbol has one price per day
                 """)

@@ -135,7 +135,8 @@ struct Valuations {
         guard let position = try lookups.position(of: assetId), let price = try lookups.latestPrice(of: position.symbol) else { return nil }
         let quantity = Money(minorUnits: position.quantityMinorUnits, commodity: position.symbol)
         return ActiveValue(
-            value: try Money.value(ofQuantity: quantity, atUnitPrice: price.unitPrice),
+            // Quantity × price, the exact product rounded once, half-even, to the currency's scale.
+            value: try quantity.converted(to: price.currency, rate: price.unitPrice),
             source: price.source == .live ? .live : .manual,
             valuedAt: Instant(microsecondsSinceEpoch: price.effectiveAt), pricedSymbol: position.symbol.code
         )

@@ -498,8 +498,14 @@ enum CommandRoutes {
             let symbol = try body.string("symbol")
             let quoted: Commodity
             do { quoted = try Commodity.named(symbol) } catch { throw Problem.invalidField("symbol", "'symbol' '\(symbol)': \(error)") }
+            guard let price = try decimal(body, "price") else { throw Problem.missingField("price") }
+            // A price keeps its own decimals (80.123 GBP); its currency by the one rule, the base currency by default.
+            let currency: Commodity
+            if body.has("currency") { currency = try CommandRoutes.currency(body, "currency", ledger) } else {
+                do { currency = try ledger.settings().baseCurrency } catch { throw Problem.from(error) }
+            }
             return try ledger.quotePriceCommand(
-                symbol: quoted, price: try money(body, "price", ledger), source: try body.enumeration("source", PriceSource.self, default: .manual),
+                symbol: quoted, price: price, currency: currency, source: try body.enumeration("source", PriceSource.self, default: .manual),
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
         Definition(

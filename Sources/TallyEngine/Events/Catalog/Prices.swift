@@ -7,23 +7,65 @@ public enum PriceSource: String, EventEnumeration {
 }
 
 /// A price for one whole unit of a symbol was quoted at the effective time.
+///
+/// Version 2 keeps the price as an exact decimal with its own scale (80.123 GBP: a price
+/// may carry more decimals than its currency), beside its currency; version 1 held it as an
+/// amount of the currency and reads as the same price.
 public struct PriceQuoted: EventPayload {
-    public static let eventType = EventType("price_quoted", code: 88)
+    public static let eventType = EventType("price_quoted", code: 88, version: 2)
+    public static var legacyVersions: [any LegacyEventPayload.Type] { [PriceQuotedV1.self] }
     /// What is priced: a ticker such as `VEA`, a crypto asset, a commodity.
+    public var symbol: Commodity
+    /// The price of one whole unit, exact, with the decimals it was quoted with.
+    public var price: ExactDecimal
+    /// The currency the price is in.
+    public var currency: Commodity
+    /// Where the quote came from.
+    public var source: PriceSource
+
+    /// A quote of `price` `currency` for one unit of `symbol`.
+    public init(symbol: Commodity, price: ExactDecimal, currency: Commodity, source: PriceSource) {
+        self.symbol = symbol
+        self.price = price
+        self.currency = currency
+        self.source = source
+    }
+
+    /// A quote of `price` (an amount of its currency, at that currency's scale) for one unit of `symbol`.
+    public init(symbol: Commodity, price: Money, source: PriceSource) {
+        self.init(symbol: symbol, price: price.exactDecimal, currency: price.commodity, source: source)
+    }
+
+    public var entity: String { "price:\(symbol.code)" }
+    public func encode(to writer: inout BinaryWriter) {
+        writer.write(symbol); writer.write(price); writer.write(currency); writer.write(source)
+    }
+    public init(from reader: inout BinaryReader) throws {
+        symbol = try reader.read(); price = try reader.read(); currency = try reader.read(); source = try reader.read()
+    }
+}
+
+/// `price_quoted` version 1: the price as an amount of its currency, at the currency's scale.
+public struct PriceQuotedV1: LegacyEventPayload, Hashable {
+    public static let version: UInt16 = 1
+    /// What is priced.
     public var symbol: Commodity
     /// The price of one whole unit, in the currency it was quoted in.
     public var price: Money
     /// Where the quote came from.
     public var source: PriceSource
 
-    /// A quote of `price` for one unit of `symbol`.
+    /// A version 1 quote, as an old log holds it; ``upcastBody()`` reads it as version 2.
     public init(symbol: Commodity, price: Money, source: PriceSource) {
         self.symbol = symbol
         self.price = price
         self.source = source
     }
 
-    public var entity: String { "price:\(symbol.code)" }
+    /// The same price, as a decimal at the currency's scale.
+    public func upcastBody() -> EventBody {
+        EventBody(PriceQuoted(symbol: symbol, price: price, source: source))
+    }
     public func encode(to writer: inout BinaryWriter) { writer.write(symbol); writer.write(price); writer.write(source) }
     public init(from reader: inout BinaryReader) throws {
         symbol = try reader.read(); price = try reader.read(); source = try reader.read()

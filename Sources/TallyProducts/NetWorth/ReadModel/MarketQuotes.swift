@@ -62,13 +62,13 @@ struct MarketQuotes {
     /// point and recorded by it.
     func latestPrice(of symbol: Commodity, in currency: Commodity) throws -> MarketQuote? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT amount, effective_at, recorded_at, sequence FROM nw_prices INDEXED BY nw_prices_in
+            SELECT significand, scale, effective_at, recorded_at, sequence FROM nw_prices INDEXED BY nw_prices_in
             WHERE symbol = ? AND commodity = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [symbol.code, currency.code, point.effectiveBound, point.recordedBound]) else { return nil }
         return MarketQuote(
             kind: .price, base: symbol, quote: currency,
-            value: try ExactDecimal(significand: row[NetWorthColumns.amount], scale: currency.scale),
+            value: try ExactDecimal(significand: row[NetWorthColumns.significand], scale: row[NetWorthColumns.scale]),
             effectiveAt: row.instant(NetWorthColumns.effectiveAt), recordedAt: row.instant(NetWorthColumns.recordedAt),
             sequence: row.sequence(NetWorthColumns.sequence))
     }
@@ -86,13 +86,16 @@ struct MarketQuotes {
             sequence: row.sequence(NetWorthColumns.sequence))
     }
 
-    /// The prices of `symbol` recorded (by any time) as taking effect exactly at `instant`:
-    /// what a prices CSV row for that day is compared with.
-    static func prices(of symbol: Commodity, effectiveAt instant: Instant, _ db: Database) throws -> [Money] {
+    /// The prices of `symbol` recorded (by any time) as taking effect exactly at `instant`,
+    /// each with its currency: what a prices CSV row for that day is compared with.
+    static func prices(of symbol: Commodity, effectiveAt instant: Instant, _ db: Database) throws -> [(price: ExactDecimal, currency: Commodity)] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT commodity, amount FROM nw_prices WHERE symbol = ? AND effective_at = ? ORDER BY sequence
+            SELECT commodity, significand, scale FROM nw_prices WHERE symbol = ? AND effective_at = ? ORDER BY sequence
             """), arguments: [symbol.code, instant.microsecondsSinceEpoch])
-            .map { row in try row.money(NetWorthColumns.amount, NetWorthColumns.commodity) }
+            .map { row in
+                (try ExactDecimal(significand: row[NetWorthColumns.significand], scale: row[NetWorthColumns.scale]),
+                 try Commodity.named(row[NetWorthColumns.commodity]))
+            }
     }
 }
 

@@ -27,7 +27,9 @@ struct NetWorthLookups {
 
     /// One quoted price of a symbol.
     struct Price {
-        let unitPrice: Money
+        /// Exact, with the decimals it was quoted with (80.123).
+        let unitPrice: ExactDecimal
+        let currency: Commodity
         let source: PriceSource
         let effectiveAt: Int64
     }
@@ -107,14 +109,14 @@ struct NetWorthLookups {
     /// The latest price of a symbol in force.
     func latestPrice(of symbol: Commodity) throws -> Price? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT commodity, amount, source, effective_at FROM nw_prices WHERE symbol = ? AND effective_at <= ? AND recorded_at <= ?
+            SELECT commodity, significand, scale, source, effective_at FROM nw_prices WHERE symbol = ? AND effective_at <= ? AND recorded_at <= ?
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [symbol.code] + bounds) else { return nil }
         let sourceName: String = row[NetWorthColumns.source]
         guard let source = PriceSource(rawValue: sourceName) else {
             throw LedgerError(.inconsistentLog, "a price of \(symbol.code) has the source '\(sourceName)', which is no price source")
         }
-        return Price(unitPrice: try row.money(NetWorthColumns.amount, NetWorthColumns.commodity),
-                     source: source, effectiveAt: row[NetWorthColumns.effectiveAt])
+        return Price(unitPrice: try ExactDecimal(significand: row[NetWorthColumns.significand], scale: row[NetWorthColumns.scale]),
+                     currency: try Commodity.named(row[NetWorthColumns.commodity]), source: source, effectiveAt: row[NetWorthColumns.effectiveAt])
     }
 }

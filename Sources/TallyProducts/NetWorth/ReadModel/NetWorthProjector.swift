@@ -13,7 +13,7 @@ public struct NetWorthProjector: SnapshotTaking {
 
     public let name = "net_worth"
     /// 8: no base currency table; answers ask the settings read model (``Ledger/baseCurrency(asOf:knownAt:)``).
-    public let version = 8
+    public let version = 9
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
         "nw_price_pairs", "nw_fx_pairs", "nw_price_staleness", "nw_reminders", "nw_snapshots", "nw_item_names",
@@ -64,14 +64,14 @@ public struct NetWorthProjector: SnapshotTaking {
             CREATE INDEX nw_positions_at ON nw_positions (asset_id, effective_at);
             CREATE TABLE nw_prices (
                 symbol TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
-                commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
+                commodity TEXT NOT NULL, significand INTEGER NOT NULL, scale INTEGER NOT NULL, source TEXT NOT NULL,
                 PRIMARY KEY (symbol, sequence)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_prices_at ON nw_prices (symbol, effective_at);
             CREATE INDEX nw_prices_by_time ON nw_prices (effective_at, recorded_at);
             -- "The latest price of a symbol in a currency, effective by D, known at K": a seek to
             -- (symbol, commodity, D) walking back, answered from the index alone.
-            CREATE INDEX nw_prices_in ON nw_prices (symbol, commodity, effective_at, sequence, recorded_at, amount);
+            CREATE INDEX nw_prices_in ON nw_prices (symbol, commodity, effective_at, sequence, recorded_at, significand, scale);
             -- Which symbol is priced in which currency, and which currencies have a rate: the
             -- graph market values are found on (a handful of rows, read whole).
             CREATE TABLE nw_price_pairs (
@@ -167,10 +167,11 @@ public struct NetWorthProjector: SnapshotTaking {
                                        position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
             try changed(at: effective)
         case let quote as PriceQuoted:
-            try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [quote.symbol.code, effective, recorded, sequence, quote.price.commodity.code,
-                                       quote.price.minorUnits, quote.source.rawValue])
-            try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.price.commodity.code])
+            // The price with its own decimals (80.123 GBP): significand and scale.
+            try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [quote.symbol.code, effective, recorded, sequence, quote.currency.code,
+                                       quote.price.significand, quote.price.scale, quote.source.rawValue])
+            try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.currency.code])
             try changed(at: effective)
         case let rate as FXRateSet:
             try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",

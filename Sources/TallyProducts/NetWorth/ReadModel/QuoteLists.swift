@@ -13,14 +13,13 @@ enum QuoteLists {
     /// Prices effective by the point and known at it, by symbol, currency, then newest first.
     static func prices(_ db: Database, point: PointInTime) throws -> [MarketQuoteListing] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT symbol, commodity, amount, source, effective_at, recorded_at, sequence FROM nw_prices
+            SELECT symbol, commodity, significand, scale, source, effective_at, recorded_at, sequence FROM nw_prices
             WHERE effective_at <= ? AND recorded_at <= ?
             ORDER BY symbol, commodity, effective_at DESC, sequence DESC
             """), arguments: [point.effectiveBound, point.recordedBound]).map { row in
-            let price = try row.money(NetWorthColumns.amount, NetWorthColumns.commodity)
-            return MarketQuoteListing(
-                quote: MarketQuote(kind: .price, base: try Commodity.named(row[NetWorthColumns.symbol]), quote: price.commodity,
-                                   value: try ExactDecimal(significand: price.minorUnits, scale: price.commodity.scale),
+            try MarketQuoteListing(
+                quote: MarketQuote(kind: .price, base: try Commodity.named(row[NetWorthColumns.symbol]), quote: try Commodity.named(row[NetWorthColumns.commodity]),
+                                   value: try ExactDecimal(significand: row[Columns.significand], scale: row[Columns.scale]),
                                    effectiveAt: row.instant(NetWorthColumns.effectiveAt), recordedAt: row.instant(NetWorthColumns.recordedAt),
                                    sequence: row.sequence(NetWorthColumns.sequence)),
                 source: try row.kind(NetWorthColumns.source))
