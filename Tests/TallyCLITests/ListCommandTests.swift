@@ -132,7 +132,7 @@ import PostgresTestSupport
         #expect(try store.run(["reminder", "list", "--format", "csv"]) == "reminder,asset,due_date,is_due,note\nrevalue,home,2000-01-01,true,Check sales\n")
         #expect(try store.run(["reminder", "list", "--as-of", "2026-05-01", "--format", "csv"]) == "reminder,asset,due_date,is_due,note\n")
         try store.run(["bank", "connect", "chase", "--name", "Chase"])
-        #expect(try store.run(["bank", "list", "--format", "csv"]) == "bank,name,connected\nchase,Chase,true\n")
-        #expect(try store.run(["bank", "list", "--json"]).contains(#""connected":true"#))
+        #expect(try store.run(["bank", "list", "--format", "csv"]) == "bank,name,connected,consent_expires\nchase,Chase,true,\n")
+        #expect(try store.run(["bank", "list", "--json"]).contains(#""connected":true,"consent_expires":null"#))
     }
 }

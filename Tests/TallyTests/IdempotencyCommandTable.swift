@@ -193,6 +193,10 @@ extension KeyedCommand {
         KeyedCommand("disconnectBank", prepare: twoBanks, run: { l, k in try l.disconnectBank(id: "chase", idempotencyKey: k) }, [
             changed("id") { l, k in try l.disconnectBank(id: "boa", idempotencyKey: k) },
         ]),
+        KeyedCommand("renewBankConsent", prepare: twoBanks, run: { l, k in try l.renewBankConsent(id: "chase", expiresOn: day("2099-12-31"), idempotencyKey: k) }, [
+            changed("expiresOn") { l, k in try l.renewBankConsent(id: "chase", expiresOn: day("2099-11-30"), idempotencyKey: k) },
+            changed("id") { l, k in try l.renewBankConsent(id: "boa", expiresOn: day("2099-12-31"), idempotencyKey: k) },
+        ]),
     ]
 }
 

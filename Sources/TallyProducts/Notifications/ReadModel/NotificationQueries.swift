@@ -140,13 +140,13 @@ enum NotificationQueries {
             SELECT sequence, bank_id, change, name, expires_on, effective_at FROM notification_bank_changes
             WHERE recorded_at <= ? ORDER BY bank_id, sequence
             """), arguments: [point.recordedBound]).map { row in
-            let change: String = row["change"]
+            let change: String = row[NotificationColumns.change]
             guard let kind = BankChange.Change(rawValue: change) else {
                 throw LedgerError(.inconsistentLog, "notification_bank_changes holds an unknown change '\(change)'")
             }
             return BankChange(
-                sequence: UInt64(row[NotificationColumns.sequence] as Int64), bankId: row["bank_id"], change: kind, name: row["name"],
-                expiresOn: try (row["expires_on"] as String?).map { try LocalDate(parsing: $0) },
+                sequence: UInt64(row[NotificationColumns.sequence] as Int64), bankId: row[NotificationColumns.bankId], change: kind, name: row[NotificationColumns.name],
+                expiresOn: try (row[NotificationColumns.expiresOn] as String?).map { try LocalDate(parsing: $0) },
                 effectiveAt: Instant(microsecondsSinceEpoch: row[NotificationColumns.effectiveAt]))
         }
     }
@@ -256,14 +256,18 @@ extension DepositRecord {
 enum NotificationColumns {
     static let account = Column("account")
     static let amount = Column("amount")
+    static let bankId = Column("bank_id")
+    static let change = Column("change")
     static let commodity = Column("commodity")
     static let completedAt = Column("completed_at")
     static let completedRecordedAt = Column("completed_recorded_at")
     static let definedSequence = Column("defined_sequence")
     static let effectiveAt = Column("effective_at")
+    static let expiresOn = Column("expires_on")
     static let invest = Column("invest")
     static let investWeight = Column("invest_weight")
     static let month = Column("month")
+    static let name = Column("name")
     static let payee = Column("payee")
     static let sequence = Column("sequence")
     static let setSequence = Column("set_sequence")

@@ -16,6 +16,6 @@ enum BankRecords {
 
     private static func connection(from row: Row) -> BankConnection {
         BankConnection(bankId: row[BudgetTransactionColumns.bankId], name: row[BudgetTransactionColumns.name], isConnected: row[BudgetTransactionColumns.connected],
-                       consentExpires: (row["consent_expires"] as String?).flatMap { try? LocalDate(parsing: $0) })
+                       consentExpires: (row[BudgetTransactionColumns.consentExpires] as String?).flatMap { try? LocalDate(parsing: $0) })
     }
 }

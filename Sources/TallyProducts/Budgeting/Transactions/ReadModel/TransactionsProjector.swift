@@ -168,6 +168,7 @@ enum BudgetTransactionColumns {
     static let amount = Column("amount")
     static let bankId = Column("bank_id")
     static let category = Column("category")
+    static let consentExpires = Column("consent_expires")
     static let change = Column("change")
     static let commodity = Column("commodity")
     static let connected = Column("connected")
