@@ -51,9 +51,10 @@ import Testing
         }
         let settings = try run(store, ["settings", "--json"])
         #expect(settings.standardOutput.contains(#""declared_commodities":[{"code":"XYZ","scale":2}]"#), "\(settings.standardOutput)")
-        // Finer than the declared scale is refused by name.
-        let fine = try run(store, ["price", "VEA", "1.234", "--currency", "XYZ"])
+        // An amount finer than the declared scale is refused by name; a price may be finer.
+        let fine = try run(store, ["wealth", "deposit", "10.123", "--currency", "XYZ"])
         #expect(fine.status != 0 && fine.standardError.contains("2 decimal places"), "\(fine.standardError)")
+        #expect(try run(store, ["price", "VEA", "1.234", "--currency", "XYZ"]).status == 0)
         // A ticker is not a currency: positions take any symbol without a declaration.
         #expect(try run(store, ["asset", "position", "fund", "2", "--symbol", "ABCD"]).status == 0)
         // The base currency stays ISO 4217 only.

@@ -36,7 +36,7 @@ import Testing
 
             Recent activity
             DATE        SEQ  ENVELOPE   EVENT                      AMOUNT
-            2026-05-12    7  dining     transaction_recorded    -3000 JPY
+            2026-05-12    7  dining     transaction_recorded   -3,000 JPY
             2026-05-03    6  groceries  transaction_recorded  -450.00 USD
 
             """)

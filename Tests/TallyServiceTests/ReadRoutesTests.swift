@@ -30,7 +30,7 @@ import Testing
         #expect((groceries["latest"] as? [[String: Any]])?.map { $0["id"] as? String } == ["market-1"])
         #expect(groceries["in_base"] is NSNull, "the base currency is the budget's")
 
-        // Rent, a recurring bill on the 1st, unpaid at the end of January: due (past due counts as due soon).
+        // Rent, a recurring bill on the 1st, unpaid at the end of January: overdue.
         try await created("/recurring", #"{"id":"rent","payee":"Landlord","category":"bills","amount":"-900.00","day_of_month":1,"start_month":"2026-01"}"#)
         let recurring = try await service.send(.GET, "/ledgers/home/recurring")
         #expect(recurring.status == 200, "\(recurring.text)")
@@ -43,8 +43,8 @@ import Testing
         let status = try await service.send(.GET, "/ledgers/home/recurring/status?month=2026-01&as_of=2026-01-31")
         #expect(status.status == 200, "\(status.text)")
         #expect(status.json["today"] as? String == "2026-01-31")
-        #expect(status.json.objects("items").map { $0["state"] as? String } == ["due_soon"], "\(status.text)")
-        #expect((status.json["due_soon"] as? [String: Any])?["bills"] as? String == "900.00")
+        #expect(status.json.objects("items").map { $0["state"] as? String } == ["overdue"], "\(status.text)")
+        #expect((status.json["due_soon"] as? [String: Any])?["bills"] as? String == "0.00")
         #expect((status.json["paid"] as? [String: Any])?["bills"] as? String == "0.00")
 
         // Wealth: a deposit split 70/30, a purchase rounded up to the next whole unit.

@@ -59,6 +59,7 @@ extension Ledger {
         let received = NewEvent(effectiveAt: at, body: EventBody(
             DepositReceived(account: account, amount: amount, source: source, externalId: externalId)))
         return LedgerCommand(idempotencyKey: idempotencyKey, request: received, requestHasEffectiveTime: effectiveAt != nil) { db in
+            try CurrencyRule.require(amount, "the deposit amount", db)
             try Self.requireBalancesCanHold(deposit: amount, db)
             return try [received] + Self.depositSplit(amount, of: .earlierInBatch(0), account: account, at: at, db)
         }
@@ -451,6 +452,7 @@ extension Ledger {
             PurchaseMade(account: account, amount: amount, merchant: merchant, externalId: externalId)))
         let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
+            try CurrencyRule.require(amount, "the purchase amount", db)
             // No account is `notFound`, not a Spend balance of zero that cannot cover it.
             try WealthQueries.requireAccount(account, db)
             return try [made] + Self.purchaseRoundUp(amount, of: .earlierInBatch(0), account: account, at: at, calendar, db)
@@ -495,6 +497,7 @@ extension Ledger {
         let made = NewEvent(effectiveAt: at, body: EventBody(WithdrawalMade(account: account, amount: amount, destination: destination)))
         let calendar = self.calendar
         return LedgerCommand(idempotencyKey: idempotencyKey, request: made, requestHasEffectiveTime: effectiveAt != nil) { db in
+            try CurrencyRule.require(amount, "the withdrawal amount", db)
             try WealthQueries.requireAccount(account, db)
             let spend = try Self.lowestSpend(account, amount.commodity, from: at, calendar, db)
             try WealthRules.requireSpendCovers(amount, lowestSpend: spend, on: calendar.date(of: at), account: account, what: "the withdrawal")
