@@ -45,6 +45,7 @@ import Testing
         #expect(status.json["today"] as? String == "2026-01-31")
         #expect(status.json.objects("items").map { $0["state"] as? String } == ["overdue"], "\(status.text)")
         #expect((status.json["due_soon"] as? [String: Any])?["bills"] as? String == "0.00")
+        #expect((status.json["overdue"] as? [String: Any])?["bills"] as? String == "900.00")
         #expect((status.json["paid"] as? [String: Any])?["bills"] as? String == "0.00")
 
         // Wealth: a deposit split 70/30, a purchase rounded up to the next whole unit.

@@ -58,9 +58,11 @@ enum ReadRoutes {
                     ])
                 })),
                 ("paid", totals(report.paid)), ("due_soon", totals(report.dueSoon)), ("upcoming", totals(report.upcoming)),
+                ("overdue", totals(report.overdue)),
                 ("currency", .string(conversion.budgetCurrency.code)), ("base_currency", .string(conversion.baseCurrency.code)),
                 ("in_base", otherBase && conversion.isConverted ? .object([
                     ("paid", try totalsInBase(report.paid)), ("due_soon", try totalsInBase(report.dueSoon)), ("upcoming", try totalsInBase(report.upcoming)),
+                    ("overdue", try totalsInBase(report.overdue)),
                 ]) : .null),
             ])
         },
