@@ -63,6 +63,9 @@ def sources_of(root, target):
     base = "Tests" if target["type"] == "test" or target["name"].endswith("Support") else "Sources"
     directory = target.get("path") or os.path.join(base, target["name"])
     directory = os.path.join(root, directory)
+    if not os.path.isdir(directory):
+        # A target whose sources are not where SwiftPM looks would be checked as empty.
+        raise SystemExit(f"check-engine-alone: no sources of {target['name']} at {directory}")
     for folder, _, files in os.walk(directory):
         for name in sorted(files):
             if name.endswith(".swift"):
