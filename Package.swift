@@ -9,7 +9,6 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Tally",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "TallyLog", targets: ["TallyLog"]),
         .library(name: "TallyEngine", targets: ["TallyEngine"]),

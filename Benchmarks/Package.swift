@@ -11,7 +11,6 @@ let strictSettings: [SwiftSetting] = [
 // package-benchmark. Run from this folder: `swift package benchmark`.
 let package = Package(
     name: "TallyBenchmarks",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "household-journal", targets: ["household-journal"]),
     ],

@@ -13,7 +13,6 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "MerchantTags",
-    platforms: [.macOS(.v15)],
     dependencies: [
         // `traits: []`: without the `Tools` trait SwiftPM neither resolves nor builds what only
         // the `tally` command and its HTTP service use.

@@ -5,7 +5,6 @@ import PackageDescription
 // never builds it. Run it with scripts/load/serve_load.sh.
 let package = Package(
     name: "ServeLoad",
-    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Tally", path: "../../../"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
