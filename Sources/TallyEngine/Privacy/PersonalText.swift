@@ -35,11 +35,14 @@ public enum PersonalSubject: Hashable, Sendable {
 
 /// The binary form of a personal text field (event versions that seal personal data):
 /// a tag byte, then for tag 0 a plain string (empty text, or a writer without subject keys:
-/// catalogs that never reach a store), for tag 1 the sealed bytes as a length-prefixed byte
+/// catalogs that never reach a store); for tag 2 (written now) a varint, the reference to the
+/// text sealed once in the store's `SUBJECTS` file (``SubjectKeys/reference(_:subject:)``); for
+/// tag 1 (written before, still read) the sealed bytes inline as a length-prefixed byte
 /// string: `subject identifier (16) · nonce (12) · ciphertext · tag (16)`. `Schemas/log-format.md`.
 enum PersonalTextTag {
     static let plain: UInt8 = 0
     static let sealed: UInt8 = 1
+    static let reference: UInt8 = 2
     /// Identifier, nonce and tag around the ciphertext.
     static let overheadBytes = 16 + 12 + 16
 }
@@ -51,6 +54,11 @@ extension BinaryWriter {
         guard let subjectKeys, !text.isEmpty else {
             writeByte(PersonalTextTag.plain)
             writeString(text)
+            return
+        }
+        if subjectKeys.writesReferences {
+            writeByte(PersonalTextTag.reference)
+            writeVarint(subjectKeys.reference(text, subject: subject.name))
             return
         }
         let sealed = subjectKeys.seal(text, subject: subject.name)
@@ -68,8 +76,8 @@ extension BinaryWriter {
 }
 
 extension BinaryReader {
-    /// Reads personal text: plain, opened with the reader's subject keys, or, when its subject's
-    /// key is gone, the erased marker (`[erased 1a2b3c4d]`).
+    /// Reads personal text: plain, opened with the reader's subject keys (sealed inline or by
+    /// reference), or, when its subject's key is gone, the erased marker (`[erased 1a2b3c4d]`).
     ///
     /// - Throws: ``EventCodingError`` on short or invalid input.
     public mutating func readPersonal() throws -> String {
@@ -94,8 +102,16 @@ extension BinaryReader {
                 sawControlCharacter = true
             }
             return text
+        case PersonalTextTag.reference:
+            let reference = try readVarint()
+            guard let subjectKeys else { return SubjectKeys.erasedText(reference: reference) }
+            let text = subjectKeys.text(forReference: reference)
+            if scansForControlCharacters && !sawControlCharacter && EventText.containsControl(text.utf8) {
+                sawControlCharacter = true
+            }
+            return text
         case let other:
-            throw EventCodingError(.invalidValue, "personal text tag \(other) is neither 0 (plain) nor 1 (sealed)\(self.where)")
+            throw EventCodingError(.invalidValue, "personal text tag \(other) is not 0 (plain), 1 (sealed) or 2 (sealed by reference)\(self.where)")
         }
     }
 

@@ -48,6 +48,18 @@ public final class SubjectKeys: Sendable {
         /// sealed bytes. Bounded (``cacheEntriesLimit``), emptied by an erasure.
         var sealedByText: [String: [UInt8]] = [:]
         var textBySealed: [SealedBytes: String] = [:]
+        /// Each text sealed once, by reference (``reference(_:subject:)``): the sealed bytes
+        /// (`identifier · nonce · ciphertext · tag`, as an inline field holds them) at the
+        /// index an event names. Never shrinks: an erasure destroys the key, and these bytes
+        /// then open to nothing, as an old log's inline fields do.
+        var texts: [[UInt8]] = []
+        var referenceBySealed: [SealedBytes: UInt64] = [:]
+        /// Recent references by subject and text, and texts by reference. Bounded
+        /// (``cacheEntriesLimit``), emptied by an erasure.
+        var referenceByText: [String: UInt64] = [:]
+        var textByReference: [UInt64: String] = [:]
+        /// References looked for, not found even after a reload: a lost or older `SUBJECTS`.
+        var missingReferences: Set<UInt64> = []
     }
 
     /// The most entries either cache holds before it is emptied.
@@ -60,17 +72,26 @@ public final class SubjectKeys: Sendable {
     /// For tests and the demo only: derive identifiers and keys from this seed (reproducible
     /// digests), never for a real store.
     let seed: UInt64?
+    /// Whether personal text is written as a reference to its entry in ``State/texts`` (the
+    /// current form) rather than inline: false only for a restore of an export whose keys were
+    /// carried in the first file form, whose log held every text inline (the same bytes, the
+    /// same digest).
+    let writesReferences: Bool
     private let state: Mutex<State>
 
-    static let formatName = "tally-subjects-1"
+    /// The file form written: the second adds the texts sealed once (`texts`, `texts_check`).
+    static let formatName = "tally-subjects-2"
+    /// The first file form (keys only), still read.
+    static let firstFormatName = "tally-subjects-1"
     /// The text an erased field reads as, followed by a short digest of its sealed bytes (equal
     /// texts stay equal, different ones different).
     public static let erasedMarker = "[erased"
 
-    init(path: String?, fileKey: SymmetricKey?, seed: UInt64?, state: State = State()) {
+    init(path: String?, fileKey: SymmetricKey?, seed: UInt64?, state: State = State(), writesReferences: Bool = true) {
         self.path = path
         self.fileKey = fileKey
         self.seed = seed
+        self.writesReferences = writesReferences
         self.state = Mutex(state)
     }
 
@@ -147,6 +168,72 @@ public final class SubjectKeys: Sendable {
         return text
     }
 
+    /// The reference to `text` sealed under `subject`'s key: its index among the texts sealed
+    /// once in the `SUBJECTS` file, recorded there (saved before the append that names it) the
+    /// first time it is sealed. Equal texts of one subject have one reference (their sealed
+    /// bytes are equal), so events that name them encode alike and group exactly.
+    func reference(_ text: String, subject: String) -> UInt64 {
+        let cacheKey = subject + "\u{0}" + text
+        if let cached = state.withLock({ $0.referenceByText[cacheKey] }) { return cached }
+        let sealed = seal(text, subject: subject)
+        return state.withLock { state in
+            let reference: UInt64
+            let bytes = SealedBytes(bytes: sealed)
+            if let known = state.referenceBySealed[bytes] {
+                reference = known
+            } else {
+                reference = UInt64(state.texts.count)
+                state.texts.append(sealed)
+                state.referenceBySealed[bytes] = reference
+                state.changed = true
+                state.generation &+= 1
+            }
+            if state.referenceByText.count >= Self.cacheEntriesLimit { state.referenceByText.removeAll(keepingCapacity: true) }
+            state.referenceByText[cacheKey] = reference
+            return reference
+        }
+    }
+
+    /// The text a reference names: opened with its subject's key, or, when the key is gone
+    /// (erased), the erased marker of its sealed bytes (as the same text written inline reads).
+    /// A reference this store does not hold, even after reloading the file, reads as erased and
+    /// is remembered as lost (``missingIdentifiers``): the file is older than the log, or gone.
+    func text(forReference reference: UInt64) -> String {
+        if let cached = state.withLock({ $0.textByReference[reference] }) { return cached }
+        guard let sealed = sealedText(forReference: reference) else { return Self.erasedText(reference: reference) }
+        guard let text = open(sealed[...]) else { return Self.erasedText(sealed[...]) }
+        state.withLock { state in
+            if state.textByReference.count >= Self.cacheEntriesLimit { state.textByReference.removeAll(keepingCapacity: true) }
+            state.textByReference[reference] = text
+        }
+        return text
+    }
+
+    /// The sealed bytes of a reference; a miss reloads the file once (a writer in another
+    /// process may have sealed the text since), then is remembered as lost.
+    private func sealedText(forReference reference: UInt64) -> [UInt8]? {
+        let (sealed, known) = state.withLock { state in
+            (reference < UInt64(state.texts.count) ? state.texts[Int(reference)] : nil, state.missingReferences.contains(reference))
+        }
+        if let sealed { return sealed }
+        if known { return nil }
+        let reloaded = path.flatMap { try? Self.readState(path: $0, fileKey: fileKey) }
+        return state.withLock { state in
+            if let reloaded, !state.changed {
+                let missing = state.missing
+                let missingReferences = state.missingReferences
+                state = reloaded
+                state.missing = missing
+                state.missingReferences = missingReferences
+            }
+            guard reference < UInt64(state.texts.count) else {
+                state.missingReferences.insert(reference)
+                return nil
+            }
+            return state.texts[Int(reference)]
+        }
+    }
+
     private func openAnew(_ sealed: ArraySlice<UInt8>) -> String? {
         guard sealed.count >= 16 + 12 + 16 else { return nil }
         let identifier = Array(sealed.prefix(16))
@@ -169,8 +256,10 @@ public final class SubjectKeys: Sendable {
         return state.withLock { state in
             if let reloaded, !state.changed {
                 let missing = state.missing
+                let missingReferences = state.missingReferences
                 state = reloaded
                 state.missing = missing
+                state.missingReferences = missingReferences
             }
             guard let key = state.byIdentifier[identifier]?.key else {
                 state.missing.insert(identifier)
@@ -184,6 +273,14 @@ public final class SubjectKeys: Sendable {
     static func erasedText(_ sealed: ArraySlice<UInt8>) -> String {
         let digest = SHA256.hash(data: Array(sealed))
         return "\(erasedMarker) \(hex(Array(digest.prefix(4))))]"
+    }
+
+    /// The text a reference this store does not hold reads as (a lost or older `SUBJECTS`
+    /// file, or a reader without subject keys): the erased marker, its digits from the reference.
+    static func erasedText(reference: UInt64) -> String {
+        var material = Array("tally text reference".utf8)
+        withUnsafeBytes(of: reference.littleEndian) { material += $0 }
+        return erasedText(material[...])
     }
 
     private func makeSubject(counter: UInt64) -> ([UInt8], SymmetricKey) {
@@ -217,6 +314,8 @@ public final class SubjectKeys: Sendable {
             state.missing.insert(identifier)
             state.sealedByText.removeAll()
             state.textBySealed.removeAll()
+            state.referenceByText.removeAll()
+            state.textByReference.removeAll()
             state.changed = true
             state.generation &+= 1
             return identifier
@@ -243,6 +342,11 @@ public final class SubjectKeys: Sendable {
         var format: String
         var created: UInt64?
         var subjects: [Item]?
+        /// The second form's texts sealed once (base64 of `identifier · nonce · ciphertext ·
+        /// tag`), a reference's text at its index; erased subjects' included (their key is gone).
+        var texts: [String]?
+        /// ``SubjectKeys/check(texts:)`` of `texts`: a changed byte is damage, never an erasure.
+        var textsCheck: String?
         /// An encrypted store's: the plain form's JSON, sealed (base64 of nonce · ciphertext · tag).
         var sealed: String?
     }
@@ -285,14 +389,32 @@ public final class SubjectKeys: Sendable {
     /// A new set that will be saved at `root` (a creation writes it with the store): empty, or
     /// for a restore the keys an export carried beside its events (`FILE.subjects`), so that
     /// re-sealing the same text under the same key gives the same bytes and the same digest.
+    ///
+    /// Keys carried in the first file form (an export by a version that wrote every text inline)
+    /// keep writing text inline, so that the restored log has the exported one's bytes.
     static func new(root: String, logKeys: LogKeys?, seed: UInt64?, carrying carried: String? = nil) throws -> SubjectKeys {
         var state = State()
+        var writesReferences = true
         if let carried, let loaded = try readState(path: carried, fileKey: nil) {
             state = loaded
             state.changed = true
             state.generation &+= 1
+            writesReferences = try readFormat(path: carried) != firstFormatName
         }
-        return SubjectKeys(path: StoreLayout(root: root).subjectKeyFilePath, fileKey: logKeys.map(fileKey(from:)), seed: seed, state: state)
+        return SubjectKeys(
+            path: StoreLayout(root: root).subjectKeyFilePath, fileKey: logKeys.map(fileKey(from:)), seed: seed, state: state,
+            writesReferences: writesReferences)
+    }
+
+    private static func readFormat(path: String) throws -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return (try? JSONDecoder().decode(FileForm.self, from: data))?.format
+    }
+
+    /// The same keys and file, writing personal text inline as versions before references did:
+    /// for tests of logs those versions wrote.
+    func inlineForm() -> SubjectKeys {
+        SubjectKeys(path: path, fileKey: fileKey, seed: seed, state: state.withLock { $0 }, writesReferences: false)
     }
 
     /// Writes the live subjects' keys, unsealed, to `path` (owner-only, atomic): an export's
@@ -320,7 +442,9 @@ public final class SubjectKeys: Sendable {
             return nil
         }
         let damaged = StoreError(.badKey, "the subject key file '\(path)' is damaged or truncated; restore it from a backup (without it no personal text of the store opens)")
-        guard var form = try? JSONDecoder().decode(FileForm.self, from: data), form.format == formatName else { throw damaged }
+        guard var form = try? JSONDecoder().decode(FileForm.self, from: data), [formatName, firstFormatName].contains(form.format) else {
+            throw damaged
+        }
         if let sealed = form.sealed {
             guard let fileKey else {
                 throw StoreError(.badKey, "the subject key file '\(path)' is sealed but the store's keys were not given")
@@ -342,6 +466,15 @@ public final class SubjectKeys: Sendable {
             state.byIdentifier[identifier] = Entry(name: item.name, key: SymmetricKey(data: key))
             state.byName[item.name] = identifier
         }
+        for text in form.texts ?? [] {
+            guard let sealed = Data(base64Encoded: text), sealed.count >= PersonalTextTag.overheadBytes else { throw damaged }
+            let bytes = Array(sealed)
+            state.referenceBySealed[SealedBytes(bytes: bytes)] = UInt64(state.texts.count)
+            state.texts.append(bytes)
+        }
+        if form.texts != nil || form.textsCheck != nil, form.textsCheck != Self.check(texts: state.texts) {
+            throw StoreError(.keyFileDamaged, "the subject key file '\(path)' is damaged: its sealed texts do not match their checksum (they would read as erased); restore the file from a backup")
+        }
         return state
     }
 
@@ -351,11 +484,24 @@ public final class SubjectKeys: Sendable {
         hex(Array(SHA256.hash(data: Array("tally subject key check 1".utf8) + identifier + key).prefix(8)))
     }
 
+    /// The checksum the sealed texts are saved with: the first 8 bytes of SHA-256 over a label
+    /// and each text, length first, in hex.
+    static func check(texts: [[UInt8]]) -> String {
+        var hash = SHA256()
+        hash.update(data: Array("tally subject texts check 1".utf8))
+        for text in texts {
+            withUnsafeBytes(of: UInt64(text.count).littleEndian) { hash.update(bufferPointer: $0) }
+            hash.update(data: text)
+        }
+        return hex(Array(hash.finalize().prefix(8)))
+    }
+
     /// The identifiers (hex) of subjects whose sealed text was read and whose key this store
     /// does not hold: erased, or lost (a deleted or damaged `SUBJECTS`); `verify` tells them
-    /// apart by the log's `erasure_recorded` events.
+    /// apart by the log's `erasure_recorded` events. A reference whose text the file does not
+    /// hold (always a loss: an erasure keeps the sealed text) is named `text#N`.
     var missingIdentifiers: [String] {
-        state.withLock { $0.missing.map(Self.hex).sorted() }
+        state.withLock { $0.missing.map(Self.hex).sorted() + $0.missingReferences.sorted().map { "text#\($0)" } }
     }
 
     /// Whether the store's subject key file is on disk (keys kept in memory only: true). Every
@@ -375,6 +521,7 @@ public final class SubjectKeys: Sendable {
                         id: Self.hex(identifier), name: entry.name, key: entry.key.withUnsafeBytes { Data($0) }.base64EncodedString(),
                         check: Self.check(identifier: identifier, key: entry.key.withUnsafeBytes { Array($0) }))
                 }.sorted { $0.id < $1.id },
+                texts: state.texts.map { Data($0).base64EncodedString() }, textsCheck: Self.check(texts: state.texts),
                 sealed: nil)
         }
         let encoder = JSONEncoder()
@@ -383,7 +530,7 @@ public final class SubjectKeys: Sendable {
         if sealed, let fileKey {
             let box = try AES.GCM.seal(bytes, using: fileKey)
             guard let combined = box.combined else { preconditionFailure("AES-GCM with a 12-byte nonce has a combined form") }
-            bytes = try encoder.encode(FileForm(format: Self.formatName, created: nil, subjects: nil, sealed: combined.base64EncodedString()))
+            bytes = try encoder.encode(FileForm(format: Self.formatName, created: nil, subjects: nil, texts: nil, textsCheck: nil, sealed: combined.base64EncodedString()))
         }
         return Array(bytes) + [0x0A]
     }
