@@ -201,7 +201,8 @@ public final class SubjectKeys: Sendable {
     func text(forReference reference: UInt64) -> String {
         if let cached = state.withLock({ $0.textByReference[reference] }) { return cached }
         guard let sealed = sealedText(forReference: reference) else { return Self.erasedText(reference: reference) }
-        guard let text = open(sealed[...]) else { return Self.erasedText(sealed[...]) }
+        // An erased subject's marker is kept too: its key never comes back in this process.
+        let text = open(sealed[...]) ?? Self.erasedText(sealed[...])
         state.withLock { state in
             if state.textByReference.count >= Self.cacheEntriesLimit { state.textByReference.removeAll(keepingCapacity: true) }
             state.textByReference[reference] = text
