@@ -301,7 +301,7 @@ import Testing
         try await postedOnce(service, "/ledgers/books/banks/acme/transactions", #"{"external_id":"tx-1","payee":"Grocer","category":"groceries","amount":"-50.00","date":"2026-01-10"}"#, key: "import-tx-1")
         #expect(try await expenses() == "800.00")
         try await postedOnce(service, "/ledgers/books/recurring", #"{"id":"gym","payee":"Gym","category":"lifestyle","amount":"-30.00","day_of_month":5,"start_month":"2026-01"}"#, key: "define-gym")
-        try await postedOnce(service, "/ledgers/books/recurring/generations", #"{"month":"2026-01"}"#, key: "generate-jan")
+        try await postedOnce(service, "/ledgers/books/recurring-generations", #"{"month":"2026-01"}"#, key: "generate-jan")
         #expect(try await expenses() == "830.00")
 
         // The rent deleted; the gym and the bank let go; a reference balance set.

@@ -91,4 +91,36 @@ import Testing
         #expect(Set(operations.map(\.operationId)).count == operations.count, "operation ids are unique")
         #expect(operations.allSatisfy { $0.security != "missing" }, "every operation declares its security requirement")
     }
+
+    /// Two paths of as many segments that differ only where one has a literal and the other a
+    /// parameter (`recurring/status` beside `recurring/{recurring}`): which one a request means
+    /// is the router's choice, and a generator cannot tell them apart.
+    static func clashes(_ paths: [String]) -> [String] {
+        func shadows(_ first: [Substring], _ second: [Substring]) -> Bool {
+            guard first.count == second.count else { return false }
+            var literalAgainstParameter = false
+            for (one, other) in zip(first, second) where one != other {
+                let oneIsParameter = one.hasPrefix("{"), otherIsParameter = other.hasPrefix("{")
+                if oneIsParameter && otherIsParameter { continue }
+                guard oneIsParameter != otherIsParameter else { return false }
+                literalAgainstParameter = true
+            }
+            return literalAgainstParameter
+        }
+        let distinct = Array(Set(paths)).sorted()
+        let segments = distinct.map { $0.split(separator: "/") }
+        var found: [String] = []
+        for first in distinct.indices {
+            for second in distinct.indices where second > first && shadows(segments[first], segments[second]) {
+                found.append("\(distinct[first]) and \(distinct[second])")
+            }
+        }
+        return found
+    }
+
+    @Test func noPathShadowsAnother() throws {
+        #expect(Self.clashes(["/a/{id}", "/a/status", "/a/{id}/b", "/c/{x}/d", "/c/{y}/e"]) == ["/a/status and /a/{id}"])
+        let clashes = Self.clashes(try Self.documentOperations().map(\.path))
+        #expect(clashes.isEmpty, "paths a literal segment makes ambiguous: \(clashes)")
+    }
 }

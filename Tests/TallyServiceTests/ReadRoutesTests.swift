@@ -40,7 +40,7 @@ import Testing
         #expect(rent["frequency"] as? String == "monthly")
         #expect(rent["day_of_month"] as? Int == 1)
         #expect(rent["end_month"] is NSNull)
-        let status = try await service.send(.GET, "/ledgers/home/recurring/status?month=2026-01&as_of=2026-01-31")
+        let status = try await service.send(.GET, "/ledgers/home/recurring-status?month=2026-01&as_of=2026-01-31")
         #expect(status.status == 200, "\(status.text)")
         #expect(status.json["today"] as? String == "2026-01-31")
         #expect(status.json.objects("items").map { $0["state"] as? String } == ["overdue"], "\(status.text)")
@@ -86,7 +86,7 @@ import Testing
         for (path, field) in [
             ("/wealth/main/history?filter=everything", "filter"), ("/wealth/main/history?page_size=0", "page_size"),
             ("/rates?kind=stocks", "kind"), ("/rates?history=maybe", "history"), ("/budgets?month=2026-13", "month"),
-            ("/recurring/status?due_soon_days=-1", "due_soon_days"), ("/wealth/main/round-ups?month=May", "month"),
+            ("/recurring-status?due_soon_days=-1", "due_soon_days"), ("/wealth/main/round-ups?month=May", "month"),
         ] {
             let refused = try await service.send(.GET, "/ledgers/home\(path)")
             #expect(refused.status == 400, "\(path): \(refused.text)")

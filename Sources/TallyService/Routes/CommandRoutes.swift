@@ -266,7 +266,7 @@ enum CommandRoutes {
             try ledger.removeRecurringCommand(id: try call.parameter("recurring"), idempotencyKey: key)
         },
         Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring/generations", operationId: "generateRecurring", security: .ledger(.write)),
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring-generations", operationId: "generateRecurring", security: .ledger(.write)),
             fields: ["month"]
         ) { body, ledger, _, key in
             try ledger.generateRecurringCommand(month: try month(body, "month"), idempotencyKey: key)

@@ -35,7 +35,7 @@ enum ReadRoutes {
             ])
         },
         // `tally recurring status`: each item of a month paid, due soon or upcoming, with totals per state.
-        QueryRoutes.Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/recurring/status", operationId: "getRecurringStatus", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+        QueryRoutes.Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/recurring-status", operationId: "getRecurringStatus", security: .ledger(.read))) { ledger, call, asOf, knownAt in
             let today = ledger.calendar.date(of: asOf)
             let month = try call.query("month").map { _ in try QueryRoutes.month(call, "month") } ?? today.month
             let dueSoonDays = try call.query("due_soon_days").map { _ in try Cursor.integer(call, "due_soon_days", in: 0...3_650, fallback: 0) }
