@@ -42,6 +42,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // The generated client's tests (TallyAPIClientTests): the generator's build plugin, its
+        // runtime and its AsyncHTTPClient transport.
+        .package(url: "https://github.com/apple/swift-openapi-generator", exact: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -189,6 +195,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             swiftSettings: strictSettings
+        ),
+        // What an app team does with Schemas/openapi.yaml in Swift: swift-openapi-generator's
+        // build plugin generates the types, a client and the server stubs from the document
+        // (Tests/TallyAPIClientTests/openapi.yaml is a link to it), and the suites run every app
+        // flow of the service through that client against a real server.
+        .testTarget(
+            name: "TallyAPIClientTests",
+            dependencies: [
+                "TallyService",
+                "Tally",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["Tools"])),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client", condition: .when(traits: ["Tools"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+            ],
+            swiftSettings: strictSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .testTarget(
             name: "TallyCLITests",

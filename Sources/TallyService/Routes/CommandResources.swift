@@ -72,8 +72,11 @@ enum CommandResources {
         id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? id
     }
 
+    /// A wealth account's summary as of the end of the day the command was recorded (in the
+    /// ledger's time zone), so that a replay on a later day answers the same; today's end
+    /// when the command appended nothing.
     static let wealth = Resource(field: "account", creates: false, id: parameter("account"), path: { "/wealth/\(escaped($0))" }) { ledger, id, _, knownAt in
-        let asOf = ledger.calendar.endOfDay(ledger.calendar.date(of: ledger.now))
+        let asOf = ledger.calendar.endOfDay(ledger.calendar.date(of: knownAt ?? ledger.now))
         return QueryRoutes.wealthJSON(try ledger.wealthSummary(account: id, asOf: asOf, knownAt: knownAt), asOf: asOf, knownAt: knownAt)
     }
 
