@@ -23,8 +23,6 @@ import Testing
     @Test func theAuditOfEachKindAPageAtATime() async throws {
         let harness = try await APIHarness.start()
         let app = try await harness.ledger("kinds", baseCurrency: "USD")
-        let ledger = Operations.CreatePot.Input.Path(ledger: "kinds")
-        func key() -> Operations.CreatePot.Input.Headers { .init(idempotencyKey: idempotencyKey()) }
 
         // Every deposit to Spend, so that Spend's audit is the deposits'.
         _ = try await app.setWealthSplitRule(path: .init(ledger: "kinds", account: "main"), headers: .init(idempotencyKey: idempotencyKey()),
@@ -32,22 +30,24 @@ import Testing
         for amount in ["100.00", "40.00", "15.00"] {
             _ = try await app.depositWealth(path: .init(ledger: "kinds", account: "main"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(amount: amount))).created
         }
-        _ = try await app.createPot(path: ledger, headers: key(), body: .json(.init(id: "holiday", name: "Holiday", target: "1500.00"))).created
+        // The bank holds 5,000.00: what the pots are filled from.
+        _ = try await app.setReferenceBalance(path: .init(ledger: "kinds"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(amount: "5000.00"))).created
+        _ = try await app.createPot(path: .init(ledger: "kinds"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(id: "holiday", name: "Holiday", target: "1500.00"))).created
         for amount in ["300.00", "120.00"] {
             _ = try await app.addToPot(path: .init(ledger: "kinds", pot: "holiday"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(amount: amount))).created
         }
         _ = try await app.withdrawFromPot(path: .init(ledger: "kinds", pot: "holiday"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(amount: "50.00"))).created
-        _ = try await app.openEnvelopeAccount(path: ledger, headers: key(), body: .json(.init(account: "Assets:Bank", currency: "USD", openingBalance: "900.00", effectiveAt: "2026-01-01"))).created
-        _ = try await app.createEnvelope(path: ledger, headers: key(), body: .json(.init(id: "food", name: "Food", interval: .monthly, budgeted: "400.00", startDate: "2026-01-01"))).created
+        _ = try await app.openEnvelopeAccount(path: .init(ledger: "kinds"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(account: "Assets:Bank", currency: "USD", openingBalance: "900.00", effectiveAt: "2026-01-01"))).created
+        _ = try await app.createEnvelope(path: .init(ledger: "kinds"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(id: "food", name: "Food", interval: .monthly, budgeted: "400.00", startDate: "2026-01-01"))).created
         for (index, amount) in ["-40.00", "-25.50"].enumerated() {
-            _ = try await app.recordEnvelopeTransaction(path: ledger, headers: key(), body: .json(.init(
+            _ = try await app.recordEnvelopeTransaction(path: .init(ledger: "kinds"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(
                 id: "t\(index)", account: "Assets:Bank", amount: amount, envelope: "food", effectiveAt: "2026-01-0\(5 + index)"))).created
         }
-        _ = try await app.addAsset(path: ledger, headers: key(), body: .json(.init(id: "flat", name: "Flat", category: .property, _type: .realEstate, currency: "USD"))).created
+        _ = try await app.addAsset(path: .init(ledger: "kinds"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(id: "flat", name: "Flat", category: .property, _type: .realEstate, currency: "USD"))).created
         for value in ["250000.00", "255000.00"] {
             _ = try await app.recordValuation(path: .init(ledger: "kinds", asset: "flat"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(value: value))).created
         }
-        _ = try await app.addLiability(path: ledger, headers: key(), body: .json(.init(id: "loan", name: "Loan", category: "loan", currency: "USD"))).created
+        _ = try await app.addLiability(path: .init(ledger: "kinds"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(id: "loan", name: "Loan", category: "loan", currency: "USD"))).created
         _ = try await app.recordLiabilityValuation(path: .init(ledger: "kinds", liability: "loan"), headers: .init(idempotencyKey: idempotencyKey()), body: .json(.init(value: "9000.00"))).created
 
         let balances = try await app.getBalances(path: .init(ledger: "kinds")).ok.body.json.balances

@@ -13,15 +13,15 @@ import Testing
         let ledger = Operations.AddAsset.Input.Path(ledger: "mullers")
         func key() -> Operations.AddAsset.Input.Headers { .init(idempotencyKey: idempotencyKey()) }
 
-        let flat = try await app.addAsset(path: ledger, headers: key(), body: .json(.init(id: "flat", name: "Flat", category: .property, _type: .realEstate, currency: "EUR")))
+        let flat = try await app.addAsset(path: ledger, headers: key(), body: .json(.init(id: "flat", name: "Flat", category: .property, _type: .realEstate, currency: "EUR", effectiveAt: "2026-01-01")))
         #expect(try flat.created.headers.location == "/ledgers/mullers/assets/flat")
         _ = try await app.recordValuation(path: .init(ledger: "mullers", asset: "flat"), headers: .init(idempotencyKey: idempotencyKey()),
                                           body: .json(.init(value: "320000.00", effectiveAt: "2026-01-10"))).created
-        _ = try await app.addAsset(path: ledger, headers: key(), body: .json(.init(id: "isa", name: "Savings", category: .cash, _type: .cash, currency: "GBP"))).created
+        _ = try await app.addAsset(path: ledger, headers: key(), body: .json(.init(id: "isa", name: "Savings", category: .cash, _type: .cash, currency: "GBP", effectiveAt: "2026-01-01"))).created
         _ = try await app.recordValuation(path: .init(ledger: "mullers", asset: "isa"), headers: .init(idempotencyKey: idempotencyKey()),
-                                          body: .json(.init(value: "10000.00", effectiveAt: "2026-01-10"))).created
+                                          body: .json(.init(value: "10000.00", currency: "GBP", effectiveAt: "2026-01-10"))).created
         _ = try await app.addLiability(path: .init(ledger: "mullers"), headers: .init(idempotencyKey: idempotencyKey()),
-                                       body: .json(.init(id: "mortgage", name: "Mortgage", category: "mortgage", currency: "EUR", linkedAsset: "flat"))).created
+                                       body: .json(.init(id: "mortgage", name: "Mortgage", category: "mortgage", currency: "EUR", linkedAsset: "flat", effectiveAt: "2026-01-01"))).created
         _ = try await app.recordLiabilityValuation(path: .init(ledger: "mullers", liability: "mortgage"), headers: .init(idempotencyKey: idempotencyKey()),
                                                    body: .json(.init(value: "210000.00", effectiveAt: "2026-01-10"))).created
 
