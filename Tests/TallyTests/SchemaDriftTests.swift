@@ -231,7 +231,7 @@ enum SchemaGenerator {
                 required.append(.string(key))
             }
             var property = try propertySchema(of: value, field: "\(swiftType).\(label)", definitions: &definitions)
-            if let sealing = sample as? any SealsPersonalText, type(of: sealing).personalTextFields.contains(label) {
+            if let sealing = sample as? any SealsPersonalText, type(of: sealing).personalTextFields[label] != nil {
                 property = .object((property.members ?? []) + [("x-tally-personal-text", .bool(true))])
             }
             if let documentation = SwiftDocComments.documentation(of: label, in: swiftType) {

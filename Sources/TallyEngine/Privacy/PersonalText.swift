@@ -128,10 +128,49 @@ extension BinaryReader {
 /// A payload whose personal text fields are sealed per subject in the log from its current
 /// version on; the version before it stored them as plain strings and is still read
 /// (``PlainTextVersion``).
+///
+/// ```swift
+/// static let personalTextFields: [String: PersonalTextSealing] = ["payee": .payee, "note": .owner]
+/// ```
 public protocol SealsPersonalText: EventPayload {
-    /// The properties written as personal text (``BinaryWriter/writePersonal(_:subject:)-(String,_)``):
-    /// their schemas say so (`x-tally-personal-text`), for readers in other languages.
-    static var personalTextFields: Set<String> { get }
+    /// The properties written as personal text (``BinaryWriter/writePersonal(_:subject:)-(String,_)``),
+    /// each with the subject whose key seals it: their schemas say so (`x-tally-personal-text`),
+    /// for readers in other languages. A `String` or `String?` property only.
+    static var personalTextFields: [String: PersonalTextSealing] { get }
+}
+
+/// Whose key a personal text field of a ``SealsPersonalText`` payload is sealed under.
+public enum PersonalTextSealing: Hashable, Sendable {
+    /// The ledger owner's (``PersonalSubject/owner``): names of the ledger, pots, envelopes,
+    /// assets; notes and free text.
+    case owner
+    /// The payee's the field names (``PersonalSubject/payee(_:)`` of the field's own text):
+    /// a payee or merchant.
+    case payee
+
+    /// The subject a field holding `text` is sealed under.
+    public func subject(of text: String) -> PersonalSubject {
+        switch self {
+        case .owner: .owner
+        case .payee: .payee(text)
+        }
+    }
+}
+
+extension SealsPersonalText {
+    /// The binary form derived from the payload's `Codable` declaration, its
+    /// ``personalTextFields`` sealed (``BinaryPayloadEncoder``).
+    public func encode(to writer: inout BinaryWriter) {
+        BinaryPayloadEncoder.encode(self, to: &writer, personalTextFields: Self.personalTextFields)
+    }
+
+    /// Reads the binary form derived from the payload's `Codable` declaration, its
+    /// ``personalTextFields`` opened (``BinaryPayloadDecoder``).
+    ///
+    /// - Throws: ``EventCodingError`` on short or invalid input.
+    public init(from reader: inout BinaryReader) throws {
+        self = try BinaryPayloadDecoder.decode(Self.self, from: &reader, personalTextFields: Self.personalTextFields)
+    }
 }
 
 /// The version of a ``SealsPersonalText`` payload before sealing: the same fields, personal

@@ -56,7 +56,7 @@ public struct TransactionRecorded: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<TransactionRecorded>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["payee"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["payee": .payee]
     /// The transaction's id: `manual:<sequence>` or the caller's id for a manual one,
     /// `bank:<bank id>:<external id>` for an imported one.
     public var transactionId: String
@@ -118,17 +118,6 @@ public struct TransactionRecorded: SealsPersonalText {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(transactionId); writer.writePersonal(payee, subject: .payee(payee)); writer.write(category); writer.write(amount)
-        writer.write(recurring); writer.write(source); writer.write(externalId); writer.write(bankId)
-        writer.write(account); writer.write(envelope); writer.write(rateToBase)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        transactionId = try reader.read(); payee = try reader.readPersonal(); category = try reader.read()
-        amount = try reader.read(); recurring = try reader.read(); source = try reader.read()
-        externalId = try reader.read(); bankId = try reader.read(); account = try reader.read()
-        envelope = try reader.read(); rateToBase = try reader.read()
-    }
 }
 
 /// A manual transaction was amended: this is its new version, dated by the event's
@@ -138,7 +127,7 @@ public struct TransactionAmended: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<TransactionAmended>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["payee"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["payee": .payee]
     /// The manual transaction amended.
     public var transactionId: String
     /// The new version's payee.
@@ -161,14 +150,6 @@ public struct TransactionAmended: SealsPersonalText {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(transactionId); writer.writePersonal(payee, subject: .payee(payee)); writer.write(category); writer.write(amount)
-        writer.write(recurring)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        transactionId = try reader.read(); payee = try reader.readPersonal(); category = try reader.read()
-        amount = try reader.read(); recurring = try reader.read()
-    }
 }
 
 /// A manual transaction was deleted (it stays in the log and the audit).
@@ -181,8 +162,6 @@ public struct TransactionDeleted: EventPayload {
     public init(transactionId: String) { self.transactionId = transactionId }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(transactionId) }
-    public init(from reader: inout BinaryReader) throws { transactionId = try reader.read() }
 }
 
 /// A transaction, bank-imported or manual, moved to another category; survives re-imports.
@@ -200,10 +179,6 @@ public struct TransactionRecategorised: EventPayload {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(transactionId); writer.write(category) }
-    public init(from reader: inout BinaryReader) throws {
-        transactionId = try reader.read(); category = try reader.read()
-    }
 }
 
 /// A bank connection was made.
@@ -222,8 +197,6 @@ public struct BankConnected: EventPayload {
     }
 
     public var entity: String { "bank:\(bankId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(bankId); writer.write(name) }
-    public init(from reader: inout BinaryReader) throws { bankId = try reader.read(); name = try reader.read() }
 }
 
 /// The user's consent to read a connected bank's transactions runs until the end of
@@ -245,8 +218,6 @@ public struct BankConsentGranted: EventPayload {
     }
 
     public var entity: String { "bank:\(bankId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(bankId); writer.write(expiresOn) }
-    public init(from reader: inout BinaryReader) throws { bankId = try reader.read(); expiresOn = try reader.read() }
 }
 
 /// A bank was disconnected; every transaction it imported stays.
@@ -259,8 +230,6 @@ public struct BankDisconnected: EventPayload {
     public init(bankId: String) { self.bankId = bankId }
 
     public var entity: String { "bank:\(bankId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(bankId) }
-    public init(from reader: inout BinaryReader) throws { bankId = try reader.read() }
 }
 
 /// The reference balance was set or reset (an untracked transfer): current balance =
@@ -287,8 +256,6 @@ public struct ReferenceBalanceSet: EventPayload {
     }
 
     public var entity: String { "balance:reference" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(amount); writer.write(adjustment) }
-    public init(from reader: inout BinaryReader) throws { amount = try reader.read(); adjustment = try reader.read() }
 }
 
 /// A change to the current balance dated before a reference balance recorded earlier (an
@@ -311,8 +278,6 @@ public struct ReferenceBalanceReconciled: EventPayload {
     }
 
     public var entity: String { "balance:reference" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(adjustment); writer.write(reference) }
-    public init(from reader: inout BinaryReader) throws { adjustment = try reader.read(); reference = try reader.read() }
 }
 
 /// `reference_balance_set` version 1, before resets recorded their adjustment.
@@ -326,8 +291,6 @@ public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
 
     /// Version 1 recorded no adjustment: replay measures it as version 1 did.
     public func upcastBody() -> EventBody { EventBody(ReferenceBalanceSet(amount: amount)) }
-    public func encode(to writer: inout BinaryWriter) { writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws { amount = try reader.read() }
 }
 
 /// A budget for one category and month was set (or its maximum changed).
@@ -348,12 +311,6 @@ public struct BudgetSet: EventPayload {
     }
 
     public var entity: String { "budget:\(category.rawValue):\(month)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(category); writer.write(month); writer.write(maximum)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        category = try reader.read(); month = try reader.read(); maximum = try reader.read()
-    }
 }
 
 /// A budget was deleted; no transaction changes.
@@ -371,8 +328,6 @@ public struct BudgetDeleted: EventPayload {
     }
 
     public var entity: String { "budget:\(category.rawValue):\(month)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(category); writer.write(month) }
-    public init(from reader: inout BinaryReader) throws { category = try reader.read(); month = try reader.read() }
 }
 
 /// A savings pot (a goal) was created.
@@ -381,7 +336,7 @@ public struct PotCreated: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<PotCreated>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["name"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["name": .owner]
     /// The pot's id, 1 to 100 characters without `:` or spaces; its money is held in the
     /// account `Budget:Pots:<id>`.
     public var potId: String
@@ -398,10 +353,6 @@ public struct PotCreated: SealsPersonalText {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.writePersonal(name, subject: .owner); writer.write(target) }
-    public init(from reader: inout BinaryReader) throws {
-        potId = try reader.read(); name = try reader.readPersonal(); target = try reader.read()
-    }
 }
 
 /// Money moved from the current balance into a pot.
@@ -419,8 +370,6 @@ public struct PotFunded: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws { potId = try reader.read(); amount = try reader.read() }
 }
 
 /// Money moved out of a pot back into the current balance.
@@ -438,8 +387,6 @@ public struct PotWithdrawn: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws { potId = try reader.read(); amount = try reader.read() }
 }
 
 /// A pot was deleted; its total went back to the current balance.
@@ -457,8 +404,6 @@ public struct PotDeleted: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(potId); writer.write(returned) }
-    public init(from reader: inout BinaryReader) throws { potId = try reader.read(); returned = try reader.read() }
 }
 
 /// A recurring income or expense was defined (monthly by default).
@@ -467,7 +412,7 @@ public struct RecurringDefined: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<RecurringDefined>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["payee"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["payee": .payee]
     /// The item's id, 1 to 100 characters without `:` or spaces.
     public var recurringId: String
     /// Who is paid, or who pays.
@@ -511,15 +456,6 @@ public struct RecurringDefined: SealsPersonalText {
     }
 
     public var entity: String { "recurring:\(recurringId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(recurringId); writer.writePersonal(payee, subject: .payee(payee)); writer.write(category); writer.write(amount)
-        writer.write(frequency); writer.write(dayOfMonth); writer.write(startMonth); writer.write(endMonth)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        recurringId = try reader.read(); payee = try reader.readPersonal(); category = try reader.read()
-        amount = try reader.read(); frequency = try reader.read(); dayOfMonth = try reader.read()
-        startMonth = try reader.read(); endMonth = try reader.read()
-    }
 }
 
 /// A recurring definition was removed; occurrences already generated stay.
@@ -532,8 +468,6 @@ public struct RecurringRemoved: EventPayload {
     public init(recurringId: String) { self.recurringId = recurringId }
 
     public var entity: String { "recurring:\(recurringId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(recurringId) }
-    public init(from reader: inout BinaryReader) throws { recurringId = try reader.read() }
 }
 
 /// A recurring item's transaction for one month was generated. Its idempotency key is
@@ -543,7 +477,7 @@ public struct RecurringOccurrenceGenerated: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<RecurringOccurrenceGenerated>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["payee"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["payee": .payee]
     /// The recurring item that generated the transaction.
     public var recurringId: String
     /// The month generated; the event is effective at the start of the item's due day in it.
@@ -572,12 +506,4 @@ public struct RecurringOccurrenceGenerated: SealsPersonalText {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(recurringId); writer.write(month); writer.write(transactionId); writer.writePersonal(payee, subject: .payee(payee))
-        writer.write(category); writer.write(amount)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        recurringId = try reader.read(); month = try reader.read(); transactionId = try reader.read()
-        payee = try reader.readPersonal(); category = try reader.read(); amount = try reader.read()
-    }
 }

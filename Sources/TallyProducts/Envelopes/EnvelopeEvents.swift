@@ -31,7 +31,7 @@ public struct EnvelopeCreated: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<EnvelopeCreated>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["name"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["name": .owner]
     /// The envelope's id, 1 to 100 characters; never used again, even after a deletion.
     public var envelopeId: String
     /// What the user calls the envelope.
@@ -60,14 +60,6 @@ public struct EnvelopeCreated: SealsPersonalText {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(envelopeId); writer.writePersonal(name, subject: .owner); writer.write(interval); writer.write(budgeted)
-        writer.write(startDate)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        envelopeId = try reader.read(); name = try reader.readPersonal(); interval = try reader.read()
-        budgeted = try reader.read(); startDate = try reader.read()
-    }
 }
 
 /// An envelope's budgeted amount or interval changed from the effective date on.
@@ -89,12 +81,6 @@ public struct EnvelopeBudgetChanged: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(envelopeId); writer.write(budgeted); writer.write(interval)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        envelopeId = try reader.read(); budgeted = try reader.read(); interval = try reader.read()
-    }
 }
 
 /// Money was assigned to an envelope beyond its budgeted amount (or taken back, negative).
@@ -113,8 +99,6 @@ public struct EnvelopeFunded: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(envelopeId); writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws { envelopeId = try reader.read(); amount = try reader.read() }
 }
 
 /// An envelope's rollover policy changed from the effective date on.
@@ -133,8 +117,6 @@ public struct EnvelopeRolloverSet: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(envelopeId); writer.write(policy) }
-    public init(from reader: inout BinaryReader) throws { envelopeId = try reader.read(); policy = try reader.read() }
 }
 
 /// An envelope was deleted; its transactions stay.
@@ -147,8 +129,6 @@ public struct EnvelopeDeleted: EventPayload {
     public init(envelopeId: String) { self.envelopeId = envelopeId }
 
     public var entity: String { "envelope:\(envelopeId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(envelopeId) }
-    public init(from reader: inout BinaryReader) throws { envelopeId = try reader.read() }
 }
 
 /// A savings challenge started from a template (e.g. `52_week`: week n saves n units).
@@ -157,7 +137,7 @@ public struct ChallengeStarted: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<ChallengeStarted>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["name"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["name": .owner]
     /// The challenge's id, 1 to 100 characters.
     public var challengeId: String
     /// The template's id, e.g. `52_week`.
@@ -190,14 +170,6 @@ public struct ChallengeStarted: SealsPersonalText {
     }
 
     public var entity: String { "challenge:\(challengeId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(challengeId); writer.write(template); writer.writePersonal(name, subject: .owner); writer.write(unit)
-        writer.write(stepCount); writer.write(account)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        challengeId = try reader.read(); template = try reader.read(); name = try reader.readPersonal()
-        unit = try reader.read(); stepCount = try reader.read(); account = try reader.read()
-    }
 }
 
 /// One step of a challenge was completed: a saving transaction of `amount`.
@@ -218,8 +190,4 @@ public struct ChallengeStepCompleted: EventPayload {
     }
 
     public var entity: String { "challenge:\(challengeId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(challengeId); writer.write(step); writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws {
-        challengeId = try reader.read(); step = try reader.read(); amount = try reader.read()
-    }
 }

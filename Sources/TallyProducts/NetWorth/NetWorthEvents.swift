@@ -61,7 +61,7 @@ public struct AssetAdded: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<AssetAdded>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["name"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["name": .owner]
     /// The asset's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var assetId: String
     /// What the user calls the asset.
@@ -107,15 +107,6 @@ public struct AssetAdded: SealsPersonalText {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(assetId); writer.writePersonal(name, subject: .owner); writer.write(category); writer.write(type)
-        writer.write(currency); writer.write(country); writer.write(sector); writer.write(symbol)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        assetId = try reader.read(); name = try reader.readPersonal(); category = try reader.read()
-        type = try reader.read(); currency = try reader.read(); country = try reader.read()
-        sector = try reader.read(); symbol = try reader.read()
-    }
 }
 
 /// An asset's tags were replaced (absent means unknown).
@@ -139,12 +130,6 @@ public struct AssetTagged: EventPayload {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(assetId); writer.write(country); writer.write(sector); writer.write(symbol)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        assetId = try reader.read(); country = try reader.read(); sector = try reader.read(); symbol = try reader.read()
-    }
 }
 
 /// An asset was removed from the effective date on; its history stays.
@@ -157,8 +142,6 @@ public struct AssetRemoved: EventPayload {
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(assetId) }
-    public init(from reader: inout BinaryReader) throws { assetId = try reader.read() }
 }
 
 /// A liability was added, optionally linked to the asset it finances.
@@ -167,7 +150,7 @@ public struct LiabilityAdded: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<LiabilityAdded>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["name"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["name": .owner]
     /// The liability's id, 1 to 200 bytes without spaces; no asset or liability held has it.
     public var liabilityId: String
     /// What the user calls the liability.
@@ -199,14 +182,6 @@ public struct LiabilityAdded: SealsPersonalText {
     }
 
     public var entity: String { "liability:\(liabilityId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(liabilityId); writer.writePersonal(name, subject: .owner); writer.write(category); writer.write(currency)
-        writer.write(linkedAssetId)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        liabilityId = try reader.read(); name = try reader.readPersonal(); category = try reader.read()
-        currency = try reader.read(); linkedAssetId = try reader.read()
-    }
 }
 
 /// A liability was removed from the effective date on (paid off or closed).
@@ -219,8 +194,6 @@ public struct LiabilityRemoved: EventPayload {
     public init(liabilityId: String) { self.liabilityId = liabilityId }
 
     public var entity: String { "liability:\(liabilityId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(liabilityId) }
-    public init(from reader: inout BinaryReader) throws { liabilityId = try reader.read() }
 }
 
 /// An asset's value or a liability's amount was recorded, positive, in its own currency.
@@ -244,12 +217,6 @@ public struct ValuationRecorded: EventPayload {
     }
 
     public var entity: String { "\(itemKind.rawValue):\(itemId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(itemKind); writer.write(itemId); writer.write(value); writer.write(source)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        itemKind = try reader.read(); itemId = try reader.read(); value = try reader.read(); source = try reader.read()
-    }
 }
 
 /// An asset's manual override was cleared; its live or manual value applies again.
@@ -262,8 +229,6 @@ public struct ValuationOverrideCleared: EventPayload {
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(assetId) }
-    public init(from reader: inout BinaryReader) throws { assetId = try reader.read() }
 }
 
 /// An asset's position was set: a quantity of a symbol (fractional allowed), valued at the
@@ -290,12 +255,6 @@ public struct PositionSet: EventPayload {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(assetId); writer.write(quantity); writer.write(costBasis)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        assetId = try reader.read(); quantity = try reader.read(); costBasis = try reader.read()
-    }
 }
 
 /// A reminder to update an asset's value was set for a due date.
@@ -304,7 +263,7 @@ public struct ReminderSet: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<ReminderSet>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["note"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["note": .owner]
     /// The reminder's id, 1 to 200 bytes without spaces; setting it again makes a new version.
     public var reminderId: String
     /// The asset whose value to update.
@@ -324,12 +283,6 @@ public struct ReminderSet: SealsPersonalText {
     }
 
     public var entity: String { "reminder:\(reminderId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(reminderId); writer.write(assetId); writer.write(dueDate); writer.writePersonal(note, subject: .owner)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        reminderId = try reader.read(); assetId = try reader.read(); dueDate = try reader.read(); note = try reader.readPersonalOptional()
-    }
 }
 
 /// A reminder was done.
@@ -342,8 +295,6 @@ public struct ReminderCompleted: EventPayload {
     public init(reminderId: String) { self.reminderId = reminderId }
 
     public var entity: String { "reminder:\(reminderId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(reminderId) }
-    public init(from reader: inout BinaryReader) throws { reminderId = try reader.read() }
 }
 
 /// An asset's name and category were changed from the event's effective time on; answers
@@ -353,7 +304,7 @@ public struct AssetRenamed: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<AssetRenamed>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["name"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["name": .owner]
     /// The asset renamed.
     public var assetId: String
     /// What the user calls it from then on.
@@ -370,8 +321,4 @@ public struct AssetRenamed: SealsPersonalText {
     }
 
     public var entity: String { "asset:\(assetId)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(assetId); writer.writePersonal(name, subject: .owner); writer.write(category) }
-    public init(from reader: inout BinaryReader) throws {
-        assetId = try reader.read(); name = try reader.readPersonal(); category = try reader.read()
-    }
 }

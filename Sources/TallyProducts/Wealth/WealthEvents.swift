@@ -40,13 +40,6 @@ public struct DepositReceived: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(amount); writer.write(source); writer.write(externalId)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); amount = try reader.read(); source = try reader.read()
-        externalId = try reader.read()
-    }
 }
 
 /// `deposit_received` version 1, before deposits recorded their source.
@@ -69,12 +62,6 @@ public struct DepositReceivedV1: LegacyEventPayload, Hashable {
     /// Version 1 knew only bank transfers.
     public func upcastBody() -> EventBody {
         EventBody(DepositReceived(account: account, amount: amount, source: .bankTransfer, externalId: externalId))
-    }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(amount); writer.write(externalId)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); amount = try reader.read(); externalId = try reader.read()
     }
 }
 
@@ -110,14 +97,6 @@ public struct DepositSplit: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(spend); writer.write(invest)
-        writer.write(spendWeight); writer.write(investWeight)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); spend = try reader.read(); invest = try reader.read()
-        spendWeight = try reader.read(); investWeight = try reader.read()
-    }
 }
 
 /// The split rule changed; deposits from now on use it, earlier ones keep theirs.
@@ -138,12 +117,6 @@ public struct SplitRuleSet: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(spendWeight); writer.write(investWeight)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); spendWeight = try reader.read(); investWeight = try reader.read()
-    }
 }
 
 /// Round-ups were switched on or off.
@@ -161,8 +134,6 @@ public struct RoundUpsSwitched: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(enabled) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read(); enabled = try reader.read() }
 }
 
 /// The user paused automation: deposits stay unsplit in the wallet until resumed.
@@ -175,8 +146,6 @@ public struct AutomationPaused: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
 
 /// The user resumed automation.
@@ -189,8 +158,6 @@ public struct AutomationResumed: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
 
 /// The card was frozen: purchases are refused until it is unfrozen.
@@ -203,8 +170,6 @@ public struct CardFrozen: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
 
 /// The card was unfrozen.
@@ -217,8 +182,6 @@ public struct CardUnfrozen: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
 
 /// A card purchase, paid from Spend.
@@ -227,7 +190,7 @@ public struct PurchaseMade: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<PurchaseMade>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["merchant"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["merchant": .payee]
     /// The wealth account whose Spend paid.
     public var account: String
     /// Positive.
@@ -252,13 +215,6 @@ public struct PurchaseMade: SealsPersonalText {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(amount); writer.writePersonal(merchant, subject: .payee(merchant)); writer.write(externalId)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); amount = try reader.read(); merchant = try reader.readPersonal()
-        externalId = try reader.read()
-    }
 }
 
 /// A purchase's round-up moved from Spend to Invest. Its cause is the purchase.
@@ -276,8 +232,6 @@ public struct RoundUpApplied: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
 }
 
 /// A round-up was skipped whole because Spend could not cover it. Its cause is the purchase.
@@ -295,8 +249,6 @@ public struct RoundUpSkipped: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
 }
 
 /// The round-up increment of one currency, for every wealth account, from the event's
@@ -318,8 +270,6 @@ public struct RoundUpIncrementSet: EventPayload {
     }
 
     public var entity: String { "round_up_increment:\(currency.code)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(currency); writer.write(increment) }
-    public init(from reader: inout BinaryReader) throws { currency = try reader.read(); increment = try reader.read() }
 }
 
 /// A purchase's round-up was not made because its currency has no round-up increment
@@ -338,8 +288,6 @@ public struct RoundUpNotDefined: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(currency) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read(); currency = try reader.read() }
 }
 
 /// Money withdrawn from Spend.
@@ -348,7 +296,7 @@ public struct WithdrawalMade: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<WithdrawalMade>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["destination"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["destination": .owner]
     /// The wealth account whose Spend the money left.
     public var account: String
     /// Positive.
@@ -369,10 +317,4 @@ public struct WithdrawalMade: SealsPersonalText {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(amount); writer.writePersonal(destination, subject: .owner)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); amount = try reader.read(); destination = try reader.readPersonalOptional()
-    }
 }

@@ -4,8 +4,9 @@ import TallyEngine
 /// An account tagged with the merchant it deals with: the example's own event type.
 ///
 /// It moves no money (`MovesNoMoney`), so the engine's balances ignore it. Its code, 10,001,
-/// is in the range the engine leaves to embedders (from 10,000). The binary form is the
-/// log's; the JSON form (`tally log`, imports) is the synthesized `Codable` one.
+/// is in the range the engine leaves to embedders (from 10,000). Its fields are declared once:
+/// the JSON form (`tally log`, imports) is the synthesized `Codable` one, and the log's
+/// binary form is derived from it.
 struct MerchantTagged: EventPayload, MovesNoMoney, AdmissionChecked {
     static let eventType = EventType("merchant_tagged", code: 10_001)
     var account: String
@@ -17,8 +18,6 @@ struct MerchantTagged: EventPayload, MovesNoMoney, AdmissionChecked {
     }
 
     var entity: String { "merchant:\(account)" }
-    func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(merchant) }
-    init(from reader: inout BinaryReader) throws { account = try reader.read(); merchant = try reader.read() }
 
     /// What is wrong with the tag, if anything: the one rule every recorded tag keeps.
     var problem: String? { merchant.isEmpty ? "'merchant' is empty" : nil }

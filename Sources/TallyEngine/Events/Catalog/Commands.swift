@@ -13,6 +13,4 @@ public struct CommandCompleted: EventPayload, MovesNoMoney {
     public init() {}
 
     public var entity: String { "ledger" }
-    public func encode(to writer: inout BinaryWriter) {}
-    public init(from reader: inout BinaryReader) throws {}
 }

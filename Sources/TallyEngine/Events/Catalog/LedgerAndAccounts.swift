@@ -19,7 +19,7 @@ public struct LedgerCreated: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<LedgerCreated>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["name"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["name": .owner]
     /// The ledger's display name.
     public var name: String
     /// The ISO 4217 currency net worth and market values are given in.
@@ -35,12 +35,6 @@ public struct LedgerCreated: SealsPersonalText {
     }
 
     public var entity: String { "ledger" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.writePersonal(name, subject: .owner); writer.write(baseCurrency); writer.write(timeZone)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        name = try reader.readPersonal(); baseCurrency = try reader.read(); timeZone = try reader.read()
-    }
 }
 
 /// The base currency changed. Original amounts are kept; answers convert at the rate of
@@ -54,8 +48,6 @@ public struct BaseCurrencySet: EventPayload {
     public init(currency: Commodity) { self.currency = currency }
 
     public var entity: String { "ledger" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(currency) }
-    public init(from reader: inout BinaryReader) throws { currency = try reader.read() }
 }
 
 /// An account was opened, optionally with an opening balance (booked against equity).
@@ -79,13 +71,6 @@ public struct AccountOpened: EventPayload {
     }
 
     public var entity: String { "account:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(kind); writer.write(commodity); writer.write(openingBalance)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); kind = try reader.read(); commodity = try reader.read()
-        openingBalance = try reader.read()
-    }
 }
 
 /// An account was closed; its history stays.
@@ -98,8 +83,6 @@ public struct AccountClosed: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "account:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read() }
 }
 
 /// A journal entry moved a signed amount into `account` out of `counterAccount`, as one
@@ -109,7 +92,7 @@ public struct JournalEntryPosted: SealsPersonalText {
     /// Version 1 stored personal text as plain strings.
     public static var legacyVersions: [any LegacyEventPayload.Type] { [PlainTextVersion<JournalEntryPosted>.self] }
     /// The fields sealed per subject in the log.
-    public static let personalTextFields: Set<String> = ["payee", "category"]
+    public static let personalTextFields: [String: PersonalTextSealing] = ["payee": .payee, "category": .owner]
     /// The account that moves by ``amount``.
     public var account: String
     /// The account that moves by the opposite of ``amount``.
@@ -137,14 +120,6 @@ public struct JournalEntryPosted: SealsPersonalText {
     }
 
     public var entity: String { "account:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(counterAccount); writer.write(amount)
-        writer.writePersonal(payee, subject: .payee(payee ?? "")); writer.writePersonal(category, subject: .owner); writer.write(externalId)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); counterAccount = try reader.read(); amount = try reader.read()
-        payee = try reader.readPersonalOptional(); category = try reader.readPersonalOptional(); externalId = try reader.read()
-    }
 }
 
 /// Money moved between two of the user's accounts; across currencies, `received` is what
@@ -178,14 +153,6 @@ public struct TransferMade: EventPayload {
     }
 
     public var entity: String { "transfer:\(transferId)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(transferId); writer.write(source); writer.write(target); writer.write(amount)
-        writer.write(received); writer.write(envelope)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        transferId = try reader.read(); source = try reader.read(); target = try reader.read()
-        amount = try reader.read(); received = try reader.read(); envelope = try reader.read()
-    }
 }
 
 /// The user asserted an account's balance at the end of the effective day (as beancount's
@@ -204,6 +171,4 @@ public struct BalanceAsserted: EventPayload {
     }
 
     public var entity: String { "account:\(account)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(account); writer.write(amount) }
-    public init(from reader: inout BinaryReader) throws { account = try reader.read(); amount = try reader.read() }
 }

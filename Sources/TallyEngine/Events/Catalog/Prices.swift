@@ -37,12 +37,6 @@ public struct PriceQuoted: EventPayload {
     }
 
     public var entity: String { "price:\(symbol.code)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(symbol); writer.write(price); writer.write(currency); writer.write(source)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        symbol = try reader.read(); price = try reader.read(); currency = try reader.read(); source = try reader.read()
-    }
 }
 
 /// `price_quoted` version 1: the price as an amount of its currency, at the currency's scale.
@@ -66,10 +60,6 @@ public struct PriceQuotedV1: LegacyEventPayload, Hashable {
     public func upcastBody() -> EventBody {
         EventBody(PriceQuoted(symbol: symbol, price: price, source: source))
     }
-    public func encode(to writer: inout BinaryWriter) { writer.write(symbol); writer.write(price); writer.write(source) }
-    public init(from reader: inout BinaryReader) throws {
-        symbol = try reader.read(); price = try reader.read(); source = try reader.read()
-    }
 }
 
 /// An exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
@@ -90,10 +80,6 @@ public struct FXRateSet: EventPayload {
     }
 
     public var entity: String { "fx:\(base.code)/\(quote.code)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(base); writer.write(quote); writer.write(rate) }
-    public init(from reader: inout BinaryReader) throws {
-        base = try reader.read(); quote = try reader.read(); rate = try reader.read()
-    }
 }
 
 /// How old a price may be before answers flag it stale (15 minutes by default).
@@ -106,6 +92,4 @@ public struct PriceStalenessSet: EventPayload {
     public init(thresholdSeconds: Int64) { self.thresholdSeconds = thresholdSeconds }
 
     public var entity: String { "ledger" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(thresholdSeconds) }
-    public init(from reader: inout BinaryReader) throws { thresholdSeconds = try reader.read() }
 }

@@ -12,6 +12,4 @@ public struct ErasureRecorded: EventPayload, MovesNoMoney {
     public init(subject: String) { self.subject = subject }
 
     public var entity: String { "subject:\(subject)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(subject) }
-    public init(from reader: inout BinaryReader) throws { subject = try reader.read() }
 }

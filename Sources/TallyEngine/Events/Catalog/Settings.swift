@@ -12,8 +12,6 @@ public struct DueSoonWindowSet: EventPayload {
     public init(days: Int64) { self.days = days }
 
     public var entity: String { "ledger" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(days) }
-    public init(from reader: inout BinaryReader) throws { days = try reader.read() }
 }
 
 /// How many rows a page of a list holds when the caller gives no page size (10 unless set),
@@ -27,8 +25,6 @@ public struct PageSizeSet: EventPayload {
     public init(rows: Int64) { self.rows = rows }
 
     public var entity: String { "ledger" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(rows) }
-    public init(from reader: inout BinaryReader) throws { rows = try reader.read() }
 }
 
 /// A commodity code that is neither an ISO 4217 currency nor on Tally's built-in list
@@ -48,6 +44,4 @@ public struct CommodityDeclared: EventPayload {
     }
 
     public var entity: String { "commodity:\(code)" }
-    public func encode(to writer: inout BinaryWriter) { writer.write(code); writer.write(scale) }
-    public init(from reader: inout BinaryReader) throws { code = try reader.read(); scale = try reader.read() }
 }

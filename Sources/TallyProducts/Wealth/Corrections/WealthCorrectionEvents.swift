@@ -48,12 +48,6 @@ public struct WealthEntryReversed: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(entry); writer.write(kind); writer.write(amount)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); entry = try reader.read(); kind = try reader.read(); amount = try reader.read()
-    }
 }
 
 /// The split of a reversed deposit no longer counts: its parts move back from Spend and
@@ -80,12 +74,6 @@ public struct DepositSplitReversed: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
-    public func encode(to writer: inout BinaryWriter) {
-        writer.write(account); writer.write(split); writer.write(spend); writer.write(invest)
-    }
-    public init(from reader: inout BinaryReader) throws {
-        account = try reader.read(); split = try reader.read(); spend = try reader.read(); invest = try reader.read()
-    }
 }
 
 // The double-entry meaning: each reversal moves its entry's money back the way it came.
