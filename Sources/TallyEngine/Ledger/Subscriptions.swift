@@ -183,9 +183,8 @@ final class Subscriptions: @unchecked Sendable {
             self?.remove(subscriber)
         }
         if !subscriber.live {
-            let thread = Thread { [self] in catchUp(subscriber) }
-            thread.name = "Tally.subscription"
-            thread.start()
+            // On a pooled thread: it blocks while the consumer's buffer is full.
+            BlockingPool.start { [self] in catchUp(subscriber) }
         }
         return CommittedEvents(stream: stream, subscriber: subscriber)
     }

@@ -14,4 +14,11 @@ package enum BlockingPool {
             queue.async { continuation.resume(with: Result { try body() }) }
         }
     }
+
+    /// Starts `body` on a thread of the pool and returns at once: for long blocking work that
+    /// reports its own outcome (a subscriber catching up from the log, which waits for its
+    /// consumer), without a thread created and torn down for each.
+    package static func start(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
 }

@@ -166,161 +166,230 @@ enum StoreScanner {
         }
         var snapshot = StoreSnapshot(
             directory: directory, fileSystem: fileSystem, keys: keys, segments: [], entries: [], tail: .clean, head: .genesis, lastRecordedAt: .min)
-        var startIndex = 0
-        if let reuse, reuse.segments.count >= 2 {
-            let keep = reuse.segments.count - 1
-            if files.count > keep, zip(files[0..<keep], reuse.segments[0..<keep]).allSatisfy({ $0.path == $1.path }) {
-                snapshot.segments = Array(reuse.segments[0..<keep])
-                snapshot.entries = reuse.entries.filter { $0.segment < keep }
-                let sealed = reuse.segments[keep - 1]
-                snapshot.head = LogDigest(sequence: sealed.lastSequence, hash: sealed.lastHash)
-                snapshot.lastRecordedAt = sealed.lastRecordedAt
-                startIndex = keep
-            }
-        }
-        var reachedPublished = false
+        let startIndex = keepSealedSegments(of: reuse, files: files, in: &snapshot)
         for (index, file) in files.enumerated() where index >= startIndex {
-            let isLast = index == files.count - 1
             let descriptor = try fileSystem.open(file.path, mode: .read)
             defer { descriptor.close() }
+            guard var walk = try SegmentWalk(
+                path: file.path, named: file.firstSequence, isFirstFile: index == 0, isLast: index == files.count - 1,
+                descriptor: descriptor, role: role, keys: keys, in: &snapshot)
+            else { break }
+            try walk.resume(from: prior, in: &snapshot)
+            let reachedPublished = try walk.walkFrames(in: &snapshot)
+            snapshot.segments.append(walk.segment)
+            snapshot.head = LogDigest(sequence: walk.segment.lastSequence, hash: walk.segment.lastHash)
+            if reachedPublished { break }
+        }
+        return snapshot
+    }
+
+    /// Takes the sealed segments (all but the last) of `reuse`, an earlier snapshot of the same
+    /// log, as they were when the files still match (sealed segments never change); returns the
+    /// index of the first file left to walk.
+    private static func keepSealedSegments(of reuse: StoreSnapshot?, files: [(firstSequence: UInt64, path: String)], in snapshot: inout StoreSnapshot) -> Int {
+        guard let reuse, reuse.segments.count >= 2 else { return 0 }
+        let keep = reuse.segments.count - 1
+        guard files.count > keep, zip(files[0..<keep], reuse.segments[0..<keep]).allSatisfy({ $0.path == $1.path }) else { return 0 }
+        snapshot.segments = Array(reuse.segments[0..<keep])
+        snapshot.entries = reuse.entries.filter { $0.segment < keep }
+        let sealed = reuse.segments[keep - 1]
+        snapshot.head = LogDigest(sequence: sealed.lastSequence, hash: sealed.lastHash)
+        snapshot.lastRecordedAt = sealed.lastRecordedAt
+        return keep
+    }
+
+    /// The walk of one segment file: its header, then its frames one by one, into the snapshot.
+    private struct SegmentWalk {
+        let path: String
+        let isLast: Bool
+        let descriptor: any LogFile
+        let fileLength: Int64
+        let role: Role
+        let keys: LogKeys?
+        /// The segment's place in the snapshot.
+        let segmentIndex: Int
+        /// What the walk has learned so far.
+        var segment: SegmentState
+        /// The next frame's offset.
+        var offset = Int64(LogFormat.segmentHeaderBytes)
+        /// The offset of the segment's last sparse index entry.
+        var lastEntryOffset: Int64? = nil
+        /// The offset of the frame before the one at ``offset``.
+        var previousOffset: Int64? = nil
+
+        /// Reads and checks the segment's header against its file name (`firstSequence`) and
+        /// the chain so far; nil when the last segment's header is torn (a crash while rolling:
+        /// the snapshot's tail says so).
+        init?(
+            path: String, named firstSequence: UInt64, isFirstFile: Bool, isLast: Bool, descriptor: any LogFile,
+            role: Role, keys: LogKeys?, in snapshot: inout StoreSnapshot
+        ) throws {
             let fileLength = try descriptor.size()
-            let expectedFirst = snapshot.head.sequence + 1
-            guard file.firstSequence == expectedFirst else {
-                let previous = index == 0 ? "the log starts at sequence 1" : "the previous segment ends at \(snapshot.head.sequence)"
-                throw LogError(.corrupt, "segment file is named for sequence \(file.firstSequence) but \(previous): a segment is missing or misnamed", path: file.path, offset: 0)
+            guard firstSequence == snapshot.head.sequence + 1 else {
+                let previous = isFirstFile ? "the log starts at sequence 1" : "the previous segment ends at \(snapshot.head.sequence)"
+                throw LogError(.corrupt, "segment file is named for sequence \(firstSequence) but \(previous): a segment is missing or misnamed", path: path, offset: 0)
             }
             let headerBytes = try descriptor.read(count: LogFormat.segmentHeaderBytes, at: 0)
             if try headerBytes.count < LogFormat.segmentHeaderBytes || (headerBytes.allSatisfy { $0 == 0 } && isZero(descriptor, from: 0, to: fileLength)) {
                 guard isLast else {
-                    throw LogError(.corrupt, "sealed segment has a truncated or zeroed header", path: file.path, offset: 0)
+                    throw LogError(.corrupt, "sealed segment has a truncated or zeroed header", path: path, offset: 0)
                 }
-                snapshot.tail = .tornSegmentHeader(path: file.path, firstSequence: file.firstSequence)
-                break
+                snapshot.tail = .tornSegmentHeader(path: path, firstSequence: firstSequence)
+                return nil
             }
-            let header = try SegmentHeader.decode(headerBytes, path: file.path)
-            guard header.firstSequence == file.firstSequence else {
-                throw LogError(.corrupt, "segment header says first sequence \(header.firstSequence) but the file is named for \(file.firstSequence)", path: file.path, offset: 16)
+            let header = try SegmentHeader.decode(headerBytes, path: path)
+            guard header.firstSequence == firstSequence else {
+                throw LogError(.corrupt, "segment header says first sequence \(header.firstSequence) but the file is named for \(firstSequence)", path: path, offset: 16)
             }
             guard header.startHash == snapshot.head.hash else {
-                throw LogError(.chainMismatch, "segment header's starting chain hash does not match the hash after event \(snapshot.head.sequence) in the previous segment", path: file.path, offset: 24)
+                throw LogError(.chainMismatch, "segment header's starting chain hash does not match the hash after event \(snapshot.head.sequence) in the previous segment", path: path, offset: 24)
             }
-            var segment = SegmentState(
-                path: file.path, header: header, validLength: Int64(LogFormat.segmentHeaderBytes), fileLength: fileLength,
+            self.path = path
+            self.isLast = isLast
+            self.descriptor = descriptor
+            self.fileLength = fileLength
+            self.role = role
+            self.keys = keys
+            self.segmentIndex = snapshot.segments.count
+            self.segment = SegmentState(
+                path: path, header: header, validLength: Int64(LogFormat.segmentHeaderBytes), fileLength: fileLength,
                 lastSequence: header.firstSequence - 1, lastHash: header.startHash, frames: 0, uncompressedBytes: 0, storedBytes: 0,
                 lastRecordedAt: snapshot.lastRecordedAt)
-            var offset = Int64(LogFormat.segmentHeaderBytes)
-            var lastEntryOffset: Int64? = nil
-            let segmentIndex = snapshot.segments.count
-            // Resume where an earlier scan left this same segment: at its last frame, with the state before it.
-            var previousOffset: Int64? = nil
-            if let earlier = prior?.segments.indices.contains(segmentIndex) == true ? prior?.segments[segmentIndex] : nil,
-               earlier.firstSequence == header.firstSequence, earlier.name == StoreDirectory.name(of: file.path),
-               earlier.startHash == header.startHash, earlier.resume.offset + Int64(LogFormat.frameHeaderBytes) <= fileLength,
-               earlier.resume.lastSequence >= header.firstSequence - 1, earlier.resume.lastRecordedAt >= snapshot.lastRecordedAt {
-                let resume = earlier.resume
-                segment.lastSequence = resume.lastSequence
-                segment.lastHash = resume.lastHash
-                segment.frames = resume.frames
-                segment.uncompressedBytes = resume.uncompressedBytes
-                segment.storedBytes = resume.storedBytes
-                segment.validLength = resume.offset
-                segment.lastRecordedAt = resume.lastRecordedAt
-                snapshot.lastRecordedAt = resume.lastRecordedAt
-                for entry in prior!.entries where entry.segment == segmentIndex && entry.offset < resume.offset {
-                    snapshot.entries.append(entry)
-                    lastEntryOffset = entry.offset
-                }
-                offset = resume.offset
-                previousOffset = resume.previousOffset
-                if prior!.isFromFile {
-                    try checkResumePoint(resume, header: header, descriptor: descriptor, path: file.path)
-                }
+        }
+
+        /// Resumes where an earlier scan left this same segment: at its last frame, with the
+        /// state before it (nothing when `prior` knows no such point for it).
+        mutating func resume(from prior: ScanPrior?, in snapshot: inout StoreSnapshot) throws {
+            let header = segment.header
+            guard let prior, prior.segments.indices.contains(segmentIndex) else { return }
+            let earlier = prior.segments[segmentIndex]
+            guard earlier.firstSequence == header.firstSequence, earlier.name == StoreDirectory.name(of: path),
+                  earlier.startHash == header.startHash, earlier.resume.offset + Int64(LogFormat.frameHeaderBytes) <= fileLength,
+                  earlier.resume.lastSequence >= header.firstSequence - 1, earlier.resume.lastRecordedAt >= snapshot.lastRecordedAt
+            else { return }
+            let resume = earlier.resume
+            segment.lastSequence = resume.lastSequence
+            segment.lastHash = resume.lastHash
+            segment.frames = resume.frames
+            segment.uncompressedBytes = resume.uncompressedBytes
+            segment.storedBytes = resume.storedBytes
+            segment.validLength = resume.offset
+            segment.lastRecordedAt = resume.lastRecordedAt
+            snapshot.lastRecordedAt = resume.lastRecordedAt
+            for entry in prior.entries where entry.segment == segmentIndex && entry.offset < resume.offset {
+                snapshot.entries.append(entry)
+                lastEntryOffset = entry.offset
             }
-            frames: while offset < fileLength {
-                let remaining = fileLength - offset
+            offset = resume.offset
+            previousOffset = resume.previousOffset
+            if prior.isFromFile {
+                try checkResumePoint(resume, header: header, descriptor: descriptor, path: path)
+            }
+        }
+
+        /// Walks the frames from ``offset`` to the end of the file, or to where the log's
+        /// good part ends (the tail says how); true when it stopped at the end of what a
+        /// reader may see (frames past the published head).
+        mutating func walkFrames(in snapshot: inout StoreSnapshot) throws -> Bool {
+            while offset < fileLength {
                 let frameHeaderBytes = try descriptor.read(count: LogFormat.frameHeaderBytes, at: offset)
-                if frameHeaderBytes.count < LogFormat.frameHeaderBytes || frameHeaderBytes[0] == 0 {
-                    // A short header, or a zero start: torn if the header is short or everything to the end is zero.
-                    let zero = try isZero(descriptor, from: offset, to: fileLength)
-                    if zero || remaining < Int64(LogFormat.frameHeaderBytes) {
-                        guard isLast else {
-                            throw LogError(.corrupt, "sealed segment ends with \(remaining) bytes that are not a frame", path: file.path, offset: offset)
-                        }
-                        snapshot.tail = zero ? .zeroTail(offset: offset) : .tornFrame(offset: offset)
-                        break frames
-                    }
+                if let tail = try tornTail(frameHeaderBytes) {
+                    snapshot.tail = tail
+                    return false
                 }
-                let frame = try frameHeaderBytes.withUnsafeBytes { try FrameHeader.decode($0, path: file.path, offset: offset) }
+                let frame = try frameHeaderBytes.withUnsafeBytes { try FrameHeader.decode($0, path: path, offset: offset) }
                 guard frame.firstSequence == segment.lastSequence + 1 else {
-                    throw LogError(.corrupt, "frame starts at sequence \(frame.firstSequence) but \(segment.lastSequence + 1) comes next (sequence gap or overlap)", path: file.path, offset: offset)
+                    throw LogError(.corrupt, "frame starts at sequence \(frame.firstSequence) but \(segment.lastSequence + 1) comes next (sequence gap or overlap)", path: path, offset: offset)
                 }
                 guard frame.recordedAtMin >= snapshot.lastRecordedAt else {
-                    throw LogError(.corrupt, "frame's recorded time \(frame.recordedAtMin) is before the previous frame's \(snapshot.lastRecordedAt)", path: file.path, offset: offset)
+                    throw LogError(.corrupt, "frame's recorded time \(frame.recordedAtMin) is before the previous frame's \(snapshot.lastRecordedAt)", path: path, offset: offset)
                 }
                 if case .reader(_, let published?) = role, frame.firstSequence > published {
                     // Written by the active writer but not yet durable: not part of the view.
                     snapshot.tail = .uncommitted(offset: offset)
-                    reachedPublished = true
-                    break frames
+                    return true
                 }
                 let frameEnd = offset + frame.frameBytes
                 if frameEnd > fileLength {
                     guard isLast else {
-                        throw LogError(.corrupt, "sealed segment ends inside the frame for events \(frame.firstSequence)…\(frame.lastSequence)", path: file.path, offset: offset)
+                        throw LogError(.corrupt, "sealed segment ends inside the frame for events \(frame.firstSequence)…\(frame.lastSequence)", path: path, offset: offset)
                     }
                     snapshot.tail = .tornFrame(offset: offset)
-                    break frames
+                    return false
                 }
-                let isLastFrame = isLast && frameEnd == fileLength
-                let checkBody: Bool
-                switch role {
-                case .writer: checkBody = isLast
-                case .reader: checkBody = isLastFrame
+                guard try checkBody(of: frame, headerBytes: frameHeaderBytes, isLastFrame: isLast && frameEnd == fileLength) else {
+                    snapshot.tail = .uncommitted(offset: offset)
+                    return false
                 }
-                if checkBody {
-                    let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
-                    do {
-                        try frameHeaderBytes.withUnsafeBytes { headerRaw in
-                            try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: file.path, offset: offset) }
-                        }
-                        if case .writer = role, isLastFrame {
-                            try checkChain(frame, headerBytes: frameHeaderBytes, body: body, hashBefore: segment.lastHash, keys: keys, path: file.path, offset: offset)
-                        }
-                    } catch let error as LogError {
-                        if case .reader(writerActive: true, _) = role, isLastFrame, error.code == .corrupt {
-                            snapshot.tail = .uncommitted(offset: offset)
-                            break frames
-                        }
-                        throw error
-                    }
-                }
-                if lastEntryOffset.map({ offset - $0 >= indexStrideBytes }) ?? true {
-                    snapshot.entries.append(IndexEntry(
-                        segment: segmentIndex, offset: offset, firstSequence: frame.firstSequence,
-                        recordedAtMin: frame.recordedAtMin, hashBefore: segment.lastHash))
-                    lastEntryOffset = offset
-                }
-                segment.resume = ResumePoint(
-                    offset: offset, previousOffset: previousOffset, lastSequence: segment.lastSequence, lastHash: segment.lastHash,
-                    lastRecordedAt: snapshot.lastRecordedAt, frames: segment.frames, uncompressedBytes: segment.uncompressedBytes,
-                    storedBytes: segment.storedBytes)
-                previousOffset = offset
-                snapshot.framesWalked += 1
-                segment.lastSequence = frame.lastSequence
-                segment.lastHash = frame.lastHash
-                segment.frames += 1
-                segment.uncompressedBytes += Int64(frame.uncompressedLength)
-                segment.storedBytes += Int64(frame.storedLength)
-                segment.validLength = frameEnd
-                snapshot.lastRecordedAt = frame.recordedAtMax
-                segment.lastRecordedAt = frame.recordedAtMax
-                offset = frameEnd
+                advance(past: frame, to: frameEnd, in: &snapshot)
             }
-            snapshot.segments.append(segment)
-            snapshot.head = LogDigest(sequence: segment.lastSequence, hash: segment.lastHash)
-            if reachedPublished { break }
+            return false
         }
-        return snapshot
+
+        /// The tail state when the frame header at ``offset`` is short, or starts with a zero
+        /// and is followed only by zeros (a crash mid-write of the last segment); nil for a
+        /// header to decode.
+        private func tornTail(_ frameHeaderBytes: [UInt8]) throws -> TailState? {
+            guard frameHeaderBytes.count < LogFormat.frameHeaderBytes || frameHeaderBytes[0] == 0 else { return nil }
+            let remaining = fileLength - offset
+            let zero = try isZero(descriptor, from: offset, to: fileLength)
+            guard zero || remaining < Int64(LogFormat.frameHeaderBytes) else { return nil }
+            guard isLast else {
+                throw LogError(.corrupt, "sealed segment ends with \(remaining) bytes that are not a frame", path: path, offset: offset)
+            }
+            return zero ? .zeroTail(offset: offset) : .tornFrame(offset: offset)
+        }
+
+        /// Checks the frame's body where the role asks (a writer: every frame of the last
+        /// segment, and the chain of the last frame; a reader: the last frame); false when a
+        /// reader finds the last frame of an active writer not checking yet (not committed).
+        private func checkBody(of frame: FrameHeader, headerBytes frameHeaderBytes: [UInt8], isLastFrame: Bool) throws -> Bool {
+            let checksBody: Bool
+            switch role {
+            case .writer: checksBody = isLast
+            case .reader: checksBody = isLastFrame
+            }
+            guard checksBody else { return true }
+            let body = try descriptor.read(count: Int(frame.storedLength), at: offset + Int64(LogFormat.frameHeaderBytes))
+            do {
+                try frameHeaderBytes.withUnsafeBytes { headerRaw in
+                    try body.withUnsafeBytes { try frame.checkBody(header: headerRaw, body: $0, path: path, offset: offset) }
+                }
+                if case .writer = role, isLastFrame {
+                    try checkChain(frame, headerBytes: frameHeaderBytes, body: body, hashBefore: segment.lastHash, keys: keys, path: path, offset: offset)
+                }
+            } catch let error as LogError {
+                if case .reader(writerActive: true, _) = role, isLastFrame, error.code == .corrupt { return false }
+                throw error
+            }
+            return true
+        }
+
+        /// Takes the checked frame into the segment: a sparse index entry when due, the
+        /// resume point before it, and the segment's counts, chain and recorded time after it.
+        private mutating func advance(past frame: FrameHeader, to frameEnd: Int64, in snapshot: inout StoreSnapshot) {
+            if lastEntryOffset.map({ offset - $0 >= indexStrideBytes }) ?? true {
+                snapshot.entries.append(IndexEntry(
+                    segment: segmentIndex, offset: offset, firstSequence: frame.firstSequence,
+                    recordedAtMin: frame.recordedAtMin, hashBefore: segment.lastHash))
+                lastEntryOffset = offset
+            }
+            segment.resume = ResumePoint(
+                offset: offset, previousOffset: previousOffset, lastSequence: segment.lastSequence, lastHash: segment.lastHash,
+                lastRecordedAt: snapshot.lastRecordedAt, frames: segment.frames, uncompressedBytes: segment.uncompressedBytes,
+                storedBytes: segment.storedBytes)
+            previousOffset = offset
+            snapshot.framesWalked += 1
+            segment.lastSequence = frame.lastSequence
+            segment.lastHash = frame.lastHash
+            segment.frames += 1
+            segment.uncompressedBytes += Int64(frame.uncompressedLength)
+            segment.storedBytes += Int64(frame.storedLength)
+            segment.validLength = frameEnd
+            snapshot.lastRecordedAt = frame.recordedAtMax
+            segment.lastRecordedAt = frame.recordedAtMax
+            offset = frameEnd
+        }
     }
 
     /// Checks a resume point read from ``LogIndexFile`` against the segment, as a walk of the
