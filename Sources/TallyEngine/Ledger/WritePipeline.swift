@@ -248,7 +248,7 @@ final class WritePipeline: Sendable {
                     let protected = try Admissibility.checkBefore(event, label: label, admissionTimes, db)
                     let postings = try BalanceQueries.postings(of: [event], db)
                     do {
-                        try readModels.fold([folded][...], db, checkpoints: draft.checkpoints.mapValues { max($0, sequence - 1) })
+                        try readModels.fold([folded][...], db, checkpoints: draft.checkpoints, atLeast: sequence - 1)
                     } catch let error as DatabaseError where Self.isOverflow(error) {
                         throw Self.overflow(label, event)
                     }
@@ -270,7 +270,7 @@ final class WritePipeline: Sendable {
                 firstSequence: first, recordedAt: draft.recordedAt.microsecondsSinceEpoch))
         }
         do {
-            if !command.admitsEvents { try readModels.fold(events[...], db, checkpoints: draft.checkpoints) }
+            if !command.admitsEvents { try readModels.fold(events[...], db, checkpoints: draft.checkpoints, atLeast: draft.foldedThrough) }
         } catch {
             draft.encodedAhead = nil  // the command is refused: its records are not appended
             if let error = error as? DatabaseError, Self.isOverflow(error) { throw FoldOverflow(events: events, planned: planned) }
@@ -293,7 +293,7 @@ final class WritePipeline: Sendable {
         try db.inCommandSavepoint {
             for index in events.indices {
                 do {
-                    try readModels.fold(events[index...index], db, checkpoints: draft.checkpoints.mapValues { max($0, events[index].sequence - 1) })
+                    try readModels.fold(events[index...index], db, checkpoints: draft.checkpoints, atLeast: events[index].sequence - 1)
                 } catch let error as DatabaseError where Self.isOverflow(error) {
                     culprit = index
                     break
@@ -440,9 +440,12 @@ struct GroupDraft {
     private(set) var events: [Event] = []
     /// How many records the draft holds (a rehearsal counts them without keeping them).
     private(set) var recordCount = 0
-    /// Each projector's checkpoint as the group's folds have moved it (the table itself moves
-    /// once the frame is durable).
+    /// Each projector's checkpoint as the group found it (the table moves once the frame is
+    /// durable); the group's folds have moved each to at least ``foldedThrough``.
     var checkpoints: [String: UInt64] = [:]
+    /// The last event the group's commands have folded (0 before the first): one number,
+    /// not a dictionary of checkpoints rewritten after every command.
+    private(set) var foldedThrough: UInt64 = 0
     /// The frame of the first command's records, being encoded on another thread while the
     /// group folds (``WritePipeline/encodeAheadEventsMin``); the log uses it only if it still
     /// matches what is appended.
@@ -474,9 +477,7 @@ struct GroupDraft {
             if records.isEmpty { records = more } else { records.append(contentsOf: more) }
         }
         if events.isEmpty { events = folded } else { events.append(contentsOf: folded) }
-        if let last = folded.last?.sequence {
-            for name in checkpoints.keys { checkpoints[name] = max(checkpoints[name]!, last) }
-        }
+        if let last = folded.last?.sequence { foldedThrough = max(foldedThrough, last) }
     }
 
     /// The events of this group in `range`, or nil when the range was committed before.

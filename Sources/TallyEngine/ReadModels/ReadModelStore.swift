@@ -287,8 +287,11 @@ public final class ReadModelStore: Sendable {
     ///
     /// - Throws: ``StoreError`` (`readModelsDisagree`) when the events are not contiguous or
     ///   a projector's checkpoint leaves a gap before them; whatever a projector throws.
-    func fold(_ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil) throws {
-        try Self.fold(events, db, projectors: projectors, snapshots: snapshots, traits: foldTraits, checkpoints: checkpoints)
+    ///
+    /// `atLeast`: a sequence number every projector with a checkpoint has folded through,
+    /// whatever `checkpoints` says (the events a write group folded before these).
+    func fold(_ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0) throws {
+        try Self.fold(events, db, projectors: projectors, snapshots: snapshots, traits: foldTraits, checkpoints: checkpoints, atLeast: floor)
     }
 
     /// What a fold needs to know of a projector, beside the projector itself.
@@ -318,7 +321,7 @@ public final class ReadModelStore: Sendable {
         }
     }
 
-    /// ``fold(_:_:checkpoints:)`` for these projectors, in any database (a rebuild's new file).
+    /// ``fold(_:_:checkpoints:atLeast:)`` for these projectors, in any database (a rebuild's new file).
     /// `traits`: each projector's ``FoldTraits``, in order (nil: found now).
     ///
     /// A projector whose ``Projector/eventTypes`` include none of the events it is handed is
@@ -326,7 +329,7 @@ public final class ReadModelStore: Sendable {
     /// projectors); its snapshots are still taken.
     static func fold(
         _ events: ArraySlice<Event>, _ db: Database, projectors: [any Projector], snapshots: SnapshotSettings?,
-        traits: [FoldTraits]? = nil, checkpoints: [String: UInt64]? = nil
+        traits: [FoldTraits]? = nil, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0
     ) throws {
         guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
         guard last - first == UInt64(events.count - 1) else {
@@ -336,7 +339,7 @@ public final class ReadModelStore: Sendable {
         let traits = traits ?? projectors.map(FoldTraits.init)
         precondition(traits.count == projectors.count, "one fold's traits per projector")
         for (index, projector) in projectors.enumerated() {
-            let checkpoint = checkpoints[projector.name] ?? 0
+            let checkpoint = checkpoints[projector.name].map { max($0, floor) } ?? 0
             guard last > checkpoint else { continue }
             guard checkpoint + 1 >= first else {
                 throw StoreError(.readModelsDisagree, "read model \(projector.name) has folded up to event \(checkpoint) but was handed events from \(first); run `tally rebuild`")

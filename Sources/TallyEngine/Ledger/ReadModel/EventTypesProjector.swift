@@ -42,9 +42,13 @@ public struct EventTypesProjector: Projector {
                 event += 1
             }
         }
-        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO log_event_types (code, name, first_sequence) VALUES (?, ?, ?)")
+        // Bound through the C API: every command's fold runs it, for a type or two.
+        let insert = RawStatement(try db.cachedStatement(sql: "INSERT OR IGNORE INTO log_event_types (code, name, first_sequence) VALUES (?, ?, ?)"))
         for (code, type) in first {
-            try insert.execute(arguments: [Int64(code), type.name, Int64(type.sequence)])
+            insert.bind(1, Int64(code))
+            insert.bind(2, type.name)
+            insert.bind(3, Int64(type.sequence))
+            try insert.step(db)
         }
     }
 

@@ -101,7 +101,9 @@ public struct IdempotencyProjector: Projector {
             + Array(repeating: "(?, ?)", count: rowsPerStatement).joined(separator: ", ")
         private let db: Database
         private let one: RawStatement
-        private let many: RawStatement
+        /// Prepared once a run holds a statement's worth of keys: a command's run holds a key
+        /// or two, and finding this long statement in the connection's cache hashes its text.
+        private var many: RawStatement?
         /// The keys waiting, and the first sequence number of each.
         private var keys = StoredKeySpellings()
         private var sequences: [Int64] = []
@@ -110,7 +112,6 @@ public struct IdempotencyProjector: Projector {
             self.db = db
             one = RawStatement(try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO idempotency_keys (key, first_sequence) VALUES (?, ?)"))
-            many = RawStatement(try db.cachedStatement(sql: Self.manySQL))
         }
 
         /// Queues a key until ``flush()``.
@@ -126,6 +127,10 @@ public struct IdempotencyProjector: Projector {
         /// apart as text), while in order each insert lands beside the last: SQLite alone,
         /// a million such keys in runs of 20,000, 0.77 s in log order, 0.48 s sorted per run.
         mutating func flush() throws {
+            if keys.count >= Self.rowsPerStatement, many == nil {
+                many = RawStatement(try db.cachedStatement(sql: Self.manySQL))
+            }
+            let many = self.many
             try keys.withSpellings { spelling in
                 // By spelling, then by the order added: of equal keys the first added is
                 // inserted first, and `OR IGNORE` keeps it.
@@ -137,8 +142,8 @@ public struct IdempotencyProjector: Projector {
                     }
                 }
                 var next = 0
-                defer { many.clearBindings() }
-                while order.count - next >= Self.rowsPerStatement {
+                defer { many?.clearBindings() }
+                while order.count - next >= Self.rowsPerStatement, let many {
                     for row in 0..<Self.rowsPerStatement {
                         let index = order[next + row]
                         many.bindText(Int32(2 * row + 1), spelling(index))
@@ -161,7 +166,7 @@ public struct IdempotencyProjector: Projector {
         /// Unbinds whatever a failed write left bound.
         func finish() {
             one.clearBindings()
-            many.clearBindings()
+            many?.clearBindings()
         }
     }
 

@@ -203,7 +203,8 @@ public struct LedgerSettings: Hashable, Sendable {
 
     /// The scale a commodity was declared with by `commodity_declared`; nil when it was not.
     package static func declaredScale(of code: String, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT scale FROM commodities WHERE code = ?"), arguments: [code])
+        // Asked by every command that checks an amount's scale (a deposit's): through the C API.
+        try RawStatement(db.cachedStatement(sql: "SELECT scale FROM commodities WHERE code = ?")).integer(db, binding: code, at: 1)
     }
 
     /// Every declared commodity with its scale, by code.

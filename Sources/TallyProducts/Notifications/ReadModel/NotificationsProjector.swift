@@ -64,41 +64,55 @@ public struct NotificationsProjector: Projector {
     }
 
     /// Folds a deposit, its split or its reversal.
+    ///
+    /// Cached statements bound through the C API: a row per deposit and per split, on every
+    /// deposit command (compiling them each time was a fifth of a deposit's cost).
     public func apply(_ event: Event, _ db: Database) throws {
         let effective = event.effectiveAt.microsecondsSinceEpoch
         let recorded = event.recordedAt.microsecondsSinceEpoch
         switch event.body.payload {
         case let deposit as DepositReceived:
-            try db.execute(
-                sql: """
-                    INSERT INTO notification_deposits (sequence, account, commodity, amount, source, effective_at, recorded_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [Int64(event.sequence), deposit.account, deposit.amount.commodity.code, deposit.amount.minorUnits,
-                            deposit.source.rawValue, effective, recorded]
-            )
+            let insert = RawStatement(try db.cachedStatement(sql: """
+                INSERT INTO notification_deposits (sequence, account, commodity, amount, source, effective_at, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """))
+            insert.bind(1, Int64(event.sequence))
+            insert.bind(2, deposit.account)
+            insert.bind(3, deposit.amount.commodity.code)
+            insert.bind(4, deposit.amount.minorUnits)
+            insert.bind(5, deposit.source.rawValue)
+            insert.bind(6, effective)
+            insert.bind(7, recorded)
+            try insert.step(db)
         case let split as DepositSplit:
             guard let deposit = event.cause else {
                 throw LedgerError(.inconsistentLog, "deposit_split \(event.sequence) names no deposit as its cause")
             }
-            try db.execute(
-                sql: """
-                    UPDATE notification_deposits SET split_sequence = ?, spend = ?, invest = ?, spend_weight = ?, invest_weight = ?,
-                        split_effective_at = ?, split_recorded_at = ?
-                    WHERE sequence = ?
-                    """,
-                arguments: [Int64(event.sequence), split.spend.minorUnits, split.invest.minorUnits, split.spendWeight, split.investWeight,
-                            effective, recorded, Int64(deposit)]
-            )
+            let update = RawStatement(try db.cachedStatement(sql: """
+                UPDATE notification_deposits SET split_sequence = ?, spend = ?, invest = ?, spend_weight = ?, invest_weight = ?,
+                    split_effective_at = ?, split_recorded_at = ?
+                WHERE sequence = ?
+                """))
+            update.bind(1, Int64(event.sequence))
+            update.bind(2, split.spend.minorUnits)
+            update.bind(3, split.invest.minorUnits)
+            update.bind(4, split.spendWeight)
+            update.bind(5, split.investWeight)
+            update.bind(6, effective)
+            update.bind(7, recorded)
+            update.bind(8, Int64(deposit))
+            try update.step(db)
         case let reversal as WealthEntryReversed:
             guard reversal.kind == .deposit else { return }
-            try db.execute(
-                sql: """
-                    UPDATE notification_deposits SET reversed_sequence = ?, reversed_effective_at = ?, reversed_recorded_at = ?
-                    WHERE sequence = ?
-                    """,
-                arguments: [Int64(event.sequence), effective, recorded, reversal.entry]
-            )
+            let update = RawStatement(try db.cachedStatement(sql: """
+                UPDATE notification_deposits SET reversed_sequence = ?, reversed_effective_at = ?, reversed_recorded_at = ?
+                WHERE sequence = ?
+                """))
+            update.bind(1, Int64(event.sequence))
+            update.bind(2, effective)
+            update.bind(3, recorded)
+            update.bind(4, reversal.entry)
+            try update.step(db)
         case let bank as BankConnected:
             try bankChange(event, bank.bankId, "connected", name: bank.name, expiresOn: nil, db)
         case let consent as BankConsentGranted:
@@ -111,13 +125,10 @@ public struct NotificationsProjector: Projector {
     }
 
     private func bankChange(_ event: Event, _ bank: String, _ change: String, name: String?, expiresOn: LocalDate?, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO notification_bank_changes (sequence, bank_id, change, name, expires_on, effective_at, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [Int64(event.sequence), bank, change, name, expiresOn?.description,
-                        event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
-        )
+        try db.cachedStatement(sql: """
+            INSERT INTO notification_bank_changes (sequence, bank_id, change, name, expires_on, effective_at, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [Int64(event.sequence), bank, change, name, expiresOn?.description,
+                                     event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch])
     }
 }
