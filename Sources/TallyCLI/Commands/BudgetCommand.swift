@@ -59,14 +59,16 @@ struct BudgetShowCommand: ParsableCommand {
             Amounts are in the budget currency (the one the ledger was created with); spent is \
             positive, remaining is maximum minus spent (negative: over budget). When the base \
             currency is another, each is given in it too at the FX rate in force at the end of \
-            the month, or the budget currency is listed as not converted.
+            the month, or the budget currency is listed as not converted. --format csv: one row \
+            per budget (month, category, maximum, spent, remaining, currency, over_budget, then the \
+            base currency and the three amounts in it, empty when there is no rate).
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of, else this month).") var month: String?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object per budget.") var json = false
+    @OptionGroup var output: ReportFormatOptions
 
     func run() throws {
         let (month, budgets, conversion) = try storeOptions.withReadingLedger { ledger in
@@ -82,7 +84,8 @@ struct BudgetShowCommand: ParsableCommand {
         // In another base currency, each amount in it too (issue 15, wrong today 9).
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency
         func inBase(_ money: Money) throws -> String { try conversion.convert(money).map(MoneyDisplay.amount) ?? "" }
-        if json {
+        if output.chosen == .csv { return print(try BudgetsCSV.render(budgets, conversion: conversion), terminator: "") }
+        if output.chosen == .json {
             for budget in budgets {
                 var fields = [
                     ("category", EventJSON.quoted(budget.category.rawValue)), ("month", EventJSON.quoted(month.description)),

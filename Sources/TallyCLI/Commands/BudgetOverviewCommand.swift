@@ -20,14 +20,16 @@ struct OverviewCommand: ParsableCommand {
             Then, as the budget app's overview screen shows them: the pots with their totals and \
             targets, the latest \(BudgetScreen.latestTransactionsCount) transactions dated by then, \
             the month's budgets with spent and remaining, and the recurring items' totals \
-            (paid, due soon, upcoming) judged from that day.
+            (paid, due soon, upcoming) judged from that day. --format csv gives every figure of \
+            the screen as a row: month, section, id, name, measure, amount, currency, the amount in \
+            the base currency, the base currency, a date and a note.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: the month of --as-of, else this month).") var month: String?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object.") var json = false
+    @OptionGroup var output: ReportFormatOptions
 
     func run() throws {
         let (month, screen) = try storeOptions.withReadingLedger { ledger in
@@ -37,12 +39,13 @@ struct OverviewCommand: ParsableCommand {
             let asOf = try time.monthInstant(month, ledger, refusesFuture: true)
             return (month, try ledger.budgetScreen(month: month, asOf: asOf, knownAt: try time.knownAtInstant(ledger)))
         }
+        if output.chosen == .csv { return print(try BudgetScreenCSV.render(screen), terminator: "") }
         let answer = screen.overview
         let overview = answer.overview
         let net = try overview.net()
         let inBase = answer.baseCurrency == overview.income.commodity ? nil : answer.converted
         let netInBase = try inBase?.net()
-        if json {
+        if output.chosen == .json {
             var fields: [(String, String)] = [
                 ("month", EventJSON.quoted(month.description)), ("currency", EventJSON.quoted(overview.income.commodity.code)),
                 ("current_balance", BudgetCLI.json(overview.currentBalance)), ("held_in_pots", BudgetCLI.json(overview.heldInPots)),

@@ -221,12 +221,13 @@ struct EnvelopeStatusCommand: ParsableCommand {
             named and left out of the totals), and the latest \(EnvelopeBoard.recentActivityCount) \
             transactions and transfers assigned to envelopes. --json prints one object: \
             `items` (one per envelope), the totals, `not_converted` and `recent`; with ID, that \
-            envelope's object.
+            envelope's object. --format csv: one row per envelope, every amount in its own \
+            currency (the totals are in the table and the JSON).
             """)
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "One envelope's id (default: every envelope).") var id: String?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var output: ReportFormatOptions
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
@@ -235,10 +236,15 @@ struct EnvelopeStatusCommand: ParsableCommand {
             let knownAt = try time.knownAtInstant(ledger)
             if let id {
                 let status = try ledger.envelopeStatus(id, asOf: asOf, knownAt: knownAt)
-                return json ? print(Self.json(status)) : Self.printTable([status], board: nil, ledger.calendar)
+                switch output.chosen {
+                case .csv: return print(EnvelopeStatusCSV.render([status]), terminator: "")
+                case .json: return print(Self.json(status))
+                case .table: return Self.printTable([status], board: nil, ledger.calendar)
+                }
             }
             let board = try ledger.envelopeBoard(asOf: asOf, knownAt: knownAt)
-            if json { return print(Self.json(board, ledger.calendar)) }
+            if output.chosen == .csv { return print(EnvelopeStatusCSV.render(board.statuses), terminator: "") }
+            if output.chosen == .json { return print(Self.json(board, ledger.calendar)) }
             guard !board.statuses.isEmpty else { return print("No envelopes on \(date).") }
             Self.printTable(board.statuses, board: board, ledger.calendar)
         }

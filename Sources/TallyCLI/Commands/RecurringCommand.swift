@@ -87,7 +87,9 @@ struct RecurringStatusCommand: ParsableCommand {
         discussion: """
             Totals per state give income and bills apart (bills as the positive amount to pay), never netted. \
             Amounts are in the budget currency; when the base currency is another, the totals are given in it \
-            too at the FX rate in force on that day, or the budget currency is listed as not converted.
+            too at the FX rate in force on that day, or the budget currency is listed as not converted. \
+            --format csv: one row per item due in the month (month, today, due, id, payee, category, amount, \
+            currency, state, transaction_id); the totals are its amounts added up by state.
             """
     )
 
@@ -96,7 +98,7 @@ struct RecurringStatusCommand: ParsableCommand {
     @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of). Default: today there.") var today: String?
     @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days (default: the setting in force on that day, `tally settings`).") var dueSoonDays: Int?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object.") var json = false
+    @OptionGroup var output: ReportFormatOptions
 
     func run() throws {
         let (today, month, report, conversion) = try storeOptions.withReadingLedger { ledger in
@@ -109,7 +111,8 @@ struct RecurringStatusCommand: ParsableCommand {
         }
         // In another base currency, the totals in it too (issue 15, wrong today 9).
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency
-        if json {
+        if output.chosen == .csv { return print(RecurringStatusCSV.render(report), terminator: "") }
+        if output.chosen == .json {
             let items = report.items.map { status in
                 Output.jsonObject([
                     ("id", EventJSON.quoted(status.item.id)), ("payee", EventJSON.quoted(status.item.payee)),
@@ -197,17 +200,7 @@ struct RecurringListCommand: ParsableCommand {
 
     func run() throws {
         let items = try storeOptions.withReadingLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
-        if output.chosen == .csv {
-            var table = ListTable([ListColumn("id"), ListColumn("payee"), ListColumn("category"), ListColumn("amount", numeric: true),
-                                   ListColumn("currency"), ListColumn("frequency"), ListColumn("day_of_month", numeric: true),
-                                   ListColumn("start_month"), ListColumn("end_month")])
-            for item in items {
-                table.append([.text(item.id), .text(item.payee), .text(item.category.displayName), .amount(item.amount),
-                              .text(item.amount.commodity.code), .text(item.frequency.rawValue), .integer(Int64(item.dayOfMonth)),
-                              .text(item.startMonth.description), .text(item.endMonth?.description)])
-            }
-            return table.print(.csv, empty: "")
-        }
+        if output.chosen == .csv { return print(RecurringItemsCSV.render(items), terminator: "") }
         if output.chosen == .json {
             for item in items {
                 print(Output.jsonObject([

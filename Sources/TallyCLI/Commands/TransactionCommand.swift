@@ -258,7 +258,10 @@ struct TransactionListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List transactions in their current version; deleted ones are hidden.",
-        discussion: "Newest first unless --ascending. --month or --from/--to choose the days (default: all)."
+        discussion: """
+            Newest first unless --ascending. --month or --from/--to choose the days (default: all). \
+            --format csv prints the page as the export's budget-transactions.csv: its header, then one row per transaction.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -272,7 +275,7 @@ struct TransactionListCommand: ParsableCommand {
     @Option(help: "The page, from 1.") var page = 1
     @Option(name: .customLong("page-size"), help: "Transactions per page (1-500). Default: the page_size setting in force (`tally settings`).") var pageSize: Int?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object.") var json = false
+    @OptionGroup var output: ReportFormatOptions
 
     func validate() throws {
         if month != nil && (from != nil || to != nil) { throw ValidationError("give either --month or --from/--to, not both") }
@@ -293,7 +296,11 @@ struct TransactionListCommand: ParsableCommand {
         let result = try storeOptions.withReadingLedger { ledger in
             try ledger.transactions(query, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
         }
-        if json {
+        if output.chosen == .csv {
+            // The page asked for, as the export's budget-transactions.csv (its header, then one row each).
+            return print(BudgetTransactionsCSV.render(result.transactions), terminator: "")
+        }
+        if output.chosen == .json {
             print(Output.jsonObject([
                 ("page", String(result.page)), ("page_size", String(result.pageSize)),
                 ("page_count", String(result.pageCount)), ("total_count", String(result.totalCount)),

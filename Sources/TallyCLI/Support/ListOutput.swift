@@ -22,6 +22,25 @@ struct ListFormatOptions: ParsableArguments {
     var chosen: Format { json ? .json : format ?? .table }
 }
 
+/// How a report prints (`tx list`, `budget show`, `overview`, `envelope status`,
+/// `recurring status`, `networth show`), the same flags on each: a table for people (the
+/// default), `--format csv` (one header line naming every column, then one row per item,
+/// amounts as plain decimals: the library's renderer, e.g. ``BudgetsCSV``) or `--format json`
+/// (one JSON object); `--json` is `--format json`.
+struct ReportFormatOptions: ParsableArguments {
+    @Option(help: "table (default), csv (a header naming every column, then one row per item; plain amounts) or json (one object).")
+    var format: ListFormatOptions.Format?
+
+    @Flag(help: "The same as --format json.") var json = false
+
+    func validate() throws {
+        if json, let format, format != .json { throw ValidationError("give --json or --format \(format.rawValue), not both") }
+    }
+
+    /// The form chosen.
+    var chosen: ListFormatOptions.Format { json ? .json : format ?? .table }
+}
+
 /// One column of a list: its name (snake_case; upper case as a table's heading) and
 /// whether its cells are numbers (right-aligned in a table).
 struct ListColumn {

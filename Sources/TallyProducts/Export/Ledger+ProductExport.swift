@@ -63,6 +63,16 @@ extension Ledger {
         }
     }
 
+    /// Every month's budgets (``budgetMonths(knownAt:)``, each read by
+    /// ``budgets(month:asOf:knownAt:)`` for the whole month), oldest month first.
+    ///
+    /// ```swift
+    /// for budget in try ledger.allBudgets() { print(budget.month, budget.category, budget.remaining) }
+    /// ```
+    public func allBudgets(knownAt: Instant? = nil) throws -> [BudgetStatus] {
+        try budgetMonths(knownAt: knownAt).flatMap { try budgets(month: $0, knownAt: knownAt) }
+    }
+
     /// Every wealth account's history, oldest first, accounts by name.
     ///
     /// ```swift
@@ -89,7 +99,8 @@ extension Ledger {
     /// Writes the whole ledger into `directory` (created when missing): its events as
     /// `ledger.ndjson` (``export(to:)``, what a restore reads) and one CSV per product
     /// answer a spreadsheet opens: ``BudgetTransactionsCSV``, ``EnvelopeActivityCSV``,
-    /// ``NetWorthItemsCSV``, ``NetWorthValuationsCSV`` and ``WealthHistoryCSV``. Every CSV is
+    /// ``NetWorthItemsCSV``, ``NetWorthValuationsCSV``, ``WealthHistoryCSV``, ``BudgetsCSV``
+    /// (every month's budgets), ``PotsCSV`` and ``RecurringItemsCSV`` (as they stand). Every CSV is
     /// written, with its header, whether or not the ledger uses its product (a script finds
     /// the same files every time). Files of the same names are replaced, each in one step.
     ///
@@ -123,6 +134,12 @@ extension Ledger {
             try write(NetWorthValuationsCSV.fileName, NetWorthValuationsCSV.render(valuations), valuations.reduce(0) { $0 + $1.entries.count })
             let wealth = try wealthHistories()
             try write(WealthHistoryCSV.fileName, WealthHistoryCSV.render(wealth), wealth.reduce(0) { $0 + $1.entries.count })
+            let budgets = try allBudgets()
+            try write(BudgetsCSV.fileName, try BudgetsCSV.render(budgets, conversion: nil), budgets.count)
+            let pots = try self.pots()
+            try write(PotsCSV.fileName, PotsCSV.render(pots), pots.count)
+            let recurring = try recurringItems()
+            try write(RecurringItemsCSV.fileName, RecurringItemsCSV.render(recurring), recurring.count)
             return ProductExportSummary(events: events, csvRows: rows)
         }
     }
@@ -141,6 +158,12 @@ public enum ProductCSVName: String, CaseIterable, Sendable {
     case netWorthValuations = "net-worth-valuations"
     /// ``WealthHistoryCSV``.
     case wealthHistory = "wealth-history"
+    /// ``BudgetsCSV``: every month's budgets.
+    case budgets
+    /// ``PotsCSV``.
+    case pots
+    /// ``RecurringItemsCSV``.
+    case recurringItems = "recurring-items"
 }
 
 extension Ledger {
@@ -157,6 +180,9 @@ extension Ledger {
         case .netWorthItems: NetWorthItemsCSV.render(try netWorth())
         case .netWorthValuations: NetWorthValuationsCSV.render(try netWorthValueHistories())
         case .wealthHistory: WealthHistoryCSV.render(try wealthHistories())
+        case .budgets: try BudgetsCSV.render(try allBudgets(), conversion: nil)
+        case .pots: PotsCSV.render(try pots())
+        case .recurringItems: RecurringItemsCSV.render(try recurringItems())
         }
     }
 }

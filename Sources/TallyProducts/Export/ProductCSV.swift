@@ -156,8 +156,9 @@ private func auditCells(_ entry: AuditEntry) -> [String] {
     ]
 }
 
-/// A header and rows as a CSV document, every line ending with LF.
-private func document(_ header: String, _ rows: [[String]]) -> String {
+/// A header and rows as a CSV document, every line ending with LF: the one way the products'
+/// CSVs are written (``CSVWriter`` quotes each field as RFC 4180 asks).
+func document(_ header: String, _ rows: [[String]]) -> String {
     var text = header + "\n"
     for row in rows { text += CSVWriter.line(row) + "\n" }
     return text

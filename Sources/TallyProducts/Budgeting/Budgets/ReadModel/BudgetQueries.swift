@@ -60,6 +60,16 @@ extension Ledger {
         try read { db in try BudgetQueries.statuses(db, month: month, through: asOf, knownAt: knownAt, calendar: calendar) }
     }
 
+    /// Every month that has a budget set (and not deleted), as the ledger knew it at
+    /// `knownAt`, oldest first: the months ``budgets(month:asOf:knownAt:)`` answers with a budget.
+    ///
+    /// ```swift
+    /// for month in try ledger.budgetMonths() { print(month, try ledger.budgets(month: month).count) }
+    /// ```
+    public func budgetMonths(knownAt: Instant? = nil) throws -> [Month] {
+        try read { db in try BudgetQueries.months(db, knownAt: knownAt) }
+    }
+
     /// The month at a glance: current balance and money in pots at the end of the month
     /// (for the month in progress: now, or `knownAt` when that is earlier), and the month's
     /// income and expenses. With `asOf`, the balances are at that instant (within the month)
@@ -118,6 +128,14 @@ enum BudgetQueries {
             arguments: [month.ordinal, category.rawValue, BudgetTime.openEnd]
         ) else { return nil }
         return try row.money(BudgetColumns.maximum, BudgetColumns.commodity)
+    }
+
+    /// Every month that has a budget in force, as known at `knownAt`, oldest first.
+    static func months(_ db: Database, knownAt: Instant?) throws -> [Month] {
+        try Int.fetchAll(
+            db.cachedStatement(sql: "SELECT DISTINCT month FROM budgets WHERE \(BudgetTime.versionInForce) ORDER BY month"),
+            arguments: BudgetTime.versionArguments(knownAt: knownAt)
+        ).map(Month.init(ordinal:))
     }
 
     /// The first and last microsecond of a month in the ledger's time zone.
