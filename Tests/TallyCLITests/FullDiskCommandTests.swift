@@ -48,7 +48,7 @@ import Testing
 
         // With room again the read models catch up, and the deposit is there once.
         let summary = try TallyProcess.run(["wealth", "summary", "--json", "--store", store])
-        #expect(summary.status == 0 && summary.standardOutput.contains("\"spend\":\"70.00\",\"invest\":\"30.00\",\"total\":\"100.00\""), "\(summary.standardOutput)\(summary.standardError)")
+        #expect(summary.status == 0 && summary.standardOutput.contains(#""spend":{"amount":"70.00","currency":"USD"},"invest":{"amount":"30.00","currency":"USD"},"total":{"amount":"100.00","currency":"USD"}"#), "\(summary.standardOutput)\(summary.standardError)")
         let log = try TallyProcess.run(["log", "--store", store])
         #expect(log.standardOutput.components(separatedBy: "deposit_received").count == 2, "\(log.standardOutput)")
         #expect(try TallyProcess.run(["verify", "--store", store]).status == 0)

@@ -100,7 +100,7 @@ import PostgresTestSupport
             food,Food,monthly,300.00,USD,carry_forward,2026-01-01,2026-01-31,40.00,260.00,false
 
             """)
-        #expect(try store.run(["envelope", "list", "--as-of", "2026-01-31", "--json"]).contains(#""remaining":"260.00""#))
+        #expect(try store.run(["envelope", "list", "--as-of", "2026-01-31", "--json"]).contains(#""remaining":{"amount":"260.00","currency":"USD"}"#))
 
         try store.run(["envelope", "account-open", "Assets:Savings", "--date", "2026-01-01"])
         try store.run(["challenge", "start", "c1", "--unit", "1.00", "--account", "Assets:Savings", "--date", "2026-01-01"])

@@ -38,6 +38,6 @@ import Testing
         // The budget's books are in dollars: its amounts read in euros by the same rule.
         try store.run(["tx", "add", "--payee", "Employer", "--category", "General", "--amount", "1000.00", "--date", "2026-03-10"])
         let overview = try store.run(["overview", "--as-of", day, "--json"])
-        #expect(overview.contains(#""base_currency":"EUR","in_base":{"current_balance":"800.00""#), "\(overview)")
+        #expect(overview.contains(#""base_currency":"EUR","in_base":{"current_balance":{"amount":"800.00","currency":"EUR"}"#), "\(overview)")
     }
 }

@@ -12,7 +12,7 @@ import PostgresTestSupport
         #expect(listed.contains("Summer holiday"))
         #expect(listed.contains("25.00%"))
         let json = try store.run(["pot", "list", "--json"])
-        #expect(json.contains("\"total\":\"125.00\"") && json.contains("\"progress_basis_points\":2500"))
+        #expect(json.contains("\"total\":{\"amount\":\"125.00\",\"currency\":\"USD\"}") && json.contains("\"progress_basis_points\":2500"))
         try store.run(["pot", "withdraw", "holiday", "25.00"])
         let deleted = try store.run(["pot", "delete", "holiday", "--json"])
         #expect(deleted.contains("\"returned\":{\"amount\":\"100.00\""))

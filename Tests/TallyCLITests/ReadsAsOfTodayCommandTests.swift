@@ -88,11 +88,11 @@ import Testing
         #expect(try home.run(["overview", "--json"]).standardOutput == home.run(["overview", "--as-of", home.today, "--json"]).standardOutput)
         let budgets = try home.run(["budget", "show", "--json"]).standardOutput
         #expect(budgets == (try home.run(["budget", "show", "--month", month, "--json"])).standardOutput)
-        #expect(budgets.contains(#""spent":"40.00""#), "tomorrow's rent is not spent today: \(budgets)")
+        #expect(budgets.contains(#""spent":{"amount":"40.00","currency":"USD"}"#), "tomorrow's rent is not spent today: \(budgets)")
         #expect(budgets == (try home.run(["budget", "show", "--as-of", home.today, "--json"])).standardOutput)
         // Asked for, the rent month's scheduled rent counts.
         let scheduled = try home.run(["budget", "show", "--month", rentMonth, "--include-future", "--json"]).standardOutput
-        #expect(scheduled.contains(#""spent":"\#(rentMonth == month ? "940.00" : "900.00")""#), "\(scheduled)")
+        #expect(scheduled.contains(#""spent":{"amount":"\#(rentMonth == month ? "940.00" : "900.00")","currency":"USD"}"#), "\(scheduled)")
 
         let status = try home.run(["recurring", "status", "--json"]).standardOutput
         #expect(status.contains(#""today":"\#(home.today)""#) && status.contains(#""month":"\#(month)""#), "\(status)")

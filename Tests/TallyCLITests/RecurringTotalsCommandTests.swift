@@ -19,6 +19,6 @@ import PostgresTestSupport
             """), "\(text)")
         #expect(!text.contains("2950"))
         let json = try store.run(["recurring", "status", "--month", "2026-05", "--today", "2026-05-10", "--json"])
-        #expect(json.contains(#""upcoming":{"income":"3000.00","bills":"50.00"}"#), "\(json)")
+        #expect(json.contains(#""upcoming":{"income":{"amount":"3000.00","currency":"USD"},"bills":{"amount":"50.00","currency":"USD"}}"#), "\(json)")
     }
 }

@@ -41,7 +41,7 @@ import Testing
         #expect(purchase.contains("round-up skipped: BTC has no round-up increment, nothing moved"), "\(purchase)")
         #expect(purchase.contains("round-ups skipped in BTC"), "\(purchase)")
         let summary = try home.run(["wealth", "summary", "--json"]).standardOutput
-        #expect(summary.contains(#""invest":"0.15000000","total":"0.49987655","round_up_increment":null,"round_ups_skipped":true"#), "\(summary)")
+        #expect(summary.contains(#""invest":{"amount":"0.15000000","currency":"BTC"},"total":{"amount":"0.49987655","currency":"BTC"},"round_up_increment":null,"round_ups_skipped":true"#), "\(summary)")
         try home.run(["wealth", "round-up-increment", "BTC", "0.001"])
         let second = try home.run(["wealth", "purchase", "0.0102", "--currency", "BTC", "--merchant", "Node shop"]).standardOutput
         #expect(second.contains("round-up of 0.00080000 BTC moved from Spend to Invest"), "\(second)")

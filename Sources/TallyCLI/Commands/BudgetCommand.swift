@@ -86,22 +86,28 @@ struct BudgetShowCommand: ParsableCommand {
         func inBase(_ money: Money) throws -> String { try conversion.convert(money).map(MoneyDisplay.amount) ?? "" }
         if output.chosen == .csv { return print(try BudgetsCSV.render(budgets, conversion: conversion), terminator: "") }
         if output.chosen == .json {
-            for budget in budgets {
+            // One object: the month's budgets as `items` (money as {amount, currency} throughout).
+            let items = try budgets.map { budget in
                 var fields = [
                     ("category", EventJSON.quoted(budget.category.rawValue)), ("month", EventJSON.quoted(month.description)),
                     ("maximum", BudgetCLI.json(budget.maximum)), ("spent", BudgetCLI.json(budget.spent)),
-                    ("remaining", BudgetCLI.json(budget.remaining)), ("currency", EventJSON.quoted(budget.maximum.commodity.code)),
-                    ("latest", "[" + budget.latestTransactions.map(BudgetCLI.json).joined(separator: ",") + "]"),
+                    ("remaining", BudgetCLI.json(budget.remaining)), ("over_budget", String(budget.isOverBudget)),
+                    ("latest", JSONText.array(budget.latestTransactions.map(BudgetCLI.json))),
                 ]
                 if otherBase {
-                    let converted = try conversion.isConverted ? Output.jsonObject([
-                        ("maximum", EventJSON.quoted(try inBase(budget.maximum))), ("spent", EventJSON.quoted(try inBase(budget.spent))),
-                        ("remaining", EventJSON.quoted(try inBase(budget.remaining))),
-                    ]) : "null"
-                    fields += [("base_currency", EventJSON.quoted(conversion.baseCurrency.code)), ("in_base", converted)]
+                    fields.append(("in_base", conversion.isConverted ? Output.jsonObject([
+                        ("maximum", BudgetCLI.json(try conversion.convert(budget.maximum))), ("spent", BudgetCLI.json(try conversion.convert(budget.spent))),
+                        ("remaining", BudgetCLI.json(try conversion.convert(budget.remaining))),
+                    ]) : "null"))
                 }
-                print(Output.jsonObject(fields))
+                return Output.jsonObject(fields)
             }
+            print(Output.jsonObject([
+                ("month", EventJSON.quoted(month.description)), ("currency", EventJSON.quoted(conversion.budgetCurrency.code)),
+                ("base_currency", EventJSON.quoted(conversion.baseCurrency.code)), ("items", JSONText.array(items)),
+                ("total_count", String(items.count)),
+                ("not_converted", JSONText.array(conversion.notConverted.map { EventJSON.quoted($0.code) })),
+            ]))
             return
         }
         let base = conversion.baseCurrency.code

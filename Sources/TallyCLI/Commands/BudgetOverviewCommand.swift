@@ -115,10 +115,10 @@ struct OverviewCommand: ParsableCommand {
 
     /// The screen's parts as tables, each under its title; an empty part says so.
     static func printScreen(_ screen: BudgetScreen) throws {
-        print("\nPots: \(screen.overview.overview.heldInPots.decimalString) of \(screen.potsTarget.decimalString)")
+        print("\nPots: \(MoneyDisplay.amount(screen.overview.overview.heldInPots)) of \(MoneyDisplay.amount(screen.potsTarget))")
         if !screen.pots.isEmpty {
             print(Output.table(["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"],
-                               screen.pots.map { [$0.id, $0.name, $0.total.decimalString, $0.target.decimalString, PotListCommand.percent($0.progressBasisPoints)] },
+                               screen.pots.map { [$0.id, $0.name, MoneyDisplay.amount($0.total), MoneyDisplay.amount($0.target), PotListCommand.percent($0.progressBasisPoints)] },
                                rightAligned: [2, 3, 4]))
         }
         print("\nLatest transactions" + (screen.latestTransactions.isEmpty ? ": none" : ""))
@@ -130,8 +130,9 @@ struct OverviewCommand: ParsableCommand {
         if !screen.budgets.isEmpty {
             print(Output.table(
                 ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING"],
-                screen.budgets.map { [$0.category.displayName, $0.maximum.decimalString, $0.spent.decimalString, $0.remaining.decimalString + ($0.isOverBudget ? " (over)" : "")] }
-                    + [["total", totals.maximum.decimalString, totals.spent.decimalString, totals.remaining.decimalString]],
+                screen.budgets.map { [$0.category.displayName, MoneyDisplay.amount($0.maximum), MoneyDisplay.amount($0.spent),
+                                      MoneyDisplay.amount($0.remaining) + ($0.isOverBudget ? " (over)" : "")] }
+                    + [["total", MoneyDisplay.amount(totals.maximum), MoneyDisplay.amount(totals.spent), MoneyDisplay.amount(totals.remaining)]],
                 rightAligned: [1, 2, 3]))
         }
         print("\nRecurring on \(screen.recurring.today)")

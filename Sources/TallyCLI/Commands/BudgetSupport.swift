@@ -28,8 +28,12 @@ enum BudgetCLI {
         print("\(Output.visible(summary())) (\(appended))")
     }
 
-    /// A money amount as a JSON string, exact: `"-12.40"`.
-    static func json(_ money: Money) -> String { EventJSON.quoted(money.decimalString) }
+    /// A money amount as JSON: `{"amount":"-12.40","currency":"USD"}` (``JSONText/money(_:)``,
+    /// the one shape of money in every JSON answer).
+    static func json(_ money: Money) -> String { JSONText.money(money) }
+
+    /// A money amount as JSON, or `null` when there is none (no rate to convert it).
+    static func json(_ money: Money?) -> String { money.map(JSONText.money) ?? "null" }
 
     static func json(_ transaction: BudgetTransaction) -> String {
         var fields: [(String, String)] = [

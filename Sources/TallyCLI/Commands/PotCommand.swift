@@ -128,7 +128,7 @@ struct PotListCommand: ParsableCommand {
                 if otherBase {
                     fields += [("base_currency", EventJSON.quoted(base)),
                                ("in_base", conversion.isConverted
-                                    ? Output.jsonObject([("total", EventJSON.quoted(try inBase(pot.total))), ("target", EventJSON.quoted(try inBase(pot.target)))])
+                                    ? Output.jsonObject([("total", BudgetCLI.json(try conversion.convert(pot.total))), ("target", BudgetCLI.json(try conversion.convert(pot.target)))])
                                     : "null")]
                 }
                 Swift.print(Output.jsonObject(fields))

@@ -155,15 +155,15 @@ struct RecurringStatusCommand: ParsableCommand {
 
 /// The totals of a recurring status, income and bills apart in each state.
 enum RecurringCLI {
-    /// `{"income":"3000.00","bills":"50.00"}`.
+    /// `{"income":{"amount":"3000.00","currency":"USD"},"bills":{…}}`.
     static func json(_ totals: RecurringTotals) -> String {
         Output.jsonObject([("income", BudgetCLI.json(totals.income)), ("bills", BudgetCLI.json(totals.bills))])
     }
 
-    /// The totals in the base currency: `{"income":"2400.00","bills":"40.00"}`.
+    /// The totals in the base currency, each `{amount, currency}` (null with no rate).
     static func json(_ totals: RecurringTotals, _ conversion: BudgetBaseConversion) throws -> String {
-        Output.jsonObject([("income", EventJSON.quoted(try conversion.convert(totals.income)?.decimalString ?? "")),
-                           ("bills", EventJSON.quoted(try conversion.convert(totals.bills)?.decimalString ?? ""))])
+        Output.jsonObject([("income", BudgetCLI.json(try conversion.convert(totals.income))),
+                           ("bills", BudgetCLI.json(try conversion.convert(totals.bills)))])
     }
 
     /// The totals table in the base currency, converted at the rate in force.

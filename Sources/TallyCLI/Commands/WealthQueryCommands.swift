@@ -19,11 +19,9 @@ struct WealthSummaryCommand: ParsableCommand {
                 let balances = summary.balances.map { balance in
                     Output.jsonObject([
                         ("currency", EventJSON.quoted(balance.commodity.code)),
-                        ("wallet", EventJSON.quoted(balance.wallet.decimalString)),
-                        ("spend", EventJSON.quoted(balance.spend.decimalString)),
-                        ("invest", EventJSON.quoted(balance.invest.decimalString)),
-                        ("total", EventJSON.quoted(balance.total.decimalString)),
-                        ("round_up_increment", balance.roundUpIncrement.map { EventJSON.quoted($0.decimalString) } ?? "null"),
+                        ("wallet", JSONText.money(balance.wallet)), ("spend", JSONText.money(balance.spend)),
+                        ("invest", JSONText.money(balance.invest)), ("total", JSONText.money(balance.total)),
+                        ("round_up_increment", balance.roundUpIncrement.map(JSONText.money) ?? "null"),
                         ("round_ups_skipped", String(summary.roundUpsEnabled && balance.roundUpIncrement == nil)),
                     ])
                 }

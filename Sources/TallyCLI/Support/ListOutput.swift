@@ -59,8 +59,8 @@ enum ListCell {
     case text(String)
     /// An exact decimal rate: a JSON string, so no reader turns it into a float.
     case decimal(String)
-    /// An amount: plain in CSV and JSON (a JSON string), thousands grouped in a table
-    /// (``MoneyDisplay``); its currency is in a column of its own.
+    /// An amount: plain in CSV (its currency in a column of its own), `{amount, currency}`
+    /// in JSON (the amount a decimal string), thousands grouped in a table (``MoneyDisplay``).
     case money(Money)
     /// A whole number: a JSON number.
     case integer(Int64)
@@ -97,7 +97,7 @@ enum ListCell {
     var json: String {
         switch self {
         case .text(let text), .decimal(let text): EventJSON.quoted(text)
-        case .money(let money): EventJSON.quoted(money.decimalString)
+        case .money(let money): JSONText.money(money)
         case .integer(let value): String(value)
         case .bool(let value): String(value)
         case .none: "null"
