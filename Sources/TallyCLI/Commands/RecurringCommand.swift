@@ -89,7 +89,8 @@ struct RecurringStatusCommand: ParsableCommand {
             Amounts are in the budget currency; when the base currency is another, the totals are given in it \
             too at the FX rate in force on that day, or the budget currency is listed as not converted. \
             --format csv: one row per item due in the month (month, today, due, id, payee, category, amount, \
-            currency, state, transaction_id); the totals are its amounts added up by state.
+            currency, state, transaction_id); the totals are its amounts added up by state. --search and \
+            --sort order the items as `recurring bills` does (by due: the month's due day); the totals stay the month's.
             """
     )
 
@@ -97,6 +98,7 @@ struct RecurringStatusCommand: ParsableCommand {
     @Option(help: "The month, YYYY-MM (in the ledger's time zone; default: today's month).") var month: String?
     @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of). Default: today there.") var today: String?
     @Option(name: .customLong("due-soon-days"), help: "The due-soon window in days (default: the setting in force on that day, `tally settings`).") var dueSoonDays: Int?
+    @OptionGroup var order: RecurringOrderOptions
     @OptionGroup var time: TimeTravelOptions
     @OptionGroup var output: ReportFormatOptions
 
@@ -106,7 +108,9 @@ struct RecurringStatusCommand: ParsableCommand {
             let today = try time.day(self.today, option: "--today", calendar: ledger.calendar) { ledger.calendar.date(of: ledger.now) } ?? ledger.calendar.date(of: ledger.now)
             let month = try self.month.map { try CLIParse.month($0, option: "--month") } ?? today.month
             let knownAt = try time.knownAtInstant(ledger)
-            return (today, month, try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt),
+            let report = try order.query.map { try ledger.recurringStatus($0, month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt) }
+                ?? ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt)
+            return (today, month, report,
                     try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(today), knownAt: knownAt))
         }
         // In another base currency, the totals in it too (issue 15, wrong today 9).
@@ -192,14 +196,20 @@ enum RecurringCLI {
 
 struct RecurringListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "Every recurring item defined and not removed.",
-                                                    discussion: ListHelp.days + " AMOUNT is signed: positive income, negative a bill.")
+                                                    discussion: ListHelp.days + " AMOUNT is signed: positive income, negative a bill. --search and --sort as `recurring bills` (by due: the next due date from the day of --as-of).")
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var order: RecurringOrderOptions
     @OptionGroup var time: TimeTravelOptions
     @OptionGroup var output: ListFormatOptions
 
     func run() throws {
-        let items = try storeOptions.withReadingLedger { ledger in try ledger.recurringItems(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger)) }
+        let items = try storeOptions.withReadingLedger { ledger in
+            let asOf = try time.asOfInstant(ledger)
+            let knownAt = try time.knownAtInstant(ledger)
+            guard let query = order.query else { return try ledger.recurringItems(asOf: asOf, knownAt: knownAt) }
+            return try ledger.recurringItems(query, today: ledger.calendar.date(of: asOf ?? ledger.now), asOf: asOf, knownAt: knownAt)
+        }
         if output.chosen == .csv { return print(RecurringItemsCSV.render(items), terminator: "") }
         if output.chosen == .json {
             for item in items {
@@ -222,6 +232,25 @@ struct RecurringListCommand: ParsableCommand {
     }
 }
 
+/// `--search` and `--sort`, the same on `recurring bills`, `status` and `list`: the library's
+/// one rule of the recurring screen (``RecurringBillQuery``).
+struct RecurringOrderOptions: ParsableArguments {
+    @Option(help: "Only entries whose vendor (payee) contains this text, ignoring case.") var search: String?
+    @Option(help: "name-az, name-za, amount-high, amount-low (by size), due-soonest or due-latest (default: due-soonest; `list` by id).") var sort: String?
+
+    func validate() throws {
+        if let sort, RecurringBillQuery.Sort(rawValue: sort) == nil {
+            throw ValidationError("--sort must be one of \(RecurringBillQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    /// The query the options ask for; nil when neither is given (the answer's own order).
+    var query: RecurringBillQuery? {
+        guard search != nil || sort != nil else { return nil }
+        return RecurringBillQuery(search: search, sort: sort.flatMap(RecurringBillQuery.Sort.init(rawValue:)) ?? .dueSoonest)
+    }
+}
+
 struct RecurringBillsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bills",
@@ -235,23 +264,15 @@ struct RecurringBillsCommand: ParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "Only vendors whose name contains this text (ignoring case).") var search: String?
-    @Option(help: "name-az, name-za, amount-high, amount-low, due-soonest (default) or due-latest.") var sort = "due-soonest"
+    @OptionGroup var order: RecurringOrderOptions
     @Option(help: "Today, YYYY-MM-DD: a day in the ledger's time zone (or give --as-of). Default: today there.") var today: String?
     @OptionGroup var time: TimeTravelOptions
     @OptionGroup var output: ListFormatOptions
 
-    func validate() throws {
-        guard RecurringBillQuery.Sort(rawValue: sort) != nil else {
-            throw ValidationError("--sort must be one of \(RecurringBillQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-    }
-
     func run() throws {
         let bills = try storeOptions.withReadingLedger { ledger in
             let today = try time.day(self.today, option: "--today", calendar: ledger.calendar) ?? ledger.calendar.date(of: ledger.now)
-            return try ledger.recurringBills(RecurringBillQuery(search: search, sort: RecurringBillQuery.Sort(rawValue: sort) ?? .dueSoonest),
-                                             today: today, knownAt: try time.knownAtInstant(ledger))
+            return try ledger.recurringBills(order.query ?? RecurringBillQuery(), today: today, knownAt: try time.knownAtInstant(ledger))
         }
         var table = ListTable([ListColumn("vendor"), ListColumn("category"), ListColumn("amount", numeric: true), ListColumn("currency"),
                                ListColumn("state"), ListColumn("next_due"), ListColumn("last_paid"), ListColumn("source"), ListColumn("recurring_id")])
@@ -259,6 +280,6 @@ struct RecurringBillsCommand: ParsableCommand {
             table.append([.text(bill.vendor), .text(bill.category.displayName), .amount(bill.amount), .text(bill.amount.commodity.code),
                           .text(bill.state.rawValue), .day(bill.nextDue), .day(bill.lastPaid), .text(bill.source.rawValue), .text(bill.recurringId)])
         }
-        table.print(output.chosen, empty: "no recurring bills" + (search.map { " matching '\($0)'" } ?? ""))
+        table.print(output.chosen, empty: "no recurring bills" + (order.search.map { " matching '\($0)'" } ?? ""))
     }
 }

@@ -90,6 +90,25 @@ enum CommandRoutes {
                 effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
         },
         Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/round-up-increment", operationId: "setRoundUpIncrement", security: .ledger(.write)),
+            fields: ["currency", "increment", "effective_at"]
+        ) { body, ledger, _, key in
+            // `tally wealth round-up-increment CUR AMOUNT|none`: for every wealth account.
+            let commodity = try currency(body, "currency", ledger)
+            let text = try body.string("increment")
+            let increment: Money?
+            if text.lowercased() == "none" {
+                increment = nil
+            } else {
+                do { increment = try Money(parsing: text, commodity: commodity) } catch {
+                    throw Problem(.unprocessableContent, "invalid_amount", "'increment' '\(text)': \(error)", field: "increment")
+                }
+            }
+            return try ledger.setRoundUpIncrementCommand(
+                currency: commodity, increment: increment,
+                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        },
+        Definition(
             route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/automation/pause", operationId: "pauseWealthAutomation", security: .ledger(.write)),
             fields: ["effective_at"]
         ) { body, ledger, call, key in

@@ -43,19 +43,29 @@ enum QueryRoutes {
             } else {
                 month = ledger.calendar.date(of: asOf).month
             }
-            let overview = try ledger.budgetOverview(month: month, asOf: asOf, knownAt: knownAt)
+            // The budget app's overview screen, the library query `tally overview` prints.
+            let screen = try ledger.budgetScreen(month: month, asOf: asOf, knownAt: knownAt)
             return .object([
-                ("month", .string(overview.month.description)),
+                ("month", .string(screen.month.description)),
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("current_balance", .amount(overview.currentBalance)), ("held_in_pots", .amount(overview.heldInPots)),
-                ("income", .amount(overview.income)), ("expenses", .amount(overview.expenses)), ("net", .amount(try overview.net())),
-            ])
+            ] + (try budgetScreenJSON(screen, ledger, knownAt: knownAt)))
         },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/envelopes", operationId: "listEnvelopes", security: .ledger(.read))) { ledger, _, asOf, knownAt in
             let statuses = try ledger.envelopeStatuses(asOf: asOf, knownAt: knownAt)
+            // The totals and latest activity `tally envelope status` shows (``EnvelopeBoard``).
+            let board = try ledger.envelopeBoard(asOf: asOf, knownAt: knownAt)
             return .object([
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
                 ("envelopes", .array(statuses.map(envelopeJSON))),
+                ("currency", .string(board.currency.code)), ("budgeted", .amount(board.budgeted)), ("spent", .amount(board.spent)),
+                ("remaining", .amount(board.remaining)), ("not_converted", .array(board.notConverted.map(JSONValue.string))),
+                ("recent", .array(board.recentActivity.map { entry in
+                    .object([
+                        ("seq", .integer(Int64(entry.sequence))), ("envelope", .string(entry.envelopeId)),
+                        ("date", .string(ledger.calendar.date(of: entry.effectiveAt).description)), ("event", .string(entry.eventType)),
+                        ("amount", .amount(entry.amount)), ("currency", .string(entry.amount.commodity.code)),
+                    ])
+                })),
             ])
         },
         Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/envelope-accounts/total", operationId: "getEnvelopeAccountsTotal", security: .ledger(.read))) { ledger, _, asOf, knownAt in
@@ -216,6 +226,38 @@ enum QueryRoutes {
                 ])
             })),
         ])
+    }
+
+    /// The overview screen's fields after `month`, `as_of` and `known_at`: the month's figures
+    /// in the budget currency (and in the base currency in `in_base`, null when it is the same
+    /// or has no rate, `not_converted` naming the budget currency then), then `pots`,
+    /// `latest_transactions`, `budgets` (each an object with its `items` and totals) and
+    /// `recurring` (the totals per state and the items), as `tally overview --json` gives them.
+    static func budgetScreenJSON(_ screen: BudgetScreen, _ ledger: Ledger, knownAt: Instant?) throws -> [(String, JSONValue)] {
+        let overview = screen.overview.overview
+        let otherBase = screen.overview.baseCurrency != overview.income.commodity
+        func figures(_ overview: BudgetOverview) throws -> [(String, JSONValue)] {
+            [("current_balance", .amount(overview.currentBalance)), ("held_in_pots", .amount(overview.heldInPots)),
+             ("income", .amount(overview.income)), ("expenses", .amount(overview.expenses)), ("net", .amount(try overview.net()))]
+        }
+        let conversion = try ledger.budgetBaseConversion(at: screen.asOf, knownAt: knownAt)
+        let totals = try screen.budgetTotals()
+        let recurring = screen.recurring
+        let recurringFields: [(String, JSONValue)] = [("today", JSONValue.string(recurring.today.description))]
+            + RecurringState.allCases.map { state -> (String, JSONValue) in (state.rawValue, ReadRoutes.recurringTotalsJSON(recurring.totals(state))) }
+            + [("items", JSONValue.array(recurring.items.map(ReadRoutes.recurringStatusJSON)))]
+        let parts: [(String, JSONValue)] = [
+            ("currency", .string(overview.income.commodity.code)), ("base_currency", .string(screen.overview.baseCurrency.code)),
+            ("in_base", try screen.overview.converted.map { otherBase ? JSONValue.object(try figures($0)) : JSONValue.null } ?? JSONValue.null),
+            ("not_converted", .array(screen.overview.notConverted.map { .string($0.code) })),
+            ("pots", .object([("items", .array(screen.pots.map(potJSON))), ("total", .amount(overview.heldInPots)), ("target", .amount(screen.potsTarget))])),
+            ("latest_transactions", .object([("items", .array(screen.latestTransactions.map(transactionJSON))),
+                                             ("limit", .integer(Int64(BudgetScreen.latestTransactionsCount)))])),
+            ("budgets", .object([("items", .array(try screen.budgets.map { try ReadRoutes.budgetJSON($0, conversion) })),
+                                 ("maximum", .amount(totals.maximum)), ("spent", .amount(totals.spent)), ("remaining", .amount(totals.remaining))])),
+            ("recurring", .object(recurringFields)),
+        ]
+        return try figures(overview) + parts
     }
 
     /// A pot as `GET pots` lists it.

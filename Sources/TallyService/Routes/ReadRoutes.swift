@@ -27,8 +27,9 @@ enum ReadRoutes {
             ])
         },
         // `tally recurring list`: every recurring item defined and not removed.
-        QueryRoutes.Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/recurring", operationId: "listRecurring", security: .ledger(.read))) { ledger, _, asOf, knownAt in
-            let items = try ledger.recurringItems(asOf: asOf, knownAt: knownAt)
+        QueryRoutes.Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/recurring", operationId: "listRecurring", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let items = try recurringQuery(call).map { try ledger.recurringItems($0, today: ledger.calendar.date(of: asOf), asOf: asOf, knownAt: knownAt) }
+                ?? ledger.recurringItems(asOf: asOf, knownAt: knownAt)
             return .object([
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
                 ("items", .array(items.map(recurringJSON))),
@@ -39,31 +40,39 @@ enum ReadRoutes {
             let today = ledger.calendar.date(of: asOf)
             let month = try call.query("month").map { _ in try QueryRoutes.month(call, "month") } ?? today.month
             let dueSoonDays = try call.query("due_soon_days").map { _ in try Cursor.integer(call, "due_soon_days", in: 0...3_650, fallback: 0) }
-            let report = try ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt)
+            let report = try recurringQuery(call).map { try ledger.recurringStatus($0, month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt) }
+                ?? ledger.recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt)
             let conversion = try ledger.budgetBaseConversion(at: ledger.calendar.endOfDay(today), knownAt: knownAt)
-            func totals(_ totals: RecurringTotals) -> JSONValue {
-                .object([("income", .amount(totals.income)), ("bills", .amount(totals.bills))])
-            }
             func totalsInBase(_ totals: RecurringTotals) throws -> JSONValue {
                 .object([("income", try converted(totals.income, conversion)), ("bills", try converted(totals.bills, conversion))])
             }
             let otherBase = conversion.baseCurrency != conversion.budgetCurrency
             return .object([
                 ("month", .string(month.description)), ("today", .string(today.description)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("items", .array(report.items.map { status in
-                    .object([
-                        ("id", .string(status.item.id)), ("payee", .string(status.item.payee)), ("amount", .amount(status.item.amount)),
-                        ("currency", .string(status.item.amount.commodity.code)), ("due", .string(status.dueDate.description)),
-                        ("state", .string(status.state.rawValue)), ("transaction_id", .optional(status.matchingTransactionId)),
-                    ])
-                })),
-                ("paid", totals(report.paid)), ("due_soon", totals(report.dueSoon)), ("upcoming", totals(report.upcoming)),
-                ("overdue", totals(report.overdue)),
+                ("items", .array(report.items.map(recurringStatusJSON))),
+                ("paid", recurringTotalsJSON(report.paid)), ("due_soon", recurringTotalsJSON(report.dueSoon)),
+                ("upcoming", recurringTotalsJSON(report.upcoming)), ("overdue", recurringTotalsJSON(report.overdue)),
                 ("currency", .string(conversion.budgetCurrency.code)), ("base_currency", .string(conversion.baseCurrency.code)),
                 ("in_base", otherBase && conversion.isConverted ? .object([
                     ("paid", try totalsInBase(report.paid)), ("due_soon", try totalsInBase(report.dueSoon)), ("upcoming", try totalsInBase(report.upcoming)),
                     ("overdue", try totalsInBase(report.overdue)),
                 ]) : .null),
+            ])
+        },
+        // `tally recurring bills`: one entry per vendor, paid, due soon, upcoming or overdue.
+        QueryRoutes.Definition(route: ServiceRoute(method: .get, path: "/ledgers/{ledger}/recurring-bills", operationId: "listRecurringBills", security: .ledger(.read))) { ledger, call, asOf, knownAt in
+            let today = ledger.calendar.date(of: asOf)
+            let bills = try ledger.recurringBills(try recurringQuery(call) ?? RecurringBillQuery(), today: today, knownAt: knownAt)
+            return .object([
+                ("today", .string(today.description)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
+                ("items", .array(bills.map { bill in
+                    .object([
+                        ("vendor", .string(bill.vendor)), ("category", .string(bill.category.rawValue)), ("amount", .amount(bill.amount)),
+                        ("currency", .string(bill.amount.commodity.code)), ("state", .string(bill.state.rawValue)),
+                        ("next_due", .string(bill.nextDue.description)), ("last_paid", .optional(bill.lastPaid?.description)),
+                        ("source", .string(bill.source.rawValue)), ("recurring_id", .optional(bill.recurringId)),
+                    ])
+                })),
             ])
         },
         // `tally wealth history`: the account's money events, newest first, a page at a time.
@@ -176,6 +185,22 @@ enum ReadRoutes {
         }
     }
 
+    /// `search` and `sort` of the recurring reads, as `tally recurring … --search --sort` take
+    /// them (``RecurringBillQuery``); nil when neither is given (the answer's own order).
+    /// - Throws: ``Problem`` (400) for a sort that is not one of the six.
+    static func recurringQuery(_ call: Call) throws -> RecurringBillQuery? {
+        let search = call.query("search"), sortText = call.query("sort")
+        guard search != nil || sortText != nil else { return nil }
+        var sort = RecurringBillQuery.Sort.dueSoonest
+        if let sortText {
+            guard let named = RecurringBillQuery.Sort(rawValue: sortText) else {
+                throw Problem.invalidParameter("sort", "'sort' is '\(sortText)'; use one of \(RecurringBillQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            sort = named
+        }
+        return RecurringBillQuery(search: search, sort: sort)
+    }
+
     /// A month's budget of one category as `tally budget show --json` gives it: `in_base` holds
     /// its amounts in the base currency when that is another and a rate is known, else null.
     static func budgetJSON(_ budget: BudgetStatus, _ conversion: BudgetBaseConversion) throws -> JSONValue {
@@ -191,6 +216,20 @@ enum ReadRoutes {
             ("latest", .array(budget.latestTransactions.map(QueryRoutes.transactionJSON))),
             ("in_base", inBase),
         ])
+    }
+
+    /// One item of a month's recurring status as `GET recurring-status` lists it.
+    static func recurringStatusJSON(_ status: RecurringItemStatus) -> JSONValue {
+        .object([
+            ("id", .string(status.item.id)), ("payee", .string(status.item.payee)), ("amount", .amount(status.item.amount)),
+            ("currency", .string(status.item.amount.commodity.code)), ("due", .string(status.dueDate.description)),
+            ("state", .string(status.state.rawValue)), ("transaction_id", .optional(status.matchingTransactionId)),
+        ])
+    }
+
+    /// A state's recurring totals: income and bills apart, both positive.
+    static func recurringTotalsJSON(_ totals: RecurringTotals) -> JSONValue {
+        .object([("income", .amount(totals.income)), ("bills", .amount(totals.bills))])
     }
 
     /// A recurring item as `tally recurring list --json` gives it.

@@ -172,18 +172,50 @@ enum RecurringBills {
 
     /// The entries the query searches for, in its order (ties by vendor, then next due).
     static func ordered(_ bills: [RecurringBill], _ query: RecurringBillQuery) -> [RecurringBill] {
-        let needle = query.search?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() ?? ""
-        let found = needle.isEmpty ? bills : bills.filter { $0.vendor.lowercased().contains(needle) }
-        func name(_ bill: RecurringBill) -> String { bill.vendor.lowercased() }
-        return found.sorted { left, right in
-            switch query.sort {
-            case .nameAscending: (name(left), left.nextDue) < (name(right), right.nextDue)
-            case .nameDescending: (name(left), left.nextDue) > (name(right), right.nextDue)
-            case .amountHighest: (right.amount.minorUnits.magnitude, name(left)) < (left.amount.minorUnits.magnitude, name(right))
-            case .amountLowest: (left.amount.minorUnits.magnitude, name(left)) < (right.amount.minorUnits.magnitude, name(right))
-            case .dueSoonest: (left.nextDue, name(left)) < (right.nextDue, name(right))
-            case .dueLatest: (right.nextDue, name(left)) < (left.nextDue, name(right))
-            }
+        query.apply(to: bills, name: \.vendor, amount: \.amount, due: { $0.nextDue })
+    }
+}
+
+extension RecurringBillQuery {
+    /// The one rule of the recurring screen's search and six orders, for the bills list, the
+    /// status of a month and the list of items alike: the entries whose name contains
+    /// ``search`` (trimmed, ignoring case), in ``sort``'s order; ties by name, then due date.
+    /// An amount is compared by its size (a bill of 80.00 is higher than one of 12.00); an
+    /// entry with no due date left (an ended item) comes last in either due order.
+    ///
+    /// - Parameters:
+    ///   - entries: what to search and sort.
+    ///   - name: the vendor or payee searched and sorted by.
+    ///   - amount: the signed amount.
+    ///   - due: the due date that orders by due; nil for none left.
+    func apply<Entry>(to entries: [Entry], name: (Entry) -> String, amount: (Entry) -> Money, due: (Entry) -> LocalDate?) -> [Entry] {
+        let needle = search?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() ?? ""
+        let keyed = entries.compactMap { entry -> (entry: Entry, name: String, size: UInt64, due: LocalDate?)? in
+            let key = name(entry).lowercased()
+            guard needle.isEmpty || key.contains(needle) else { return nil }
+            return (entry, key, amount(entry).minorUnits.magnitude, due(entry))
         }
+        // A missing due date sorts after every date: (true, any) > (false, date).
+        func dueKey(_ date: LocalDate?) -> (Bool, LocalDate) { (date == nil, date ?? LocalDate(daysSinceEpoch: 0)) }
+        func before(_ left: (Bool, LocalDate), _ right: (Bool, LocalDate)) -> Bool { left.0 != right.0 ? !left.0 : left.1 < right.1 }
+        return keyed.sorted { left, right in
+            switch sort {
+            case .nameAscending:
+                return left.name != right.name ? left.name < right.name : before(dueKey(left.due), dueKey(right.due))
+            case .nameDescending:
+                return left.name != right.name ? left.name > right.name : before(dueKey(left.due), dueKey(right.due))
+            case .amountHighest:
+                return left.size != right.size ? left.size > right.size : left.name < right.name
+            case .amountLowest:
+                return left.size != right.size ? left.size < right.size : left.name < right.name
+            case .dueSoonest:
+                let (l, r) = (dueKey(left.due), dueKey(right.due))
+                return l != r ? before(l, r) : left.name < right.name
+            case .dueLatest:
+                let (l, r) = (dueKey(left.due), dueKey(right.due))
+                if l.0 != r.0 { return !l.0 }
+                return l.1 != r.1 ? l.1 > r.1 : left.name < right.name
+            }
+        }.map(\.entry)
     }
 }

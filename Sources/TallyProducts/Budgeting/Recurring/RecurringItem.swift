@@ -37,6 +37,22 @@ public struct RecurringItem: Hashable, Sendable {
     public func dueDate(in month: Month) -> LocalDate {
         month.firstDay.adding(days: min(dayOfMonth, month.dayCount) - 1)
     }
+
+    /// The first day it falls due on or after `day`; nil when it has ended before then.
+    ///
+    /// ```swift
+    /// rent.nextDueDate(onOrAfter: try LocalDate(parsing: "2026-05-02"))   // 2026-06-01 for rent due on the 1st
+    /// ```
+    public func nextDueDate(onOrAfter day: LocalDate) -> LocalDate? {
+        var month = max(startMonth, day.month)
+        // A yearly item falls due within twelve months of any month from its start.
+        let last = min(month.adding(months: 12), endMonth ?? month.adding(months: 12))
+        while month <= last {
+            if isDue(in: month), dueDate(in: month) >= day { return dueDate(in: month) }
+            month = month.adding(months: 1)
+        }
+        return nil
+    }
 }
 
 
@@ -53,5 +69,23 @@ extension Ledger {
     ///   - knownAt: as the ledger knew them at this instant; nil for everything recorded.
     public func recurringItems(asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [RecurringItem] {
         try read { db in try RecurringItem.all(db, asOf: asOf, knownAt: knownAt) }
+    }
+
+    /// The recurring items found by `query` in its order (``RecurringBillQuery``: search by
+    /// payee, the six orders of the recurring screen), next due judged from `today`.
+    ///
+    /// ```swift
+    /// let items = try ledger.recurringItems(RecurringBillQuery(search: "flix", sort: .amountHighest))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - query: the search and the order.
+    ///   - today: the day the next due dates count from (default: today in the ledger's time zone).
+    ///   - asOf: the items defined and not removed by this instant.
+    ///   - knownAt: as the ledger knew them at this instant; nil for everything recorded.
+    public func recurringItems(_ query: RecurringBillQuery, today: LocalDate? = nil, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [RecurringItem] {
+        let today = today ?? calendar.date(of: asOf ?? now)
+        return query.apply(to: try recurringItems(asOf: asOf, knownAt: knownAt), name: \.payee, amount: \.amount,
+                           due: { $0.nextDueDate(onOrAfter: today) })
     }
 }

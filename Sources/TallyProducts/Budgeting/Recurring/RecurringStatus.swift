@@ -127,4 +127,24 @@ extension Ledger {
             )
         }
     }
+
+    /// The month's recurring status with its items found by `query` in its order
+    /// (``RecurringBillQuery``: search by payee, the six orders of the recurring screen; by
+    /// due date the month's due day). The totals stay the month's, whatever the search.
+    ///
+    /// ```swift
+    /// let may = try ledger.recurringStatus(RecurringBillQuery(sort: .amountHighest), month: try Month(parsing: "2026-05"), today: try LocalDate(parsing: "2026-05-20"))
+    /// ```
+    ///
+    /// - Throws: ``LedgerError`` `invalidArgument` for a negative window.
+    public func recurringStatus(
+        _ query: RecurringBillQuery, month: Month, today: LocalDate, dueSoonDays: Int? = nil, knownAt: Instant? = nil
+    ) throws -> RecurringStatusReport {
+        let report = try recurringStatus(month: month, today: today, dueSoonDays: dueSoonDays, knownAt: knownAt)
+        return RecurringStatusReport(
+            month: report.month, today: report.today,
+            items: query.apply(to: report.items, name: \.item.payee, amount: \.item.amount, due: { $0.dueDate }),
+            paid: report.paid, dueSoon: report.dueSoon, upcoming: report.upcoming, overdue: report.overdue
+        )
+    }
 }
