@@ -106,7 +106,7 @@ struct DemoReport {
     }
 
     private func signed(_ money: Money) -> String {
-        (money.isPositive ? "+" : "") + money.decimalString
+        (money.isPositive ? "+" : "") + MoneyDisplay.amount(money)
     }
 
     private func overview() {
@@ -133,14 +133,14 @@ struct DemoReport {
         Swift.print("split \(wealth.splitRule) (Spend/Invest), round-ups \(wealth.roundUpsEnabled ? "on" : "off"), card \(wealth.cardFrozen ? "frozen" : "active")")
         Swift.print(Output.table(
             ["CURRENCY", "SPEND", "INVEST", "WALLET", "TOTAL"],
-            wealth.balances.map { [$0.commodity.code, $0.spend.decimalString, $0.invest.decimalString, $0.wallet.decimalString, $0.total.decimalString] },
+            wealth.balances.map { [$0.commodity.code, MoneyDisplay.amount($0.spend), MoneyDisplay.amount($0.invest), MoneyDisplay.amount($0.wallet), MoneyDisplay.amount($0.total)] },
             rightAligned: [1, 2, 3, 4]))
         func total(_ amounts: [Money]) -> String { amounts.isEmpty ? "none" : amounts.map(\.description).joined(separator: ", ") }
         Swift.print("round-ups this month \(total(dashboard.roundUpsThisMonth)); last month \(total(dashboard.roundUpsLastMonth))")
         Swift.print(Output.table(
             ["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"],
             dashboard.wealthHistory.map { entry in
-                [String(entry.sequence), DemoDates.date(entry.effectiveAt), entry.kind.rawValue, entry.amount.decimalString, entry.amount.commodity.code,
+                [String(entry.sequence), DemoDates.date(entry.effectiveAt), entry.kind.rawValue, MoneyDisplay.amount(entry.amount), entry.amount.commodity.code,
                  entry.spendChange.isZero ? "" : signed(entry.spendChange), entry.investChange.isZero ? "" : signed(entry.investChange),
                  entry.cause.map(String.init) ?? "", entry.detail ?? ""]
             }, rightAligned: [0, 3, 5, 6, 7]))
@@ -154,15 +154,15 @@ struct DemoReport {
                 "\(overview.month)" + (index == overviews.count - 1 ? " (to \(dashboard.today.day))" : "")
             },
             [("current balance", \BudgetOverview.currentBalance), ("held in pots", \.heldInPots), ("income", \.income), ("expenses", \.expenses)]
-                .map { label, path in [label] + overviews.map { $0[keyPath: path].decimalString } }
-                + [["net"] + overviews.map { (try? $0.net().decimalString) ?? "" }],
+                .map { label, path in [label] + overviews.map { MoneyDisplay.amount($0[keyPath: path]) } }
+                + [["net"] + overviews.map { (try? $0.net()).map(MoneyDisplay.amount) ?? "" }],
             rightAligned: Set(1...overviews.count)))
         if let month = dashboard.budgets.first?.month {
             Swift.print("")
             Swift.print("Budgets of \(month):")
             Swift.print(Output.table(
                 ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING", ""],
-                dashboard.budgets.map { [$0.category.displayName, $0.maximum.decimalString, $0.spent.decimalString, $0.remaining.decimalString, $0.isOverBudget ? "OVER" : ""] },
+                dashboard.budgets.map { [$0.category.displayName, MoneyDisplay.amount($0.maximum), MoneyDisplay.amount($0.spent), MoneyDisplay.amount($0.remaining), $0.isOverBudget ? "OVER" : ""] },
                 rightAligned: [1, 2, 3]))
         }
         let recurring = dashboard.recurring
@@ -170,19 +170,19 @@ struct DemoReport {
         Swift.print("Recurring in \(recurring.month), today \(recurring.today):")
         Swift.print(Output.table(
             ["DUE", "ID", "PAYEE", "AMOUNT", "STATE"],
-            recurring.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, $0.item.amount.decimalString, $0.state.rawValue] },
+            recurring.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, MoneyDisplay.amount($0.item.amount), $0.state.rawValue] },
             rightAligned: [3]))
         Swift.print(RecurringCLI.totalsTable(recurring))
         Swift.print("")
         Swift.print(Output.table(
             ["POT", "TARGET", "TOTAL", "PROGRESS"],
-            dashboard.pots.map { [$0.name, $0.target.decimalString, $0.total.decimalString, Output.percent($0.progressBasisPoints)] },
+            dashboard.pots.map { [$0.name, MoneyDisplay.amount($0.target), MoneyDisplay.amount($0.total), Output.percent($0.progressBasisPoints)] },
             rightAligned: [1, 2, 3]))
     }
 
     private func envelopes() {
         heading("Envelopes on \(dashboard.today)")
-        func text(_ money: Money) -> String { "\(money.decimalString) \(money.commodity.code)" }
+        func text(_ money: Money) -> String { "\(MoneyDisplay.amount(money)) \(money.commodity.code)" }
         Swift.print(Output.table(
             ["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", ""],
             dashboard.envelopes.map { [$0.name, $0.period.description, text($0.budgeted), text($0.carriedIn), text($0.spent), text($0.remaining), $0.isOverBudget ? "OVER" : ""] },
@@ -191,8 +191,8 @@ struct DemoReport {
         Swift.print("")
         Swift.print(Output.table(
             ["ACCOUNT", "BALANCE", "IN \(accounts.total.commodity.code)"],
-            accounts.lines.map { [$0.account, text($0.amount), $0.inBase.map(\.decimalString) ?? "no rate"] }
-                + [["total", "", accounts.total.decimalString]],
+            accounts.lines.map { [$0.account, text($0.amount), $0.inBase.map(MoneyDisplay.amount) ?? "no rate"] }
+                + [["total", "", MoneyDisplay.amount(accounts.total)]],
             rightAligned: [1, 2]))
         Swift.print("")
         Swift.print(Output.table(
@@ -205,14 +205,14 @@ struct DemoReport {
         let report = dashboard.netWorth
         let base = report.baseCurrency.code
         heading("Net worth on \(dashboard.today)")
-        Swift.print("\(report.netWorth.decimalString) \(base) = assets \(report.assets.decimalString) − liabilities \(report.liabilities.decimalString)"
+        Swift.print("\(MoneyDisplay.amount(report.netWorth)) \(base) = assets \(MoneyDisplay.amount(report.assets)) − liabilities \(MoneyDisplay.amount(report.liabilities))"
                     + (report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)"))
-        Swift.print("30-day change \(signed(dashboard.netWorthChange)) \(base) (from \(dashboard.netWorthMonthAgo.netWorth.decimalString))")
+        Swift.print("30-day change \(signed(dashboard.netWorthChange)) \(base) (from \(MoneyDisplay.amount(dashboard.netWorthMonthAgo.netWorth)))")
         Swift.print(NetWorthJSON.linesTable(report))
         Swift.print("")
         Swift.print(Output.table(
             ["KIND", "CATEGORY", base, "SHARE"],
-            report.categories.map { [$0.kind.rawValue, $0.category, $0.total.decimalString, Output.percent($0.basisPoints)] },
+            report.categories.map { [$0.kind.rawValue, $0.category, MoneyDisplay.amount($0.total), Output.percent($0.basisPoints)] },
             rightAligned: [2, 3]))
         for item in report.excluded { Swift.print("excluded: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
         Swift.print("")
@@ -222,7 +222,7 @@ struct DemoReport {
     private func xray() {
         let xray = dashboard.xray
         heading("Portfolio X-ray on \(dashboard.today)")
-        Swift.print("\(xray.total.decimalString) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
+        Swift.print("\(MoneyDisplay.amount(xray.total)) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
         for (title, groups) in [("by type", xray.allocationByType), ("by country", xray.exposureByCountry), ("by sector", xray.exposureBySector)] {
             Swift.print("\(title): " + groups.map { "\($0.group) \(Output.percent($0.basisPoints))" }.joined(separator: " · "))
         }
@@ -247,11 +247,11 @@ struct DemoReport {
         Swift.print(Output.table(
             ["", "AS KNOWN NOW", "AS KNOWN AT \(known)"],
             [
-                ["net worth (\(now.baseCurrency.code))", now.netWorth.decimalString, before.netWorth.decimalString],
-                ["assets", now.assets.decimalString, before.assets.decimalString],
-                ["liabilities", now.liabilities.decimalString, before.liabilities.decimalString],
+                ["net worth (\(now.baseCurrency.code))", MoneyDisplay.amount(now.netWorth), MoneyDisplay.amount(before.netWorth)],
+                ["assets", MoneyDisplay.amount(now.assets), MoneyDisplay.amount(before.assets)],
+                ["liabilities", MoneyDisplay.amount(now.liabilities), MoneyDisplay.amount(before.liabilities)],
             ] + now.lines.filter { line in before.lines.first { $0.itemId == line.itemId }?.converted != line.converted }.map { line in
-                ["  \(line.itemId)", line.converted.decimalString, before.lines.first { $0.itemId == line.itemId }?.converted.decimalString ?? "-"]
+                ["  \(line.itemId)", MoneyDisplay.amount(line.converted), (before.lines.first { $0.itemId == line.itemId }?.converted).map(MoneyDisplay.amount) ?? "-"]
             }, rightAligned: [1, 2]))
         for item in now.excluded { Swift.print("excluded then: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
         Swift.print("")
@@ -265,10 +265,10 @@ struct DemoReport {
         Swift.print("Balances at the end of \(dashboard.pastDate) (\(dashboard.pastBalances.count) non-zero): those the corrections changed, and Budget:Current, Spend and Invest:")
         Swift.print(Output.table(
             ["ACCOUNT", "AS KNOWN NOW", "AS KNOWN BEFORE"],
-            shown.map { [$0, later[$0]?.decimalString ?? "0", earlier[$0]?.decimalString ?? "0"] },
+            shown.map { [$0, later[$0].map(MoneyDisplay.amount) ?? "0", earlier[$0].map(MoneyDisplay.amount) ?? "0"] },
             rightAligned: [1, 2]))
         let wealth = dashboard.pastWealth.balance(in: .usd)
-        Swift.print("Wealth account then: Spend \(wealth.spend.decimalString), Invest \(wealth.invest.decimalString) USD (split \(dashboard.pastWealth.splitRule))")
+        Swift.print("Wealth account then: Spend \(MoneyDisplay.amount(wealth.spend)), Invest \(MoneyDisplay.amount(wealth.invest)) USD (split \(dashboard.pastWealth.splitRule))")
     }
 
     private func audit() {
@@ -277,7 +277,7 @@ struct DemoReport {
             Output.table(
                 ["SEQ", "RECORDED", "EFFECTIVE", "EVENT", "CAUSE", "AMOUNT", "BALANCE"],
                 entries.map { [String($0.sequence), DemoDates.local($0.recordedAt), $0.effectiveDate.description, $0.eventType,
-                               $0.cause.map(String.init) ?? "", $0.amount.decimalString, $0.balance.description] },
+                               $0.cause.map(String.init) ?? "", MoneyDisplay.amount($0.amount), MoneyDisplay.money($0.balance)] },
                 rightAligned: [0, 4, 5, 6])
         }
         Swift.print("\(dashboard.amendmentAccount), the amended dinner: the first version, its reversal and the new version, all dated when it happened")
