@@ -38,7 +38,7 @@ import PostgresTestSupport
         #expect(march.contains("Liabilities:Card,liability,USD,2026-02-01,,-300.00,USD,300.00"))
 
         let json = try store.run(["account", "list", "--as-of", "2026-03-31", "--json"])
-        #expect(json.contains(#"{"account":"Liabilities:Card","kind":"liability","currency":"USD","opened":"2026-02-01","closed":null,"balance":"-300.00","balance_currency":"USD","owed":"300.00"}"#))
+        #expect(json.contains(#"{"account":"Liabilities:Card","kind":"liability","currency":"USD","opened":"2026-02-01","closed":null,"balance":{"amount":"-300.00","currency":"USD"},"balance_currency":"USD","owed":{"amount":"300.00","currency":"USD"}}"#))
         let table = try store.run(["account", "list", "--as-of", "2026-03-31"])
         #expect(table.hasPrefix("ACCOUNT") && table.contains("BALANCE CURRENCY"))
         #expect(try store.run(["account", "list", "--as-of", "2025-12-31"]) == "no accounts\n")

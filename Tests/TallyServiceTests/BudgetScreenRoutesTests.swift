@@ -16,7 +16,7 @@ import Testing
         try await created("/transactions", #"{"payee":"Employer","category":"general","amount":"3000.00","date":"2026-01-02"}"#)
         try await created("/transactions", #"{"payee":"Market","category":"groceries","amount":"-450.00","date":"2026-01-05","id":"market-1"}"#)
         try await created("/budgets", #"{"category":"groceries","month":"2026-01","maximum":"400.00"}"#)
-        try await created("/recurring", #"{"id":"rent","payee":"Landlord","category":"bills","amount":"-900.00","day_of_month":25,"start_month":"2026-01"}"#)
+        try await created("/recurring", #"{"id":"rent","payee":"Landlord","category":"bills","amount":"-900.00","day_of_month":28,"start_month":"2026-01"}"#)
 
         let screen = try await service.send(.GET, "/ledgers/home/budgets/overview?month=2026-01&as_of=2026-01-20")
         #expect(screen.status == 200, "\(screen.text)")
@@ -28,13 +28,13 @@ import Testing
         #expect(budgets["spent"] as? String == "450.00" && budgets["remaining"] as? String == "-50.00", "over by 50.00: \(screen.text)")
         let recurring = try #require(screen.json["recurring"] as? [String: Any])
         #expect(recurring["today"] as? String == "2026-01-20")
-        #expect((recurring["upcoming"] as? [String: Any])?["bills"] as? String == "900.00", "rent on the 25th, 5 days out: \(screen.text)")
+        #expect((recurring["upcoming"] as? [String: Any])?["bills"] as? String == "900.00", "rent on the 28th, past the 5-day window: \(screen.text)")
         #expect((recurring["items"] as? [[String: Any]])?.first?["state"] as? String == "upcoming", "\(screen.text)")
 
         // The envelopes: two, their totals beside them.
-        try await created("/envelope-accounts", #"{"account":"Assets:Bank","opening_balance":"2000.00","effective_at":"2026-01-01"}"#)
-        try await created("/envelopes", #"{"id":"food","name":"Food","budgeted":"300.00","start_date":"2026-01-01"}"#)
-        try await created("/envelopes", #"{"id":"fun","name":"Fun","budgeted":"100.00","start_date":"2026-01-01"}"#)
+        try await created("/envelope-accounts", #"{"account":"Assets:Bank","currency":"USD","opening_balance":"2000.00","effective_at":"2026-01-01"}"#)
+        try await created("/envelopes", #"{"id":"food","name":"Food","interval":"monthly","budgeted":"300.00","start_date":"2026-01-01"}"#)
+        try await created("/envelopes", #"{"id":"fun","name":"Fun","interval":"monthly","budgeted":"100.00","start_date":"2026-01-01"}"#)
         try await created("/envelope-transactions", #"{"id":"t1","account":"Assets:Bank","amount":"-120.00","envelope":"food","effective_at":"2026-01-03"}"#)
         let envelopes = try await service.send(.GET, "/ledgers/home/envelopes?as_of=2026-01-20")
         #expect(envelopes.status == 200, "\(envelopes.text)")

@@ -56,7 +56,7 @@ struct OverviewCommand: ParsableCommand {
                     Output.jsonObject([
                         ("current_balance", BudgetCLI.json(converted.currentBalance)), ("held_in_pots", BudgetCLI.json(converted.heldInPots)),
                         ("income", BudgetCLI.json(converted.income)), ("expenses", BudgetCLI.json(converted.expenses)),
-                        ("net", (try? converted.net()).map(BudgetCLI.json) ?? "null"),
+                        ("net", BudgetCLI.json(try? converted.net())),
                     ])
                 } ?? "null"),
                 ("not_converted", JSONText.array(answer.notConverted.map { EventJSON.quoted($0.code) })),

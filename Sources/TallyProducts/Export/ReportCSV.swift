@@ -122,7 +122,7 @@ public enum EnvelopeStatusCSV {
     public static func render(_ statuses: [EnvelopeStatus]) -> String {
         document(header, statuses.map { status in
             [status.envelopeId, status.name, status.interval.rawValue, status.policy.rawValue,
-             status.period.first.description, status.period.last.description]
+             status.period.first.description, status.period.last?.description ?? ""]
                 + [status.budgeted, status.funded, status.carriedIn, status.takenFromToAssign, status.available, status.spent, status.remaining]
                 .map(\.decimalString)
                 + [status.budgeted.commodity.code, String(status.isOverBudget), String(status.unconvertedCount)]
