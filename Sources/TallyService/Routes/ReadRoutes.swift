@@ -185,7 +185,7 @@ enum ReadRoutes {
         }
     }
 
-    /// `search` and `sort` of the recurring reads, as `tally recurring … --search --sort` take
+    /// `search` and `sort` of the recurring reads, as `tally recurring bills --search --sort` take
     /// them (``RecurringBillQuery``); nil when neither is given (the answer's own order).
     /// - Throws: ``Problem`` (400) for a sort that is not one of the six.
     static func recurringQuery(_ call: Call) throws -> RecurringBillQuery? {
