@@ -63,7 +63,7 @@ import Testing
         let before = try directory.snapshot("home")
         let listed = try TallyProcess.run(["erase", "--list", "--store", store])
         #expect(listed.status != 0)
-        #expect(listed.standardError.contains("personal text of 2 subjects"), "\(listed.standardError)")
+        #expect(listed.standardError.contains("3 sealed texts (text#0, text#1, text#2)"), "\(listed.standardError)")
         #expect(try directory.snapshot("home") == before)
     }
 

@@ -24,7 +24,9 @@ import Testing
         let verified = try TallyProcess.run(["verify", "--store", store])
         #expect(verified.status == 1, "\(verified.standardOutput)\(verified.standardError)")
         #expect(verified.standardOutput.contains("ok: "), "the log itself is intact: \(verified.standardOutput)")
-        #expect(verified.standardError.contains("personal text of 2 subjects") && verified.standardError.contains("keys are missing from the subject key file (SUBJECTS)"), "\(verified.standardError)")
+        // The log names its three texts (the ledger's name, the payee, the category) by reference,
+        // sealed in the file that is gone: each is lost, none erased.
+        #expect(verified.standardError.contains("3 sealed texts (text#0, text#1, text#2)") && verified.standardError.contains("keys are missing from the subject key file (SUBJECTS)"), "\(verified.standardError)")
         let json = try TallyProcess.run(["verify", "--store", store, "--json"])
         #expect(json.standardOutput.contains(#""status":"keys_missing""#), "\(json.standardOutput)")
     }

@@ -131,9 +131,8 @@ extension Ledger {
     /// write or show their personal text as erased although nobody erased it.
     static func requireNoLostKeys(_ lost: [String], doing action: String) throws {
         guard !lost.isEmpty else { return }
-        let shown = lost.prefix(20).joined(separator: ", ") + (lost.count > 20 ? ", …" : "")
         throw StoreError(.keyFileDamaged, """
-            the personal text of \(lost.count) subject\(lost.count == 1 ? "" : "s") (\(shown)) cannot be read: their keys are missing from \
+            \(SubjectKeys.lostDescription(lost)) cannot be read: their keys are missing from \
             the subject key file (SUBJECTS) and the log records no erasure of them, so the file was deleted or damaged; \(action) \
             would show that text as erased. Restore SUBJECTS from a backup; nothing was written
             """)

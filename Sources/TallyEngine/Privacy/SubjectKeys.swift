@@ -501,6 +501,18 @@ public final class SubjectKeys: Sendable {
     /// does not hold: erased, or lost (a deleted or damaged `SUBJECTS`); `verify` tells them
     /// apart by the log's `erasure_recorded` events. A reference whose text the file does not
     /// hold (always a loss: an erasure keeps the sealed text) is named `text#N`.
+    /// Lost keys and texts (``missingIdentifiers``) named for a message: `the personal text of
+    /// 2 subjects (…)`, `3 sealed texts (text#0, …)`, or both joined by "and".
+    static func lostDescription(_ lost: [String]) -> String {
+        func shown(_ items: [String]) -> String { items.prefix(20).joined(separator: ", ") + (items.count > 20 ? ", …" : "") }
+        let texts = lost.filter { $0.hasPrefix("text#") }
+        let subjects = lost.filter { !$0.hasPrefix("text#") }
+        var parts: [String] = []
+        if !subjects.isEmpty { parts.append("the personal text of \(subjects.count) subject\(subjects.count == 1 ? "" : "s") (\(shown(subjects)))") }
+        if !texts.isEmpty { parts.append("\(texts.count) sealed text\(texts.count == 1 ? "" : "s") (\(shown(texts)))") }
+        return parts.joined(separator: " and ")
+    }
+
     var missingIdentifiers: [String] {
         state.withLock { $0.missing.map(Self.hex).sorted() + $0.missingReferences.sorted().map { "text#\($0)" } }
     }

@@ -98,8 +98,7 @@ public struct StoreVerification: Sendable {
     /// The lost subject keys as a sentence, with the way out.
     private var missingKeyProblems: [String] {
         guard !missingSubjectKeys.isEmpty else { return [] }
-        let shown = missingSubjectKeys.prefix(20).joined(separator: ", ") + (missingSubjectKeys.count > 20 ? ", …" : "")
-        return ["personal text of \(missingSubjectKeys.count) subject\(missingSubjectKeys.count == 1 ? "" : "s") (\(shown)) cannot be read: "
+        return ["\(SubjectKeys.lostDescription(missingSubjectKeys)) cannot be read: "
                 + "their keys are missing from the subject key file (SUBJECTS) and the log records no erasure of them, so the file was "
                 + "deleted or damaged; their text reads as erased until it is restored from a backup"]
     }
