@@ -218,21 +218,31 @@ public final class SubjectKeys: Sendable {
         }
         if let sealed { return sealed }
         if known { return nil }
-        let reloaded = path.flatMap { try? Self.readState(path: $0, fileKey: fileKey) }
+        let reloaded = reloadedFile()
         return state.withLock { state in
-            if let reloaded, !state.changed {
-                let missing = state.missing
-                let missingReferences = state.missingReferences
-                state = reloaded
-                state.missing = missing
-                state.missingReferences = missingReferences
-            }
+            adopt(reloaded, into: &state)
             guard reference < UInt64(state.texts.count) else {
                 state.missingReferences.insert(reference)
                 return nil
             }
             return state.texts[Int(reference)]
         }
+    }
+
+    /// The file as it is now, read again (nil when there is no file or it cannot be read).
+    private func reloadedFile() -> State? {
+        path.flatMap { try? Self.readState(path: $0, fileKey: fileKey) }
+    }
+
+    /// Takes `reloaded` as the state unless this process changed it since the last save,
+    /// keeping what it already knows to be missing.
+    private func adopt(_ reloaded: State?, into state: inout State) {
+        guard let reloaded, !state.changed else { return }
+        let missing = state.missing
+        let missingReferences = state.missingReferences
+        state = reloaded
+        state.missing = missing
+        state.missingReferences = missingReferences
     }
 
     private func openAnew(_ sealed: ArraySlice<UInt8>) -> String? {
@@ -253,15 +263,9 @@ public final class SubjectKeys: Sendable {
         let (key, known) = state.withLock { state in (state.byIdentifier[identifier]?.key, state.missing.contains(identifier)) }
         if let key { return key }
         if known { return nil }
-        let reloaded = path.flatMap { try? Self.readState(path: $0, fileKey: fileKey) }
+        let reloaded = reloadedFile()
         return state.withLock { state in
-            if let reloaded, !state.changed {
-                let missing = state.missing
-                let missingReferences = state.missingReferences
-                state = reloaded
-                state.missing = missing
-                state.missingReferences = missingReferences
-            }
+            adopt(reloaded, into: &state)
             guard let key = state.byIdentifier[identifier]?.key else {
                 state.missing.insert(identifier)
                 return nil
