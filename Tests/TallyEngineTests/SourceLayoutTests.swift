@@ -3,7 +3,7 @@ import Testing
 
 /// The layout docs/conventions.md promises, checked on the sources themselves: SQL lives only in the
 /// read-model layer (a `ReadModel/` folder beside the feature it serves, or the engine's
-/// `ReadModels/` machinery) and in the log's PostgreSQL storage (`TallyLog/Postgres/`), and
+/// `Projection/` machinery) and in the log's PostgreSQL storage (`TallyLog/Postgres/`), and
 /// the modules import one way.
 @Suite struct SourceLayoutTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -34,7 +34,7 @@ import Testing
     static func isReadModelLayer(_ path: String) -> Bool {
         // The log on PostgreSQL keeps its own tables (head rows, frames): its statements live
         // with it, in the log module's storage folder, and nowhere else in the log.
-        path.contains("/ReadModel/") || path.hasPrefix("Sources/TallyEngine/ReadModels/") || path.hasPrefix("Sources/TallyLog/Postgres/")
+        path.contains("/ReadModel/") || path.hasPrefix("Sources/TallyEngine/Projection/") || path.hasPrefix("Sources/TallyLog/Postgres/")
     }
 
     @Test func sqlLivesOnlyInTheReadModelLayer() throws {
