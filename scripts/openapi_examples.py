@@ -3,8 +3,9 @@
 `tally serve`, each call's request body and answer kept as the operation's examples.
 
 Every command and read of the story is made over HTTP with the admin key; its request body
-(JSON) and its answer (the first 2xx JSON of the operation) become the `example:` of the
-operation's request and response media types that have none yet. Examples already in the
+(JSON, or a file sent as it is: a journal CSV, an NDJSON file of events) and its answer
+(the operation's first 2xx: JSON, or the text of an NDJSON export, its first lines) become
+the `example:` of the operation's request and response media types that have none yet. Examples already in the
 document are left as they are (a hand-written one stays), unless --replace names the
 operation. The document is edited line by line in its own layout (a media type at its
 indentation, `schema:` below it), so nothing else in the file moves.
@@ -20,6 +21,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,6 +31,23 @@ import yaml
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DOCUMENT = os.path.join(ROOT, "Schemas", "openapi.yaml")
 L = "/ledgers/smiths"
+
+
+class Raw:
+    """A body sent as it is, a file upload (a journal CSV, an NDJSON file), with its media type."""
+
+    def __init__(self, media, text):
+        self.media, self.text = media, text
+
+
+JOURNAL = """date,account,counter_account,amount,currency,payee,category,external_id
+2026-01-21,Expenses:Books,Assets:Bank:Current,18.99,GBP,Bookshop,Books,stmt-0121-1
+2026-01-22,Expenses:Travel,Assets:Bank:Current,42.50,GBP,Rail company,Travel,stmt-0122-1
+"""
+
+EVENTS = """{"effective_at":"2026-01-23T00:00:00Z","type":"fx_rate_set","version":1,"entity":"fx:EUR/GBP","idempotency_key":"rates-2026-01-23-eur","data":{"base":"EUR","quote":"GBP","rate":"0.8571"}}
+{"effective_at":"2026-01-23T00:00:00Z","type":"fx_rate_set","version":1,"entity":"fx:CHF/GBP","idempotency_key":"rates-2026-01-23-chf","data":{"base":"CHF","quote":"GBP","rate":"0.9102"}}
+"""
 
 # The story: (operationId, method, path, JSON body or None). Commands need their resources
 # first, so the order is the household's.
@@ -138,28 +157,83 @@ STORY = [
     ("getChart", "GET", f"{L}/charts/networth?from=2026-01-01&to=2026-03-31", None),
     ("createWebhook", "POST", f"{L}/webhooks", {"url": "http://127.0.0.1:9/hooks/tally", "kinds": ["budget_overspent"]}),
     ("listWebhooks", "GET", f"{L}/webhooks", None),
+    # Groceries over their 400.00 for January: a budget_overspent notification, so a delivery.
+    ("recordTransaction", "POST", f"{L}/transactions", {"payee": "Cash and Carry", "category": "groceries", "amount": "-412.80", "date": "2026-01-25", "id": "tx-big"}),
     ("listWebhookDeliveries", "GET", f"{L}/webhooks/{{webhook}}/deliveries", None),
+    ("redeliverWebhookDelivery", "POST", f"{L}/webhooks/{{webhook}}/deliveries/{{delivery}}/redeliver", {}),
     ("getRecurringStatus", "GET", f"{L}/recurring-status?month=2026-01&as_of=2026-01-31", None),
     ("getXRay", "GET", f"{L}/xray?as_of=2026-01-31", None),
     ("setBaseCurrency", "POST", f"{L}/base-currency", {"currency": "GBP", "effective_at": "2026-01-01"}),
+    ("importJournal", "POST", f"{L}/imports/journal", Raw("text/csv", JOURNAL)),
+    ("importEvents", "POST", f"{L}/imports/events", Raw("application/x-ndjson", EVENTS)),
+    ("exportLedger", "GET", f"{L}/export", None),
+    ("setRoundUpIncrement", "POST", f"{L}/settings/round-up-increment", {"currency": "JPY", "increment": "100"}),
+    ("getChart", "GET", f"{L}/charts/networth?from=2026-01-01&to=2026-03-31", None, "image/svg+xml"),
+    ("getDashboard", "GET", f"{L}/dashboard?as_of=2026-01-31", None),
+    ("streamEvents", "GET", f"{L}/events?after=104", None),
+    ("getMetrics", "GET", "/metrics", None),
 ]
-# Answers that are not JSON, or whose example would be the upload itself.
-NOT_JSON = {"exportLedger", "importEvents", "importJournal"}
+# A text answer's example shows its first lines (the whole log, page or metrics would fill
+# pages); an SVG chart is shown whole.
+TEXT_LINES = {"exportLedger": 3, "getDashboard": 12, "getMetrics": 8}
+# Server-Sent Events never end: the example is the stream's opening and its first events.
+STREAM_EVENTS = 2
 
 
-def call(base, key, method, path, body):
-    data = None if body is None else json.dumps(body).encode()
+def call(base, key, method, path, body, accept=None, again=False):
+    """(status, answer): the answer parsed when it is JSON, else its text. `again` sends the
+    command once more under a new idempotency key (a repeat that may change nothing)."""
+    if isinstance(body, Raw):
+        data, media = body.text.encode(), body.media
+    else:
+        data, media = (None if body is None else json.dumps(body).encode()), "application/json"
     request = urllib.request.Request(base + urllib.parse.quote(path, safe="/?=&:"), data=data, method=method)
     request.add_header("Authorization", f"Bearer {key}")
     if data is not None:
-        request.add_header("Content-Type", "application/json")
-        digest = hashlib.sha256(f"{method} {path} {json.dumps(body, sort_keys=True)}".encode()).hexdigest()[:32]
-        request.add_header("Idempotency-Key", f"example-{digest}")
+        request.add_header("Content-Type", media)
+        signed = body.text if isinstance(body, Raw) else json.dumps(body, sort_keys=True)
+        digest = hashlib.sha256(f"{method} {path} {signed}".encode()).hexdigest()[:32]
+        request.add_header("Idempotency-Key", f"example-{digest}" + ("-again" if again else ""))
+    if accept:
+        request.add_header("Accept", accept)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read() or b"null")
+            if response.headers.get_content_type() == "text/event-stream":
+                return response.status, first_events(response)
+            text = response.read()
+            if response.headers.get_content_type() == "application/json":
+                return response.status, json.loads(text or b"null")
+            return response.status, text.decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode(errors="replace")
+
+
+def first_events(response):
+    """The opening of an event stream up to the end of its STREAM_EVENTS-th event."""
+    lines, events = [], 0
+    while events < STREAM_EVENTS:
+        line = response.readline().decode()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith("data:"):
+            events += 1
+    return "".join(lines)
+
+
+def first_delivery(base, key, path):
+    """The deliveries answer once it lists one: the dispatcher queues a delivery for each new
+    notification shortly after the command that caused it."""
+    deadline = time.monotonic() + 30
+    while True:
+        status, answer = call(base, key, "GET", path, None)
+        if not 200 <= status < 300:
+            raise SystemExit(f"openapi-examples: GET {path} answered {status}: {answer}")
+        if answer["deliveries"]:
+            return status, answer
+        if time.monotonic() > deadline:
+            raise SystemExit(f"openapi-examples: no delivery queued within 30 s: {answer}")
+        time.sleep(0.1)  # polling the server for the dispatcher's queue
 
 
 def entry_seq(result, event_type):
@@ -171,11 +245,16 @@ def entry_seq(result, event_type):
 
 
 def run_story(base, key):
-    """{operationId: (request body, answer)}, the first call of each operation."""
-    examples, names = {}, {}
-    for operation, method, path, body in STORY:
+    """{operationId: {"request": body, STATUS: answer}}: the first call of each operation, and
+    for a command the answer to sending it again under a new key when that changed nothing
+    (its 200)."""
+    examples, names, commands = {}, {}, []
+    for operation, method, path, body, *accept in STORY:
         path = path.format(**names)
-        status, answer = call(base, key, method, path, body)
+        if operation == "listWebhookDeliveries":
+            status, answer = first_delivery(base, key, path)
+        else:
+            status, answer = call(base, key, method, path, body, *accept)
         if not 200 <= status < 300:
             raise SystemExit(f"openapi-examples: {operation} {method} {path} answered {status}: {answer}")
         if operation == "purchaseWealth":
@@ -184,7 +263,21 @@ def run_story(base, key):
             names["withdrawal"] = entry_seq(answer, "withdrawal_made")
         elif operation == "createWebhook":
             names["webhook"] = answer["id"]
-        examples.setdefault(operation, (body, answer))
+        elif operation == "listWebhookDeliveries":
+            names["delivery"] = answer["deliveries"][0]["id"]
+        if isinstance(answer, str) and operation in TEXT_LINES:
+            answer = "".join(answer.splitlines(keepends=True)[:TEXT_LINES[operation]])
+        kind = "text" if isinstance(answer, str) else "json"
+        if operation not in examples:
+            examples[operation] = {"request": {"text" if isinstance(body, Raw) else "json": body}}
+            if method in ("POST", "DELETE") and body is not None and not isinstance(body, Raw):
+                commands.append((operation, method, path, body))
+        examples[operation].setdefault(str(status), {}).setdefault(kind, answer)
+    # Repeats after the whole story, so that no first answer above depends on them.
+    for operation, method, path, body in commands:
+        status, answer = call(base, key, method, path, body, again=True)
+        if status == 200:
+            examples[operation].setdefault("200", {}).setdefault("json", answer)
     return examples
 
 
@@ -194,8 +287,9 @@ def flow(value):
 
 
 def insert(lines, examples, replace):
-    """The document's lines with an `example:` under each JSON media type of the operations
-    in `examples` that has none (or, for `replace`, instead of the one it has)."""
+    """The document's lines with an `example:` under each media type of the operations in
+    `examples` that has none (or, for `replace`, instead of the one it has): JSON as one line
+    of flow, a file or a text answer as a block scalar."""
     out, index = [], 0
     path = method = operation = None
     section = None  # "request" or the response status
@@ -204,7 +298,9 @@ def insert(lines, examples, replace):
         line = lines[index]
         stripped = line.strip()
         indent = len(line) - len(line.lstrip(" "))
-        if indent == 2 and stripped.startswith("/") and stripped.endswith(":"):
+        if indent == 0 and stripped:
+            path = method = operation = section = None  # past `paths:` (components)
+        elif indent == 2 and stripped.startswith("/") and stripped.endswith(":"):
             path, method, operation = stripped[:-1], None, None
         elif path and indent == 4 and stripped[:-1] in ("get", "post", "put", "delete", "patch") and stripped.endswith(":"):
             method, operation, section = stripped[:-1], None, None
@@ -216,13 +312,19 @@ def insert(lines, examples, replace):
             section = stripped[:-1].strip("'\"")
         out.append(line)
         index += 1
-        # A JSON media type of an operation with an example to write: its schema line next.
+        # The media type of an operation with an example to write (JSON, or the file a Raw
+        # body sends, or the text a non-JSON answer is): its schema line next.
         media_indent = 10 if section == "request" else 12
-        if (operation in examples and section and indent == media_indent and stripped.endswith("json:")
+        if (operation in examples and section and indent == media_indent and stripped.endswith(":")
                 and (section == "request" or section.startswith("2"))):
-            body, answer = examples[operation]
-            value = body if section == "request" else answer
-            key = (operation, section)
+            media = stripped[:-1]
+            kinds = examples[operation].get(section, {})
+            value = kinds.get("json") if media == "application/json" else kinds.get("text")
+            if isinstance(value, Raw):
+                value = value.text if value.media == media else None
+            if value is None or media == "application/octet-stream":
+                continue
+            key = (operation, section, media)
             # The following lines of this media type (deeper than it).
             block = []
             while index < len(lines) and (len(lines[index]) - len(lines[index].lstrip(" "))) > indent:
@@ -230,29 +332,34 @@ def insert(lines, examples, replace):
                 index += 1
             has_example = any(l.strip().startswith(("example:", "examples:")) for l in block)
             if has_example and operation in replace:
-                block = [l for l in block if not l.strip().startswith("example:")]
+                block = without_example(block)
                 has_example = False
-            if not has_example and value is not None and key not in written and (section == "request" or section == first_2xx(lines, operation)):
-                block.append(" " * (indent + 2) + "example: " + flow(value))
+            if not has_example and key not in written:
+                if isinstance(value, str):
+                    block.append(" " * (indent + 2) + "example: |")
+                    block += [(" " * (indent + 4) + text) if text else "" for text in value.splitlines()]
+                else:
+                    block.append(" " * (indent + 2) + "example: " + flow(value))
                 written.add(key)
             out.extend(block)
     return out
 
 
-_first = {}
-
-
-def first_2xx(lines, operation):
-    """The operation's first 2xx status with content, as the document lists it."""
-    if operation not in _first:
-        document = yaml.safe_load("\n".join(lines))
-        for item in document["paths"].values():
-            for candidate in item.values():
-                if isinstance(candidate, dict) and candidate.get("operationId") == operation:
-                    statuses = [str(status) for status, response in candidate["responses"].items()
-                                if str(status).startswith("2") and "content" in response]
-                    _first[operation] = statuses[0] if statuses else None
-    return _first.get(operation)
+def without_example(block):
+    """A media type's lines without its `example:` (one line of flow, or a block scalar and
+    the deeper lines that are its text)."""
+    kept, index = [], 0
+    while index < len(block):
+        line = block[index]
+        index += 1
+        if not line.strip().startswith("example:"):
+            kept.append(line)
+            continue
+        if line.rstrip().endswith("|"):
+            depth = len(line) - len(line.lstrip(" "))
+            while index < len(block) and (not block[index].strip() or len(block[index]) - len(block[index].lstrip(" ")) > depth):
+                index += 1
+    return kept
 
 
 def main():
@@ -260,7 +367,7 @@ def main():
     parser.add_argument("--replace", nargs="*", default=[], help="operations whose examples are written anew")
     arguments = parser.parse_args()
     base, key = os.environ["TALLY_URL"], os.environ["TALLY_ADMIN_KEY"]
-    examples = {operation: value for operation, value in run_story(base, key).items() if operation not in NOT_JSON}
+    examples = run_story(base, key)
     with open(DOCUMENT, encoding="utf-8") as file:
         lines = file.read().split("\n")
     updated = insert(lines, examples, set(arguments.replace))
