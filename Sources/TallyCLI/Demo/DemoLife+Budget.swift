@@ -16,10 +16,20 @@ extension DemoLife {
     ]
 
     func planBudget(_ date: LocalDate) {
+        planMonthStart(date)
+        planReferenceReset(date)
+        planMarketCash(date)
+        planCorrections(date)
+        planPots(date)
+        planCardImports(date)
+    }
+
+    /// The month's first morning: recurring items generated (asked for twice, generated once) and
+    /// the month's budgets set, re-set each January from the suggestions.
+    private func planMonthStart(_ date: LocalDate) {
         let ledger = self.ledger
         let month = date.month
         let usd = Self.usd
-
         if date.day == 1 {
             plan(6) { try self.run { try ledger.generateRecurring(month: month) } }
             // Opened again the same morning: nothing is generated twice.
@@ -38,7 +48,13 @@ extension DemoLife {
                 }
             }
         }
+    }
 
+    /// Gift money arrived by an untracked route: the bank shows 500.00 more than tracked.
+    private func planReferenceReset(_ date: LocalDate) {
+        let ledger = self.ledger
+        let month = date.month
+        let usd = Self.usd
         // Gift money arrived by an untracked route: the bank shows 500.00 more than tracked.
         // (On the 28th, once every recurring item of the month has fallen due.)
         if month == household.storyMonth(16) && date.day == 28 {
@@ -48,7 +64,12 @@ extension DemoLife {
                 try self.run { try ledger.setReferenceBalance(amount: reference) }
             }
         }
+    }
 
+    /// Cash at the Saturday market, entered by hand.
+    private func planMarketCash(_ date: LocalDate) {
+        let ledger = self.ledger
+        let usd = Self.usd
         // Cash at the Saturday market.
         if Self.weekday(date) == 6 {
             manualTransactionNumber += 1
@@ -56,7 +77,14 @@ extension DemoLife {
             let amount = usd(-draw(15_00...45_00))
             plan(11) { try self.run { try ledger.recordTransaction(payee: "Farmers market", category: .groceries, amount: amount, date: date, id: id) } }
         }
+    }
 
+    /// The corrections: an entry made twice and deleted, an anniversary dinner entered wrong and
+    /// amended the next month, a purchase re-categorised.
+    private func planCorrections(_ date: LocalDate) {
+        let ledger = self.ledger
+        let month = date.month
+        let usd = Self.usd
         let storyMonth = household.correctedMonth
         if month == storyMonth && date.day == 20 {
             // Entered twice by mistake; the copy is deleted.
@@ -84,7 +112,14 @@ extension DemoLife {
                 try self.run { try ledger.recategorise(id: id, category: .lifestyle) }
             }
         }
+    }
 
+    /// Pots: the holiday pot pays for the June trip; the emergency fund pays a car repair;
+    /// each pot gets its monthly saving at month end.
+    private func planPots(_ date: LocalDate) {
+        let ledger = self.ledger
+        let month = date.month
+        let usd = Self.usd
         // Pots: the holiday pot pays for the June trip; the emergency fund pays a car repair.
         if month.month == 6 && date.day == 28 {
             plan(10) {
@@ -108,7 +143,12 @@ extension DemoLife {
                 }
             }
         }
+    }
 
+    /// The day's card transactions, imported from the bank in the evening (now and then sent twice).
+    private func planCardImports(_ date: LocalDate) {
+        let ledger = self.ledger
+        let usd = Self.usd
         // The day's card transactions, imported from the bank in the evening.
         for _ in 0..<Int(random.next() % 3) {
             let (payee, category, range) = Self.payees[Int(random.next() % UInt64(Self.payees.count))]

@@ -7,10 +7,18 @@ import Tally
 
 extension DemoLife {
     func planNetWorth(_ date: LocalDate) {
+        planPrices(date)
+        planHoldings(date)
+        planLateAppraisal(date)
+        planMonthEnd(date)
+    }
+
+    /// Prices: FX rates every Monday (JPY only from a year and a half in), ETF prices every
+    /// weekday, gold priced by hand each month.
+    private func planPrices(_ date: LocalDate) {
         let ledger = self.ledger
         let month = date.month
         let usd = Self.usd
-
         if Self.weekday(date) == 1 {
             gbpInUSD += draw(-40...40)
             eurInUSD += draw(-35...35)
@@ -32,6 +40,13 @@ extension DemoLife {
             let gold = goldPrice
             plan(6, 45) { try self.run { try ledger.quotePrice(symbol: try Commodity.named("XAU"), price: usd(gold), source: .manual) } }
         }
+    }
+
+    /// Holdings: the monthly ETF purchase and the quarterly appraisal of the home with its reminder.
+    private func planHoldings(_ date: LocalDate) {
+        let ledger = self.ledger
+        let month = date.month
+        let usd = Self.usd
         if date.day == 5 {
             vtiShares += 7_500_0000
             vtiCostBasis += vtiPrice * 3 / 4
@@ -52,8 +67,14 @@ extension DemoLife {
                 try self.run { try ledger.setReminder(reminderId: next, assetId: "home", dueDate: date.adding(days: 90), note: "Check comparable sales") }
             }
         }
-        // The appraisal ordered for the end of the corrected month arrives late: recorded
-        // on day 8 of the next month, effective on the last day it is about.
+    }
+
+    /// The appraisal ordered for the end of the corrected month arrives late: recorded on
+    /// day 8 of the next month, effective on the last day it is about.
+    private func planLateAppraisal(_ date: LocalDate) {
+        let ledger = self.ledger
+        let month = date.month
+        let usd = Self.usd
         if month == household.correctedMonth.adding(months: 1) && date.day == 8 {
             let appraised = homeValue + 6_500_00
             let effective = DemoHousehold.at(household.correctedMonth.lastDay, 12, 0, calendar)
@@ -61,6 +82,13 @@ extension DemoLife {
                 try self.run { try ledger.recordValuation(itemKind: .asset, itemId: "home", value: usd(appraised), source: .manual, effectiveAt: effective) }
             }
         }
+    }
+
+    /// Month end: bank refreshes and the mortgage statement; quarterly balance assertions.
+    private func planMonthEnd(_ date: LocalDate) {
+        let ledger = self.ledger
+        let month = date.month
+        let usd = Self.usd
         if date == month.lastDay {
             mortgage -= 780_00 + draw(0...40_00)
             ukSavings += 40_00

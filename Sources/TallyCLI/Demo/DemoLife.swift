@@ -131,14 +131,24 @@ final class DemoLife {
 
     private func setUp(_ day: LocalDate) throws {
         clock.move(to: DemoHousehold.at(day, 8, 0, calendar))
+        try setUpWealth(day)
+        try setUpBudget(day)
+        try setUpEnvelopes(day)
+        try setUpNetWorth(day)
+    }
+
+    /// Wealth: the default 70/30 rule is in force; round-ups switched on.
+    private func setUpWealth(_ day: LocalDate) throws {
         let ledger = self.ledger
-        let usd = Self.usd
         let wealth = DemoHousehold.wealthAccount
-        // Wealth: the default 70/30 rule is in force; switch round-ups on.
         try run { try ledger.setSplitRule(account: wealth, spendWeight: 70, investWeight: 30) }
         try run { try ledger.setRoundUps(account: wealth, enabled: true) }
+    }
 
-        // Budget: the bank, the balance it shows, pots and what recurs every month.
+    /// Budget: the bank, the balance it shows, pots and what recurs every month.
+    private func setUpBudget(_ day: LocalDate) throws {
+        let ledger = self.ledger
+        let usd = Self.usd
         try run { try ledger.connectBank(id: Self.bankId, name: "First National") }
         try run { try ledger.setReferenceBalance(amount: usd(2_500_00)) }
         try run { try ledger.createPot(id: "holiday", name: "Summer holiday", target: usd(1_500_00)) }
@@ -153,8 +163,12 @@ final class DemoLife {
         ] {
             try run { try ledger.defineRecurring(id: id, payee: payee, category: category, amount: usd(amount), dayOfMonth: day, startMonth: start) }
         }
+    }
 
-        // Envelopes: accounts in USD and EUR, four envelopes, travel money carried forward.
+    /// Envelopes: accounts in USD and EUR, four envelopes, travel money carried forward.
+    private func setUpEnvelopes(_ day: LocalDate) throws {
+        let ledger = self.ledger
+        let usd = Self.usd
         try run { try ledger.openEnvelopeAccount(Self.checking, commodity: .usd, openingBalance: usd(1_800_00), effectiveAt: ledger.calendar.startOfDay(day)) }
         try run { try ledger.openEnvelopeAccount(Self.cash, commodity: .usd, openingBalance: usd(150_00), effectiveAt: ledger.calendar.startOfDay(day)) }
         try run { try ledger.openEnvelopeAccount(Self.euroAccount, commodity: .eur, openingBalance: Money(minorUnits: 600_00, commodity: .eur), effectiveAt: ledger.calendar.startOfDay(day)) }
@@ -170,9 +184,13 @@ final class DemoLife {
         // What is left of dining and fun money does not carry over; groceries and travel carry forward.
         try run { try ledger.setEnvelopeRollover("dining", policy: .reset, effectiveAt: ledger.calendar.startOfDay(day)) }
         try run { try ledger.setEnvelopeRollover("fun", policy: .reset, effectiveAt: ledger.calendar.startOfDay(day)) }
+    }
 
-        // Net worth and portfolio: what the household owns and owes, with end-of-day prices
-        // (so a price is stale after four days, not fifteen minutes).
+    /// Net worth and portfolio: what the household owns and owes, with end-of-day prices
+    /// (so a price is stale after four days, not fifteen minutes), values and reminders.
+    private func setUpNetWorth(_ day: LocalDate) throws {
+        let ledger = self.ledger
+        let usd = Self.usd
         try run { try ledger.setPriceStaleness(seconds: 4 * 86_400) }
         let vti = try Commodity.named("VTI"), vwrl = try Commodity.named("VWRL"), gold = try Commodity.named("XAU")
         for asset in [

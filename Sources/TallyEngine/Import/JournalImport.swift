@@ -236,45 +236,7 @@ extension Ledger {
             let scheme = try contentKeyScheme()
             do {
                 try Handoff<AppendBatch>.run(queuedItemsMax: 1, produce: { put in
-                    var events = try JournalEvents(path: path, calendar: calendar, keys: scheme)
-                    try events.readHeader()
-                    var batch: [NewEvent] = []
-                    batch.reserveCapacity(batchSize)
-                    var lines: [Int] = []
-                    var rows = 0
-                    // Records are made without reading each payload back; before a batch is
-                    // handed over, its bytes are shown to be those validated (where that
-                    // pass checked every record), or its records are read back now.
-                    func vouched() throws -> AppendBatch {
-                        let read = events.digestOfBytesRead()
-                        switch journal.readDigests[read.bytes] {
-                        case read.digest?:
-                            break
-                        case _?:
-                            return AppendBatch(events: [], changedWithin: read.bytes)
-                        case nil:
-                            for index in batch.indices {
-                                try JournalCSV.prepare(&batch[index], catalog: catalog, line: lines[index], file: path)
-                            }
-                        }
-                        return AppendBatch(events: batch)
-                    }
-                    while let (line, row) = try events.next() {
-                        var event = row
-                        try JournalCSV.prepare(&event, catalog: catalog, line: line, file: path, readingBack: false)
-                        batch.append(event)
-                        lines.append(line)
-                        rows += 1
-                        if batch.count == batchSize {
-                            try put(try vouched())
-                            batch = []
-                            batch.reserveCapacity(batchSize)
-                            lines.removeAll(keepingCapacity: true)
-                        }
-                    }
-                    var last = try vouched()
-                    last.end = (events.hexDigest(), rows)
-                    try put(last)
+                    try Self.readBatches(of: journal, batchSize: batchSize, calendar: calendar, catalog: catalog, keys: scheme, put)
                 }, consume: { batch in
                     if let bytes = batch.changedWithin {
                         throw changed("its first \(bytes) bytes differ from those validated")
@@ -293,6 +255,56 @@ extension Ledger {
             try readModels.truncateWriteAheadLog()
             return summary
         }
+    }
+
+    /// The import's reading side (on the second thread): parses the validated file's rows
+    /// and builds their events and log records, `batchSize` rows a batch, handing each batch
+    /// to `put`; the last batch carries the file's digest and row count, for the committing
+    /// side to compare with what was validated.
+    private static func readBatches(
+        of journal: ValidatedJournal, batchSize: Int, calendar: LedgerCalendar, catalog: EventCatalog,
+        keys scheme: JournalCSV.RowKeys.Scheme, _ put: (AppendBatch) throws -> Void
+    ) throws {
+        let path = journal.path
+        var events = try JournalEvents(path: path, calendar: calendar, keys: scheme)
+        try events.readHeader()
+        var batch: [NewEvent] = []
+        batch.reserveCapacity(batchSize)
+        var lines: [Int] = []
+        var rows = 0
+        // Records are made without reading each payload back; before a batch is
+        // handed over, its bytes are shown to be those validated (where that
+        // pass checked every record), or its records are read back now.
+        func vouched() throws -> AppendBatch {
+            let read = events.digestOfBytesRead()
+            switch journal.readDigests[read.bytes] {
+            case read.digest?:
+                break
+            case _?:
+                return AppendBatch(events: [], changedWithin: read.bytes)
+            case nil:
+                for index in batch.indices {
+                    try JournalCSV.prepare(&batch[index], catalog: catalog, line: lines[index], file: path)
+                }
+            }
+            return AppendBatch(events: batch)
+        }
+        while let (line, row) = try events.next() {
+            var event = row
+            try JournalCSV.prepare(&event, catalog: catalog, line: line, file: path, readingBack: false)
+            batch.append(event)
+            lines.append(line)
+            rows += 1
+            if batch.count == batchSize {
+                try put(try vouched())
+                batch = []
+                batch.reserveCapacity(batchSize)
+                lines.removeAll(keepingCapacity: true)
+            }
+        }
+        var last = try vouched()
+        last.end = (events.hexDigest(), rows)
+        try put(last)
     }
 
     /// Appends events in one commit, leaving out those whose idempotency key was used in an

@@ -21,50 +21,75 @@ public enum SVGChart {
 
     /// The document.
     public static func render(_ chart: Chart) -> String {
-        let scale = AxisScale(values: chart.minorUnits)
-        let plotWidth = width - left - right
-        let plotHeight = height - top - bottom
-        // Geometry only: the amounts are final; Double places them on the page.
-        func y(_ minorUnits: Int64) -> Double {
-            top + plotHeight * Double(scale.upper - Int128(minorUnits)) / Double(scale.upper - scale.lower)
-        }
-        let count = max(chart.labels.count, 1)
-        let slot = plotWidth / Double(count)
-        func x(_ index: Int) -> Double { left + slot * (Double(index) + 0.5) }
-
+        let plot = Plot(chart)
         var svg = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(number(width))\" height=\"\(number(height))\" viewBox=\"0 0 \(number(width)) \(number(height))\" role=\"img\" aria-labelledby=\"chart-title chart-desc\" font-family=\"sans-serif\" font-size=\"12\">",
                    "<title id=\"chart-title\">\(escaped(chart.title))</title>",
                    "<desc id=\"chart-desc\">\(escaped(description(chart)))</desc>",
                    "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>",
                    "<text x=\"\(number(left))\" y=\"28\" font-size=\"16\" font-weight=\"bold\" fill=\"#111111\">\(escaped(chart.title))</text>"]
-        // Axes, ticks and the currency.
+        svg += axes(chart, plot)
+        svg += marks(chart, plot)
+        svg += legendAndNotes(chart)
+        svg.append("</svg>")
+        return svg.joined(separator: "\n") + "\n"
+    }
+
+    /// Where amounts and labels fall on the page. Geometry only: the amounts are final;
+    /// Double places them on the page.
+    private struct Plot {
+        let scale: AxisScale
+        let height = SVGChart.height - top - bottom
+        let slot: Double
+
+        init(_ chart: Chart) {
+            scale = AxisScale(values: chart.minorUnits)
+            slot = (width - left - right) / Double(max(chart.labels.count, 1))
+        }
+
+        /// The height of an amount.
+        func y(_ minorUnits: Int64) -> Double {
+            top + height * Double(scale.upper - Int128(minorUnits)) / Double(scale.upper - scale.lower)
+        }
+
+        /// The middle of a label's slot.
+        func x(_ index: Int) -> Double { left + slot * (Double(index) + 0.5) }
+    }
+
+    /// Axes, ticks in the chart's currency, the currency and the labels (at most twelve shown).
+    private static func axes(_ chart: Chart, _ plot: Plot) -> [String] {
+        var svg: [String] = []
         svg.append("<g class=\"axes\" stroke=\"#333333\" fill=\"#333333\">")
-        for tick in scale.ticks {
-            let ty = number(y(Int64(tick)))
+        for tick in plot.scale.ticks {
+            let ty = number(plot.y(Int64(tick)))
             svg.append("<line x1=\"\(number(left))\" x2=\"\(number(width - right))\" y1=\"\(ty)\" y2=\"\(ty)\" stroke=\"#dddddd\"/>")
             svg.append("<text class=\"tick\" x=\"\(number(left - 6))\" y=\"\(ty)\" text-anchor=\"end\" dominant-baseline=\"middle\" stroke=\"none\">\(Money(minorUnits: Int64(tick), commodity: chart.currency).decimalString)</text>")
         }
-        svg.append("<line x1=\"\(number(left))\" x2=\"\(number(left))\" y1=\"\(number(top))\" y2=\"\(number(top + plotHeight))\"/>")
-        svg.append("<line x1=\"\(number(left))\" x2=\"\(number(width - right))\" y1=\"\(number(y(0)))\" y2=\"\(number(y(0)))\"/>")
+        svg.append("<line x1=\"\(number(left))\" x2=\"\(number(left))\" y1=\"\(number(top))\" y2=\"\(number(top + plot.height))\"/>")
+        svg.append("<line x1=\"\(number(left))\" x2=\"\(number(width - right))\" y1=\"\(number(plot.y(0)))\" y2=\"\(number(plot.y(0)))\"/>")
         svg.append("<text class=\"currency\" x=\"\(number(left - 6))\" y=\"\(number(top - 12))\" text-anchor=\"end\" stroke=\"none\">\(escaped(chart.currency.code))</text>")
         let every = max(1, (chart.labels.count + 11) / 12)
         for (index, label) in chart.labels.enumerated() where index % every == 0 {
-            let lx = number(x(index)), ly = number(top + plotHeight + 14)
+            let lx = number(plot.x(index)), ly = number(top + plot.height + 14)
             svg.append("<text class=\"label\" x=\"\(lx)\" y=\"\(ly)\" text-anchor=\"end\" transform=\"rotate(-35 \(lx) \(ly))\" stroke=\"none\">\(escaped(label))</text>")
         }
         svg.append("</g>")
-        // The series.
+        return svg
+    }
+
+    /// The series, as bars or lines, every mark with its exact value.
+    private static func marks(_ chart: Chart, _ plot: Plot) -> [String] {
+        var svg: [String] = []
         for (index, series) in chart.series.enumerated() {
             let colour = colours[index % colours.count]
             svg.append("<g class=\"series\" data-series=\"\(escaped(series.name))\" fill=\"\(colour)\" stroke=\"\(colour)\">")
             switch chart.style {
             case .bars:
-                let barWidth = slot * 0.8 / Double(chart.series.count)
+                let barWidth = plot.slot * 0.8 / Double(chart.series.count)
                 for (row, value) in series.values.enumerated() {
                     guard let value else { continue }
-                    let bx = x(row) - slot * 0.4 + barWidth * Double(index)
-                    let y0 = y(max(0, value.minorUnits)), y1 = y(min(0, value.minorUnits))
+                    let bx = plot.x(row) - plot.slot * 0.4 + barWidth * Double(index)
+                    let y0 = plot.y(max(0, value.minorUnits)), y1 = plot.y(min(0, value.minorUnits))
                     svg.append("<rect class=\"mark\" data-series=\"\(escaped(series.name))\" data-label=\"\(escaped(chart.labels[row]))\" data-value=\"\(value.decimalString)\" x=\"\(number(bx))\" y=\"\(number(y0))\" width=\"\(number(barWidth))\" height=\"\(number(max(y1 - y0, 0.5)))\" stroke=\"none\"><title>\(escaped(chart.labels[row])), \(escaped(series.name)): \(escaped(value.description))</title></rect>")
                 }
             case .line:
@@ -78,17 +103,22 @@ public enum SVGChart {
                 }
                 for (row, value) in series.values.enumerated() {
                     guard let value else { flush(); continue }
-                    run.append("\(number(x(row))),\(number(y(value.minorUnits)))")
+                    run.append("\(number(plot.x(row))),\(number(plot.y(value.minorUnits)))")
                 }
                 flush()
                 for (row, value) in series.values.enumerated() {
                     guard let value else { continue }
-                    svg.append("<circle class=\"mark\" data-series=\"\(escaped(series.name))\" data-label=\"\(escaped(chart.labels[row]))\" data-value=\"\(value.decimalString)\" cx=\"\(number(x(row)))\" cy=\"\(number(y(value.minorUnits)))\" r=\"3\" stroke=\"none\"><title>\(escaped(chart.labels[row])), \(escaped(series.name)): \(escaped(value.description))</title></circle>")
+                    svg.append("<circle class=\"mark\" data-series=\"\(escaped(series.name))\" data-label=\"\(escaped(chart.labels[row]))\" data-value=\"\(value.decimalString)\" cx=\"\(number(plot.x(row)))\" cy=\"\(number(plot.y(value.minorUnits)))\" r=\"3\" stroke=\"none\"><title>\(escaped(chart.labels[row])), \(escaped(series.name)): \(escaped(value.description))</title></circle>")
                 }
             }
             svg.append("</g>")
         }
-        // The legend, top right, and the notes under the labels.
+        return svg
+    }
+
+    /// The legend, top right, and the notes under the labels.
+    private static func legendAndNotes(_ chart: Chart) -> [String] {
+        var svg: [String] = []
         svg.append("<g class=\"legend\">")
         for (index, series) in chart.series.enumerated() {
             let ly = 20.0 + 16.0 * Double(index)
@@ -100,8 +130,7 @@ public enum SVGChart {
         for (index, note) in chart.notes.prefix(3).enumerated() {
             svg.append("<text class=\"note\" x=\"\(number(left))\" y=\"\(number(height - 30 + 14 * Double(index)))\" fill=\"#555555\">\(escaped(note))</text>")
         }
-        svg.append("</svg>")
-        return svg.joined(separator: "\n") + "\n"
+        return svg
     }
 
     /// The whole chart in words, for a screen reader: each series' values.

@@ -128,60 +128,17 @@ extension EnvelopeBook {
     func fold(of envelope: EnvelopeRecord, through date: LocalDate, resuming resume: EnvelopeProgress?, calendar: LedgerCalendar,
               rates: RateBook? = nil, trail: ((AuditEntry) throws -> Void)? = nil) throws -> (status: EnvelopeStatus, progress: EnvelopeProgress)? {
         guard date >= envelope.startDate else { return nil }
-        let commodity = envelope.commodity
-        // A change in another currency than the creation's is ignored (commands refuse it).
-        let settings = [envelope.settings[0]] + envelope.settings.dropFirst().filter { $0.budgeted.commodity == commodity }
-            .sorted { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
-        let policies = envelope.policies.sorted { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
-        var schedule = EnvelopeSchedule(start: envelope.startDate, interval: settings[0].interval)
-        for setting in settings.dropFirst() { schedule.change(to: setting.interval, from: calendar.date(of: setting.effectiveAt)) }
-        /// The creation applies from the start; a change from its day on.
-        func setting(on day: LocalDate) -> EnvelopeRecord.Setting {
-            settings.dropFirst().last { calendar.date(of: $0.effectiveAt) <= day } ?? settings[0]
-        }
-        func policy(on day: LocalDate) -> EnvelopeRecord.Dated<RolloverPolicy>? {
-            policies.last { calendar.date(of: $0.effectiveAt) <= day }
-        }
-        let after = resume?.through
-        // Fundings and transactions in date order, then log order.
-        var movements: [EnvelopeMovement] = envelope.fundings.compactMap { funding in
-            let day = calendar.date(of: funding.effectiveAt)
-            guard funding.value.commodity == commodity, after.map({ day > $0 }) ?? true else { return nil }
-            return EnvelopeMovement(date: day, sequence: funding.sequence, effectiveAt: funding.effectiveAt, recordedAt: funding.recordedAt,
-                                    eventType: EnvelopeFunded.eventType.name, funded: funding.value.minorUnits, amount: nil, sign: 1)
-        }
-        for entry in try convertedActivity(of: envelope, calendar: calendar, rates: rates ?? RateBook(quotes: quotes))
-        where after.map({ entry.date > $0 }) ?? true {
-            movements.append(EnvelopeMovement(date: entry.date, sequence: entry.activity.sequence, effectiveAt: entry.activity.effectiveAt,
-                                              recordedAt: entry.activity.recordedAt, eventType: entry.activity.eventType,
-                                              funded: nil, amount: entry.amount?.minorUnits, sign: entry.sign))
-        }
-        // An amendment's reversal and new version share a sequence number: keep their order.
-        movements = movements.enumerated().sorted { ($0.element.date, $0.element.sequence, $0.offset) < ($1.element.date, $1.element.sequence, $1.offset) }
-            .map(\.element)
-
-        var period: EnvelopePeriod
-        var progress: EnvelopeProgress
-        if let resume {
-            guard resume.creation == envelope.settings[0].sequence, let running = schedule.period(containing: resume.through),
-                  running.first == resume.periodFirst, resume.through <= date else {
-                throw EnvelopeSnapshotMismatch(envelopeId: envelope.envelopeId, day: resume.through)
-            }
-            period = running
-            progress = resume
-        } else {
-            period = schedule.period(containing: envelope.startDate)!
-            progress = EnvelopeProgress(envelopeId: envelope.envelopeId, creation: envelope.settings[0].sequence,
-                                        through: envelope.startDate.adding(days: -1), periodFirst: period.first)
-        }
-        let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, commodity: commodity) }
+        let terms = EnvelopeTerms(envelope, calendar: calendar)
+        let movements = try self.movements(of: envelope, after: resume?.through, calendar: calendar, rates: rates ?? RateBook(quotes: quotes))
+        var (period, progress) = try startingInterval(of: envelope, schedule: terms.schedule, resuming: resume, through: date)
+        let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, commodity: envelope.commodity) }
         var next = 0
         var balance: Int64 = 0
         if resume != nil, trail != nil {
             // Resumed: the trail goes on from what the envelope had left then.
             let (spentNegated, overflow) = Int64(0).subtractingReportingOverflow(progress.spent)
             guard !overflow else { throw MoneyError.overflowing("an envelope's interval") }
-            balance = try add(try add(try add(setting(on: min(period.last ?? date, date)).budgeted.minorUnits, progress.funded), progress.carriedIn), spentNegated)
+            balance = try add(try add(try add(terms.setting(on: min(period.last ?? date, date)).budgeted.minorUnits, progress.funded), progress.carriedIn), spentNegated)
         }
         /// Reports a change of what the envelope has left.
         func report(_ amount: Int64, _ sequence: UInt64, _ type: String, _ effectiveAt: Instant, _ recordedAt: Instant) throws {
@@ -192,10 +149,10 @@ extension EnvelopeBook {
         }
         while true {
             let lastDay = min(period.last ?? date, date)
-            let budget = setting(on: lastDay)
+            let budget = terms.setting(on: lastDay)
             if progress.through < period.first {
                 // The interval opens: its budget arrives (the one in force on its last day).
-                let type = budget.sequence == settings[0].sequence ? EnvelopeCreated.eventType.name : EnvelopeBudgetChanged.eventType.name
+                let type = budget.sequence == terms.creation.sequence ? EnvelopeCreated.eventType.name : EnvelopeBudgetChanged.eventType.name
                 try report(budget.budgeted.minorUnits, budget.sequence, type, calendar.startOfDay(period.first), budget.recordedAt)
             }
             while next < movements.count && movements[next].date <= lastDay {
@@ -217,22 +174,60 @@ extension EnvelopeBook {
             let remaining = try available.subtracting(money(progress.spent))
             guard let last = period.last, last < date else {
                 let status = EnvelopeStatus(
-                    envelopeId: envelope.envelopeId, name: envelope.name, interval: setting(on: date).interval,
-                    policy: policy(on: date)?.value ?? .default, period: period, budgeted: budget.budgeted, funded: money(progress.funded),
+                    envelopeId: envelope.envelopeId, name: envelope.name, interval: terms.setting(on: date).interval,
+                    policy: terms.policy(on: date)?.value ?? .default, period: period, budgeted: budget.budgeted, funded: money(progress.funded),
                     carriedIn: money(progress.carriedIn), takenFromToAssign: money(progress.takenFromToAssign),
                     available: available, spent: money(progress.spent), remaining: remaining, unconvertedCount: progress.unconverted
                 )
                 return (status, progress)
             }
-            let rule = policy(on: last)
+            let rule = terms.policy(on: last)
             let carry = try EnvelopeRollover.carry(remaining: remaining, policy: rule?.value ?? .default)
-            try report(try carry.carried.subtracting(remaining).minorUnits, rule?.sequence ?? settings[0].sequence,
+            try report(try carry.carried.subtracting(remaining).minorUnits, rule?.sequence ?? terms.creation.sequence,
                        rule == nil ? EnvelopeCreated.eventType.name : EnvelopeRolloverSet.eventType.name,
-                       calendar.endOfDay(last), rule?.recordedAt ?? settings[0].recordedAt)
-            period = schedule.period(containing: last.adding(days: 1))!
+                       calendar.endOfDay(last), rule?.recordedAt ?? terms.creation.recordedAt)
+            period = terms.schedule.period(containing: last.adding(days: 1))!
             progress = EnvelopeProgress(envelopeId: envelope.envelopeId, creation: progress.creation, through: last, periodFirst: period.first,
                                         carriedIn: carry.carried.minorUnits, takenFromToAssign: carry.takenFromToAssign.minorUnits)
         }
+    }
+
+    /// An envelope's fundings and transactions in its currency, in date order, then log
+    /// order; with `after`, only those on later days.
+    private func movements(of envelope: EnvelopeRecord, after: LocalDate?, calendar: LedgerCalendar, rates: RateBook) throws -> [EnvelopeMovement] {
+        var movements: [EnvelopeMovement] = envelope.fundings.compactMap { funding in
+            let day = calendar.date(of: funding.effectiveAt)
+            guard funding.value.commodity == envelope.commodity, after.map({ day > $0 }) ?? true else { return nil }
+            return EnvelopeMovement(date: day, sequence: funding.sequence, effectiveAt: funding.effectiveAt, recordedAt: funding.recordedAt,
+                                    eventType: EnvelopeFunded.eventType.name, funded: funding.value.minorUnits, amount: nil, sign: 1)
+        }
+        for entry in try convertedActivity(of: envelope, calendar: calendar, rates: rates)
+        where after.map({ entry.date > $0 }) ?? true {
+            movements.append(EnvelopeMovement(date: entry.date, sequence: entry.activity.sequence, effectiveAt: entry.activity.effectiveAt,
+                                              recordedAt: entry.activity.recordedAt, eventType: entry.activity.eventType,
+                                              funded: nil, amount: entry.amount?.minorUnits, sign: entry.sign))
+        }
+        // An amendment's reversal and new version share a sequence number: keep their order.
+        return movements.enumerated().sorted { ($0.element.date, $0.element.sequence, $0.offset) < ($1.element.date, $1.element.sequence, $1.offset) }
+            .map(\.element)
+    }
+
+    /// The interval a fold starts in and the progress it starts from: the first interval,
+    /// empty, or the one `resume` ended in, as it was then.
+    ///
+    /// - Throws: ``EnvelopeSnapshotMismatch`` when `resume` does not fit the envelope's intervals.
+    private func startingInterval(of envelope: EnvelopeRecord, schedule: EnvelopeSchedule, resuming resume: EnvelopeProgress?,
+                                  through date: LocalDate) throws -> (EnvelopePeriod, EnvelopeProgress) {
+        guard let resume else {
+            let period = schedule.period(containing: envelope.startDate)!
+            return (period, EnvelopeProgress(envelopeId: envelope.envelopeId, creation: envelope.settings[0].sequence,
+                                             through: envelope.startDate.adding(days: -1), periodFirst: period.first))
+        }
+        guard resume.creation == envelope.settings[0].sequence, let running = schedule.period(containing: resume.through),
+              running.first == resume.periodFirst, resume.through <= date else {
+            throw EnvelopeSnapshotMismatch(envelopeId: envelope.envelopeId, day: resume.through)
+        }
+        return (running, resume)
     }
 
     private func add(_ lhs: Int64, _ rhs: Int64) throws -> Int64 {
@@ -319,4 +314,38 @@ struct EnvelopeMovement {
     let amount: Int64?
     /// -1 for a reversal, which takes a transaction out of the counts.
     let sign: Int
+}
+
+/// An envelope's budgets and rollover policies in effective order, and the schedule of
+/// intervals they make: what is in force on a day.
+private struct EnvelopeTerms {
+    /// The creation's budget first, then the changes in its currency (commands refuse a
+    /// change in another one, and the fold ignores it).
+    let settings: [EnvelopeRecord.Setting]
+    let policies: [EnvelopeRecord.Dated<RolloverPolicy>]
+    let schedule: EnvelopeSchedule
+    let calendar: LedgerCalendar
+
+    init(_ envelope: EnvelopeRecord, calendar: LedgerCalendar) {
+        settings = [envelope.settings[0]] + envelope.settings.dropFirst().filter { $0.budgeted.commodity == envelope.commodity }
+            .sorted { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
+        policies = envelope.policies.sorted { ($0.effectiveAt, $0.sequence) < ($1.effectiveAt, $1.sequence) }
+        var schedule = EnvelopeSchedule(start: envelope.startDate, interval: settings[0].interval)
+        for setting in settings.dropFirst() { schedule.change(to: setting.interval, from: calendar.date(of: setting.effectiveAt)) }
+        self.schedule = schedule
+        self.calendar = calendar
+    }
+
+    /// The envelope's creation.
+    var creation: EnvelopeRecord.Setting { settings[0] }
+
+    /// The budget in force on `day`: the creation applies from the start; a change from its day on.
+    func setting(on day: LocalDate) -> EnvelopeRecord.Setting {
+        settings.dropFirst().last { calendar.date(of: $0.effectiveAt) <= day } ?? settings[0]
+    }
+
+    /// The rollover policy in force on `day`, if one was set.
+    func policy(on day: LocalDate) -> EnvelopeRecord.Dated<RolloverPolicy>? {
+        policies.last { calendar.date(of: $0.effectiveAt) <= day }
+    }
 }

@@ -99,134 +99,35 @@ public struct EnvelopesProjector: SnapshotTaking {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        let sequence = Int64(event.sequence)
-        let effective = event.effectiveAt.microsecondsSinceEpoch
-        let recorded = event.recordedAt.microsecondsSinceEpoch
-        /// Every row that changes an envelope's answers retires the snapshots it falls in.
-        func changed(at instant: Instant) throws {
-            try Self.snapshots.supersede(effectiveAt: instant, recordedAt: event.recordedAt, db)
-        }
-        func change(_ envelopeId: String, _ kind: String, interval: EnvelopeInterval? = nil, amount: Money? = nil, policy: RolloverPolicy? = nil) throws {
-            try db.execute(
-                sql: """
-                    INSERT INTO envelope_changes (sequence, envelope_id, kind, interval, commodity, amount, policy, effective_at, recorded_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [sequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, effective, recorded]
-            )
-            try changed(at: event.effectiveAt)
-        }
-        /// The base currency in force at the event's effective time, as recorded so far (the
-        /// one the command decided by, ``EnvelopeBook/decisionBase(at:)``): the latest change
-        /// by then; before any, the one the ledger was created with (the first row).
-        func currentBase() throws -> String {
-            try String.fetchOne(db, sql: """
-                SELECT currency FROM envelope_base_currencies
-                WHERE effective_at <= ? AND sequence > (SELECT MIN(sequence) FROM envelope_base_currencies)
-                ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                """, arguments: [effective])
-                ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
-                ?? { throw LedgerError(.inconsistentLog, "event \(event.sequence) (\(event.type.name)) comes before any base currency: the log has no ledger_created before it") }()
-        }
-        func activity(_ row: EnvelopeActivity, part: Int, entryId: String) throws {
-            try db.cachedStatement(sql: """
-                INSERT INTO envelope_activity
-                    (sequence, part, envelope_id, entry_id, event, reversal, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                    sequence, part, row.envelopeId, entryId, row.eventType, row.isReversal ? 1 : 0, row.amount.commodity.code, row.amount.minorUnits,
-                    row.rateToBase?.decimalString, row.base.code, row.received?.commodity.code, row.received?.minorUnits,
-                    row.effectiveAt.microsecondsSinceEpoch, recorded,
-                ])
-            try changed(at: row.effectiveAt)
-        }
-        /// The version in force of a transaction assigned to an envelope, if any: its last
-        /// activity row, unless that row took it out (a deletion's reversal). The rows
-        /// themselves are the history of its versions; no second table keeps which is current.
-        func currentEntry(_ entryId: String) throws -> EnvelopeActivity? {
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT * FROM envelope_activity WHERE entry_id = ? AND event IN (?, ?, ?)
-                ORDER BY sequence DESC, part DESC LIMIT 1
-                """), arguments: StatementArguments([entryId] + Self.transactionEventNames)) else { return nil }
-            let latest = try EnvelopeBook.activity(row)
-            return latest.isReversal ? nil : latest
-        }
-        /// Takes a transaction's current version out (a reversal row at its date), for an
-        /// amendment or a deletion.
-        func reverse(_ entryId: String) throws -> EnvelopeActivity? {
-            guard let previous = try currentEntry(entryId) else { return nil }
-            try activity(try previous.reversal(by: event), part: 0, entryId: entryId)
-            return previous
-        }
-        func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
-            try db.execute(
-                sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [sequence, base.code, quote, rate.decimalString, source.rawValue, effective, recorded]
-            )
-            try changed(at: event.effectiveAt)
-        }
-        func base(_ currency: Commodity) throws {
-            try db.execute(
-                sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)",
-                arguments: [sequence, currency.code, effective, recorded]
-            )
-            try changed(at: event.effectiveAt)
-        }
+        let rows = EnvelopeRows(event: event, db: db)
         switch event.body.payload {
         case let created as LedgerCreated:
-            try base(created.baseCurrency)
+            try rows.base(created.baseCurrency)
         case let change as BaseCurrencySet:
-            try base(change.currency)
+            try rows.base(change.currency)
         case let opened as AccountOpened where opened.kind == .asset || opened.kind == .liability:
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, sequence, effective, recorded]
-            )
+            try rows.account(opened)
         case let created as EnvelopeCreated:
-            // A second creation of the same id starts its history again, as the fold does.
-            try db.execute(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?", arguments: [created.envelopeId])
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, sequence, effective, recorded]
-            )
-            try Self.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
-            try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)
+            try rows.envelope(created)
         case let budget as EnvelopeBudgetChanged:
-            try change(budget.envelopeId, "budget", interval: budget.interval, amount: budget.budgeted)
+            try rows.change(budget.envelopeId, "budget", interval: budget.interval, amount: budget.budgeted)
         case let rollover as EnvelopeRolloverSet:
-            try change(rollover.envelopeId, "rollover", policy: rollover.policy)
+            try rows.change(rollover.envelopeId, "rollover", policy: rollover.policy)
         case let funded as EnvelopeFunded:
-            try change(funded.envelopeId, "funded", amount: funded.amount)
+            try rows.change(funded.envelopeId, "funded", amount: funded.amount)
         case let deleted as EnvelopeDeleted:
-            try change(deleted.envelopeId, "deleted")
+            try rows.change(deleted.envelopeId, "deleted")
         case let transaction as TransactionRecorded:
-            let base = try currentBase()
-            if let rateToBase = transaction.rateToBase, transaction.amount.commodity.code != base {
-                try rate(base: transaction.amount.commodity, quote: base, rate: rateToBase, source: .transaction)
-            }
-            if let envelope = transaction.envelope {
-                try activity(EnvelopeActivity(
-                    envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
-                    recordedAt: event.recordedAt, amount: transaction.amount,
-                    rateToBase: transaction.rateToBase, base: try Commodity.named(base), received: nil
-                ), part: 0, entryId: transaction.transactionId)
-            }
+            try rows.transaction(transaction)
         case let amended as TransactionAmended:
-            guard let previous = try reverse(amended.transactionId) else { break }
-            try activity(previous.amended(amount: amended.amount, by: event),
-                         part: 1, entryId: amended.transactionId)
+            guard let previous = try rows.reverse(amended.transactionId) else { break }
+            try rows.activity(previous.amended(amount: amended.amount, by: event), part: 1, entryId: amended.transactionId)
         case let deleted as TransactionDeleted:
-            _ = try reverse(deleted.transactionId)
+            _ = try rows.reverse(deleted.transactionId)
         case let transfer as TransferMade:
-            if let envelope = transfer.envelope {
-                try activity(EnvelopeActivity(
-                    envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
-                    recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
-                    rateToBase: nil, base: try Commodity.named(try currentBase()), received: try transfer.received?.negated()
-                ), part: 0, entryId: transfer.transferId)
-            }
+            try rows.transfer(transfer)
         case let fx as FXRateSet:
-            try rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
+            try rows.rate(base: fx.base, quote: fx.quote.code, rate: fx.rate, source: .fxRate)
         default:
             throw eventNotFolded(event)
         }
@@ -395,4 +296,136 @@ enum EnvelopeColumns {
     static let sequence = Column("sequence")
     static let source = Column("source")
     static let startDate = Column("start_date")
+}
+
+/// The rows one event writes to the envelopes read model, one step per kind of row: the
+/// projector's `apply` names the step each event takes.
+private struct EnvelopeRows {
+    let event: Event
+    let db: Database
+    var sequence: Int64 { Int64(event.sequence) }
+    var effective: Int64 { event.effectiveAt.microsecondsSinceEpoch }
+    var recorded: Int64 { event.recordedAt.microsecondsSinceEpoch }
+
+    /// Every row that changes an envelope's answers retires the snapshots it falls in.
+    func changed(at instant: Instant) throws {
+        try EnvelopesProjector.snapshots.supersede(effectiveAt: instant, recordedAt: event.recordedAt, db)
+    }
+    /// A change to an envelope's definition (created, budget, rollover, funded, deleted).
+    func change(_ envelopeId: String, _ kind: String, interval: EnvelopeInterval? = nil, amount: Money? = nil, policy: RolloverPolicy? = nil) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO envelope_changes (sequence, envelope_id, kind, interval, commodity, amount, policy, effective_at, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [sequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, effective, recorded]
+        )
+        try changed(at: event.effectiveAt)
+    }
+    /// The base currency in force at the event's effective time, as recorded so far (the
+    /// one the command decided by, ``EnvelopeBook/decisionBase(at:)``): the latest change
+    /// by then; before any, the one the ledger was created with (the first row).
+    func currentBase() throws -> String {
+        try String.fetchOne(db, sql: """
+            SELECT currency FROM envelope_base_currencies
+            WHERE effective_at <= ? AND sequence > (SELECT MIN(sequence) FROM envelope_base_currencies)
+            ORDER BY effective_at DESC, sequence DESC LIMIT 1
+            """, arguments: [effective])
+            ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
+            ?? { throw LedgerError(.inconsistentLog, "event \(event.sequence) (\(event.type.name)) comes before any base currency: the log has no ledger_created before it") }()
+    }
+    /// One activity row (a transaction's version or a transfer) of an envelope.
+    func activity(_ row: EnvelopeActivity, part: Int, entryId: String) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO envelope_activity
+                (sequence, part, envelope_id, entry_id, event, reversal, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                sequence, part, row.envelopeId, entryId, row.eventType, row.isReversal ? 1 : 0, row.amount.commodity.code, row.amount.minorUnits,
+                row.rateToBase?.decimalString, row.base.code, row.received?.commodity.code, row.received?.minorUnits,
+                row.effectiveAt.microsecondsSinceEpoch, recorded,
+            ])
+        try changed(at: row.effectiveAt)
+    }
+    /// The version in force of a transaction assigned to an envelope, if any: its last
+    /// activity row, unless that row took it out (a deletion's reversal). The rows
+    /// themselves are the history of its versions; no second table keeps which is current.
+    func currentEntry(_ entryId: String) throws -> EnvelopeActivity? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT * FROM envelope_activity WHERE entry_id = ? AND event IN (?, ?, ?)
+            ORDER BY sequence DESC, part DESC LIMIT 1
+            """), arguments: StatementArguments([entryId] + EnvelopesProjector.transactionEventNames)) else { return nil }
+        let latest = try EnvelopeBook.activity(row)
+        return latest.isReversal ? nil : latest
+    }
+    /// Takes a transaction's current version out (a reversal row at its date), for an
+    /// amendment or a deletion.
+    func reverse(_ entryId: String) throws -> EnvelopeActivity? {
+        guard let previous = try currentEntry(entryId) else { return nil }
+        try activity(try previous.reversal(by: event), part: 0, entryId: entryId)
+        return previous
+    }
+    /// An exchange rate, from a transaction or an `fx_rate_set`.
+    func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
+        try db.execute(
+            sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [sequence, base.code, quote, rate.decimalString, source.rawValue, effective, recorded]
+        )
+        try changed(at: event.effectiveAt)
+    }
+    /// The base currency from the event's effective time on.
+    func base(_ currency: Commodity) throws {
+        try db.execute(
+            sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)",
+            arguments: [sequence, currency.code, effective, recorded]
+        )
+        try changed(at: event.effectiveAt)
+    }
+
+    /// An asset or liability account, which envelopes' transactions may name.
+    func account(_ opened: AccountOpened) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, sequence, effective, recorded]
+        )
+    }
+
+    /// A created envelope: a second creation of the same id starts its history again, as
+    /// the fold does, and every snapshot is retired.
+    func envelope(_ created: EnvelopeCreated) throws {
+        try db.execute(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?", arguments: [created.envelopeId])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, sequence, effective, recorded]
+        )
+        try EnvelopesProjector.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
+        try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)
+    }
+
+    /// A transaction: its rate to the base currency in force, and its activity row when it
+    /// is assigned to an envelope.
+    func transaction(_ transaction: TransactionRecorded) throws {
+        let base = try currentBase()
+        if let rateToBase = transaction.rateToBase, transaction.amount.commodity.code != base {
+            try rate(base: transaction.amount.commodity, quote: base, rate: rateToBase, source: .transaction)
+        }
+        if let envelope = transaction.envelope {
+            try activity(EnvelopeActivity(
+                envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
+                recordedAt: event.recordedAt, amount: transaction.amount,
+                rateToBase: transaction.rateToBase, base: try Commodity.named(base), received: nil
+            ), part: 0, entryId: transaction.transactionId)
+        }
+    }
+
+    /// A transfer out of an envelope's account: an activity row for what left it.
+    func transfer(_ transfer: TransferMade) throws {
+        if let envelope = transfer.envelope {
+            try activity(EnvelopeActivity(
+                envelopeId: envelope, sequence: event.sequence, eventType: event.type.name, effectiveAt: event.effectiveAt,
+                recordedAt: event.recordedAt, amount: try transfer.amount.negated(),
+                rateToBase: nil, base: try Commodity.named(try currentBase()), received: try transfer.received?.negated()
+            ), part: 0, entryId: transfer.transferId)
+        }
+    }
 }

@@ -28,6 +28,16 @@ public struct NetWorthProjector: SnapshotTaking {
     static let snapshots = SnapshotTable(name: "nw_snapshots")
 
     public func createTables(_ db: Database) throws {
+        try Self.createItemTables(db)
+        try Self.createValueTables(db)
+        try Self.createMarketTables(db)
+        try Self.createReminderTable(db)
+        try Self.snapshots.create(db)
+        try ItemNames.createTable(db)
+    }
+
+    /// Assets and liabilities, and the tags of assets.
+    private static func createItemTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE nw_items (
                 kind TEXT NOT NULL, item_id TEXT NOT NULL, name TEXT NOT NULL, category TEXT NOT NULL,
@@ -42,6 +52,12 @@ public struct NetWorthProjector: SnapshotTaking {
                 PRIMARY KEY (asset_id, sequence)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_item_tags_at ON nw_item_tags (asset_id, effective_at);
+            """)
+    }
+
+    /// What items are worth: valuations, cleared overrides, positions.
+    private static func createValueTables(_ db: Database) throws {
+        try db.execute(sql: """
             CREATE TABLE nw_valuations (
                 kind TEXT NOT NULL, item_id TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
                 sequence INTEGER NOT NULL, commodity TEXT NOT NULL, amount INTEGER NOT NULL, source TEXT NOT NULL,
@@ -62,6 +78,12 @@ public struct NetWorthProjector: SnapshotTaking {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX nw_positions_by_time ON nw_positions (effective_at, recorded_at);
             CREATE INDEX nw_positions_at ON nw_positions (asset_id, effective_at);
+            """)
+    }
+
+    /// Prices, exchange rates, the pairs they connect and the staleness threshold.
+    private static func createMarketTables(_ db: Database) throws {
+        try db.execute(sql: """
             CREATE TABLE nw_prices (
                 symbol TEXT NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, sequence INTEGER NOT NULL,
                 commodity TEXT NOT NULL, significand INTEGER NOT NULL, scale INTEGER NOT NULL, source TEXT NOT NULL,
@@ -91,6 +113,12 @@ public struct NetWorthProjector: SnapshotTaking {
                 sequence INTEGER PRIMARY KEY NOT NULL, effective_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
                 threshold_seconds INTEGER NOT NULL
             ) STRICT;
+            """)
+    }
+
+    /// Reminders to value an asset.
+    private static func createReminderTable(_ db: Database) throws {
+        try db.execute(sql: """
             CREATE TABLE nw_reminders (
                 reminder_id TEXT NOT NULL, sequence INTEGER NOT NULL, asset_id TEXT NOT NULL, due_date INTEGER NOT NULL, note TEXT,
                 set_at INTEGER NOT NULL, set_recorded_at INTEGER NOT NULL,
@@ -98,101 +126,26 @@ public struct NetWorthProjector: SnapshotTaking {
                 PRIMARY KEY (reminder_id, sequence)
             ) STRICT, WITHOUT ROWID;
             """)
-        try Self.snapshots.create(db)
-        try ItemNames.createTable(db)
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        let effective = event.effectiveAt.microsecondsSinceEpoch
-        let recorded = event.recordedAt.microsecondsSinceEpoch
-        let sequence = Int64(event.sequence)
-        /// A row that net worth reads by its effective time retires the snapshots it falls in.
-        /// Base currencies, FX rates and the staleness threshold are not in snapshots (answers
-        /// apply the ones known at the instant asked about), nor are tags and reminders.
-        func changed(at instant: Int64) throws {
-            try Self.snapshots.supersede(effectiveAt: Instant(microsecondsSinceEpoch: instant), recordedAt: event.recordedAt, db)
-        }
-        /// Adding an item replaces any earlier row of its id, and with it the dates it held.
-        func replacing(_ kind: ItemKind, _ id: String) throws {
-            let row = try Row.fetchOne(db, sql: "SELECT added_at, removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
-            let held: [Int64?] = [row?[NetWorthColumns.addedAt], row?[NetWorthColumns.removedAt]]
-            try changed(at: held.compactMap { $0 }.reduce(effective, min))
-        }
-        /// Removing an item moves its removal date.
-        func removing(_ kind: ItemKind, _ id: String) throws {
-            guard let row = try Row.fetchOne(db, sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id]) else { return }
-            try changed(at: min(effective, (row[NetWorthColumns.removedAt] as Int64?) ?? effective))
-        }
+        let rows = NetWorthRows(event: event, db: db)
         switch event.body.payload {
-        case let asset as AssetAdded:
-            try replacing(.asset, asset.assetId)
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
-                VALUES ('asset', ?, ?, ?, ?, ?, NULL, ?, ?)
-                """, arguments: [asset.assetId, asset.name, asset.category.rawValue, asset.type.rawValue, asset.currency.code, effective, recorded])
-            try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [asset.assetId, effective, recorded, sequence, asset.country, asset.sector, asset.symbol])
-        case let tags as AssetTagged:
-            try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [tags.assetId, effective, recorded, sequence, tags.country, tags.sector, tags.symbol])
-        case let renamed as AssetRenamed:
-            try ItemNames.record(renamed, effective: effective, recorded: recorded, sequence: sequence, db)
-            try changed(at: effective)
-        case let removed as AssetRemoved:
-            try removing(.asset, removed.assetId)
-            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'asset' AND item_id = ?",
-                           arguments: [effective, recorded, sequence, removed.assetId])
-        case let liability as LiabilityAdded:
-            try replacing(.liability, liability.liabilityId)
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
-                VALUES ('liability', ?, ?, ?, NULL, ?, ?, ?, ?)
-                """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
-                                 liability.linkedAssetId, effective, recorded])
-        case let removed as LiabilityRemoved:
-            try removing(.liability, removed.liabilityId)
-            try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = 'liability' AND item_id = ?",
-                           arguments: [effective, recorded, sequence, removed.liabilityId])
-        case let valuation as ValuationRecorded:
-            try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [valuation.itemKind.rawValue, valuation.itemId, effective, recorded, sequence,
-                                       valuation.value.commodity.code, valuation.value.minorUnits, valuation.source.rawValue])
-            try changed(at: effective)
-        case let cleared as ValuationOverrideCleared:
-            try db.execute(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)", arguments: [cleared.assetId, effective, recorded, sequence])
-            try changed(at: effective)
-        case let position as PositionSet:
-            try db.execute(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [position.assetId, effective, recorded, sequence, position.quantity.commodity.code,
-                                       position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
-            try changed(at: effective)
-        case let quote as PriceQuoted:
-            // The price with its own decimals (80.123 GBP): significand and scale.
-            try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [quote.symbol.code, effective, recorded, sequence, quote.currency.code,
-                                       quote.price.significand, quote.price.scale, quote.source.rawValue])
-            try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.currency.code])
-            try changed(at: effective)
-        case let rate as FXRateSet:
-            try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
-            try db.execute(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)", arguments: [rate.base.code, rate.quote.code])
-            // Snapshots hold no rates (answers convert at read time): a rate retires none.
-        case let change as PriceStalenessSet:
-            try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])
-        case let reminder as ReminderSet:
-            try db.execute(sql: """
-                INSERT INTO nw_reminders (reminder_id, sequence, asset_id, due_date, note, set_at, set_recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [reminder.reminderId, sequence, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, effective, recorded])
-        case let done as ReminderCompleted:
-            // Done applies to the version set last: setting a reminder again keeps its earlier versions.
-            try db.execute(sql: """
-                UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ?
-                WHERE reminder_id = ? AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
-                """, arguments: [effective, recorded, done.reminderId, done.reminderId])
-        default:
-            throw eventNotFolded(event)
+        case let asset as AssetAdded: try rows.asset(asset)
+        case let tags as AssetTagged: try rows.tags(tags.assetId, country: tags.country, sector: tags.sector, symbol: tags.symbol)
+        case let renamed as AssetRenamed: try rows.renamed(renamed)
+        case let removed as AssetRemoved: try rows.removed(.asset, removed.assetId)
+        case let liability as LiabilityAdded: try rows.liability(liability)
+        case let removed as LiabilityRemoved: try rows.removed(.liability, removed.liabilityId)
+        case let valuation as ValuationRecorded: try rows.valuation(valuation)
+        case let cleared as ValuationOverrideCleared: try rows.overrideCleared(cleared)
+        case let position as PositionSet: try rows.position(position)
+        case let quote as PriceQuoted: try rows.price(quote)
+        case let rate as FXRateSet: try rows.rate(rate)
+        case let change as PriceStalenessSet: try rows.staleness(change)
+        case let reminder as ReminderSet: try rows.reminder(reminder)
+        case let done as ReminderCompleted: try rows.reminderDone(done)
+        default: throw eventNotFolded(event)
         }
     }
 
@@ -236,4 +189,130 @@ enum NetWorthColumns {
     static let source = Column("source")
     static let symbol = Column("symbol")
     static let type = Column("type")
+}
+
+/// The rows one event writes to the net worth read model, one step per kind of event: the
+/// projector's `apply` names the step each event takes.
+private struct NetWorthRows {
+    let event: Event
+    let db: Database
+    var sequence: Int64 { Int64(event.sequence) }
+    var effective: Int64 { event.effectiveAt.microsecondsSinceEpoch }
+    var recorded: Int64 { event.recordedAt.microsecondsSinceEpoch }
+
+    /// A row that net worth reads by its effective time retires the snapshots it falls in.
+    /// Base currencies, FX rates and the staleness threshold are not in snapshots (answers
+    /// apply the ones known at the instant asked about), nor are tags and reminders.
+    func changed(at instant: Int64) throws {
+        try NetWorthProjector.snapshots.supersede(effectiveAt: Instant(microsecondsSinceEpoch: instant), recordedAt: event.recordedAt, db)
+    }
+
+    /// Adding an item replaces any earlier row of its id, and with it the dates it held.
+    func replacing(_ kind: ItemKind, _ id: String) throws {
+        let row = try Row.fetchOne(db, sql: "SELECT added_at, removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
+        let held: [Int64?] = [row?[NetWorthColumns.addedAt], row?[NetWorthColumns.removedAt]]
+        try changed(at: held.compactMap { $0 }.reduce(effective, min))
+    }
+
+    /// An asset, with the tags it was added with.
+    func asset(_ asset: AssetAdded) throws {
+        try replacing(.asset, asset.assetId)
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
+            VALUES ('asset', ?, ?, ?, ?, ?, NULL, ?, ?)
+            """, arguments: [asset.assetId, asset.name, asset.category.rawValue, asset.type.rawValue, asset.currency.code, effective, recorded])
+        try tags(asset.assetId, country: asset.country, sector: asset.sector, symbol: asset.symbol)
+    }
+
+    /// An asset's tags from the event's effective time on.
+    func tags(_ assetId: String, country: String?, sector: String?, symbol: String?) throws {
+        try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [assetId, effective, recorded, sequence, country, sector, symbol])
+    }
+
+    /// An asset's new name.
+    func renamed(_ renamed: AssetRenamed) throws {
+        try ItemNames.record(renamed, effective: effective, recorded: recorded, sequence: sequence, db)
+        try changed(at: effective)
+    }
+
+    /// A liability, perhaps linked to the asset it finances.
+    func liability(_ liability: LiabilityAdded) throws {
+        try replacing(.liability, liability.liabilityId)
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
+            VALUES ('liability', ?, ?, ?, NULL, ?, ?, ?, ?)
+            """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
+                             liability.linkedAssetId, effective, recorded])
+    }
+
+    /// An item's removal date: moving it retires the snapshots from the earlier of the old
+    /// and the new date.
+    func removed(_ kind: ItemKind, _ id: String) throws {
+        if let row = try Row.fetchOne(db, sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id]) {
+            try changed(at: min(effective, (row[NetWorthColumns.removedAt] as Int64?) ?? effective))
+        }
+        try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = ? AND item_id = ?",
+                       arguments: [effective, recorded, sequence, kind.rawValue, id])
+    }
+
+    /// An item's value, entered or derived.
+    func valuation(_ valuation: ValuationRecorded) throws {
+        try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [valuation.itemKind.rawValue, valuation.itemId, effective, recorded, sequence,
+                                   valuation.value.commodity.code, valuation.value.minorUnits, valuation.source.rawValue])
+        try changed(at: effective)
+    }
+
+    /// An asset's entered value no longer overrides its market value.
+    func overrideCleared(_ cleared: ValuationOverrideCleared) throws {
+        try db.execute(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)", arguments: [cleared.assetId, effective, recorded, sequence])
+        try changed(at: effective)
+    }
+
+    /// A position's quantity and cost basis.
+    func position(_ position: PositionSet) throws {
+        try db.execute(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [position.assetId, effective, recorded, sequence, position.quantity.commodity.code,
+                                   position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
+        try changed(at: effective)
+    }
+
+    /// A price with its own decimals (80.123 GBP): significand and scale.
+    func price(_ quote: PriceQuoted) throws {
+        try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [quote.symbol.code, effective, recorded, sequence, quote.currency.code,
+                                   quote.price.significand, quote.price.scale, quote.source.rawValue])
+        try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.currency.code])
+        try changed(at: effective)
+    }
+
+    /// An exchange rate. Snapshots hold no rates (answers convert at read time): a rate
+    /// retires none.
+    func rate(_ rate: FXRateSet) throws {
+        try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [rate.base.code, rate.quote.code, effective, recorded, sequence, rate.rate.significand, rate.rate.scale])
+        try db.execute(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)", arguments: [rate.base.code, rate.quote.code])
+    }
+
+    /// The age past which a price is stale.
+    func staleness(_ change: PriceStalenessSet) throws {
+        try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [sequence, effective, recorded, change.thresholdSeconds])
+    }
+
+    /// A reminder (setting one again keeps its earlier versions).
+    func reminder(_ reminder: ReminderSet) throws {
+        try db.execute(sql: """
+            INSERT INTO nw_reminders (reminder_id, sequence, asset_id, due_date, note, set_at, set_recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [reminder.reminderId, sequence, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, effective, recorded])
+    }
+
+    /// Done applies to the version of the reminder set last.
+    func reminderDone(_ done: ReminderCompleted) throws {
+        try db.execute(sql: """
+            UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ?
+            WHERE reminder_id = ? AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
+            """, arguments: [effective, recorded, done.reminderId, done.reminderId])
+    }
 }

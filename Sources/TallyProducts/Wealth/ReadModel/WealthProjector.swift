@@ -118,18 +118,7 @@ public struct WealthProjector: Projector {
             try Self.run(db, sql: "INSERT INTO wealth_calendar (time_zone) VALUES (?)", arguments: [created.timeZone])
 
         case let deposit as DepositReceived:
-            try openAccount(deposit.account, event, db)
-            let waiting = RawStatement(try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO wealth_unsplit_deposits (account, sequence, commodity, amount, effective_at)
-                VALUES (?, ?, ?, ?, ?)
-                """))
-            waiting.bind(1, deposit.account)
-            waiting.bind(2, Int64(event.sequence))
-            waiting.bind(3, deposit.amount.commodity.code)
-            waiting.bind(4, deposit.amount.minorUnits)
-            waiting.bind(5, event.effectiveAt.microsecondsSinceEpoch)
-            try waiting.step(db)
-            try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
+            try received(deposit, event, db)
         case let split as DepositSplit:
             try openAccount(split.account, event, db)
             if let cause = event.cause { try Self.noLongerWaiting(split.account, deposit: Int64(cause), db) }
@@ -142,18 +131,7 @@ public struct WealthProjector: Projector {
             try history(purchase.account, .purchase, purchase.amount, spend: try purchase.amount.negated().minorUnits,
                         detail: purchase.merchant, event, db)
         case let roundUp as RoundUpApplied:
-            try openAccount(roundUp.account, event, db)
-            try history(roundUp.account, .roundUp, roundUp.amount, spend: try roundUp.amount.negated().minorUnits,
-                        invest: roundUp.amount.minorUnits, event, db)
-            let month = try calendar(db).month(of: event.effectiveAt)
-            try Self.run(
-                db,
-                sql: """
-                    INSERT INTO wealth_round_up_totals (account, month, commodity, amount) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (account, month, commodity) DO UPDATE SET amount = amount + excluded.amount
-                    """,
-                arguments: [roundUp.account, month.description, roundUp.amount.commodity.code, roundUp.amount.minorUnits]
-            )
+            try applied(roundUp, event, db)
         case let skipped as RoundUpSkipped:
             try openAccount(skipped.account, event, db)
             try history(skipped.account, .roundUpSkipped, skipped.amount, event, db)
@@ -171,18 +149,11 @@ public struct WealthProjector: Projector {
                         detail: WealthHistoryEntry.Kind.split.rawValue, reverses: UInt64(clamping: reversal.split), event, db)
 
         case let change as SplitRuleSet:
-            try openAccount(change.account, event, db)
-            try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
-            guard try isLatest(change.account, .splitRule, event, db) else { break }
-            try Self.run(db, sql: "UPDATE wealth_accounts SET spend_weight = ?, invest_weight = ? WHERE account = ?",
-                         arguments: [change.spendWeight, change.investWeight, change.account])
+            try splitRuleSet(change, event, db)
         case let change as RoundUpsSwitched:
             try flag(change.account, .roundUps, change.enabled, event, db)
         case let change as RoundUpIncrementSet:
-            try Self.run(
-                db, sql: "INSERT OR REPLACE INTO wealth_round_up_increments (sequence, commodity, effective_at, recorded_at, increment) VALUES (?, ?, ?, ?, ?)",
-                arguments: [Int64(event.sequence), change.currency.code, event.effectiveAt.microsecondsSinceEpoch,
-                            event.recordedAt.microsecondsSinceEpoch, change.increment?.minorUnits])
+            try incrementSet(change, event, db)
         case let notDefined as RoundUpNotDefined:
             try openAccount(notDefined.account, event, db)
             try history(notDefined.account, .roundUpNotDefined, .zero(notDefined.currency), event, db)
@@ -197,6 +168,57 @@ public struct WealthProjector: Projector {
         default:
             throw eventNotFolded(event)
         }
+    }
+
+    /// A deposit: it waits to be split, and shows in the account's history.
+    private func received(_ deposit: DepositReceived, _ event: Event, _ db: Database) throws {
+        try openAccount(deposit.account, event, db)
+        let waiting = RawStatement(try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO wealth_unsplit_deposits (account, sequence, commodity, amount, effective_at)
+            VALUES (?, ?, ?, ?, ?)
+            """))
+        waiting.bind(1, deposit.account)
+        waiting.bind(2, Int64(event.sequence))
+        waiting.bind(3, deposit.amount.commodity.code)
+        waiting.bind(4, deposit.amount.minorUnits)
+        waiting.bind(5, event.effectiveAt.microsecondsSinceEpoch)
+        try waiting.step(db)
+        try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
+    }
+
+    /// A round-up: it moves Spend to Invest and adds to its month's total.
+    private func applied(_ roundUp: RoundUpApplied, _ event: Event, _ db: Database) throws {
+        try openAccount(roundUp.account, event, db)
+        try history(roundUp.account, .roundUp, roundUp.amount, spend: try roundUp.amount.negated().minorUnits,
+                    invest: roundUp.amount.minorUnits, event, db)
+        let month = try calendar(db).month(of: event.effectiveAt)
+        try Self.run(
+            db,
+            sql: """
+                INSERT INTO wealth_round_up_totals (account, month, commodity, amount) VALUES (?, ?, ?, ?)
+                ON CONFLICT (account, month, commodity) DO UPDATE SET amount = amount + excluded.amount
+                """,
+            arguments: [roundUp.account, month.description, roundUp.amount.commodity.code, roundUp.amount.minorUnits]
+        )
+    }
+
+    /// A new split rule: its history row, and the account's current rule when it is the
+    /// latest by effective time (a backdated change leaves a later one in force).
+    private func splitRuleSet(_ change: SplitRuleSet, _ event: Event, _ db: Database) throws {
+        try openAccount(change.account, event, db)
+        try settingChanged(change.account, .splitRule, rule: SplitRule(spendWeight: change.spendWeight, investWeight: change.investWeight), event, db)
+        guard try isLatest(change.account, .splitRule, event, db) else { return }
+        try Self.run(db, sql: "UPDATE wealth_accounts SET spend_weight = ?, invest_weight = ? WHERE account = ?",
+                     arguments: [change.spendWeight, change.investWeight, change.account])
+    }
+
+    /// A round-up increment for one currency (nil: the currency's default) from the event's
+    /// effective time on.
+    private func incrementSet(_ change: RoundUpIncrementSet, _ event: Event, _ db: Database) throws {
+        try Self.run(
+            db, sql: "INSERT OR REPLACE INTO wealth_round_up_increments (sequence, commodity, effective_at, recorded_at, increment) VALUES (?, ?, ?, ?, ?)",
+            arguments: [Int64(event.sequence), change.currency.code, event.effectiveAt.microsecondsSinceEpoch,
+                        event.recordedAt.microsecondsSinceEpoch, change.increment?.minorUnits])
     }
 
     /// The settings a wealth account folds; the raw value names the setting's column.
