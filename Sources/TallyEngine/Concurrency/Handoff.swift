@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TallyLog
 
 /// Two stages of work on the machine's two cores: a producer on a thread of its own
 /// (reading and parsing a file, building events; reading and decoding the log) hands items
@@ -32,7 +33,7 @@ enum Handoff<Item: Sendable> {
     ) throws {
         precondition(queuedItemsMax > 0, "at least one item can wait")
         let channel = Channel(queuedItemsMax: queuedItemsMax)
-        let producer = Thread {
+        DedicatedThread.start("Tally.handoff", stackSize: stackSize) {
             do {
                 try produce { item in
                     guard channel.put(item) else { throw CancellationError() }
@@ -42,8 +43,6 @@ enum Handoff<Item: Sendable> {
                 channel.finish(error)
             }
         }
-        producer.stackSize = stackSize
-        producer.start()
         defer {
             channel.waitUntilFinished()
             channel.freeSpent()  // the last few, consumed after the producer's last `put`

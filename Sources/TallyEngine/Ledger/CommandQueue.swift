@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TallyLog
 
 /// The queue in front of the write pipeline: commands that arrive while a group is being
 /// committed wait, and the next leader takes them all as one group (one frame, one
@@ -50,9 +51,7 @@ final class CommandQueue: @unchecked Sendable {
         pending.append(contentsOf: commands)
         if !helperStarted {
             helperStarted = true
-            let thread = Thread { [self] in helperLoop() }
-            thread.name = "Tally.commands"
-            thread.start()
+            DedicatedThread.start("Tally.commands") { [self] in helperLoop() }
         }
         condition.broadcast()
         condition.unlock()

@@ -65,9 +65,7 @@ public final class LedgerFollower: Sendable {
             let listener = try LogStorage.remoteLocation(in: layout.logDirectory).map { try PostgresLogListener($0) }
             let follower = LedgerFollower(root: root, options: options, pollMilliseconds: pollMilliseconds, listener: listener)
             if let failure = follower.fold() { throw failure }
-            let thread = Thread { follower.run() }
-            thread.name = "Tally.follower"
-            thread.start()
+            DedicatedThread.start("Tally.follower") { follower.run() }
             return follower
         }
     }

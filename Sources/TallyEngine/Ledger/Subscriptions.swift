@@ -44,8 +44,10 @@ public struct SubscriptionError: Error, Hashable, Sendable, CustomStringConverti
 /// }
 /// ```
 ///
-/// Flow control: while catching up from the log, the reader waits for the consumer, so the
-/// buffer never holds more than ``Ledger/Options/subscriptionBufferEvents`` events. Live
+/// Flow control: while catching up from the log, the stream reads as much as the consumer
+/// has room for and goes on once it has read half of that, so the buffer never holds more
+/// than ``Ledger/Options/subscriptionBufferEvents`` events and a consumer that stops
+/// reading holds no thread. Live
 /// commits cannot wait for a consumer: one that leaves the buffer full when a commit
 /// arrives gets ``SubscriptionError`` (`consumerTooSlow`, with the last sequence number
 /// delivered) after the events buffered before it, and subscribes again from there. The
@@ -73,7 +75,8 @@ public struct CommittedEvents: AsyncSequence, Sendable {
 
 /// The ledger's subscribers, told of each group after it commits.
 final class Subscriptions: @unchecked Sendable {
-    /// One stream's state. `next`, `buffered` and `live` are guarded by the condition.
+    /// One stream's state. `next`, `buffered`, `live`, `reading` and `ended` are guarded by
+    /// the condition.
     final class Subscriber: @unchecked Sendable {
         let continuation: AsyncThrowingStream<Event, any Error>.Continuation
         let condition = NSCondition()
@@ -82,6 +85,10 @@ final class Subscriptions: @unchecked Sendable {
         var buffered = 0
         var live = false
         var ended = false
+        /// A read of the log for it is queued or running (while catching up).
+        var reading = false
+        /// Queues the next read of the log (set while catching up).
+        var readMore: (@Sendable () -> Void)?
 
         init(continuation: AsyncThrowingStream<Event, any Error>.Continuation, next: UInt64, capacity: Int) {
             self.continuation = continuation
@@ -89,12 +96,20 @@ final class Subscriptions: @unchecked Sendable {
             self.capacity = capacity
         }
 
+        /// The consumer took an event: while catching up, once half the buffer is free and
+        /// no read is under way, the next read of the log is queued.
         func consumed() {
             condition.lock()
             buffered -= 1
-            condition.broadcast()
+            let resume = !live && !ended && !reading && hasRoomToRead
+            if resume { reading = true }
+            let readMore = resume ? readMore : nil
             condition.unlock()
+            readMore?()
         }
+
+        /// At least half the buffer is free (condition held): a read is worth its opening of the log.
+        var hasRoomToRead: Bool { buffered <= capacity / 2 }
 
         /// Hands over an event (condition held); false when the stream has ended.
         func deliver(_ event: Event) -> Bool {
@@ -183,21 +198,39 @@ final class Subscriptions: @unchecked Sendable {
             self?.remove(subscriber)
         }
         if !subscriber.live {
-            // On a pooled thread: it blocks while the consumer's buffer is full.
-            BlockingPool.start { [self] in catchUp(subscriber) }
+            // Background reads of the log, each as much as the consumer has room for: a
+            // consumer that does not read holds no thread (docs/concurrency.md).
+            let readMore: @Sendable () -> Void = { [self, weak subscriber] in
+                guard let subscriber else { return }
+                BlockingPool.startBackground { [self] in catchUp(subscriber) }
+            }
+            subscriber.condition.lock()
+            subscriber.readMore = readMore
+            subscriber.reading = true
+            subscriber.condition.unlock()
+            readMore()
         }
         return CommittedEvents(stream: stream, subscriber: subscriber)
     }
 
-    /// Reads the log from the subscriber's next event up to what has been published, waiting
-    /// for the consumer when the buffer is full, until nothing is left: then it goes live.
+    /// Reads the log from the subscriber's next event towards what has been published, as
+    /// much as its buffer has room for, until nothing is left (then it goes live) or the
+    /// buffer is more than half full (then the consumer's reading queues the next read).
     private func catchUp(_ subscriber: Subscriber) {
         while true {
             lock.lock()
             let target = published
             subscriber.condition.lock()
+            if subscriber.ended || !subscriber.hasRoomToRead {
+                subscriber.reading = false
+                subscriber.condition.unlock()
+                lock.unlock()
+                return
+            }
             if subscriber.next > target {
                 subscriber.live = true
+                subscriber.reading = false
+                subscriber.readMore = nil
                 subscriber.condition.unlock()
                 let closing = self.closing
                 if closing { subscribers[ObjectIdentifier(subscriber)] = nil }
@@ -206,13 +239,13 @@ final class Subscriptions: @unchecked Sendable {
                 return
             }
             let from = subscriber.next
+            let through = min(target, from + UInt64(subscriber.capacity - subscriber.buffered) - 1)
             subscriber.condition.unlock()
             lock.unlock()
             do {
-                try EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem, keys: keys).forEach(from: from, through: target) { event in
+                try EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem, keys: keys).forEach(from: from, through: through) { event in
                     subscriber.condition.lock()
                     defer { subscriber.condition.unlock() }
-                    while subscriber.buffered >= subscriber.capacity && !subscriber.ended { subscriber.condition.wait() }
                     guard subscriber.deliver(event) else { throw CancellationError() }
                 }
             } catch is CancellationError {

@@ -52,9 +52,7 @@ final class PostgresLogNotifier: @unchecked Sendable {
 
     private init(_ location: PostgresLogLocation) {
         self.location = location
-        let thread = Thread { [self] in run() }
-        thread.name = "TallyLog.commitNotices"
-        thread.start()
+        DedicatedThread.start("TallyLog.commitNotices") { [self] in run() }
     }
 
     /// Tells followers of `ledger` that its head reached `sequence` (soon, on the notifier's thread).

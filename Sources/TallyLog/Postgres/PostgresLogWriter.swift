@@ -420,9 +420,7 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
     // MARK: The lease
 
     private func startRenewing() {
-        let thread = Thread { [weak self] in self?.renewLoop() }
-        thread.name = "TallyLog.leaseRenewal"
-        thread.start()
+        DedicatedThread.start("TallyLog.leaseRenewal") { [weak self] in self?.renewLoop() }
     }
 
     /// Renews the lease every third of its length; a renewal that finds another epoch fences the writer.

@@ -406,9 +406,7 @@ final class FrameEncoder: @unchecked Sendable {
             lock.broadcast()
         } else {
             running = true
-            let thread = Thread { [self] in work() }
-            thread.name = "TallyLog.encodeAhead"
-            thread.start()
+            DedicatedThread.start("TallyLog.encodeAhead") { [self] in work() }
         }
         lock.unlock()
     }
@@ -526,9 +524,7 @@ final class WriterCore: @unchecked Sendable {
         pending.append(request)
         if !helperStarted {
             helperStarted = true
-            let thread = Thread { [self] in helperLoop() }
-            thread.name = "TallyLog.commit"
-            thread.start()
+            DedicatedThread.start("TallyLog.commit") { [self] in helperLoop() }
         }
         lock.broadcast()
         lock.unlock()
