@@ -39,82 +39,75 @@ import TallyTestSupport
     }
 
     @Test(arguments: LogBackend.allCases) func everyProductAnswersInTheBaseCurrencyOfTheDayAskedAbout(on backend: LogBackend) throws {
-        let master = TestSeed.value(default: 0x32_01)
         let currencies: [Commodity] = [.usd, .eur, .gbp]
-        for index in 0..<3 {
-            let seed = TestSeed.ledger(index, of: master)
-            var random = SplitMix64(seed: seed)
-            try withTemporaryStore(on: backend) { store in
-                let clock = ManualClock("2026-01-01T12:00:00Z")
-                let ledger = try Ledger.forTesting(at: store, clock: clock)
-                let start = day("2026-01-02")
-                let opening = ledger.calendar.startOfDay(start)
-                try ledger.openEnvelopeAccount("Assets:Dollars", commodity: .usd, openingBalance: usd("2000.00"), effectiveAt: opening)
-                try ledger.openEnvelopeAccount("Assets:Pounds", commodity: .gbp, openingBalance: gbp("1000.00"), effectiveAt: opening)
-                try ledger.addAsset(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .gbp, effectiveAt: opening)
-                try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: gbp("200000.00"), source: .manual, effectiveAt: opening)
-                try ledger.addLiability(liabilityId: "loan", name: "Loan", category: .loan, currency: .eur, effectiveAt: opening)
-                try ledger.recordValuation(itemKind: .liability, itemId: "loan", value: try Money(parsing: "5000.00", commodity: .eur), source: .manual, effectiveAt: opening)
-                var recorded: [Instant] = []
-                for _ in 0..<40 {
-                    clock.advance(seconds: Int64.random(in: 3_600...(4 * 86_400), using: &random))
-                    let today = ledger.calendar.date(of: clock.now)
-                    let past = ledger.calendar.startOfDay(max(start, today.adding(days: -Int.random(in: 0...45, using: &random))))
-                    do {
-                        switch Int.random(in: 0..<6, using: &random) {
-                        case 0:
-                            // Backdated, today, or from a day up to three months ahead.
-                            let offset = Int.random(in: -45...90, using: &random)
-                            let at = offset > 0 ? ledger.calendar.startOfDay(today.adding(days: offset)) : ledger.calendar.startOfDay(max(start, today.adding(days: offset)))
-                            try ledger.setBaseCurrency(currencies.randomElement(using: &random)!, effectiveAt: at)
-                        case 1, 2:
-                            let pair = currencies.shuffled(using: &random)
-                            try ledger.setFXRate(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 5_000...20_000, using: &random), scale: 4),
-                                                 effectiveAt: past)
-                        case 3:
-                            try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: Money(minorUnits: Int64.random(in: 10_000_000...40_000_000, using: &random), commodity: .gbp),
-                                                       source: .manual, effectiveAt: past)
-                        default:
-                            try ledger.recordEnvelopeTransaction("t\(recorded.count)", account: "Assets:Dollars",
-                                                                 amount: Money(minorUnits: -Int64.random(in: 1...9_999, using: &random), commodity: .usd),
-                                                                 rateToBase: nil, effectiveAt: past)
-                        }
-                        recorded.append(clock.now)
-                    } catch is LedgerError {
-                        continue
-                    }
-                }
-                let events = try ledger.loggedEvents()
+        try withRandomLedgers(3, master: 0x32_01, on: backend) { ledger, clock, random, seed in
+            let start = day("2026-01-02")
+            let opening = ledger.calendar.startOfDay(start)
+            try ledger.openEnvelopeAccount("Assets:Dollars", commodity: .usd, openingBalance: usd("2000.00"), effectiveAt: opening)
+            try ledger.openEnvelopeAccount("Assets:Pounds", commodity: .gbp, openingBalance: gbp("1000.00"), effectiveAt: opening)
+            try ledger.addAsset(assetId: "flat", name: "Flat", category: .property, type: .realEstate, currency: .gbp, effectiveAt: opening)
+            try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: gbp("200000.00"), source: .manual, effectiveAt: opening)
+            try ledger.addLiability(liabilityId: "loan", name: "Loan", category: .loan, currency: .eur, effectiveAt: opening)
+            try ledger.recordValuation(itemKind: .liability, itemId: "loan", value: try Money(parsing: "5000.00", commodity: .eur), source: .manual, effectiveAt: opening)
+            var recorded: [Instant] = []
+            for _ in 0..<40 {
+                clock.advance(seconds: Int64.random(in: 3_600...(4 * 86_400), using: &random))
                 let today = ledger.calendar.date(of: clock.now)
-                for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
-                    let days = (0..<5).map { _ in start.adding(days: Int.random(in: -3...(today.daysSinceEpoch - start.daysSinceEpoch + 100), using: &random)) }
-                    let bounds = days.map { ledger.calendar.endOfDay($0) }
-                    let replays = try Replay.run(at: ledger.layout.root, key: nil, untilEach: bounds, knownAt: knownAt)
-                    for (position, date) in days.enumerated() {
-                        let bound = bounds[position]
-                        let expected = Self.referenceBase(events, asOf: bound, knownAt: knownAt)
-                        let context = "seed \(seed), \(date), known at \(String(describing: knownAt))"
-                        #expect(try ledger.baseCurrency(asOf: bound, knownAt: knownAt) == expected, "baseCurrency, \(context)")
-                        #expect(try ledger.settings(asOf: bound, knownAt: knownAt).baseCurrency == expected, "settings, \(context)")
-                        let netWorth = try ledger.netWorth(asOf: bound, knownAt: knownAt)
-                        #expect(netWorth.baseCurrency == expected, "net worth, \(context)")
-                        #expect(netWorth == replays[position].netWorth, "net worth equals a full replay, \(context)")
-                        #expect(try ledger.xray(asOf: bound, knownAt: knownAt).baseCurrency == expected, "X-ray, \(context)")
-                        #expect(try ledger.envelopeAccountsTotal(asOf: bound, knownAt: knownAt).total.commodity == expected, "envelope total, \(context)")
-                        if date >= start {
-                            #expect(try ledger.budgetOverviewInBase(month: date.month, asOf: bound, knownAt: knownAt).baseCurrency == expected,
-                                    "budget overview, \(context)")
-                            let projection = try ledger.whatIf(goal: Money(minorUnits: 1_000_000_00, commodity: expected), on: date, knownAt: knownAt)
-                            #expect(projection.plan.startBalance.commodity == expected, "what-if, \(context)")
-                        }
-                        try ledger.expectAnswersMatchReplay(on: date, knownAt: knownAt, context: context)
+                let past = ledger.calendar.startOfDay(max(start, today.adding(days: -Int.random(in: 0...45, using: &random))))
+                do {
+                    switch Int.random(in: 0..<6, using: &random) {
+                    case 0:
+                        // Backdated, today, or from a day up to three months ahead.
+                        let offset = Int.random(in: -45...90, using: &random)
+                        let at = offset > 0 ? ledger.calendar.startOfDay(today.adding(days: offset)) : ledger.calendar.startOfDay(max(start, today.adding(days: offset)))
+                        try ledger.setBaseCurrency(currencies.randomElement(using: &random)!, effectiveAt: at)
+                    case 1, 2:
+                        let pair = currencies.shuffled(using: &random)
+                        try ledger.setFXRate(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 5_000...20_000, using: &random), scale: 4),
+                                             effectiveAt: past)
+                    case 3:
+                        try ledger.recordValuation(itemKind: .asset, itemId: "flat", value: Money(minorUnits: Int64.random(in: 10_000_000...40_000_000, using: &random), commodity: .gbp),
+                                                   source: .manual, effectiveAt: past)
+                    default:
+                        try ledger.recordEnvelopeTransaction("t\(recorded.count)", account: "Assets:Dollars",
+                                                             amount: Money(minorUnits: -Int64.random(in: 1...9_999, using: &random), commodity: .usd),
+                                                             rateToBase: nil, effectiveAt: past)
                     }
+                    recorded.append(clock.now)
+                } catch is LedgerError {
+                    continue
                 }
-                // Now: a change dated in the future is not in force yet.
-                #expect(try ledger.settings().baseCurrency == Self.referenceBase(events, asOf: clock.now, knownAt: nil), "seed \(seed)")
-                try ledger.expectConsistent()
-                try ledger.close()
             }
+            let events = try ledger.loggedEvents()
+            let today = ledger.calendar.date(of: clock.now)
+            for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
+                let days = (0..<5).map { _ in start.adding(days: Int.random(in: -3...(today.daysSinceEpoch - start.daysSinceEpoch + 100), using: &random)) }
+                let bounds = days.map { ledger.calendar.endOfDay($0) }
+                let replays = try Replay.run(at: ledger.layout.root, key: nil, untilEach: bounds, knownAt: knownAt)
+                for (position, date) in days.enumerated() {
+                    let bound = bounds[position]
+                    let expected = Self.referenceBase(events, asOf: bound, knownAt: knownAt)
+                    let context = "seed \(seed), \(date), known at \(String(describing: knownAt))"
+                    #expect(try ledger.baseCurrency(asOf: bound, knownAt: knownAt) == expected, "baseCurrency, \(context)")
+                    #expect(try ledger.settings(asOf: bound, knownAt: knownAt).baseCurrency == expected, "settings, \(context)")
+                    let netWorth = try ledger.netWorth(asOf: bound, knownAt: knownAt)
+                    #expect(netWorth.baseCurrency == expected, "net worth, \(context)")
+                    #expect(netWorth == replays[position].netWorth, "net worth equals a full replay, \(context)")
+                    #expect(try ledger.xray(asOf: bound, knownAt: knownAt).baseCurrency == expected, "X-ray, \(context)")
+                    #expect(try ledger.envelopeAccountsTotal(asOf: bound, knownAt: knownAt).total.commodity == expected, "envelope total, \(context)")
+                    if date >= start {
+                        #expect(try ledger.budgetOverviewInBase(month: date.month, asOf: bound, knownAt: knownAt).baseCurrency == expected,
+                                "budget overview, \(context)")
+                        let projection = try ledger.whatIf(goal: Money(minorUnits: 1_000_000_00, commodity: expected), on: date, knownAt: knownAt)
+                        #expect(projection.plan.startBalance.commodity == expected, "what-if, \(context)")
+                    }
+                    try ledger.expectAnswersMatchReplay(on: date, knownAt: knownAt, context: context)
+                }
+            }
+            // Now: a change dated in the future is not in force yet.
+            #expect(try ledger.settings().baseCurrency == Self.referenceBase(events, asOf: clock.now, knownAt: nil), "seed \(seed)")
+            try ledger.expectConsistent()
+            try ledger.close()
         }
     }
 }

@@ -69,25 +69,18 @@ import TallyTestSupport
     /// excluded; the total is the items plus the accounts; the answer equals a full replay,
     /// and the monthly series and the 30-day change agree with it.
     @Test(arguments: LogBackend.allCases) func everyAccountCountsOnceAsBalancesValueSaysAndAsAReplayDoes(on backend: LogBackend) throws {
-        let master = TestSeed.value(default: 0x32_b1)
-        for index in 0..<3 {
-            let seed = TestSeed.ledger(index, of: master)
-            var random = SplitMix64(seed: seed)
-            try withTemporaryStore(on: backend) { store in
-                let clock = ManualClock("2026-01-01T12:00:00Z")
-                let ledger = try Ledger.forTesting(at: store, clock: clock)
-                let start = day("2026-01-02")
-                let recorded = try Self.randomHousehold(ledger, clock: clock, start: start, random: &random)
-                let today = ledger.calendar.date(of: clock.now)
-                for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
-                    for _ in 0..<4 {
-                        let date = start.adding(days: Int.random(in: -2...(today.daysSinceEpoch - start.daysSinceEpoch + 5), using: &random))
-                        try Self.expectHouseholdCounted(ledger, on: date, knownAt: knownAt, context: "seed \(seed), \(date), known at \(String(describing: knownAt))")
-                    }
+        try withRandomLedgers(3, master: 0x32_b1, on: backend) { ledger, clock, random, seed in
+            let start = day("2026-01-02")
+            let recorded = try Self.randomHousehold(ledger, clock: clock, start: start, random: &random)
+            let today = ledger.calendar.date(of: clock.now)
+            for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
+                for _ in 0..<4 {
+                    let date = start.adding(days: Int.random(in: -2...(today.daysSinceEpoch - start.daysSinceEpoch + 5), using: &random))
+                    try Self.expectHouseholdCounted(ledger, on: date, knownAt: knownAt, context: "seed \(seed), \(date), known at \(String(describing: knownAt))")
                 }
-                try ledger.expectConsistent()
-                try ledger.close()
             }
+            try ledger.expectConsistent()
+            try ledger.close()
         }
     }
 

@@ -27,6 +27,25 @@ extension Ledger {
     }
 }
 
+/// The random ledgers of a randomized test, each set up the same way: its seed (from the
+/// suite's default `master`, or `TALLY_TEST_SEED` to replay a failure), a generator seeded
+/// with it, and a fresh ledger in a temporary store on `backend` whose clock starts at
+/// `start`. `body` names `seed` in every failure it reports.
+func withRandomLedgers(
+    _ count: Int, master defaultMaster: UInt64, on backend: LogBackend = .files, clockAt start: String = "2026-01-01T12:00:00Z",
+    _ body: (_ ledger: Ledger, _ clock: ManualClock, _ random: inout SplitMix64, _ seed: UInt64) throws -> Void
+) throws {
+    let master = TestSeed.value(default: defaultMaster)
+    for index in 0..<count {
+        let seed = TestSeed.ledger(index, of: master)
+        var random = SplitMix64(seed: seed)
+        try withTemporaryStore(on: backend) { store in
+            let clock = ManualClock(start)
+            try body(try Ledger.forTesting(at: store, clock: clock), clock, &random, seed)
+        }
+    }
+}
+
 /// Two nodes of one ledger on the test cluster: node A writes it (created here with a deposit
 /// of 100.00 into `main`), node B is a second machine's directory attached to it.
 func withTwoNodes<T>(_ name: String, _ body: (_ writer: Ledger, _ nodeB: String) throws -> T) throws -> T {

@@ -14,81 +14,74 @@ import TallyTestSupport
 /// does, and an amount it does not convert is named by each of them, never counted as zero.
 @Suite struct OneConversionRuleRandomTests {
     @Test(arguments: LogBackend.allCases) func everyProductConvertsAsBalancesValueDoes(on backend: LogBackend) throws {
-        let master = TestSeed.value(default: 0x32_02)
         let currencies: [Commodity] = [.usd, .eur, .gbp, .jpy, try Commodity.named("CHF")]
-        for index in 0..<3 {
-            let seed = TestSeed.ledger(index, of: master)
-            var random = SplitMix64(seed: seed)
-            try withTemporaryStore(on: backend) { store in
-                let clock = ManualClock("2026-01-01T12:00:00Z")
-                let ledger = try Ledger.forTesting(at: store, clock: clock)
-                let start = day("2026-01-02")
-                let opening = ledger.calendar.startOfDay(start)
-                for currency in currencies {
-                    let amount = Money(minorUnits: Int64.random(in: 1_000...90_000_000, using: &random), commodity: currency)
-                    try ledger.openEnvelopeAccount("Assets:\(currency.code)", commodity: currency, openingBalance: amount, effectiveAt: opening)
-                    try ledger.addAsset(assetId: currency.code.lowercased(), name: currency.code, category: .cash, type: .cash, currency: currency, effectiveAt: opening)
-                    try ledger.recordValuation(itemKind: .asset, itemId: currency.code.lowercased(), value: amount, source: .manual, effectiveAt: opening)
-                }
-                // A few pairs only: most conversions go through a third currency, some find none.
-                let pairs = (0..<Int.random(in: 2...4, using: &random)).map { _ in Array(currencies.shuffled(using: &random).prefix(2)) }
-                var recorded: [Instant] = []
-                for _ in 0..<25 {
-                    clock.advance(seconds: Int64.random(in: 3_600...(3 * 86_400), using: &random))
-                    let today = ledger.calendar.date(of: clock.now)
-                    let at = ledger.calendar.startOfDay(max(start, today.adding(days: -Int.random(in: 0...30, using: &random))))
-                    do {
-                        if Int.random(in: 0..<5, using: &random) == 0 {
-                            try ledger.setBaseCurrency([Commodity.usd, .eur, .gbp].randomElement(using: &random)!, effectiveAt: at)
-                        } else {
-                            let pair = pairs.randomElement(using: &random)!
-                            try ledger.setFXRate(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 1...3_000_000, using: &random), scale: 4),
-                                                 effectiveAt: at)
-                        }
-                        recorded.append(clock.now)
-                    } catch is LedgerError {
-                        continue
-                    }
-                }
-                let today = ledger.calendar.date(of: clock.now)
-                for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
-                    for _ in 0..<4 {
-                        let date = start.adding(days: Int.random(in: 0...(today.daysSinceEpoch - start.daysSinceEpoch + 5), using: &random))
-                        let bound = ledger.calendar.endOfDay(date)
-                        let context = "seed \(seed), \(date), known at \(String(describing: knownAt))"
-                        let base = try ledger.baseCurrency(asOf: bound, knownAt: knownAt)
-                        let market = try ledger.marketValues(in: base, asOf: bound, knownAt: knownAt)
-                        func marketValue(of currency: Commodity) -> Money? {
-                            market.accounts.first { $0.account == "Assets:\(currency.code)" }?.value
-                        }
-                        let total = try ledger.envelopeAccountsTotal(asOf: bound, knownAt: knownAt)
-                        let netWorth = try ledger.netWorth(asOf: bound, knownAt: knownAt)
-                        var expectedTotal = Money.zero(base)
-                        for currency in currencies {
-                            let expected = marketValue(of: currency)
-                            if let expected { expectedTotal = try expectedTotal.adding(expected) }
-                            let line = total.lines.first { $0.account == "Assets:\(currency.code)" }
-                            #expect(line?.inBase == expected, "envelope total, \(currency.code), \(context)")
-                            let counted = netWorth.lines.first { $0.itemId == currency.code.lowercased() }
-                            let excluded = netWorth.excluded.contains { $0.itemId == currency.code.lowercased() }
-                            #expect(counted?.converted == expected && excluded == (expected == nil), "net worth, \(currency.code), \(context)")
-                        }
-                        // Net worth counts each amount twice here: as an asset added by hand and as the
-                        // household's envelope account (HouseholdNetWorthTests).
-                        let twice = try expectedTotal.multiplied(by: 2)
-                        #expect(total.total == expectedTotal && netWorth.assets == twice, "totals, \(context)")
-                        #expect(total.unconverted.map(\.amount.commodity).sorted { $0.code < $1.code } == market.notConverted, "named, not dropped: \(context)")
-                        let usd = try #require(ledger.envelopeAccountsTotal(asOf: bound, knownAt: knownAt).lines.first { $0.account == "Assets:USD" }).amount
-                        #expect(try ledger.budgetBaseConversion(at: bound, knownAt: knownAt).convert(usd) == marketValue(of: .usd), "budget, \(context)")
-                        let projection = try ledger.whatIf(goal: Money(minorUnits: 1, commodity: base), monthlySaving: .zero(base), on: date, knownAt: knownAt)
-                        #expect(projection.plan.startBalance == expectedTotal, "what-if, \(context)")
-                        #expect(Set(projection.notConverted.filter { $0.date == date }.map(\.balance.commodity)) == Set(market.notConverted), "what-if names, \(context)")
-                        try ledger.expectAnswersMatchReplay(on: date, knownAt: knownAt, context: context)
-                    }
-                }
-                try ledger.expectConsistent()
-                try ledger.close()
+        try withRandomLedgers(3, master: 0x32_02, on: backend) { ledger, clock, random, seed in
+            let start = day("2026-01-02")
+            let opening = ledger.calendar.startOfDay(start)
+            for currency in currencies {
+                let amount = Money(minorUnits: Int64.random(in: 1_000...90_000_000, using: &random), commodity: currency)
+                try ledger.openEnvelopeAccount("Assets:\(currency.code)", commodity: currency, openingBalance: amount, effectiveAt: opening)
+                try ledger.addAsset(assetId: currency.code.lowercased(), name: currency.code, category: .cash, type: .cash, currency: currency, effectiveAt: opening)
+                try ledger.recordValuation(itemKind: .asset, itemId: currency.code.lowercased(), value: amount, source: .manual, effectiveAt: opening)
             }
+            // A few pairs only: most conversions go through a third currency, some find none.
+            let pairs = (0..<Int.random(in: 2...4, using: &random)).map { _ in Array(currencies.shuffled(using: &random).prefix(2)) }
+            var recorded: [Instant] = []
+            for _ in 0..<25 {
+                clock.advance(seconds: Int64.random(in: 3_600...(3 * 86_400), using: &random))
+                let today = ledger.calendar.date(of: clock.now)
+                let at = ledger.calendar.startOfDay(max(start, today.adding(days: -Int.random(in: 0...30, using: &random))))
+                do {
+                    if Int.random(in: 0..<5, using: &random) == 0 {
+                        try ledger.setBaseCurrency([Commodity.usd, .eur, .gbp].randomElement(using: &random)!, effectiveAt: at)
+                    } else {
+                        let pair = pairs.randomElement(using: &random)!
+                        try ledger.setFXRate(base: pair[0], quote: pair[1], rate: try ExactDecimal(significand: Int64.random(in: 1...3_000_000, using: &random), scale: 4),
+                                             effectiveAt: at)
+                    }
+                    recorded.append(clock.now)
+                } catch is LedgerError {
+                    continue
+                }
+            }
+            let today = ledger.calendar.date(of: clock.now)
+            for knownAt in TestSeed.knownAts(3, recorded: recorded, random: &random) {
+                for _ in 0..<4 {
+                    let date = start.adding(days: Int.random(in: 0...(today.daysSinceEpoch - start.daysSinceEpoch + 5), using: &random))
+                    let bound = ledger.calendar.endOfDay(date)
+                    let context = "seed \(seed), \(date), known at \(String(describing: knownAt))"
+                    let base = try ledger.baseCurrency(asOf: bound, knownAt: knownAt)
+                    let market = try ledger.marketValues(in: base, asOf: bound, knownAt: knownAt)
+                    func marketValue(of currency: Commodity) -> Money? {
+                        market.accounts.first { $0.account == "Assets:\(currency.code)" }?.value
+                    }
+                    let total = try ledger.envelopeAccountsTotal(asOf: bound, knownAt: knownAt)
+                    let netWorth = try ledger.netWorth(asOf: bound, knownAt: knownAt)
+                    var expectedTotal = Money.zero(base)
+                    for currency in currencies {
+                        let expected = marketValue(of: currency)
+                        if let expected { expectedTotal = try expectedTotal.adding(expected) }
+                        let line = total.lines.first { $0.account == "Assets:\(currency.code)" }
+                        #expect(line?.inBase == expected, "envelope total, \(currency.code), \(context)")
+                        let counted = netWorth.lines.first { $0.itemId == currency.code.lowercased() }
+                        let excluded = netWorth.excluded.contains { $0.itemId == currency.code.lowercased() }
+                        #expect(counted?.converted == expected && excluded == (expected == nil), "net worth, \(currency.code), \(context)")
+                    }
+                    // Net worth counts each amount twice here: as an asset added by hand and as the
+                    // household's envelope account (HouseholdNetWorthTests).
+                    let twice = try expectedTotal.multiplied(by: 2)
+                    #expect(total.total == expectedTotal && netWorth.assets == twice, "totals, \(context)")
+                    #expect(total.unconverted.map(\.amount.commodity).sorted { $0.code < $1.code } == market.notConverted, "named, not dropped: \(context)")
+                    let usd = try #require(ledger.envelopeAccountsTotal(asOf: bound, knownAt: knownAt).lines.first { $0.account == "Assets:USD" }).amount
+                    #expect(try ledger.budgetBaseConversion(at: bound, knownAt: knownAt).convert(usd) == marketValue(of: .usd), "budget, \(context)")
+                    let projection = try ledger.whatIf(goal: Money(minorUnits: 1, commodity: base), monthlySaving: .zero(base), on: date, knownAt: knownAt)
+                    #expect(projection.plan.startBalance == expectedTotal, "what-if, \(context)")
+                    #expect(Set(projection.notConverted.filter { $0.date == date }.map(\.balance.commodity)) == Set(market.notConverted), "what-if names, \(context)")
+                    try ledger.expectAnswersMatchReplay(on: date, knownAt: knownAt, context: context)
+                }
+            }
+            try ledger.expectConsistent()
+            try ledger.close()
         }
     }
 }

@@ -50,37 +50,30 @@ import TallyTestSupport
     /// are unchanged by it, and the command run right after records exactly the previewed
     /// events, or both refuse with the same message.
     @Test func aPreviewIsExactlyWhatTheCommandThenRecords() throws {
-        let master = TestSeed.value(default: 0x32_b3)
-        for index in 0..<3 {
-            let seed = TestSeed.ledger(index, of: master)
-            var random = SplitMix64(seed: seed)
-            try withTemporaryStore { root in
-                let clock = ManualClock("2026-01-05T12:00:00Z")
-                let ledger = try Ledger.forTesting(at: root, clock: clock)
-                for step in 0..<40 {
-                    clock.advance(seconds: Int64.random(in: 60...86_400, using: &random))
-                    let at = Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch - Int64.random(in: 0...(5 * 86_400), using: &random) * 1_000_000)
-                    let context = "seed \(seed), step \(step)"
-                    switch Int.random(in: 0..<8, using: &random) {
-                    case 0: _ = try? ledger.setSplitRule(account: "main", spendWeight: Int64.random(in: 0...10, using: &random), investWeight: Int64.random(in: 1...10, using: &random), effectiveAt: at)
-                    case 1: _ = try? ledger.setRoundUps(account: "main", enabled: Bool.random(using: &random), effectiveAt: at)
-                    case 2: _ = try? (Bool.random(using: &random) ? ledger.pauseAutomation(account: "main", effectiveAt: at) : ledger.resumeAutomation(account: "main", effectiveAt: at))
-                    default:
-                        let currency: Commodity = Bool.random(using: &random) ? .usd : .gbp
-                        let amount = Money(minorUnits: Int64.random(in: 1...20_000, using: &random), commodity: currency)
-                        let isDeposit = Int.random(in: 0..<5, using: &random) < 2
-                        let effectiveAt: Instant? = Bool.random(using: &random) ? at : nil
-                        try expectPreviewIsRecorded(ledger, context: context) {
-                            isDeposit ? try ledger.previewDeposit(account: "main", amount: amount, effectiveAt: effectiveAt).result
-                                      : try ledger.previewPurchase(account: "main", amount: amount, merchant: "Shop", effectiveAt: effectiveAt).result
-                        } run: {
-                            isDeposit ? try ledger.deposit(account: "main", amount: amount, effectiveAt: effectiveAt)
-                                      : try ledger.purchase(account: "main", amount: amount, merchant: "Shop", effectiveAt: effectiveAt)
-                        }
+        try withRandomLedgers(3, master: 0x32_b3, clockAt: "2026-01-05T12:00:00Z") { ledger, clock, random, seed in
+            for step in 0..<40 {
+                clock.advance(seconds: Int64.random(in: 60...86_400, using: &random))
+                let at = Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch - Int64.random(in: 0...(5 * 86_400), using: &random) * 1_000_000)
+                let context = "seed \(seed), step \(step)"
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0: _ = try? ledger.setSplitRule(account: "main", spendWeight: Int64.random(in: 0...10, using: &random), investWeight: Int64.random(in: 1...10, using: &random), effectiveAt: at)
+                case 1: _ = try? ledger.setRoundUps(account: "main", enabled: Bool.random(using: &random), effectiveAt: at)
+                case 2: _ = try? (Bool.random(using: &random) ? ledger.pauseAutomation(account: "main", effectiveAt: at) : ledger.resumeAutomation(account: "main", effectiveAt: at))
+                default:
+                    let currency: Commodity = Bool.random(using: &random) ? .usd : .gbp
+                    let amount = Money(minorUnits: Int64.random(in: 1...20_000, using: &random), commodity: currency)
+                    let isDeposit = Int.random(in: 0..<5, using: &random) < 2
+                    let effectiveAt: Instant? = Bool.random(using: &random) ? at : nil
+                    try expectPreviewIsRecorded(ledger, context: context) {
+                        isDeposit ? try ledger.previewDeposit(account: "main", amount: amount, effectiveAt: effectiveAt).result
+                                  : try ledger.previewPurchase(account: "main", amount: amount, merchant: "Shop", effectiveAt: effectiveAt).result
+                    } run: {
+                        isDeposit ? try ledger.deposit(account: "main", amount: amount, effectiveAt: effectiveAt)
+                                  : try ledger.purchase(account: "main", amount: amount, merchant: "Shop", effectiveAt: effectiveAt)
                     }
                 }
-                try ledger.expectConsistent()
             }
+            try ledger.expectConsistent()
         }
     }
 
