@@ -38,13 +38,13 @@ struct AuditCommand: ParsableCommand {
         case .csv:
             print(AuditCSV.render(entries), terminator: "")
         case .json:
-            for entry in entries {
-                print(Output.jsonObject([
+            print(JSONText.list(entries.map { entry in
+                Output.jsonObject([
                     ("seq", String(entry.sequence)), ("recorded_at", EventJSON.quoted(entry.recordedAt.description)),
                     ("effective_date", EventJSON.quoted(entry.effectiveDate.description)), ("event", EventJSON.quoted(entry.eventType)),
                     ("cause", entry.cause.map(String.init) ?? "null"), ("amount", JSONText.money(entry.amount)), ("balance", JSONText.money(entry.balance)),
-                ]))
-            }
+                ])
+            }, context: [("target", EventJSON.quoted(target))]))
         case .table:
             print(Output.table(
                 ["SEQ", "RECORDED", "EFFECTIVE", "EVENT", "CAUSE", "AMOUNT", "CUR", "BALANCE"],

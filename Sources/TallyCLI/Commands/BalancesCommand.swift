@@ -45,7 +45,7 @@ struct BalancesCommand: ParsableCommand {
         case .csv:
             print(BalancesCSV.render(balances), terminator: "")
         case .json:
-            print(JSONText.array(balances.map(Self.jsonRow)))
+            print(JSONText.list(balances.map(Self.jsonRow)))
         case .table:
             printTable(balances)
         }
@@ -55,7 +55,7 @@ struct BalancesCommand: ParsableCommand {
         Output.jsonObject([
             ("account", EventJSON.quoted(balance.account)),
             ("currency", EventJSON.quoted(balance.amount.commodity.code)),
-            ("balance", EventJSON.quoted(balance.amount.decimalString)),
+            ("balance", JSONText.money(balance.amount)),
         ])
     }
 
@@ -87,8 +87,9 @@ struct BalancesCommand: ParsableCommand {
     }
 }
 
-/// `balances --value CUR --format json`: the rows `--format csv` prints, each with the
-/// holdings behind it and how each was converted, and the commodities not converted.
+/// `balances --value CUR --format json`: a list answer whose items are the rows `--format csv`
+/// prints, each with the holdings behind it and how each was converted, and the commodities
+/// not converted.
 enum MarketValueJSON {
     static func render(_ report: MarketValueReport) -> String {
         let rows = report.accounts.flatMap { account -> [(String, String)] in
@@ -96,7 +97,7 @@ enum MarketValueJSON {
                 (holding.units.commodity.code, Output.jsonObject([
                     ("account", EventJSON.quoted(account.account)),
                     ("currency", EventJSON.quoted(holding.units.commodity.code)),
-                    ("balance", EventJSON.quoted(holding.units.decimalString)),
+                    ("balance", JSONText.money(holding.units)),
                     ("converted", "false"),
                 ]))
             }
@@ -104,16 +105,15 @@ enum MarketValueJSON {
                 rows.append((value.commodity.code, Output.jsonObject([
                     ("account", EventJSON.quoted(account.account)),
                     ("currency", EventJSON.quoted(value.commodity.code)),
-                    ("balance", EventJSON.quoted(value.decimalString)),
+                    ("balance", JSONText.money(value)),
                     ("converted", "true"),
                     ("holdings", JSONText.array(account.holdings.filter { $0.value != nil }.map(holding))),
                 ])))
             }
             return rows.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
         }
-        return Output.jsonObject([
+        return JSONText.list(rows.map(\.1), context: [
             ("currency", EventJSON.quoted(report.currency.code)),
-            ("rows", JSONText.array(rows.map(\.1))),
             ("not_converted", JSONText.array(report.notConverted.map { EventJSON.quoted($0.code) })),
         ])
     }
@@ -121,8 +121,8 @@ enum MarketValueJSON {
     private static func holding(_ holding: ValuedHolding) -> String {
         var fields: [(String, String)] = [
             ("commodity", EventJSON.quoted(holding.units.commodity.code)),
-            ("units", EventJSON.quoted(holding.units.decimalString)),
-            ("value", EventJSON.quoted(holding.value?.decimalString ?? "")),
+            ("units", JSONText.money(holding.units)),
+            ("value", holding.value.map(JSONText.money) ?? "null"),
         ]
         guard let conversion = holding.conversion else {
             fields.append(("method", EventJSON.quoted("same")))

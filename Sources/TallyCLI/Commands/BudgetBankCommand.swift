@@ -78,11 +78,10 @@ struct BankListCommand: ParsableCommand {
             return table.print(.csv, empty: "")
         }
         if output.chosen == .json {
-            for bank in banks {
-                print(Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),
-                                         ("connected", String(bank.isConnected)), ("consent_expires", EnvelopeCLI.json(bank.consentExpires))]))
-            }
-            return
+            return print(JSONText.list(banks.map { bank in
+                Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),
+                                   ("connected", String(bank.isConnected)), ("consent_expires", EnvelopeCLI.json(bank.consentExpires))])
+            }))
         }
         print(Output.table(["BANK", "NAME", "STATUS", "CONSENT UNTIL"],
                            banks.map { [$0.bankId, $0.name, $0.isConnected ? "connected" : "disconnected", $0.consentExpires?.description ?? "-"] }))

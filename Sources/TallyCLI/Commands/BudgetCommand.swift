@@ -102,10 +102,9 @@ struct BudgetShowCommand: ParsableCommand {
                 }
                 return Output.jsonObject(fields)
             }
-            print(Output.jsonObject([
+            print(JSONText.list(items, context: [
                 ("month", EventJSON.quoted(month.description)), ("currency", EventJSON.quoted(conversion.budgetCurrency.code)),
-                ("base_currency", EventJSON.quoted(conversion.baseCurrency.code)), ("items", JSONText.array(items)),
-                ("total_count", String(items.count)),
+                ("base_currency", EventJSON.quoted(conversion.baseCurrency.code)),
                 ("not_converted", JSONText.array(conversion.notConverted.map { EventJSON.quoted($0.code) })),
             ]))
             return

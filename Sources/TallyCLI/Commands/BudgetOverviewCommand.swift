@@ -101,15 +101,16 @@ struct OverviewCommand: ParsableCommand {
                                ("state", EventJSON.quoted(status.state.rawValue))])
         }
         return [
-            ("pots", Output.jsonObject([("items", JSONText.array(pots)), ("total", BudgetCLI.json(screen.overview.overview.heldInPots)),
-                                        ("target", BudgetCLI.json(screen.potsTarget))])),
-            ("latest_transactions", Output.jsonObject([("items", JSONText.array(screen.latestTransactions.map { BudgetCLI.json($0) })),
-                                                       ("limit", String(BudgetScreen.latestTransactionsCount))])),
-            ("budgets", Output.jsonObject([("items", JSONText.array(budgets)), ("maximum", BudgetCLI.json(totals.maximum)),
-                                           ("spent", BudgetCLI.json(totals.spent)), ("remaining", BudgetCLI.json(totals.remaining))])),
-            ("recurring", Output.jsonObject([("today", EventJSON.quoted(screen.recurring.today.description)),
-                                             ("paid", RecurringCLI.json(screen.recurring.paid)), ("due_soon", RecurringCLI.json(screen.recurring.dueSoon)),
-                                             ("upcoming", RecurringCLI.json(screen.recurring.upcoming)), ("items", JSONText.array(recurring))])),
+            ("pots", JSONText.list(pots, context: [("total", BudgetCLI.json(screen.overview.overview.heldInPots)),
+                                                   ("target", BudgetCLI.json(screen.potsTarget))])),
+            ("latest_transactions", JSONText.list(screen.latestTransactions.map { BudgetCLI.json($0) },
+                                                  paging: JSONPaging(page: 1, pageSize: BudgetScreen.latestTransactionsCount, totalCount: screen.latestTransactions.count),
+                                                  context: [("limit", String(BudgetScreen.latestTransactionsCount))])),
+            ("budgets", JSONText.list(budgets, context: [("maximum", BudgetCLI.json(totals.maximum)),
+                                                         ("spent", BudgetCLI.json(totals.spent)), ("remaining", BudgetCLI.json(totals.remaining))])),
+            ("recurring", JSONText.list(recurring, context: [("today", EventJSON.quoted(screen.recurring.today.description)),
+                                                             ("paid", RecurringCLI.json(screen.recurring.paid)), ("due_soon", RecurringCLI.json(screen.recurring.dueSoon)),
+                                                             ("upcoming", RecurringCLI.json(screen.recurring.upcoming))])),
         ]
     }
 

@@ -12,18 +12,17 @@ struct ChallengeCommand: ParsableCommand {
 
 struct ChallengeTemplatesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "templates", abstract: "The challenge templates: step n saves first + (n - 1) × increment units.")
-    @Flag(help: "Print one JSON object per template.") var json = false
+    @Flag(help: "Print one JSON object: the templates as its items.") var json = false
 
     func run() throws {
         if json {
-            for template in ChallengeTemplate.all {
-                print(Output.jsonObject([
+            return print(JSONText.list(ChallengeTemplate.all.map { template in
+                Output.jsonObject([
                     ("template", EnvelopeCLI.json(template.id)), ("name", EnvelopeCLI.json(template.name)), ("cadence", EnvelopeCLI.json(template.cadence)),
                     ("steps", String(template.stepCount)), ("first_multiple", String(template.firstMultiple)), ("increment", String(template.increment)),
                     ("total_units", String((1...template.stepCount).reduce(Int64(0)) { $0 + template.multiple(ofStep: $1) })),
-                ]))
-            }
-            return
+                ])
+            }))
         }
         let rows = ChallengeTemplate.all.map { template in
             [template.id, template.name, "\(template.stepCount) \(template.cadence)s",
@@ -83,30 +82,29 @@ struct ChallengeProgressCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "One challenge's id (default: every challenge).") var id: String?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "Print one JSON object per challenge.") var json = false
+    @Flag(help: "Print one JSON object: the challenges as its items.") var json = false
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
             let date = try time.asOfDate(calendar: ledger.calendar)
             let progresses = try id.map { [try ledger.challengeProgress($0, asOf: date.map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))] } ?? ledger.challengeProgresses(asOf: date.map(ledger.calendar.endOfDay), knownAt: try time.knownAtInstant(ledger))
             if json {
-                for progress in progresses {
-                    print(Output.jsonObject([
+                return print(JSONText.list(progresses.map { progress in
+                    Output.jsonObject([
                         ("challenge", EnvelopeCLI.json(progress.challengeId)), ("name", EnvelopeCLI.json(progress.name)),
                         ("template", EnvelopeCLI.json(progress.template)), ("unit", EnvelopeCLI.json(progress.unit)),
                         ("steps", String(progress.stepCount)), ("completed", "[" + progress.completedSteps.map(String.init).joined(separator: ",") + "]"),
                         ("saved", EnvelopeCLI.json(progress.saved)), ("target", EnvelopeCLI.json(progress.target)),
                         ("remaining", EnvelopeCLI.json(progress.remaining)), ("complete", String(progress.isComplete)),
                         ("next_step", progress.nextStep.map(String.init) ?? "null"),
-                    ]))
-                }
-                return
+                    ])
+                }))
             }
             let rows = progresses.map { progress in
                 [progress.challengeId, progress.template, "\(progress.completedSteps.count)/\(progress.stepCount)",
                  EnvelopeCLI.text(progress.saved), EnvelopeCLI.text(progress.target), progress.isComplete ? "complete" : "next: \(progress.nextStep.map(String.init) ?? "-")"]
             }
-            print(Output.table(["CHALLENGE", "TEMPLATE", "STEPS", "SAVED", "TARGET", ""], rows, rightAligned: [2, 3, 4]))
+            print(Output.table(["CHALLENGE", "TEMPLATE", "STEPS", "SAVED", "TARGET", "STATE"], rows, rightAligned: [2, 3, 4]))
         }
     }
 }

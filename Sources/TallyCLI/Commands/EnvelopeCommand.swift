@@ -264,9 +264,8 @@ struct EnvelopeStatusCommand: ParsableCommand {
     }
 
     static func json(_ board: EnvelopeBoard, _ calendar: LedgerCalendar) -> String {
-        Output.jsonObject([
+        JSONText.list(board.statuses.map { json($0) }, context: [
             ("date", EnvelopeCLI.json(board.date)), ("currency", EventJSON.quoted(board.currency.code)),
-            ("items", JSONText.array(board.statuses.map { json($0) })),
             ("budgeted", EnvelopeCLI.json(board.budgeted)), ("spent", EnvelopeCLI.json(board.spent)), ("remaining", EnvelopeCLI.json(board.remaining)),
             ("not_converted", JSONText.array(board.notConverted.map(EventJSON.quoted))),
             ("recent", JSONText.array(board.recentActivity.map { entry in
@@ -311,7 +310,7 @@ struct EnvelopeSpendingCommand: ParsableCommand {
     @Option(help: "The first day, YYYY-MM-DD: from its start in the ledger's time zone.") var from: String
     @Option(help: "The last day, YYYY-MM-DD: to its end in the ledger's time zone (default: today); --as-of is the same.") var to: String?
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "Print one JSON object per envelope.") var json = false
+    @Flag(help: "Print one JSON object: the envelopes as its items.") var json = false
 
     func validate() throws { _ = try time.day(to, option: "--to", calendar: .utc) }
 
@@ -321,13 +320,12 @@ struct EnvelopeSpendingCommand: ParsableCommand {
             let last = try time.day(to, option: "--to", calendar: ledger.calendar) ?? ledger.calendar.date(of: ledger.now)
             let spending = try ledger.envelopeSpending(from: first, through: last, knownAt: try time.knownAtInstant(ledger))
             if json {
-                for line in spending {
-                    print(Output.jsonObject([
+                return print(JSONText.list(spending.map { line in
+                    Output.jsonObject([
                         ("envelope", EnvelopeCLI.json(line.envelopeId)), ("name", EnvelopeCLI.json(line.name)), ("spent", EnvelopeCLI.json(line.spent)),
                         ("transactions", String(line.transactionCount)), ("unconverted", String(line.unconvertedCount)),
-                    ]))
-                }
-                return
+                    ])
+                }, context: [("from", EnvelopeCLI.json(first)), ("through", EnvelopeCLI.json(last))]))
             }
             print(Output.table(["ENVELOPE \(first)..\(last)", "SPENT", "TRANSACTIONS"],
                                spending.map { [$0.name, EnvelopeCLI.text($0.spent), String($0.transactionCount)] }, rightAligned: [1, 2]))
@@ -359,11 +357,10 @@ struct EnvelopeTotalCommand: ParsableCommand {
                 let notConverted = total.unconverted.map { line in
                     Output.jsonObject([("account", EnvelopeCLI.json(line.account)), ("balance", EnvelopeCLI.json(line.amount))])
                 }
-                print(Output.jsonObject([
-                    ("total", EnvelopeCLI.json(total.total)), ("accounts", "[" + lines.joined(separator: ",") + "]"),
-                    ("complete", String(total.isComplete)), ("not_converted", "[" + notConverted.joined(separator: ",") + "]"),
+                return print(JSONText.list(lines, context: [
+                    ("total", EnvelopeCLI.json(total.total)), ("complete", String(total.isComplete)),
+                    ("not_converted", JSONText.array(notConverted)),
                 ]))
-                return
             }
             var rows = try total.lines.map { line in
                 [line.account, try line.owed.map { "\(EnvelopeCLI.text($0)) owed" } ?? EnvelopeCLI.text(line.amount), line.inBase.map(EnvelopeCLI.text) ?? "no rate"]

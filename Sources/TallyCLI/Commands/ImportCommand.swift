@@ -5,7 +5,7 @@ import Tally
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a journal CSV or a prices CSV (.csv), or events in their JSON form (.ndjson).",
+        abstract: "Import a journal CSV, a prices CSV or an export's budgets, pots or recurring-items CSV (.csv), or events in their JSON form (.ndjson).",
         discussion: """
             A journal CSV starts with the header \(JournalCSV.header); each row moves the \
             signed amount into account out of counter_account at the start of date in the \
@@ -21,13 +21,18 @@ struct ImportCommand: ParsableCommand {
             header \(PricesCSV.header); each row records the price of one unit of symbol in \
             currency at the start of date. A row repeating a price already recorded for that \
             symbol and day is skipped; a different price for the same symbol and day refuses \
-            the whole file, naming the line.
+            the whole file, naming the line. An export's budgets.csv, pots.csv or \
+            recurring-items.csv (known by its header) is read back through budget set, pot \
+            create and pot add (the budget's balance must cover a pot's total), and recurring \
+            define: checked and rehearsed whole, then one commit; a row the ledger holds \
+            already is skipped, a pot or recurring item held with something else refuses the \
+            file, naming its line and column.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: ArgumentHelp("The file: FILE.csv (journal or prices) or FILE.ndjson / FILE.jsonl (events).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The file: FILE.csv (journal, prices, or an export's budgets, pots or recurring-items CSV) or FILE.ndjson / FILE.jsonl (events).", valueName: "file"))
     var file: String
 
     @Option(help: "bar (on a terminal), json (one {\"committed_seq\": N} line per commit on standard output) or none.")
@@ -75,6 +80,12 @@ struct ImportCommand: ParsableCommand {
         let reader = try EventStoreReader.open(at: storeOptions.path, options: try storeOptions.ledgerOptions())
         let summary: ImportSummary
         switch format {
+        case .journal where try ProductCSVKind.of(csvAt: file) != nil:
+            // An export's budgets.csv, pots.csv or recurring-items.csv: read back through the
+            // products' commands, checked and rehearsed whole, then one commit.
+            let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))
+            defer { try? ledger.close() }
+            summary = try ledger.importProductCSV(at: file)
         case .journal where try CSVImportKind.of(csvAt: file) == .prices:
             let prices = try PricesImport.validate(csvAt: file, calendar: try reader.ledgerCalendar(), progress: report)
             let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))

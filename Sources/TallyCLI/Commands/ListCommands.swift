@@ -10,7 +10,7 @@ enum ListHelp {
         --as-of D lists what stood at the end of day D in the ledger's time zone (default: \
         today; --include-future counts what is dated later too); --known-at D lists it as \
         the ledger knew it at the end of D. --format csv prints a header line and one row per \
-        item; --json (--format json) one object per item, one per line.
+        item; --json (--format json) one object: the items and their paging.
         """
 }
 

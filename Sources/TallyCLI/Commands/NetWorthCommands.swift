@@ -363,17 +363,16 @@ struct ReminderCommand: ParsableCommand {
                     return table.print(.csv, empty: "")
                 }
                 if output.chosen == .json {
-                    for reminder in reminders {
-                        print(Output.jsonObject([
+                    return print(JSONText.list(reminders.map { reminder in
+                        Output.jsonObject([
                             ("id", EventJSON.quoted(reminder.reminderId)), ("asset", EventJSON.quoted(reminder.assetId)),
                             ("due", EventJSON.quoted(reminder.dueDate.description)), ("note", JSONText.string(reminder.note)),
                             ("is_due", String(reminder.isDue)),
-                        ]))
-                    }
-                    return
+                        ])
+                    }))
                 }
                 guard !reminders.isEmpty else { return print("no open reminders") }
-                print(Output.table(["REMINDER", "ASSET", "DUE", "", "NOTE"], reminders.map { reminder in
+                print(Output.table(["REMINDER", "ASSET", "DUE", "STATE", "NOTE"], reminders.map { reminder in
                     [reminder.reminderId, reminder.assetId, reminder.dueDate.description, reminder.isDue ? "due" : "upcoming", reminder.note ?? ""]
                 }))
             }

@@ -87,10 +87,11 @@ struct NetWorthCommand: ParsableCommand {
             defer { try? ledger.close() }
             let series = try ledger.netWorthSeries(from: first, through: last, knownAt: try knownAt.map { try CLITime.end($0, option: "--known-at", calendar: ledger.calendar) })
             if json {
-                print(JSONText.array(series.map { Output.jsonObject([("month", EventJSON.quoted($0.month.description)), ("net_worth", JSONText.money($0.report.netWorth)),
-                                                                     ("complete", $0.report.isComplete ? "true" : "false")]) }))
+                print(JSONText.list(series.map { Output.jsonObject([("month", EventJSON.quoted($0.month.description)), ("net_worth", JSONText.money($0.report.netWorth)),
+                                                                    ("complete", $0.report.isComplete ? "true" : "false")]) },
+                                    context: [("from", EventJSON.quoted(first.description)), ("to", EventJSON.quoted(last.description))]))
             } else {
-                print(Output.table(["MONTH", "NET WORTH", ""], series.map { [$0.month.description, "\(MoneyDisplay.amount($0.report.netWorth)) \($0.report.baseCurrency.code)", $0.report.isComplete ? "" : "incomplete"] }, rightAligned: [1]))
+                print(Output.table(["MONTH", "NET WORTH", "CUR", "COMPLETE"], series.map { [$0.month.description, MoneyDisplay.amount($0.report.netWorth), $0.report.baseCurrency.code, $0.report.isComplete ? "yes" : "no (incomplete)"] }, rightAligned: [1]))
             }
         }
     }
@@ -238,16 +239,16 @@ enum NetWorthJSON {
 
     /// One insight card: `value` in hundredths (concentration) or basis points (the shares).
     static func card(_ card: XRayCard) -> String {
-        Output.jsonObject([
+        // The items shown (the largest first) as one page of all `item_count`.
+        JSONText.list(card.items.map { item in
+            Output.jsonObject([("id", EventJSON.quoted(item.assetId)), ("name", EventJSON.quoted(item.name)),
+                               ("weight_basis_points", String(item.weightBasisPoints)), ("reason", JSONText.string(item.reason))])
+        }, paging: JSONPaging(page: 1, pageSize: max(card.items.count, 1), totalCount: max(card.itemCount, card.items.count)), context: [
             ("kind", EventJSON.quoted(card.kind.rawValue)), ("value", String(card.metric.value)),
             ("unit", EventJSON.quoted(card.kind == .concentration ? "hundredths" : "basis_points")),
             ("severity", EventJSON.quoted(card.severity.rawValue)), ("explanation", EventJSON.quoted(card.explanation)),
             ("why_it_matters", EventJSON.quoted(card.whyItMatters)), ("next_step", EventJSON.quoted(card.nextStep)),
             ("item_count", String(card.itemCount)),
-            ("items", JSONText.array(card.items.map { item in
-                Output.jsonObject([("id", EventJSON.quoted(item.assetId)), ("name", EventJSON.quoted(item.name)),
-                                   ("weight_basis_points", String(item.weightBasisPoints)), ("reason", JSONText.string(item.reason))])
-            })),
         ])
     }
 }

@@ -27,7 +27,7 @@ struct NotificationsCommand: ParsableCommand {
                 kinds: kinds.map(NotificationKind.init(rawValue:)), since: since)
             switch output.chosen {
             case .json:
-                for note in notes { print(NotificationOutput.json(note, calendar: ledger.calendar)) }
+                print(JSONText.list(notes.map { NotificationOutput.json($0, calendar: ledger.calendar) }))
             case .csv, .table:
                 var table = ListTable([ListColumn("date"), ListColumn("kind"), ListColumn("message"), ListColumn("id"),
                                        ListColumn("at"), ListColumn("subject"), ListColumn("causes")])

@@ -110,15 +110,16 @@ struct PotListCommand: ParsableCommand {
         table.print(.csv, empty: "")
     }
 
-    /// Prints pots as one JSON object each, or a table; when the base currency is not the
-    /// budget's, each total and target in it too (issue 15, wrong today 9), or the budget
-    /// currency named as not converted.
-    static func print(_ pots: [Pot], json: Bool, conversion: BudgetBaseConversion) throws {
+    /// Prints pots as one JSON list (``JSONText/list(_:paging:context:)``), or for `pot show`
+    /// the one pot's object, or a table; when the base currency is not the budget's, each
+    /// total and target in it too (issue 15, wrong today 9), or the budget currency named as
+    /// not converted.
+    static func print(_ pots: [Pot], json: Bool, single: Bool = false, conversion: BudgetBaseConversion) throws {
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency
         let base = conversion.baseCurrency.code
         func inBase(_ money: Money) throws -> String { try conversion.convert(money).map(MoneyDisplay.amount) ?? "" }
         if json {
-            for pot in pots {
+            let objects = try pots.map { pot in
                 var fields = [
                     ("id", EventJSON.quoted(pot.id)), ("name", EventJSON.quoted(pot.name)),
                     ("total", BudgetCLI.json(pot.total)), ("target", BudgetCLI.json(pot.target)),
@@ -131,9 +132,10 @@ struct PotListCommand: ParsableCommand {
                                     ? Output.jsonObject([("total", BudgetCLI.json(try conversion.convert(pot.total))), ("target", BudgetCLI.json(try conversion.convert(pot.target)))])
                                     : "null")]
                 }
-                Swift.print(Output.jsonObject(fields))
+                return Output.jsonObject(fields)
             }
-            return
+            if single, let object = objects.first { return Swift.print(object) }
+            return Swift.print(JSONText.list(objects))
         }
         let converted = otherBase && conversion.isConverted
         Swift.print(Output.table(
@@ -163,6 +165,6 @@ struct PotShowCommand: ParsableCommand {
             return (try ledger.pot(id: id, asOf: asOf, knownAt: knownAt), try ledger.budgetBaseConversion(at: asOf ?? ledger.now, knownAt: knownAt))
         }
         guard let pot = found else { throw LedgerError(.notFound, "there is no pot '\(id)' at that point; list them with `tally pot list`") }
-        try PotListCommand.print([pot], json: json, conversion: conversion)
+        try PotListCommand.print([pot], json: json, single: true, conversion: conversion)
     }
 }

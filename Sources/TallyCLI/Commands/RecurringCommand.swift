@@ -125,9 +125,8 @@ struct RecurringStatusCommand: ParsableCommand {
                     ("transaction_id", status.matchingTransactionId.map(EventJSON.quoted) ?? "null"),
                 ])
             }
-            print(Output.jsonObject([
+            print(JSONText.list(items, context: [
                 ("month", EventJSON.quoted(month.description)), ("today", EventJSON.quoted(today.description)),
-                ("items", "[" + items.joined(separator: ",") + "]"),
                 ("paid", RecurringCLI.json(report.paid)), ("due_soon", RecurringCLI.json(report.dueSoon)),
                 ("upcoming", RecurringCLI.json(report.upcoming)), ("overdue", RecurringCLI.json(report.overdue)), ("currency", EventJSON.quoted(report.paid.income.commodity.code)),
             ] + (otherBase ? [
@@ -212,16 +211,15 @@ struct RecurringListCommand: ParsableCommand {
         }
         if output.chosen == .csv { return print(RecurringItemsCSV.render(items), terminator: "") }
         if output.chosen == .json {
-            for item in items {
-                print(Output.jsonObject([
+            return print(JSONText.list(items.map { item in
+                Output.jsonObject([
                     ("id", EventJSON.quoted(item.id)), ("payee", EventJSON.quoted(item.payee)),
                     ("category", EventJSON.quoted(item.category.rawValue)), ("amount", BudgetCLI.json(item.amount)),
                     ("currency", EventJSON.quoted(item.amount.commodity.code)), ("frequency", EventJSON.quoted(item.frequency.rawValue)),
                     ("day_of_month", String(item.dayOfMonth)), ("start_month", EventJSON.quoted(item.startMonth.description)),
                     ("end_month", JSONText.string(item.endMonth?.description)),
-                ]))
-            }
-            return
+                ])
+            }))
         }
         print(Output.table(
             ["ID", "PAYEE", "CATEGORY", "AMOUNT", "FREQUENCY", "DAY", "FROM", "TO"],

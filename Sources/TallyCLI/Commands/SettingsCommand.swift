@@ -59,7 +59,7 @@ struct SettingsCommand: ParsableCommand {
                     ["wealth \(Output.visible(account)) split rule", "\(summary.splitRule.spendWeight)/\(summary.splitRule.investWeight)", "-", "wealth"],
                     ["wealth \(Output.visible(account)) round-ups", summary.roundUpsEnabled ? "on" : "off", "-", "wealth"],
                 ] } + commodities.map { ["commodity \($0.code)", "scale \($0.scale)", "-", "declared"] }
-                print(Output.table(["SETTING", "VALUE", "SINCE", ""], rows))
+                print(Output.table(["SETTING", "VALUE", "SINCE", "STATE"], rows))
             }
         }
     }

@@ -67,6 +67,6 @@ struct StatsCommand: ParsableCommand {
             rows.append([table, "\(snapshot.count) (\(snapshot.current) current), \(Output.bytes(Int64(snapshot.storedBytes))) stored, "
                 + "\(Output.bytes(Int64(snapshot.stateBytes))) raw (\(Output.ratio(Int64(snapshot.stateBytes), Int64(snapshot.storedBytes))))"])
         }
-        print(Output.table(["STORE \(storeOptions.path)", ""], rows))
+        print(Output.table(["STORE \(storeOptions.path)", "VALUE"], rows))
     }
 }

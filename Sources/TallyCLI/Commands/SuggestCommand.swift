@@ -22,10 +22,10 @@ struct SuggestCommand: ParsableCommand {
             let target = try time.month(month, ledger)
             let suggestions = try ledger.suggestedBudgets(for: target, knownAt: try time.knownAtInstant(ledger))
             if json {
-                print(JSONText.array(suggestions.map {
+                print(JSONText.list(suggestions.map {
                     Output.jsonObject([("category", EventJSON.quoted($0.category.rawValue)), ("average_spend", JSONText.money($0.averageSpend)),
                                        ("suggested_maximum", JSONText.money($0.suggestedMaximum)), ("months", String($0.months.count))])
-                }))
+                }, context: [("month", EventJSON.quoted(target.description))]))
             } else if suggestions.isEmpty {
                 print("no suggestions for \(target): fewer than 3 complete months of history, or no spending")
             } else {
@@ -50,11 +50,11 @@ struct SuggestCommand: ParsableCommand {
             let date = given ?? ledger.calendar.date(of: ledger.now)
             let proposals = try ledger.proposedRecurringItems(through: date, knownAt: try time.knownAtInstant(ledger))
             if json {
-                print(JSONText.array(proposals.map {
+                print(JSONText.list(proposals.map {
                     Output.jsonObject([("payee", EventJSON.quoted($0.payee)), ("category", EventJSON.quoted($0.category.rawValue)),
                                        ("amount", JSONText.money($0.amount)), ("day_of_month", String($0.dayOfMonth)),
                                        ("months", JSONText.array($0.months.map { EventJSON.quoted($0.description) }))])
-                }))
+                }, context: [("through", EventJSON.quoted(date.description))]))
             } else {
                 print(Output.table(["PAYEE", "CATEGORY", "AMOUNT", "DAY", "SEEN"],
                                    proposals.map { [$0.payee, $0.category.displayName, MoneyDisplay.amount($0.amount), String($0.dayOfMonth), $0.months.map(\.description).joined(separator: " ")] },

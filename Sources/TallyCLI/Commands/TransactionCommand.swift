@@ -301,12 +301,8 @@ struct TransactionListCommand: ParsableCommand {
             return print(BudgetTransactionsCSV.render(result.transactions), terminator: "")
         }
         if output.chosen == .json {
-            print(Output.jsonObject([
-                ("page", String(result.page)), ("page_size", String(result.pageSize)),
-                ("page_count", String(result.pageCount)), ("total_count", String(result.totalCount)),
-                ("transactions", "[" + result.transactions.map(BudgetCLI.json).joined(separator: ",") + "]"),
-            ]))
-            return
+            return print(JSONText.list(result.transactions.map(BudgetCLI.json),
+                                       paging: JSONPaging(page: result.page, pageSize: result.pageSize, totalCount: result.totalCount)))
         }
         print(Output.table(BudgetCLI.transactionHeader, result.transactions.map(BudgetCLI.row), rightAligned: [4]))
         print("page \(result.page) of \(result.pageCount), \(result.totalCount) transaction\(result.totalCount == 1 ? "" : "s")")
@@ -348,7 +344,7 @@ struct TransactionHistoryCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The transaction id.") var id: String
     @OptionGroup var time: TimeTravelOptions
-    @Flag(help: "One JSON object per version.") var json = false
+    @Flag(help: "One JSON object: the versions as its items.") var json = false
 
     func run() throws {
         let versions = try storeOptions.withReadingLedger { ledger in
@@ -356,15 +352,14 @@ struct TransactionHistoryCommand: ParsableCommand {
         }
         guard !versions.isEmpty else { throw LedgerError(.notFound, "there is no budget transaction '\(id)'; list them with `tally tx list`") }
         if json {
-            for version in versions {
-                print(Output.jsonObject([
+            return print(JSONText.list(versions.map { version in
+                Output.jsonObject([
                     ("seq", String(version.sequence)), ("change", EventJSON.quoted(version.kind.rawValue)),
                     ("date", EventJSON.quoted(version.date.description)), ("payee", EventJSON.quoted(version.payee)),
                     ("category", EventJSON.quoted(version.category.rawValue)), ("amount", BudgetCLI.json(version.amount)),
                     ("recorded_at", EventJSON.quoted(version.recordedAt.description)),
-                ]))
-            }
-            return
+                ])
+            }, context: [("id", EventJSON.quoted(id))]))
         }
         print(Output.table(
             ["SEQ", "CHANGE", "DATE", "PAYEE", "CATEGORY", "AMOUNT", "RECORDED"],

@@ -99,11 +99,8 @@ struct WealthHistoryCommand: ParsableCommand {
                     if let reversedBy = entry.reversedBy { fields.append(("reversed_by", String(reversedBy))) }
                     return Output.jsonObject(fields)
                 }
-                print(Output.jsonObject([
-                    ("page", String(result.page)), ("page_size", String(result.pageSize)), ("total_count", String(result.totalCount)),
-                    ("entries", "[" + entries.joined(separator: ",") + "]"),
-                ]))
-                return
+                return print(JSONText.list(entries, paging: JSONPaging(page: result.page, pageSize: result.pageSize, totalCount: result.totalCount),
+                                           context: [("account", EventJSON.quoted(options.account)), ("filter", EventJSON.quoted(filter.rawValue))]))
             }
             func signed(_ money: Money) -> String {
                 money.isZero ? "" : (money.isPositive ? "+" : "") + MoneyDisplay.amount(money)

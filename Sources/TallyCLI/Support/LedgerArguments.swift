@@ -199,14 +199,3 @@ enum CLIParse {
         do { return try Month(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
     }
 }
-
-/// JSON fragments for CLI output.
-enum JSONText {
-    static func money(_ money: Money) -> String {
-        Output.jsonObject([("amount", EventJSON.quoted(money.decimalString)), ("currency", EventJSON.quoted(money.commodity.code))])
-    }
-
-    static func string(_ text: String?) -> String { text.map(EventJSON.quoted) ?? "null" }
-
-    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
-}

@@ -3,13 +3,13 @@ import Tally
 
 /// How a list command prints (`pot list`, `account list`, `asset list`, `rates`, …), the same
 /// flags on each: a table for people (the default), `--format csv` (one header line in
-/// snake_case, then one row per item, a spreadsheet opens it) or `--format json` (one JSON
-/// object per item, one per line); `--json` is `--format json`.
+/// snake_case, then one row per item, a spreadsheet opens it) or `--format json` (one list
+/// answer, `{"items":[…],"paging":{…}}`: ``JSONText``); `--json` is `--format json`.
 struct ListFormatOptions: ParsableArguments {
     /// The three forms of a list.
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, csv, json }
 
-    @Option(help: "table (default), csv (a header line, then one row per item) or json (one object per item, one per line).")
+    @Option(help: "table (default), csv (a header line, then one row per item) or json (one object: items and paging).")
     var format: Format?
 
     @Flag(help: "The same as --format json.") var json = false
@@ -117,13 +117,14 @@ struct ListTable {
         rows.append(row)
     }
 
-    /// The list in `format`; a table with no rows prints `empty` instead.
-    func render(_ format: ListFormatOptions.Format, empty: String) -> String {
+    /// The list in `format`; a table with no rows prints `empty` instead. JSON is one list
+    /// answer (``JSONText/list(_:paging:context:)``), `context` its fields before `items`.
+    func render(_ format: ListFormatOptions.Format, empty: String, context: [(String, String)] = []) -> String {
         switch format {
         case .csv:
             return ([CSVWriter.line(columns.map(\.name))] + rows.map { CSVWriter.line($0.map(\.plain)) }).map { $0 + "\n" }.joined()
         case .json:
-            return rows.map { row in Output.jsonObject(zip(columns, row).map { ($0.name, $1.json) }) + "\n" }.joined()
+            return JSONText.list(rows.map { row in Output.jsonObject(zip(columns, row).map { ($0.name, $1.json) }) }, context: context) + "\n"
         case .table:
             guard !rows.isEmpty else { return empty + "\n" }
             let numeric = Set(columns.indices.filter { columns[$0].numeric })
@@ -133,7 +134,7 @@ struct ListTable {
     }
 
     /// Prints the list in `format` to standard output.
-    func print(_ format: ListFormatOptions.Format, empty: String) {
-        Swift.print(render(format, empty: empty), terminator: "")
+    func print(_ format: ListFormatOptions.Format, empty: String, context: [(String, String)] = []) {
+        Swift.print(render(format, empty: empty, context: context), terminator: "")
     }
 }

@@ -23,8 +23,12 @@ enum Output {
     static func visible(_ text: String) -> String { EventText.escaped(text) }
 
     /// A table with left-aligned text columns and right-aligned numeric ones; every cell
-    /// and heading is shown with control characters made visible (``visible(_:)``).
+    /// and heading is shown with control characters made visible (``visible(_:)``). Every
+    /// column has a heading and every row one cell per column (docs/cli.md, "Lists"): a
+    /// table that breaks this is a programmer error and traps.
     static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        precondition(header.allSatisfy { !$0.allSatisfy(\.isWhitespace) }, "every column of a table has a heading: \(header)")
+        precondition(rows.allSatisfy { $0.count == header.count }, "every row of a table has one cell per heading: \(header)")
         let header = header.map(visible)
         let rows = rows.map { $0.map(visible) }
         var widths = header.map(\.count)
