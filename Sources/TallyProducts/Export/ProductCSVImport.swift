@@ -1,4 +1,5 @@
 public import TallyEngine
+import GRDB
 
 // The way back of the export's product CSVs (docs/cli.md, "Export and restore"): `budgets.csv`,
 // `pots.csv` and `recurring-items.csv`, read by `tally import` (``Ledger/importProductCSV(at:)``)
@@ -93,8 +94,9 @@ extension Ledger {
             var summary = ImportSummary()
             summary.rows = rows.count
             summary.duplicatesSkipped = rows.count - planned.count
-            let results = try run(batch: planned.flatMap { $0.1.map(\.command) })
-            for (row, outcome) in zip(planned.flatMap { row, commands in commands.map { _ in row } }, results) {
+            let commands = planned.flatMap { planned in planned.1.map { (row: planned.0, command: $0.command) } }
+            let results = commands.isEmpty ? [] : try run(batch: commands.map(\.command))
+            for (row, outcome) in zip(commands.map(\.row), results) {
                 switch outcome {
                 case .success(let result):
                     guard let first = result.events.first?.sequence, let last = result.events.last?.sequence else { continue }
