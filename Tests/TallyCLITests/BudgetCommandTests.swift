@@ -13,7 +13,7 @@ import PostgresTestSupport
         #expect(shown.contains("\"remaining\":{\"amount\":\"350.00\",\"currency\":\"USD\"}"))
         #expect(try store.run(["budget", "show", "--month", "2026-05"]).contains("Groceries"))
         try store.run(["budget", "delete", "--category", "groceries", "--month", "2026-05"])
-        #expect(try store.run(["budget", "show", "--month", "2026-05", "--json"]).contains("\"items\":[],\"total_count\":0"))
+        #expect(try store.run(["budget", "show", "--month", "2026-05", "--json"]).contains("\"items\":[],\"paging\":{\"page\":1,\"page_size\":0,\"page_count\":1,\"total_count\":0}"))
         #expect(try store.run(["tx", "list", "--json"]).contains("\"total_count\":2"))
         try store.expectRefused(["budget", "delete", "--category", "groceries", "--month", "2026-05"], "no Groceries budget for 2026-05")
         try store.expectRefused(["budget", "set", "--category", "groceries", "--month", "2026-13", "--maximum", "1.00"], "not a month")

@@ -51,14 +51,15 @@ import Testing
         let store = try household(directory)
         let total = try TallyProcess.run(["envelope", "total", "--as-of", "2026-05-31", "--json"] + store)
         #expect(total.standardOutput.hasPrefix(#"{"total":{"amount":"1864.90","currency":"USD"}"#), "\(total.standardOutput)")
+        #expect(total.standardOutput.contains(#""paging":{"page":1,"#), "\(total.standardOutput)")
         #expect(total.standardOutput.contains(#"{"account":"Assets:Travel cash","kind":"asset","balance":{"amount":"47000","currency":"JPY"},"owed":null,"in_base":{"amount":"314.90","currency":"USD"}}"#))
         let before = try TallyProcess.run(["envelope", "total", "--as-of", "2026-04-30"] + store)
         #expect(before.standardOutput.contains("TOTAL") && before.standardOutput.contains("0.00 USD"))
         let spending = try TallyProcess.run(["envelope", "spending", "--from", "2026-05-01", "--to", "2026-05-31", "--json"] + store)
-        #expect(spending.standardOutput.split(separator: "\n") == [
-            #"{"envelope":"dining","name":"Dining out","spent":{"amount":"20.10","currency":"USD"},"transactions":1,"unconverted":0}"#,
-            #"{"envelope":"groceries","name":"Groceries","spent":{"amount":"450.00","currency":"USD"},"transactions":1,"unconverted":0}"#,
-        ])
+        #expect(spending.standardOutput == #"{"from":"2026-05-01","through":"2026-05-31","items":["#
+            + #"{"envelope":"dining","name":"Dining out","spent":{"amount":"20.10","currency":"USD"},"transactions":1,"unconverted":0},"#
+            + #"{"envelope":"groceries","name":"Groceries","spent":{"amount":"450.00","currency":"USD"},"transactions":1,"unconverted":0}],"#
+            + #""paging":{"page":1,"page_size":2,"page_count":1,"total_count":2}}"# + "\n")
     }
 
     @Test func rolloverBudgetFundTransferAndDeleteChangeWhatStatusSays() throws {
