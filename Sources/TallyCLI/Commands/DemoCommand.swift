@@ -150,7 +150,7 @@ struct DemoReport {
         heading("Budget")
         let overviews = dashboard.budgetOverviews
         Swift.print(Output.table(
-            [overviews.first?.income.commodity.code ?? ""] + overviews.enumerated().map { index, overview in
+            [overviews.first.map { "MEASURE (\($0.income.commodity.code))" } ?? "MEASURE"] + overviews.enumerated().map { index, overview in
                 "\(overview.month)" + (index == overviews.count - 1 ? " (to \(dashboard.today.day))" : "")
             },
             [("current balance", \BudgetOverview.currentBalance), ("held in pots", \.heldInPots), ("income", \.income), ("expenses", \.expenses)]
@@ -161,7 +161,7 @@ struct DemoReport {
             Swift.print("")
             Swift.print("Budgets of \(month):")
             Swift.print(Output.table(
-                ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING", ""],
+                ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING", "STATUS"],
                 dashboard.budgets.map { [$0.category.displayName, MoneyDisplay.amount($0.maximum), MoneyDisplay.amount($0.spent), MoneyDisplay.amount($0.remaining), $0.isOverBudget ? "OVER" : ""] },
                 rightAligned: [1, 2, 3]))
         }
@@ -184,7 +184,7 @@ struct DemoReport {
         heading("Envelopes on \(dashboard.today)")
         func text(_ money: Money) -> String { "\(MoneyDisplay.amount(money)) \(money.commodity.code)" }
         Swift.print(Output.table(
-            ["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", ""],
+            ["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", "STATUS"],
             dashboard.envelopes.map { [$0.name, $0.period.description, text($0.budgeted), text($0.carriedIn), text($0.spent), text($0.remaining), $0.isOverBudget ? "OVER" : ""] },
             rightAligned: [2, 3, 4, 5]))
         let accounts = dashboard.envelopeAccounts
@@ -245,7 +245,7 @@ struct DemoReport {
         let now = dashboard.pastNetWorth
         let before = dashboard.pastNetWorthKnownBefore
         Swift.print(Output.table(
-            ["", "AS KNOWN NOW", "AS KNOWN AT \(known)"],
+            ["FIGURE", "AS KNOWN NOW", "AS KNOWN AT \(known)"],
             [
                 ["net worth (\(now.baseCurrency.code))", MoneyDisplay.amount(now.netWorth), MoneyDisplay.amount(before.netWorth)],
                 ["assets", MoneyDisplay.amount(now.assets), MoneyDisplay.amount(before.assets)],
