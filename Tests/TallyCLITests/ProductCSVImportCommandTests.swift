@@ -18,7 +18,7 @@ import Testing
         try store.run(["pot", "add", "holiday", "320.75"])
         try store.run(["pot", "create", "rainy-day", "--target", "3000.00"])
         try store.run(["recurring", "define", "rent", "--payee", "Landlord", "--category", "Bills", "--amount", "-900.00", "--day", "1", "--start", "2026-03"])
-        try store.run(["recurring", "define", "salary", "--payee", "ACME, Inc.", "--category", "Income", "--amount", "3000.00", "--day", "28",
+        try store.run(["recurring", "define", "salary", "--payee", "ACME, Inc.", "--category", "General", "--amount", "3000.00", "--day", "28",
                        "--start", "2026-01", "--end", "2026-12"])
         return store
     }
@@ -44,7 +44,8 @@ import Testing
         }
         #expect(try Self.answers(fresh) == Self.answers(ana))
         for file in ["budgets.csv", "pots.csv", "recurring-items.csv"] {
-            #expect(try fresh.run(["export", "--csv", file]) == ana.run(["export", "--csv", file]), "\(file) differs after the round trip")
+            let name = String(file.dropLast(".csv".count))
+            #expect(try fresh.run(["export", "--csv", name]) == ana.run(["export", "--csv", name]), "\(file) differs after the round trip")
         }
 
         // Importing the same files again changes nothing: every row is already there.
