@@ -19,7 +19,7 @@ import Testing
         }
         let progress = try TallyProcess.run(["challenge", "progress", "--as-of", "2026-01-08"] + store)
         #expect(progress.standardOutput == """
-            CHALLENGE  TEMPLATE  STEPS     SAVED        TARGET
+            CHALLENGE  TEMPLATE  STEPS     SAVED        TARGET  STATE
             save       52_week    2/52  3.00 USD  1,378.00 USD  next: 3
 
             """)

@@ -32,8 +32,9 @@ import PostgresTestSupport
         #expect(lines[3].hasSuffix("bill_overdue:rent:2026-05"))
 
         let json = try store.run(["notifications", "--as-of", "2026-05-31", "--kind", "budget_overspent", "--json"])
-        #expect(json.hasPrefix("{\"id\":\"budget_overspent:groceries:2026-05\",\"kind\":\"budget_overspent\",\"at\":\"2026-05-24T04:00:00.000000Z\",\"date\":\"2026-05-24\",\"subject\":\"budget:groceries:2026-05\",\"causes\":[3,5],"))
-        #expect(json.contains("\"figures\":{\"category\":\"groceries\",\"currency\":\"USD\",\"maximum\":\"100.00\",\"month\":\"2026-05\",\"over\":\"5.50\",\"spent\":\"105.50\"}}\n"))
+        #expect(json.hasPrefix("{\"items\":[{\"id\":\"budget_overspent:groceries:2026-05\",\"kind\":\"budget_overspent\",\"at\":\"2026-05-24T04:00:00.000000Z\",\"date\":\"2026-05-24\",\"subject\":\"budget:groceries:2026-05\",\"causes\":[3,5],"))
+        #expect(json.contains("\"figures\":{\"category\":\"groceries\",\"currency\":\"USD\",\"maximum\":\"100.00\",\"month\":\"2026-05\",\"over\":\"5.50\",\"spent\":\"105.50\"}}],"
+                              + "\"paging\":{\"page\":1,\"page_size\":1,\"page_count\":1,\"total_count\":1}}\n"))
 
         let csv = try store.run(["notifications", "--format", "csv", "--since", "bill_due_soon:rent:2026-05"])
         #expect(csv.split(separator: "\n").map(String.init).first == "date,kind,message,id,at,subject,causes")

@@ -22,7 +22,7 @@ import Testing
         let day = "2026-03-15"
 
         let balances = try store.run(["balances", "--value", "EUR", "--as-of", day, "--format", "json"])
-        #expect(balances.contains(#""balance":"536.00""#), "\(balances)")
+        #expect(balances.contains(#""balance":{"amount":"536.00","currency":"EUR"}"#), "\(balances)")
         let netWorth = try store.run(["networth", "show", "--as-of", day, "--json"])
         #expect(netWorth.contains(#""converted":{"amount":"536.00","currency":"EUR"}"#), "\(netWorth)")
         #expect(netWorth.contains(#"{"kind":"asset","id":"francs","origin":"item","value":{"amount":"50.00","currency":"CHF"},"reason":"no CHF/EUR rate by then"}"#), "\(netWorth)")
