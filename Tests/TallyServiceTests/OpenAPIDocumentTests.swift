@@ -38,6 +38,8 @@ import Testing
             security = nil
         }
         for line in try documentText().split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            // An empty line is inside a block scalar (an event stream's example), never the end of `paths:`.
+            if line.isEmpty { continue }
             if !line.hasPrefix(" ") {
                 if inPaths { flush() }
                 inPaths = line == "paths:"
