@@ -180,7 +180,7 @@ import TallyTestSupport
             try ledger.close()
             let path = StoreLayout(root: root).subjectKeyFilePath
             var text = try String(contentsOfFile: path, encoding: .utf8)
-            let texts = try #require(text.range(of: "\"texts\":[\""))
+            let texts = try #require(text.range(of: "\"text\":\""))
             let at = text.index(texts.upperBound, offsetBy: 3)
             text.replaceSubrange(at...at, with: text[at] == "A" ? "B" : "A")
             try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -185,9 +185,17 @@ import TallyTestSupport
             reopen.encrypt = false
             try Ledger.openForReading(at: root, options: reopen).close()
 
-            try Data(sealed.prefix(sealed.count / 2)).write(to: URL(fileURLWithPath: path))
+            // Cut inside its header (written whole, never torn by a crash): refused by name.
+            let headerEnd = try #require(sealed.firstIndex(of: 0x0A))
+            try Data(sealed.prefix(headerEnd / 2)).write(to: URL(fileURLWithPath: path))
             let refused = #expect(throws: LedgerError.self) { try Ledger.open(at: root, options: reopen) }
             #expect(refused?.message.contains("SUBJECTS") == true, "\(String(describing: refused))")
+            // Cut inside the last record, which an event names (no crash tears a record an
+            // acknowledged event names): the open cuts the torn bytes, and verify names the loss.
+            try Data(sealed.dropLast(10)).write(to: URL(fileURLWithPath: path))
+            try Ledger.open(at: root, options: reopen).close()
+            let verification = try StoreVerifier.verify(at: root, options: reopen)
+            #expect(!verification.isIntact && !verification.missingSubjectKeys.isEmpty, "\(verification.missingSubjectKeys)")
         }
     }
 }

@@ -25,6 +25,7 @@ let benchmarks: @Sendable () -> Void = {
     readBenchmarks()
     ledgerBenchmarks()
     bulkAppendBenchmarks()
+    payeeImportBenchmarks()
     readScalingBenchmarks()
     envelopeBenchmarks()
     netWorthBenchmarks()

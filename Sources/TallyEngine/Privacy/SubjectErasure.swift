@@ -93,7 +93,7 @@ public enum SubjectErasure {
                     try PostgresStore.refreshFiles(of: layout, from: remote)
                     try keys.reloadForWriting()
                     try keys.erase(name)
-                    try keys.save(publishing: { try writer.storeFile(StoredFileName.subjects, $0) })
+                    try keys.save(publishing: writer.publishSubjects)
                     // Every other node's read models hold the erased text: they go when it next opens.
                     try PostgresStore.countErasure(of: remote, with: writer, layout: layout)
                 } else {

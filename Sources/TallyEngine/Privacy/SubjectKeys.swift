@@ -38,10 +38,23 @@ public final class SubjectKeys: Sendable {
         var byName: [String: [UInt8]] = [:]
         /// Subjects ever created here (erased ones included): the seeded source's counter.
         var created: UInt64 = 0
-        var changed = false
-        /// Counts changes: a save clears ``changed`` only when nothing changed while it wrote
-        /// (an import's second thread makes subjects while the first one saves and appends).
-        var generation: UInt64 = 0
+        /// Subjects made here that the file does not hold yet, in the order they were made:
+        /// the next save appends their records (an import's second thread makes subjects
+        /// while the first one saves and appends).
+        var unsavedSubjects: [[UInt8]] = []
+        /// How many of ``texts`` the file holds (the next save appends the rest).
+        var savedTexts = 0
+        /// Where the file's complete records end, as this set last read or wrote it; nil when
+        /// the next save writes the whole file (no file yet, or one of an earlier form).
+        var fileLength: Int?
+        /// Bytes past ``fileLength`` when the file was read: a record a crash tore, which the
+        /// next writer cuts at open.
+        var tornBytes = 0
+        /// Whole writes owed (an erasure, whose key the file must lose; a set made for a new
+        /// store): the next save writes the whole file anew.
+        var rewrites: UInt64 = 0
+        /// Whether this set holds what its file does not (subjects, texts, an erasure).
+        var changed: Bool { !unsavedSubjects.isEmpty || savedTexts < texts.count || rewrites > 0 }
         /// Identifiers looked for, not found even after a reload: erased (or of another store).
         var missing: Set<[UInt8]> = []
         /// Recent seals and opens (payees repeat): sealed bytes by subject and text, text by
@@ -78,10 +91,10 @@ public final class SubjectKeys: Sendable {
     /// same digest).
     let writesReferences: Bool
     private let state: Mutex<State>
+    /// Held by a save while it writes: two saves never append at once.
+    private let saving = Mutex(())
 
-    /// The file form written: the second adds the texts sealed once (`texts`, `texts_check`).
-    static let formatName = "tally-subjects-2"
-    /// The first file form (keys only), still read.
+    /// The first file form (keys only), still read; ``SubjectKeyFile`` describes the current one.
     static let firstFormatName = "tally-subjects-1"
     /// The text an erased field reads as, followed by a short digest of its sealed bytes (equal
     /// texts stay equal, different ones different).
@@ -140,8 +153,7 @@ public final class SubjectKeys: Sendable {
             state.created += 1
             state.byName[subject] = identifier
             state.byIdentifier[identifier] = Entry(name: subject, key: key)
-            state.changed = true
-            state.generation &+= 1
+            state.unsavedSubjects.append(identifier)
             return (identifier, key)
         }
         let plain = Array(text.utf8)
@@ -185,8 +197,6 @@ public final class SubjectKeys: Sendable {
                 reference = UInt64(state.texts.count)
                 state.texts.append(sealed)
                 state.referenceBySealed[bytes] = reference
-                state.changed = true
-                state.generation &+= 1
             }
             if state.referenceByText.count >= Self.cacheEntriesLimit { state.referenceByText.removeAll(keepingCapacity: true) }
             state.referenceByText[cacheKey] = reference
@@ -321,8 +331,7 @@ public final class SubjectKeys: Sendable {
             state.textBySealed.removeAll()
             state.referenceByText.removeAll()
             state.textByReference.removeAll()
-            state.changed = true
-            state.generation &+= 1
+            state.rewrites += 1
             return identifier
         }
     }
@@ -335,6 +344,7 @@ public final class SubjectKeys: Sendable {
 
     // MARK: The file
 
+    /// The first two file forms: one JSON object (``SubjectKeyFile`` describes the current one).
     private struct FileForm: Codable {
         struct Item: Codable {
             var id: String
@@ -376,19 +386,25 @@ public final class SubjectKeys: Sendable {
         return SubjectKeys(path: path, fileKey: fileKey, seed: seed, state: state)
     }
 
-    /// Reads the file again for a writer that has just taken the store's lock. All saves
+    /// Reads the file again for a writer that has just taken the store's lock, and cuts a
+    /// record a crash tore at its end (the log's torn frame is cut at open alike). All saves
     /// happen under that lock, so the file is now the newest set: keys loaded before the lock
     /// (another process may have added subjects, or erased one, in between) are replaced by
     /// it, with the caches, unless this set holds subjects not saved yet (a store being
     /// created), which the next save writes.
     ///
-    /// - Throws: ``StoreError`` for a damaged file, as ``load(root:logKeys:seed:)``.
+    /// - Throws: ``StoreError`` for a damaged file, as ``load(root:logKeys:seed:)``; `io` when
+    ///   the torn record cannot be cut.
     func reloadForWriting() throws {
         guard let path, let reloaded = try Self.readState(path: path, fileKey: fileKey) else { return }
-        state.withLock { state in
-            guard !state.changed else { return }
+        let cut = state.withLock { state -> Int? in
+            guard !state.changed else { return nil }
             state = reloaded
+            return reloaded.tornBytes > 0 ? reloaded.fileLength : nil
         }
+        guard let cut else { return }
+        try SubjectKeyFile.cut(path, at: cut)
+        state.withLock { $0.tornBytes = 0 }
     }
 
     /// A new set that will be saved at `root` (a creation writes it with the store): empty, or
@@ -402,8 +418,9 @@ public final class SubjectKeys: Sendable {
         var writesReferences = true
         if let carried, let loaded = try readState(path: carried, fileKey: nil) {
             state = loaded
-            state.changed = true
-            state.generation &+= 1
+            state.fileLength = nil
+            state.tornBytes = 0
+            state.rewrites += 1
             writesReferences = try readFormat(path: carried) != firstFormatName
         }
         return SubjectKeys(
@@ -413,7 +430,7 @@ public final class SubjectKeys: Sendable {
 
     private static func readFormat(path: String) throws -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return (try? JSONDecoder().decode(FileForm.self, from: data))?.format
+        return SubjectKeyFile.format(of: Array(data))
     }
 
     /// The same keys and file, writing personal text inline as versions before references did:
@@ -438,7 +455,7 @@ public final class SubjectKeys: Sendable {
 
     private static func isSealedFile(_ path: String) throws -> Bool {
         guard let data = FileManager.default.contents(atPath: path) else { return false }
-        return (try? JSONDecoder().decode(FileForm.self, from: data))?.sealed != nil
+        return SubjectKeyFile.isSealed(Array(data))
     }
 
     private static func readState(path: String, fileKey: SymmetricKey?) throws -> State? {
@@ -446,8 +463,32 @@ public final class SubjectKeys: Sendable {
             if FileManager.default.fileExists(atPath: path) { throw StoreError(.io, "cannot read the subject key file '\(path)'") }
             return nil
         }
+        let bytes = Array(data)
+        guard SubjectKeyFile.format(of: bytes) == SubjectKeyFile.formatName else {
+            return try readWholeForm(data, path: path, fileKey: fileKey)
+        }
+        let contents = try SubjectKeyFile.read(bytes, path: path, fileKey: fileKey)
+        var state = State()
+        state.created = contents.created
+        for subject in contents.subjects {
+            state.byIdentifier[subject.identifier] = Entry(name: subject.name, key: subject.key)
+            state.byName[subject.name] = subject.identifier
+        }
+        for text in contents.texts {
+            state.referenceBySealed[SealedBytes(bytes: text)] = UInt64(state.texts.count)
+            state.texts.append(text)
+        }
+        state.savedTexts = state.texts.count
+        state.fileLength = contents.length
+        state.tornBytes = bytes.count - contents.length
+        return state
+    }
+
+    /// Reads a file of the first two forms (one JSON object); the next save writes it anew in
+    /// the current form.
+    private static func readWholeForm(_ data: Data, path: String, fileKey: SymmetricKey?) throws -> State {
         let damaged = StoreError(.badKey, "the subject key file '\(path)' is damaged or truncated; restore it from a backup (without it no personal text of the store opens)")
-        guard var form = try? JSONDecoder().decode(FileForm.self, from: data), [formatName, firstFormatName].contains(form.format) else {
+        guard var form = try? JSONDecoder().decode(FileForm.self, from: data), SubjectKeyFile.wholeFormatNames.contains(form.format) else {
             throw damaged
         }
         if let sealed = form.sealed {
@@ -480,6 +521,7 @@ public final class SubjectKeys: Sendable {
         if form.texts != nil || form.textsCheck != nil, form.textsCheck != Self.check(texts: state.texts) {
             throw StoreError(.keyFileDamaged, "the subject key file '\(path)' is damaged: its sealed texts do not match their checksum (they would read as erased); restore the file from a backup")
         }
+        state.savedTexts = state.texts.count
         return state
     }
 
@@ -528,61 +570,102 @@ public final class SubjectKeys: Sendable {
         path.map { FileManager.default.fileExists(atPath: $0) } ?? true
     }
 
-    /// The file's bytes as they are now.
+    /// The whole file's bytes as they are now.
     func fileBytes(sealed: Bool = true) throws -> [UInt8] {
-        let form = state.withLock { state in
-            FileForm(
-                format: Self.formatName, created: state.created,
-                subjects: state.byIdentifier.map { identifier, entry in
-                    FileForm.Item(
-                        id: Self.hex(identifier), name: entry.name, key: entry.key.withUnsafeBytes { Data($0) }.base64EncodedString(),
-                        check: Self.check(identifier: identifier, key: entry.key.withUnsafeBytes { Array($0) }))
-                }.sorted { $0.id < $1.id },
-                texts: state.texts.map { Data($0).base64EncodedString() }, textsCheck: Self.check(texts: state.texts),
-                sealed: nil)
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var bytes = try encoder.encode(form)
-        if sealed, let fileKey {
-            let box = try AES.GCM.seal(bytes, using: fileKey)
-            guard let combined = box.combined else { preconditionFailure("AES-GCM with a 12-byte nonce has a combined form") }
-            bytes = try encoder.encode(FileForm(format: Self.formatName, created: nil, subjects: nil, texts: nil, textsCheck: nil, sealed: combined.base64EncodedString()))
-        }
-        return Array(bytes) + [0x0A]
+        let (created, subjects, texts) = state.withLock { state in (state.created, Self.liveSubjects(state), state.texts) }
+        return try SubjectKeyFile.whole(created: created, subjects: subjects, texts: texts[...], fileKey: sealed ? fileKey : nil)
     }
 
-    /// Saves the keys when they changed since the last save: a new owner-only file, synced,
-    /// renamed over the old one, the directory synced (a crash leaves the old set or the new one).
+    /// Every subject that has a key, by identifier.
+    private static func liveSubjects(_ state: State) -> [SubjectKeyFile.SubjectRecord] {
+        state.byIdentifier.map { SubjectKeyFile.SubjectRecord(identifier: $0.key, name: $0.value.name, key: $0.value.key) }
+            .sorted { $0.identifier.lexicographicallyPrecedes($1.identifier) }
+    }
+
+    /// Saves what the keys hold and the file does not, before any append that may name it:
+    /// the records of new subjects and texts appended to the file and synced (`fdatasync`), or,
+    /// after an erasure (and for a file of an earlier form), the whole file written anew
+    /// (owner-only, synced, renamed over the old one, the directory synced). A crash leaves
+    /// the old records with a torn one after them, cut at the next open, or the old file or
+    /// the new one.
     ///
     /// Called before every append that may name a new subject, so no sealed field ever reaches
     /// the log before its key is durable.
-    /// - Returns: whether a file was written (false when nothing changed).
-    /// - Throws: ``StoreError`` `io` naming the call; the old file is then unchanged.
+    /// - Returns: whether the file was written (false when nothing changed).
+    /// - Throws: ``StoreError`` `io` naming the call; the file then holds what it held.
     @discardableResult
     public func save() throws -> Bool {
         try save(publishing: nil)
     }
 
-    /// ``save()``, with the bytes handed to `publish` before the file is written (a store whose
-    /// log is on PostgreSQL puts them in the database first: a node that copies the database's
-    /// keys over its file then never takes one back).
-    @discardableResult
-    func save(publishing publish: (([UInt8]) throws -> Void)?) throws -> Bool {
-        guard let path else { return false }
-        let (changed, generation) = state.withLock { ($0.changed, $0.generation) }
-        guard changed else { return false }
-        // The file holds at least every subject made before `generation`; one made while it
-        // is written leaves the keys changed, for the next save before its first append.
-        let bytes = try fileBytes()
-        try publish?(bytes)
-        try StoreKeyFile(path: path).save(bytes)
-        state.withLock { if $0.generation == generation { $0.changed = false } }
-        return true
+    /// What one save writes, taken under the state's lock.
+    private struct Pending {
+        var whole: Bool
+        var created: UInt64
+        var subjects: [SubjectKeyFile.SubjectRecord]
+        var texts: ArraySlice<[UInt8]>
+        /// How many of the state's unsaved subjects and texts this save covers.
+        var unsavedSubjects: Int
+        var textsEnd: Int
+        var rewrites: UInt64
+        var length: Int
     }
 
-    /// Marks the keys saved (a creation wrote them with the store).
-    func markSaved() { state.withLock { $0.changed = false } }
+    /// ``save()``, with what is written handed to `publish` before the file is written (a
+    /// store whose log is on PostgreSQL puts it in the database first: a node that copies the
+    /// database's keys over its file then never takes one back).
+    @discardableResult
+    func save(publishing publish: ((SubjectKeyFile.Write) throws -> Void)?) throws -> Bool {
+        guard let path else { return false }
+        return try saving.withLock { _ in
+            let pending = state.withLock { state -> Pending? in
+                guard state.changed else { return nil }
+                let whole = state.fileLength == nil || state.rewrites > 0
+                let subjects = whole
+                    ? Self.liveSubjects(state)
+                    : state.unsavedSubjects.compactMap { identifier in
+                        state.byIdentifier[identifier].map { SubjectKeyFile.SubjectRecord(identifier: identifier, name: $0.name, key: $0.key) }
+                    }
+                return Pending(
+                    whole: whole, created: state.created, subjects: subjects, texts: state.texts[(whole ? 0 : state.savedTexts)...],
+                    unsavedSubjects: state.unsavedSubjects.count, textsEnd: state.texts.count, rewrites: state.rewrites,
+                    length: state.fileLength ?? 0)
+            }
+            guard let pending else { return false }
+            let length: Int
+            if pending.whole {
+                let bytes = try SubjectKeyFile.whole(created: pending.created, subjects: pending.subjects, texts: pending.texts, fileKey: fileKey)
+                try publish?(.whole(bytes))
+                try StoreKeyFile(path: path).save(bytes)
+                length = bytes.count
+            } else {
+                let records = try SubjectKeyFile.records(subjects: pending.subjects, texts: pending.texts, fileKey: fileKey)
+                try publish?(.append(records, after: pending.length, path: path))
+                try SubjectKeyFile.append(records, after: pending.length, to: path)
+                length = pending.length + records.count
+            }
+            // What was made while the file was written stays unsaved, for the next save.
+            state.withLock { state in
+                state.unsavedSubjects.removeFirst(min(pending.unsavedSubjects, state.unsavedSubjects.count))
+                state.savedTexts = max(state.savedTexts, pending.textsEnd)
+                state.rewrites -= min(pending.rewrites, state.rewrites)
+                state.fileLength = length
+                state.tornBytes = 0
+            }
+            return true
+        }
+    }
+
+    /// Marks the keys saved: a creation wrote ``fileBytes(sealed:)``, `length` bytes, with the store.
+    func markSaved(length: Int) {
+        state.withLock { state in
+            state.unsavedSubjects = []
+            state.savedTexts = state.texts.count
+            state.rewrites = 0
+            state.fileLength = length
+            state.tornBytes = 0
+        }
+    }
 
     static func hex(_ bytes: [UInt8]) -> String { hexString(bytes) }
 

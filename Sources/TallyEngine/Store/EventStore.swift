@@ -154,7 +154,7 @@ public final class EventStore: Sendable {
             return
         }
         // The database's copy first: it always holds every key the store's file holds.
-        try subjects.save(publishing: { try remote.storeFile(StoredFileName.subjects, $0) })
+        try subjects.save(publishing: remote.publishSubjects)
     }
 
     /// Releases the writer lock.

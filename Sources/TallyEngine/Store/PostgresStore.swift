@@ -150,3 +150,12 @@ extension PostgresStore {
         return root + "/" + String(server) + "-" + location.ledger
     }
 }
+
+extension PostgresLogWriter {
+    /// Puts what a save of the subject keys writes in the database: records appended to its
+    /// copy when that copy is the one the file's records follow, else the whole file.
+    func publishSubjects(_ write: SubjectKeyFile.Write) throws {
+        if case .append(let records, let length, _) = write, try appendToFile(StoredFileName.subjects, records, after: length) { return }
+        try storeFile(StoredFileName.subjects, try write.wholeBytes())
+    }
+}

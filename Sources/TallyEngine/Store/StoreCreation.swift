@@ -109,7 +109,7 @@ enum StoreCreation {
                 let bytes = try subjects.fileBytes()
                 try writeSynced(String(decoding: bytes, as: UTF8.self), to: layout.subjectKeyFilePath)
                 try (writer as? PostgresLogWriter)?.storeFile(StoredFileName.subjects, bytes)
-                subjects.markSaved()
+                subjects.markSaved(length: bytes.count)
             }
             if let remote = writer as? PostgresLogWriter {
                 // Every node of the ledger finds the store's keys and marker in the database.

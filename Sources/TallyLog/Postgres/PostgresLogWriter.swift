@@ -283,6 +283,23 @@ public final class PostgresLogWriter: @unchecked Sendable, LogWriting {
         }
     }
 
+    /// Appends `content` to a small file stored with ``storeFile(_:_:)``, only when the stored
+    /// one is `length` bytes long (the caller's copy of it).
+    /// - Returns: whether it was appended (false when the stored file is missing or of another length).
+    public func appendToFile(_ name: String, _ content: [UInt8], after length: Int) throws -> Bool {
+        try connectionLock.withLock { _ in
+            do {
+                return try connection.query(
+                    """
+                    UPDATE tally_ledger_files SET content = content || $3, updated_at = now()
+                    WHERE ledger = $1 AND name = $2 AND octet_length(content) = $4
+                    """, [.text(location.ledger), .text(name), .bytes(content), .int64(Int64(length))]).affected == 1
+            } catch let error as PostgresError {
+                throw error.logError
+            }
+        }
+    }
+
     // MARK: Committing
 
     /// Encodes the frame and runs the compare-and-set. Called with the connection lock held.
