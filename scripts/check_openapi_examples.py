@@ -26,10 +26,17 @@ METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
 
 def examples_of(holder):
-    """(name, value) of the examples a media type, a parameter or a schema holds."""
+    """(name, value) of the examples a media type, a parameter or a schema holds: a media
+    type's or a parameter's `examples` is a map of Example objects, a schema's (JSON Schema's
+    keyword, e.g. the typed events' data from Schemas/events) a list of values."""
     if "example" in holder:
         yield "example", holder["example"]
-    for name, example in (holder.get("examples") or {}).items():
+    examples = holder.get("examples") or {}
+    if isinstance(examples, list):
+        for index, value in enumerate(examples):
+            yield f"examples[{index}]", value
+        return
+    for name, example in examples.items():
         if isinstance(example, dict) and "value" in example:
             yield f"examples.{name}", example["value"]
 

@@ -6,130 +6,23 @@ import TallyTestSupport
 @testable import TallyProducts
 import TallyLog
 
-// One fully populated, realistic sample per event type and version (every optional set),
-// and a seeded generator of random payloads of any type. The codec, upcasting, schema and
-// drift tests all draw from here, so a new event type needs exactly one new sample.
+// One fully populated, realistic sample per event type and version (every optional set):
+// each type's documented example (`ExampleProviding`, declared beside the type, published in
+// its JSON Schema), collected from the catalog; and a seeded generator of random payloads of
+// any type. The codec, upcasting, schema and drift tests all draw from here, so a new event
+// type needs only its example.
 
 enum EventSamples {
-    /// One sample per current payload type, in log-code order.
-    static let bodies: [EventBody] = [
-        // Ledger
-        EventBody(LedgerCreated(name: "Household ledger", baseCurrency: .usd, timeZone: "Europe/London")),
-        EventBody(BaseCurrencySet(currency: .gbp)),
-        EventBody(AccountOpened(
-            account: "Assets:Bank:Checking", kind: .asset, commodity: .usd, openingBalance: usd("2500.00")
-        )),
-        EventBody(AccountClosed(account: "Assets:Bank:Old Savings")),
-        EventBody(JournalEntryPosted(
-            account: "Expenses:Groceries", counterAccount: "Assets:Bank:Checking", amount: usd("84.17"),
-            payee: "Trader Joe's #552", category: "Food:Groceries", externalId: "chk-2026-04-0193"
-        )),
-        EventBody(TransferMade(
-            transferId: "trf_7d1c2a90", source: "Assets:Bank:Checking", target: "Assets:Bank:UK Current",
-            amount: usd("1000.00"), received: gbp("787.40"), envelope: "env_travel"
-        )),
-        EventBody(BalanceAsserted(account: "Assets:Bank:Checking", amount: usd("1415.83"))),
-        // Wealth account
-        EventBody(DepositReceived(
-            account: "main", amount: money("250.000000", "USDC"), source: .chain,
-            externalId: "0x9f2c4be1d7a3e5f60b8c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708"
-        )),
-        EventBody(DepositSplit(
-            account: "main", spend: usd("70.00"), invest: usd("30.00"), spendWeight: 70, investWeight: 30
-        )),
-        EventBody(SplitRuleSet(account: "main", spendWeight: 60, investWeight: 40)),
-        EventBody(RoundUpsSwitched(account: "main", enabled: true)),
-        EventBody(AutomationPaused(account: "main")),
-        EventBody(AutomationResumed(account: "main")),
-        EventBody(CardFrozen(account: "main")),
-        EventBody(CardUnfrozen(account: "main")),
-        EventBody(PurchaseMade(
-            account: "main", amount: usd("3.40"), merchant: "Blue Bottle Coffee, Oakland", externalId: "card-auth-55102"
-        )),
-        EventBody(RoundUpApplied(account: "main", amount: usd("0.60"))),
-        EventBody(RoundUpSkipped(account: "main", amount: gbp("0.25"))),
-        EventBody(WithdrawalMade(account: "main", amount: gbp("120.00"), destination: "GB29 NWBK 6016 1331 9268 19")),
-        EventBody(WealthEntryReversed(account: "main", entry: 17, kind: .purchase, amount: gbp("3.40"))),
-        EventBody(DepositSplitReversed(account: "main", split: 12, spend: gbp("70.00"), invest: gbp("30.00"))),
-        EventBody(RoundUpIncrementSet(currency: .jpy, increment: money("100", "JPY"))),
-        EventBody(RoundUpNotDefined(account: "main", currency: try! Commodity.named("BTC"))),
-        // Budgeting and pots
-        EventBody(TransactionRecorded(
-            transactionId: "txn_01J8ZQ4M2K", payee: "Tesco Express", category: .groceries, amount: gbp("-23.45"),
-            recurring: true, source: .bank, externalId: "bank-tx-4471902", bankId: "monzo",
-            account: "Cash", envelope: "env_groceries", rateToBase: decimal("1.2703")
-        )),
-        EventBody(TransactionAmended(
-            transactionId: "txn_01J8ZQ6B7P", payee: "Pizza Express", category: .diningOut, amount: gbp("-31.90"),
-            recurring: false
-        )),
-        EventBody(TransactionDeleted(transactionId: "txn_01J8ZQ9TXD")),
-        EventBody(TransactionRecategorised(transactionId: "txn_01J8ZQ4M2K", category: .bills)),
-        EventBody(BankConnected(bankId: "monzo", name: "Monzo Bank")),
-        EventBody(BankConsentGranted(bankId: "monzo", expiresOn: date("2026-07-31"))),
-        EventBody(BankDisconnected(bankId: "starling")),
-        EventBody(ReferenceBalanceSet(amount: gbp("3120.55"), adjustment: gbp("-42.10"))),
-        EventBody(ReferenceBalanceReconciled(adjustment: gbp("18.40"), reference: 7)),
-        EventBody(BudgetSet(category: .groceries, month: month("2026-04"), maximum: gbp("400.00"))),
-        EventBody(BudgetDeleted(category: .entertainment, month: month("2026-03"))),
-        EventBody(PotCreated(potId: "holiday", name: "Holiday in Lisbon ☀️", target: gbp("1500.00"))),
-        EventBody(PotFunded(potId: "holiday", amount: gbp("200.00"))),
-        EventBody(PotWithdrawn(potId: "holiday", amount: gbp("50.00"))),
-        EventBody(PotDeleted(potId: "emergency", returned: gbp("725.10"))),
-        EventBody(RecurringDefined(
-            recurringId: "rent", payee: "Foxtons Lettings", category: .bills, amount: gbp("-1450.00"),
-            frequency: .monthly, dayOfMonth: 28, startMonth: month("2026-01"), endMonth: month("2027-12")
-        )),
-        EventBody(RecurringRemoved(recurringId: "gym")),
-        EventBody(RecurringOccurrenceGenerated(
-            recurringId: "rent", month: month("2026-04"), transactionId: "txn_rent_2026_04",
-            payee: "Foxtons Lettings", category: .bills, amount: gbp("-1450.00")
-        )),
-        // Envelopes and challenges
-        EventBody(EnvelopeCreated(
-            envelopeId: "env_groceries", name: "Groceries", interval: .biweekly, budgeted: usd("250.00"),
-            startDate: date("2026-04-06")
-        )),
-        EventBody(EnvelopeBudgetChanged(envelopeId: "env_groceries", budgeted: usd("275.00"), interval: .weekly)),
-        EventBody(EnvelopeFunded(envelopeId: "env_travel", amount: money("15000", "JPY"))),
-        EventBody(EnvelopeRolloverSet(envelopeId: "env_groceries", policy: .carryForward)),
-        EventBody(EnvelopeDeleted(envelopeId: "env_old_car")),
-        EventBody(ChallengeStarted(
-            challengeId: "ch_52w_2026", template: "52_week", name: "52-week challenge", unit: usd("1.00"),
-            stepCount: 52, account: "Savings"
-        )),
-        EventBody(ChallengeStepCompleted(challengeId: "ch_52w_2026", step: 17, amount: usd("17.00"))),
-        // Net worth and X-ray
-        EventBody(AssetAdded(
-            assetId: "vea", name: "Vanguard FTSE Developed Markets ETF", category: .investments, type: .stockOrETF,
-            currency: .usd, country: "US", sector: "Diversified equity", symbol: "VEA"
-        )),
-        EventBody(AssetTagged(assetId: "vea", country: "IE", sector: "Equity", symbol: "VEA.L")),
-        EventBody(AssetRenamed(assetId: "flat_e8", name: "Rented flat", category: .investments)),
-        EventBody(AssetRemoved(assetId: "old_car")),
-        EventBody(LiabilityAdded(
-            liabilityId: "mortgage", name: "Nationwide mortgage", category: .mortgage, currency: .gbp,
-            linkedAssetId: "flat_e8"
-        )),
-        EventBody(LiabilityRemoved(liabilityId: "car_loan")),
-        EventBody(ValuationRecorded(
-            itemKind: .asset, itemId: "flat_e8", value: gbp("485000.00"), source: .override
-        )),
-        EventBody(ValuationOverrideCleared(assetId: "flat_e8")),
-        EventBody(PositionSet(assetId: "vea", quantity: money("12.5", "VEA"), costBasis: usd("612.40"))),
-        EventBody(PriceQuoted(symbol: commodity("VEA"), price: try! ExactDecimal(parsing: "49.8725"), currency: .usd, source: .live)),
-        EventBody(FXRateSet(base: .gbp, quote: .usd, rate: decimal("1.2703"))),
-        EventBody(ReminderSet(
-            reminderId: "rem_flat_q2", assetId: "flat_e8", dueDate: date("2026-06-30"), note: "Check the \"Zoopla\" estimate"
-        )),
-        EventBody(ReminderCompleted(reminderId: "rem_flat_q1")),
-        EventBody(PriceStalenessSet(thresholdSeconds: 900)),
-        EventBody(DueSoonWindowSet(days: 7)),
-        EventBody(PageSizeSet(rows: 25)),
-        EventBody(CommodityDeclared(code: "GBX", scale: 2)),
-        EventBody(ErasureRecorded(subject: "b9a30aa0c0be1606f68b4d8607e7a37b")),
-        EventBody(CommandCompleted()),
-    ]
+    /// One sample per current payload type, in log-code order: each type's example.
+    static let bodies: [EventBody] = EventCatalog.standard.payloadTypes.compactMap { try? example(of: $0) }
+
+    /// The example of a current payload type; nil when the type gives none.
+    ///
+    /// - Throws: what the example throws (a literal in it that does not parse).
+    static func example(of payloadType: any EventPayload.Type) throws -> EventBody? {
+        guard let documented = payloadType as? any ExampleProviding.Type else { return nil }
+        return (try documented.example as? any EventPayload)?.body
+    }
 
     /// The sample of each type, by type name.
     static let byTypeName: [String: EventBody] = Dictionary(
@@ -143,23 +36,21 @@ enum EventSamples {
         let payload: any LegacyEventPayload
     }
 
-    /// One sample per legacy version, fully populated.
-    static let legacy: [LegacySample] = [
-        LegacySample(
-            typeName: "deposit_received", version: 1,
-            payload: DepositReceivedV1(account: "main", amount: usd("100.00"), externalId: "bank:tx-88")
-        ),
-        LegacySample(typeName: "reference_balance_set", version: 1, payload: ReferenceBalanceSetV1(amount: gbp("3120.55"))),
-        LegacySample(typeName: "price_quoted", version: 1, payload: PriceQuotedV1(symbol: commodity("VEA"), price: usd("49.87"), source: .live)),
-    ] + bodies.compactMap(plainTextSample)
-
-    /// The plain-text version (before per-subject sealing) of a sample whose type seals personal text.
-    private static func plainTextSample(_ body: EventBody) -> LegacySample? {
-        func wrap<Payload: SealsPersonalText>(_ payload: Payload) -> LegacySample {
-            LegacySample(typeName: Payload.eventType.name, version: PlainTextVersion<Payload>.version, payload: PlainTextVersion(payload))
+    /// One sample per legacy version of a catalog type: each version's example.
+    static let legacy: [LegacySample] = EventCatalog.standard.payloadTypes.flatMap { payloadType in
+        payloadType.legacyVersions.compactMap { legacyType in
+            (try? legacyExample(of: legacyType)).flatMap { payload in
+                LegacySample(typeName: payloadType.eventType.name, version: legacyType.version, payload: payload)
+            }
         }
-        guard let payload = body.payload as? any SealsPersonalText else { return nil }
-        return wrap(payload)
+    }
+
+    /// The example of a legacy version; nil when it gives none.
+    ///
+    /// - Throws: what the example throws.
+    static func legacyExample(of legacyType: any LegacyEventPayload.Type) throws -> (any LegacyEventPayload)? {
+        guard let documented = legacyType as? any ExampleProviding.Type else { return nil }
+        return try documented.example as? any LegacyEventPayload
     }
 
     /// A new event around a body, with every envelope field set.
@@ -471,30 +362,24 @@ struct RandomPayloadDecoder: Decoder {
 // MARK: - The samples themselves
 
 @Suite struct EventSampleTests {
-    @Test func everyPayloadTypeHasExactlyOneSample() {
-        let names = EventSamples.bodies.map(\.type.name)
+    @Test func everyPayloadTypeHasAnExample() throws {
         for payloadType in EventCatalog.standard.payloadTypes {
             let name = payloadType.eventType.name
-            #expect(names.filter { $0 == name }.count == 1, "\(name) needs exactly one sample in EventSamples.bodies")
+            let body = try EventSamples.example(of: payloadType)
+            #expect(body?.type == payloadType.eventType, "\(name) needs an example: conform \(payloadType) to ExampleProviding beside its declaration")
         }
         #expect(EventSamples.bodies.count == EventCatalog.standard.payloadTypes.count)
-        #expect(Set(names) == Set(EventCatalog.standard.payloadTypes.map { $0.eventType.name }))
     }
 
-    @Test func everyLegacyVersionHasExactlyOneSample() {
-        var expected: [String] = []
+    @Test func everyLegacyVersionHasAnExample() throws {
         for payloadType in EventCatalog.standard.payloadTypes {
-            for legacy in payloadType.legacyVersions {
-                expected.append("\(payloadType.eventType.name).v\(legacy.version)")
+            for legacyType in payloadType.legacyVersions {
+                let payload = try EventSamples.legacyExample(of: legacyType)
+                #expect(payload.map { type(of: $0) == legacyType } == true, "\(payloadType.eventType.name).v\(legacyType.version) needs an example: conform \(legacyType) to ExampleProviding")
             }
         }
-        let sampled = EventSamples.legacy.map { "\($0.typeName).v\($0.version)" }
-        #expect(sampled.sorted() == expected.sorted())
-        for sample in EventSamples.legacy {
-            let payloadType = EventCatalog.standard.payloadTypes.first { $0.eventType.name == sample.typeName }
-            let legacyType = payloadType?.legacyVersions.first { $0.version == sample.version }
-            #expect(legacyType.map { type(of: sample.payload) == $0 } == true, "\(sample.typeName).v\(sample.version) sample has the wrong type")
-        }
+        let legacyVersions = EventCatalog.standard.payloadTypes.reduce(0) { count, payloadType in count + payloadType.legacyVersions.count }
+        #expect(EventSamples.legacy.count == legacyVersions)
     }
 
     /// The schemas are derived from the samples by reflection, so an unset optional would hide

@@ -6,10 +6,10 @@ import TallyTestSupport
 @testable import TallyProducts
 
 // `Schemas/` is the published contract: one JSON Schema per event type and version, and one
-// for the envelope. These tests derive every schema from the Swift code (the samples'
-// fields by reflection, in declaration order = binary order; the doc comments for
-// descriptions) and compare them byte for byte with the committed files, so code and
-// schemas cannot drift apart in either direction.
+// for the envelope. These tests derive every schema from the Swift code (the fields of each
+// type's example by reflection, in declaration order = binary order; the doc comments for
+// descriptions; the example itself, in JSON, under `examples`) and compare them byte for
+// byte with the committed files, so code and schemas cannot drift apart in either direction.
 //
 // Regenerate after changing an event type:
 //     TALLY_WRITE_SCHEMAS=1 swift test --filter SchemaDriftTests
@@ -212,8 +212,9 @@ enum SchemaGenerator {
         return String(name.dropFirst(prefix.count).dropLast())
     }
 
-    /// The schema of one payload type and version, from a sample with every optional set.
-    static func eventSchema(name: String, version: UInt16, code: UInt32, swiftType: String, sample: Any) throws -> JSON {
+    /// The schema of one payload type and version, from a sample with every optional set;
+    /// `example`, the sample's JSON form, is published under `examples`.
+    static func eventSchema(name: String, version: UInt16, code: UInt32, swiftType: String, sample: Any, example: JSON? = nil) throws -> JSON {
         var properties: [(key: String, value: JSON)] = []
         var required: [JSON] = []
         var definitions: [(key: String, value: JSON)] = []
@@ -253,8 +254,21 @@ enum SchemaGenerator {
             ("required", .array(required)),
             ("additionalProperties", .bool(false)),
         ]
+        if let example { members.append(("examples", .array([inPropertyOrder(example, properties.map(\.key))]))) }
         if !definitions.isEmpty { members.append(("$defs", .object(definitions))) }
         return .object(members)
+    }
+
+    /// An example's members in the order of the schema's properties (the declaration order),
+    /// rather than the JSON form's sorted keys.
+    static func inPropertyOrder(_ example: JSON, _ keys: [String]) -> JSON {
+        guard let members = example.members else { return example }
+        return .object(keys.compactMap { key in example[key].map { (key, $0) } } + members.filter { !keys.contains($0.key) })
+    }
+
+    /// The JSON form of a legacy version's example (the form its version was written in).
+    static func legacyExampleJSON(_ payload: any LegacyEventPayload) throws -> JSON {
+        try JSON.parse(String(decoding: try EventJSON.payloadEncoder.encode(payload), as: UTF8.self))
     }
 
     /// The envelope of every event in JSON; `type` lists every name in the catalog.
@@ -312,14 +326,20 @@ enum SchemaGenerator {
             let payload = body.payload
             files.append((
                 "events/\(fileName(type.name, version: type.version))",
-                try eventSchema(name: type.name, version: type.version, code: type.code, swiftType: "\(Swift.type(of: payload))", sample: payload)
+                try eventSchema(
+                    name: type.name, version: type.version, code: type.code, swiftType: "\(Swift.type(of: payload))", sample: payload,
+                    example: JSON.parse(EventJSON.payloadJSON(body))
+                )
             ))
         }
         for sample in EventSamples.legacy {
             let type = try #require(EventCatalog.standard.type(named: sample.typeName))
             files.append((
                 "events/\(fileName(sample.typeName, version: sample.version))",
-                try eventSchema(name: sample.typeName, version: sample.version, code: type.code, swiftType: documentedTypeName(of: sample.payload), sample: sample.payload)
+                try eventSchema(
+                    name: sample.typeName, version: sample.version, code: type.code, swiftType: documentedTypeName(of: sample.payload),
+                    sample: sample.payload, example: legacyExampleJSON(sample.payload)
+                )
             ))
         }
         return files

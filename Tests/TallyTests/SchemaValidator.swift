@@ -299,13 +299,13 @@ enum JSON: Equatable, CustomStringConvertible {
 /// `properties`, `required`, `additionalProperties` (false or a schema), `enum`, `const`,
 /// `pattern`, `minimum`/`maximum`, `minLength`/`maxLength`, `items`, and `$ref`
 /// to the document's own `$defs`. Annotations (`$schema`, `$id`, `title`, `description`,
-/// `$comment`, `x-…`) are ignored; any other keyword is reported, so a schema cannot lean
+/// `$comment`, `examples`, `x-…`) are ignored; any other keyword is reported, so a schema cannot lean
 /// on something this validator would silently skip.
 struct SchemaValidator {
     /// The whole schema document, for `$ref` resolution.
     let root: JSON
 
-    private static let annotations: Set<String> = ["$schema", "$id", "title", "description", "$comment", "$defs"]
+    private static let annotations: Set<String> = ["$schema", "$id", "title", "description", "$comment", "examples", "$defs"]
     private static let assertions: Set<String> = [
         "type", "properties", "required", "additionalProperties", "enum", "const", "pattern",
         "minimum", "maximum", "minLength", "maxLength", "items", "$ref",

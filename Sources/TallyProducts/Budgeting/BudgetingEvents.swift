@@ -120,6 +120,19 @@ public struct TransactionRecorded: SealsPersonalText {
     public var entity: String { "transaction:\(transactionId)" }
 }
 
+extension TransactionRecorded: ExampleProviding {
+    public static var example: TransactionRecorded {
+        get throws {
+            try TransactionRecorded(
+                transactionId: "txn_01J8ZQ4M2K", payee: "Tesco Express", category: .groceries,
+                amount: Money(parsing: "-23.45", commodity: .gbp), recurring: true, source: .bank,
+                externalId: "bank-tx-4471902", bankId: "monzo", account: "Cash", envelope: "env_groceries",
+                rateToBase: ExactDecimal(parsing: "1.2703")
+            )
+        }
+    }
+}
+
 /// A manual transaction was amended: this is its new version, dated by the event's
 /// effective time. The audit trail keeps both versions.
 public struct TransactionAmended: SealsPersonalText {
@@ -152,6 +165,17 @@ public struct TransactionAmended: SealsPersonalText {
     public var entity: String { "transaction:\(transactionId)" }
 }
 
+extension TransactionAmended: ExampleProviding {
+    public static var example: TransactionAmended {
+        get throws {
+            try TransactionAmended(
+                transactionId: "txn_01J8ZQ6B7P", payee: "Pizza Express", category: .diningOut,
+                amount: Money(parsing: "-31.90", commodity: .gbp), recurring: false
+            )
+        }
+    }
+}
+
 /// A manual transaction was deleted (it stays in the log and the audit).
 public struct TransactionDeleted: EventPayload {
     public static let eventType = EventType("transaction_deleted", code: 42)
@@ -162,6 +186,12 @@ public struct TransactionDeleted: EventPayload {
     public init(transactionId: String) { self.transactionId = transactionId }
 
     public var entity: String { "transaction:\(transactionId)" }
+}
+
+extension TransactionDeleted: ExampleProviding {
+    public static var example: TransactionDeleted {
+        TransactionDeleted(transactionId: "txn_01J8ZQ9TXD")
+    }
 }
 
 /// A transaction, bank-imported or manual, moved to another category; survives re-imports.
@@ -181,6 +211,12 @@ public struct TransactionRecategorised: EventPayload {
     public var entity: String { "transaction:\(transactionId)" }
 }
 
+extension TransactionRecategorised: ExampleProviding {
+    public static var example: TransactionRecategorised {
+        TransactionRecategorised(transactionId: "txn_01J8ZQ4M2K", category: .bills)
+    }
+}
+
 /// A bank connection was made.
 public struct BankConnected: EventPayload {
     public static let eventType = EventType("bank_connected", code: 44)
@@ -197,6 +233,12 @@ public struct BankConnected: EventPayload {
     }
 
     public var entity: String { "bank:\(bankId)" }
+}
+
+extension BankConnected: ExampleProviding {
+    public static var example: BankConnected {
+        BankConnected(bankId: "monzo", name: "Monzo Bank")
+    }
 }
 
 /// The user's consent to read a connected bank's transactions runs until the end of
@@ -220,6 +262,14 @@ public struct BankConsentGranted: EventPayload {
     public var entity: String { "bank:\(bankId)" }
 }
 
+extension BankConsentGranted: ExampleProviding {
+    public static var example: BankConsentGranted {
+        get throws {
+            try BankConsentGranted(bankId: "monzo", expiresOn: LocalDate(parsing: "2026-07-31"))
+        }
+    }
+}
+
 /// A bank was disconnected; every transaction it imported stays.
 public struct BankDisconnected: EventPayload {
     public static let eventType = EventType("bank_disconnected", code: 45)
@@ -230,6 +280,12 @@ public struct BankDisconnected: EventPayload {
     public init(bankId: String) { self.bankId = bankId }
 
     public var entity: String { "bank:\(bankId)" }
+}
+
+extension BankDisconnected: ExampleProviding {
+    public static var example: BankDisconnected {
+        BankDisconnected(bankId: "starling")
+    }
 }
 
 /// The reference balance was set or reset (an untracked transfer): current balance =
@@ -258,6 +314,17 @@ public struct ReferenceBalanceSet: EventPayload {
     public var entity: String { "balance:reference" }
 }
 
+extension ReferenceBalanceSet: ExampleProviding {
+    public static var example: ReferenceBalanceSet {
+        get throws {
+            try ReferenceBalanceSet(
+                amount: Money(parsing: "3120.55", commodity: .gbp),
+                adjustment: Money(parsing: "-42.10", commodity: .gbp)
+            )
+        }
+    }
+}
+
 /// A change to the current balance dated before a reference balance recorded earlier (an
 /// older transaction entered, imported, amended or deleted later): the bank balance the
 /// reference stated already held it, so the reference's untracked transfer shrinks by the
@@ -280,6 +347,14 @@ public struct ReferenceBalanceReconciled: EventPayload {
     public var entity: String { "balance:reference" }
 }
 
+extension ReferenceBalanceReconciled: ExampleProviding {
+    public static var example: ReferenceBalanceReconciled {
+        get throws {
+            try ReferenceBalanceReconciled(adjustment: Money(parsing: "18.40", commodity: .gbp), reference: 7)
+        }
+    }
+}
+
 /// `reference_balance_set` version 1, before resets recorded their adjustment.
 public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
     public static let version: UInt16 = 1
@@ -291,6 +366,14 @@ public struct ReferenceBalanceSetV1: LegacyEventPayload, Hashable {
 
     /// Version 1 recorded no adjustment: replay measures it as version 1 did.
     public func upcastBody() -> EventBody { EventBody(ReferenceBalanceSet(amount: amount)) }
+}
+
+extension ReferenceBalanceSetV1: ExampleProviding {
+    public static var example: ReferenceBalanceSetV1 {
+        get throws {
+            try ReferenceBalanceSetV1(amount: Money(parsing: "3120.55", commodity: .gbp))
+        }
+    }
 }
 
 /// A budget for one category and month was set (or its maximum changed).
@@ -313,6 +396,17 @@ public struct BudgetSet: EventPayload {
     public var entity: String { "budget:\(category.rawValue):\(month)" }
 }
 
+extension BudgetSet: ExampleProviding {
+    public static var example: BudgetSet {
+        get throws {
+            try BudgetSet(
+                category: .groceries, month: Month(parsing: "2026-04"),
+                maximum: Money(parsing: "400.00", commodity: .gbp)
+            )
+        }
+    }
+}
+
 /// A budget was deleted; no transaction changes.
 public struct BudgetDeleted: EventPayload {
     public static let eventType = EventType("budget_deleted", code: 48)
@@ -328,6 +422,14 @@ public struct BudgetDeleted: EventPayload {
     }
 
     public var entity: String { "budget:\(category.rawValue):\(month)" }
+}
+
+extension BudgetDeleted: ExampleProviding {
+    public static var example: BudgetDeleted {
+        get throws {
+            try BudgetDeleted(category: .entertainment, month: Month(parsing: "2026-03"))
+        }
+    }
 }
 
 /// A savings pot (a goal) was created.
@@ -355,6 +457,17 @@ public struct PotCreated: SealsPersonalText {
     public var entity: String { "pot:\(potId)" }
 }
 
+extension PotCreated: ExampleProviding {
+    public static var example: PotCreated {
+        get throws {
+            try PotCreated(
+                potId: "holiday", name: "Holiday in Lisbon ☀️",
+                target: Money(parsing: "1500.00", commodity: .gbp)
+            )
+        }
+    }
+}
+
 /// Money moved from the current balance into a pot.
 public struct PotFunded: EventPayload {
     public static let eventType = EventType("pot_funded", code: 50)
@@ -370,6 +483,14 @@ public struct PotFunded: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
+}
+
+extension PotFunded: ExampleProviding {
+    public static var example: PotFunded {
+        get throws {
+            try PotFunded(potId: "holiday", amount: Money(parsing: "200.00", commodity: .gbp))
+        }
+    }
 }
 
 /// Money moved out of a pot back into the current balance.
@@ -389,6 +510,14 @@ public struct PotWithdrawn: EventPayload {
     public var entity: String { "pot:\(potId)" }
 }
 
+extension PotWithdrawn: ExampleProviding {
+    public static var example: PotWithdrawn {
+        get throws {
+            try PotWithdrawn(potId: "holiday", amount: Money(parsing: "50.00", commodity: .gbp))
+        }
+    }
+}
+
 /// A pot was deleted; its total went back to the current balance.
 public struct PotDeleted: EventPayload {
     public static let eventType = EventType("pot_deleted", code: 52)
@@ -404,6 +533,14 @@ public struct PotDeleted: EventPayload {
     }
 
     public var entity: String { "pot:\(potId)" }
+}
+
+extension PotDeleted: ExampleProviding {
+    public static var example: PotDeleted {
+        get throws {
+            try PotDeleted(potId: "emergency", returned: Money(parsing: "725.10", commodity: .gbp))
+        }
+    }
 }
 
 /// A recurring income or expense was defined (monthly by default).
@@ -458,6 +595,18 @@ public struct RecurringDefined: SealsPersonalText {
     public var entity: String { "recurring:\(recurringId)" }
 }
 
+extension RecurringDefined: ExampleProviding {
+    public static var example: RecurringDefined {
+        get throws {
+            try RecurringDefined(
+                recurringId: "rent", payee: "Foxtons Lettings", category: .bills,
+                amount: Money(parsing: "-1450.00", commodity: .gbp), frequency: .monthly, dayOfMonth: 28,
+                startMonth: Month(parsing: "2026-01"), endMonth: Month(parsing: "2027-12")
+            )
+        }
+    }
+}
+
 /// A recurring definition was removed; occurrences already generated stay.
 public struct RecurringRemoved: EventPayload {
     public static let eventType = EventType("recurring_removed", code: 54)
@@ -468,6 +617,12 @@ public struct RecurringRemoved: EventPayload {
     public init(recurringId: String) { self.recurringId = recurringId }
 
     public var entity: String { "recurring:\(recurringId)" }
+}
+
+extension RecurringRemoved: ExampleProviding {
+    public static var example: RecurringRemoved {
+        RecurringRemoved(recurringId: "gym")
+    }
 }
 
 /// A recurring item's transaction for one month was generated. Its idempotency key is
@@ -506,4 +661,16 @@ public struct RecurringOccurrenceGenerated: SealsPersonalText {
     }
 
     public var entity: String { "transaction:\(transactionId)" }
+}
+
+extension RecurringOccurrenceGenerated: ExampleProviding {
+    public static var example: RecurringOccurrenceGenerated {
+        get throws {
+            try RecurringOccurrenceGenerated(
+                recurringId: "rent", month: Month(parsing: "2026-04"), transactionId: "txn_rent_2026_04",
+                payee: "Foxtons Lettings", category: .bills,
+                amount: Money(parsing: "-1450.00", commodity: .gbp)
+            )
+        }
+    }
 }

@@ -43,6 +43,17 @@ public struct ChallengeStarted: SealsPersonalText {
     public var entity: String { "challenge:\(challengeId)" }
 }
 
+extension ChallengeStarted: ExampleProviding {
+    public static var example: ChallengeStarted {
+        get throws {
+            try ChallengeStarted(
+                challengeId: "ch_52w_2026", template: "52_week", name: "52-week challenge",
+                unit: Money(parsing: "1.00", commodity: .usd), stepCount: 52, account: "Savings"
+            )
+        }
+    }
+}
+
 /// One step of a challenge was completed: a saving transaction of `amount`.
 public struct ChallengeStepCompleted: EventPayload {
     public static let eventType = EventType("challenge_step_completed", code: 66)
@@ -61,4 +72,14 @@ public struct ChallengeStepCompleted: EventPayload {
     }
 
     public var entity: String { "challenge:\(challengeId)" }
+}
+
+extension ChallengeStepCompleted: ExampleProviding {
+    public static var example: ChallengeStepCompleted {
+        get throws {
+            try ChallengeStepCompleted(
+                challengeId: "ch_52w_2026", step: 17, amount: Money(parsing: "17.00", commodity: .usd)
+            )
+        }
+    }
 }

@@ -62,6 +62,18 @@ public struct EnvelopeCreated: SealsPersonalText {
     public var entity: String { "envelope:\(envelopeId)" }
 }
 
+extension EnvelopeCreated: ExampleProviding {
+    public static var example: EnvelopeCreated {
+        get throws {
+            try EnvelopeCreated(
+                envelopeId: "env_groceries", name: "Groceries", interval: .biweekly,
+                budgeted: Money(parsing: "250.00", commodity: .usd),
+                startDate: LocalDate(parsing: "2026-04-06")
+            )
+        }
+    }
+}
+
 /// An envelope's budgeted amount or interval changed from the effective date on.
 public struct EnvelopeBudgetChanged: EventPayload {
     public static let eventType = EventType("envelope_budget_changed", code: 61)
@@ -83,6 +95,17 @@ public struct EnvelopeBudgetChanged: EventPayload {
     public var entity: String { "envelope:\(envelopeId)" }
 }
 
+extension EnvelopeBudgetChanged: ExampleProviding {
+    public static var example: EnvelopeBudgetChanged {
+        get throws {
+            try EnvelopeBudgetChanged(
+                envelopeId: "env_groceries", budgeted: Money(parsing: "275.00", commodity: .usd),
+                interval: .weekly
+            )
+        }
+    }
+}
+
 /// Money was assigned to an envelope beyond its budgeted amount (or taken back, negative).
 public struct EnvelopeFunded: EventPayload {
     public static let eventType = EventType("envelope_funded", code: 62)
@@ -99,6 +122,14 @@ public struct EnvelopeFunded: EventPayload {
     }
 
     public var entity: String { "envelope:\(envelopeId)" }
+}
+
+extension EnvelopeFunded: ExampleProviding {
+    public static var example: EnvelopeFunded {
+        get throws {
+            try EnvelopeFunded(envelopeId: "env_travel", amount: Money(parsing: "15000", commodity: .jpy))
+        }
+    }
 }
 
 /// An envelope's rollover policy changed from the effective date on.
@@ -119,6 +150,12 @@ public struct EnvelopeRolloverSet: EventPayload {
     public var entity: String { "envelope:\(envelopeId)" }
 }
 
+extension EnvelopeRolloverSet: ExampleProviding {
+    public static var example: EnvelopeRolloverSet {
+        EnvelopeRolloverSet(envelopeId: "env_groceries", policy: .carryForward)
+    }
+}
+
 /// An envelope was deleted; its transactions stay.
 public struct EnvelopeDeleted: EventPayload {
     public static let eventType = EventType("envelope_deleted", code: 64)
@@ -129,4 +166,10 @@ public struct EnvelopeDeleted: EventPayload {
     public init(envelopeId: String) { self.envelopeId = envelopeId }
 
     public var entity: String { "envelope:\(envelopeId)" }
+}
+
+extension EnvelopeDeleted: ExampleProviding {
+    public static var example: EnvelopeDeleted {
+        EnvelopeDeleted(envelopeId: "env_old_car")
+    }
 }

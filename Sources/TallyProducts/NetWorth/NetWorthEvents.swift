@@ -109,6 +109,15 @@ public struct AssetAdded: SealsPersonalText {
     public var entity: String { "asset:\(assetId)" }
 }
 
+extension AssetAdded: ExampleProviding {
+    public static var example: AssetAdded {
+        AssetAdded(
+            assetId: "vea", name: "Vanguard FTSE Developed Markets ETF", category: .investments,
+            type: .stockOrETF, currency: .usd, country: "US", sector: "Diversified equity", symbol: "VEA"
+        )
+    }
+}
+
 /// An asset's tags were replaced (absent means unknown).
 public struct AssetTagged: EventPayload {
     public static let eventType = EventType("asset_tagged", code: 81)
@@ -132,6 +141,12 @@ public struct AssetTagged: EventPayload {
     public var entity: String { "asset:\(assetId)" }
 }
 
+extension AssetTagged: ExampleProviding {
+    public static var example: AssetTagged {
+        AssetTagged(assetId: "vea", country: "IE", sector: "Equity", symbol: "VEA.L")
+    }
+}
+
 /// An asset was removed from the effective date on; its history stays.
 public struct AssetRemoved: EventPayload {
     public static let eventType = EventType("asset_removed", code: 82)
@@ -142,6 +157,12 @@ public struct AssetRemoved: EventPayload {
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
+}
+
+extension AssetRemoved: ExampleProviding {
+    public static var example: AssetRemoved {
+        AssetRemoved(assetId: "old_car")
+    }
 }
 
 /// A liability was added, optionally linked to the asset it finances.
@@ -184,6 +205,15 @@ public struct LiabilityAdded: SealsPersonalText {
     public var entity: String { "liability:\(liabilityId)" }
 }
 
+extension LiabilityAdded: ExampleProviding {
+    public static var example: LiabilityAdded {
+        LiabilityAdded(
+            liabilityId: "mortgage", name: "Nationwide mortgage", category: .mortgage, currency: .gbp,
+            linkedAssetId: "flat_e8"
+        )
+    }
+}
+
 /// A liability was removed from the effective date on (paid off or closed).
 public struct LiabilityRemoved: EventPayload {
     public static let eventType = EventType("liability_removed", code: 84)
@@ -194,6 +224,12 @@ public struct LiabilityRemoved: EventPayload {
     public init(liabilityId: String) { self.liabilityId = liabilityId }
 
     public var entity: String { "liability:\(liabilityId)" }
+}
+
+extension LiabilityRemoved: ExampleProviding {
+    public static var example: LiabilityRemoved {
+        LiabilityRemoved(liabilityId: "car_loan")
+    }
 }
 
 /// An asset's value or a liability's amount was recorded, positive, in its own currency.
@@ -219,6 +255,17 @@ public struct ValuationRecorded: EventPayload {
     public var entity: String { "\(itemKind.rawValue):\(itemId)" }
 }
 
+extension ValuationRecorded: ExampleProviding {
+    public static var example: ValuationRecorded {
+        get throws {
+            try ValuationRecorded(
+                itemKind: .asset, itemId: "flat_e8", value: Money(parsing: "485000.00", commodity: .gbp),
+                source: .override
+            )
+        }
+    }
+}
+
 /// An asset's manual override was cleared; its live or manual value applies again.
 public struct ValuationOverrideCleared: EventPayload {
     public static let eventType = EventType("valuation_override_cleared", code: 86)
@@ -229,6 +276,12 @@ public struct ValuationOverrideCleared: EventPayload {
     public init(assetId: String) { self.assetId = assetId }
 
     public var entity: String { "asset:\(assetId)" }
+}
+
+extension ValuationOverrideCleared: ExampleProviding {
+    public static var example: ValuationOverrideCleared {
+        ValuationOverrideCleared(assetId: "flat_e8")
+    }
 }
 
 /// An asset's position was set: a quantity of a symbol (fractional allowed), valued at the
@@ -255,6 +308,17 @@ public struct PositionSet: EventPayload {
     }
 
     public var entity: String { "asset:\(assetId)" }
+}
+
+extension PositionSet: ExampleProviding {
+    public static var example: PositionSet {
+        get throws {
+            try PositionSet(
+                assetId: "vea", quantity: Money(parsing: "12.5", commodity: Commodity.named("VEA")),
+                costBasis: Money(parsing: "612.40", commodity: .usd)
+            )
+        }
+    }
 }
 
 /// A reminder to update an asset's value was set for a due date.
@@ -285,6 +349,17 @@ public struct ReminderSet: SealsPersonalText {
     public var entity: String { "reminder:\(reminderId)" }
 }
 
+extension ReminderSet: ExampleProviding {
+    public static var example: ReminderSet {
+        get throws {
+            try ReminderSet(
+                reminderId: "rem_flat_q2", assetId: "flat_e8", dueDate: LocalDate(parsing: "2026-06-30"),
+                note: "Check the \"Zoopla\" estimate"
+            )
+        }
+    }
+}
+
 /// A reminder was done.
 public struct ReminderCompleted: EventPayload {
     public static let eventType = EventType("reminder_completed", code: 91)
@@ -295,6 +370,12 @@ public struct ReminderCompleted: EventPayload {
     public init(reminderId: String) { self.reminderId = reminderId }
 
     public var entity: String { "reminder:\(reminderId)" }
+}
+
+extension ReminderCompleted: ExampleProviding {
+    public static var example: ReminderCompleted {
+        ReminderCompleted(reminderId: "rem_flat_q1")
+    }
 }
 
 /// An asset's name and category were changed from the event's effective time on; answers
@@ -321,4 +402,12 @@ public struct AssetRenamed: SealsPersonalText {
     }
 
     public var entity: String { "asset:\(assetId)" }
+}
+
+extension AssetRenamed: ExampleProviding {
+    public static var example: AssetRenamed {
+        get throws {
+            try AssetRenamed(assetId: "flat_e8", name: "Rented flat", category: .investments)
+        }
+    }
 }

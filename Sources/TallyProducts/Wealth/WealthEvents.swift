@@ -42,6 +42,17 @@ public struct DepositReceived: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension DepositReceived: ExampleProviding {
+    public static var example: DepositReceived {
+        get throws {
+            try DepositReceived(
+                account: "main", amount: Money(parsing: "250.000000", commodity: .usdc), source: .chain,
+                externalId: "0x9f2c4be1d7a3e5f60b8c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708"
+            )
+        }
+    }
+}
+
 /// `deposit_received` version 1, before deposits recorded their source.
 public struct DepositReceivedV1: LegacyEventPayload, Hashable {
     public static let version: UInt16 = 1
@@ -62,6 +73,16 @@ public struct DepositReceivedV1: LegacyEventPayload, Hashable {
     /// Version 1 knew only bank transfers.
     public func upcastBody() -> EventBody {
         EventBody(DepositReceived(account: account, amount: amount, source: .bankTransfer, externalId: externalId))
+    }
+}
+
+extension DepositReceivedV1: ExampleProviding {
+    public static var example: DepositReceivedV1 {
+        get throws {
+            try DepositReceivedV1(
+                account: "main", amount: Money(parsing: "100.00", commodity: .usd), externalId: "bank:tx-88"
+            )
+        }
     }
 }
 
@@ -99,6 +120,17 @@ public struct DepositSplit: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension DepositSplit: ExampleProviding {
+    public static var example: DepositSplit {
+        get throws {
+            try DepositSplit(
+                account: "main", spend: Money(parsing: "70.00", commodity: .usd),
+                invest: Money(parsing: "30.00", commodity: .usd), spendWeight: 70, investWeight: 30
+            )
+        }
+    }
+}
+
 /// The split rule changed; deposits from now on use it, earlier ones keep theirs.
 public struct SplitRuleSet: EventPayload {
     public static let eventType = EventType("split_rule_set", code: 22)
@@ -119,6 +151,12 @@ public struct SplitRuleSet: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension SplitRuleSet: ExampleProviding {
+    public static var example: SplitRuleSet {
+        SplitRuleSet(account: "main", spendWeight: 60, investWeight: 40)
+    }
+}
+
 /// Round-ups were switched on or off.
 public struct RoundUpsSwitched: EventPayload {
     public static let eventType = EventType("round_ups_switched", code: 23)
@@ -136,6 +174,12 @@ public struct RoundUpsSwitched: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension RoundUpsSwitched: ExampleProviding {
+    public static var example: RoundUpsSwitched {
+        RoundUpsSwitched(account: "main", enabled: true)
+    }
+}
+
 /// The user paused automation: deposits stay unsplit in the wallet until resumed.
 public struct AutomationPaused: EventPayload {
     public static let eventType = EventType("automation_paused", code: 24)
@@ -146,6 +190,12 @@ public struct AutomationPaused: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
+}
+
+extension AutomationPaused: ExampleProviding {
+    public static var example: AutomationPaused {
+        AutomationPaused(account: "main")
+    }
 }
 
 /// The user resumed automation.
@@ -160,6 +210,12 @@ public struct AutomationResumed: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension AutomationResumed: ExampleProviding {
+    public static var example: AutomationResumed {
+        AutomationResumed(account: "main")
+    }
+}
+
 /// The card was frozen: purchases are refused until it is unfrozen.
 public struct CardFrozen: EventPayload {
     public static let eventType = EventType("card_frozen", code: 26)
@@ -172,6 +228,12 @@ public struct CardFrozen: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension CardFrozen: ExampleProviding {
+    public static var example: CardFrozen {
+        CardFrozen(account: "main")
+    }
+}
+
 /// The card was unfrozen.
 public struct CardUnfrozen: EventPayload {
     public static let eventType = EventType("card_unfrozen", code: 27)
@@ -182,6 +244,12 @@ public struct CardUnfrozen: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "wealth:\(account)" }
+}
+
+extension CardUnfrozen: ExampleProviding {
+    public static var example: CardUnfrozen {
+        CardUnfrozen(account: "main")
+    }
 }
 
 /// A card purchase, paid from Spend.
@@ -217,6 +285,17 @@ public struct PurchaseMade: SealsPersonalText {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension PurchaseMade: ExampleProviding {
+    public static var example: PurchaseMade {
+        get throws {
+            try PurchaseMade(
+                account: "main", amount: Money(parsing: "3.40", commodity: .usd),
+                merchant: "Blue Bottle Coffee, Oakland", externalId: "card-auth-55102"
+            )
+        }
+    }
+}
+
 /// A purchase's round-up moved from Spend to Invest. Its cause is the purchase.
 public struct RoundUpApplied: EventPayload {
     public static let eventType = EventType("round_up_applied", code: 29)
@@ -234,6 +313,14 @@ public struct RoundUpApplied: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension RoundUpApplied: ExampleProviding {
+    public static var example: RoundUpApplied {
+        get throws {
+            try RoundUpApplied(account: "main", amount: Money(parsing: "0.60", commodity: .usd))
+        }
+    }
+}
+
 /// A round-up was skipped whole because Spend could not cover it. Its cause is the purchase.
 public struct RoundUpSkipped: EventPayload {
     public static let eventType = EventType("round_up_skipped", code: 30)
@@ -249,6 +336,14 @@ public struct RoundUpSkipped: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
+}
+
+extension RoundUpSkipped: ExampleProviding {
+    public static var example: RoundUpSkipped {
+        get throws {
+            try RoundUpSkipped(account: "main", amount: Money(parsing: "0.25", commodity: .gbp))
+        }
+    }
 }
 
 /// The round-up increment of one currency, for every wealth account, from the event's
@@ -272,6 +367,14 @@ public struct RoundUpIncrementSet: EventPayload {
     public var entity: String { "round_up_increment:\(currency.code)" }
 }
 
+extension RoundUpIncrementSet: ExampleProviding {
+    public static var example: RoundUpIncrementSet {
+        get throws {
+            try RoundUpIncrementSet(currency: .jpy, increment: Money(parsing: "100", commodity: .jpy))
+        }
+    }
+}
+
 /// A purchase's round-up was not made because its currency has no round-up increment
 /// (a crypto token, a currency without minor units, or one set to none). Its cause is the purchase.
 public struct RoundUpNotDefined: EventPayload {
@@ -288,6 +391,12 @@ public struct RoundUpNotDefined: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
+}
+
+extension RoundUpNotDefined: ExampleProviding {
+    public static var example: RoundUpNotDefined {
+        RoundUpNotDefined(account: "main", currency: .btc)
+    }
 }
 
 /// Money withdrawn from Spend.
@@ -317,4 +426,15 @@ public struct WithdrawalMade: SealsPersonalText {
     }
 
     public var entity: String { "wealth:\(account)" }
+}
+
+extension WithdrawalMade: ExampleProviding {
+    public static var example: WithdrawalMade {
+        get throws {
+            try WithdrawalMade(
+                account: "main", amount: Money(parsing: "120.00", commodity: .gbp),
+                destination: "GB29 NWBK 6016 1331 9268 19"
+            )
+        }
+    }
 }

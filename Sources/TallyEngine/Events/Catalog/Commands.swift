@@ -14,3 +14,9 @@ public struct CommandCompleted: EventPayload, MovesNoMoney {
 
     public var entity: String { "ledger" }
 }
+
+extension CommandCompleted: ExampleProviding {
+    public static var example: CommandCompleted {
+        CommandCompleted()
+    }
+}

@@ -37,6 +37,12 @@ public struct LedgerCreated: SealsPersonalText {
     public var entity: String { "ledger" }
 }
 
+extension LedgerCreated: ExampleProviding {
+    public static var example: LedgerCreated {
+        LedgerCreated(name: "Household ledger", baseCurrency: .usd, timeZone: "Europe/London")
+    }
+}
+
 /// The base currency changed. Original amounts are kept; answers convert at the rate of
 /// the date asked about, so switching back and forth never compounds rounding.
 public struct BaseCurrencySet: EventPayload {
@@ -48,6 +54,12 @@ public struct BaseCurrencySet: EventPayload {
     public init(currency: Commodity) { self.currency = currency }
 
     public var entity: String { "ledger" }
+}
+
+extension BaseCurrencySet: ExampleProviding {
+    public static var example: BaseCurrencySet {
+        BaseCurrencySet(currency: .gbp)
+    }
 }
 
 /// An account was opened, optionally with an opening balance (booked against equity).
@@ -73,6 +85,17 @@ public struct AccountOpened: EventPayload {
     public var entity: String { "account:\(account)" }
 }
 
+extension AccountOpened: ExampleProviding {
+    public static var example: AccountOpened {
+        get throws {
+            try AccountOpened(
+                account: "Assets:Bank:Checking", kind: .asset, commodity: .usd,
+                openingBalance: Money(parsing: "2500.00", commodity: .usd)
+            )
+        }
+    }
+}
+
 /// An account was closed; its history stays.
 public struct AccountClosed: EventPayload {
     public static let eventType = EventType("account_closed", code: 4)
@@ -83,6 +106,12 @@ public struct AccountClosed: EventPayload {
     public init(account: String) { self.account = account }
 
     public var entity: String { "account:\(account)" }
+}
+
+extension AccountClosed: ExampleProviding {
+    public static var example: AccountClosed {
+        AccountClosed(account: "Assets:Bank:Old Savings")
+    }
 }
 
 /// A journal entry moved a signed amount into `account` out of `counterAccount`, as one
@@ -122,6 +151,18 @@ public struct JournalEntryPosted: SealsPersonalText {
     public var entity: String { "account:\(account)" }
 }
 
+extension JournalEntryPosted: ExampleProviding {
+    public static var example: JournalEntryPosted {
+        get throws {
+            try JournalEntryPosted(
+                account: "Expenses:Groceries", counterAccount: "Assets:Bank:Checking",
+                amount: Money(parsing: "84.17", commodity: .usd), payee: "Trader Joe's #552",
+                category: "Food:Groceries", externalId: "chk-2026-04-0193"
+            )
+        }
+    }
+}
+
 /// Money moved between two of the user's accounts; across currencies, `received` is what
 /// arrived in the target's currency.
 public struct TransferMade: EventPayload {
@@ -155,6 +196,18 @@ public struct TransferMade: EventPayload {
     public var entity: String { "transfer:\(transferId)" }
 }
 
+extension TransferMade: ExampleProviding {
+    public static var example: TransferMade {
+        get throws {
+            try TransferMade(
+                transferId: "trf_7d1c2a90", source: "Assets:Bank:Checking", target: "Assets:Bank:UK Current",
+                amount: Money(parsing: "1000.00", commodity: .usd),
+                received: Money(parsing: "787.40", commodity: .gbp), envelope: "env_travel"
+            )
+        }
+    }
+}
+
 /// The user asserted an account's balance at the end of the effective day (as beancount's
 /// `balance`); `verify` reports a failing assertion with the expected and actual amounts.
 public struct BalanceAsserted: EventPayload {
@@ -171,4 +224,14 @@ public struct BalanceAsserted: EventPayload {
     }
 
     public var entity: String { "account:\(account)" }
+}
+
+extension BalanceAsserted: ExampleProviding {
+    public static var example: BalanceAsserted {
+        get throws {
+            try BalanceAsserted(
+                account: "Assets:Bank:Checking", amount: Money(parsing: "1415.83", commodity: .usd)
+            )
+        }
+    }
 }

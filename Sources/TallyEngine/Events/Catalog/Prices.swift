@@ -39,6 +39,17 @@ public struct PriceQuoted: EventPayload {
     public var entity: String { "price:\(symbol.code)" }
 }
 
+extension PriceQuoted: ExampleProviding {
+    public static var example: PriceQuoted {
+        get throws {
+            try PriceQuoted(
+                symbol: Commodity.named("VEA"), price: ExactDecimal(parsing: "49.8725"), currency: .usd,
+                source: .live
+            )
+        }
+    }
+}
+
 /// `price_quoted` version 1: the price as an amount of its currency, at the currency's scale.
 public struct PriceQuotedV1: LegacyEventPayload, Hashable {
     public static let version: UInt16 = 1
@@ -62,6 +73,17 @@ public struct PriceQuotedV1: LegacyEventPayload, Hashable {
     }
 }
 
+extension PriceQuotedV1: ExampleProviding {
+    public static var example: PriceQuotedV1 {
+        get throws {
+            try PriceQuotedV1(
+                symbol: Commodity.named("VEA"), price: Money(parsing: "49.87", commodity: .usd),
+                source: .live
+            )
+        }
+    }
+}
+
 /// An exchange rate in force from the effective time: 1 `base` = `rate` `quote`.
 public struct FXRateSet: EventPayload {
     public static let eventType = EventType("fx_rate_set", code: 89)
@@ -82,6 +104,14 @@ public struct FXRateSet: EventPayload {
     public var entity: String { "fx:\(base.code)/\(quote.code)" }
 }
 
+extension FXRateSet: ExampleProviding {
+    public static var example: FXRateSet {
+        get throws {
+            try FXRateSet(base: .gbp, quote: .usd, rate: ExactDecimal(parsing: "1.2703"))
+        }
+    }
+}
+
 /// How old a price may be before answers flag it stale (15 minutes by default).
 public struct PriceStalenessSet: EventPayload {
     public static let eventType = EventType("price_staleness_set", code: 92)
@@ -92,4 +122,10 @@ public struct PriceStalenessSet: EventPayload {
     public init(thresholdSeconds: Int64) { self.thresholdSeconds = thresholdSeconds }
 
     public var entity: String { "ledger" }
+}
+
+extension PriceStalenessSet: ExampleProviding {
+    public static var example: PriceStalenessSet {
+        PriceStalenessSet(thresholdSeconds: 900)
+    }
 }

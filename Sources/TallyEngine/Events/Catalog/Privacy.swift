@@ -13,3 +13,9 @@ public struct ErasureRecorded: EventPayload, MovesNoMoney {
 
     public var entity: String { "subject:\(subject)" }
 }
+
+extension ErasureRecorded: ExampleProviding {
+    public static var example: ErasureRecorded {
+        ErasureRecorded(subject: "b9a30aa0c0be1606f68b4d8607e7a37b")
+    }
+}

@@ -14,6 +14,12 @@ public struct DueSoonWindowSet: EventPayload {
     public var entity: String { "ledger" }
 }
 
+extension DueSoonWindowSet: ExampleProviding {
+    public static var example: DueSoonWindowSet {
+        DueSoonWindowSet(days: 7)
+    }
+}
+
 /// How many rows a page of a list holds when the caller gives no page size (10 unless set),
 /// in force from the effective time.
 public struct PageSizeSet: EventPayload {
@@ -25,6 +31,12 @@ public struct PageSizeSet: EventPayload {
     public init(rows: Int64) { self.rows = rows }
 
     public var entity: String { "ledger" }
+}
+
+extension PageSizeSet: ExampleProviding {
+    public static var example: PageSizeSet {
+        PageSizeSet(rows: 25)
+    }
 }
 
 /// A commodity code that is neither an ISO 4217 currency nor on Tally's built-in list
@@ -44,4 +56,10 @@ public struct CommodityDeclared: EventPayload {
     }
 
     public var entity: String { "commodity:\(code)" }
+}
+
+extension CommodityDeclared: ExampleProviding {
+    public static var example: CommodityDeclared {
+        CommodityDeclared(code: "GBX", scale: 2)
+    }
 }

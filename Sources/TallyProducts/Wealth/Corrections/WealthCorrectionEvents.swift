@@ -50,6 +50,16 @@ public struct WealthEntryReversed: EventPayload {
     public var entity: String { "wealth:\(account)" }
 }
 
+extension WealthEntryReversed: ExampleProviding {
+    public static var example: WealthEntryReversed {
+        get throws {
+            try WealthEntryReversed(
+                account: "main", entry: 17, kind: .purchase, amount: Money(parsing: "3.40", commodity: .gbp)
+            )
+        }
+    }
+}
+
 /// The split of a reversed deposit no longer counts: its parts move back from Spend and
 /// Invest to the wallet (where the deposit's reversal takes them out), effective when the
 /// split was. Its cause is the deposit's reversal.
@@ -74,6 +84,17 @@ public struct DepositSplitReversed: EventPayload {
     }
 
     public var entity: String { "wealth:\(account)" }
+}
+
+extension DepositSplitReversed: ExampleProviding {
+    public static var example: DepositSplitReversed {
+        get throws {
+            try DepositSplitReversed(
+                account: "main", split: 12, spend: Money(parsing: "70.00", commodity: .gbp),
+                invest: Money(parsing: "30.00", commodity: .gbp)
+            )
+        }
+    }
 }
 
 // The double-entry meaning: each reversal moves its entry's money back the way it came.
