@@ -186,6 +186,7 @@ let package = Package(
             dependencies: [
                 "TallyService",
                 "Tally",
+                "TallyLog",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
@@ -203,6 +204,7 @@ let package = Package(
             dependencies: [
                 "TallyService",
                 "Tally",
+                "TallyLog",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["Tools"])),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),

@@ -21,7 +21,7 @@ let package = Package(
     targets: [
         .target(
             name: "HouseholdJournal",
-            dependencies: [.product(name: "Tally", package: "Tally")],
+            dependencies: [.product(name: "Tally", package: "Tally"), .product(name: "TallyLog", package: "Tally")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

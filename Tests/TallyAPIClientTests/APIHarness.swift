@@ -46,7 +46,7 @@ final class APIHarness: Sendable {
         let seconds = timeout.components.seconds
         return Client(
             serverURL: serverURL,
-            configuration: Configuration(dateTranscoder: RFC3339Transcoder()),
+            configuration: OpenAPIRuntime.Configuration(dateTranscoder: RFC3339Transcoder()),
             transport: AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(seconds))),
             middlewares: [BearerToken(key: key ?? adminKey)]
         )

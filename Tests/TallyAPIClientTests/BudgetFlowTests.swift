@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import Tally
 import TallyTestSupport
 import Testing
+import TallyLog
 
 /// The budgeting app's flow through the generated client: transactions and a budget, a pot
 /// that holds money out of the current balance, the bank's reference balance, a bank's CSV

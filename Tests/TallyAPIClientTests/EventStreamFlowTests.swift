@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import Tally
 import TallyTestSupport
 import Testing
+import TallyLog
 
 /// The live-events flow through the generated client: a ledger of more than 50,000 events
 /// (a journal CSV imported over HTTP) caught up from the start as Server-Sent Events, the

@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import Tally
 import TallyTestSupport
 import Testing
+import TallyLog
 
 /// The wealth app's flow through the generated client: a household's ledger and keys,
 /// deposits split between Spend and Invest by the rule in force, purchases from Spend with

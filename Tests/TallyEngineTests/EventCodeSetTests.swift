@@ -1,6 +1,7 @@
 import Testing
 import TallyTestSupport
 @testable import TallyEngine
+import TallyLog
 
 /// The bit set a fold asks, per event and projector, whether it reads an event's type.
 @Suite struct EventCodeSetTests {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TallyEngine
 import TallyTestSupport
+import TallyLog
 
 /// `PlanReads`: an embedder's plan reads balances (now, at a date, as known at a time, the
 /// lowest from a date on) with the same answers as the ledger's reads, and sees the commands

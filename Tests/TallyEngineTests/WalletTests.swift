@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TallyEngine
 import TallyTestSupport
+import TallyLog
 
 /// The engine's plain wallet (`ledger.wallet`): deposits, purchases and transfers between
 /// `Assets:…` accounts with no product configured, under one overdraft rule that holds at the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TallyService
+import TallyLog
 
 /// Lists a page at a time with opaque cursors that carry their filters.
 @Suite struct CursorTests {

@@ -4,6 +4,7 @@ import Testing
 import TallyTestSupport
 @testable import TallyEngine
 @testable import TallyProducts
+import TallyLog
 
 /// A user imports a month of bank transactions from their bank's CSV export
 /// (`Ledger.importBankCSV`): all rows or none, each row as the single bank import records it.

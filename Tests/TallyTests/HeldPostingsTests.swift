@@ -3,6 +3,7 @@ import Testing
 @testable import Tally
 @testable import TallyEngine
 import TallyTestSupport
+import TallyLog
 
 /// A write group holds its postings and roll-up cells until its commands are planned
 /// (`HeldPostings`). Whatever a batch holds, the commands meet the state one at a time would

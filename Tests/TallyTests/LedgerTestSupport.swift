@@ -6,6 +6,7 @@ import TallyTestSupport
 @testable import Tally
 @testable import TallyEngine
 @testable import TallyProducts
+import TallyLog
 
 extension Ledger {
     /// A new ledger in `root` on a manual clock (USD, New York unless told otherwise).

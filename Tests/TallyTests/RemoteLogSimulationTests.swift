@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TallyEngine
+import TallyLog
 
 /// Deterministic simulation of the PostgreSQL backend's failures at the `LogWriting` interface
 /// (issue 29): lost commit acknowledgements, connections lost before a commit, fenced writers.

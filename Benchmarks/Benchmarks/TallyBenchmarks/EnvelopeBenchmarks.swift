@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Tally
+import TallyLog
 
 // MARK: - Envelopes: statuses at a date resume from snapshots
 

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Tally
+import TallyLog
 
 // MARK: - Market value: `balances --value` against the plain point-in-time balances
 

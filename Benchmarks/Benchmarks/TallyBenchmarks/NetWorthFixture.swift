@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Tally
+import TallyLog
 
 /// The net-worth household of the series benchmarks: 30 items (20 assets in USD, GBP and
 /// EUR: cash, property, funds and six ETF positions priced in USD or GBP; 10 liabilities)

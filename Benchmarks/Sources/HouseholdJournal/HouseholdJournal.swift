@@ -1,4 +1,5 @@
 public import Tally
+import TallyLog
 
 /// A deterministic synthetic household: `transactions` two-legged entries spread evenly over
 /// twenty years (2006-01-01 through 2025-12-31), the same for a given seed on every machine.
