@@ -542,18 +542,7 @@ enum WealthQueries {
             of: .named([LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)]),
             effectiveThrough: effective, recordedThrough: recorded, db)
         let settings = try settings(account, asOf: asOf, knownAt: knownAt, db)
-        // A deposit is unsplit at `asOf` when no split caused by it is effective and known by then.
-        let unsplit = try Int.fetchOne(
-            db, sql: """
-                SELECT COUNT(*) FROM wealth_history d
-                WHERE d.account = ? AND d.kind = 'deposit' AND d.effective_at <= ? AND d.recorded_at <= ?
-                  AND NOT EXISTS (SELECT 1 FROM wealth_history s
-                                  WHERE s.cause = d.sequence AND s.kind = 'split' AND s.effective_at <= ? AND s.recorded_at <= ?)
-                  AND NOT EXISTS (SELECT 1 FROM wealth_history r
-                                  WHERE r.reverses = d.sequence AND r.effective_at <= ? AND r.recorded_at <= ?)
-                """,
-            arguments: [account, effective, recorded, effective, recorded, effective, recorded]
-        ) ?? 0
+        let unsplit = try unsplitDepositCount(account, asOf: asOf, knownAt: knownAt, db)
         return WealthSummary(
             account: account, balances: try balances(account, sums, incrementsAt: asOf, knownAt: knownAt, db),
             status: WealthRules.status(isPaused: settings.isPaused, hasUnsplitDeposits: unsplit > 0),
