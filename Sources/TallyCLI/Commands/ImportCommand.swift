@@ -5,7 +5,7 @@ import Tally
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a journal CSV, a prices CSV or an export's budgets, pots or recurring-items CSV (.csv), or events in their JSON form (.ndjson).",
+        abstract: "Import a journal CSV, a prices CSV or an export's budgets, pots, recurring-items or budget-transactions CSV (.csv), or events in their JSON form (.ndjson).",
         discussion: """
             A journal CSV starts with the header \(JournalCSV.header); each row moves the \
             signed amount into account out of counter_account at the start of date in the \
@@ -21,18 +21,20 @@ struct ImportCommand: ParsableCommand {
             header \(PricesCSV.header); each row records the price of one unit of symbol in \
             currency at the start of date. A row repeating a price already recorded for that \
             symbol and day is skipped; a different price for the same symbol and day refuses \
-            the whole file, naming the line. An export's budgets.csv, pots.csv or \
-            recurring-items.csv (known by its header) is read back through budget set, pot \
-            create and pot add (the budget's balance must cover a pot's total), and recurring \
-            define: checked and rehearsed whole, then one commit; a row the ledger holds \
-            already is skipped, a pot or recurring item held with something else refuses the \
-            file, naming its line and column.
+            the whole file, naming the line. An export's budgets.csv, pots.csv, \
+            recurring-items.csv or budget-transactions.csv (known by its header) is read back \
+            through budget set, pot create and pot add (the budget's balance must cover a \
+            pot's total), recurring define, and tx add --id, tx import-bank (connect the bank \
+            first) or the occurrence recurring generate records (a numbered id manual:N comes \
+            back as manual-N): checked and rehearsed whole, then one commit; a row the ledger \
+            holds already is skipped, a pot, recurring item or transaction held with something \
+            else refuses the file, naming its line and column.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: ArgumentHelp("The file: FILE.csv (journal, prices, or an export's budgets, pots or recurring-items CSV) or FILE.ndjson / FILE.jsonl (events).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The file: FILE.csv (journal, prices, or an export's budgets, pots, recurring-items or budget-transactions CSV) or FILE.ndjson / FILE.jsonl (events).", valueName: "file"))
     var file: String
 
     @Option(help: "bar (on a terminal), json (one {\"committed_seq\": N} line per commit on standard output) or none.")
@@ -81,7 +83,7 @@ struct ImportCommand: ParsableCommand {
         let summary: ImportSummary
         switch format {
         case .journal where try ProductCSVKind.of(csvAt: file) != nil:
-            // An export's budgets.csv, pots.csv or recurring-items.csv: read back through the
+            // An export's budgets, pots, recurring-items or budget-transactions CSV: read back through the
             // products' commands, checked and rehearsed whole, then one commit.
             let ledger = CommittedWrites.track(try Ledger.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()))
             defer { try? ledger.close() }

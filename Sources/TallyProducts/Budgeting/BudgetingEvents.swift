@@ -44,9 +44,20 @@ public enum TransactionSource: String, EventEnumeration {
 public enum RecurringFrequency: String, EventEnumeration {
     /// Every month, every third month or every twelfth month, counted from the start month
     /// (`monthly`, `quarterly`, `yearly`); `weekly` is refused by
-    /// ``Ledger/defineRecurring(id:payee:category:amount:dayOfMonth:startMonth:endMonth:frequency:idempotencyKey:)``,
-    /// and a recorded weekly item falls due every month.
+    /// ``Ledger/defineRecurring(id:payee:category:amount:dayOfMonth:startMonth:endMonth:frequency:idempotencyKey:)``:
+    /// a recurring item falls due on a day of the month, and an item an early event recorded
+    /// as weekly falls due every month on its day (``schedule``).
     case weekly, monthly, quarterly, yearly
+
+    /// The schedule the item follows, and the frequency every answer shows: `monthly` for a
+    /// recorded `weekly` (it falls due every month on its day), the frequency itself otherwise.
+    /// So what an answer or an export shows is always a frequency `recurring define` and
+    /// `tally import` take.
+    ///
+    /// ```swift
+    /// RecurringFrequency.weekly.schedule   // .monthly
+    /// ```
+    public var schedule: RecurringFrequency { self == .weekly ? .monthly : self }
 }
 
 /// A transaction happened on the effective date. Manual ones can be amended and deleted;

@@ -2,7 +2,7 @@ public import TallyEngine
 import GRDB
 
 // The way back of the export's product CSVs (docs/cli.md, "Export and restore"): `budgets.csv`,
-// `pots.csv` and `recurring-items.csv`, read by `tally import` (``Ledger/importProductCSV(at:)``)
+// `pots.csv`, `recurring-items.csv` and `budget-transactions.csv`, read by `tally import` (``Ledger/importProductCSV(at:)``)
 // into a ledger through the products' own commands, so every rule of a budget, a pot or a
 // recurring item holds for an imported row as for a typed one. Each file is read whole and
 // checked (every field), then every row's command is rehearsed in order (the ledger's rules,
@@ -17,6 +17,9 @@ public enum ProductCSVKind: String, Hashable, Sendable, CaseIterable {
     case pots
     /// `recurring-items.csv` (``RecurringItemsCSV``): a recurring income or bill.
     case recurringItems = "recurring_items"
+    /// `budget-transactions.csv` (``BudgetTransactionsCSV``): a budget transaction in its
+    /// current version.
+    case budgetTransactions = "budget_transactions"
 
     /// The header the file starts with, exactly as the export writes it.
     public var header: String {
@@ -24,6 +27,7 @@ public enum ProductCSVKind: String, Hashable, Sendable, CaseIterable {
         case .budgets: BudgetsCSV.header
         case .pots: PotsCSV.header
         case .recurringItems: RecurringItemsCSV.header
+        case .budgetTransactions: BudgetTransactionsCSV.header
         }
     }
 
@@ -47,14 +51,19 @@ extension Ledger {
     /// commands: a budget row sets that category's budget for its month (as `budget set`);
     /// a pot row creates the pot with its name and target and adds its total (as `pot create`
     /// and `pot add`: the budget's balance must cover it); a recurring row defines the item
-    /// (as `recurring define`). The columns an export derives (`spent`, `remaining`,
-    /// `over_budget`, the base-currency columns, `progress_basis_points`) are answers, not
-    /// input: they are checked for form and otherwise ignored.
+    /// (as `recurring define`). A transaction row records the transaction as it stands, under
+    /// the id the export gives it: a manual one as `tx add` with that id (`manual:<seq>`, an id
+    /// the ledger numbers, becomes the chosen id `manual-<seq>`), a bank one as the bank's
+    /// import (the bank must be connected), a recurring item's occurrence `recurring:<id>:<month>`
+    /// as the occurrence that month's generation records (so generating the month again
+    /// skips it). The columns an export derives (`spent`, `remaining`, `over_budget`, the
+    /// base-currency columns, `progress_basis_points`) are answers, not input: they are
+    /// checked for form and otherwise ignored.
     ///
     /// A row that the ledger holds already (the same budget maximum, the same pot with the
-    /// same total, the same recurring item) is skipped and counted, so importing a file twice
-    /// changes nothing; a pot or recurring item that exists with something else refuses the
-    /// file, naming its line and column.
+    /// same total, the same recurring item, the same transaction under its id) is skipped and
+    /// counted, so importing a file twice changes nothing; a pot, recurring item or
+    /// transaction that exists with something else refuses the file, naming its line and column.
     ///
     /// ```swift
     /// let summary = try ledger.importProductCSV(at: "backup/recurring-items.csv")
@@ -120,6 +129,7 @@ struct ProductCSVRow {
         case budget(category: BudgetCategory, month: Month, maximum: Money)
         case pot(id: String, name: String, total: Money, target: Money)
         case recurring(RecurringItem)
+        case transaction(ExportedTransaction)
     }
 
     let file: String
@@ -160,6 +170,8 @@ struct ProductCSVRow {
                 category: try reader.category("category"), amount: try reader.money("amount", signed: true),
                 frequency: try reader.frequency("frequency"), dayOfMonth: try reader.dayOfMonth("day_of_month"),
                 startMonth: try reader.month("start_month"), endMonth: try reader.optionalMonth("end_month")))
+        case .budgetTransactions:
+            content = .transaction(try reader.transaction())
         }
     }
 
@@ -193,6 +205,26 @@ struct ProductCSVRow {
             return [("id", try ledger.defineRecurringCommand(
                 id: item.id, payee: item.payee, category: item.category, amount: item.amount, dayOfMonth: item.dayOfMonth,
                 startMonth: item.startMonth, endMonth: item.endMonth, frequency: item.frequency))]
+        case .transaction(let row):
+            if let existing = try ledger.transaction(id: row.id) {
+                guard row.matches(existing) else {
+                    throw fail("id", "the transaction '\(row.id)' exists with another payee, category, amount, date, recurring flag or source; delete it first or leave the row out")
+                }
+                return nil
+            }
+            switch row.origin {
+            case .manual:
+                return [("id", try ledger.recordTransactionCommand(
+                    payee: row.payee, category: row.category, amount: row.amount, date: row.date, recurring: row.recurring, id: row.id))]
+            case .bank(let bankId, let externalId):
+                return [("bank", try ledger.importBankTransactionCommand(
+                    bankId: bankId, externalId: externalId, payee: row.payee, category: row.category, amount: row.amount, date: row.date))]
+            case .occurrence(let recurringId, let month):
+                // An occurrence is generated flagged recurring; one the user unflagged since is amended back to it.
+                return [("id", try ledger.restoreOccurrenceCommand(
+                    recurringId: recurringId, month: month, payee: row.payee, category: row.category, amount: row.amount, date: row.date))]
+                    + (row.recurring ? [] : [("recurring", try ledger.amendTransactionCommand(id: row.id, recurring: false))])
+            }
         }
     }
 
@@ -200,6 +232,54 @@ struct ProductCSVRow {
     func fail(_ field: String, _ message: String) -> ImportError {
         let names = kind.header.split(separator: ",").map(String.init)
         return ImportError(.invalidRow, file: file, line: line, column: names.firstIndex(of: field).map { $0 + 1 }, field: field, message)
+    }
+}
+
+/// A row of `budget-transactions.csv`, checked: the transaction as it stands, and how it came
+/// to be (which command records it again).
+struct ExportedTransaction {
+    enum Origin: Equatable {
+        /// Typed by the user: recorded again as `tx add` under ``ExportedTransaction/id``.
+        case manual
+        /// Imported from a bank: imported again from the same bank under the same bank id.
+        case bank(bankId: String, externalId: String)
+        /// A recurring item's occurrence in a month (its id `recurring:<item>:<month>`).
+        case occurrence(recurringId: String, month: Month)
+    }
+
+    /// The id it gets in the ledger: the export's, except that `manual:<seq>` (an id the
+    /// source ledger numbered by its sequence, which this ledger numbers again) becomes the
+    /// chosen id `manual-<seq>`.
+    let id: String
+    let date: LocalDate
+    let payee: String
+    let category: BudgetCategory
+    let amount: Money
+    let recurring: Bool
+    let origin: Origin
+
+    /// The id a `manual:<seq>` transaction gets when read back: a chosen id, which never
+    /// collides with an id the ledger numbers.
+    static func importedManualId(_ exported: String) -> String? {
+        let prefix = "manual:"
+        guard exported.hasPrefix(prefix) else { return nil }
+        let number = exported.dropFirst(prefix.count)
+        guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber) else { return nil }
+        return "manual-" + number
+    }
+
+    /// Whether the ledger's transaction is this row: the same fields and the same origin.
+    func matches(_ transaction: BudgetTransaction) -> Bool {
+        let origin: Origin
+        if let bankId = transaction.bankId, let externalId = transaction.externalId {
+            origin = .bank(bankId: bankId, externalId: externalId)
+        } else if let recurringId = transaction.recurringId, case .occurrence(_, let month) = self.origin {
+            origin = .occurrence(recurringId: recurringId, month: month)
+        } else {
+            origin = .manual
+        }
+        return transaction.date == date && transaction.payee == payee && transaction.category == category
+            && transaction.amount == amount && transaction.recurring == recurring && origin == self.origin
     }
 }
 
@@ -243,10 +323,60 @@ private struct ProductCSVFields {
     }
 
     func frequency(_ name: String) throws -> RecurringFrequency {
+        // An export written before items recorded as weekly read as monthly says `weekly`.
         guard let frequency = RecurringFrequency(rawValue: text(name)) else {
             throw fail(name, "is not monthly, quarterly or yearly")
         }
-        return frequency
+        return frequency.schedule
+    }
+
+    func flag(_ name: String) throws -> Bool {
+        switch text(name) {
+        case "true": return true
+        case "false": return false
+        default: throw fail(name, "is not true or false")
+        }
+    }
+
+    /// A row of `budget-transactions.csv`: its fields, and its id as its source makes it.
+    func transaction() throws -> ExportedTransaction {
+        let date = try CSVFields.date(text("date"), fail: fail)
+        let payee = try name("payee", "the payee"), category = try category("category")
+        let amount = try CSVFields.money(text("amount"), currency, field: "amount", signed: true, fail: fail)
+        if amount.isZero { throw fail("amount", "is zero; a transaction is positive for income, negative for an expense") }
+        let recurring = try flag("recurring")
+        let id = text("id"), bank = text("bank"), externalId = text("external_id"), recurringItem = text("recurring_item")
+        guard let source = TransactionSource(rawValue: text("source")) else { throw fail("source", "is not manual or bank") }
+        let origin: ExportedTransaction.Origin
+        let importedId: String
+        switch source {
+        case .bank:
+            _ = try identifier("bank", "the bank id")
+            guard !externalId.isEmpty, externalId.count <= BudgetSettings.identifierLengthLimit else {
+                throw fail("external_id", "must have 1 to \(BudgetSettings.identifierLengthLimit) characters: the bank's transaction id")
+            }
+            guard recurringItem.isEmpty else { throw fail("recurring_item", "is given for a bank transaction; only a generated occurrence has one") }
+            guard !recurring else { throw fail("recurring", "is true for a bank transaction; only the user's own transactions are flagged recurring") }
+            importedId = TransactionRules.bankTransactionId(bankId: bank, externalId: externalId)
+            guard id == importedId else { throw fail("id", "is '\(id)'; a bank transaction's id is bank:<bank>:<external_id>, here '\(importedId)'") }
+            origin = .bank(bankId: bank, externalId: externalId)
+        case .manual:
+            for column in ["bank", "external_id"] where !text(column).isEmpty {
+                throw fail(column, "is given for a manual transaction; only a bank transaction has one")
+            }
+            if recurringItem.isEmpty {
+                importedId = try ExportedTransaction.importedManualId(id) ?? identifier("id", "the transaction id")
+                origin = .manual
+            } else {
+                _ = try identifier("recurring_item", "the recurring item id")
+                guard let month = RecurringRules.occurrenceMonth(id, of: recurringItem) else {
+                    throw fail("id", "is '\(id)'; an occurrence of recurring item '\(recurringItem)' has the id recurring:\(recurringItem):<YYYY-MM>")
+                }
+                importedId = id
+                origin = .occurrence(recurringId: recurringItem, month: month)
+            }
+        }
+        return ExportedTransaction(id: importedId, date: date, payee: payee, category: category, amount: amount, recurring: recurring, origin: origin)
     }
 
     func dayOfMonth(_ name: String) throws -> Int {

@@ -141,10 +141,45 @@ extension Ledger {
     }
 }
 
+extension Ledger {
+    /// The command that records one occurrence of a recurring item as an export shows it (the
+    /// transaction `recurring:<id>:<month>` of `budget-transactions.csv`, in its current
+    /// version): the event ``generateRecurring(month:idempotencyKey:)`` records, under the same
+    /// key and transaction id, with the row's payee, category, amount and day, so a later
+    /// generation of that month skips the item. The item need not be defined: an occurrence
+    /// outlives its item's removal.
+    ///
+    /// - Throws: ``LedgerError`` `invalidArgument` (empty payee, zero amount),
+    ///   `currencyMismatch`, `alreadyExists` (the occurrence was generated already).
+    func restoreOccurrenceCommand(
+        recurringId: String, month: Month, payee: String, category: BudgetCategory, amount: Money, date: LocalDate
+    ) throws -> LedgerCommand {
+        let key = RecurringRules.occurrenceKey(try BudgetSettings.validIdentifier(recurringId, "the recurring item id"), month)
+        let occurrence = NewEvent(effectiveAt: calendar.startOfDay(date), idempotencyKey: key, body: EventBody(RecurringOccurrenceGenerated(
+            recurringId: recurringId, month: month, transactionId: key, payee: try BudgetSettings.validName(payee, "the payee"),
+            category: category, amount: amount
+        )))
+        return LedgerCommand(idempotencyKey: nil, request: occurrence, requestHasEffectiveTime: true) { [calendar] db in
+            try TransactionRules.requireAmount(amount, db)
+            guard try !RecurringRules.isGenerated(key, db) else {
+                throw LedgerError(.alreadyExists, "the occurrence '\(key)' of recurring item '\(recurringId)' was generated already")
+            }
+            return try [occurrence] + ReferenceReconciliation.events(for: [.init(at: occurrence.effectiveAt, amount: amount, event: 0)], calendar: calendar, db)
+        }
+    }
+}
+
 /// Names recurring commands share.
 enum RecurringRules {
     /// The idempotency key, and the transaction id, of an item's occurrence in a month.
     static func occurrenceKey(_ id: String, _ month: Month) -> String { "recurring:\(id):\(month)" }
+
+    /// The month of item `id`'s occurrence whose key is `key`; nil when `key` is no occurrence of it.
+    static func occurrenceMonth(_ key: String, of id: String) -> Month? {
+        let prefix = "recurring:\(id):"
+        guard key.hasPrefix(prefix), let month = try? Month(parsing: String(key.dropFirst(prefix.count))) else { return nil }
+        return occurrenceKey(id, month) == key ? month : nil
+    }
 
     /// Whether the occurrence with this key was generated: by its key, or by its transaction
     /// id (the same text), which the first occurrence of a command run under a caller's key

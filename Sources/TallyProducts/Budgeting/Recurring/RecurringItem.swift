@@ -11,7 +11,8 @@ public struct RecurringItem: Hashable, Sendable {
     public let category: BudgetCategory
     /// Signed: positive income, negative expense.
     public let amount: Money
-    /// Monthly, quarterly or yearly, counted from the start month.
+    /// Monthly, quarterly or yearly, counted from the start month (an item recorded as weekly
+    /// reads as monthly: ``RecurringFrequency/schedule``).
     public let frequency: RecurringFrequency
     /// 1 to 31; in shorter months the last day.
     public let dayOfMonth: Int
@@ -26,7 +27,7 @@ public struct RecurringItem: Hashable, Sendable {
         guard month >= startMonth, endMonth.map({ month <= $0 }) ?? true else { return false }
         let elapsed = month.ordinal - startMonth.ordinal
         switch frequency {
-        case .monthly, .weekly: return true
+        case .monthly, .weekly: return true  // weekly: see RecurringFrequency.schedule
         case .quarterly: return elapsed % 3 == 0
         case .yearly: return elapsed % 12 == 0
         }

@@ -40,7 +40,7 @@ extension RecurringItem {
         guard let frequency = RecurringFrequency(rawValue: name) else {
             throw LedgerError(.inconsistentLog, "recurring item '\(id)' has the frequency '\(name)', which is no frequency; run tally rebuild")
         }
-        return frequency
+        return frequency.schedule
     }
 }
 
