@@ -18,11 +18,14 @@ struct ExportCommand: ParsableCommand {
             \(Ledger.exportEventsFileName), \(BudgetTransactionsCSV.fileName) (\(BudgetTransactionsCSV.header)), \
             \(EnvelopeActivityCSV.fileName) (\(EnvelopeActivityCSV.header)), \
             \(NetWorthItemsCSV.fileName) (\(NetWorthItemsCSV.header)), \
-            \(NetWorthValuationsCSV.fileName) (\(NetWorthValuationsCSV.header)) and \
-            \(WealthHistoryCSV.fileName) (\(WealthHistoryCSV.header)). Every CSV is written, \
+            \(NetWorthValuationsCSV.fileName) (\(NetWorthValuationsCSV.header)), \
+            \(WealthHistoryCSV.fileName) (\(WealthHistoryCSV.header)), \
+            \(BudgetsCSV.fileName) (\(BudgetsCSV.header)), \(PotsCSV.fileName) (\(PotsCSV.header)) and \
+            \(RecurringItemsCSV.fileName) (\(RecurringItemsCSV.header)). Every CSV is written, \
             with its header, even for a product the ledger does not use. --csv NAME prints one \
             of them. Files are replaced whole, in one step each; they are readable by their \
-            owner only.
+            owner only. `tally import` reads \(BudgetTransactionsCSV.fileName), \(BudgetsCSV.fileName), \
+            \(PotsCSV.fileName) and \(RecurringItemsCSV.fileName) back into a ledger.
             """
     )
 
