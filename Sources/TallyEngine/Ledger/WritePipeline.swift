@@ -99,8 +99,8 @@ final class WritePipeline: Sendable {
         do {
             try readModels.database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
-                    if holding { HeldPostings.begin(db) }
-                    defer { HeldPostings.end(db) }
+                    draft.held = holding ? HeldPostings.begin(db) : nil
+                    defer { draft.held?.end() }
                     draft.checkpoints = try ReadModelStore.checkpoints(db)
                     while next < group.count {
                         guard let outcome = try planOne(group[next].command, into: &draft, db) else { break }
@@ -108,7 +108,7 @@ final class WritePipeline: Sendable {
                         next += 1
                     }
                     guard !draft.records.isEmpty else { return .rollback }
-                    try HeldPostings.writeAll(db)
+                    try draft.held?.writeAll()
                     let result = try store.append(records: draft.records, pinnedTo: AppendPin(
                         firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch), encodedAhead: draft.encodedAhead)
                     appended = result
@@ -185,7 +185,7 @@ final class WritePipeline: Sendable {
     private func planInSavepoint(_ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database) throws -> Ledger.CommandResult {
         var result: Ledger.CommandResult?
         do {
-            try db.inCommandSavepoint {
+            try db.inCommandSavepoint(holding: draft.held) {
                 result = try plan(command, into: &draft, db)
                 return .commit
             }
@@ -195,42 +195,79 @@ final class WritePipeline: Sendable {
         return result!
     }
 
-    /// Plans, encodes and folds one command against the open transaction.
+    /// Plans, encodes and folds one command against the open transaction, in named steps: a
+    /// repeat of a key answers what it first recorded; else the command's events are planned,
+    /// turned into log records (arriving-decided events admitted and folded one by one), fitted
+    /// into the frame, and folded.
     fileprivate func plan(_ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database) throws -> Ledger.CommandResult {
-        if let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db) {
-            let events = try draft.events(in: range) ?? committedEvents(range)
-            try Self.requireSameInput(command, key: key, first: events.first)
-            return Ledger.CommandResult(events: events, wasAlreadyApplied: true)
-        }
+        if let repeated = try repeatOfKeyedCommand(command, draft: draft, db) { return repeated }
         planning.withLock { $0 = draft.next }
         defer { planning.withLock { $0 = nil } }
-        var planned = try command.plan(db)
+        let planned = try plannedEvents(of: command, db)
         guard !planned.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: false) }
+        let prepared = try prepare(planned, of: command, draft: draft, db)
+        guard !prepared.records.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: true) }
+        try LogWriter.validate(prepared.records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
+        guard draft.fits(prepared.records) else { throw FrameFull() }
+        encodeAheadIfLarge(prepared.records, into: &draft)
+        if !command.admitsEvents { try foldPlanned(prepared.events, planned: planned, into: &draft, db) }
+        draft.add(prepared.records, prepared.events)
+        return Ledger.CommandResult(events: prepared.events, wasAlreadyApplied: false)
+    }
+
+    /// A command whose idempotency key was used before: what the key first recorded (nil for
+    /// a new key, or no key).
+    ///
+    /// - Throws: ``LedgerError`` `idempotencyConflict` when the key recorded other input.
+    private func repeatOfKeyedCommand(_ command: LedgerCommand, draft: GroupDraft, _ db: Database) throws -> Ledger.CommandResult? {
+        guard let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db) else { return nil }
+        let events = try draft.events(in: range) ?? committedEvents(range)
+        try Self.requireSameInput(command, key: key, first: events.first)
+        return Ledger.CommandResult(events: events, wasAlreadyApplied: true)
+    }
+
+    /// The events the command's plan decides, its key on the first, and a keyed command whose
+    /// later events its first did not cause ending with its boundary, so that its key maps to
+    /// every event it records (``CommandCompleted``).
+    private func plannedEvents(of command: LedgerCommand, _ db: Database) throws -> [NewEvent] {
+        var planned = try command.plan(db)
+        guard !planned.isEmpty else { return [] }
         if let key = command.idempotencyKey { planned[0].idempotencyKey = key }
-        // A keyed command whose later events its first did not cause ends with its boundary,
-        // so that its key maps to every event it records (``CommandCompleted``).
         if command.idempotencyKey != nil, !command.admitsEvents, planned.count > 1,
            planned.dropFirst().contains(where: { $0.cause != .earlierInBatch(0) }) {
             planned.append(NewEvent(effectiveAt: planned[0].effectiveAt, cause: .earlierInBatch(0), body: EventBody(CommandCompleted())))
         }
         assert(command.request.map { $0.body == planned[0].body } ?? true,
                "a command's request must be the first event it records, or a repeat of its key could not be recognised")
-        let first = draft.next
+        return planned
+    }
+
+    /// A command's events as log records and as the events folded, at the sequence numbers
+    /// they get.
+    private struct PreparedCommand {
         var records: [LogRecord] = []
-        records.reserveCapacity(planned.count)
         var events: [Event] = []
-        events.reserveCapacity(planned.count)
+    }
+
+    /// Turns planned events into records and events: each cause resolved to a sequence number,
+    /// and for events that arrive decided, a repeat of a key skipped (it keeps its first
+    /// sequence number) and every other event admitted and folded before the next.
+    private func prepare(_ planned: [NewEvent], of command: LedgerCommand, draft: GroupDraft, _ db: Database) throws -> PreparedCommand {
+        let first = draft.next
+        var prepared = PreparedCommand()
+        prepared.records.reserveCapacity(planned.count)
+        prepared.events.reserveCapacity(planned.count)
         /// The sequence number each planned event has: its own, or a repeat's first one.
         var sequences: [UInt64] = []
         sequences.reserveCapacity(planned.count)
-        // Each event is read where it lies in `planned`, through a pointer: a copy would retain
-        // every string in it, and an array subscript per property read made one.
         let admissionTimes = AdmissionTimes()
         defer { if admissionTimes.scans > 0 { admissionScans.add(admissionTimes.scans, ordering: .relaxed) } }
+        // Each event is read where it lies in `planned`, through a pointer: a copy would retain
+        // every string in it, and an array subscript per property read made one.
         try planned.withUnsafeBufferPointer { planned in
             for position in planned.indices {
                 let planned = planned.baseAddress! + position
-                let sequence = first + UInt64(records.count)
+                let sequence = first + UInt64(prepared.records.count)
                 if command.admitsEvents, let key = planned.pointee.idempotencyKey, position > 0 || command.idempotencyKey == nil,
                    let existing = try repeatOf(planned.pointee, key: key, draft: draft, db) {
                     sequences.append(existing)
@@ -243,41 +280,50 @@ final class WritePipeline: Sendable {
                     sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: planned.pointee.effectiveAt, cause: cause,
                     idempotencyKey: planned.pointee.idempotencyKey, body: planned.pointee.body)
                 if command.admitsEvents {
-                    let event = planned.pointee
-                    let label = event.origin ?? "event \(position + 1)"
-                    let protected = try Admissibility.checkBefore(event, label: label, admissionTimes, db)
-                    let postings = try BalanceQueries.postings(of: [event], db)
-                    do {
-                        try readModels.fold([folded][...], db, checkpoints: draft.checkpoints, atLeast: sequence - 1)
-                    } catch let error as DatabaseError where Self.isOverflow(error) {
-                        throw Self.overflow(label, event)
-                    }
-                    admissionTimes.noteFolded(postings)
-                    try Admissibility.checkAfter(folded, label: label, protected, admissionTimes, db)
+                    try admit(planned, as: folded, label: planned.pointee.origin ?? "event \(position + 1)", admissionTimes, draft: draft, db)
                 }
-                records.append(record)
-                events.append(folded)
+                prepared.records.append(record)
+                prepared.events.append(folded)
                 sequences.append(sequence)
             }
         }
-        guard !records.isEmpty else { return Ledger.CommandResult(events: [], wasAlreadyApplied: true) }
-        try LogWriter.validate(records, frameEventsLimit: draft.frameLimits.events, frameBytesLimit: draft.frameLimits.bytes)
-        guard draft.fits(records) else { throw FrameFull() }
-        // A large first command (an import's batch) has its frame encoded on another core
-        // while it folds here; the append uses it if no other command joins the frame.
-        if draft.records.isEmpty, records.count >= Self.encodeAheadEventsMin, !draft.isRehearsal, let store {
-            draft.encodedAhead = store.writer.encodeAhead(records, pinnedTo: AppendPin(
-                firstSequence: first, recordedAt: draft.recordedAt.microsecondsSinceEpoch))
-        }
+        return prepared
+    }
+
+    /// Admits one event that arrived decided where it lands: its type's checks against the
+    /// state before it, its fold, then the balances it protects.
+    private func admit(
+        _ event: UnsafePointer<NewEvent>, as folded: Event, label: String, _ times: AdmissionTimes, draft: GroupDraft, _ db: Database
+    ) throws {
+        let protected = try Admissibility.checkBefore(event.pointee, label: label, times, db)
+        let postings = try BalanceQueries.postings(of: [event.pointee], db)
         do {
-            if !command.admitsEvents { try readModels.fold(events[...], db, checkpoints: draft.checkpoints, atLeast: draft.foldedThrough) }
+            try readModels.fold([folded][...], db, checkpoints: draft.checkpoints, atLeast: folded.sequence - 1, holding: draft.held)
+        } catch let error as DatabaseError where Self.isOverflow(error) {
+            throw Self.overflow(label, event.pointee)
+        }
+        times.noteFolded(postings)
+        try Admissibility.checkAfter(folded, label: label, protected, times, db)
+    }
+
+    /// A large first command (an import's batch) has its frame encoded on another core while
+    /// it folds here; the append uses it if no other command joins the frame.
+    private func encodeAheadIfLarge(_ records: [LogRecord], into draft: inout GroupDraft) {
+        guard draft.records.isEmpty, records.count >= Self.encodeAheadEventsMin, !draft.isRehearsal, let store else { return }
+        draft.encodedAhead = store.writer.encodeAhead(records, pinnedTo: AppendPin(
+            firstSequence: draft.next, recordedAt: draft.recordedAt.microsecondsSinceEpoch))
+    }
+
+    /// Folds a planned command's events into every read model. A fold beyond 64 bits is
+    /// thrown as ``FoldOverflow``, which names its event once the savepoint has rolled back.
+    private func foldPlanned(_ events: [Event], planned: [NewEvent], into draft: inout GroupDraft, _ db: Database) throws {
+        do {
+            try readModels.fold(events[...], db, checkpoints: draft.checkpoints, atLeast: draft.foldedThrough, holding: draft.held)
         } catch {
             draft.encodedAhead = nil  // the command is refused: its records are not appended
             if let error = error as? DatabaseError, Self.isOverflow(error) { throw FoldOverflow(events: events, planned: planned) }
             throw error
         }
-        draft.add(records, events)
-        return Ledger.CommandResult(events: events, wasAlreadyApplied: false)
     }
 
     /// The fewest events a command needs for its frame to be encoded ahead, while it folds:
@@ -290,10 +336,11 @@ final class WritePipeline: Sendable {
     private func nameOverflow(_ overflow: FoldOverflow, draft: GroupDraft, _ db: Database) throws -> LedgerError {
         let events = overflow.events
         var culprit = 0
-        try db.inCommandSavepoint {
+        try db.inCommandSavepoint(holding: draft.held) {
             for index in events.indices {
                 do {
-                    try readModels.fold(events[index...index], db, checkpoints: draft.checkpoints, atLeast: events[index].sequence - 1)
+                    try readModels.fold(
+                        events[index...index], db, checkpoints: draft.checkpoints, atLeast: events[index].sequence - 1, holding: draft.held)
                 } catch let error as DatabaseError where Self.isOverflow(error) {
                     culprit = index
                     break
@@ -450,6 +497,9 @@ struct GroupDraft {
     /// group folds (``WritePipeline/encodeAheadEventsMin``); the log uses it only if it still
     /// matches what is appended.
     var encodedAhead: FrameEncodedAhead?
+    /// The group's held postings (nil: each command writes its own), owned by the pipeline for
+    /// the group's transaction and handed to each command's savepoint and fold.
+    var held: HeldPostings?
     private var bytes = 0
 
     init(first: UInt64, recordedAt: Instant, frameLimits: (events: Int, bytes: Int), isRehearsal: Bool = false) {

@@ -4,11 +4,11 @@ extension Database {
     /// ``Database/inSavepoint(_:)`` inside the pipeline's open transaction, with its
     /// statements compiled once per connection instead of once per command (GRDB's compiles
     /// `SAVEPOINT` and `RELEASE` each time: a few per cent of a small command).
-    func inCommandSavepoint(_ body: () throws -> TransactionCompletion) throws {
+    ///
+    /// `held`: the group's held postings (nil: none), which follow the savepoint: kept when it
+    /// is released, taken back when it rolls back.
+    func inCommandSavepoint(holding held: HeldPostings?, _ body: () throws -> TransactionCompletion) throws {
         precondition(isInsideTransaction, "a command's savepoint lies inside the pipeline's transaction")
-        // The group's held postings (if any) follow the savepoint: kept when it is released,
-        // taken back when it rolls back.
-        let held = HeldPostings.of(self)
         try cachedStatement(sql: "SAVEPOINT tally_command").execute()
         held?.commandBegins()
         let completion: TransactionCompletion

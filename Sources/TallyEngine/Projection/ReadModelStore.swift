@@ -290,8 +290,13 @@ public final class ReadModelStore: Sendable {
     ///
     /// `atLeast`: a sequence number every projector with a checkpoint has folded through,
     /// whatever `checkpoints` says (the events a write group folded before these).
-    func fold(_ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0) throws {
-        try Self.fold(events, db, projectors: projectors, snapshots: snapshots, traits: foldTraits, checkpoints: checkpoints, atLeast: floor)
+    /// `holding`: the write group's held postings, which the balances fold adds to (nil: the
+    /// postings are written as they are folded).
+    func fold(
+        _ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil
+    ) throws {
+        try Self.fold(
+            events, db, projectors: projectors, snapshots: snapshots, traits: foldTraits, checkpoints: checkpoints, atLeast: floor, holding: holding)
     }
 
     /// What a fold needs to know of a projector, beside the projector itself.
@@ -300,10 +305,14 @@ public final class ReadModelStore: Sendable {
         let snapshotTaker: (any SnapshotTaking)?
         /// The codes of its ``Projector/eventTypes``; nil: it reads every event.
         let eventCodes: EventCodeSet?
+        /// The projector as the engine's ``BalancesProjector``, which can hold a write group's
+        /// postings.
+        let balances: BalancesProjector?
 
         init(_ projector: any Projector) {
             snapshotTaker = projector as? any SnapshotTaking
             eventCodes = projector.eventTypes.map(EventCodeSet.init(types:))
+            balances = projector as? BalancesProjector
         }
 
         /// Whether the projector reads any of `events`, each read where it lies (a copy per
@@ -321,7 +330,7 @@ public final class ReadModelStore: Sendable {
         }
     }
 
-    /// ``fold(_:_:checkpoints:atLeast:)`` for these projectors, in any database (a rebuild's new file).
+    /// ``fold(_:_:checkpoints:atLeast:holding:)`` for these projectors, in any database (a rebuild's new file).
     /// `traits`: each projector's ``FoldTraits``, in order (nil: found now).
     ///
     /// A projector whose ``Projector/eventTypes`` include none of the events it is handed is
@@ -329,7 +338,7 @@ public final class ReadModelStore: Sendable {
     /// projectors); its snapshots are still taken.
     static func fold(
         _ events: ArraySlice<Event>, _ db: Database, projectors: [any Projector], snapshots: SnapshotSettings?,
-        traits: [FoldTraits]? = nil, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0
+        traits: [FoldTraits]? = nil, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil
     ) throws {
         guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
         guard last - first == UInt64(events.count - 1) else {
@@ -346,7 +355,13 @@ public final class ReadModelStore: Sendable {
             }
             let start = events.startIndex + Int(checkpoint + 1 - first)
             let unseen = events[max(start, events.startIndex)...]
-            if traits[index].readsAny(of: unseen) { try projector.apply(unseen, db) }
+            if traits[index].readsAny(of: unseen) {
+                if let holding, let balances = traits[index].balances {
+                    try balances.apply(unseen, db, holding: holding)
+                } else {
+                    try projector.apply(unseen, db)
+                }
+            }
             if let snapshots {
                 try traits[index].snapshotTaker?.takeSnapshots(db, settings: snapshots, last: events[events.endIndex - 1])
             }

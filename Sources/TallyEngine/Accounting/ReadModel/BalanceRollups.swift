@@ -218,59 +218,11 @@ struct BalanceRollups {
         let day = RollupBuckets.day(asOf)
         let block = RollupBuckets.block(ofDay: day)
         let blockFirstDay = block * RollupBuckets.daysPerBlock
-        var sums: [BalancePair: Int64] = [:]
-        func add(_ pair: BalancePair, _ amount: Int64, negated: Bool = false) throws {
-            if let includes, !includes(pair.account) { return }
-            let current = sums[pair] ?? 0
-            guard negated else {
-                sums[pair] = try PostingRules.add(current, amount)
-                return
-            }
-            let (difference, overflow) = current.subtractingReportingOverflow(amount)
-            guard !overflow else { throw MoneyError.overflowing("the balance of \(pair.account) in \(pair.commodity)") }
-            sums[pair] = difference
-        }
+        var sums = PairSums(includes: includes)
         let texts = try pairTexts(db)
         // The cells of whole recorded blocks before `cellBound`, and the day's postings recorded
         // before its start: all of them without K.
-        var cellBound = Int64.max
-        /// Legs of a run of sequence numbers `[from, to)` effective by `asOf`, added or taken away.
-        var run: (from: Int64, to: Int64, negated: Bool)?
-        if let knownAt {
-            let recordedBlock = RollupBuckets.block(knownAt)
-            // The postings recorded in K's block are one run of sequence numbers from the
-            // block's first; those recorded after K start at `split`. K before the run: the
-            // block counts for nothing; K after it: the block counts whole; else the shorter
-            // side is summed from the packed postings (found by span): the run up to K on top of
-            // the older blocks' cells, or the cells up to K's block less the run after K (a bulk
-            // load recorded in one block costs nothing when K follows it).
-            let marks = try Row.fetchAll(db, sql: """
-                SELECT recorded_block, first_sequence FROM balance_rollup_recorded
-                WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
-                """, arguments: [recordedBlock])
-            cellBound = recordedBlock
-            if let mark = marks.first, mark[BalancesColumns.recordedBlock] as Int64 == recordedBlock {
-                let first: Int64 = mark[BalancesColumns.firstSequence]
-                let next: Int64 = marks.count > 1 ? marks[1][BalancesColumns.firstSequence] : Int64.max
-                let split = try PostingDays.sequenceBound(recordedThrough: knownAt, db)
-                if split >= next {
-                    cellBound = recordedBlock + 1
-                } else if split > first {
-                    // `sequenceEnd` bounds every stored posting's sequence: at or below
-                    // `split`, nothing in the block was recorded after K (a ledger whose
-                    // latest events post nothing), and the block counts whole.
-                    let end = min(next, try PostingDays.sequenceEnd(db))
-                    if end <= split {
-                        cellBound = recordedBlock + 1
-                    } else if end - split < split - first {
-                        cellBound = recordedBlock + 1
-                        run = (split, end, true)
-                    } else {
-                        run = (first, split, false)
-                    }
-                }
-            }
-        }
+        let (cellBound, run) = try knownAt.map { try recordedBounds(knownAt: $0, db) } ?? (Int64.max, nil)
         for row in try Row.fetchAll(db, sql: """
             SELECT pair, SUM(amount) AS amount FROM (
                 SELECT pair, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?
@@ -281,7 +233,7 @@ struct BalanceRollups {
             guard let pair = texts[row[BalancesColumns.pair]] else {
                 throw LedgerError(.inconsistentLog, "the balances read model has roll-up cells of a pair it has no balance row for; run `tally rebuild`")
             }
-            try add(pair, row[BalancesColumns.amount])
+            try sums.add(pair, row[BalancesColumns.amount])
         }
         // The day's postings up to `asOf`, recorded before the first block left out.
         let dayBound = cellBound == Int64.max
@@ -289,16 +241,72 @@ struct BalanceRollups {
             : try PostingDays.sequenceBound(recordedThrough: RollupBuckets.start(ofBlock: cellBound) - 1, db)
         try PostingDays.forEachLeg(onDay: day, db) { pair, leg in
             guard leg.effectiveAt <= asOf, leg.sequence < dayBound, let texts = texts[pair] else { return }
-            try add(texts, leg.amount)
+            try sums.add(texts, leg.amount)
         }
         // The run of K's block on either side of K, effective by `asOf` (on `day` or before it).
         if let run {
             try PostingDays.forEachLeg(inSequences: run.from..<run.to, throughDay: day, db) { pair, leg in
                 guard leg.effectiveAt <= asOf, let texts = texts[pair] else { return }
-                try add(texts, leg.amount, negated: run.negated)
+                try sums.add(texts, leg.amount, negated: run.negated)
             }
         }
-        return sums
+        return sums.sums
+    }
+
+    /// Sums per account and commodity of the accounts `includes` selects (all when nil),
+    /// refusing a sum beyond 64 bits.
+    private struct PairSums {
+        let includes: ((String) -> Bool)?
+        private(set) var sums: [BalancePair: Int64] = [:]
+
+        init(includes: ((String) -> Bool)?) {
+            self.includes = includes
+        }
+
+        mutating func add(_ pair: BalancePair, _ amount: Int64, negated: Bool = false) throws {
+            if let includes, !includes(pair.account) { return }
+            let current = sums[pair] ?? 0
+            guard negated else {
+                sums[pair] = try PostingRules.add(current, amount)
+                return
+            }
+            let (difference, overflow) = current.subtractingReportingOverflow(amount)
+            guard !overflow else { throw MoneyError.overflowing("the balance of \(pair.account) in \(pair.commodity)") }
+            sums[pair] = difference
+        }
+    }
+
+    /// What a sum as known at `knownAt` (K) reads: the cells of recorded blocks before
+    /// `cellBound`, and a run of sequence numbers `[from, to)` whose legs are added (or taken
+    /// away, `negated`) on top.
+    ///
+    /// The postings recorded in K's block are one run of sequence numbers from the block's
+    /// first; those recorded after K start at `split`. K before the run: the block counts for
+    /// nothing; K after it: the block counts whole; else the shorter side is summed from the
+    /// packed postings (found by span): the run up to K on top of the older blocks' cells, or
+    /// the cells up to K's block less the run after K (a bulk load recorded in one block costs
+    /// nothing when K follows it).
+    private static func recordedBounds(
+        knownAt: Int64, _ db: Database
+    ) throws -> (cellBound: Int64, run: (from: Int64, to: Int64, negated: Bool)?) {
+        let recordedBlock = RollupBuckets.block(knownAt)
+        let marks = try Row.fetchAll(db, sql: """
+            SELECT recorded_block, first_sequence FROM balance_rollup_recorded
+            WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
+            """, arguments: [recordedBlock])
+        guard let mark = marks.first, mark[BalancesColumns.recordedBlock] as Int64 == recordedBlock else { return (recordedBlock, nil) }
+        let first: Int64 = mark[BalancesColumns.firstSequence]
+        let next: Int64 = marks.count > 1 ? marks[1][BalancesColumns.firstSequence] : Int64.max
+        let split = try PostingDays.sequenceBound(recordedThrough: knownAt, db)
+        if split >= next { return (recordedBlock + 1, nil) }
+        guard split > first else { return (recordedBlock, nil) }
+        // `sequenceEnd` bounds every stored posting's sequence: at or below `split`, nothing in
+        // the block was recorded after K (a ledger whose latest events post nothing), and the
+        // block counts whole.
+        let end = min(next, try PostingDays.sequenceEnd(db))
+        if end <= split { return (recordedBlock + 1, nil) }
+        if end - split < split - first { return (recordedBlock + 1, (split, end, true)) }
+        return (recordedBlock, (first, split, false))
     }
 
     /// The account and commodity of every `balances` row, by row number.

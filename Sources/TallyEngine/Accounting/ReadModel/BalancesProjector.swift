@@ -64,11 +64,15 @@ public struct BalancesProjector: Projector {
     /// once, and balance changes summed in memory and written once per account and commodity
     /// (before any posting rule reads a balance, so rules see every earlier event).
     ///
-    /// Inside a write group (``HeldPostings``) the postings and roll-up cells are held for
-    /// the group and the fold is kept from one command to the next; the balances are written
-    /// at the end of every run all the same.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
-        let held = HeldPostings.of(db)
+        try apply(events, db, holding: nil)
+    }
+
+    /// ``apply(_:_:)-(ArraySlice<Event>,_)`` inside a write group that holds its postings
+    /// (``HeldPostings``, nil: none): the postings and roll-up cells are held for the group and
+    /// the fold is kept from one command to the next; the balances are written at the end of
+    /// every run all the same.
+    func apply(_ events: ArraySlice<Event>, _ db: Database, holding held: HeldPostings?) throws {
         let fold: BalancesFold
         if let kept = held?.fold {
             fold = kept

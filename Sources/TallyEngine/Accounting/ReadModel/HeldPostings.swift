@@ -8,10 +8,17 @@ internal import Synchronization
 // savepoint of its own. A command's plan reads the `balances` rows (written at the end of
 // every command's fold, as before) but rarely a day's postings or a roll-up cell, yet each
 // command wrote its postings' rows and cells: three upserts per account and commodity it
-// moved. Held, a group writes each row and cell once. Nothing is answered from what is
-// held: every read of those tables first writes it (``HeldPostings/writeHeld(_:)``, at the
-// top of each read in ``PostingDays`` and ``BalanceRollups``), so a reader sees exactly the
-// rows it would have seen.
+// moved. Held, a group writes each row and cell once.
+//
+// The write pipeline owns the holding: it begins one per group (``HeldPostings/begin(_:)``),
+// hands it to each command's savepoint and to the balances fold (``GroupDraft/held``),
+// writes it before the append (``HeldPostings/writeAll()``) and ends it. Nothing is answered
+// from what is held: a read of those tables on the group's connection first writes it
+// (``HeldPostings/writeHeld(_:)``, at the top of each read in ``PostingDays`` and
+// ``BalanceRollups``), so a reader sees exactly the rows it would have seen. Those readers
+// are reached through the `Database` a plan or a projector is given (``LedgerCommand/plan``,
+// ``Projector``), public signatures that carry no more than the connection: they find the
+// group's holding by its connection, the one lookup left.
 //
 // A refused command's savepoint rolls back what it wrote; here that is its own legs (taken
 // off the end) and any held legs of earlier commands that a read wrote inside its
@@ -31,7 +38,7 @@ struct HeldLeg {
 /// The postings a write group holds back, for one write connection (see above).
 final class HeldPostings: @unchecked Sendable {
     // @unchecked: a group's holding is made, used and dropped on its write connection's
-    // queue; the registry only finds it there.
+    // queue; readers find it only there.
 
     /// Thrown when what was held could not be written; the pipeline runs the group again
     /// with every command writing its own rows.
@@ -57,59 +64,64 @@ final class HeldPostings: @unchecked Sendable {
         self.db = db
     }
 
-    private static let registry = Mutex<[ObjectIdentifier: HeldPostings]>([:])
-    /// How many holdings the registry has: readers (every balance query asks) pass by
-    /// without taking its lock while no group is being written.
+    /// The holdings of groups being written, by connection: what readers of a connection
+    /// write first.
+    private static let readable = Mutex<[ObjectIdentifier: HeldPostings]>([:])
+    /// How many holdings are readable: readers (every balance query asks) pass by without
+    /// taking the lock while no group is being written.
     private static let open = Atomic<Int>(0)
 
-    /// Starts holding postings on `db` (inside its open transaction) until ``end(_:)``.
-    static func begin(_ db: Database) {
+    /// Begins holding the postings of the group whose transaction is open on `db`, until
+    /// ``end()``: the pipeline hands the holding to what folds and writes, and readers of
+    /// `db` write it before they read.
+    static func begin(_ db: Database) -> HeldPostings {
         let holding = HeldPostings(db)
-        registry.withLock { registry in
-            if registry.updateValue(holding, forKey: ObjectIdentifier(db)) == nil { open.add(1, ordering: .relaxed) }
+        readable.withLock { readable in
+            if readable.updateValue(holding, forKey: ObjectIdentifier(db)) == nil { open.add(1, ordering: .relaxed) }
         }
+        return holding
     }
 
-    /// Stops holding on `db`, dropping what was not written: call it once the transaction
-    /// is written (``writeAll(_:)``) or is being rolled back.
-    static func end(_ db: Database) {
-        let holding = registry.withLock { registry in
-            let holding = registry.removeValue(forKey: ObjectIdentifier(db))
-            if holding != nil { open.subtract(1, ordering: .relaxed) }
-            return holding
+    /// Stops holding, dropping what was not written: call it once the transaction is written
+    /// (``writeAll()``) or is being rolled back.
+    func end() {
+        Self.readable.withLock { readable in
+            if readable[ObjectIdentifier(db)] === self {
+                readable[ObjectIdentifier(db)] = nil
+                Self.open.subtract(1, ordering: .relaxed)
+            }
         }
-        holding?.fold = nil  // it holds statements of `db`, and this holding
+        fold = nil  // it holds statements of `db`, and this holding
     }
 
-    /// The holding of `db`, nil when its postings are written as they are folded. A
-    /// connection's own holding is begun and ended on its own queue, so a count of zero seen
-    /// there is exact for it.
-    static func of(_ db: Database) -> HeldPostings? {
-        guard open.load(ordering: .relaxed) > 0 else { return nil }
-        return registry.withLock { $0[ObjectIdentifier(db)] }
-    }
-
-    /// Writes what `db`'s group holds before a read of the postings or the roll-up cells.
+    /// Writes what the group being written on `db` holds, before a read of the postings or
+    /// the roll-up cells; nothing when no group is (a reader's own connection, a rebuild). A
+    /// connection's holding begins and ends on its own queue, so a count of zero seen there is
+    /// exact for it.
     ///
     /// - Throws: ``WriteFailed``, then again at every later write of this group (a write
     ///   that failed half-way cannot tell what it wrote): the group is run again without
     ///   holding.
     static func writeHeld(_ db: Database) throws {
-        guard let holding = of(db) else { return }
-        if let failure = holding.failure { throw failure }
+        guard open.load(ordering: .relaxed) > 0, let holding = readable.withLock({ $0[ObjectIdentifier(db)] }) else { return }
+        try holding.writeHeld()
+    }
+
+    /// ``writeHeld(_:)`` of this holding.
+    func writeHeld() throws {
+        if let failure { throw failure }
         do {
-            try holding.write()
+            try write()
         } catch {
-            holding.failure = WriteFailed(underlying: error)
-            throw holding.failure!
+            failure = WriteFailed(underlying: error)
+            throw failure!
         }
     }
 
     /// Writes everything held, for good (outside any command's savepoint: the group's end).
-    static func writeAll(_ db: Database) throws {
-        guard let holding = of(db) else { return }
-        precondition(holding.commandStart == nil, "a group writes what it holds once its commands are done")
-        try writeHeld(db)
+    func writeAll() throws {
+        precondition(commandStart == nil, "a group writes what it holds once its commands are done")
+        try writeHeld()
     }
 
     func hold(_ leg: HeldLeg) {
