@@ -72,7 +72,7 @@ public struct SettingsProjector: Projector {
     public func apply(_ event: Event, _ db: Database) throws {
         func set(_ setting: LedgerSetting, _ value: String) throws {
             try db.execute(sql: "INSERT INTO settings_history VALUES (?, ?, ?, ?, ?)", arguments: [
-                setting.rawValue, value, event.effectiveAt.microsecondsSinceEpoch, Int64(event.sequence), event.recordedAt.microsecondsSinceEpoch,
+                setting.rawValue, value, event.rowEffectiveAt, event.rowSequence, event.rowRecordedAt,
             ])
         }
         switch event.body.payload {
@@ -90,7 +90,7 @@ public struct SettingsProjector: Projector {
             try set(.pageSize, String(change.rows))
         case let declared as CommodityDeclared:
             try db.execute(sql: "INSERT OR IGNORE INTO commodities VALUES (?, ?, ?, ?, ?)", arguments: [
-                declared.code, declared.scale, event.effectiveAt.microsecondsSinceEpoch, Int64(event.sequence), event.recordedAt.microsecondsSinceEpoch,
+                declared.code, declared.scale, event.rowEffectiveAt, event.rowSequence, event.rowRecordedAt,
             ])
         default:
             throw eventNotFolded(event)

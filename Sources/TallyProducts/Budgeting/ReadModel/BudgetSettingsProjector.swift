@@ -34,7 +34,7 @@ public struct BudgetSettingsProjector: Projector {
             )
         } else if event.body.is(ReferenceBalanceSet.self) {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO budget_references (sequence, effective_at) VALUES (?, ?)")
-                .execute(arguments: [Int64(event.sequence), event.effectiveAt.microsecondsSinceEpoch])
+                .execute(arguments: [event.rowSequence, event.rowEffectiveAt])
         }
     }
 

@@ -53,14 +53,14 @@ public struct ChallengesProjector: Projector {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [started.challengeId, started.template, started.name, started.unit.commodity.code, started.unit.minorUnits,
-                            started.stepCount, started.account, Int64(event.sequence),
-                            event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
+                            started.stepCount, started.account, event.rowSequence,
+                            event.rowEffectiveAt, event.rowRecordedAt]
             )
         case let completed as ChallengeStepCompleted:
             try db.execute(
                 sql: "INSERT INTO challenge_steps (sequence, challenge_id, step, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [Int64(event.sequence), completed.challengeId, completed.step, completed.amount.commodity.code,
-                            completed.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch]
+                arguments: [event.rowSequence, completed.challengeId, completed.step, completed.amount.commodity.code,
+                            completed.amount.minorUnits, event.rowEffectiveAt, event.rowRecordedAt]
             )
         default:
             throw eventNotFolded(event)

@@ -303,9 +303,6 @@ enum EnvelopeColumns {
 private struct EnvelopeRows {
     let event: Event
     let db: Database
-    var sequence: Int64 { Int64(event.sequence) }
-    var effective: Int64 { event.effectiveAt.microsecondsSinceEpoch }
-    var recorded: Int64 { event.recordedAt.microsecondsSinceEpoch }
 
     /// Every row that changes an envelope's answers retires the snapshots it falls in.
     func changed(at instant: Instant) throws {
@@ -318,7 +315,7 @@ private struct EnvelopeRows {
                 INSERT INTO envelope_changes (sequence, envelope_id, kind, interval, commodity, amount, policy, effective_at, recorded_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [sequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, effective, recorded]
+            arguments: [event.rowSequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try changed(at: event.effectiveAt)
     }
@@ -330,7 +327,7 @@ private struct EnvelopeRows {
             SELECT currency FROM envelope_base_currencies
             WHERE effective_at <= ? AND sequence > (SELECT MIN(sequence) FROM envelope_base_currencies)
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [effective])
+            """, arguments: [event.rowEffectiveAt])
             ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
             ?? { throw LedgerError(.inconsistentLog, "event \(event.sequence) (\(event.type.name)) comes before any base currency: the log has no ledger_created before it") }()
     }
@@ -341,9 +338,9 @@ private struct EnvelopeRows {
                 (sequence, part, envelope_id, entry_id, event, reversal, commodity, amount, rate_to_base, base, received_commodity, received_amount, effective_at, recorded_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                sequence, part, row.envelopeId, entryId, row.eventType, row.isReversal ? 1 : 0, row.amount.commodity.code, row.amount.minorUnits,
+                event.rowSequence, part, row.envelopeId, entryId, row.eventType, row.isReversal ? 1 : 0, row.amount.commodity.code, row.amount.minorUnits,
                 row.rateToBase?.decimalString, row.base.code, row.received?.commodity.code, row.received?.minorUnits,
-                row.effectiveAt.microsecondsSinceEpoch, recorded,
+                row.effectiveAt.microsecondsSinceEpoch, event.rowRecordedAt,
             ])
         try changed(at: row.effectiveAt)
     }
@@ -369,7 +366,7 @@ private struct EnvelopeRows {
     func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
         try db.execute(
             sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [sequence, base.code, quote, rate.decimalString, source.rawValue, effective, recorded]
+            arguments: [event.rowSequence, base.code, quote, rate.decimalString, source.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try changed(at: event.effectiveAt)
     }
@@ -377,7 +374,7 @@ private struct EnvelopeRows {
     func base(_ currency: Commodity) throws {
         try db.execute(
             sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)",
-            arguments: [sequence, currency.code, effective, recorded]
+            arguments: [event.rowSequence, currency.code, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try changed(at: event.effectiveAt)
     }
@@ -386,7 +383,7 @@ private struct EnvelopeRows {
     func account(_ opened: AccountOpened) throws {
         try db.execute(
             sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, sequence, effective, recorded]
+            arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
         )
     }
 
@@ -396,7 +393,7 @@ private struct EnvelopeRows {
         try db.execute(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?", arguments: [created.envelopeId])
         try db.execute(
             sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, sequence, effective, recorded]
+            arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try EnvelopesProjector.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
         try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)

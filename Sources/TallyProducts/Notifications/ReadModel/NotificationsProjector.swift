@@ -68,15 +68,15 @@ public struct NotificationsProjector: Projector {
     /// Cached statements bound through the C API: a row per deposit and per split, on every
     /// deposit command (compiling them each time was a fifth of a deposit's cost).
     public func apply(_ event: Event, _ db: Database) throws {
-        let effective = event.effectiveAt.microsecondsSinceEpoch
-        let recorded = event.recordedAt.microsecondsSinceEpoch
+        let effective = event.rowEffectiveAt
+        let recorded = event.rowRecordedAt
         switch event.body.payload {
         case let deposit as DepositReceived:
             let insert = RawStatement(try db.cachedStatement(sql: """
                 INSERT INTO notification_deposits (sequence, account, commodity, amount, source, effective_at, recorded_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """))
-            insert.bind(1, Int64(event.sequence))
+            insert.bind(1, event.rowSequence)
             insert.bind(2, deposit.account)
             insert.bind(3, deposit.amount.commodity.code)
             insert.bind(4, deposit.amount.minorUnits)
@@ -93,7 +93,7 @@ public struct NotificationsProjector: Projector {
                     split_effective_at = ?, split_recorded_at = ?
                 WHERE sequence = ?
                 """))
-            update.bind(1, Int64(event.sequence))
+            update.bind(1, event.rowSequence)
             update.bind(2, split.spend.minorUnits)
             update.bind(3, split.invest.minorUnits)
             update.bind(4, split.spendWeight)
@@ -108,7 +108,7 @@ public struct NotificationsProjector: Projector {
                 UPDATE notification_deposits SET reversed_sequence = ?, reversed_effective_at = ?, reversed_recorded_at = ?
                 WHERE sequence = ?
                 """))
-            update.bind(1, Int64(event.sequence))
+            update.bind(1, event.rowSequence)
             update.bind(2, effective)
             update.bind(3, recorded)
             update.bind(4, reversal.entry)
@@ -128,7 +128,7 @@ public struct NotificationsProjector: Projector {
         try db.cachedStatement(sql: """
             INSERT INTO notification_bank_changes (sequence, bank_id, change, name, expires_on, effective_at, recorded_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [Int64(event.sequence), bank, change, name, expiresOn?.description,
-                                     event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch])
+            """).execute(arguments: [event.rowSequence, bank, change, name, expiresOn?.description,
+                                     event.rowEffectiveAt, event.rowRecordedAt])
     }
 }

@@ -178,10 +178,10 @@ public struct WealthProjector: Projector {
             VALUES (?, ?, ?, ?, ?)
             """))
         waiting.bind(1, deposit.account)
-        waiting.bind(2, Int64(event.sequence))
+        waiting.bind(2, event.rowSequence)
         waiting.bind(3, deposit.amount.commodity.code)
         waiting.bind(4, deposit.amount.minorUnits)
-        waiting.bind(5, event.effectiveAt.microsecondsSinceEpoch)
+        waiting.bind(5, event.rowEffectiveAt)
         try waiting.step(db)
         try history(deposit.account, .deposit, deposit.amount, detail: deposit.source.rawValue, event, db)
     }
@@ -217,8 +217,8 @@ public struct WealthProjector: Projector {
     private func incrementSet(_ change: RoundUpIncrementSet, _ event: Event, _ db: Database) throws {
         try Self.run(
             db, sql: "INSERT OR REPLACE INTO wealth_round_up_increments (sequence, commodity, effective_at, recorded_at, increment) VALUES (?, ?, ?, ?, ?)",
-            arguments: [Int64(event.sequence), change.currency.code, event.effectiveAt.microsecondsSinceEpoch,
-                        event.recordedAt.microsecondsSinceEpoch, change.increment?.minorUnits])
+            arguments: [event.rowSequence, change.currency.code, event.rowEffectiveAt,
+                        event.rowRecordedAt, change.increment?.minorUnits])
     }
 
     /// The settings a wealth account folds; the raw value names the setting's column.
@@ -285,7 +285,7 @@ public struct WealthProjector: Projector {
         insert.bind(2, rule.spendWeight)
         insert.bind(3, rule.investWeight)
         insert.bind(4, WealthRules.defaultRoundUpsEnabled ? 1 : 0)
-        insert.bind(5, Int64(event.sequence))
+        insert.bind(5, event.rowSequence)
         try insert.step(db)
     }
 
@@ -302,7 +302,7 @@ public struct WealthProjector: Projector {
     private func isLatest(_ account: String, _ setting: Setting, _ event: Event, _ db: Database) throws -> Bool {
         try Bool.fetchOne(
             db.cachedStatement(sql: "SELECT 1 FROM wealth_setting_changes WHERE account = ? AND setting = ? AND effective_at > ? LIMIT 1"),
-            arguments: [account, setting.rawValue, event.effectiveAt.microsecondsSinceEpoch]
+            arguments: [account, setting.rawValue, event.rowEffectiveAt]
         ) == nil
     }
 
@@ -316,8 +316,8 @@ public struct WealthProjector: Projector {
                     (sequence, account, setting, effective_at, recorded_at, enabled, spend_weight, invest_weight)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [Int64(event.sequence), account, setting.rawValue, event.effectiveAt.microsecondsSinceEpoch,
-                        event.recordedAt.microsecondsSinceEpoch, enabled, rule?.spendWeight, rule?.investWeight]
+            arguments: [event.rowSequence, account, setting.rawValue, event.rowEffectiveAt,
+                        event.rowRecordedAt, enabled, rule?.spendWeight, rule?.investWeight]
         )
     }
 
@@ -330,10 +330,10 @@ public struct WealthProjector: Projector {
                 (sequence, account, effective_at, recorded_at, kind, commodity, amount, spend_delta, invest_delta, cause, detail, reverses)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
-        insert.bind(1, Int64(event.sequence))
+        insert.bind(1, event.rowSequence)
         insert.bind(2, account)
-        insert.bind(3, event.effectiveAt.microsecondsSinceEpoch)
-        insert.bind(4, event.recordedAt.microsecondsSinceEpoch)
+        insert.bind(3, event.rowEffectiveAt)
+        insert.bind(4, event.rowRecordedAt)
         insert.bind(5, kind.rawValue)
         insert.bind(6, amount.commodity.code)
         insert.bind(7, amount.minorUnits)

@@ -40,8 +40,8 @@ public struct BudgetsProjector: Projector {
                     INSERT INTO budgets (month, category, set_sequence, commodity, maximum, recorded_at, superseded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [budget.month.ordinal, budget.category.rawValue, Int64(event.sequence), budget.maximum.commodity.code,
-                            budget.maximum.minorUnits, event.recordedAt.microsecondsSinceEpoch, BudgetTime.openEnd]
+                arguments: [budget.month.ordinal, budget.category.rawValue, event.rowSequence, budget.maximum.commodity.code,
+                            budget.maximum.minorUnits, event.rowRecordedAt, BudgetTime.openEnd]
             )
         case let deleted as BudgetDeleted:
             try close(month: deleted.month, category: deleted.category, event, db)
@@ -54,7 +54,7 @@ public struct BudgetsProjector: Projector {
     private func close(month: Month, category: BudgetCategory, _ event: Event, _ db: Database) throws {
         try db.execute(
             sql: "UPDATE budgets SET superseded_at = ? WHERE month = ? AND category = ? AND superseded_at = ?",
-            arguments: [event.recordedAt.microsecondsSinceEpoch, month.ordinal, category.rawValue, BudgetTime.openEnd]
+            arguments: [event.rowRecordedAt, month.ordinal, category.rawValue, BudgetTime.openEnd]
         )
     }
 }

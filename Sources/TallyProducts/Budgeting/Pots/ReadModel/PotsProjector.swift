@@ -45,8 +45,8 @@ public struct PotsProjector: Projector {
                                              ended_at, ended_recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [pot.potId, Int64(event.sequence), pot.name, pot.target.commodity.code, pot.target.minorUnits,
-                            event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch,
+                arguments: [pot.potId, event.rowSequence, pot.name, pot.target.commodity.code, pot.target.minorUnits,
+                            event.rowEffectiveAt, event.rowRecordedAt,
                             BudgetTime.openEnd, BudgetTime.openEnd]
             )
         case let deleted as PotDeleted:
@@ -60,7 +60,7 @@ public struct PotsProjector: Projector {
     private func end(_ id: String, _ event: Event, _ db: Database) throws {
         try db.execute(
             sql: "UPDATE budget_pots SET ended_at = ?, ended_recorded_at = ? WHERE pot_id = ? AND ended_recorded_at = ?",
-            arguments: [event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch, id, BudgetTime.openEnd]
+            arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd]
         )
     }
 }

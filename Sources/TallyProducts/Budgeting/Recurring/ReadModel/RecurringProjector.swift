@@ -50,10 +50,10 @@ public struct RecurringProjector: Projector {
                          end_month, created_at, created_recorded_at, ended_at, ended_recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [item.recurringId, Int64(event.sequence), item.payee, item.category.rawValue, item.amount.commodity.code,
+                arguments: [item.recurringId, event.rowSequence, item.payee, item.category.rawValue, item.amount.commodity.code,
                             item.amount.minorUnits, item.frequency.rawValue, item.dayOfMonth, item.startMonth.ordinal,
-                            item.endMonth?.ordinal, event.effectiveAt.microsecondsSinceEpoch,
-                            event.recordedAt.microsecondsSinceEpoch, BudgetTime.openEnd, BudgetTime.openEnd]
+                            item.endMonth?.ordinal, event.rowEffectiveAt,
+                            event.rowRecordedAt, BudgetTime.openEnd, BudgetTime.openEnd]
             )
         case let removed as RecurringRemoved:
             try end(removed.recurringId, event, db)
@@ -66,7 +66,7 @@ public struct RecurringProjector: Projector {
     private func end(_ id: String, _ event: Event, _ db: Database) throws {
         try db.execute(
             sql: "UPDATE recurring_items SET ended_at = ?, ended_recorded_at = ? WHERE recurring_id = ? AND ended_recorded_at = ?",
-            arguments: [event.effectiveAt.microsecondsSinceEpoch, event.recordedAt.microsecondsSinceEpoch, id, BudgetTime.openEnd]
+            arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd]
         )
     }
 }

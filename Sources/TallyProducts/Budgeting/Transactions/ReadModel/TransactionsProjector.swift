@@ -67,7 +67,7 @@ public struct TransactionsProjector: Projector {
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
-        let sequence = Int64(event.sequence)
+        let sequence = event.rowSequence
         switch event.body.payload {
         case let transaction as TransactionRecorded:
             guard transaction.account == nil || transaction.account == LedgerAccounts.current else { return }
@@ -86,7 +86,7 @@ public struct TransactionsProjector: Projector {
             try newVersion(of: amended.transactionId, change: "amended", setting: """
                 payee = ?, payee_key = ?, category = ?, commodity = ?, amount = ?, effective_at = ?, recurring = ?
                 """, [amended.payee, amended.payee.lowercased(), amended.category.rawValue, amended.amount.commodity.code,
-                      amended.amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, amended.recurring], event, db)
+                      amended.amount.minorUnits, event.rowEffectiveAt, amended.recurring], event, db)
         case let change as TransactionRecategorised:
             try newVersion(of: change.transactionId, change: "recategorised", setting: "category = ?", [change.category.rawValue], event, db)
         case let deleted as TransactionDeleted:
@@ -118,7 +118,7 @@ public struct TransactionsProjector: Projector {
         recurringMonth: Int?, payee: String, category: BudgetCategory, amount: Money, recurring: Bool,
         _ event: Event, _ db: Database
     ) throws {
-        let sequence = Int64(event.sequence)
+        let sequence = event.rowSequence
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO budget_transaction_history
@@ -128,8 +128,8 @@ public struct TransactionsProjector: Projector {
                 """,
             arguments: [id, sequence, recurringId == nil ? "recorded" : "generated", source.rawValue, bankId, externalId,
                         recurringId, recurringMonth, payee, payee.lowercased(), category.rawValue, amount.commodity.code,
-                        amount.minorUnits, event.effectiveAt.microsecondsSinceEpoch, recurring, sequence,
-                        event.recordedAt.microsecondsSinceEpoch]
+                        amount.minorUnits, event.rowEffectiveAt, recurring, sequence,
+                        event.rowRecordedAt]
         )
     }
 
@@ -142,7 +142,7 @@ public struct TransactionsProjector: Projector {
     private func newVersion(
         of id: String, change: String, setting assignments: String, _ arguments: StatementArguments, _ event: Event, _ db: Database
     ) throws {
-        let sequence = Int64(event.sequence)
+        let sequence = event.rowSequence
         try db.execute(
             sql: """
                 INSERT INTO budget_transaction_history
@@ -153,7 +153,7 @@ public struct TransactionsProjector: Projector {
                 FROM budget_transaction_history WHERE transaction_id = ? AND sequence < ? AND change != 'deleted'
                     AND sequence = (SELECT MAX(sequence) FROM budget_transaction_history WHERE transaction_id = ? AND sequence < ?)
                 """,
-            arguments: [sequence, change, event.recordedAt.microsecondsSinceEpoch, id, sequence, id, sequence]
+            arguments: [sequence, change, event.rowRecordedAt, id, sequence, id, sequence]
         )
         guard db.changesCount > 0 else { return }
         guard !assignments.isEmpty else { return }
