@@ -187,6 +187,7 @@ let package = Package(
                 "TallyService",
                 "Tally",
                 "TallyLog",
+                "TallyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),

@@ -19,6 +19,16 @@ import TallyTestSupport
         return options
     }
 
+    /// The fixture every test starts from: a store at `root` created with `options`, one
+    /// entry to Bea's Bakery appended (so `SUBJECTS` holds one subject and its text), closed.
+    /// Returns the path of its `SUBJECTS` file.
+    static func storeWithOnePayee(at root: String, options: Ledger.Options) throws -> String {
+        let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: options)
+        try ledger.appendEvents([SealedTextReferenceTests.entry(payee: "Bea's Bakery")])
+        try ledger.close()
+        return StoreLayout(root: root).subjectKeyFilePath
+    }
+
     static func bytes(_ path: String) throws -> [UInt8] {
         Array(try #require(FileManager.default.contents(atPath: path)))
     }
@@ -46,10 +56,7 @@ import TallyTestSupport
         var opening = options
         opening.encrypt = false
         try withTemporaryStore { template in
-            let ledger = try Ledger.create(at: template, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: options)
-            try ledger.appendEvents([SealedTextReferenceTests.entry(payee: "Bea's Bakery")])
-            try ledger.close()
-            let path = StoreLayout(root: template).subjectKeyFilePath
+            let path = try Self.storeWithOnePayee(at: template, options: options)
             let acknowledged = try Self.bytes(path)
             let keys = try #require(try opening.unlocked(at: template).subjectKeys)
             _ = keys.reference("Al's Garage", subject: "payee:Al's Garage")
@@ -82,10 +89,7 @@ import TallyTestSupport
     @Test func aReaderSkipsATornRecordAndLeavesItInPlace() throws {
         try withTemporaryStore { root in
             let options = try Self.options(encrypted: false)
-            let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: options)
-            try ledger.appendEvents([SealedTextReferenceTests.entry(payee: "Bea's Bakery")])
-            try ledger.close()
-            let path = StoreLayout(root: root).subjectKeyFilePath
+            let path = try Self.storeWithOnePayee(at: root, options: options)
             let torn = try Self.bytes(path) + Array(#"{"check":"0011","te"#.utf8)
             try Data(torn).write(to: URL(fileURLWithPath: path))
             #expect(try Self.payees(at: root, options: options) == ["Bea's Bakery"])
@@ -99,10 +103,7 @@ import TallyTestSupport
     @Test func aDamagedLastRecordIsRefusedNotCut() throws {
         try withTemporaryStore { root in
             let options = try Self.options(encrypted: false)
-            let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: options)
-            try ledger.appendEvents([SealedTextReferenceTests.entry(payee: "Bea's Bakery")])
-            try ledger.close()
-            let path = StoreLayout(root: root).subjectKeyFilePath
+            let path = try Self.storeWithOnePayee(at: root, options: options)
             var text = try String(contentsOfFile: path, encoding: .utf8)
             let last = try #require(text.range(of: #""text":""#, options: .backwards))
             let at = text.index(last.upperBound, offsetBy: 3)
@@ -119,10 +120,7 @@ import TallyTestSupport
     @Test func aFileOfTheSecondFormStillReadsAndTheNextSaveWritesTheCurrentOne() throws {
         try withTemporaryStore { root in
             let options = try Self.options(encrypted: false)
-            let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: options)
-            try ledger.appendEvents([SealedTextReferenceTests.entry(payee: "Bea's Bakery")])
-            try ledger.close()
-            let path = StoreLayout(root: root).subjectKeyFilePath
+            let path = try Self.storeWithOnePayee(at: root, options: options)
             try Data(try Self.secondForm(of: try Self.bytes(path))).write(to: URL(fileURLWithPath: path))
             #expect(SubjectKeyFile.format(of: try Self.bytes(path)) == "tally-subjects-2")
             #expect(try Self.payees(at: root, options: options) == ["Bea's Bakery"])

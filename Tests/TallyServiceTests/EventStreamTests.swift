@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Testing
 import Tally
+import TallyTestSupport
 @testable import TallyService
 
 /// `GET /ledgers/{id}/events`: Server-Sent Events from the ledger's committed events,
@@ -29,7 +30,7 @@ import Tally
         firstRead.cancel()
         #expect(seen == [1, 2, 3, 4])
         // The server notices at its next heartbeat and gives the ledger's lease back.
-        #expect(try await service.eventually { await service.server.pool.leaseCount("live") == 0 }, "the stream of a client that left ended")
+        #expect(try await eventually { await service.server.pool.leaseCount("live") == 0 }, "the stream of a client that left ended")
 
         for amount in ["4.00", "5.00"] {
             #expect(try await service.command("/ledgers/live/wealth/main/deposits", #"{"amount":"\#(amount)"}"#).status == 201)

@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 @testable import TallyService
 
@@ -25,7 +26,7 @@ import Testing
         try await service.createLedger("sleepy")
         #expect(await service.server.pool.isOpen("sleepy"))
         // The sweep closes what has been idle for a second; it runs here on demand.
-        let closed = try await service.eventually {
+        let closed = try await eventually {
             await service.server.pool.sweep()
             return await !service.server.pool.isOpen("sleepy")
         }

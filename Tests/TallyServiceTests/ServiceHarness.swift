@@ -180,17 +180,6 @@ extension ServiceHarness {
         if let lastEventId { request.headers.add(name: "Last-Event-ID", value: String(lastEventId)) }
         return try await client.execute(request, timeout: .seconds(120))
     }
-
-    /// Waits until `condition` holds, checking every 20 ms, at most `attempts` times: for
-    /// state the server reaches on its own after the client acts (a lease given back once a
-    /// heartbeat finds the connection gone). False if it never held.
-    func eventually(attempts: Int = 500, _ condition: () async throws -> Bool) async throws -> Bool {
-        for _ in 0..<attempts {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
 }
 
 /// Runs `body`, or throws when it has not finished within `seconds`: a test of a stream

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Tally
+import TallyTestSupport
 import Testing
 @testable import TallyService
 
@@ -18,7 +19,7 @@ import Testing
 
         let stopping = Task {
             // Shut down once some commands are acknowledged and the rest still running.
-            _ = try await service.eventually(attempts: 1500) { outcomes.acknowledged.withLock { $0.count } >= 20 }
+            _ = try await eventually { outcomes.acknowledged.withLock { $0.count } >= 20 }
             try await service.stop()
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -89,7 +90,7 @@ extension ShutdownTests {
         try await reading.send(head + String(body[..<split]))
 
         let stopping = Task { try await service.stop() }
-        let refused = try await service.eventually(attempts: 1500) { await !RawConnection.canConnect(port: service.port) }
+        let refused = try await eventually { await !RawConnection.canConnect(port: service.port) }
         #expect(refused, "a new connection is refused once shutdown began")
 
         try await reading.send(String(body[split...]))

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Synchronization
 import Tally
+import TallyTestSupport
 import Testing
 @testable import TallyService
 
@@ -81,17 +82,6 @@ import Testing
         func stop() { task.withLock { $0?.cancel() } }
     }
 
-    /// Waits for `condition`, polling, failing after `seconds`.
-    func eventually(_ what: String, seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("timed out waiting for \(what)")
-        throw CancellationError()
-    }
-
     /// The retry window of the test of a webhook failing past it, in microseconds.
     static let window: Int64 = 3_000_000
 
@@ -119,7 +109,7 @@ import Testing
             sequences.append(try #require(deposit.json.objects("events").first?["seq"] as? Int))
         }
         let expected = sequences.map { "deposit_received:\($0)" }
-        try await eventually("three deliveries") { receiver.delivered.count >= 3 }
+        try await waitFor("three deliveries") { receiver.delivered.count >= 3 }
         #expect(receiver.delivered == expected, "in order, each once")
         #expect(receiver.received.withLock { $0.allSatisfy(\.signatureValid) }, "every request is signed with the secret")
         #expect(receiver.received.withLock { $0.prefix(3).map(\.status) } == [500, 500, 200], "the first is retried after two 500s")
@@ -134,7 +124,7 @@ import Testing
         let second = try #require(list[1]["id"] as? String)
         let redelivered = try await service.send(.POST, "/ledgers/home/webhooks/\(webhook)/deliveries/\(second)/redeliver")
         #expect(redelivered.status == 202, "\(redelivered.text)")
-        try await eventually("the redelivery") { receiver.delivered.count == 4 }
+        try await waitFor("the redelivery") { receiver.delivered.count == 4 }
         let all = receiver.received.withLock { $0 }
         #expect(all.last?.delivery == second)
         #expect(all.last?.body == all.first { $0.delivery == second && $0.status == 200 }?.body)
@@ -153,18 +143,18 @@ import Testing
         receiver.secret.withLock { $0 = created.json["secret"] as? String ?? "" }
         let webhook = try #require(created.json["id"] as? String)
         _ = try await service.command("/ledgers/home/wealth/main/deposits", #"{"amount":"1.00"}"#)
-        try await eventually("the first delivery") { receiver.delivered.count == 1 }
+        try await waitFor("the first delivery") { receiver.delivered.count == 1 }
         // The receiver goes down; two deposits wait, retried, when the server stops.
         receiver.failing.withLock { $0 = true }
         _ = try await service.command("/ledgers/home/wealth/main/deposits", #"{"amount":"2.00"}"#)
         _ = try await service.command("/ledgers/home/wealth/main/deposits", #"{"amount":"3.00"}"#)
-        try await eventually("retries under way") { receiver.received.withLock { $0.filter { $0.status == 500 }.count >= 2 } }
+        try await waitFor("retries under way") { receiver.received.withLock { $0.filter { $0.status == 500 }.count >= 2 } }
         try await service.stop()
         receiver.failing.withLock { $0 = false }
         service = try await ServiceHarness.start(directory: directory, configure: Self.fast)
-        try await eventually("the waiting deliveries") { receiver.delivered.count == 3 }
+        try await waitFor("the waiting deliveries") { receiver.delivered.count == 3 }
         // Nothing is pending any more, so nothing more can be sent: no flood after the restart.
-        try await eventually("every delivery settled") {
+        try await waitFor("every delivery settled") {
             try await service.send(.GET, "/ledgers/home/webhooks/\(webhook)/deliveries").json.objects("deliveries")
                 .allSatisfy { $0["state"] as? String == "delivered" }
         }
@@ -194,7 +184,7 @@ import Testing
         let webhook = try #require(created.json["id"] as? String)
         let before = Instant.now
         _ = try await service.command("/ledgers/home/wealth/main/deposits", #"{"amount":"1.00"}"#)
-        try await eventually("the webhook disabled") {
+        try await waitFor("the webhook disabled") {
             try await service.send(.GET, "/ledgers/home/webhooks").json.objects("webhooks").first { $0["id"] as? String == webhook }?["enabled"] as? Bool == false
         }
         let listed = try await service.send(.GET, "/ledgers/home/webhooks").json.objects("webhooks").first { $0["id"] as? String == webhook }
@@ -224,12 +214,12 @@ import Testing
         #expect((note["figures"] as? [String: String])?["delivery"] == failed)
         let earlier = try await service.send(.GET, "/ledgers/home/notifications?kind=webhook_disabled&as_of=\(before.description)")
         #expect(earlier.json.objects("notifications").isEmpty, "not before it happened: \(earlier.text)")
-        try await eventually("the watcher told") { watcher.delivered == ["webhook_disabled:\(webhook):1"] }
+        try await waitFor("the watcher told") { watcher.delivered == ["webhook_disabled:\(webhook):1"] }
         #expect(watcher.received.withLock { $0.allSatisfy(\.signatureValid) })
 
         // Redelivered into a receiver still down, it is disabled again: a second notification.
         #expect(try await service.send(.POST, "/ledgers/home/webhooks/\(webhook)/deliveries/\(failed)/redeliver").status == 202)
-        try await eventually("the webhook disabled again") { watcher.delivered.count == 2 }
+        try await waitFor("the webhook disabled again") { watcher.delivered.count == 2 }
         #expect(watcher.delivered.last == "webhook_disabled:\(webhook):2")
         let both = try await service.send(.GET, "/ledgers/home/notifications?kind=webhook_disabled").json.objects("notifications")
         #expect(both.map { $0["id"] as? String } == ["webhook_disabled:\(webhook):1", "webhook_disabled:\(webhook):2"])

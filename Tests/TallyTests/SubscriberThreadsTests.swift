@@ -19,17 +19,6 @@ import TallyTestSupport
         NewEvent(effectiveAt: ledger.now, body: EventBody(JournalEntryPosted(account: "Assets:Cash", counterAccount: "Income:Salary", amount: usd(amount))))
     }
 
-    /// Waits until `condition` holds or `seconds` pass; whether it holds.
-    private func waitUntil(seconds: Double, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            await Task.yield()
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test func streamsWhoseConsumersStopReadingLeaveThreadsForCommands() async throws {
         try await withTemporaryStore(on: .files) { store in
             let clock = ManualClock(Self.start)
@@ -38,7 +27,7 @@ import TallyTestSupport
             for amount in ["1.00", "2.00", "3.00", "4.00", "5.00"] { try ledger.appendEvents([entry(ledger, amount)]) }
             // Each stream fills its buffer of two from the log, and its consumer reads nothing yet.
             let streams = (0..<Self.streams).map { _ in ledger.committedEvents(after: 1) }
-            let idle = await waitUntil(seconds: 60) { BlockingPool.backgroundJobs == (running: 0, waiting: 0) }
+            let idle = try await eventually(within: 60) { BlockingPool.backgroundJobs == (running: 0, waiting: 0) }
             #expect(idle, "the streams' reads of the log ended once their buffers were full: \(BlockingPool.backgroundJobs)")
 
             // An async caller's command runs on the same pool, and completes.
@@ -47,7 +36,7 @@ import TallyTestSupport
                 defer { done.store(true, ordering: .releasing) }
                 return try await ledger.run { ledger in try ledger.appendEvents([entry(ledger, "6.00")]) }
             }
-            let ran = await waitUntil(seconds: 60) { done.load(ordering: .acquiring) }
+            let ran = try await eventually(within: 60) { done.load(ordering: .acquiring) }
             #expect(ran, "a command waited for a thread of the pool behind \(Self.streams) streams that nobody reads")
             guard ran else { return }
             #expect(try await command.value.events.map(\.sequence) == [7])
