@@ -18,6 +18,17 @@ import Testing
         }
     }
 
+    /// Whether `line` holds one of `words`: each check below asks it before its regular
+    /// expression, which a debug build runs slowly, and only on lines that could match (every
+    /// match holds one of the words), so the checks find what they found before in a
+    /// fraction of the time.
+    static func mayHold(_ line: Substring, _ words: [String]) -> Bool {
+        words.contains { line.utf8.firstRange(of: $0.utf8) != nil }
+    }
+
+    /// The statements' first words `sqlLines` looks for.
+    static let statementWords = ["SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "WITH", "PRAGMA", "REPLACE"]
+
     static let modules = ["TallyLog", "TallyEngine", "TallyProducts", "Tally", "TallyService", "TallyCLI", "TallyServe", "TallyLogTesting"]
 
     /// A statement's first word at the start of a string literal or a line, or GRDB's `sql:`
@@ -26,7 +37,7 @@ import Testing
     static func sqlLines(_ lines: [Substring]) -> [Int] {
         lines.indices.filter { index in
             let line = lines[index]
-            guard !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { return false }
+            guard mayHold(line, ["sql:"] + statementWords), !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { return false }
             return line.contains(/\bsql:/) || line.contains(/(^|")\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|WITH|PRAGMA|REPLACE)\s/)
         }
     }
@@ -52,7 +63,7 @@ import Testing
     static func stringKeyedRowLines(_ lines: [Substring]) -> [Int] {
         lines.indices.filter { index in
             let line = lines[index]
-            guard !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { return false }
+            guard mayHold(line, [#"[""#]), !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { return false }
             return line.contains(/(row\??|\$\d|\])\["[a-z_0-9]+"\]/)
         }
     }
@@ -110,7 +121,7 @@ import Testing
         var offenders: [String] = []
         for (module, allowed) in below {
             for (path, lines) in try Self.sources(module) {
-                for line in lines {
+                for line in lines where Self.mayHold(line, ["import"]) {
                     guard let match = line.firstMatch(of: /^\s*(?:@_exported\s+)?(?:public\s+|package\s+|internal\s+)?import\s+(\w+)/) else { continue }
                     let imported = String(match.1)
                     if ours.contains(imported), !allowed.contains(imported) { offenders.append("\(path): imports \(imported)") }
