@@ -117,20 +117,20 @@ struct UnsplitTail {
             db.cachedStatement(sql: "SELECT sequence, kind, cause, reverses, account, recorded_at FROM wealth_history ORDER BY sequence DESC")
         )
         while let row = try recordedAfter.next() {
-            guard (row["recorded_at"] as Int64) > knownAt.microsecondsSinceEpoch else { break }
+            guard (row[WealthColumns.recordedAt] as Int64) > knownAt.microsecondsSinceEpoch else { break }
             read += 1
             if read > limit { return nil }
-            if (row["account"] as String) == account { tail.add(row) }
+            if (row[WealthColumns.account] as String) == account { tail.add(row) }
         }
         return tail
     }
 
     private mutating func add(_ row: Row) {
-        let sequence: Int64 = row["sequence"]
+        let sequence: Int64 = row[WealthColumns.sequence]
         guard sequences.insert(sequence).inserted else { return }
-        let kind: String = row["kind"]
+        let kind: String = row[WealthColumns.kind]
         if kind == WealthHistoryEntry.Kind.deposit.rawValue { deposits.append(sequence) }
-        if kind == WealthHistoryEntry.Kind.split.rawValue, let cause = row["cause"] as Int64? { resolvedDeposits.insert(cause) }
-        if let reversed = row["reverses"] as Int64? { resolvedDeposits.insert(reversed) }
+        if kind == WealthHistoryEntry.Kind.split.rawValue, let cause = row[WealthColumns.cause] as Int64? { resolvedDeposits.insert(cause) }
+        if let reversed = row[WealthColumns.reverses] as Int64? { resolvedDeposits.insert(reversed) }
     }
 }
