@@ -22,4 +22,31 @@ import Testing
         try store.expectRefused(["envelope", "record", "t2", "--account", "Assets:US", "--amount", "-10.00", "--date", "2099-01-04"], "needs its rate to EUR")
         try store.run(["envelope", "record", "t2", "--account", "Assets:US", "--amount", "-10.00", "--rate", "0.90", "--date", "2099-01-04"])
     }
+
+    /// Issue 32, rule 2: a household keeps a yen account; the ledger knows the yen's rate to
+    /// the dollar and the dollar's to the euro. After switching the base to EUR, an expense
+    /// in yen is entered with no rate: it is kept in yen and converted as every other answer
+    /// converts (one hop through USD, one rounding), not refused. A currency the ledger knows
+    /// no rate for on that day is still refused, naming the day.
+    @Test func afterASwitchOfBaseAnExpenseInACurrencyTheLedgerCanConvertNeedsNoRate() throws {
+        let store = try BudgetStore()
+        try store.run(["fx", "USD", "JPY", "150", "--date", "2025-01-01"])
+        try store.run(["fx", "EUR", "USD", "1.08", "--date", "2025-01-01"])
+        try store.run(["envelope", "account-open", "Assets:Yen", "--currency", "JPY", "--opening", "100000", "--date", "2025-01-01"])
+        try store.run(["envelope", "account-open", "Assets:Franc", "--currency", "CHF", "--opening", "50.00", "--date", "2025-01-01"])
+        try store.run(["base-currency", "EUR", "--date", "2025-03-01"])
+        try store.run(["envelope", "create", "travel", "--budget", "500.00", "--start", "2025-04-01"])
+
+        try store.run(["envelope", "record", "t1", "--account", "Assets:Yen", "--amount", "-15000", "--envelope", "travel", "--date", "2025-04-10"])
+
+        // 15,000 JPY = 100 USD = 92.5925… EUR, rounded once: what the envelope spent.
+        let status = try store.run(["envelope", "status", "travel", "--as-of", "2025-04-30", "--json"])
+        #expect(status.contains(#""spent":{"amount":"92.59","currency":"EUR"}"#), "\(status)")
+        // The account's 85,000 JPY converts alike in the envelope total and in balances --value.
+        #expect(try store.run(["envelope", "total", "--as-of", "2025-04-30"]).contains("524.69 EUR"))
+        #expect(try store.run(["balances", "--value", "EUR", "--as-of", "2025-04-30"]).contains("524.69"))
+
+        try store.expectRefused(["envelope", "record", "t2", "--account", "Assets:Franc", "--amount", "-5.00", "--date", "2025-04-10"],
+                                "knows no rate between them on 2025-04-10")
+    }
 }

@@ -164,13 +164,13 @@ struct EnvelopeDeleteCommand: ParsableCommand {
 struct EnvelopeRecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record", abstract: "Record income (positive) or an expense (negative) on an account, assigned to an envelope.",
-        discussion: "In a currency other than the base, --rate gives 1 unit of it in the base currency, e.g. --rate 0.0067 for JPY in a USD ledger."
+        discussion: "In a currency other than the base, --rate gives 1 unit of it in the base currency, e.g. --rate 0.0067 for JPY in a USD ledger. Without --rate the transaction is kept in its own currency and converted, as every answer converts, at the ledger's rate on its day (`tally fx`, directly or through one other currency); with no such rate it is refused."
     )
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The transaction's id.") var id: String
     @Option(help: "The account it moves.") var account: String
     @Option(help: "Signed amount in the account's currency: -12.50 is an expense (on a Liabilities: account it adds 12.50 to what is owed).") var amount: String
-    @Option(help: "1 unit of the amount's currency in the base currency, above zero.") var rate: String?
+    @Option(help: "1 unit of the amount's currency in the base currency, above zero (default: the ledger's rate on its day).") var rate: String?
     @Option(help: "The envelope it is assigned to.") var envelope: String?
     @Option(help: "The payee or a name.") var payee = ""
     @Option(help: CLITime.writeOption("The day")) var date: String?

@@ -374,7 +374,7 @@ extension Ledger {
                 throw LedgerError(.currencyMismatch, "'\(account)' holds \(commodity.code); record the transaction in \(commodity.code)")
             }
             guard !amount.isZero else { throw LedgerError(.invalidArgument, "a transaction's amount cannot be zero") }
-            let rate = try EnvelopeRules.rateToBase(rateToBase, for: amount.commodity, at: at, db)
+            let rate = try EnvelopeRules.rateToBase(rateToBase, for: amount.commodity, at: at, calendar: calendar, db)
             if let envelope {
                 _ = try EnvelopeRules.liveEnvelope(envelope, db)
                 try EnvelopeRules.requireStarted(envelope, at: at, calendar: calendar, db)
@@ -508,11 +508,16 @@ enum EnvelopeRules {
         return commodity
     }
 
-    /// The rate to record: required, above zero, for a currency other than the base; none
-    /// (or exactly 1, dropped) for the base currency.
+    /// The rate to record: none (or exactly 1, dropped) for the base currency; for another
+    /// currency the rate given, above zero, or, when none is given, none: the transaction is
+    /// then kept in its own currency and every answer converts it by the one conversion rule
+    /// (``RateBook``: the ledger's rate in force on its day, directly or through one other
+    /// currency), as `envelope total` and `balances --value` do. Without a rate given, one the
+    /// ledger knows on that day is required (issue 32, rule 2: after a change of base
+    /// currency a JPY account keeps taking expenses when the ledger knows JPY's rate).
     /// The base currency is the one in force at `at`, the transaction's effective time (issue
     /// 15, wrong today 2): a transaction dated before a change of base currency is in the old one.
-    static func rateToBase(_ rate: ExactDecimal?, for commodity: Commodity, at: Instant, _ db: Database) throws -> ExactDecimal? {
+    static func rateToBase(_ rate: ExactDecimal?, for commodity: Commodity, at: Instant, calendar: LedgerCalendar, _ db: Database) throws -> ExactDecimal? {
         let base = try LedgerSettings.read(db, point: PointInTime(asOf: at)).baseCurrency
         if commodity == base {
             guard rate == nil || rate == .one else {
@@ -520,7 +525,14 @@ enum EnvelopeRules {
             }
             return nil
         }
-        guard let rate, rate.significand > 0 else {
+        guard let rate else {
+            let rates = RateBook(quotes: try EnvelopeBook.quotes(db, through: at, knownAt: nil, after: nil))
+            guard try rates.convert(Money(minorUnits: 1, commodity: commodity), to: base, at: at) != nil else {
+                throw LedgerError(.invalidArgument, "a transaction in \(commodity.code) needs its rate to \(base.code), above zero (1 \(commodity.code) = RATE \(base.code)): the ledger knows no rate between them on \(calendar.date(of: at)), directly or through one other currency")
+            }
+            return nil
+        }
+        guard rate.significand > 0 else {
             throw LedgerError(.invalidArgument, "a transaction in \(commodity.code) needs its rate to \(base.code), above zero (1 \(commodity.code) = RATE \(base.code))")
         }
         return rate
