@@ -9,7 +9,8 @@ import TallyTestSupport
 /// currency between USD and EUR at random, often backdated, while receipts in both
 /// currencies, amendments and reversals arrive at random past dates. Every receipt the
 /// ledger accepted was decided by the base currency in force at its own date as the ledger
-/// knew it then (a rate for a currency other than that base, none for it), and every
+/// knew it then (a rate for a currency other than that base, or none when the ledger knew
+/// one on that day; none for the base itself), and every
 /// envelope answer at random dates and known-at times equals a full replay of the log.
 @Suite struct EnvelopeBaseCurrencyRandomTests {
     @Test(arguments: LogBackend.allCases) func receiptsAreDecidedByTheBaseCurrencyOfTheirDayAndTheAnswersEqualAReplay(on backend: LogBackend) throws {
@@ -37,7 +38,7 @@ import TallyTestSupport
                         let euros = Bool.random(using: &random)
                         let amount = euros ? Money(minorUnits: -Int64.random(in: 1...9_999, using: &random), commodity: .eur)
                                            : Money(minorUnits: -Int64.random(in: 1...9_999, using: &random), commodity: .usd)
-                        // Half give a rate, half none: the ledger refuses the wrong half.
+                        // Half give a rate, half none: the ledger refuses the wrong half (none where it knows no rate).
                         let rate = Bool.random(using: &random) ? try ExactDecimal(significand: Int64.random(in: 8_000...12_000, using: &random), scale: 4) : nil
                         try ledger.recordEnvelopeTransaction("r\(number)", account: euros ? "Assets:Euros" : "Assets:Dollars", amount: amount,
                                                              rateToBase: rate, envelope: "food", effectiveAt: at)
@@ -51,7 +52,12 @@ import TallyTestSupport
             for event in try ledger.loggedEvents() {
                 guard let receipt = event.body.as(TransactionRecorded.self) else { continue }
                 let base = try ledger.settings(asOf: event.effectiveAt, knownAt: event.recordedAt).baseCurrency
-                #expect((receipt.rateToBase == nil) == (receipt.amount.commodity == base),
+                // In another currency with no rate of its own, the ledger knew one on its day (issue 32, rule 2).
+                let convertible = try receipt.rateToBase != nil || ledger.read { db in
+                    try RateBook(quotes: EnvelopeBook.quotes(db, through: event.effectiveAt, knownAt: event.recordedAt, after: nil))
+                        .convert(Money(minorUnits: 1, commodity: receipt.amount.commodity), to: base, at: event.effectiveAt) != nil
+                }
+                #expect(receipt.amount.commodity == base ? receipt.rateToBase == nil : convertible,
                         "seed \(seed): \(receipt.transactionId) on \(ledger.calendar.date(of: event.effectiveAt)) in \(receipt.amount.commodity.code), base \(base.code), rate \(String(describing: receipt.rateToBase))")
             }
             for knownAt in TestSeed.knownAts(4, recorded: recorded, random: &random) {
