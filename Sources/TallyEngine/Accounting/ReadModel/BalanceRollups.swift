@@ -214,99 +214,72 @@ struct BalanceRollups {
     /// the accounts `includes` selects (all when nil); `knownAt` `Int64.max` is no bound.
     static func sums(_ db: Database, asOf: Int64, knownAt: Int64?, of includes: ((String) -> Bool)? = nil) throws -> [BalancePair: Int64] {
         try HeldPostings.writeHeld(db)
-        let knownAt = knownAt == Int64.max ? nil : knownAt
-        let day = RollupBuckets.day(asOf)
-        let block = RollupBuckets.block(ofDay: day)
-        let blockFirstDay = block * RollupBuckets.daysPerBlock
-        var sums = PairSums(includes: includes)
         let texts = try pairTexts(db)
-        // The cells of whole recorded blocks before `cellBound`, and the day's postings recorded
-        // before its start: all of them without K.
-        let (cellBound, run) = try knownAt.map { try recordedBounds(knownAt: $0, db) } ?? (Int64.max, nil)
-        for row in try Row.fetchAll(db, sql: """
-            SELECT pair, SUM(amount) AS amount FROM (
-                SELECT pair, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?
-                UNION ALL
-                SELECT pair, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?
-            ) GROUP BY pair
-            """, arguments: [block, cellBound, blockFirstDay, day, cellBound]) {
-            guard let pair = texts[row[BalancesColumns.pair]] else {
-                throw LedgerError(.inconsistentLog, "the balances read model has roll-up cells of a pair it has no balance row for; run `tally rebuild`")
-            }
-            try sums.add(pair, row[BalancesColumns.amount])
-        }
-        // The day's postings up to `asOf`, recorded before the first block left out.
-        let dayBound = cellBound == Int64.max
-            ? Int64.max
-            : try PostingDays.sequenceBound(recordedThrough: RollupBuckets.start(ofBlock: cellBound) - 1, db)
-        try PostingDays.forEachLeg(onDay: day, db) { pair, leg in
-            guard leg.effectiveAt <= asOf, leg.sequence < dayBound, let texts = texts[pair] else { return }
-            try sums.add(texts, leg.amount)
+        var sums = PairSums(texts: texts, wanted: includes.map { includes in Set(texts.filter { includes($0.value.account) }.keys) })
+        // The day whose legs are read one by one: asOf's, or the next when asOf is its day's
+        // last microsecond (an end of day in UTC), so that the whole day counts from its cells.
+        let day = RollupBuckets.day(asOf < Int64.max ? asOf + 1 : asOf)
+        let cut = try knownAt.flatMap { $0 == Int64.max ? nil : try recordedCut(knownAt: $0, db) } ?? RecordedCut()
+        try sums.addCells(beforeDay: day, recordedBefore: cut.cellBound, db)
+        if RollupBuckets.day(asOf) == day {
+            // The day's postings up to `asOf`, recorded before the first block left out.
+            let dayBound = cut.cellBound == Int64.max
+                ? Int64.max
+                : try PostingDays.sequenceBound(recordedThrough: RollupBuckets.start(ofBlock: cut.cellBound) - 1, db)
+            try sums.addLegs(onDay: day, db) { leg in leg.effectiveAt <= asOf && leg.sequence < dayBound }
         }
         // The run of K's block on either side of K, effective by `asOf` (on `day` or before it).
-        if let run {
+        if let run = cut.run {
             try PostingDays.forEachLeg(inSequences: run.from..<run.to, throughDay: day, db) { pair, leg in
-                guard leg.effectiveAt <= asOf, let texts = texts[pair] else { return }
-                try sums.add(texts, leg.amount, negated: run.negated)
+                guard leg.effectiveAt <= asOf else { return }
+                try sums.addLeg(pair, leg.amount, negated: run.negated)
             }
         }
-        return sums.sums
+        return sums.byPair()
     }
 
-    /// Sums per account and commodity of the accounts `includes` selects (all when nil),
-    /// refusing a sum beyond 64 bits.
-    private struct PairSums {
-        let includes: ((String) -> Bool)?
-        private(set) var sums: [BalancePair: Int64] = [:]
-
-        init(includes: ((String) -> Bool)?) {
-            self.includes = includes
-        }
-
-        mutating func add(_ pair: BalancePair, _ amount: Int64, negated: Bool = false) throws {
-            if let includes, !includes(pair.account) { return }
-            let current = sums[pair] ?? 0
-            guard negated else {
-                sums[pair] = try PostingRules.add(current, amount)
-                return
-            }
-            let (difference, overflow) = current.subtractingReportingOverflow(amount)
-            guard !overflow else { throw MoneyError.overflowing("the balance of \(pair.account) in \(pair.commodity)") }
-            sums[pair] = difference
-        }
+    /// Where a known-at instant K cuts the roll-ups: the cells of whole recorded blocks before
+    /// `cellBound` count, and `run` is a run of sequence numbers `[from, to)` whose legs are
+    /// added or taken away. Without K every cell counts.
+    struct RecordedCut {
+        var cellBound = Int64.max
+        var run: (from: Int64, to: Int64, negated: Bool)?
     }
 
-    /// What a sum as known at `knownAt` (K) reads: the cells of recorded blocks before
-    /// `cellBound`, and a run of sequence numbers `[from, to)` whose legs are added (or taken
-    /// away, `negated`) on top.
-    ///
     /// The postings recorded in K's block are one run of sequence numbers from the block's
     /// first; those recorded after K start at `split`. K before the run: the block counts for
     /// nothing; K after it: the block counts whole; else the shorter side is summed from the
     /// packed postings (found by span): the run up to K on top of the older blocks' cells, or
     /// the cells up to K's block less the run after K (a bulk load recorded in one block costs
     /// nothing when K follows it).
-    private static func recordedBounds(
-        knownAt: Int64, _ db: Database
-    ) throws -> (cellBound: Int64, run: (from: Int64, to: Int64, negated: Bool)?) {
+    private static func recordedCut(knownAt: Int64, _ db: Database) throws -> RecordedCut {
         let recordedBlock = RollupBuckets.block(knownAt)
         let marks = try Row.fetchAll(db, sql: """
             SELECT recorded_block, first_sequence FROM balance_rollup_recorded
             WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
             """, arguments: [recordedBlock])
-        guard let mark = marks.first, mark[BalancesColumns.recordedBlock] as Int64 == recordedBlock else { return (recordedBlock, nil) }
+        var cut = RecordedCut(cellBound: recordedBlock)
+        guard let mark = marks.first, mark[BalancesColumns.recordedBlock] as Int64 == recordedBlock else { return cut }
         let first: Int64 = mark[BalancesColumns.firstSequence]
         let next: Int64 = marks.count > 1 ? marks[1][BalancesColumns.firstSequence] : Int64.max
         let split = try PostingDays.sequenceBound(recordedThrough: knownAt, db)
-        if split >= next { return (recordedBlock + 1, nil) }
-        guard split > first else { return (recordedBlock, nil) }
-        // `sequenceEnd` bounds every stored posting's sequence: at or below `split`, nothing in
-        // the block was recorded after K (a ledger whose latest events post nothing), and the
-        // block counts whole.
-        let end = min(next, try PostingDays.sequenceEnd(db))
-        if end <= split { return (recordedBlock + 1, nil) }
-        if end - split < split - first { return (recordedBlock + 1, (split, end, true)) }
-        return (recordedBlock, (first, split, false))
+        if split >= next {
+            cut.cellBound = recordedBlock + 1
+        } else if split > first {
+            // `sequenceEnd` bounds every stored posting's sequence: at or below `split`,
+            // nothing in the block was recorded after K (a ledger whose latest events post
+            // nothing), and the block counts whole.
+            let end = min(next, try PostingDays.sequenceEnd(db))
+            if end <= split {
+                cut.cellBound = recordedBlock + 1
+            } else if end - split < split - first {
+                cut.cellBound = recordedBlock + 1
+                cut.run = (split, end, true)
+            } else {
+                cut.run = (first, split, false)
+            }
+        }
+        return cut
     }
 
     /// The account and commodity of every `balances` row, by row number.
@@ -316,5 +289,77 @@ struct BalanceRollups {
             texts[row[BalancesColumns.pair]] = BalancePair(account: row[BalancesColumns.account], commodity: row[BalancesColumns.commodity])
         }
         return texts
+    }
+}
+
+/// Sums per (account, commodity) pair by the pair's `balances` row number, of the pairs
+/// wanted (all when nil): a number is hashed per leg, not two texts.
+private struct PairSums {
+    let texts: [Int64: BalancePair]
+    let wanted: Set<Int64>?
+    private var sums: [Int64: Int64] = [:]
+
+    init(texts: [Int64: BalancePair], wanted: Set<Int64>?) {
+        self.texts = texts
+        self.wanted = wanted
+    }
+
+    /// The cells of effective days before `day` (whole blocks before its block, then its
+    /// block's days) recorded in blocks before `recordedBefore`.
+    mutating func addCells(beforeDay day: Int64, recordedBefore cellBound: Int64, _ db: Database) throws {
+        let block = RollupBuckets.block(ofDay: day)
+        for row in try Row.fetchAll(db, sql: """
+            SELECT pair, SUM(amount) AS amount FROM (
+                SELECT pair, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?
+                UNION ALL
+                SELECT pair, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?
+            ) GROUP BY pair
+            """, arguments: [block, cellBound, block * RollupBuckets.daysPerBlock, day, cellBound]) {
+            let pair: Int64 = row[BalancesColumns.pair]
+            guard texts[pair] != nil else {
+                throw LedgerError(.inconsistentLog, "the balances read model has roll-up cells of a pair it has no balance row for; run `tally rebuild`")
+            }
+            try add(pair, row[BalancesColumns.amount])
+        }
+    }
+
+    /// The legs effective on `day` that pass `counts`: only the wanted pairs' rows when some
+    /// are wanted, else every pair's.
+    mutating func addLegs(onDay day: Int64, _ db: Database, where counts: (StoredLeg) -> Bool) throws {
+        if let wanted {
+            for pair in wanted.sorted() {
+                try PostingDays.forEachLeg(ofPair: pair, fromDay: day, throughDay: day, db, { (leg: StoredLeg) throws -> Void in
+                    if counts(leg) { try add(pair, leg.amount) }
+                })
+            }
+        } else {
+            try PostingDays.forEachLeg(onDay: day, db) { pair, leg in
+                if counts(leg) { try addLeg(pair, leg.amount) }
+            }
+        }
+    }
+
+    /// One leg's amount, unless its pair is not wanted or has no `balances` row.
+    mutating func addLeg(_ pair: Int64, _ amount: Int64, negated: Bool = false) throws {
+        guard texts[pair] != nil else { return }
+        try add(pair, amount, negated: negated)
+    }
+
+    private mutating func add(_ pair: Int64, _ amount: Int64, negated: Bool = false) throws {
+        if let wanted, !wanted.contains(pair) { return }
+        let current = sums[pair] ?? 0
+        let (result, overflow) = negated ? current.subtractingReportingOverflow(amount) : current.addingReportingOverflow(amount)
+        guard !overflow else {
+            let text = texts[pair]
+            throw MoneyError.overflowing("the balance of \(text?.account ?? "pair \(pair)") in \(text?.commodity ?? "?")")
+        }
+        sums[pair] = result
+    }
+
+    func byPair() -> [BalancePair: Int64] {
+        var answer: [BalancePair: Int64] = [:]
+        answer.reserveCapacity(sums.count)
+        for (pair, amount) in sums { if let text = texts[pair] { answer[text] = amount } }
+        return answer
     }
 }
