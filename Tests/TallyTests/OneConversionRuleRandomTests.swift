@@ -13,6 +13,33 @@ import TallyTestSupport
 /// convert each amount exactly as `balances --value` (``Ledger/marketValues(in:asOf:knownAt:)``)
 /// does, and an amount it does not convert is named by each of them, never counted as zero.
 @Suite struct OneConversionRuleRandomTests {
+    /// A household in Bahrain holds 12.5 VWRL.L, priced at 80.12345 GBP, with 1 GBP = 0.4712
+    /// BHD: the position is worth 12.5 × 80.12345 × 0.4712 = 471.92712… BHD, so 471.927 in
+    /// net worth and in the X-ray alike, from lookups and from snapshots. Rounded first to 1,001.54 GBP
+    /// and then converted it would be 471.926: the value is rounded once.
+    @Test func aPositionPricedInAnotherCurrencyIsRoundedOnceWhereverItIsValued() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-11-20T09:00:00Z")
+            let bhd = try Commodity.named("BHD")
+            let ledger = try Ledger.forTesting(at: root, clock: clock, baseCurrency: bhd, timeZone: "Asia/Bahrain")
+            let vwrl = try Commodity.named("VWRL.L")
+            try ledger.addAsset(assetId: "vwrl", name: "World tracker", category: .investments, type: .stockOrETF, currency: .gbp, symbol: "VWRL.L")
+            try ledger.setPosition(assetId: "vwrl", quantity: try Money(parsing: "12.5", commodity: vwrl))
+            try ledger.quotePrice(symbol: vwrl, price: try ExactDecimal(parsing: "80.12345"), currency: .gbp, source: .manual)
+            try ledger.setFXRate(base: .gbp, quote: bhd, rate: try ExactDecimal(parsing: "0.4712"))
+            clock.advance(seconds: 3_600)
+            let expected = try Money(parsing: "471.927", commodity: bhd)
+            let netWorth = try ledger.netWorth()
+            #expect(netWorth.lines.map(\.converted) == [expected])
+            #expect(netWorth.netWorth == expected)
+            #expect(try ledger.xray().holdings.map(\.converted) == [expected])
+            // A month-end snapshot taken later answers the same as the lookups.
+            clock.advance(seconds: 40 * 86_400)
+            #expect(try ledger.netWorth(asOf: ledger.calendar.endOfDay(day("2026-11-30"))).netWorth == expected)
+            try ledger.close()
+        }
+    }
+
     @Test(arguments: LogBackend.allCases) func everyProductConvertsAsBalancesValueDoes(on backend: LogBackend) throws {
         let currencies: [Commodity] = [.usd, .eur, .gbp, .jpy, try Commodity.named("CHF")]
         try withRandomLedgers(3, master: 0x32_02, on: backend) { ledger, clock, random, seed in

@@ -76,8 +76,20 @@ public enum ConversionRule {
     ///
     /// - Throws: ``MoneyError`` on overflow or a quote that is not positive.
     public static func convert(_ money: Money, to target: Commodity, along route: [some ConversionQuote]) throws -> Money {
-        var from = money.commodity
-        var factors: [ConversionFactor] = []
+        try convert(money, to: target, through: [], from: money.commodity, along: route)
+    }
+
+    /// `money` converted into `target` through `first` (the factors that take it to the
+    /// commodity `from`, a position's unit price) and on along `route` from there: one exact
+    /// product, rounded once, half-even. A position valued in another currency than its
+    /// price's is rounded once, not at its price's currency and again at the target's.
+    ///
+    /// - Throws: ``MoneyError`` on overflow or a quote that is not positive.
+    public static func convert(
+        _ money: Money, to target: Commodity, through first: [ConversionFactor], from: Commodity, along route: [some ConversionQuote]
+    ) throws -> Money {
+        var from = from
+        var factors = first
         for quote in route {
             let inverted = quote.base != from
             factors.append(ConversionFactor(rate: quote.rate, isInverted: inverted))

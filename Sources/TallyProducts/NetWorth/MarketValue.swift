@@ -130,6 +130,21 @@ struct MarketValuation {
         return value
     }
 
+    /// An item's active value in the currency: a position's from its quantity, through its
+    /// unit price and on from the price's currency by the rule, rounded once; any other
+    /// value as ``converted(_:)-(Money)``.
+    ///
+    /// - Throws: ``MissingRate`` when it is not converted; ``MoneyError`` on overflow.
+    mutating func converted(_ value: ActiveValue) throws -> Money {
+        guard let pricing = value.pricing, value.value.commodity != currency else { return try converted(value.value) }
+        guard let conversion = try conversion(of: value.value.commodity) else {
+            throw MissingRate(from: value.value.commodity.code, to: currency.code)
+        }
+        return try ConversionRule.convert(
+            pricing.quantity, to: currency, through: [ConversionFactor(rate: pricing.unitPrice)], from: value.value.commodity,
+            along: conversion.steps.map(\.quote))
+    }
+
     private func findConversion(of commodity: Commodity) throws -> MarketConversion? {
         let neighbours = try (graph.neighbours[commodity.code] ?? []).map(Commodity.named)
         guard let route = try ConversionRule.route(from: commodity, to: currency, neighbours: neighbours, latest: latestQuote) else { return nil }

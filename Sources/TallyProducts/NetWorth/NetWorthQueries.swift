@@ -190,7 +190,7 @@ enum NetWorthQueries {
         let currency = try base ?? valuations.baseCurrency()
         var market = try MarketValuation(db, point: point, currency: currency)
         return try report(point: point, baseCurrency: currency, stalenessSeconds: stalenessSeconds,
-                          holdings: try valuations.holdings() + accounts) { money in try market.converted(money) }
+                          holdings: try valuations.holdings() + accounts) { value in try market.converted(value) }
     }
 
     /// Net worth at `point` from the items held then and their active values, each converted
@@ -198,7 +198,7 @@ enum NetWorthQueries {
     /// ``MissingRate`` for an item it cannot convert).
     static func report(
         point: PointInTime, baseCurrency base: Commodity, stalenessSeconds: Int64, holdings: [NetWorthHolding],
-        convert: (Money) throws -> Money
+        convert: (ActiveValue) throws -> Money
     ) throws -> NetWorthReport {
         var lines: [NetWorthLine] = []
         var excluded: [ExcludedItem] = []
@@ -209,7 +209,7 @@ enum NetWorthQueries {
                 continue
             }
             do {
-                let converted = try convert(value.value)
+                let converted = try convert(value)
                 let freshness = PriceFreshness.of(value, asOf: point.asOf, thresholdSeconds: stalenessSeconds)
                 lines.append(NetWorthLine(kind: kind, itemId: id, name: name, category: holding.category, origin: origin,
                                           value: value, converted: converted, freshness: freshness))

@@ -26,6 +26,15 @@ public struct ActiveValue: Hashable, Sendable {
     public let valuedAt: Instant
     /// The symbol priced, when the value is a position times a price.
     public let pricedSymbol: String?
+    /// For a position's value: the quantity and unit price it was computed from, so that a
+    /// conversion into another currency is one exact product rounded once.
+    var pricing: PositionPricing? = nil
+}
+
+/// A position's quantity and the unit price of its value (``ActiveValue/pricing``).
+struct PositionPricing: Hashable, Sendable {
+    let quantity: Money
+    let unitPrice: ExactDecimal
 }
 
 /// An asset or liability held at a point in time, with its active value.
@@ -138,7 +147,8 @@ struct Valuations {
             // Quantity × price, the exact product rounded once, half-even, to the currency's scale.
             value: try quantity.converted(to: price.currency, rate: price.unitPrice),
             source: price.source == .live ? .live : .manual,
-            valuedAt: Instant(microsecondsSinceEpoch: price.effectiveAt), pricedSymbol: position.symbol.code
+            valuedAt: Instant(microsecondsSinceEpoch: price.effectiveAt), pricedSymbol: position.symbol.code,
+            pricing: PositionPricing(quantity: quantity, unitPrice: price.unitPrice)
         )
     }
 

@@ -13,7 +13,7 @@ public struct NetWorthProjector: SnapshotTaking {
 
     public let name = "net_worth"
     /// 8: no base currency table; answers ask the settings read model (``Ledger/baseCurrency(asOf:knownAt:)``).
-    public let version = 9
+    public let version = 10
     public let tables = [
         "nw_items", "nw_item_tags", "nw_valuations", "nw_override_clears", "nw_positions", "nw_prices", "nw_fx_rates",
         "nw_price_pairs", "nw_fx_pairs", "nw_price_staleness", "nw_reminders", "nw_snapshots", "nw_item_names",

@@ -20,7 +20,8 @@ struct NetWorthSnapshot: Hashable, Sendable {
 
     /// The compact form stored in ``SnapshotTable``: a count, then per item its kind, id,
     /// name, category and active value (commodity, minor units, source, valued at, priced
-    /// symbol) (strings, varints and zig-zag varints).
+    /// symbol, and for a position its quantity and unit price) (strings, varints and
+    /// zig-zag varints).
     var encoded: [UInt8] {
         var writer = BinaryWriter(capacity: 16 + holdings.count * 64)
         writer.writeVarint(UInt64(holdings.count))
@@ -33,12 +34,18 @@ struct NetWorthSnapshot: Hashable, Sendable {
                 writer.writeByte(0)
                 continue
             }
-            writer.writeByte(value.pricedSymbol == nil ? 1 : 2)
+            writer.writeByte(value.pricing != nil ? 3 : value.pricedSymbol == nil ? 1 : 2)
             writer.writeString(value.value.commodity.code)
             writer.writeZigZag(value.value.minorUnits)
             writer.writeString(value.source.rawValue)
             writer.writeZigZag(value.valuedAt.microsecondsSinceEpoch)
             if let symbol = value.pricedSymbol { writer.writeString(symbol) }
+            if let pricing = value.pricing {
+                writer.writeString(pricing.quantity.commodity.code)
+                writer.writeZigZag(pricing.quantity.minorUnits)
+                writer.writeZigZag(pricing.unitPrice.significand)
+                writer.writeVarint(UInt64(pricing.unitPrice.scale))
+            }
         }
         return writer.bytes
     }
@@ -63,7 +70,15 @@ struct NetWorthSnapshot: Hashable, Sendable {
                 let sourceName = try reader.readString()
                 guard let source = ValueSource(rawValue: sourceName) else { throw NetWorthSnapshotDamage(day: snapshot.day, what: "value source '\(sourceName)'") }
                 let valuedAt = Instant(microsecondsSinceEpoch: try reader.readZigZag())
-                value = ActiveValue(value: money, source: source, valuedAt: valuedAt, pricedSymbol: form == 2 ? try reader.readString() : nil)
+                let pricedSymbol = form >= 2 ? try reader.readString() : nil
+                var pricing: PositionPricing?
+                if form == 3 {
+                    let symbol = try Commodity.named(try reader.readString())
+                    pricing = PositionPricing(
+                        quantity: Money(minorUnits: try reader.readZigZag(), commodity: symbol),
+                        unitPrice: try ExactDecimal(significand: try reader.readZigZag(), scale: Int(try reader.readVarint())))
+                }
+                value = ActiveValue(value: money, source: source, valuedAt: valuedAt, pricedSymbol: pricedSymbol, pricing: pricing)
             }
             holdings.append(NetWorthHolding(kind: kind, itemId: id, name: name, category: category, value: value))
         }
@@ -153,7 +168,7 @@ enum NetWorthSnapshots {
         let snapshot = try NetWorthSnapshot(stored)
         var market = try MarketValuation(db, point: point, currency: base)
         return try NetWorthQueries.report(point: point, baseCurrency: base, stalenessSeconds: stalenessSeconds,
-                                          holdings: snapshot.holdings + accounts) { money in try market.converted(money) }
+                                          holdings: snapshot.holdings + accounts) { value in try market.converted(value) }
     }
 
     /// How many snapshots net worth keeps and their size.
