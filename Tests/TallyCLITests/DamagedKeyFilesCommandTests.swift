@@ -20,7 +20,9 @@ import Testing
         let path = StoreLayout(root: store).keyFilePath
         var text = try String(contentsOfFile: path, encoding: .utf8)
         let wrapped = try #require(text.range(of: #""wrapped" : ""#) ?? text.range(of: #""wrapped":""#), "\(text)")
-        let at = text.index(wrapped.upperBound, offsetBy: 7)
+        // A letter or digit of the wrapped key (base64 in JSON also holds `\/`, whose change
+        // would make the file no JSON at all rather than a changed character).
+        let at = try #require(text[text.index(wrapped.upperBound, offsetBy: 7)...].firstIndex { $0.isASCII && ($0.isLetter || $0.isNumber) })
         text.replaceSubrange(at...at, with: text[at] == "A" ? "B" : "A")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let before = try directory.snapshot("store")
