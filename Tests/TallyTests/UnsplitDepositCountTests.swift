@@ -12,13 +12,8 @@ import TallyTestSupport
 /// the clock; at random (as of, known at) pairs the count from the tail must equal the count
 /// over every deposit, with the tail read whole and with it cut short to force the scan.
 @Suite struct UnsplitDepositCountTests {
-    @Test(arguments: [UInt64(0x5EED_36A1), 0xC0FF_EE36, 736])
-    func theCountFromTheTailEqualsTheCountOverEveryDeposit(seed: UInt64) throws {
-        let seed = TestSeed.value(default: seed)
-        try withTemporaryStore { root in
-            var random = SplitMix64(seed: seed)
-            let clock = ManualClock("2026-03-01T12:00:00Z")
-            let ledger = try Ledger.forTesting(at: root, clock: clock)
+    @Test func theCountFromTheTailEqualsTheCountOverEveryDeposit() throws {
+        try withRandomLedgers(3, master: 0x5EED_36A1, clockAt: "2026-03-01T12:00:00Z") { ledger, clock, random, seed in
             let accounts = ["main", "joint"]
             var deposits: [String: [UInt64]] = [:]
             var instants: [Instant] = []
