@@ -96,4 +96,35 @@ extension LogFileSystem {
         defer { file.close() }
         return try file.size()
     }
+
+    /// Replaces the small file at `path` with `bytes`, as a hint a reader may do without:
+    /// written to a temporary name beside it, then renamed over it, neither synced. A failure
+    /// leaves the old file or none, never a part of `bytes` under `path`.
+    func replaceHint(_ path: String, with bytes: [UInt8]) {
+        let temporary = path + ".\(UInt64.random(in: 0...UInt64.max))"
+        do {
+            let file = try open(temporary, mode: .createNew)
+            defer { file.close() }
+            try file.write(bytes, at: 0)
+        } catch {
+            try? remove(temporary)
+            return
+        }
+        do { try rename(temporary, to: path) } catch { try? remove(temporary) }
+    }
+
+    /// Removes the file at `path` when there is one; a failure is ignored (a hint, see
+    /// ``replaceHint(_:with:)``).
+    func removeHint(_ path: String) {
+        if exists(path) { try? remove(path) }
+    }
+
+    /// The whole of the small file at `path` (under `limit` bytes), or nil when it is missing,
+    /// empty, too large or unreadable: a hint's reader falls back to the full work.
+    func readHint(_ path: String, limit: Int) -> [UInt8]? {
+        guard exists(path), let file = try? open(path, mode: .read) else { return nil }
+        defer { file.close() }
+        guard let size = try? file.size(), size > 0, size < Int64(limit) else { return nil }
+        return try? file.read(count: Int(size), at: 0)
+    }
 }

@@ -105,38 +105,18 @@ enum LogIndexFile {
 
     /// The index in `directory`, when there is a readable one.
     static func read(in directory: String, fileSystem: any LogFileSystem) -> ScanPrior? {
-        let path = StoreDirectory.join(directory, name)
-        guard fileSystem.exists(path), let file = try? fileSystem.open(path, mode: .read) else { return nil }
-        defer { file.close() }
-        guard let size = try? file.size(), size > 0, size < 1 << 30, let bytes = try? file.read(count: Int(size), at: 0) else { return nil }
-        return decode(bytes)
+        fileSystem.readHint(StoreDirectory.join(directory, name), limit: 1 << 30).flatMap(decode)
     }
 
     /// Writes the index of `snapshot` (best effort: a failure leaves the old file or none).
     static func write(_ snapshot: StoreSnapshot) {
         let prior = ScanPrior(snapshot)
         guard !prior.segments.isEmpty else { return }
-        let fileSystem = snapshot.fileSystem
-        let target = StoreDirectory.join(snapshot.directory, name)
-        let temporary = target + ".\(UInt64.random(in: 0...UInt64.max))"
-        do {
-            let file = try fileSystem.open(temporary, mode: .createNew)
-            do {
-                try file.write(encode(prior), at: 0)
-                file.close()
-            } catch {
-                file.close()
-                throw error
-            }
-            try fileSystem.rename(temporary, to: target)
-        } catch {
-            try? fileSystem.remove(temporary)
-        }
+        snapshot.fileSystem.replaceHint(StoreDirectory.join(snapshot.directory, name), with: encode(prior))
     }
 
     /// Removes the index (repair: the segments it describes change).
     static func remove(in directory: String, fileSystem: any LogFileSystem) {
-        let path = StoreDirectory.join(directory, name)
-        if fileSystem.exists(path) { try? fileSystem.remove(path) }
+        fileSystem.removeHint(StoreDirectory.join(directory, name))
     }
 }

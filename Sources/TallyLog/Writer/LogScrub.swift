@@ -97,36 +97,19 @@ enum ScrubbedPrefix {
 
     /// The recorded prefix, or nil when there is no whole, checked record.
     static func read(in directory: String, fileSystem: any LogFileSystem) -> LogDigest? {
-        let path = StoreDirectory.join(directory, fileName)
-        guard fileSystem.exists(path), let file = try? fileSystem.open(path, mode: .read) else { return nil }
-        defer { file.close() }
-        guard let bytes = try? file.read(count: byteCount, at: 0), bytes.count == byteCount, Array(bytes[0..<4]) == magic,
+        guard let bytes = fileSystem.readHint(StoreDirectory.join(directory, fileName), limit: byteCount + 1),
+              bytes.count == byteCount, Array(bytes[0..<4]) == magic,
               bytes.loadLittleEndian(UInt32.self, at: 44) == CRC32C.checksum(bytes[0..<44]) else { return nil }
         return LogDigest(sequence: bytes.loadLittleEndian(UInt64.self, at: 4), hash: Array(bytes[12..<44]))
     }
 
     /// Records `digest` as scrubbed (best effort: a failure leaves the old record or none).
     static func write(_ digest: LogDigest, in directory: String, fileSystem: any LogFileSystem) {
-        let target = StoreDirectory.join(directory, fileName)
-        let temporary = target + ".\(UInt64.random(in: 0...UInt64.max))"
-        do {
-            let file = try fileSystem.open(temporary, mode: .createNew)
-            do {
-                try file.write(encoded(digest), at: 0)
-                file.close()
-            } catch {
-                file.close()
-                throw error
-            }
-            try fileSystem.rename(temporary, to: target)
-        } catch {
-            try? fileSystem.remove(temporary)
-        }
+        fileSystem.replaceHint(StoreDirectory.join(directory, fileName), with: encoded(digest))
     }
 
     /// Removes the record (repair: the frames it describes change).
     static func remove(in directory: String, fileSystem: any LogFileSystem) {
-        let path = StoreDirectory.join(directory, fileName)
-        if fileSystem.exists(path) { try? fileSystem.remove(path) }
+        fileSystem.removeHint(StoreDirectory.join(directory, fileName))
     }
 }

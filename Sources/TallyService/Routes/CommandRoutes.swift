@@ -44,55 +44,37 @@ enum CommandRoutes {
     // MARK: Wealth
 
     static let wealth: [Definition] = [
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/deposits", operationId: "depositWealth", security: .ledger(.write)),
-            fields: ["amount", "currency", "source", "external_id", "effective_at"]
-        ) { body, ledger, call, key in
+        command("depositWealth", "/wealth/{account}/deposits", fields: ["amount", "currency", "source", "external_id", "effective_at"]) { body, ledger, call, key in
             try ledger.depositCommand(
                 account: try call.parameter("account"), amount: try money(body, "amount", ledger),
                 source: try body.enumeration("source", DepositSource.self, default: .bankTransfer),
                 externalId: try body.optionalString("external_id"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/purchases", operationId: "purchaseWealth", security: .ledger(.write)),
-            fields: ["amount", "currency", "merchant", "external_id", "effective_at"]
-        ) { body, ledger, call, key in
+        command("purchaseWealth", "/wealth/{account}/purchases", fields: ["amount", "currency", "merchant", "external_id", "effective_at"]) { body, ledger, call, key in
             try ledger.purchaseCommand(
                 account: try call.parameter("account"), amount: try money(body, "amount", ledger), merchant: try body.string("merchant"),
                 externalId: try body.optionalString("external_id"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/withdrawals", operationId: "withdrawWealth", security: .ledger(.write)),
-            fields: ["amount", "currency", "destination", "effective_at"]
-        ) { body, ledger, call, key in
+        command("withdrawWealth", "/wealth/{account}/withdrawals", fields: ["amount", "currency", "destination", "effective_at"]) { body, ledger, call, key in
             try ledger.withdrawCommand(
                 account: try call.parameter("account"), amount: try money(body, "amount", ledger),
                 destination: try body.optionalString("destination"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/split-rule", operationId: "setWealthSplitRule", security: .ledger(.write)),
-            fields: ["spend_weight", "invest_weight", "effective_at"]
-        ) { body, ledger, call, key in
+        command("setWealthSplitRule", "/wealth/{account}/split-rule", fields: ["spend_weight", "invest_weight", "effective_at"]) { body, ledger, call, key in
             try ledger.setSplitRuleCommand(
                 account: try call.parameter("account"), spendWeight: try body.integer("spend_weight"), investWeight: try body.integer("invest_weight"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/round-ups", operationId: "setWealthRoundUps", security: .ledger(.write)),
-            fields: ["enabled", "effective_at"]
-        ) { body, ledger, call, key in
+        command("setWealthRoundUps", "/wealth/{account}/round-ups", fields: ["enabled", "effective_at"]) { body, ledger, call, key in
             guard let enabled = try body.optionalBool("enabled") else { throw Problem.missingField("enabled") }
             return try ledger.setRoundUpsCommand(
                 account: try call.parameter("account"), enabled: enabled,
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/round-up-increment", operationId: "setRoundUpIncrement", security: .ledger(.write)),
-            fields: ["currency", "increment", "effective_at"]
-        ) { body, ledger, _, key in
+        command("setRoundUpIncrement", "/settings/round-up-increment", fields: ["currency", "increment", "effective_at"]) { body, ledger, _, key in
             // `tally wealth round-up-increment CUR AMOUNT|none`: for every wealth account.
             let commodity = try currency(body, "currency", ledger)
             let text = try body.string("increment")
@@ -106,54 +88,36 @@ enum CommandRoutes {
             }
             return try ledger.setRoundUpIncrementCommand(
                 currency: commodity, increment: increment,
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/automation/pause", operationId: "pauseWealthAutomation", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
+        command("pauseWealthAutomation", "/wealth/{account}/automation/pause", fields: ["effective_at"]) { body, ledger, call, key in
             try ledger.pauseAutomationCommand(
                 account: try call.parameter("account"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/automation/resume", operationId: "resumeWealthAutomation", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
+        command("resumeWealthAutomation", "/wealth/{account}/automation/resume", fields: ["effective_at"]) { body, ledger, call, key in
             try ledger.resumeAutomationCommand(
                 account: try call.parameter("account"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/card/freeze", operationId: "freezeWealthCard", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
+        command("freezeWealthCard", "/wealth/{account}/card/freeze", fields: ["effective_at"]) { body, ledger, call, key in
             try ledger.freezeCardCommand(
                 account: try call.parameter("account"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/card/unfreeze", operationId: "unfreezeWealthCard", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
+        command("unfreezeWealthCard", "/wealth/{account}/card/unfreeze", fields: ["effective_at"]) { body, ledger, call, key in
             try ledger.unfreezeCardCommand(
                 account: try call.parameter("account"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/entries/{entry}/amendments", operationId: "amendWealthEntry", security: .ledger(.write)),
-            fields: ["amount", "currency", "merchant", "destination", "effective_at"]
-        ) { body, ledger, call, key in
+        command("amendWealthEntry", "/wealth/{account}/entries/{entry}/amendments", fields: ["amount", "currency", "merchant", "destination", "effective_at"]) { body, ledger, call, key in
             try ledger.amendWealthEntryCommand(
                 account: try call.parameter("account"), entry: try entry(call),
                 amount: body.has("amount") ? try money(body, "amount", ledger) : nil,
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger),
+                effectiveAt: try effectiveAt(body, ledger),
                 merchant: try body.optionalString("merchant"), destination: try body.optionalString("destination"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/wealth/{account}/entries/{entry}/reversals", operationId: "reverseWealthEntry", security: .ledger(.write)),
-            fields: []
-        ) { _, ledger, call, key in
+        command("reverseWealthEntry", "/wealth/{account}/entries/{entry}/reversals", fields: []) { _, ledger, call, key in
             try ledger.reverseWealthEntryCommand(account: try call.parameter("account"), entry: try entry(call), idempotencyKey: key)
         },
     ]
@@ -161,28 +125,16 @@ enum CommandRoutes {
     // MARK: Pots
 
     static let pots: [Definition] = [
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots", operationId: "createPot", security: .ledger(.write)),
-            fields: ["id", "name", "target", "currency"]
-        ) { body, ledger, _, key in
+        command("createPot", "/pots", fields: ["id", "name", "target", "currency"]) { body, ledger, _, key in
             try ledger.createPotCommand(id: try body.string("id"), name: try body.optionalString("name"), target: try money(body, "target", ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots/{pot}/additions", operationId: "addToPot", security: .ledger(.write)),
-            fields: ["amount", "currency"]
-        ) { body, ledger, call, key in
+        command("addToPot", "/pots/{pot}/additions", fields: ["amount", "currency"]) { body, ledger, call, key in
             try ledger.addToPotCommand(id: try call.parameter("pot"), amount: try money(body, "amount", ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots/{pot}/withdrawals", operationId: "withdrawFromPot", security: .ledger(.write)),
-            fields: ["amount", "currency"]
-        ) { body, ledger, call, key in
+        command("withdrawFromPot", "/pots/{pot}/withdrawals", fields: ["amount", "currency"]) { body, ledger, call, key in
             try ledger.withdrawFromPotCommand(id: try call.parameter("pot"), amount: try money(body, "amount", ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/pots/{pot}/deletion", operationId: "deletePot", security: .ledger(.write)),
-            fields: []
-        ) { _, ledger, call, key in
+        command("deletePot", "/pots/{pot}/deletion", fields: []) { _, ledger, call, key in
             try ledger.deletePotCommand(id: try call.parameter("pot"), idempotencyKey: key)
         },
     ]
@@ -190,86 +142,51 @@ enum CommandRoutes {
     // MARK: Budgets and transactions
 
     static let budgets: [Definition] = [
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/budgets", operationId: "setBudget", security: .ledger(.write)),
-            fields: ["category", "month", "maximum", "currency"]
-        ) { body, ledger, _, key in
+        command("setBudget", "/budgets", fields: ["category", "month", "maximum", "currency"]) { body, ledger, _, key in
             try ledger.setBudgetCommand(
                 category: try category(body, "category"), month: try month(body, "month"),
                 maximum: try money(body, "maximum", ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions", operationId: "recordTransaction", security: .ledger(.write)),
-            fields: ["payee", "category", "amount", "currency", "date", "recurring", "id"]
-        ) { body, ledger, _, key in
-            let text = try body.string("date")
-            guard let date = try? LocalDate(parsing: text) else { throw Problem.invalidField("date", "'date' is '\(text)', not a day (YYYY-MM-DD)") }
-            return try ledger.recordTransactionCommand(
+        command("recordTransaction", "/transactions", fields: ["payee", "category", "amount", "currency", "date", "recurring", "id"]) { body, ledger, _, key in
+            try ledger.recordTransactionCommand(
                 payee: try body.string("payee"), category: try category(body, "category"),
-                amount: try money(body, "amount", ledger), date: date, recurring: try body.optionalBool("recurring") ?? false,
+                amount: try money(body, "amount", ledger), date: try day(body, "date") as LocalDate, recurring: try body.optionalBool("recurring") ?? false,
                 id: try body.optionalString("id"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/budgets/deletion", operationId: "deleteBudget", security: .ledger(.write)),
-            fields: ["category", "month"]
-        ) { body, ledger, _, key in
+        command("deleteBudget", "/budgets/deletion", fields: ["category", "month"]) { body, ledger, _, key in
             try ledger.deleteBudgetCommand(category: try category(body, "category"), month: try month(body, "month"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/amendments", operationId: "amendTransaction", security: .ledger(.write)),
-            fields: ["payee", "category", "amount", "currency", "date", "recurring"]
-        ) { body, ledger, call, key in
+        command("amendTransaction", "/transactions/{transaction}/amendments", fields: ["payee", "category", "amount", "currency", "date", "recurring"]) { body, ledger, call, key in
             try ledger.amendTransactionCommand(
                 id: try call.parameter("transaction"), payee: try body.optionalString("payee"),
                 category: body.has("category") ? try category(body, "category") : nil,
                 amount: body.has("amount") ? try money(body, "amount", ledger) : nil,
                 date: body.has("date") ? try day(body, "date") : nil, recurring: try body.optionalBool("recurring"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/category", operationId: "recategoriseTransaction", security: .ledger(.write)),
-            fields: ["category"]
-        ) { body, ledger, call, key in
+        command("recategoriseTransaction", "/transactions/{transaction}/category", fields: ["category"]) { body, ledger, call, key in
             try ledger.recategoriseCommand(id: try call.parameter("transaction"), category: try category(body, "category"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/transactions/{transaction}/deletion", operationId: "deleteTransaction", security: .ledger(.write)),
-            fields: []
-        ) { _, ledger, call, key in
+        command("deleteTransaction", "/transactions/{transaction}/deletion", fields: []) { _, ledger, call, key in
             try ledger.deleteTransactionCommand(id: try call.parameter("transaction"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks", operationId: "connectBank", security: .ledger(.write)),
-            fields: ["id", "name", "consent_expires"]
-        ) { body, ledger, _, key in
+        command("connectBank", "/banks", fields: ["id", "name", "consent_expires"]) { body, ledger, _, key in
             try ledger.connectBankCommand(id: try body.string("id"), name: try body.optionalString("name"),
                                           consentExpires: try day(body, "consent_expires"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/consent", operationId: "renewBankConsent", security: .ledger(.write)),
-            fields: ["expires_on"]
-        ) { body, ledger, call, key in
+        command("renewBankConsent", "/banks/{bank}/consent", fields: ["expires_on"]) { body, ledger, call, key in
             guard let expires = try day(body, "expires_on") else { throw Problem.invalidField("expires_on", "'expires_on' is required: the consent's last day (YYYY-MM-DD)") }
             return try ledger.renewBankConsentCommand(id: try call.parameter("bank"), expiresOn: expires, idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/disconnection", operationId: "disconnectBank", security: .ledger(.write)),
-            fields: []
-        ) { _, ledger, call, key in
+        command("disconnectBank", "/banks/{bank}/disconnection", fields: []) { _, ledger, call, key in
             try ledger.disconnectBankCommand(id: try call.parameter("bank"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/banks/{bank}/transactions", operationId: "importBankTransaction", security: .ledger(.write)),
-            fields: ["external_id", "payee", "category", "amount", "currency", "date"]
-        ) { body, ledger, call, key in
+        command("importBankTransaction", "/banks/{bank}/transactions", fields: ["external_id", "payee", "category", "amount", "currency", "date"]) { body, ledger, call, key in
             try ledger.importBankTransactionCommand(
                 bankId: try call.parameter("bank"), externalId: try body.string("external_id"), payee: try body.string("payee"),
                 category: try category(body, "category"), amount: try money(body, "amount", ledger),
                 date: try day(body, "date"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring", operationId: "defineRecurring", security: .ledger(.write)),
-            fields: ["id", "payee", "category", "amount", "currency", "day_of_month", "start_month", "end_month", "frequency"]
-        ) { body, ledger, _, key in
+        command("defineRecurring", "/recurring", fields: ["id", "payee", "category", "amount", "currency", "day_of_month", "start_month", "end_month", "frequency"]) { body, ledger, _, key in
             let dayOfMonth = try body.integer("day_of_month")
             guard let day = Int(exactly: dayOfMonth) else { throw Problem.invalidField("day_of_month", "'day_of_month' is \(dayOfMonth), not a day of the month (1-31)") }
             return try ledger.defineRecurringCommand(
@@ -278,22 +195,13 @@ enum CommandRoutes {
                 endMonth: body.has("end_month") ? try month(body, "end_month") : nil,
                 frequency: try body.enumeration("frequency", RecurringFrequency.self, default: .monthly), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring/{recurring}/removal", operationId: "removeRecurring", security: .ledger(.write)),
-            fields: []
-        ) { _, ledger, call, key in
+        command("removeRecurring", "/recurring/{recurring}/removal", fields: []) { _, ledger, call, key in
             try ledger.removeRecurringCommand(id: try call.parameter("recurring"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/recurring-generations", operationId: "generateRecurring", security: .ledger(.write)),
-            fields: ["month"]
-        ) { body, ledger, _, key in
+        command("generateRecurring", "/recurring-generations", fields: ["month"]) { body, ledger, _, key in
             try ledger.generateRecurringCommand(month: try month(body, "month"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reference-balance", operationId: "setReferenceBalance", security: .ledger(.write)),
-            fields: ["amount", "currency"]
-        ) { body, ledger, _, key in
+        command("setReferenceBalance", "/reference-balance", fields: ["amount", "currency"]) { body, ledger, _, key in
             try ledger.setReferenceBalanceCommand(amount: try money(body, "amount", ledger), idempotencyKey: key)
         },
     ]
@@ -301,75 +209,44 @@ enum CommandRoutes {
     // MARK: Envelopes
 
     static let envelopes: [Definition] = [
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes", operationId: "createEnvelope", security: .ledger(.write)),
-            fields: ["id", "name", "interval", "budgeted", "currency", "start_date"]
-        ) { body, ledger, _, key in
-            let start: LocalDate? = try body.optionalString("start_date").map { text in
-                guard let day = try? LocalDate(parsing: text) else { throw Problem.invalidField("start_date", "'start_date' is '\(text)', not a day (YYYY-MM-DD)") }
-                return day
-            }
-            return try ledger.createEnvelopeCommand(
+        command("createEnvelope", "/envelopes", fields: ["id", "name", "interval", "budgeted", "currency", "start_date"]) { body, ledger, _, key in
+            try ledger.createEnvelopeCommand(
                 try body.string("id"), name: try body.string("name"), interval: try body.enumeration("interval", EnvelopeInterval.self),
-                budgeted: try money(body, "budgeted", ledger), startDate: start, idempotencyKey: key)
+                budgeted: try money(body, "budgeted", ledger), startDate: try day(body, "start_date") as LocalDate?, idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-accounts", operationId: "openEnvelopeAccount", security: .ledger(.write)),
-            fields: ["account", "currency", "opening_balance", "effective_at"]
-        ) { body, ledger, _, key in
+        command("openEnvelopeAccount", "/envelope-accounts", fields: ["account", "currency", "opening_balance", "effective_at"]) { body, ledger, _, key in
             try ledger.openEnvelopeAccountCommand(
                 try body.string("account"), commodity: try currency(body, "currency", ledger),
                 openingBalance: body.has("opening_balance") ? try money(body, "opening_balance", ledger) : nil,
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-accounts/{account}/closure", operationId: "closeEnvelopeAccount", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.closeEnvelopeAccountCommand(try call.parameter("account"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("closeEnvelopeAccount", "/envelope-accounts/{account}/closure", fields: ["effective_at"]) { body, ledger, call, key in
+            try ledger.closeEnvelopeAccountCommand(try call.parameter("account"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/budget", operationId: "changeEnvelopeBudget", security: .ledger(.write)),
-            fields: ["budgeted", "currency", "interval", "effective_at"]
-        ) { body, ledger, call, key in
+        command("changeEnvelopeBudget", "/envelopes/{envelope}/budget", fields: ["budgeted", "currency", "interval", "effective_at"]) { body, ledger, call, key in
             try ledger.changeEnvelopeBudgetCommand(
                 try call.parameter("envelope"), budgeted: try money(body, "budgeted", ledger),
                 interval: body.has("interval") ? try body.enumeration("interval", EnvelopeInterval.self) : nil,
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/fundings", operationId: "fundEnvelope", security: .ledger(.write)),
-            fields: ["amount", "currency", "effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.fundEnvelopeCommand(try call.parameter("envelope"), amount: try money(body, "amount", ledger), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("fundEnvelope", "/envelopes/{envelope}/fundings", fields: ["amount", "currency", "effective_at"]) { body, ledger, call, key in
+            try ledger.fundEnvelopeCommand(try call.parameter("envelope"), amount: try money(body, "amount", ledger), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/rollover", operationId: "setEnvelopeRollover", security: .ledger(.write)),
-            fields: ["policy", "effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.setEnvelopeRolloverCommand(try call.parameter("envelope"), policy: try body.enumeration("policy", RolloverPolicy.self), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("setEnvelopeRollover", "/envelopes/{envelope}/rollover", fields: ["policy", "effective_at"]) { body, ledger, call, key in
+            try ledger.setEnvelopeRolloverCommand(try call.parameter("envelope"), policy: try body.enumeration("policy", RolloverPolicy.self), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelopes/{envelope}/deletion", operationId: "deleteEnvelope", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.deleteEnvelopeCommand(try call.parameter("envelope"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("deleteEnvelope", "/envelopes/{envelope}/deletion", fields: ["effective_at"]) { body, ledger, call, key in
+            try ledger.deleteEnvelopeCommand(try call.parameter("envelope"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions", operationId: "recordEnvelopeTransaction", security: .ledger(.write)),
-            fields: ["id", "account", "amount", "rate_to_base", "envelope", "payee", "category", "effective_at"]
-        ) { body, ledger, _, key in
+        command("recordEnvelopeTransaction", "/envelope-transactions", fields: ["id", "account", "amount", "rate_to_base", "envelope", "payee", "category", "effective_at"]) { body, ledger, _, key in
             let account = try body.string("account")
             return try ledger.recordEnvelopeTransactionCommand(
                 try body.string("id"), account: account, amount: try accountMoney(body, "amount", account: account, ledger),
                 rateToBase: try decimal(body, "rate_to_base"), envelope: try body.optionalString("envelope"),
                 payee: try body.optionalString("payee") ?? "", category: body.has("category") ? try category(body, "category") : .general,
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions/{transaction}/amendments", operationId: "amendEnvelopeTransaction", security: .ledger(.write)),
-            fields: ["amount", "payee", "effective_at"]
-        ) { body, ledger, call, key in
+        command("amendEnvelopeTransaction", "/envelope-transactions/{transaction}/amendments", fields: ["amount", "payee", "effective_at"]) { body, ledger, call, key in
             let id = try call.parameter("transaction")
             let amount: Money? = try body.has("amount") ? {
                 let account: String?
@@ -377,92 +254,65 @@ enum CommandRoutes {
                 guard let account else { throw Problem.from(LedgerError(.notFound, "there is no envelope transaction '\(id)'")) }
                 return try accountMoney(body, "amount", account: account, ledger)
             }() : nil
-            return try ledger.amendEnvelopeTransactionCommand(id, amount: amount, payee: try body.optionalString("payee"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+            return try ledger.amendEnvelopeTransactionCommand(id, amount: amount, payee: try body.optionalString("payee"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transactions/{transaction}/reversals", operationId: "reverseEnvelopeTransaction", security: .ledger(.write)),
-            fields: []
-        ) { _, ledger, call, key in
+        command("reverseEnvelopeTransaction", "/envelope-transactions/{transaction}/reversals", fields: []) { _, ledger, call, key in
             try ledger.reverseEnvelopeTransactionCommand(try call.parameter("transaction"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/envelope-transfers", operationId: "transferBetweenEnvelopeAccounts", security: .ledger(.write)),
-            fields: ["id", "from", "to", "amount", "received", "envelope", "effective_at"]
-        ) { body, ledger, _, key in
+        command("transferBetweenEnvelopeAccounts", "/envelope-transfers", fields: ["id", "from", "to", "amount", "received", "envelope", "effective_at"]) { body, ledger, _, key in
             let from = try body.string("from"), to = try body.string("to")
             return try ledger.transferBetweenAccountsCommand(
                 try body.string("id"), from: from, to: to, amount: try accountMoney(body, "amount", account: from, ledger),
                 received: body.has("received") ? try accountMoney(body, "received", account: to, ledger) : nil,
-                envelope: try body.optionalString("envelope"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                envelope: try body.optionalString("envelope"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
     ]
 
     // MARK: Challenges
 
     static let challenges: [Definition] = [
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/challenges", operationId: "startChallenge", security: .ledger(.write)),
-            fields: ["id", "template", "name", "unit", "currency", "account", "effective_at"]
-        ) { body, ledger, _, key in
+        command("startChallenge", "/challenges", fields: ["id", "template", "name", "unit", "currency", "account", "effective_at"]) { body, ledger, _, key in
             try ledger.startChallengeCommand(
                 try body.string("id"), template: try body.string("template"), name: try body.optionalString("name"),
-                unit: try money(body, "unit", ledger), account: try body.optionalString("account"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                unit: try money(body, "unit", ledger), account: try body.optionalString("account"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/challenges/{challenge}/steps", operationId: "completeChallengeStep", security: .ledger(.write)),
-            fields: ["step", "from", "effective_at"]
-        ) { body, ledger, call, key in
+        command("completeChallengeStep", "/challenges/{challenge}/steps", fields: ["step", "from", "effective_at"]) { body, ledger, call, key in
             let step: Int? = try body.optionalInteger("step").map { value in
                 guard let step = Int(exactly: value) else { throw Problem.invalidField("step", "'step' is \(value), not a step number") }
                 return step
             }
-            return try ledger.completeChallengeStepCommand(try call.parameter("challenge"), step: step, from: try body.optionalString("from"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+            return try ledger.completeChallengeStepCommand(try call.parameter("challenge"), step: step, from: try body.optionalString("from"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
     ]
 
     // MARK: Net worth
 
     static let netWorth: [Definition] = [
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets", operationId: "addAsset", security: .ledger(.write)),
-            fields: ["id", "name", "category", "type", "currency", "country", "sector", "symbol", "effective_at"]
-        ) { body, ledger, _, key in
+        command("addAsset", "/assets", fields: ["id", "name", "category", "type", "currency", "country", "sector", "symbol", "effective_at"]) { body, ledger, _, key in
             try ledger.addAssetCommand(
                 assetId: try body.string("id"), name: try body.string("name"),
                 category: try body.enumeration("category", AssetCategory.self), type: try body.enumeration("type", AssetType.self),
                 currency: try currency(body, "currency", ledger), country: try body.optionalString("country"),
                 sector: try body.optionalString("sector"), symbol: try body.optionalString("symbol"),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/valuations", operationId: "recordValuation", security: .ledger(.write)),
-            fields: ["value", "currency", "source", "effective_at"]
-        ) { body, ledger, call, key in
+        command("recordValuation", "/assets/{asset}/valuations", fields: ["value", "currency", "source", "effective_at"]) { body, ledger, call, key in
             try ledger.recordValuationCommand(
                 itemKind: .asset, itemId: try call.parameter("asset"), value: try money(body, "value", ledger),
                 source: try body.enumeration("source", ValuationSource.self, default: .manual),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/tags", operationId: "tagAsset", security: .ledger(.write)),
-            fields: ["country", "sector", "symbol", "effective_at"]
-        ) { body, ledger, call, key in
+        command("tagAsset", "/assets/{asset}/tags", fields: ["country", "sector", "symbol", "effective_at"]) { body, ledger, call, key in
             try ledger.tagAssetCommand(
                 assetId: try call.parameter("asset"), country: try body.optionalString("country"), sector: try body.optionalString("sector"),
-                symbol: try body.optionalString("symbol"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                symbol: try body.optionalString("symbol"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/name", operationId: "renameAsset", security: .ledger(.write)),
-            fields: ["name", "category", "effective_at"]
-        ) { body, ledger, call, key in
+        command("renameAsset", "/assets/{asset}/name", fields: ["name", "category", "effective_at"]) { body, ledger, call, key in
             try ledger.renameAssetCommand(
                 assetId: try call.parameter("asset"), name: try body.optionalString("name"),
-                category: body.has("category") ? try body.enumeration("category", AssetCategory.self) : nil, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                category: body.has("category") ? try body.enumeration("category", AssetCategory.self) : nil, effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/position", operationId: "setAssetPosition", security: .ledger(.write)),
-            fields: ["quantity", "symbol", "cost_basis", "currency", "effective_at"]
-        ) { body, ledger, call, key in
+        command("setAssetPosition", "/assets/{asset}/position", fields: ["quantity", "symbol", "cost_basis", "currency", "effective_at"]) { body, ledger, call, key in
             let symbol = try body.string("symbol")
             let held: Commodity
             do { held = try Commodity.named(symbol) } catch { throw Problem.invalidField("symbol", "'symbol' '\(symbol)': \(error)") }
@@ -473,47 +323,29 @@ enum CommandRoutes {
             }
             return try ledger.setPositionCommand(
                 assetId: try call.parameter("asset"), quantity: quantity,
-                costBasis: body.has("cost_basis") ? try money(body, "cost_basis", ledger) : nil, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                costBasis: body.has("cost_basis") ? try money(body, "cost_basis", ledger) : nil, effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/valuation-override/clearance", operationId: "clearValuationOverride", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.clearValuationOverrideCommand(try call.parameter("asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("clearValuationOverride", "/assets/{asset}/valuation-override/clearance", fields: ["effective_at"]) { body, ledger, call, key in
+            try ledger.clearValuationOverrideCommand(try call.parameter("asset"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/assets/{asset}/removal", operationId: "removeAsset", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.removeAssetCommand(try call.parameter("asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("removeAsset", "/assets/{asset}/removal", fields: ["effective_at"]) { body, ledger, call, key in
+            try ledger.removeAssetCommand(try call.parameter("asset"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities", operationId: "addLiability", security: .ledger(.write)),
-            fields: ["id", "name", "category", "currency", "linked_asset", "effective_at"]
-        ) { body, ledger, _, key in
+        command("addLiability", "/liabilities", fields: ["id", "name", "category", "currency", "linked_asset", "effective_at"]) { body, ledger, _, key in
             try ledger.addLiabilityCommand(
                 liabilityId: try body.string("id"), name: try body.string("name"),
                 category: try body.enumeration("category", LiabilityCategory.self), currency: try currency(body, "currency", ledger),
-                linkedAssetId: try body.optionalString("linked_asset"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                linkedAssetId: try body.optionalString("linked_asset"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities/{liability}/valuations", operationId: "recordLiabilityValuation", security: .ledger(.write)),
-            fields: ["value", "currency", "source", "effective_at"]
-        ) { body, ledger, call, key in
+        command("recordLiabilityValuation", "/liabilities/{liability}/valuations", fields: ["value", "currency", "source", "effective_at"]) { body, ledger, call, key in
             try ledger.recordValuationCommand(
                 itemKind: .liability, itemId: try call.parameter("liability"), value: try money(body, "value", ledger),
-                source: try body.enumeration("source", ValuationSource.self, default: .manual), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                source: try body.enumeration("source", ValuationSource.self, default: .manual), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/liabilities/{liability}/removal", operationId: "removeLiability", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.removeLiabilityCommand(try call.parameter("liability"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("removeLiability", "/liabilities/{liability}/removal", fields: ["effective_at"]) { body, ledger, call, key in
+            try ledger.removeLiabilityCommand(try call.parameter("liability"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/prices", operationId: "quotePrice", security: .ledger(.write)),
-            fields: ["symbol", "price", "currency", "source", "effective_at"]
-        ) { body, ledger, _, key in
+        command("quotePrice", "/prices", fields: ["symbol", "price", "currency", "source", "effective_at"]) { body, ledger, _, key in
             let symbol = try body.string("symbol")
             let quoted: Commodity
             do { quoted = try Commodity.named(symbol) } catch { throw Problem.invalidField("symbol", "'symbol' '\(symbol)': \(error)") }
@@ -525,66 +357,53 @@ enum CommandRoutes {
             }
             return try ledger.quotePriceCommand(
                 symbol: quoted, price: price, currency: currency, source: try body.enumeration("source", PriceSource.self, default: .manual),
-                effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/fx-rates", operationId: "setFXRate", security: .ledger(.write)),
-            fields: ["base", "quote", "rate", "effective_at"]
-        ) { body, ledger, _, key in
+        command("setFXRate", "/fx-rates", fields: ["base", "quote", "rate", "effective_at"]) { body, ledger, _, key in
             guard let rate = try decimal(body, "rate") else { throw Problem.missingField("rate") }
             return try ledger.setFXRateCommand(
-                base: try currency(body, "base", ledger), quote: try currency(body, "quote", ledger), rate: rate, effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                base: try currency(body, "base", ledger), quote: try currency(body, "quote", ledger), rate: rate, effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/base-currency", operationId: "setBaseCurrency", security: .ledger(.write)),
-            fields: ["currency", "effective_at"]
-        ) { body, ledger, _, key in
-            try ledger.setBaseCurrencyCommand(try currency(body, "currency", ledger), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("setBaseCurrency", "/base-currency", fields: ["currency", "effective_at"]) { body, ledger, _, key in
+            try ledger.setBaseCurrencyCommand(try currency(body, "currency", ledger), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reminders", operationId: "setReminder", security: .ledger(.write)),
-            fields: ["id", "asset", "due_date", "note", "effective_at"]
-        ) { body, ledger, _, key in
+        command("setReminder", "/reminders", fields: ["id", "asset", "due_date", "note", "effective_at"]) { body, ledger, _, key in
             try ledger.setReminderCommand(
                 reminderId: try body.string("id"), assetId: try body.string("asset"), dueDate: try day(body, "due_date"),
-                note: try body.optionalString("note"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+                note: try body.optionalString("note"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/reminders/{reminder}/completion", operationId: "completeReminder", security: .ledger(.write)),
-            fields: ["effective_at"]
-        ) { body, ledger, call, key in
-            try ledger.completeReminderCommand(try call.parameter("reminder"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("completeReminder", "/reminders/{reminder}/completion", fields: ["effective_at"]) { body, ledger, call, key in
+            try ledger.completeReminderCommand(try call.parameter("reminder"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
     ]
 
     // MARK: Settings
 
     static let settings: [Definition] = [
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/commodities", operationId: "declareCommodity", security: .ledger(.write)),
-            fields: ["code", "scale"]
-        ) { body, ledger, _, key in
+        command("declareCommodity", "/commodities", fields: ["code", "scale"]) { body, ledger, _, key in
             try ledger.declareCommodityCommand(code: try body.string("code"), scale: try body.integer("scale"), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/due-soon-days", operationId: "setDueSoonDays", security: .ledger(.write)),
-            fields: ["days", "effective_at"]
-        ) { body, ledger, _, key in
-            try ledger.setDueSoonDaysCommand(try body.integer("days"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("setDueSoonDays", "/settings/due-soon-days", fields: ["days", "effective_at"]) { body, ledger, _, key in
+            try ledger.setDueSoonDaysCommand(try body.integer("days"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/page-size", operationId: "setPageSize", security: .ledger(.write)),
-            fields: ["rows", "effective_at"]
-        ) { body, ledger, _, key in
-            try ledger.setPageSizeCommand(try body.integer("rows"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("setPageSize", "/settings/page-size", fields: ["rows", "effective_at"]) { body, ledger, _, key in
+            try ledger.setPageSizeCommand(try body.integer("rows"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
-        Definition(
-            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}/settings/price-staleness", operationId: "setPriceStaleness", security: .ledger(.write)),
-            fields: ["seconds", "effective_at"]
-        ) { body, ledger, _, key in
-            try ledger.setPriceStalenessCommand(seconds: try body.integer("seconds"), effectiveAt: try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger), idempotencyKey: key)
+        command("setPriceStaleness", "/settings/price-staleness", fields: ["seconds", "effective_at"]) { body, ledger, _, key in
+            try ledger.setPriceStalenessCommand(seconds: try body.integer("seconds"), effectiveAt: try effectiveAt(body, ledger), idempotencyKey: key)
         },
     ]
+
+    /// A command route under `/ledgers/{ledger}` (`path` is what follows), `POST`, needing a
+    /// key with the ledger's write scope.
+    static func command(
+        _ operationId: String, _ path: String, fields: Set<String>,
+        build: @escaping @Sendable (_ body: JSONBody, _ ledger: Ledger, _ call: Call, _ key: String) throws -> LedgerCommand
+    ) -> Definition {
+        Definition(
+            route: ServiceRoute(method: .post, path: "/ledgers/{ledger}" + path, operationId: operationId, security: .ledger(.write)),
+            fields: fields, build: build)
+    }
 
     // MARK: Running a command
 
@@ -671,6 +490,12 @@ enum CommandRoutes {
         }
         do { try ledger.requireCurrency(money, field) } catch let error as LedgerError { throw Problem.ledger(error, field: field) }
         return money
+    }
+
+    /// The optional `effective_at` field: a day (its start in the ledger's time zone) or an
+    /// instant, not after today; none is now.
+    static func effectiveAt(_ body: JSONBody, _ ledger: Ledger) throws -> Instant? {
+        try TimeParameters.effectiveAt(try body.optionalString("effective_at"), ledger)
     }
 
     /// An optional day field (YYYY-MM-DD).
