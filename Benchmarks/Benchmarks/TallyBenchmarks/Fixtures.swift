@@ -1,3 +1,4 @@
+import Benchmark
 import Foundation
 import HouseholdJournal
 import Tally
@@ -25,6 +26,27 @@ enum Fixtures {
     /// Removes a directory made by ``temporaryDirectory(_:)``.
     static func remove(_ path: String) {
         try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Imports the journal `csv` into a new ledger under `scratch` (one per iteration, removed
+    /// after) and reports an error unless all `rows` came in. With `measuringImportOnly` the
+    /// measurement covers the import alone, not the ledger's creation and closing.
+    static func importIntoNewLedger(
+        _ benchmark: Benchmark, csv: String, scratch: String, name: String, rows: Int,
+        batchSize: Int = ImportBatch.defaultSize, measuringImportOnly: Bool = false
+    ) {
+        let store = scratch + "/store-\(benchmark.currentIteration)"
+        defer { remove(store) }
+        do {
+            let ledger = try Ledger.create(at: store, name: name, baseCurrency: .usd, timeZone: "UTC", options: .standard)
+            if measuringImportOnly { benchmark.startMeasurement() }
+            let summary = try ledger.importJournal(csvAt: csv, batchSize: batchSize)
+            if measuringImportOnly { benchmark.stopMeasurement() }
+            try ledger.close()
+            if summary.imported != rows { benchmark.error("imported \(summary.imported) of \(rows) rows") }
+        } catch {
+            benchmark.error("import failed: \(error)")
+        }
     }
 
     /// `count` log records of `journal_entry_posted` events from the household journal, in

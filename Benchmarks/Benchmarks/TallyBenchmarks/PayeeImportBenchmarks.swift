@@ -28,18 +28,8 @@ func payeeImportBenchmarks() {
             configuration: .init(metrics: [.wallClock, .throughput], warmupIterations: 0, maxDuration: .seconds(30), maxIterations: 3)
         ) { benchmark in
             guard let csv, let scratch else { return benchmark.error("no journal") }
-            let store = scratch + "/store-\(benchmark.currentIteration)"
-            do {
-                let ledger = try Ledger.create(at: store, name: "Payee import", baseCurrency: .usd, timeZone: "UTC", options: .standard)
-                benchmark.startMeasurement()
-                let summary = try ledger.importJournal(csvAt: csv, batchSize: batchSize)
-                benchmark.stopMeasurement()
-                try ledger.close()
-                if summary.imported != rows { benchmark.error("imported \(summary.imported) of \(rows) rows") }
-            } catch {
-                benchmark.error("import failed: \(error)")
-            }
-            Fixtures.remove(store)
+            Fixtures.importIntoNewLedger(benchmark, csv: csv, scratch: scratch, name: "Payee import", rows: rows,
+                                         batchSize: batchSize, measuringImportOnly: true)
         } setup: {
             scratch = try Fixtures.temporaryDirectory("payee-import")
             csv = scratch! + "/journal.csv"

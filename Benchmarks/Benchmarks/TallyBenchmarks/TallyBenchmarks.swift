@@ -256,16 +256,7 @@ func ledgerBenchmarks() {
             )
         ) { benchmark in
             guard let csv, let scratch else { return benchmark.error("no journal") }
-            let store = scratch + "/store-\(benchmark.currentIteration)"
-            do {
-                let ledger = try Ledger.create(at: store, name: "Benchmark household", baseCurrency: .usd, timeZone: "UTC", options: .standard)
-                let summary = try ledger.importJournal(csvAt: csv)
-                try ledger.close()
-                if summary.imported != rows { benchmark.error("imported \(summary.imported) of \(rows) rows") }
-            } catch {
-                benchmark.error("import failed: \(error)")
-            }
-            Fixtures.remove(store)
+            Fixtures.importIntoNewLedger(benchmark, csv: csv, scratch: scratch, name: "Benchmark household", rows: rows)
         } setup: {
             csv = try Fixtures.journalCSV(rows: rows)
             scratch = try Fixtures.temporaryDirectory("import")
