@@ -41,9 +41,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // The generated client's tests (TallyAPIClientTests): the generator's build plugin, its
-        // runtime and its AsyncHTTPClient transport.
-        .package(url: "https://github.com/apple/swift-openapi-generator", exact: "1.14.3"),
+        // The generated client's tests (TallyAPIClientTests): the client's runtime and its
+        // AsyncHTTPClient transport. The client is generated ahead of time
+        // (scripts/generate-api-client.sh; the generator is pinned in scripts/openapi-generator).
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -138,6 +138,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The example embedder, Examples/MerchantTags: a package of its own for an embedder to
+        // read and build, and this target of the same sources so that `make test` builds and runs
+        // it in its one build instead of compiling the engine, GRDB and swift-crypto a second
+        // time (scripts/examples.sh). It sees the engine's public API only (`packageAccess:
+        // false`: none of its `package` symbols), and scripts/check_engine_alone.py checks that it
+        // depends on and imports nothing of the products, the CLI or the service.
+        .executableTarget(
+            name: "MerchantTagsExample",
+            dependencies: [
+                "TallyEngine",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Examples/MerchantTags/Sources/merchant-tags",
+            packageAccess: false,
+            swiftSettings: strictSettings
+        ),
         // A throwaway PostgreSQL cluster for the tests of the log on PostgreSQL (the real server).
         .target(
             name: "PostgresTestSupport",
@@ -196,10 +212,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // What an app team does with Schemas/openapi.yaml in Swift: swift-openapi-generator's
-        // build plugin generates the types, a client and the server stubs from the document
-        // (Tests/TallyAPIClientTests/openapi.yaml is a link to it), and the suites run every app
-        // flow of the service through that client against a real server.
+        // What an app team does with Schemas/openapi.yaml in Swift: swift-openapi-generator
+        // generates the types and a client from the document, ahead of time
+        // (scripts/generate-api-client.sh writes Generated/; GeneratedClientTests fails when the
+        // document or the configuration changed since), and the suites run every app flow of
+        // the service through that client against a real server.
         .testTarget(
             name: "TallyAPIClientTests",
             dependencies: [
@@ -211,9 +228,10 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: strictSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            exclude: ["openapi-generator-config.yaml"],
+            swiftSettings: strictSettings
         ),
         .testTarget(
             name: "TallyCLITests",

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What an app team does with Schemas/openapi.yaml, run by `make test`:
-#   0. every example validates against its schema (scripts/check_openapi_examples.py), and
-#      swift-openapi-generator generates the types, a client and the server stubs with no
-#      diagnostic (TallyAPIClientTests builds and runs the client);
+#   0. every example validates against its schema (scripts/check_openapi_examples.py);
+#      the Swift client is generated ahead of time, with no diagnostic allowed, by
+#      scripts/generate-api-client.sh, and TallyAPIClientTests checks it is current and runs it;
 #   1. openapi-python-client generates a client (every operation generated) that passes
 #      `mypy --strict`;
 #   2. schemathesis runs against a live `tally serve` on a seeded ledger: no 5xx and no
@@ -30,23 +30,6 @@ python3 "$root/scripts/openapi-events.py" --check
 
 echo "check-api-clients: every example against its schema"
 python3 "$root/scripts/check_openapi_examples.py" "$root/Schemas/openapi.yaml"
-
-# swift-openapi-generator (the version Package.swift pins; `swift build --build-tests` built it
-# for TallyAPIClientTests' plugin): the types, a client and the server stubs, with no
-# diagnostic at all (a warning is a schema the generator skipped: a field an app would lack).
-echo "check-api-clients: swift-openapi-generator, client and server stubs"
-generator="$($SWIFT build --show-bin-path)/swift-openapi-generator-tool"
-[ -x "$generator" ] || { echo "check-api-clients: $generator is missing; run swift build --build-tests" >&2; exit 1; }
-printf 'generate: [types, client, server]\naccessModifier: internal\nnamingStrategy: idiomatic\n' > "$work/swift-config.yaml"
-"$generator" generate "$root/Schemas/openapi.yaml" --config "$work/swift-config.yaml" --output-directory "$work/swift" \
-    --diagnostics-output-path "$work/swift-diagnostics.yaml" > "$work/swift-generate.log" 2>&1 \
-    || { cat "$work/swift-generate.log" >&2; exit 1; }
-if grep -q "severity" "$work/swift-diagnostics.yaml" 2>/dev/null; then
-    echo "check-api-clients: swift-openapi-generator's diagnostics:" >&2
-    cat "$work/swift-diagnostics.yaml" >&2
-    exit 1
-fi
-[ -s "$work/swift/Client.swift" ] && [ -s "$work/swift/Server.swift" ] || { echo "check-api-clients: no Swift client or server generated" >&2; exit 1; }
 
 echo "check-api-clients: generating the Python client"
 "$tools/bin/openapi-python-client" generate --path "$root/Schemas/openapi.yaml" --output-path "$work/tally_client" --meta none \

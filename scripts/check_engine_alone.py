@@ -32,6 +32,8 @@ import sys
 ENGINE = {
     "CLZ4", "CLibPQ", "TallyLog", "TallyLogTesting", "TallyEngine",
     "TallyLogTests", "TallyEngineTests", "TallyTestSupport", "PostgresTestSupport",
+    # The example embedder's sources (Examples/MerchantTags), compiled in the package's build.
+    "MerchantTagsExample",
 }
 # The packages an embedder of the engine resolves (besides swift-crypto's own swift-asn1).
 ALLOWED_PACKAGES = {"GRDB.swift", "swift-crypto"}

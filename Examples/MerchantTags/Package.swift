@@ -2,8 +2,9 @@
 import PackageDescription
 
 // An embedder of Tally's engine, as its own package: an event type, a read model and a
-// command of its own, registered as a `LedgerFeature`. `make test` builds and runs it
-// (scripts/examples.sh); by hand, from the repository's root:
+// command of its own, registered as a `LedgerFeature`. `make test` runs the same sources, the
+// target MerchantTagsExample of Tally's package (scripts/examples.sh); by hand, from the
+// repository's root:
 //   swift run --package-path Examples/MerchantTags merchant-tags
 let strictSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
