@@ -7,12 +7,13 @@
 #      `mypy --strict`;
 #   2. schemathesis runs against a live `tally serve` on a seeded ledger: no 5xx and no
 #      response that breaks its schema (a bounded number of examples per operation).
-# The tools are the versions scripts/setup.sh pins, in their own virtual environment
-# ($TALLY_API_TOOLS, default .build/api-tools).
+# The tools are the versions scripts/api-tools.sh pins, in their own virtual environment
+# (installed by scripts/setup.sh, shared by the machine's checkouts; $TALLY_API_TOOLS).
 set -euo pipefail
 SWIFT=${SWIFT:-swift}
 root=$(cd "$(dirname "$0")/.." && pwd)
-tools=${TALLY_API_TOOLS:-$root/.build/api-tools}
+. "$root/scripts/api-tools.sh"
+tools=$API_TOOLS
 examples=${API_CHECK_EXAMPLES:-5}
 for tool in openapi-python-client mypy schemathesis; do
     [ -x "$tools/bin/$tool" ] || { echo "check-api-clients: $tools/bin/$tool is missing; run scripts/setup.sh" >&2; exit 1; }

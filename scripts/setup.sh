@@ -24,13 +24,21 @@ if [ "$(python3 -m pip show openapi-spec-validator 2>/dev/null | sed -n 's/^Vers
     python3 -m pip install --quiet --disable-pip-version-check "openapi-spec-validator==$OPENAPI_SPEC_VALIDATOR_VERSION"
 fi
 # The generated-client checks' tools (scripts/check-api-clients.sh, run by `make test`),
-# pinned, in a virtual environment of their own: openapi-python-client and mypy (the
-# generated client passes `mypy --strict`), schemathesis (against a live `tally serve`).
-API_TOOLS=${TALLY_API_TOOLS:-$(cd "$(dirname "$0")/.." && pwd)/.build/api-tools}
-API_TOOL_PINS=("openapi-python-client==0.29.1" "mypy==2.4.1" "schemathesis==4.32.5")
-if [ "$(cat "$API_TOOLS/pins" 2>/dev/null)" != "${API_TOOL_PINS[*]}" ]; then
-    echo "setup: installing ${API_TOOL_PINS[*]} into $API_TOOLS" >&2
-    python3 -m venv "$API_TOOLS"
-    "$API_TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check "${API_TOOL_PINS[@]}"
-    echo "${API_TOOL_PINS[*]}" > "$API_TOOLS/pins"
+# pinned, in a virtual environment of their own (scripts/api-tools.sh: which versions, and
+# where): openapi-python-client and mypy (the generated client passes `mypy --strict`),
+# schemathesis (against a live `tally serve`). Installed once per machine and set of pins;
+# a lock keeps two checkouts' set-ups from installing into it at once.
+. "$(dirname "$0")/api-tools.sh"
+if [ "$(cat "$API_TOOLS/pins" 2>/dev/null)" != "${API_TOOL_PINS[*]}" ] || ! "$API_TOOLS/bin/python" -c '' 2>/dev/null; then
+    mkdir -p "$(dirname "$API_TOOLS")"
+    (
+        flock 9
+        if [ "$(cat "$API_TOOLS/pins" 2>/dev/null)" != "${API_TOOL_PINS[*]}" ] || ! "$API_TOOLS/bin/python" -c '' 2>/dev/null; then
+            echo "setup: installing ${API_TOOL_PINS[*]} into $API_TOOLS" >&2
+            rm -rf "$API_TOOLS"
+            python3 -m venv "$API_TOOLS"
+            "$API_TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check "${API_TOOL_PINS[@]}"
+            echo "${API_TOOL_PINS[*]}" > "$API_TOOLS/pins"
+        fi
+    ) 9> "$API_TOOLS.lock"
 fi
