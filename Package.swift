@@ -223,6 +223,7 @@ let package = Package(
                 "TallyService",
                 "Tally",
                 "TallyLog",
+                "TallyTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["Tools"])),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
