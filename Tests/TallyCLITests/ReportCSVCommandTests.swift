@@ -136,4 +136,22 @@ import Testing
             #expect(!csv.contains("3,200.00") && !csv.contains("1,045.50"), "\(command): plain amounts: \(csv)")
         }
     }
+
+    @Test func theChangeInNetWorthOpensAsOneRowAgreeingWithItsJSONAndItsTable() throws {
+        let store = try BudgetStore()
+        try store.run(["asset", "add", "savings", "--name", "Savings", "--category", "cash", "--type", "cash", "--currency", "USD", "--date", "2026-03-01"])
+        try store.run(["asset", "value", "savings", "10000.00", "--date", "2026-03-01"])
+        try store.run(["asset", "value", "savings", "13200.00", "--date", "2026-03-31"])
+        let asked = ["networth", "change", "--as-of", "2026-04-01", "--days", "30"]
+        let rows = try Self.rows(try store.run(asked + ["--format", "csv"]), header: NetWorthChangeCSV.header)
+        #expect(rows == [[
+            "start_at": "2026-03-03T03:59:59.999999Z", "end_at": "2026-04-02T03:59:59.999999Z", "days": "30", "start": "10000.00", "end": "13200.00",
+            "change": "3200.00", "currency": "USD", "complete": "true",
+        ]], "\(rows)")
+        let json = try store.run(asked + ["--format", "json"])
+        #expect(json.contains(#""start":{"amount":"10000.00","currency":"USD"},"end":{"amount":"13200.00","currency":"USD"},"change":{"amount":"3200.00","currency":"USD"},"days":30"#), "\(json)")
+        #expect(try store.run(asked + ["--json"]) == json)
+        let table = try store.run(asked)
+        #expect(table.contains("+3,200.00 USD ↑ over 30 days"), "\(table)")
+    }
 }

@@ -54,17 +54,23 @@ struct NetWorthCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var time: TimeTravelOptions
         @Option(help: "Days to look back.") var days = 30
-        @Flag(help: "Print one JSON object.") var json = false
+        @OptionGroup var output: ReportFormatOptions
 
         func run() throws {
             guard days > 0 else { throw ValidationError("--days must be positive") }
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
             let change = try ledger.netWorthChange(asOf: try time.asOfInstant(ledger), days: days, knownAt: try time.knownAtInstant(ledger))
-            if json {
+            switch output.chosen {
+            case .csv:
+                print(NetWorthChangeCSV.render(start: change.start, end: change.end, change: change.change, days: days), terminator: "")
+            case .json:
                 print(Output.jsonObject([("start", JSONText.money(change.start.netWorth)), ("end", JSONText.money(change.end.netWorth)),
-                                         ("change", JSONText.money(change.change)), ("days", String(days))]))
-            } else {
+                                         ("change", JSONText.money(change.change)), ("days", String(days)),
+                                         ("start_at", EventJSON.quoted(change.start.point.asOf.description)),
+                                         ("end_at", EventJSON.quoted(change.end.point.asOf.description)),
+                                         ("complete", String(change.start.isComplete && change.end.isComplete))]))
+            case .table:
                 print("\(MoneyDisplay.money(change.start.netWorth)) to \(MoneyDisplay.money(change.end.netWorth)): \(MoneyDisplay.change(change.change, over: "\(days) days"))")
             }
         }

@@ -199,3 +199,32 @@ public enum BudgetScreenCSV {
         return document(header, rows)
     }
 }
+
+/// The change in net worth over a period (``Ledger/netWorthChange(asOf:days:knownAt:)``,
+/// `tally networth change --format csv`): one row with the period's bounds (RFC 3339 UTC
+/// instants), its length in days, net worth at its start and end, and end minus start, all
+/// in the base currency in force at the end (the start converted into it by the one
+/// conversion rule); `complete` is false when either report left an item out of its total.
+///
+/// ```swift
+/// let month = try ledger.netWorthChange(days: 30)
+/// print(NetWorthChangeCSV.render(start: month.start, end: month.end, change: month.change, days: 30), terminator: "")
+/// ```
+public enum NetWorthChangeCSV {
+    /// Exactly this header, then one row.
+    public static let header = "start_at,end_at,days,start,end,change,currency,complete"
+
+    /// The header and the period's one row.
+    ///
+    /// - Parameters:
+    ///   - start: net worth at the start of the period, in the end's base currency.
+    ///   - end: net worth at the end of the period.
+    ///   - change: `end` minus `start`.
+    ///   - days: the period's length in days of 24 hours.
+    public static func render(start: NetWorthReport, end: NetWorthReport, change: Money, days: Int) -> String {
+        document(header, [[
+            start.point.asOf.description, end.point.asOf.description, String(days), start.netWorth.decimalString,
+            end.netWorth.decimalString, change.decimalString, change.commodity.code, String(start.isComplete && end.isComplete),
+        ]])
+    }
+}
