@@ -24,6 +24,32 @@ import Testing
         #expect(table.standardOutput.contains("time_zone") && table.standardOutput.contains("Europe/London"), "\(table.standardOutput)")
     }
 
+    @Test func askedAboutATimeBeforeTheLedgerExistedTheSettingsAreWhatItWasCreatedWithAndNoneIsSinceALaterTime() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        #expect(try run(store, ["init", "--base-currency", "KWD", "--time-zone", "Pacific/Auckland"]).status == 0)
+        #expect(try run(store, ["settings", "set", "page-size", "25", "--date", "2019-06-01"]).status == 0)
+        let json = try run(store, ["settings", "--as-of", "2020-01-01", "--json"])
+        try #require(json.status == 0, "\(json.standardError)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let settings = try #require(answer["settings"] as? [[String: Any]])
+        let values = Dictionary(uniqueKeysWithValues: settings.map { ($0["setting"] as? String ?? "", $0) })
+        #expect(values["base_currency"]?["value"] as? String == "KWD" && values["time_zone"]?["value"] as? String == "Pacific/Auckland")
+        for setting in ["name", "time_zone", "base_currency"] {
+            #expect(values[setting]?["since"] is NSNull, "\(setting): set at the creation, after the day asked about: \(json.standardOutput)")
+        }
+        #expect(values["page_size"]?["value"] as? String == "25" && values["page_size"]?["since"] as? String == "2019-05-31T12:00:00.000000Z",
+                "a change dated before the creation is in force from its day: \(json.standardOutput)")
+        let created = try #require(answer["created_at"] as? String)
+        #expect(created > "2020-01-01", "\(created)")
+        let table = try run(store, ["settings", "--as-of", "2020-01-01"])
+        #expect(table.standardError.contains("note: the ledger was created at \(created), after 2020-01-01T"), "\(table.standardError)")
+        #expect(!table.standardOutput.contains(created), "no SINCE after the day asked about: \(table.standardOutput)")
+        let now = try run(store, ["settings", "--json"])
+        #expect(now.standardOutput.contains(#"{"setting":"base_currency","value":"KWD","since":"\#(created)""#), "\(now.standardOutput)")
+        #expect(try run(store, ["settings"]).standardError.isEmpty)
+    }
+
     @Test func fixedAndWealthSettingsAreRefusedWithWhereToChangeThem() throws {
         let directory = try TemporaryDirectory()
         let store = directory.path + "/s"

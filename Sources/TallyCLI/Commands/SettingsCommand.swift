@@ -50,6 +50,7 @@ struct SettingsCommand: ParsableCommand {
                         ("declared_commodities", JSONText.array(commodities.map {
                             Output.jsonObject([("code", EventJSON.quoted($0.code)), ("scale", String($0.scale))])
                         })),
+                        ("created_at", JSONText.string(settings.createdAt?.description)),
                     ]))
                     return
                 }
@@ -60,6 +61,9 @@ struct SettingsCommand: ParsableCommand {
                     ["wealth \(Output.visible(account)) round-ups", summary.roundUpsEnabled ? "on" : "off", "-", "wealth"],
                 ] } + commodities.map { ["commodity \($0.code)", "scale \($0.scale)", "-", "declared"] }
                 print(Output.table(["SETTING", "VALUE", "SINCE", "STATE"], rows))
+                if let createdAt = settings.createdAt, let asOf, asOf < createdAt {
+                    Output.note("note: the ledger was created at \(createdAt), after \(asOf): before then every setting is what it was created with, or the default\n")
+                }
             }
         }
     }

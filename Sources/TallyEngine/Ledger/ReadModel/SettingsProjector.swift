@@ -104,7 +104,10 @@ public struct SettingValue: Hashable, Sendable {
     public let setting: LedgerSetting
     /// Its value as text: a name, a currency code, a time zone, a number of seconds, days or rows.
     public let value: String
-    /// When the event that set it took effect; nil for a default never set.
+    /// When the event that set it took effect, never after the instant asked about; nil for
+    /// a default never set, and for a value the ledger was created with asked about a time
+    /// before its creation (in force then, as answers about that time use it, but set by no
+    /// event at or before it).
     public let since: Instant?
     /// When the ledger recorded that event; nil for a default never set.
     public let recordedAt: Instant?
@@ -135,6 +138,10 @@ public struct LedgerSettings: Hashable, Sendable {
     /// Every setting with its value, since when, and whether it is the default, in
     /// ``LedgerSetting`` order.
     public let values: [SettingValue]
+    /// When the ledger was created (`ledger_created`'s effective time), as known at the point
+    /// asked about; nil when it was not known then. Asked about a time before it, every
+    /// setting is what the ledger was created with, or the default.
+    public let createdAt: Instant?
 
     /// The settings in force at the end of time as known now: the latest value of each by
     /// effective time, a change dated in the future included. For a command that must know
@@ -173,8 +180,15 @@ public struct LedgerSettings: Hashable, Sendable {
         return LedgerSettings(
             name: text(.name), baseCurrency: try Commodity.named(text(.baseCurrency)), timeZone: text(.timeZone),
             priceStalenessSeconds: try number(.priceStalenessSeconds), dueSoonDays: try number(.dueSoonDays),
-            pageSize: try number(.pageSize), values: values
+            pageSize: try number(.pageSize), values: values, createdAt: try createdAt(db, point: point)
         )
+    }
+
+    /// `ledger_created`'s effective time, when the ledger knew it by `point.knownAt`.
+    private static func createdAt(_ db: Database, point: PointInTime) throws -> Instant? {
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT effective_at FROM settings_history WHERE setting = ? AND recorded_at <= ? ORDER BY sequence LIMIT 1
+            """), arguments: [LedgerSetting.name.rawValue, point.recordedBound]).map { $0.instant(SettingsColumns.effectiveAt) }
     }
 
     private static func value(of setting: LedgerSetting, at point: PointInTime, _ db: Database) throws -> SettingValue {
@@ -192,7 +206,10 @@ public struct LedgerSettings: Hashable, Sendable {
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
             """), arguments: [setting.rawValue, point.effectiveBound, point.recordedBound, createdSequence])
         if let row = inForce ?? created {
-            return SettingValue(setting: setting, value: row[SettingsColumns.value], since: row.instant(SettingsColumns.effectiveAt),
+            // A value the ledger was created with, asked about a time before the creation, is
+            // in force then but was set by no event at or before it: no "since" after the asking.
+            let since = row.instant(SettingsColumns.effectiveAt)
+            return SettingValue(setting: setting, value: row[SettingsColumns.value], since: since > point.asOf ? nil : since,
                                 recordedAt: row.instant(SettingsColumns.recordedAt), sequence: row[SettingsColumns.sequence])
         }
         // Nothing folded yet (a replay as known before the ledger was created): the values
