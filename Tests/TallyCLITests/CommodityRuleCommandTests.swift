@@ -62,6 +62,32 @@ import Testing
         #expect(base.status != 0 && base.standardError.contains("ISO 4217"), "\(base.standardError)")
     }
 
+    @Test func argumentsTypedOutOfOrderAreRefusedNamingTheArgumentAndWhatWasExpected() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path + "/s"
+        try #require(try run(store, ["init", "--base-currency", "KWD"]).status == 0)
+        let before = try directory.snapshot("s/log")
+        for (command, expected) in [
+            (["fx", "KWD", "3.2512", "USD"], ["<quote> '3.2512' is a number, but a currency code is expected there", "did you mean `tally fx KWD USD 3.2512`?"]),
+            (["fx", "3.2512", "KWD", "USD"], ["<base> '3.2512' is a number, but a currency code is expected there", "tally fx <base> <quote> <rate>"]),
+            (["fx", "KWD", "USD", "JPY"], ["<rate> 'JPY' is a code, but a rate (units of QUOTE for one BASE) is expected there"]),
+            (["fx", "KWD", "USD", "three"], ["<rate> 'three' is not a number, but a rate"]),
+            (["price", "80.12", "VEA", "--currency", "GBP"], ["<symbol> '80.12' is a number, but a ticker is expected there", "tally price <symbol> <amount>"]),
+            (["price", "VEA", "GBP"], ["<amount> 'GBP' is a code, but a price (what one unit is worth) is expected there"]),
+            (["base-currency", "3.25"], ["<currency> '3.25' is a number, but a currency code is expected there"]),
+            (["settings", "set", "base-currency", "3.25"], ["<value> '3.25' is a number, but a currency code is expected there"]),
+        ] {
+            let result = try run(store, command)
+            #expect(result.status != 0, "\(command) was taken")
+            for text in expected {
+                #expect(result.standardError.contains(text), "\(command): \(result.standardError)")
+            }
+            #expect(!result.standardError.contains("--currency '"), "\(command) names an option it was not given: \(result.standardError)")
+        }
+        #expect(try directory.snapshot("s/log") == before, "refusals record nothing")
+        #expect(try run(store, ["fx", "KWD", "USD", "3.2512"]).status == 0)
+    }
+
     @Test func builtInTokensNeedNoDeclarationAndADeclaredScaleNeverChanges() throws {
         let directory = try TemporaryDirectory()
         let store = directory.path + "/s"

@@ -250,8 +250,13 @@ struct PriceCommand: ParsableCommand {
         guard let source = PriceSource(rawValue: source) else { throw ValidationError("--source must be one of \(PriceSource.allRawValues)") }
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
+        let usage = "tally price <symbol> <amount> [--currency C] records what one unit of SYMBOL is worth"
+        if (try? ExactDecimal(parsing: symbol)) != nil {
+            throw ValidationError("<symbol> '\(symbol)' is a number, but a ticker is expected there: \(usage)")
+        }
         RepeatReport.printRecorded(try ledger.quotePrice(
-            symbol: try CLIParse.symbol(symbol), price: try CLIParse.decimal(amount, option: "price"),
+            symbol: try CLIParse.symbol(symbol, option: "<symbol>"),
+            price: try CLIParse.decimalArgument(amount, argument: "<amount>", expected: "a price (what one unit is worth)", usage: usage),
             currency: try CLIParse.currency(currency, ledger), source: source,
             effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
@@ -273,9 +278,13 @@ struct FXCommand: ParsableCommand {
     func run() throws {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
+        // Two arguments swapped (`tally fx KWD 3.2512 USD`) are named, with the order meant.
+        let swapped = (try? ExactDecimal(parsing: quote)) != nil && (try? Commodity.named(rate)) != nil
+        let usage = "tally fx <base> <quote> <rate> records 1 BASE = RATE QUOTE" + (swapped ? "; did you mean `tally fx \(base) \(rate) \(quote)`?" : "")
         RepeatReport.printRecorded(try ledger.setFXRate(
-            base: try CLIParse.currency(base, ledger), quote: try CLIParse.currency(quote, ledger),
-                      rate: try CLIParse.decimal(rate, option: "rate"),
+            base: try CLIParse.currencyArgument(base, ledger, argument: "<base>", usage: usage),
+            quote: try CLIParse.currencyArgument(quote, ledger, argument: "<quote>", usage: usage),
+            rate: try CLIParse.decimalArgument(rate, argument: "<rate>", expected: "a rate (units of QUOTE for one BASE)", usage: usage),
             effectiveAt: try CLITime.effective(CLITime.either(date, "--date", or: at, "--at"), ledger: ledger), idempotencyKey: idempotency.idempotencyKey))
     }
 }
@@ -298,7 +307,7 @@ struct BaseCurrencyCommand: ParsableCommand {
     func run() throws {
         let ledger = try storeOptions.openLedger()
         defer { try? ledger.close() }
-        let commodity = try CLIParse.currency(currency, ledger)
+        let commodity = try CLIParse.currencyArgument(currency, ledger, argument: "<currency>", usage: "tally base-currency <currency> [--date D]")
         let result = try ledger.setBaseCurrency(commodity, effectiveAt: try CLITime.effective(date, ledger: ledger), idempotencyKey: idempotency.idempotencyKey)
         if NothingToDo.report(result, "the base currency is \(commodity.code) already\(date.map { " on \($0)" } ?? "")") { return }
         RepeatReport.printRecorded(result)

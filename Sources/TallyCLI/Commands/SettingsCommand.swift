@@ -106,7 +106,9 @@ struct SettingsCommand: ParsableCommand {
                 case .dueSoonDays: result = try ledger.setDueSoonDays(try number("days"), effectiveAt: effectiveAt, idempotencyKey: key)
                 case .pageSize: result = try ledger.setPageSize(try number("rows"), effectiveAt: effectiveAt, idempotencyKey: key)
                 case .priceStalenessSeconds: result = try ledger.setPriceStaleness(seconds: try number("seconds"), effectiveAt: effectiveAt, idempotencyKey: key)
-                case .baseCurrency: result = try ledger.setBaseCurrency(try ledger.currency(value), effectiveAt: effectiveAt, idempotencyKey: key)
+                case .baseCurrency:
+                    let currency = try CLIParse.currencyArgument(value, ledger, argument: "<value>", usage: "tally settings set base-currency <currency code> [--date D]")
+                    result = try ledger.setBaseCurrency(currency, effectiveAt: effectiveAt, idempotencyKey: key)
                 case .timeZone, .name, .splitRule, .roundUps: return
                 }
                 if NothingToDo.report(result, json: json, "\(setting.rawValue) is \(value) already then") { return }

@@ -154,6 +154,29 @@ enum CLIParse {
         return try ledger.currency(code)
     }
 
+    /// A currency typed as a positional argument (`<quote>` of `tally fx`), by the one rule
+    /// of ``currency(_:_:option:)``; a refusal names the argument, what it expected, and the
+    /// command's `usage` when the text is a number (arguments out of order), the argument
+    /// when it is no code at all.
+    static func currencyArgument(_ code: String, _ ledger: Ledger, argument: String, usage: String) throws -> Commodity {
+        if (try? ExactDecimal(parsing: code)) != nil {
+            throw ValidationError("\(argument) '\(code)' is a number, but a currency code is expected there: \(usage)")
+        }
+        // A well-formed code the ledger does not know gets the one message every command gives
+        // (``CurrencyRule/unknownMessage(_:)``), which names the code.
+        return try currency(code, ledger, option: argument)
+    }
+
+    /// An exact decimal typed as a positional argument (`<rate>` of `tally fx`, `<amount>` of
+    /// `tally price`); a refusal names the argument and `expected`, and a code typed there
+    /// (arguments out of order) is said to be one.
+    static func decimalArgument(_ text: String, argument: String, expected: String, usage: String) throws -> ExactDecimal {
+        do { return try ExactDecimal(parsing: text) } catch {
+            let isCode = (try? Commodity.named(text)) != nil
+            throw ValidationError("\(argument) '\(text)' is \(isCode ? "a code" : "not a number"), but \(expected) is expected there: \(usage)")
+        }
+    }
+
     /// An amount in a currency by the ledger's one rule, within a declared commodity's scale.
     static func money(_ text: String, currency code: String, _ ledger: Ledger, option: String = "amount") throws -> Money {
         let commodity = try currency(code, ledger)
