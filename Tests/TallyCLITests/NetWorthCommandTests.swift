@@ -110,7 +110,7 @@ import Testing
         }
         let now = try TimeTravelCLI.answer(["reminder", "list", "--as-of", "2099-03-12", "--json"], store: store)
         #expect(now == #"{"items":[{"id":"appraise","asset":"home","due":"2026-06-01","note":null,"is_due":true}],"#
-                + #""paging":{"page":1,"page_size":1,"page_count":1,"total_count":1}}"# + "\n", "\(now)")
+                + #""paging":{"page":1,"page_size":10,"page_count":1,"total_count":1}}"# + "\n", "\(now)")
     }
 
     @Test func aBadAsOfOrKnownAtOfTheReminderListIsRefusedByName() throws {

@@ -24,17 +24,18 @@ import PostgresTestSupport
         #expect(!(try store.run(["notifications", "--as-of", "2026-05-31"]).contains("bill_")))
         let table = try store.run(["notifications"])
         let lines = table.split(separator: "\n").map(String.init)
-        try #require(lines.count == 4, "\(table)")
+        try #require(lines.count == 5, "\(table)")
         #expect(lines[0].hasPrefix("DATE"))
         #expect(lines[1].hasPrefix("2026-05-23  bill_due_soon     Bill Landlord of 1200.00 USD is due on 2026-05-28"))
         #expect(lines[2].hasPrefix("2026-05-24  budget_overspent  Groceries budget for 2026-05 overspent on 2026-05-24: 105.50 USD spent of 100.00 USD (5.50 USD over)"))
         #expect(lines[3].hasPrefix("2026-05-29  bill_overdue"))
         #expect(lines[3].hasSuffix("bill_overdue:rent:2026-05"))
+        #expect(lines[4] == "page 1 of 1 (3 items)", "a list's footer: \(table)")
 
         let json = try store.run(["notifications", "--as-of", "2026-05-31", "--kind", "budget_overspent", "--json"])
         #expect(json.hasPrefix("{\"items\":[{\"id\":\"budget_overspent:groceries:2026-05\",\"kind\":\"budget_overspent\",\"at\":\"2026-05-24T04:00:00.000000Z\",\"date\":\"2026-05-24\",\"subject\":\"budget:groceries:2026-05\",\"causes\":[3,5],"))
         #expect(json.contains("\"figures\":{\"category\":\"groceries\",\"currency\":\"USD\",\"maximum\":\"100.00\",\"month\":\"2026-05\",\"over\":\"5.50\",\"spent\":\"105.50\"}}],"
-                              + "\"paging\":{\"page\":1,\"page_size\":1,\"page_count\":1,\"total_count\":1}}\n"))
+                              + "\"paging\":{\"page\":1,\"page_size\":10,\"page_count\":1,\"total_count\":1}}\n"))
 
         let csv = try store.run(["notifications", "--format", "csv", "--since", "bill_due_soon:rent:2026-05"])
         #expect(csv.split(separator: "\n").map(String.init).first == "date,kind,message,id,at,subject,causes")

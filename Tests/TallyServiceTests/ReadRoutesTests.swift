@@ -57,6 +57,13 @@ import Testing
         let total = try #require(history.json["total_count"] as? Int)
         #expect(total >= 4, "deposit, split, purchase, round-up: \(history.text)")
         #expect(history.json.objects("entries").count == 2, "a page of 2")
+        #expect(history.json["page_count"] as? Int == (total + 1) / 2, "\(history.text)")
+        // Without page_size, the page_size setting in force (issue 32, rule 7), not a size of the route's own.
+        let byDefault = try await service.send(.GET, "/ledgers/home/wealth/main/history")
+        #expect(byDefault.json["page_size"] as? Int == 10 && byDefault.json["page_count"] as? Int == (total + 9) / 10, "\(byDefault.text)")
+        try await created("/settings/page-size", #"{"rows":3}"#)
+        let bySetting = try await service.send(.GET, "/ledgers/home/wealth/main/history")
+        #expect(bySetting.json["page_size"] as? Int == 3 && bySetting.json.objects("entries").count == 3, "\(bySetting.text)")
         let deposits = try await service.send(.GET, "/ledgers/home/wealth/main/history?filter=deposits")
         #expect(deposits.json.objects("entries").map { $0["amount"] as? String } == ["100.00"], "\(deposits.text)")
         let roundUps = try await service.send(.GET, "/ledgers/home/wealth/main/round-ups")

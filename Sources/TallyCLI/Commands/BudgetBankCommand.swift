@@ -71,19 +71,24 @@ struct BankListCommand: ParsableCommand {
     @OptionGroup var output: ListFormatOptions
 
     func run() throws {
-        let banks = try storeOptions.withReadingLedger { ledger in try ledger.banks() }
+        let (allBanks, page) = try storeOptions.withReadingLedger { ledger in
+            let banks = try ledger.banks()
+            return (banks, try output.page(of: banks.count, ledger, asOf: nil, knownAt: nil))
+        }
         if output.chosen == .csv {
             var table = ListTable([ListColumn("bank"), ListColumn("name"), ListColumn("connected"), ListColumn("consent_expires")])
-            for bank in banks { table.append([.text(bank.bankId), .text(bank.name), .bool(bank.isConnected), .text(bank.consentExpires?.description ?? "")]) }
-            return table.print(.csv, empty: "")
+            for bank in allBanks { table.append([.text(bank.bankId), .text(bank.name), .bool(bank.isConnected), .text(bank.consentExpires?.description ?? "")]) }
+            return table.print(.csv, page: page, empty: "")
         }
+        let banks = page.slice(allBanks)
         if output.chosen == .json {
             return print(JSONText.list(banks.map { bank in
                 Output.jsonObject([("id", EventJSON.quoted(bank.bankId)), ("name", EventJSON.quoted(bank.name)),
                                    ("connected", String(bank.isConnected)), ("consent_expires", EnvelopeCLI.json(bank.consentExpires))])
-            }))
+            }, paging: JSONPaging(page)))
         }
         print(Output.table(["BANK", "NAME", "STATUS", "CONSENT UNTIL"],
                            banks.map { [$0.bankId, $0.name, $0.isConnected ? "connected" : "disconnected", $0.consentExpires?.description ?? "-"] }))
+        print(ListFooter.table(page))
     }
 }

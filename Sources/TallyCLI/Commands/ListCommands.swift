@@ -10,7 +10,10 @@ enum ListHelp {
         --as-of D lists what stood at the end of day D in the ledger's time zone (default: \
         today; --include-future counts what is dated later too); --known-at D lists it as \
         the ledger knew it at the end of D. --format csv prints a header line and one row per \
-        item; --json (--format json) one object: the items and their paging.
+        item; --json (--format json) one object: the items and their paging. Every form holds \
+        one page: --page N of --page-size items (default: the page_size setting in force at \
+        the --as-of day); a table ends with "page X of Y (N items)", a CSV that is not the \
+        whole list says which page it is on standard error.
         """
 }
 
@@ -49,7 +52,7 @@ struct AccountListCommand: ParsableCommand {
                                   .amount(balance), .text(balance?.commodity.code), .amount(owed)])
                 }
             }
-            table.print(output.chosen, empty: "no accounts")
+            try table.print(output, ledger, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger), empty: "no accounts")
         }
     }
 }
@@ -84,7 +87,7 @@ struct RatesCommand: ParsableCommand {
                               .day(ledger.calendar.date(of: quote.effectiveAt)), .text(quote.effectiveAt.description),
                               .text(listing.source.rawValue), .integer(Int64(quote.sequence))])
             }
-            table.print(output.chosen, empty: "no rates or prices")
+            try table.print(output, ledger, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger), empty: "no rates or prices")
         }
     }
 }
@@ -110,7 +113,7 @@ enum NetWorthItemListPrinter {
                               .amount(item.value?.value), .text(item.value?.source.rawValue), .day(item.value.map { ledger.calendar.date(of: $0.valuedAt) }),
                               .text(item.value?.pricedSymbol), .amount(item.inBase), .text(list.baseCurrency.code)])
             }
-            table.print(output.chosen, empty: "no \(kind == .asset ? "assets" : "liabilities")")
+            try table.print(output, ledger, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger), empty: "no \(kind == .asset ? "assets" : "liabilities")")
             if output.chosen != .json, !list.notConverted.isEmpty {
                 Output.note("not converted (no rate into \(list.baseCurrency.code)): \(list.notConverted.map { "\($0.itemId) (\($0.currency.code))" }.joined(separator: ", "))\n")
             }
@@ -165,7 +168,7 @@ struct EnvelopeListCommand: ParsableCommand {
                               .text(status.budgeted.commodity.code), .text(status.policy.rawValue), .day(status.period.first),
                               .day(status.period.last), .amount(status.spent), .amount(status.remaining), .bool(status.isOverBudget)])
             }
-            table.print(output.chosen, empty: "no envelopes on \(date)")
+            try table.print(output, ledger, asOf: ledger.calendar.endOfDay(date), knownAt: try time.knownAtInstant(ledger), empty: "no envelopes on \(date)")
         }
     }
 }
@@ -189,7 +192,7 @@ struct ChallengeListCommand: ParsableCommand {
                               .text(progress.unit.commodity.code), .text(progress.account), .integer(Int64(progress.completedSteps.count)),
                               .integer(Int64(progress.stepCount)), .amount(progress.saved), .amount(progress.target), .bool(progress.isComplete)])
             }
-            table.print(output.chosen, empty: "no challenges")
+            try table.print(output, ledger, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger), empty: "no challenges")
         }
     }
 }

@@ -160,7 +160,7 @@ struct LiabilityCommand: ParsableCommand {
                         progress.next.map { ListCell.amount($0.leftToPay) } ?? ListCell.none,
                     ])
                 }
-                table.print(output.chosen, empty: "no liabilities")
+                try table.print(output, ledger, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger), empty: "no liabilities")
             }
         }
     }
@@ -362,28 +362,32 @@ struct ReminderCommand: ParsableCommand {
 
         func run() throws {
             try storeOptions.withReadingLedger { ledger in
-                let reminders = try ledger.reminders(asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
-                    .filter { !due || $0.isDue }
+                let (asOf, knownAt) = (try time.asOfInstant(ledger), try time.knownAtInstant(ledger))
+                let reminders = try ledger.reminders(asOf: asOf, knownAt: knownAt).filter { !due || $0.isDue }
+                let page = try output.page(of: reminders.count, ledger, asOf: asOf, knownAt: knownAt)
                 if output.chosen == .csv {
                     var table = ListTable([ListColumn("reminder"), ListColumn("asset"), ListColumn("due_date"), ListColumn("is_due"), ListColumn("note")])
                     for reminder in reminders {
                         table.append([.text(reminder.reminderId), .text(reminder.assetId), .day(reminder.dueDate), .bool(reminder.isDue), .text(reminder.note)])
                     }
-                    return table.print(.csv, empty: "")
+                    return table.print(.csv, page: page, empty: "")
                 }
                 if output.chosen == .json {
-                    return print(JSONText.list(reminders.map { reminder in
+                    return print(JSONText.list(page.slice(reminders).map { reminder in
                         Output.jsonObject([
                             ("id", EventJSON.quoted(reminder.reminderId)), ("asset", EventJSON.quoted(reminder.assetId)),
                             ("due", EventJSON.quoted(reminder.dueDate.description)), ("note", JSONText.string(reminder.note)),
                             ("is_due", String(reminder.isDue)),
                         ])
-                    }))
+                    }, paging: JSONPaging(page)))
                 }
                 guard !reminders.isEmpty else { return print("no open reminders") }
-                print(Output.table(["REMINDER", "ASSET", "DUE", "STATE", "NOTE"], reminders.map { reminder in
-                    [reminder.reminderId, reminder.assetId, reminder.dueDate.description, reminder.isDue ? "due" : "upcoming", reminder.note ?? ""]
-                }))
+                if !page.range.isEmpty {
+                    print(Output.table(["REMINDER", "ASSET", "DUE", "STATE", "NOTE"], page.slice(reminders).map { reminder in
+                        [reminder.reminderId, reminder.assetId, reminder.dueDate.description, reminder.isDue ? "due" : "upcoming", reminder.note ?? ""]
+                    }))
+                }
+                print(ListFooter.table(page))
             }
         }
     }

@@ -22,12 +22,12 @@ struct NotificationsCommand: ParsableCommand {
 
     func run() throws {
         try storeOptions.withReadingLedger { ledger in
-            let notes = try ledger.notifications(
-                asOf: try time.asOfInstant(ledger) ?? .latest, knownAt: try time.knownAtInstant(ledger),
-                kinds: kinds.map(NotificationKind.init(rawValue:)), since: since)
+            let (asOf, knownAt) = (try time.asOfInstant(ledger), try time.knownAtInstant(ledger))
+            let notes = try ledger.notifications(asOf: asOf ?? .latest, knownAt: knownAt, kinds: kinds.map(NotificationKind.init(rawValue:)), since: since)
+            let page = try output.page(of: notes.count, ledger, asOf: asOf, knownAt: knownAt)
             switch output.chosen {
             case .json:
-                print(JSONText.list(notes.map { NotificationOutput.json($0, calendar: ledger.calendar) }))
+                print(JSONText.list(page.slice(notes).map { NotificationOutput.json($0, calendar: ledger.calendar) }, paging: JSONPaging(page)))
             case .csv, .table:
                 var table = ListTable([ListColumn("date"), ListColumn("kind"), ListColumn("message"), ListColumn("id"),
                                        ListColumn("at"), ListColumn("subject"), ListColumn("causes")])
@@ -39,9 +39,9 @@ struct NotificationsCommand: ParsableCommand {
                     // People read the day, the kind and the message; the rest is for programs.
                     var short = ListTable([ListColumn("date"), ListColumn("kind"), ListColumn("message"), ListColumn("id")])
                     for row in table.rows { short.append(Array(row.prefix(4))) }
-                    short.print(.table, empty: "no notifications")
+                    short.print(.table, page: page, empty: "no notifications")
                 } else {
-                    table.print(.csv, empty: "")
+                    table.print(.csv, page: page, empty: "")
                 }
             }
         }

@@ -93,12 +93,14 @@ struct PotListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (pots, conversion) = try storeOptions.withReadingLedger { ledger in
+        let (pots, conversion, page) = try storeOptions.withReadingLedger { ledger in
             let asOf = try time.asOfInstant(ledger)
             let knownAt = try time.knownAtInstant(ledger)
-            return (try ledger.pots(asOf: asOf, knownAt: knownAt), try ledger.budgetBaseConversion(at: asOf ?? ledger.now, knownAt: knownAt))
+            let pots = try ledger.pots(asOf: asOf, knownAt: knownAt)
+            return (pots, try ledger.budgetBaseConversion(at: asOf ?? ledger.now, knownAt: knownAt),
+                    try output.page(of: pots.count, ledger, asOf: asOf, knownAt: knownAt))
         }
-        guard output.chosen == .csv else { return try Self.print(pots, json: output.chosen == .json, conversion: conversion) }
+        guard output.chosen == .csv else { return try Self.print(pots, json: output.chosen == .json, page: page, conversion: conversion) }
         var table = ListTable([ListColumn("pot"), ListColumn("name"), ListColumn("total", numeric: true), ListColumn("target", numeric: true),
                                ListColumn("currency"), ListColumn("progress_basis_points", numeric: true),
                                ListColumn("base_currency"), ListColumn("total_in_base", numeric: true), ListColumn("target_in_base", numeric: true)])
@@ -107,14 +109,15 @@ struct PotListCommand: ParsableCommand {
                           .integer(pot.progressBasisPoints), .text(conversion.baseCurrency.code),
                           .amount(try conversion.convert(pot.total)), .amount(try conversion.convert(pot.target))])
         }
-        table.print(.csv, empty: "")
+        table.print(.csv, page: page, empty: "")
     }
 
     /// Prints pots as one JSON list (``JSONText/list(_:paging:context:)``), or for `pot show`
     /// the one pot's object, or a table; when the base currency is not the budget's, each
     /// total and target in it too (issue 15, wrong today 9), or the budget currency named as
-    /// not converted.
-    static func print(_ pots: [Pot], json: Bool, single: Bool = false, conversion: BudgetBaseConversion) throws {
+    /// not converted. With `page`, only its pots, its paging in JSON and its footer in a table.
+    static func print(_ allPots: [Pot], json: Bool, single: Bool = false, page: ListPage? = nil, conversion: BudgetBaseConversion) throws {
+        let pots = page.map { Array($0.slice(allPots)) } ?? allPots
         let otherBase = conversion.baseCurrency != conversion.budgetCurrency
         let base = conversion.baseCurrency.code
         func inBase(_ money: Money) throws -> String { try conversion.convert(money).map(MoneyDisplay.amount) ?? "" }
@@ -135,7 +138,7 @@ struct PotListCommand: ParsableCommand {
                 return Output.jsonObject(fields)
             }
             if single, let object = objects.first { return Swift.print(object) }
-            return Swift.print(JSONText.list(objects))
+            return Swift.print(JSONText.list(objects, paging: page.map(JSONPaging.init)))
         }
         let converted = otherBase && conversion.isConverted
         Swift.print(Output.table(
@@ -147,6 +150,7 @@ struct PotListCommand: ParsableCommand {
         if !conversion.notConverted.isEmpty, !pots.isEmpty {
             Swift.print("not converted (no rate into \(base)): \(conversion.notConverted.map(\.code).joined(separator: ", "))")
         }
+        if let page { Swift.print(ListFooter.table(page)) }
     }
 }
 

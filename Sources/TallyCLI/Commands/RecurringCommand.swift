@@ -203,13 +203,18 @@ struct RecurringListCommand: ParsableCommand {
     @OptionGroup var output: ListFormatOptions
 
     func run() throws {
-        let items = try storeOptions.withReadingLedger { ledger in
+        let (allItems, page) = try storeOptions.withReadingLedger { ledger in
             let asOf = try time.asOfInstant(ledger)
             let knownAt = try time.knownAtInstant(ledger)
-            guard let query = order.query else { return try ledger.recurringItems(asOf: asOf, knownAt: knownAt) }
-            return try ledger.recurringItems(query, today: ledger.calendar.date(of: asOf ?? ledger.now), asOf: asOf, knownAt: knownAt)
+            let items = try order.query.map { try ledger.recurringItems($0, today: ledger.calendar.date(of: asOf ?? ledger.now), asOf: asOf, knownAt: knownAt) }
+                ?? ledger.recurringItems(asOf: asOf, knownAt: knownAt)
+            return (items, try output.page(of: items.count, ledger, asOf: asOf, knownAt: knownAt))
         }
-        if output.chosen == .csv { return print(RecurringItemsCSV.render(items), terminator: "") }
+        let items = Array(page.slice(allItems))
+        if output.chosen == .csv {
+            print(RecurringItemsCSV.render(items), terminator: "")
+            return ListFooter.noteCSV(page)
+        }
         if output.chosen == .json {
             return print(JSONText.list(items.map { item in
                 Output.jsonObject([
@@ -219,7 +224,7 @@ struct RecurringListCommand: ParsableCommand {
                     ("day_of_month", String(item.dayOfMonth)), ("start_month", EventJSON.quoted(item.startMonth.description)),
                     ("end_month", JSONText.string(item.endMonth?.description)),
                 ])
-            }))
+            }, paging: JSONPaging(page)))
         }
         print(Output.table(
             ["ID", "PAYEE", "CATEGORY", "AMOUNT", "FREQUENCY", "DAY", "FROM", "TO"],
@@ -227,6 +232,7 @@ struct RecurringListCommand: ParsableCommand {
                          String($0.dayOfMonth), $0.startMonth.description, $0.endMonth?.description ?? ""] },
             rightAligned: [3, 5]
         ))
+        print(ListFooter.table(page))
     }
 }
 
@@ -268,16 +274,21 @@ struct RecurringBillsCommand: ParsableCommand {
     @OptionGroup var output: ListFormatOptions
 
     func run() throws {
-        let bills = try storeOptions.withReadingLedger { ledger in
+        try storeOptions.withReadingLedger { ledger in
             let today = try time.day(self.today, option: "--today", calendar: ledger.calendar) ?? ledger.calendar.date(of: ledger.now)
-            return try ledger.recurringBills(order.query ?? RecurringBillQuery(), today: today, knownAt: try time.knownAtInstant(ledger))
+            let knownAt = try time.knownAtInstant(ledger)
+            let bills = try ledger.recurringBills(order.query ?? RecurringBillQuery(), today: today, knownAt: knownAt)
+            try Self.print(bills, output: output, search: order.search, ledger, asOf: ledger.calendar.endOfDay(today), knownAt: knownAt)
         }
+    }
+
+    private static func print(_ bills: [RecurringBill], output: ListFormatOptions, search: String?, _ ledger: Ledger, asOf: Instant, knownAt: Instant?) throws {
         var table = ListTable([ListColumn("vendor"), ListColumn("category"), ListColumn("amount", numeric: true), ListColumn("currency"),
                                ListColumn("state"), ListColumn("next_due"), ListColumn("last_paid"), ListColumn("source"), ListColumn("recurring_id")])
         for bill in bills {
             table.append([.text(bill.vendor), .text(bill.category.displayName), .amount(bill.amount), .text(bill.amount.commodity.code),
                           .text(bill.state.rawValue), .day(bill.nextDue), .day(bill.lastPaid), .text(bill.source.rawValue), .text(bill.recurringId)])
         }
-        table.print(output.chosen, empty: "no recurring bills" + (order.search.map { " matching '\($0)'" } ?? ""))
+        try table.print(output, ledger, asOf: asOf, knownAt: knownAt, empty: "no recurring bills" + (search.map { " matching '\($0)'" } ?? ""))
     }
 }

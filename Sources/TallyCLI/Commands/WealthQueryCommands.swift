@@ -113,8 +113,7 @@ struct WealthHistoryCommand: ParsableCommand {
             if !rows.isEmpty {
                 print(Output.table(["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"], rows, rightAligned: [0, 3, 5, 6, 7]))
             }
-            let pages = max(1, (result.totalCount + result.pageSize - 1) / result.pageSize)
-            print("page \(result.page) of \(pages), \(result.totalCount) row\(result.totalCount == 1 ? "" : "s") (\(filter.rawValue))")
+            print("page \(result.page) of \(result.pageCount), \(result.totalCount) row\(result.totalCount == 1 ? "" : "s") (\(filter.rawValue))")
         }
     }
 }

@@ -34,6 +34,12 @@ enum JSONText {
 
 /// Where a page of a list sits: `{"page":1,"page_size":10,"page_count":3,"total_count":27}`.
 struct JSONPaging {
+    init(page: Int, pageSize: Int, totalCount: Int) {
+        self.page = page
+        self.pageSize = pageSize
+        self.totalCount = totalCount
+    }
+
     /// 1-based.
     let page: Int
     /// The most items a page holds.
@@ -46,6 +52,9 @@ struct JSONPaging {
 
     /// A list that is not paged: one page holding all `count` items.
     static func whole(_ count: Int) -> JSONPaging { JSONPaging(page: 1, pageSize: count, totalCount: count) }
+
+    /// Where `page` sits (``ListPage``, the one paging rule).
+    init(_ page: ListPage) { self.init(page: page.page, pageSize: page.pageSize, totalCount: page.totalCount) }
 
     var json: String {
         Output.jsonObject([("page", String(page)), ("page_size", String(pageSize)),

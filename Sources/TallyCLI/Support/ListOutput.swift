@@ -4,22 +4,51 @@ import Tally
 /// How a list command prints (`pot list`, `account list`, `asset list`, `rates`, …), the same
 /// flags on each: a table for people (the default), `--format csv` (one header line in
 /// snake_case, then one row per item, a spreadsheet opens it) or `--format json` (one list
-/// answer, `{"items":[…],"paging":{…}}`: ``JSONText``); `--json` is `--format json`.
+/// answer, `{"items":[…],"paging":{…}}`: ``JSONText``); `--json` is `--format json`. Every
+/// form holds one page (``ListPage``, as `tx list`): `--page` (from 1) of `--page-size` items,
+/// by default the `page_size` setting in force at the list's as-of.
 struct ListFormatOptions: ParsableArguments {
     /// The three forms of a list.
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, csv, json }
 
-    @Option(help: "table (default), csv (a header line, then one row per item) or json (one object: items and paging).")
+    @Option(help: "table (default), csv (a header line, then one row per item of the page) or json (one object: items and paging).")
     var format: Format?
 
     @Flag(help: "The same as --format json.") var json = false
 
+    @Option(help: "The page, from 1.") var page = 1
+
+    @Option(name: .customLong("page-size"), help: "Items per page (1-500). Default: the page_size setting in force (`tally settings`).")
+    var pageSize: Int?
+
     func validate() throws {
         if json, let format, format != .json { throw ValidationError("give --json or --format \(format.rawValue), not both") }
+        do { try ListPage.check(page: page, pageSize: pageSize) } catch let error as LedgerError { throw ValidationError(error.message) }
     }
 
     /// The form chosen.
     var chosen: Format { json ? .json : format ?? .table }
+
+    /// The page asked for of a list of `count` items read as of `asOf` (now when nil) as known
+    /// at `knownAt`: its size the one asked for, else the `page_size` setting in force then.
+    func page(of count: Int, _ ledger: Ledger, asOf: Instant?, knownAt: Instant?) throws -> ListPage {
+        try ledger.listPage(page: page, pageSize: pageSize, totalCount: count, asOf: asOf, knownAt: knownAt)
+    }
+}
+
+/// How a page of a list ends in a table and in CSV: the table's footer, `page 1 of 3 (27
+/// items)`, as `tx list` prints; CSV carries no footer, so when the page is not the whole list
+/// standard error says which page it is and how to reach the others.
+enum ListFooter {
+    static func table(_ page: ListPage) -> String {
+        "page \(page.page) of \(page.pageCount) (\(page.totalCount) item\(page.totalCount == 1 ? "" : "s"))"
+    }
+
+    /// Says on standard error that a CSV holds one page of a longer list.
+    static func noteCSV(_ page: ListPage) {
+        guard !page.isWhole else { return }
+        Output.note("note: \(table(page)): --page N for another, --page-size up to \(ListPage.pageSizeLimit) for more a page\n")
+    }
 }
 
 /// How a report prints (`tx list`, `budget show`, `overview`, `envelope status`,
@@ -117,24 +146,38 @@ struct ListTable {
         rows.append(row)
     }
 
-    /// The list in `format`; a table with no rows prints `empty` instead. JSON is one list
-    /// answer (``JSONText/list(_:paging:context:)``), `context` its fields before `items`.
-    func render(_ format: ListFormatOptions.Format, empty: String, context: [(String, String)] = []) -> String {
+    /// Page `page` of the list in `format` (every row when `page` is nil: a list that is not
+    /// paged, the CSV `pot list` prints through it); a table with no rows at all prints
+    /// `empty` instead, a page beyond the last its footer alone. JSON is one list answer
+    /// (``JSONText/list(_:paging:context:)``), `context` its fields before `items`.
+    func render(_ format: ListFormatOptions.Format, page: ListPage?, empty: String, context: [(String, String)] = []) -> String {
+        let shown = page.map { Array($0.slice(rows)) } ?? rows
         switch format {
         case .csv:
-            return ([CSVWriter.line(columns.map(\.name))] + rows.map { CSVWriter.line($0.map(\.plain)) }).map { $0 + "\n" }.joined()
+            return ([CSVWriter.line(columns.map(\.name))] + shown.map { CSVWriter.line($0.map(\.plain)) }).map { $0 + "\n" }.joined()
         case .json:
-            return JSONText.list(rows.map { row in Output.jsonObject(zip(columns, row).map { ($0.name, $1.json) }) }, context: context) + "\n"
+            let paging = page.map { JSONPaging(page: $0.page, pageSize: $0.pageSize, totalCount: $0.totalCount) }
+            return JSONText.list(shown.map { row in Output.jsonObject(zip(columns, row).map { ($0.name, $1.json) }) }, paging: paging, context: context) + "\n"
         case .table:
             guard !rows.isEmpty else { return empty + "\n" }
+            let footer = page.map { ListFooter.table($0) + "\n" } ?? ""
+            guard !shown.isEmpty else { return footer }
             let numeric = Set(columns.indices.filter { columns[$0].numeric })
             return Output.table(columns.map { $0.name.uppercased().replacingOccurrences(of: "_", with: " ") },
-                                rows.map { $0.map(\.display) }, rightAligned: numeric) + "\n"
+                                shown.map { $0.map(\.display) }, rightAligned: numeric) + "\n" + footer
         }
     }
 
-    /// Prints the list in `format` to standard output.
-    func print(_ format: ListFormatOptions.Format, empty: String, context: [(String, String)] = []) {
-        Swift.print(render(format, empty: empty, context: context), terminator: "")
+    /// Prints page `page` of the list in `format` to standard output (``render(_:page:empty:context:)``),
+    /// and for a CSV that is not the whole list, which page it is on standard error.
+    func print(_ format: ListFormatOptions.Format, page: ListPage?, empty: String, context: [(String, String)] = []) {
+        Swift.print(render(format, page: page, empty: empty, context: context), terminator: "")
+        if format == .csv, let page { ListFooter.noteCSV(page) }
+    }
+
+    /// Prints the page `options` ask for of the list, read as of `asOf` as known at `knownAt`
+    /// (``ListFormatOptions/page(of:_:asOf:knownAt:)``), in the form they choose.
+    func print(_ options: ListFormatOptions, _ ledger: Ledger, asOf: Instant?, knownAt: Instant?, empty: String, context: [(String, String)] = []) throws {
+        print(options.chosen, page: try options.page(of: rows.count, ledger, asOf: asOf, knownAt: knownAt), empty: empty, context: context)
     }
 }

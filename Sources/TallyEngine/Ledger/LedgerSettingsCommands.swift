@@ -137,7 +137,7 @@ extension Ledger {
     }
 
     /// The largest page size a setting may hold.
-    public static let pageSizeSettingLimit: Int64 = 500
+    public static let pageSizeSettingLimit = Int64(ListPage.pageSizeLimit)
 
     /// The command ``setPageSize(_:effectiveAt:idempotencyKey:)`` runs, as a value.
     public func setPageSizeCommand(_ rows: Int64, effectiveAt: Instant? = nil, idempotencyKey: String? = nil) throws -> LedgerCommand {

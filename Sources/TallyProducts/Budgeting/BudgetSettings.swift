@@ -17,7 +17,7 @@ public enum BudgetSettings {
     /// The longest transaction, pot, bank, recurring or external id, in characters.
     public static let identifierLengthLimit = 100
     /// The largest page a transaction list returns.
-    public static let pageSizeLimit = 500
+    public static let pageSizeLimit = ListPage.pageSizeLimit
 
     /// The budget currency, as the settings projector recorded it.
     static func currency(_ db: Database) throws -> Commodity {

@@ -84,13 +84,15 @@ enum ReadRoutes {
                 return filter
             } ?? .all
             let page = try Cursor.integer(call, "page", in: 1...Int(Int32.max), fallback: 1)
-            let pageSize = try Cursor.integer(call, "page_size", in: 1...Ledger.wealthHistoryPageSizeLimit, fallback: 20)
+            // Without page_size, the page_size setting in force at as_of (issue 32, rule 7).
+            let pageSize = try Cursor.integer(call, "page_size", in: 1...ListPage.pageSizeLimit)
             let account = try call.parameter("account")
             let history = try ledger.wealthHistory(account: account, filter: filter, page: page, pageSize: pageSize, asOf: asOf, knownAt: knownAt)
             return .object([
                 ("account", .string(account)), ("filter", .string(filter.rawValue)),
                 ("as_of", .instant(asOf)), ("known_at", knownAt.map(JSONValue.instant) ?? .null),
-                ("page", .integer(Int64(history.page))), ("page_size", .integer(Int64(history.pageSize))), ("total_count", .integer(Int64(history.totalCount))),
+                ("page", .integer(Int64(history.page))), ("page_size", .integer(Int64(history.pageSize))),
+                ("page_count", .integer(Int64(history.pageCount))), ("total_count", .integer(Int64(history.totalCount))),
                 ("entries", .array(history.entries.map { entry in
                     .object([
                         ("seq", .integer(Int64(entry.sequence))), ("effective_at", .instant(entry.effectiveAt)), ("recorded_at", .instant(entry.recordedAt)),

@@ -65,8 +65,8 @@ public struct TransactionPage: Hashable, Sendable {
     /// How many transactions match, over every page.
     public let totalCount: Int
 
-    /// How many pages the matches fill (at least 1).
-    public var pageCount: Int { max(1, (totalCount + pageSize - 1) / pageSize) }
+    /// How many pages the matches fill (at least 1), by the one paging rule (``ListPage``).
+    public var pageCount: Int { (try? ListPage(page: page, pageSize: pageSize, totalCount: totalCount).pageCount) ?? 1 }
 }
 
 extension Ledger {
@@ -87,10 +87,7 @@ extension Ledger {
     public func transactions(
         _ query: TransactionQuery = TransactionQuery(), asOf: Instant? = nil, knownAt: Instant? = nil
     ) throws -> TransactionPage {
-        guard query.page >= 1 else { throw LedgerError(.invalidArgument, "the page must be 1 or more") }
-        if let size = query.pageSize, !(1...BudgetSettings.pageSizeLimit).contains(size) {
-            throw LedgerError(.invalidArgument, "the page size must be 1 to \(BudgetSettings.pageSizeLimit)")
-        }
+        try ListPage.check(page: query.page, pageSize: query.pageSize)
         if let from = query.from, let through = query.through, through < from {
             throw LedgerError(.invalidArgument, "the range ends before it starts; swap its dates")
         }

@@ -142,11 +142,14 @@ public struct WealthHistoryPage: Hashable, Sendable {
     public let pageSize: Int
     /// Rows matching the filter on all pages.
     public let totalCount: Int
+
+    /// How many pages the rows fill (at least 1), by the one paging rule (``ListPage``).
+    public var pageCount: Int { (try? ListPage(page: page, pageSize: pageSize, totalCount: totalCount).pageCount) ?? 1 }
 }
 
 extension Ledger {
     /// The most rows one history page holds.
-    public static let wealthHistoryPageSizeLimit = 500
+    public static let wealthHistoryPageSizeLimit = ListPage.pageSizeLimit
 
     /// A wealth account's balances per currency, status and settings, now or at a past date.
     ///
@@ -270,10 +273,7 @@ extension Ledger {
         account: String, filter: WealthHistoryFilter = .all, page: Int = 1, pageSize requested: Int? = nil,
         asOf: Instant? = nil, knownAt: Instant? = nil
     ) throws -> WealthHistoryPage {
-        guard page >= 1 else { throw LedgerError(.invalidArgument, "the history page must be 1 or more") }
-        if let requested, !(1...Self.wealthHistoryPageSizeLimit).contains(requested) {
-            throw LedgerError(.invalidArgument, "the history page size must be between 1 and \(Self.wealthHistoryPageSizeLimit)")
-        }
+        try ListPage.check(page: page, pageSize: requested)
         let now = self.now
         return try read { db in
             try WealthQueries.requireAccount(account, db)
