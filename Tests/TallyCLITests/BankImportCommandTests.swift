@@ -52,6 +52,44 @@ import Testing
         #expect(salary.contains(#""category":"general""#), "\(salary)")
     }
 
+    @Test func aRecategorisedBankTransactionKeepsWhatTheBankSentApartFromTheUsersCategory() throws {
+        let store = try connected()
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions.insert(.withFractionalSeconds)
+        let beforeTheMove = formatter.string(from: Date())
+        try store.run(["tx", "recategorise", "bank:chase:T-3", "--category", "Dining Out"])
+
+        let now = try store.run(["tx", "show", "bank:chase:T-3", "--json"])
+        #expect(now.contains(#""category":"dining_out""#) && now.contains(#""bank_category":"groceries""#), "\(now)")
+        let then = try store.run(["tx", "show", "bank:chase:T-3", "--json", "--known-at", beforeTheMove])
+        #expect(then.contains(#""category":"groceries""#) && then.contains(#""bank_category":"groceries""#), "\(then)")
+        let csv = try store.run(["tx", "list", "--format", "csv"])
+        #expect(csv.contains("2026-05-03,Corner shop,Dining Out,-20.00,USD,false,bank,chase,T-3,,bank:chase:T-3,Groceries\n"), "\(csv)")
+
+        // The export carries both, and a new ledger reads them back: imported as the bank sent
+        // it, then moved as the user moved it.
+        try store.run(["export", "--dir", store.directory.path + "/backup"])
+        let copy = try BudgetStore()
+        try copy.run(["bank", "connect", "chase"])
+        try copy.run(["import", store.directory.path + "/backup/budget-transactions.csv"])
+        let restored = try copy.run(["tx", "show", "bank:chase:T-3", "--json"])
+        #expect(restored.contains(#""category":"dining_out""#) && restored.contains(#""bank_category":"groceries""#), "\(restored)")
+        let history = try copy.run(["tx", "history", "bank:chase:T-3", "--json"])
+        #expect(history.contains(#""change":"recorded","date":"2026-05-03","payee":"Corner shop","category":"groceries""#)
+                && history.contains(#""change":"recategorised""#), "\(history)")
+        #expect(try copy.run(["import", store.directory.path + "/backup/budget-transactions.csv"]).contains("0"), "a second import changes nothing")
+
+        // An export written before the column still reads back, its category the bank's.
+        let older = try copy.directory.file("older.csv", """
+            date,payee,category,amount,currency,recurring,source,bank,external_id,recurring_item,id
+            2026-05-04,Joe's Diner,Dining Out,-42.10,USD,false,bank,chase,T-4,,bank:chase:T-4
+
+            """)
+        try copy.run(["import", older])
+        let diner = try copy.run(["tx", "show", "bank:chase:T-4", "--json"])
+        #expect(diner.contains(#""category":"dining_out""#) && diner.contains(#""bank_category":"dining_out""#), "\(diner)")
+    }
+
     @Test func oneTransactionStillTakesItsOptionsAndAFileRefusesThem() throws {
         let store = try connected()
         let file = try store.directory.file("chase.csv", export(conflictAmount: "-20.00", lastDate: "2026-05-05"))

@@ -125,7 +125,7 @@ import TallyProductTestSupport
 
     @Test func budgetTransactionsCSVIsEveryTransactionWithCategoryAndPayee() throws {
         let exported = try exported
-        let rows = try exported.rows("budget-transactions.csv", header: "date,payee,category,amount,currency,recurring,source,bank,external_id,recurring_item,id")
+        let rows = try exported.rows("budget-transactions.csv", header: "date,payee,category,amount,currency,recurring,source,bank,external_id,recurring_item,id,bank_category")
         let ledger = try exported.ledger()
         defer { try? ledger.close() }
         var query = TransactionQuery()
@@ -141,6 +141,7 @@ import TallyProductTestSupport
                                String(transaction.recurring), transaction.source.rawValue, transaction.id])
             #expect(amount == transaction.amount)
             #expect(row[8] == (transaction.externalId ?? ""))
+            #expect(row[11] == (transaction.bankCategory?.displayName ?? ""))
         }
         #expect(zip(rows, rows.dropFirst()).allSatisfy { $0[0] <= $1[0] }, "oldest first")
     }

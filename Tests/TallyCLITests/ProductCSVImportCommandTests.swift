@@ -131,11 +131,13 @@ import Testing
         }
         // The ids the source ledger numbered (manual:<seq>) come back as the chosen manual-<seq>;
         // each transaction comes back in its current version, without the earlier ones (the
-        // audit trail is ledger.ndjson's), so none says it was changed; every other id, and
-        // every answer, is the same.
+        // audit trail is ledger.ndjson's), so none says it was changed but a bank transaction the
+        // user re-categorised: imported as the bank sent it, then moved again; every other id,
+        // and every answer, is the same.
         let renumbered = try Regex(#"manual:([0-9]+)"#)
+        let changedByTheUser = try Regex(#""changed":true(?!,"bank_id")"#)
         let expected = try Self.spendingAnswers(ana).map {
-            $0.replacing(renumbered) { "manual-" + $0.output[1].substring! }.replacing(#""changed":true"#, with: #""changed":false"#)
+            $0.replacing(renumbered) { "manual-" + $0.output[1].substring! }.replacing(changedByTheUser, with: #""changed":false"#)
         }
         #expect(expected != (try Self.spendingAnswers(ana)), "the story has a numbered id and a changed transaction")
         let answers = try Self.spendingAnswers(fresh)
@@ -210,6 +212,7 @@ import Testing
     }
 }
 
-/// The headers the export writes, as a user's file would start.
+/// The headers the export writes, as a user's file would start (the transactions' as an export
+/// wrote it before its `bank_category` column, which `tally import` still reads).
 private enum BudgetTransactionsHeader { static let text = "date,payee,category,amount,currency,recurring,source,bank,external_id,recurring_item,id" }
 private enum RecurringItemsHeader { static let text = "id,payee,category,amount,currency,frequency,day_of_month,start_month,end_month" }

@@ -49,6 +49,7 @@ enum BudgetCLI {
         ]
         if let bankId = transaction.bankId { fields.append(("bank_id", EventJSON.quoted(bankId))) }
         if let externalId = transaction.externalId { fields.append(("external_id", EventJSON.quoted(externalId))) }
+        if let bankCategory = transaction.bankCategory { fields.append(("bank_category", EventJSON.quoted(bankCategory.rawValue))) }
         if let recurringId = transaction.recurringId { fields.append(("recurring_id", EventJSON.quoted(recurringId))) }
         return Output.jsonObject(fields)
     }

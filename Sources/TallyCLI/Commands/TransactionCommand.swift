@@ -332,6 +332,9 @@ struct TransactionShowCommand: ParsableCommand {
             return
         }
         print(Output.table(BudgetCLI.transactionHeader, [BudgetCLI.row(transaction)], rightAligned: [4]))
+        if let bankCategory = transaction.bankCategory, bankCategory != transaction.category {
+            print("the bank sent it as \(bankCategory.displayName)")
+        }
     }
 }
 

@@ -14,17 +14,22 @@ public enum BudgetTransactionsCSV {
     /// The file's name in an export directory.
     public static let fileName = "budget-transactions.csv"
     /// Exactly this header, then one row per transaction.
-    public static let header = "date,payee,category,amount,currency,recurring,source,bank,external_id,recurring_item,id"
+    public static let header = "date,payee,category,amount,currency,recurring,source,bank,external_id,recurring_item,id,bank_category"
+    /// The header of an export written before `bank_category`, which `tally import` still
+    /// reads (a bank row's category then stands for what the bank sent too).
+    static let headerBeforeBankCategory = "date,payee,category,amount,currency,recurring,source,bank,external_id,recurring_item,id"
 
     /// The header and a row per transaction; the category as a person reads it (`Dining Out`),
     /// `recurring` as `true` or `false`, empty cells for what a transaction does not have.
+    /// `category` is the user's (after any re-categorisation), `bank_category` what the bank
+    /// sent with an imported one (``BudgetTransaction/bankCategory``).
     public static func render(_ transactions: [BudgetTransaction]) -> String {
         document(header, transactions.map { transaction in
             [
                 transaction.date.description, transaction.payee, transaction.category.displayName,
                 transaction.amount.decimalString, transaction.amount.commodity.code, String(transaction.recurring),
                 transaction.source.rawValue, transaction.bankId ?? "", transaction.externalId ?? "", transaction.recurringId ?? "",
-                transaction.id,
+                transaction.id, transaction.bankCategory?.displayName ?? "",
             ]
         })
     }

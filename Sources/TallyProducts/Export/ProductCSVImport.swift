@@ -31,9 +31,13 @@ public enum ProductCSVKind: String, Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// The kind whose header is `fields`, or nil.
+    /// The kind whose header is `fields` (or, for `budget-transactions.csv`, the header of an
+    /// export written before its `bank_category` column), or nil.
     public static func of(header fields: [String]) -> ProductCSVKind? {
-        allCases.first { $0.header.split(separator: ",").map(String.init) == fields }
+        guard !fields.contains(where: { $0.contains(",") }) else { return nil }
+        let header = fields.joined(separator: ",")
+        if header == BudgetTransactionsCSV.headerBeforeBankCategory { return .budgetTransactions }
+        return allCases.first { $0.header == header }
     }
 
     /// The kind of the CSV file at `path`, read from its first line; nil for any other CSV.
@@ -90,7 +94,7 @@ extension Ledger {
                 guard rows.count < Self.productCSVRowsMax else {
                     throw ImportError(.invalidRow, file: path, line: record.line, "the file has more than \(Self.productCSVRowsMax) rows; split it")
                 }
-                rows.append(try ProductCSVRow(record, kind: kind, file: path, currency: currency))
+                rows.append(try ProductCSVRow(record, kind: kind, columns: headerRecord.fields, file: path, currency: currency))
             }
             let planned = try rows.compactMap { row in try row.commands(self).map { (row, $0) } }
             try rehearse { plan in
@@ -137,15 +141,15 @@ struct ProductCSVRow {
     let kind: ProductCSVKind
     let content: Content
 
-    /// Reads a record; `currency` is the budget's, the only one its amounts may be in.
+    /// Reads a record under the file's header `names`; `currency` is the budget's, the only
+    /// one its amounts may be in.
     /// - Throws: ``ImportError`` (`invalidRow`) naming file, line, column and field.
-    init(_ record: CSVRecord, kind: ProductCSVKind, file: String, currency: Commodity) throws {
-        let names = kind.header.split(separator: ",").map(String.init)
+    init(_ record: CSVRecord, kind: ProductCSVKind, columns names: [String], file: String, currency: Commodity) throws {
         func fail(_ field: String?, _ message: String) -> ImportError {
             ImportError(.invalidRow, file: file, line: record.line, column: field.flatMap { names.firstIndex(of: $0) }.map { $0 + 1 }, field: field, message)
         }
         guard record.fields.count == names.count else {
-            throw fail(nil, "the row has \(record.fields.count) field\(record.fields.count == 1 ? "" : "s"); the header has \(names.count) (\(kind.header))")
+            throw fail(nil, "the row has \(record.fields.count) field\(record.fields.count == 1 ? "" : "s"); the header has \(names.count) (\(names.joined(separator: ",")))")
         }
         var fields: [String: String] = [:]
         for (name, value) in zip(names, record.fields) { fields[name] = value }
@@ -216,9 +220,11 @@ struct ProductCSVRow {
             case .manual:
                 return [("id", try ledger.recordTransactionCommand(
                     payee: row.payee, category: row.category, amount: row.amount, date: row.date, recurring: row.recurring, id: row.id))]
-            case .bank(let bankId, let externalId):
+            case .bank(let bankId, let externalId, let bankCategory):
+                // Imported with what the bank sent, then moved to the user's category as the user did.
                 return [("bank", try ledger.importBankTransactionCommand(
-                    bankId: bankId, externalId: externalId, payee: row.payee, category: row.category, amount: row.amount, date: row.date))]
+                    bankId: bankId, externalId: externalId, payee: row.payee, category: bankCategory, amount: row.amount, date: row.date))]
+                    + (bankCategory == row.category ? [] : [("category", try ledger.recategoriseCommand(id: row.id, category: row.category))])
             case .occurrence(let recurringId, let month):
                 // An occurrence is generated flagged recurring; one the user unflagged since is amended back to it.
                 return [("id", try ledger.restoreOccurrenceCommand(
@@ -241,8 +247,9 @@ struct ExportedTransaction {
     enum Origin: Equatable {
         /// Typed by the user: recorded again as `tx add` under ``ExportedTransaction/id``.
         case manual
-        /// Imported from a bank: imported again from the same bank under the same bank id.
-        case bank(bankId: String, externalId: String)
+        /// Imported from a bank: imported again from the same bank under the same bank id, with
+        /// the category the bank sent (then re-categorised to the row's when it differs).
+        case bank(bankId: String, externalId: String, bankCategory: BudgetCategory)
         /// A recurring item's occurrence in a month (its id `recurring:<item>:<month>`).
         case occurrence(recurringId: String, month: Month)
     }
@@ -272,7 +279,7 @@ struct ExportedTransaction {
     func matches(_ transaction: BudgetTransaction) -> Bool {
         let origin: Origin
         if let bankId = transaction.bankId, let externalId = transaction.externalId {
-            origin = .bank(bankId: bankId, externalId: externalId)
+            origin = .bank(bankId: bankId, externalId: externalId, bankCategory: transaction.bankCategory ?? transaction.category)
         } else if let recurringId = transaction.recurringId, case .occurrence(_, let month) = self.origin {
             origin = .occurrence(recurringId: recurringId, month: month)
         } else {
@@ -359,9 +366,10 @@ private struct ProductCSVFields {
             guard !recurring else { throw fail("recurring", "is true for a bank transaction; only the user's own transactions are flagged recurring") }
             importedId = TransactionRules.bankTransactionId(bankId: bank, externalId: externalId)
             guard id == importedId else { throw fail("id", "is '\(id)'; a bank transaction's id is bank:<bank>:<external_id>, here '\(importedId)'") }
-            origin = .bank(bankId: bank, externalId: externalId)
+            // An export written before `bank_category` has no such column: its category stands for the bank's.
+            origin = .bank(bankId: bank, externalId: externalId, bankCategory: fields["bank_category"] == nil ? category : try self.category("bank_category"))
         case .manual:
-            for column in ["bank", "external_id"] where !text(column).isEmpty {
+            for column in ["bank", "external_id", "bank_category"] where !text(column).isEmpty {
                 throw fail(column, "is given for a manual transaction; only a bank transaction has one")
             }
             if recurringItem.isEmpty {

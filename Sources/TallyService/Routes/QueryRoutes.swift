@@ -288,7 +288,7 @@ enum QueryRoutes {
             ("currency", .string(transaction.amount.commodity.code)), ("source", .string(transaction.source.rawValue)),
             ("recurring", .bool(transaction.recurring)), ("changed", .bool(transaction.isChanged)),
             ("bank_id", .optional(transaction.bankId)), ("external_id", .optional(transaction.externalId)),
-            ("recurring_id", .optional(transaction.recurringId)),
+            ("recurring_id", .optional(transaction.recurringId)), ("bank_category", .optional(transaction.bankCategory?.rawValue)),
         ])
     }
 

@@ -23,6 +23,10 @@ public struct BudgetTransaction: Hashable, Sendable {
     public let bankId: String?
     /// The bank's transaction id, for imported ones.
     public let externalId: String?
+    /// The category the bank sent, for imported ones: the category of its import
+    /// (`transaction_recorded`), whatever the user re-categorised it to since (``category``
+    /// is the user's); nil for the user's own transactions.
+    public let bankCategory: BudgetCategory?
     /// The recurring item that generated it, if one did.
     public let recurringId: String?
     /// True once amended or re-categorised: the log holds earlier versions.

@@ -11,7 +11,9 @@ extension BudgetTransaction {
             amount: try row.money(BudgetTransactionColumns.amount, BudgetTransactionColumns.commodity),
             date: calendar.date(of: row.instant(BudgetTransactionColumns.effectiveAt)),
             recurring: row[BudgetTransactionColumns.recurring], source: try TransactionRecords.source(row[BudgetTransactionColumns.source], of: row[BudgetTransactionColumns.transactionId]),
-            bankId: row[BudgetTransactionColumns.bankId], externalId: row[BudgetTransactionColumns.externalId], recurringId: row[BudgetTransactionColumns.recurringId],
+            bankId: row[BudgetTransactionColumns.bankId], externalId: row[BudgetTransactionColumns.externalId],
+            bankCategory: try (row[BudgetTransactionColumns.bankCategory] as String?).map { try TransactionRecords.category($0, of: row[BudgetTransactionColumns.transactionId]) },
+            recurringId: row[BudgetTransactionColumns.recurringId],
             isChanged: version != (row[BudgetTransactionColumns.recordedSequence] as Int64)
         )
     }

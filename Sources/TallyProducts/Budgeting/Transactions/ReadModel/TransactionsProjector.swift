@@ -3,7 +3,8 @@ public import GRDB
 
 /// The budget's transactions: the budget's details of every version of each
 /// (`budget_transaction_history`: payee, category, amount, date, source, bank and recurring
-/// ids, the change that made it), and the bank connections.
+/// ids, the change that made it, and for an imported one the category the bank sent, which
+/// every later version keeps whatever the user's category becomes), and the bank connections.
 ///
 /// Which version is in force, as known when, is kept once, by the engine
 /// (`transaction_versions`, which the same events move): the view
@@ -19,7 +20,7 @@ public struct TransactionsProjector: Projector {
     public init() {}
 
     public let name = "budget_transactions"
-    public let version = 5
+    public let version = 6
     public let tables = ["budget_transaction_history", "budget_banks"]
     /// The event types this read model folds; every other passes it by.
     public var eventTypes: [any EventPayload.Type]? {
@@ -40,6 +41,7 @@ public struct TransactionsProjector: Projector {
                 payee TEXT NOT NULL,
                 payee_key TEXT NOT NULL,
                 category TEXT NOT NULL,
+                bank_category TEXT,
                 commodity TEXT NOT NULL,
                 amount INTEGER NOT NULL,
                 effective_at INTEGER NOT NULL,
@@ -123,11 +125,13 @@ public struct TransactionsProjector: Projector {
             sql: """
                 INSERT OR REPLACE INTO budget_transaction_history
                     (transaction_id, sequence, change, source, bank_id, external_id, recurring_id, recurring_month, payee,
-                     payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                     payee_key, category, bank_category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
+            // What the bank sent is the imported transaction's first category, kept apart from the user's.
             arguments: [id, sequence, recurringId == nil ? "recorded" : "generated", source.rawValue, bankId, externalId,
-                        recurringId, recurringMonth, payee, payee.lowercased(), category.rawValue, amount.commodity.code,
+                        recurringId, recurringMonth, payee, payee.lowercased(), category.rawValue,
+                        source == .bank ? category.rawValue : nil, amount.commodity.code,
                         amount.minorUnits, event.rowEffectiveAt, recurring, sequence,
                         event.rowRecordedAt]
         )
@@ -147,9 +151,9 @@ public struct TransactionsProjector: Projector {
             sql: """
                 INSERT INTO budget_transaction_history
                     (transaction_id, sequence, change, source, bank_id, external_id, recurring_id, recurring_month, payee,
-                     payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at)
+                     payee_key, category, bank_category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at)
                 SELECT transaction_id, ?, ?, source, bank_id, external_id, recurring_id, recurring_month, payee,
-                       payee_key, category, commodity, amount, effective_at, recurring, recorded_sequence, ?
+                       payee_key, category, bank_category, commodity, amount, effective_at, recurring, recorded_sequence, ?
                 FROM budget_transaction_history WHERE transaction_id = ? AND sequence < ? AND change != 'deleted'
                     AND sequence = (SELECT MAX(sequence) FROM budget_transaction_history WHERE transaction_id = ? AND sequence < ?)
                 """,
@@ -166,6 +170,7 @@ public struct TransactionsProjector: Projector {
 /// column's name is spelled outside the statements that create, write and select it.
 enum BudgetTransactionColumns {
     static let amount = Column("amount")
+    static let bankCategory = Column("bank_category")
     static let bankId = Column("bank_id")
     static let category = Column("category")
     static let consentExpires = Column("consent_expires")
