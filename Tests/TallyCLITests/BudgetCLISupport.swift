@@ -18,11 +18,12 @@ struct BudgetStore {
         return ["--store", location, "--read-models", path]
     }
 
-    init(on backend: LogBackend = .files) throws {
+    /// A new store on `backend`, made by `tally init` with `initArguments` (New York's time zone by default).
+    init(on backend: LogBackend = .files, initArguments: [String] = ["--time-zone", "America/New_York"]) throws {
         directory = try TemporaryDirectory()
         self.backend = backend
         location = try backend.newLocation("cli")
-        let created = try TallyProcess.run(["init", "--time-zone", "America/New_York"] + storeArguments)
+        let created = try TallyProcess.run(["init"] + initArguments + storeArguments)
         #expect(created.status == 0, "\(created.standardError)")
     }
 

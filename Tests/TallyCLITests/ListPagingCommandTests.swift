@@ -5,31 +5,13 @@ import Testing
 /// only of `tx list`. A household in Auckland keeps three of everything, sets two rows a page
 /// from February, and reads each list as a table, as CSV and as JSON, page by page.
 @Suite struct ListPagingCommandTests {
-    private struct Household {
-        let directory: TemporaryDirectory
-        var path: String { directory.path + "/home" }
-
-        init() throws {
-            directory = try TemporaryDirectory()
-            let created = try TallyProcess.run(["init", "--store", directory.path + "/home", "--time-zone", "Pacific/Auckland", "--base-currency", "NZD"])
-            try #require(created.status == 0, "\(created.standardError)")
-        }
-
-        @discardableResult
-        func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> TallyRun {
-            let result = try TallyProcess.run(arguments + ["--store", path])
-            #expect(result.status == 0, "tally \(arguments.joined(separator: " ")): \(result.standardError)", sourceLocation: sourceLocation)
-            return result
-        }
-
-        /// The list's JSON answer: its items and its paging.
-        func json(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (items: [[String: Any]], paging: [String: Int]) {
-            let output = try run(arguments + ["--format", "json"], sourceLocation: sourceLocation).standardOutput
-            let answer = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)", sourceLocation: sourceLocation)
-            let items = try #require(answer["items"] as? [[String: Any]], "\(output)", sourceLocation: sourceLocation)
-            let paging = try #require(answer["paging"] as? [String: Int], "\(output)", sourceLocation: sourceLocation)
-            return (items, paging)
-        }
+    /// A list's JSON answer: its items and its paging.
+    private static func json(_ home: BudgetStore, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (items: [[String: Any]], paging: [String: Int]) {
+        let output = try home.run(arguments + ["--format", "json"], sourceLocation: sourceLocation)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)", sourceLocation: sourceLocation)
+        let items = try #require(answer["items"] as? [[String: Any]], "\(output)", sourceLocation: sourceLocation)
+        let paging = try #require(answer["paging"] as? [String: Int], "\(output)", sourceLocation: sourceLocation)
+        return (items, paging)
     }
 
     /// Every list command, with three items of each kind the household keeps (dated in January,
@@ -37,11 +19,11 @@ import Testing
     private static let lists: [[String]] = [
         ["pot", "list"], ["asset", "list"], ["liability", "list"], ["liability", "milestones"], ["envelope", "list"],
         ["challenge", "list"], ["recurring", "list"], ["recurring", "bills"], ["rates"], ["bank", "list"], ["account", "list"],
-        ["reminder", "list"], ["notifications"],
+        ["reminder", "list"], ["notifications"], ["networth", "series", "--from", "2026-01", "--to", "2026-03"],
     ]
 
-    private static func household() throws -> Household {
-        let home = try Household()
+    private static func household() throws -> BudgetStore {
+        let home = try BudgetStore(initArguments: ["--time-zone", "Pacific/Auckland", "--base-currency", "NZD"])
         for number in 1...3 {
             try home.run(["pot", "create", "pot\(number)", "--name", "Pot \(number)", "--target", "100.00"])
             try home.run(["asset", "add", "asset\(number)", "--name", "Asset \(number)", "--category", "cash", "--type", "cash", "--currency", "NZD", "--date", "2026-01-0\(number)"])
@@ -63,24 +45,24 @@ import Testing
         let home = try Self.household()
         for list in Self.lists {
             let arguments = list
-            let first = try home.json(arguments)
+            let first = try Self.json(home, arguments)
             let total = try #require(first.paging["total_count"], "\(list)")
             #expect(list == ["notifications"] || total >= 3, "\(list): the household keeps three: \(first.paging)")
             let pages = max(1, (total + 1) / 2)
             #expect(first.paging == ["page": 1, "page_size": 2, "page_count": pages, "total_count": total], "\(list): \(first.paging)")
             #expect(first.items.count == min(2, total), "\(list): \(first.items.count) items")
-            let second = try home.json(arguments + ["--page", "2"])
+            let second = try Self.json(home, arguments + ["--page", "2"])
             #expect(second.paging["page"] == 2 && second.items.count == max(0, min(2, total - 2)), "\(list): \(second.paging)")
-            let beyond = try home.json(arguments + ["--page", String(pages + 1)])
+            let beyond = try Self.json(home, arguments + ["--page", String(pages + 1)])
             #expect(beyond.items.isEmpty && beyond.paging["total_count"] == total, "\(list): a page beyond the last is empty: \(beyond.paging)")
-            let whole = try home.json(arguments + ["--page-size", "500"])
+            let whole = try Self.json(home, arguments + ["--page-size", "500"])
             #expect(whole.items.count == total && whole.paging["page_count"] == 1, "\(list): \(whole.paging)")
 
-            let table = try home.run(arguments).standardOutput
+            let table = try home.run(arguments)
             if total > 0 {
                 #expect(table.hasSuffix("page 1 of \(pages) (\(total) item\(total == 1 ? "" : "s"))\n"), "\(list): \(table)")
             }
-            let csv = try home.run(arguments + ["--format", "csv"])
+            let csv = try TallyProcess.run(arguments + ["--format", "csv"] + home.storeArguments)
             let lines = csv.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             #expect(lines.count == 1 + first.items.count, "\(list): the page's rows: \(csv.standardOutput)")
             #expect(csv.standardError.contains(total > 2 ? "note: page 1 of \(pages) (\(total) items)" : ""), "\(list): \(csv.standardError)")
@@ -89,14 +71,14 @@ import Testing
 
     @Test func beforeTheSettingTookEffectAListIsOnePageOfTheDefaultTenRows() throws {
         let home = try Self.household()
-        let january = try home.json(["asset", "list", "--as-of", "2026-01-31"])
+        let january = try Self.json(home, ["asset", "list", "--as-of", "2026-01-31"])
         #expect(january.paging == ["page": 1, "page_size": 10, "page_count": 1, "total_count": 3], "\(january.paging)")
         #expect(january.items.count == 3)
-        let asked = try home.json(["asset", "list", "--page-size", "1", "--page", "3"])
+        let asked = try Self.json(home, ["asset", "list", "--page-size", "1", "--page", "3"])
         #expect(asked.paging == ["page": 3, "page_size": 1, "page_count": 3, "total_count": 3], "\(asked.paging)")
         #expect(asked.items.first?["asset"] as? String == "asset3", "\(asked.items)")
         for (arguments, message) in [(["--page", "0"], "the page must be 1 or more"), (["--page-size", "501"], "the page size must be 1 to 500")] {
-            let refused = try TallyProcess.run(["pot", "list"] + arguments + ["--store", home.path])
+            let refused = try TallyProcess.run(["pot", "list"] + arguments + home.storeArguments)
             #expect(refused.status != 0 && refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
         }
     }

@@ -77,12 +77,18 @@ struct NetWorthCommand: ParsableCommand {
     }
 
     struct Series: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Net worth at the end of each month of a range.")
+        static let configuration = CommandConfiguration(
+            abstract: "Net worth at the end of each month of a range.",
+            discussion: """
+                A list of months, oldest first, paged as every list is: --page N of --page-size months (default: the \
+                page_size setting in force now); a table ends with "page X of Y (N items)"; --format csv prints \
+                month,net_worth,currency,complete for the page, --json (--format json) the items and their paging.
+                """)
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "First month (YYYY-MM); each month ends at the end of its last day in the ledger's time zone.") var from: String
         @Option(help: "Last month (YYYY-MM), in the ledger's time zone.") var to: String
         @Option(name: .customLong("known-at"), help: ArgumentHelp("As the ledger knew it then; \(CLITime.readHelp).", valueName: "D")) var knownAt: String?
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var output: ListFormatOptions
 
         func run() throws {
             let first = try CLIParse.month(from, option: "--from")
@@ -91,14 +97,14 @@ struct NetWorthCommand: ParsableCommand {
             guard last.ordinal - first.ordinal < 1_200 else { throw ValidationError("a series covers at most 100 years") }
             let ledger = try storeOptions.openLedgerForReading()
             defer { try? ledger.close() }
-            let series = try ledger.netWorthSeries(from: first, through: last, knownAt: try knownAt.map { try CLITime.end($0, option: "--known-at", calendar: ledger.calendar) })
-            if json {
-                print(JSONText.list(series.map { Output.jsonObject([("month", EventJSON.quoted($0.month.description)), ("net_worth", JSONText.money($0.report.netWorth)),
-                                                                    ("complete", $0.report.isComplete ? "true" : "false")]) },
-                                    context: [("from", EventJSON.quoted(first.description)), ("to", EventJSON.quoted(last.description))]))
-            } else {
-                print(Output.table(["MONTH", "NET WORTH", "CUR", "COMPLETE"], series.map { [$0.month.description, MoneyDisplay.amount($0.report.netWorth), $0.report.baseCurrency.code, $0.report.isComplete ? "yes" : "no (incomplete)"] }, rightAligned: [1]))
+            let known = try knownAt.map { try CLITime.end($0, option: "--known-at", calendar: ledger.calendar) }
+            let series = try ledger.netWorthSeries(from: first, through: last, knownAt: known)
+            var table = ListTable([ListColumn("month"), ListColumn("net_worth", numeric: true), ListColumn("currency"), ListColumn("complete")])
+            for (month, report) in series {
+                table.append([.text(month.description), .money(report.netWorth), .text(report.baseCurrency.code), .bool(report.isComplete)])
             }
+            try table.print(output, ledger, asOf: nil, knownAt: known, empty: "no months",
+                            context: [("from", EventJSON.quoted(first.description)), ("to", EventJSON.quoted(last.description))])
         }
     }
 }

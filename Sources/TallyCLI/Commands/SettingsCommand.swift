@@ -62,7 +62,7 @@ struct SettingsCommand: ParsableCommand {
                 ] } + commodities.map { ["commodity \($0.code)", "scale \($0.scale)", "-", "declared"] }
                 print(Output.table(["SETTING", "VALUE", "SINCE", "STATE"], rows))
                 if let createdAt = settings.createdAt, let asOf, asOf < createdAt {
-                    Output.note("note: the ledger was created at \(createdAt), after \(asOf): before then every setting is what it was created with, or the default\n")
+                    Output.note("note: the ledger was created at \(createdAt), after \(asOf): what it was created with is in force before then too (no SINCE), as every answer about that time takes it\n")
                 }
             }
         }
