@@ -124,6 +124,31 @@ import TallyLog
         }
     }
 
+    /// The validating pass's keys (``JournalCSV/RowKeys/Scheme/shapeOnly``) have the form of
+    /// a sealed content key and are never shorter than the key the appending pass gives the
+    /// same row, so a key that passes the record check there passes it here: checked over
+    /// seeded rows where up to a dozen in a row are identical (counts of one and two digits).
+    @Test func theValidatingPassKeysARowNoShorterThanTheAppendingPass() throws {
+        let seed: UInt64 = 3_131
+        var random = SplitMix64(seed: seed)
+        var shape = JournalCSV.RowKeys(scheme: .shapeOnly)
+        var plain = JournalCSV.RowKeys(scheme: .plain)
+        var fields = ["2026-05-01", "Assets:Cash", "Income:Gift", "5.00", "USD", "Aunt", "Gift", ""]
+        for line in 2..<2_000 {
+            if random.next() % 12 == 0 { fields[3] = "\(random.next() % 1_000).\(10 + random.next() % 90)" }
+            if line % 97 == 0 { fields[7] = "bank-\(line)" } else { fields[7] = "" }
+            let row = try JournalCSV.row(CSVRecord(fields: fields, line: line), file: "x.csv")
+            let checked = shape.key(for: row)
+            let appended = plain.key(for: row)
+            if row.entry.externalId != nil {
+                #expect(checked == appended, "seed \(seed), line \(line)")
+            } else {
+                #expect(checked.hasPrefix(JournalCSV.sealedContentKeyPrefix), "seed \(seed), line \(line)")
+                #expect(checked.utf8.count >= appended.utf8.count, "seed \(seed), line \(line): \(checked) against \(appended)")
+            }
+        }
+    }
+
     /// The digest's base64url form agrees with Foundation's base64 (with `-_` and no padding)
     /// for digests whose bits sit across every six-bit boundary.
     @Test func theDigestIsWrittenInBase64URL() throws {

@@ -33,17 +33,23 @@ public struct ValidatedJournal: Hashable, Sendable {
 /// ```
 ///
 /// Memory: one read chunk, at most three batches of rows (one committing, one waiting, one
-/// being read), and a 16-byte digest with a count per distinct row without an external id
-/// (to number identical rows; `JournalCSV.RowKeys`).
+/// being read), and in the appending pass a 16-byte digest with a count per distinct row
+/// without an external id (to number identical rows; `JournalCSV.RowKeys`) and a hash per
+/// external id, up to two million (``ImportKeyHashes``).
 ///
 /// Cores: each pass reads and parses the file on a second thread (`Handoff`) while the
 /// calling thread checks each row's record (first pass) or commits (second pass).
 /// Duplicates are found through the idempotency read model (earlier imports and earlier
-/// batches of this file, already committed) and a set of the current batch's keys.
+/// batches of this file, already committed) and a set of the current batch's keys; while
+/// the store holds no journal key but this import's own, a batch whose keys the reading
+/// thread found new to the import (``ImportKeyHashes``) is not looked up at all
+/// (``ImportOwnKeys``): a fresh store's import costs the committing thread no key look-up.
 public enum JournalImport {
     /// The validating pass: reads the whole file and checks the header and every row,
     /// running each row's event, idempotency key included, through the record check the
-    /// log applies (``EventCatalog/record(for:)``): every limit and text rule.
+    /// log applies (``EventCatalog/record(for:)``): every limit and text rule. A row keyed by
+    /// its content is checked with its key's longest form, without its digest
+    /// (``JournalCSV/RowKeys/Scheme/shapeOnly``).
     ///
     /// - Parameters:
     ///   - path: the CSV file.
@@ -59,7 +65,8 @@ public enum JournalImport {
         var digest: String?
         var readDigests: [Int64: [UInt8]] = [:]
         try Handoff<RowChunk>.run(queuedItemsMax: 4, produce: { put in
-            var events = try JournalEvents(path: path, calendar: calendar)
+            // Keys are checked for their length and characters only: no digest is computed.
+            var events = try JournalEvents(path: path, calendar: calendar, keys: .shapeOnly)
             events.keepReadDigests()
             try events.readHeader()
             var chunk: [(line: Int, event: NewEvent)] = []
@@ -120,6 +127,8 @@ struct JournalEvents {
     private var days: DayStarts
     private var cache = JournalCSV.Cache()
     private var keys: JournalCSV.RowKeys
+    /// Whether the row ``next()`` returned last is keyed by its external id (else by its content).
+    private(set) var lastRowHasExternalId = false
 
     /// Opens a file whose rows are keyed by `keys` (``JournalCSV/RowKeys/Scheme``).
     /// - Throws: ``ImportError`` (`unreadable`).
@@ -154,6 +163,7 @@ struct JournalEvents {
         guard dayStart.isInCalendarRange else {
             throw ImportError(.invalidRow, file: reader.path, line: row.line, field: "date", "lies outside years 0001-9999 in the ledger's time zone")
         }
+        lastRowHasExternalId = row.entry.externalId != nil
         var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: EventBody(row.entry))
         event.origin = "\(reader.path):\(row.line)"
         return (row.line, event)
@@ -219,8 +229,9 @@ extension Ledger {
             } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
                 throw changed(error.description)
             }
-            func commit(_ batch: [NewEvent]) throws {
-                let outcome = try appendSkippingUsedKeys(batch)
+            let ownKeys = ImportOwnKeys(nextSequence: { [pipeline] in pipeline.sequenceBeingPlanned })
+            func commit(_ batch: [NewEvent], keysNew: Bool) throws {
+                let outcome = try appendSkippingUsedKeys(batch, ownKeys: (ownKeys, keysNew))
                 summary.duplicatesSkipped += outcome.skipped
                 summary.imported += outcome.result.events.count
                 summary.record(outcome.result)
@@ -247,7 +258,7 @@ extension Ledger {
                             throw changed("its SHA-256 differs")
                         }
                     }
-                    if !batch.events.isEmpty { try commit(batch.events) }
+                    if !batch.events.isEmpty { try commit(batch.events, keysNew: batch.keysNew) }
                 })
             } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
                 throw changed(error.description)
@@ -272,6 +283,7 @@ extension Ledger {
         batch.reserveCapacity(batchSize)
         var lines: [Int] = []
         var rows = 0
+        var keys = ImportKeyHashes()
         // Records are made without reading each payload back; before a batch is
         // handed over, its bytes are shown to be those validated (where that
         // pass checked every record), or its records are read back now.
@@ -287,11 +299,12 @@ extension Ledger {
                     try JournalCSV.prepare(&batch[index], catalog: catalog, line: lines[index], file: path)
                 }
             }
-            return AppendBatch(events: batch)
+            return AppendBatch(events: batch, keysNew: keys.endBatch())
         }
         while let (line, row) = try events.next() {
             var event = row
             try JournalCSV.prepare(&event, catalog: catalog, line: line, file: path, readingBack: false)
+            keys.add(event.idempotencyKey, external: events.lastRowHasExternalId)
             batch.append(event)
             lines.append(line)
             rows += 1
@@ -313,16 +326,31 @@ extension Ledger {
     /// date) refuses the whole commit as an idempotency conflict naming the key. With `admitting`, each event kept passes the
     /// ``Admissibility`` checks of events that arrive already decided (an NDJSON import);
     /// a journal's rows are admissible by construction and are folded as one batch.
-    func appendSkippingUsedKeys(_ events: [NewEvent], admitting: Bool = false) throws -> (result: CommandResult, skipped: Int) {
+    ///
+    /// `ownKeys`: a journal import's knowledge of the store's journal keys, with whether no
+    /// key of `events` occurs twice in them or in an earlier batch of the import
+    /// (``AppendBatch/keysNew``): when both say so, no key is looked up.
+    func appendSkippingUsedKeys(
+        _ events: [NewEvent], admitting: Bool = false, ownKeys: (known: ImportOwnKeys, keysNew: Bool)? = nil
+    ) throws -> (result: CommandResult, skipped: Int) {
         let skipped = SkipCount()
-        let result = try run(Self.skippingUsedKeys(events, admitting: admitting, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: skipped))
+        let batch = ownKeys.map { ImportOwnKeys.Batch(known: $0.known, keysNew: $0.keysNew) }
+        let result = try run(Self.skippingUsedKeys(
+            events, admitting: admitting, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: skipped, ownKeys: batch))
+        batch?.committed(result)
         return (result, skipped.value.withLock { $0 })
     }
 
     /// The command ``appendSkippingUsedKeys(_:admitting:)`` runs; `skipped` counts the
     /// events it leaves out.
-    static func skippingUsedKeys(_ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, keys: LogKeys?, skipped: SkipCount) -> LedgerCommand {
+    static func skippingUsedKeys(
+        _ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, keys: LogKeys?, skipped: SkipCount,
+        ownKeys: ImportOwnKeys.Batch? = nil
+    ) -> LedgerCommand {
         var command = LedgerCommand { db in
+            // A batch of keys new to the import, planned while the store holds no journal key
+            // but the import's own: none of its keys can be used.
+            if let ownKeys, try ownKeys.allKeysUnused(db) { return events }
             // Events are read where they lie and named by index: a copy of an event retains
             // every string in it, and a batch of rows none of which was recorded before (the
             // common case) is planned as it came, with no array built.
@@ -389,7 +417,8 @@ extension Ledger {
             try IdempotencyProjector.hasJournalExternalIds(db)
         }
         guard hasExternalIds else { return }
-        var events = try JournalEvents(path: journal.path, calendar: calendar, keys: try contentKeyScheme())
+        // Content keys are passed by: their digests are not computed.
+        var events = try JournalEvents(path: journal.path, calendar: calendar, keys: .shapeOnly)
         try events.readHeader()
         var batch: [NewEvent] = []
         batch.reserveCapacity(batchSize)
@@ -462,13 +491,17 @@ extension Ledger {
 /// carries the file's SHA-256 and row count, checked before it is committed.
 struct AppendBatch: Sendable {
     var events: [NewEvent]
+    /// Whether no idempotency key of ``events`` occurs twice in them or in an earlier batch
+    /// of the import (``ImportKeyHashes``).
+    var keysNew: Bool
     var end: (digest: String, rows: Int)?
     /// Set instead of events when the file's first bytes, through this many, are not those
     /// the validating pass read: nothing of the batch may be appended.
     var changedWithin: Int64?
 
-    init(events: [NewEvent], end: (digest: String, rows: Int)? = nil, changedWithin: Int64? = nil) {
+    init(events: [NewEvent], keysNew: Bool = false, end: (digest: String, rows: Int)? = nil, changedWithin: Int64? = nil) {
         self.events = events
+        self.keysNew = keysNew
         self.end = end
         self.changedWithin = changedWithin
     }
@@ -477,4 +510,114 @@ struct AppendBatch: Sendable {
 /// How many events an import's command left out as already recorded.
 final class SkipCount: Sendable {
     let value = Mutex(0)
+}
+
+/// Whether the keys of an import's batches are new to the import, found on the reading
+/// thread: a batch is new when none of its keys occurs twice in it or in an earlier batch.
+///
+/// A row keyed by its content has a key no other content-keyed row of the file has (its
+/// digest and its count among identical rows, ``JournalCSV/RowKeys``), so only external ids
+/// are kept, as a 64-bit hash each: two ids of equal hash only make a batch look used, which
+/// costs its keys a look-up, never a wrong answer. An external id spelled like a content
+/// key (`row:…`) could equal one, so its batch counts as used.
+///
+/// Memory: a hash per external id, at most ``hashesMax`` (about 16 MiB at a million); past
+/// that every batch with an external id counts as used.
+struct ImportKeyHashes {
+    /// The most hashes kept.
+    static let hashesMax = 2_000_000
+    private var hashes = Set<Int>()
+    private var batchNew = true
+
+    /// Notes a row's key (nil: the row has none, which nothing can repeat); `external`: the
+    /// key is `journal:` and the row's external id.
+    mutating func add(_ key: String?, external: Bool) {
+        guard let key, external else { return }
+        guard !key.hasPrefix(JournalCSV.contentKeyPrefix) else {
+            batchNew = false
+            return
+        }
+        // Past the limit nothing more is kept, and every batch with an id counts as used.
+        guard hashes.count < Self.hashesMax, hashes.insert(key.hashValue).inserted else {
+            batchNew = false
+            return
+        }
+    }
+
+    /// Whether the batch's keys were new, and starts the next batch.
+    mutating func endBatch() -> Bool {
+        defer { batchNew = true }
+        return batchNew
+    }
+}
+
+/// What a journal import knows of the store's journal keys (every key `journal:…`, the
+/// range of the idempotency read model its rows' keys fall in): whether they are exactly the
+/// keys of its own batches. That holds when the store held none as the import began, and
+/// stays true while each batch's events follow the last one's with no other event between
+/// (any other command may have used a journal key; the import then looks its keys up).
+final class ImportOwnKeys: Sendable {
+    private enum Known {
+        /// Not asked yet (or no batch committed since it was asked).
+        case unknown
+        /// The store's journal keys are the import's own, through this sequence number.
+        case ownThrough(UInt64)
+        /// The store held journal keys that are not the import's.
+        case others
+    }
+
+    private let known = Mutex(Known.unknown)
+    /// The sequence number the first event of the command being planned gets (the write
+    /// pipeline's ``WritePipeline/sequenceBeingPlanned``).
+    private let nextSequence: @Sendable () -> UInt64?
+
+    init(nextSequence: @escaping @Sendable () -> UInt64?) {
+        self.nextSequence = nextSequence
+    }
+
+    /// Whether the store holds no journal key but the import's own, asked in the plan of a
+    /// batch (inside the pipeline's transaction): one seek the first time, then a comparison
+    /// of sequence numbers.
+    fileprivate func holdsOnlyOwnKeys(next: UInt64, _ db: Database) throws -> Bool {
+        switch known.withLock({ $0 }) {
+        case .ownThrough(let through): return through + 1 == next
+        case .others: return false
+        case .unknown: return try !IdempotencyProjector.hasJournalKeys(db)
+        }
+    }
+
+    /// One batch's view: whether its keys are new to the import, and what its plan found.
+    final class Batch: Sendable {
+        let known: ImportOwnKeys
+        let keysNew: Bool
+        /// Set by the plan: the sequence number the batch's first event gets, and whether the
+        /// store held only the import's journal keys before it. A group that fails and is
+        /// planned again sets it again.
+        private let planned = Mutex<(next: UInt64, onlyOwn: Bool)?>(nil)
+
+        init(known: ImportOwnKeys, keysNew: Bool) {
+            self.known = known
+            self.keysNew = keysNew
+        }
+
+        /// Whether none of the batch's keys can have been used: they are new to the import
+        /// and the store holds no journal key but the import's. Asked in the batch's plan.
+        func allKeysUnused(_ db: Database) throws -> Bool {
+            guard let next = known.nextSequence() else {
+                planned.withLock { $0 = nil }
+                return false
+            }
+            let onlyOwn = try known.holdsOnlyOwnKeys(next: next, db)
+            planned.withLock { $0 = (next, onlyOwn) }
+            return onlyOwn && keysNew
+        }
+
+        /// After the batch committed: the store's journal keys are the import's own through
+        /// its last event when they were before it (else they are not).
+        func committed(_ result: Ledger.CommandResult) {
+            guard let planned = planned.withLock({ $0 }) else { return }
+            let last = result.events.last?.sequence ?? planned.next - 1
+            known.known.withLock { $0 = planned.onlyOwn ? .ownThrough(last) : .others }
+        }
+    }
 }

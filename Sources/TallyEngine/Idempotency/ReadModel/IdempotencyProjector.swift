@@ -263,6 +263,13 @@ public struct IdempotencyProjector: Projector {
             """) != nil
     }
 
+    /// Whether any journal key is stored (`journal:…`, a row of any import: every stored
+    /// key from `␁` up to `␂`, ``StoredKey``). One seek.
+    static func hasJournalKeys(_ db: Database) throws -> Bool {
+        let statement = RawStatement(try db.cachedStatement(sql: "SELECT 1 FROM idempotency_keys WHERE key >= char(1) AND key < char(2) LIMIT 1"))
+        return try statement.integer(db) != nil
+    }
+
     /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
     /// content key `journal:row:…`): a stored key between `␁` and `␁row:`, or after
     /// `␁row;` and before `␂` (``StoredKey``).
