@@ -35,7 +35,7 @@ public struct ValidatedJournal: Hashable, Sendable {
 /// Memory: one read chunk, at most three batches of rows (one committing, one waiting, one
 /// being read), and in the appending pass a 16-byte digest with a count per distinct row
 /// without an external id (to number identical rows; `JournalCSV.RowKeys`) and a hash per
-/// external id, up to two million (``ImportKeyHashes``).
+/// external id, up to a million (``ImportKeyHashes``, about 16 MiB).
 ///
 /// Cores: each pass reads and parses the file on a second thread (`Handoff`) while the
 /// calling thread checks each row's record (first pass) or commits (second pass).
@@ -521,11 +521,11 @@ final class SkipCount: Sendable {
 /// costs its keys a look-up, never a wrong answer. An external id spelled like a content
 /// key (`row:…`) could equal one, so its batch counts as used.
 ///
-/// Memory: a hash per external id, at most ``hashesMax`` (about 16 MiB at a million); past
-/// that every batch with an external id counts as used.
+/// Memory: a hash per external id, at most ``hashesMax`` (a set of a million 8-byte hashes,
+/// about 16 MiB); past that every batch with an external id counts as used.
 struct ImportKeyHashes {
     /// The most hashes kept.
-    static let hashesMax = 2_000_000
+    static let hashesMax = 1_000_000
     private var hashes = Set<Int>()
     private var batchNew = true
 
