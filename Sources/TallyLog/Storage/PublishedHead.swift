@@ -67,12 +67,7 @@ enum PublishedHead {
         guard let bytes = try? file.read(count: 2 * byteCount, at: 0), bytes.count >= 16 else { return nil }
         let magic = Array(bytes[0..<4])
         if magic == bothMagic || (bytes.count == 2 * byteCount && Array(bytes[byteCount..<(byteCount + 4)]) == bothMagic) {
-            let slots = [0, byteCount].compactMap { start -> (visible: UInt64, durable: UInt64)? in
-                guard bytes.count >= start + byteCount else { return nil }
-                let slot = Array(bytes[start..<(start + byteCount)])
-                guard Array(slot[0..<4]) == bothMagic, slot.loadLittleEndian(UInt32.self, at: 20) == CRC32C.checksum(slot[0..<20]) else { return nil }
-                return (slot.loadLittleEndian(UInt64.self, at: 4), slot.loadLittleEndian(UInt64.self, at: 12))
-            }
+            let slots = slots(of: bytes).compactMap { $0 }
             guard let visible = slots.map(\.visible).max(), let durable = slots.map(\.durable).max() else { return nil }
             return (visible, durable == 0 ? nil : durable)
         }
@@ -80,6 +75,17 @@ enum PublishedHead {
               bytes.loadLittleEndian(UInt32.self, at: 12) == CRC32C.checksum(bytes[0..<12]) else { return nil }
         let sequence = bytes.loadLittleEndian(UInt64.self, at: 4)
         return (sequence, magic == durableMagic ? sequence : nil)
+    }
+
+    /// The two slots of a `TLPD` file's `bytes`: each slot's visible and durable sequences, or
+    /// nil for a slot that is missing or fails its check.
+    static func slots(of bytes: [UInt8]) -> [(visible: UInt64, durable: UInt64)?] {
+        [0, byteCount].map { start in
+            guard bytes.count >= start + byteCount else { return nil }
+            let slot = Array(bytes[start..<(start + byteCount)])
+            guard Array(slot[0..<4]) == bothMagic, slot.loadLittleEndian(UInt32.self, at: 20) == CRC32C.checksum(slot[0..<20]) else { return nil }
+            return (slot.loadLittleEndian(UInt64.self, at: 4), slot.loadLittleEndian(UInt64.self, at: 12))
+        }
     }
 
     /// The error for a log whose last event, `head`, comes before its published head: the events
@@ -127,6 +133,12 @@ struct PublishedHeadFile: Sendable {
             if current?.visible != sequence || current?.durable != sequence {
                 let record = PublishedHead.encoded(sequence)
                 try file.write(record + record, at: 0)
+            } else if let bytes = try? file.read(count: 2 * PublishedHead.byteCount, at: 0),
+                      let first = PublishedHead.slots(of: bytes).first, first?.visible == sequence, first?.durable == sequence {
+                // Left as it is, the file may hold `sequence` in one slot only: the next record
+                // goes to the other, so that a write of it failing half way (a full disk) leaves
+                // this one, and readers never fall back to an older head.
+                slot = 1
             }
         } catch {
             file.close()
