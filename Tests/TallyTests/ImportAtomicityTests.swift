@@ -248,4 +248,30 @@ import TallyTestSupport
             #expect(try snapshot(root).filter { !$0.key.hasSuffix("-shm") } == before.filter { !$0.key.hasSuffix("-shm") }, "the store is byte for byte as it was")
         }
     }
+
+    /// A bank export that gives one external id to two different transactions, far apart in
+    /// the file, into a store that never saw an external id: the whole file is refused by the
+    /// validating pass, naming both lines, before the batches in between are appended; the same
+    /// row given twice under its id is a repeat, imported once.
+    @Test func oneExternalIdForTwoTransactionsOfOneFileRefusesItBeforeItsFirstBatch() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-05-20T16:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            let salary = "2026-05-01,Assets:Checking,Income:Salary,1000.00,USD,Acme,Salary,pay-1"
+            let shopping = (1...30).map { "2026-05-02,Expenses:Food,Assets:Checking,\($0).00,USD,Shop \($0),Food,card-\($0)" }
+            let corrected = "2026-05-01,Assets:Checking,Income:Salary,1100.00,USD,Acme,Salary,pay-1"
+            let conflicting = try write([salary] + shopping + [corrected], to: root + "-conflict.csv")
+            let before = try snapshot(root)
+            #expect { try ledger.importJournal(csvAt: conflicting, batchSize: 10) } throws: { error in
+                guard let error = error as? LedgerError else { return false }
+                return error.message.contains("\(conflicting):33") && error.message.contains("external id of line 2 ('pay-1')")
+            }
+            #expect(try snapshot(root).filter { !$0.key.hasSuffix("-shm") } == before.filter { !$0.key.hasSuffix("-shm") }, "the store is byte for byte as it was")
+
+            let repeated = try write([salary] + shopping + [salary], to: root + "-repeat.csv")
+            let summary = try ledger.importJournal(csvAt: repeated, batchSize: 10)
+            #expect(summary.imported == 31 && summary.duplicatesSkipped == 1, "\(summary)")
+        }
+    }
 }

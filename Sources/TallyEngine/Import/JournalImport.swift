@@ -64,6 +64,7 @@ public enum JournalImport {
         var rows = 0
         var digest: String?
         var readDigests: [Int64: [UInt8]] = [:]
+        var externalIds = ExternalIdRows()
         try Handoff<RowChunk>.run(queuedItemsMax: 4, produce: { put in
             // Keys are checked for their length and characters only: no digest is computed.
             var events = try JournalEvents(path: path, calendar: calendar, keys: .shapeOnly)
@@ -89,6 +90,7 @@ public enum JournalImport {
         }, consume: { chunk in
             for (line, event) in chunk.rows {
                 try JournalCSV.checkRecord(event, line: line, file: path)
+                try externalIds.check(event, line: line, file: path)
             }
             rows += chunk.rows.count
             if let last = chunk.digest {
@@ -103,6 +105,36 @@ public enum JournalImport {
             preconditionFailure("the validating pass ended without reading the file to its end")
         }
         return ValidatedJournal(path: path, rows: rows, sha256: digest, readDigests: readDigests)
+    }
+
+    /// The rows of one file keyed by an external id, as the validating pass meets them: a
+    /// second row under an id must be the first again (a repeat, skipped when appended), never
+    /// another transaction, which would be refused only when its batch came, after the
+    /// batches before it were committed. Holds one entry per distinct external id: the id and
+    /// a hash of its row's event (its body and effective time, what makes a repeat the same).
+    struct ExternalIdRows {
+        private var first: [String: (content: Int, line: Int)] = [:]
+
+        /// Refuses `event`, on `line` of `file`, when an earlier row used its external id for
+        /// another event.
+        /// - Throws: ``ImportError`` (`conflict`) naming both lines.
+        mutating func check(_ event: NewEvent, line: Int, file: String) throws {
+            guard let key = event.idempotencyKey, !key.hasPrefix(JournalCSV.contentKeyPrefix) else { return }
+            var hasher = Hasher()
+            hasher.combine(event.body)
+            hasher.combine(event.effectiveAt)
+            let content = hasher.finalize()
+            guard let earlier = first[key] else {
+                first[key] = (content, line)
+                return
+            }
+            guard earlier.content != content else { return }
+            throw ImportError(.conflict, file: file, line: line, field: "external_id", """
+                the external id of line \(earlier.line) ('\(key.dropFirst(JournalCSV.keyPrefix.count))') is given again for \
+                another transaction (another date, account, amount, payee or category); a bank sends one transaction \
+                under one id: give this row its own id, or make it the same as line \(earlier.line); nothing was appended
+                """)
+        }
     }
 
     /// Rows handed from the parsing thread to the checking one.
