@@ -252,20 +252,22 @@ import TallyTestSupport
     /// A bank export that gives one external id to two different transactions, far apart in
     /// the file, into a store that never saw an external id: the whole file is refused by the
     /// validating pass, naming both lines, before the batches in between are appended; the same
-    /// row given twice under its id is a repeat, imported once.
-    @Test func oneExternalIdForTwoTransactionsOfOneFileRefusesItBeforeItsFirstBatch() throws {
+    /// row given twice under its id is a repeat, imported once. An id spelled like a content
+    /// key (`row:…`) is an external id all the same.
+    @Test(arguments: ["pay-1", "row:pay-1"])
+    func oneExternalIdForTwoTransactionsOfOneFileRefusesItBeforeItsFirstBatch(id: String) throws {
         try withTemporaryStore { root in
             let clock = ManualClock("2026-05-20T16:00:00Z")
             let ledger = try Ledger.forTesting(at: root, clock: clock)
             defer { try? ledger.close() }
-            let salary = "2026-05-01,Assets:Checking,Income:Salary,1000.00,USD,Acme,Salary,pay-1"
+            let salary = "2026-05-01,Assets:Checking,Income:Salary,1000.00,USD,Acme,Salary,\(id)"
             let shopping = (1...30).map { "2026-05-02,Expenses:Food,Assets:Checking,\($0).00,USD,Shop \($0),Food,card-\($0)" }
-            let corrected = "2026-05-01,Assets:Checking,Income:Salary,1100.00,USD,Acme,Salary,pay-1"
+            let corrected = "2026-05-01,Assets:Checking,Income:Salary,1100.00,USD,Acme,Salary,\(id)"
             let conflicting = try write([salary] + shopping + [corrected], to: root + "-conflict.csv")
             let before = try snapshot(root)
             #expect { try ledger.importJournal(csvAt: conflicting, batchSize: 10) } throws: { error in
                 guard let error = error as? LedgerError else { return false }
-                return error.message.contains("\(conflicting):33") && error.message.contains("external id of line 2 ('pay-1')")
+                return error.message.contains("\(conflicting):33") && error.message.contains("external id of line 2 ('\(id)')")
             }
             #expect(try snapshot(root).filter { !$0.key.hasSuffix("-shm") } == before.filter { !$0.key.hasSuffix("-shm") }, "the store is byte for byte as it was")
 

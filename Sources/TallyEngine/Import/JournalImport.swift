@@ -64,16 +64,17 @@ public enum JournalImport {
         var rows = 0
         var digest: String?
         var readDigests: [Int64: [UInt8]] = [:]
-        var externalIds = ExternalIdRows()
         try Handoff<RowChunk>.run(queuedItemsMax: 4, produce: { put in
             // Keys are checked for their length and characters only: no digest is computed.
             var events = try JournalEvents(path: path, calendar: calendar, keys: .shapeOnly)
             events.keepReadDigests()
             try events.readHeader()
+            var externalIds = ExternalIdRows()
             var chunk: [(line: Int, event: NewEvent)] = []
             chunk.reserveCapacity(RowChunk.rowsMax)
             do {
                 while let row = try events.next() {
+                    if events.lastRowHasExternalId { try externalIds.check(row.event, line: row.line, file: path) }
                     chunk.append(row)
                     if chunk.count == RowChunk.rowsMax {
                         try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes))
@@ -90,7 +91,6 @@ public enum JournalImport {
         }, consume: { chunk in
             for (line, event) in chunk.rows {
                 try JournalCSV.checkRecord(event, line: line, file: path)
-                try externalIds.check(event, line: line, file: path)
             }
             rows += chunk.rows.count
             if let last = chunk.digest {
@@ -107,7 +107,7 @@ public enum JournalImport {
         return ValidatedJournal(path: path, rows: rows, sha256: digest, readDigests: readDigests)
     }
 
-    /// The rows of one file keyed by an external id, as the validating pass meets them: a
+    /// The rows of one file keyed by an external id, as the validating pass reads them: a
     /// second row under an id must be the first again (a repeat, skipped when appended), never
     /// another transaction, which would be refused only when its batch came, after the
     /// batches before it were committed. Holds one entry per distinct external id: the id and
@@ -115,11 +115,13 @@ public enum JournalImport {
     struct ExternalIdRows {
         private var first: [String: (content: Int, line: Int)] = [:]
 
-        /// Refuses `event`, on `line` of `file`, when an earlier row used its external id for
-        /// another event.
+        /// Refuses `event`, a row keyed by its external id on `line` of `file`, when an earlier
+        /// row used that id for another event. (Whether a row has an external id is the
+        /// reader's to say, ``JournalEvents/lastRowHasExternalId``: an id may be spelled like a
+        /// content key.)
         /// - Throws: ``ImportError`` (`conflict`) naming both lines.
         mutating func check(_ event: NewEvent, line: Int, file: String) throws {
-            guard let key = event.idempotencyKey, !key.hasPrefix(JournalCSV.contentKeyPrefix) else { return }
+            guard let key = event.idempotencyKey else { return }
             var hasher = Hasher()
             hasher.combine(event.body)
             hasher.combine(event.effectiveAt)
