@@ -6,7 +6,8 @@ import Tally
 /// thrown after a command committed (a read-model commit that failed on a full disk, then a
 /// query that found the read models behind; a failed close) must not read as "nothing
 /// happened", or a retry records the command twice. ``TallyCommand/main()`` reports such an
-/// error as success with a warning naming the events committed (``warning(for:)``).
+/// error as success with a warning naming the events committed (``warning(for:)``), except
+/// an import's, which says itself how far it got (``saysHowFarItGot(_:)``).
 enum CommittedWrites {
     private static let opened = Mutex<[(ledger: Ledger, head: UInt64)]>([])
 
@@ -25,6 +26,13 @@ enum CommittedWrites {
                 return now > entry.head ? (entry.head + 1)...now : nil
             }
         }
+    }
+
+    /// Whether `error` names what its command committed and how to finish it: an import that
+    /// stopped after some of its batches (``ImportError``), which running it again resumes.
+    /// Such an error is reported as it is, a failure: the import did not finish.
+    static func saysHowFarItGot(_ error: any Error) -> Bool {
+        (error as? ImportError ?? LedgerError.reporting(error)?.underlying as? ImportError) != nil
     }
 
     /// The warning that replaces `error` as the outcome of a command that committed events

@@ -17,7 +17,8 @@ extension TallyCommand {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
             // A command that committed before the error: success, with a warning naming the events.
-            if !(error is ExitCode), let warning = CommittedWrites.warning(for: error) {
+            // An import's error says itself how far it got and how to finish: it stays a failure.
+            if !(error is ExitCode), !CommittedWrites.saysHowFarItGot(error), let warning = CommittedWrites.warning(for: error) {
                 FileHandle.standardError.write(Data(("tally: " + Output.visibleLines(warning) + "\n").utf8))
                 Foundation.exit(0)
             }

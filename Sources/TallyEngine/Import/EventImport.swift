@@ -126,7 +126,10 @@ extension Ledger {
     /// it lands (``AdmissionChecked``, as ``appendEvents(_:)``); a refused batch appends nothing.
     ///
     /// - Throws: ``ImportError`` (`changedDuringImport`) when the file no longer matches what
-    ///   was validated; `LogError` when the log refuses a batch (the message says which).
+    ///   was validated; `stoppedPartway` when anything else stops it after a commit (its
+    ///   message says whether running it again is safe: events without a key would be
+    ///   recorded twice); the error itself when it stops before the first commit, which
+    ///   leaves the store as it was.
     public func importEvents(
         _ file: ValidatedEvents, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
@@ -137,11 +140,15 @@ extension Ledger {
             let lines = try LineReader(path: path)
             var batch: [NewEvent] = []
             batch.reserveCapacity(batchSize)
+            /// The file's events in batches committed, and those of them without a key.
+            var rowsCommitted = 0, unkeyedCommitted = 0
             func commit() throws {
                 let outcome = try appendSkippingUsedKeys(batch, admitting: true)
                 summary.duplicatesSkipped += outcome.skipped
                 summary.imported += outcome.result.events.count
                 summary.record(outcome.result)
+                rowsCommitted = summary.rows
+                unkeyedCommitted += batch.count { $0.idempotencyKey == nil }
                 batch.removeAll(keepingCapacity: true)
                 try progress?(ImportProgress(
                     phase: .appending, completed: Int64(summary.rows), total: Int64(file.events),
@@ -171,18 +178,22 @@ extension Ledger {
                 throw changed(error.description)
             }
             do {
-                while let (line, bytes) = try lines.next() {
-                    batch.append(try EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog))
-                    summary.rows += 1
-                    if batch.count == batchSize { try commit() }
+                do {
+                    while let (line, bytes) = try lines.next() {
+                        batch.append(try EventImport.event(fromLine: bytes, line: line, file: path, catalog: catalog))
+                        summary.rows += 1
+                        if batch.count == batchSize { try commit() }
+                    }
+                } catch let error as ImportError where error.code == .invalidRow {
+                    throw changed(error.description)
                 }
-            } catch let error as ImportError where error.code == .invalidRow {
-                throw changed(error.description)
+                guard lines.hexDigest() == file.sha256, summary.rows == file.events else {
+                    throw changed("its SHA-256 differs")
+                }
+                if !batch.isEmpty { try commit() }
+            } catch {
+                throw ImportError.stopped(error, file: path, committed: summary.sequences, rowsCommitted: rowsCommitted, unkeyedCommitted: unkeyedCommitted)
             }
-            guard lines.hexDigest() == file.sha256, summary.rows == file.events else {
-                throw changed("its SHA-256 differs")
-            }
-            if !batch.isEmpty { try commit() }
             try readModels.truncateWriteAheadLog()
             return summary
         }

@@ -246,7 +246,9 @@ extension Ledger {
     ///   - progress: called after every commit with the rows handled and the last sequence;
     ///     throwing from it stops the import (what was committed stays; re-running resumes).
     /// - Throws: ``ImportError`` (`changedDuringImport`) when the file no longer matches what
-    ///   was validated (the message says how much was appended); `LogError` for I/O failures.
+    ///   was validated (the message says how much was appended); `stoppedPartway` when
+    ///   anything else stops it after a commit (a full disk: its ``ImportError/cause``); the
+    ///   error itself when it stops before the first commit, which leaves the store as it was.
     public func importJournal(
         _ journal: ValidatedJournal, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
@@ -264,11 +266,14 @@ extension Ledger {
                 throw changed(error.description)
             }
             let ownKeys = ImportOwnKeys(nextSequence: { [pipeline] in pipeline.sequenceBeingPlanned })
+            /// The rows of the batches committed so far.
+            var rowsCommitted = 0
             func commit(_ batch: [NewEvent], keysNew: Bool) throws {
                 let outcome = try appendSkippingUsedKeys(batch, ownKeys: (ownKeys, keysNew))
                 summary.duplicatesSkipped += outcome.skipped
                 summary.imported += outcome.result.events.count
                 summary.record(outcome.result)
+                rowsCommitted = summary.rows
                 try progress?(ImportProgress(
                     phase: .appending, completed: Int64(summary.rows), total: Int64(journal.rows),
                     committedSequence: outcome.result.events.last?.sequence))
@@ -296,6 +301,8 @@ extension Ledger {
                 })
             } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
                 throw changed(error.description)
+            } catch {
+                throw ImportError.stopped(error, file: path, committed: summary.sequences, rowsCommitted: rowsCommitted)
             }
             try readModels.truncateWriteAheadLog()
             return summary

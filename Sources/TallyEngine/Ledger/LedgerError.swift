@@ -122,7 +122,9 @@ public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
     public let message: String
     /// The error another layer raised, when this one reports it at the ledger's boundary: a
     /// `MoneyError`, ``EventCodingError``, ``ImportError``, ``StoreError``, `LogError` or
-    /// GRDB's `DatabaseError`; nil for a rule the ledger itself refused.
+    /// GRDB's `DatabaseError`; nil for a rule the ledger itself refused. An import that
+    /// stopped after some of its commits is reported with its cause's code and this
+    /// ``ImportError`` (`stoppedPartway`), whose ``ImportError/cause`` is that cause.
     ///
     /// ```swift
     /// catch let error as LedgerError where error.code == .store {
@@ -156,7 +158,7 @@ public struct LedgerError: Error, Hashable, Sendable, CustomStringConvertible {
         case let error as LedgerError: error
         case let error as MoneyError: LedgerError(error.code == .overflow ? .overflow : .invalidArgument, error.description, underlying: error)
         case let error as EventCodingError: LedgerError(.invalidEvent, error.description, underlying: error)
-        case let error as ImportError: LedgerError(.invalidInput, error.description, underlying: error)
+        case let error as ImportError: LedgerError(error.cause?.code ?? .invalidInput, error.description, underlying: error)
         case let error as LogError: LedgerError(error.code == .locked ? .locked : .store, error.description, underlying: error)
         case let error as StoreError: LedgerError(.store, error.description, underlying: error)
         case let error as DatabaseError: LedgerError(.readModels, error.description, underlying: error)

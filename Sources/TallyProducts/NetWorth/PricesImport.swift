@@ -125,7 +125,9 @@ extension Ledger {
     ///
     /// - Throws: ``ImportError`` `conflict` naming the line of a row whose symbol already has
     ///   a different price at the start of that day (nothing appended); `changedDuringImport`
-    ///   when the file no longer matches what was validated; `LogError` for I/O failures.
+    ///   when the file no longer matches what was validated; `stoppedPartway` when anything
+    ///   else stops it after a commit (running it again finishes it); the error itself when it
+    ///   stops before the first commit, which leaves the store as it was.
     public func importPrices(
         _ prices: ValidatedPrices, batchSize: Int = ImportBatch.defaultSize, progress: ((ImportProgress) throws -> Void)? = nil
     ) throws -> ImportSummary {
@@ -149,6 +151,8 @@ extension Ledger {
             rows = try PriceRows(path: path, calendar: calendar)
             var batch: [(row: PricesCSV.Row, event: NewEvent)] = []
             batch.reserveCapacity(batchSize)
+            /// The rows of the batches committed so far.
+            var rowsCommitted = 0
             func commit() throws {
                 var skipped = 0
                 let result = try perform(admitting: true) { db in
@@ -166,21 +170,26 @@ extension Ledger {
                 summary.duplicatesSkipped += skipped
                 summary.imported += result.events.count
                 summary.record(result)
+                rowsCommitted = summary.rows
                 batch.removeAll(keepingCapacity: true)
                 try progress?(ImportProgress(
                     phase: .appending, completed: Int64(summary.rows), total: Int64(prices.rows), committedSequence: result.events.last?.sequence))
             }
             do {
-                while let next = try rows.next() {
-                    summary.rows += 1
-                    batch.append(next)
-                    if batch.count == batchSize { try commit() }
+                do {
+                    while let next = try rows.next() {
+                        summary.rows += 1
+                        batch.append(next)
+                        if batch.count == batchSize { try commit() }
+                    }
+                } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
+                    throw changed(error.description, summary)
                 }
-            } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
-                throw changed(error.description, summary)
+                guard rows.hexDigest() == prices.sha256, summary.rows == prices.rows else { throw changed("its SHA-256 differs", summary) }
+                if !batch.isEmpty { try commit() }
+            } catch {
+                throw ImportError.stopped(error, file: path, committed: summary.sequences, rowsCommitted: rowsCommitted)
             }
-            guard rows.hexDigest() == prices.sha256, summary.rows == prices.rows else { throw changed("its SHA-256 differs", summary) }
-            if !batch.isEmpty { try commit() }
             return summary
         }
     }

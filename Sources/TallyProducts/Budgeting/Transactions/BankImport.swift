@@ -195,6 +195,8 @@ extension Ledger {
         func appended() -> String {
             summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
         }
+        /// The rows of the batches committed so far.
+        var rowsCommitted = 0
         func commit() throws {
             let results = try run(batch: batch)
             for (line, outcome) in zip(lines, results) {
@@ -209,21 +211,26 @@ extension Ledger {
                 }
             }
             summary.commits += 1
+            rowsCommitted = summary.rows
             batch.removeAll(keepingCapacity: true)
             lines.removeAll(keepingCapacity: true)
             try progress?(ImportProgress(
                 phase: .appending, completed: Int64(summary.rows), total: Int64(checked.rows), committedSequence: summary.sequences?.upperBound))
         }
-        while let (line, command) = try rows.next() {
-            summary.rows += 1
-            batch.append(command)
-            lines.append(line)
-            if batch.count == batchSize { try commit() }
+        do {
+            while let (line, command) = try rows.next() {
+                summary.rows += 1
+                batch.append(command)
+                lines.append(line)
+                if batch.count == batchSize { try commit() }
+            }
+            guard rows.hexDigest() == checked.digest, summary.rows == checked.rows else {
+                throw ImportError(.changedDuringImport, file: rows.path, "the file changed after it was checked\(appended())")
+            }
+            if !batch.isEmpty { try commit() }
+        } catch {
+            throw ImportError.stopped(error, file: rows.path, committed: summary.sequences, rowsCommitted: rowsCommitted)
         }
-        guard rows.hexDigest() == checked.digest, summary.rows == checked.rows else {
-            throw ImportError(.changedDuringImport, file: rows.path, "the file changed after it was checked\(appended())")
-        }
-        if !batch.isEmpty { try commit() }
         return summary
     }
 }
