@@ -104,6 +104,29 @@ import Testing
         }
     }
 
+    /// A writer killed between writing its index under a temporary name and renaming it leaves
+    /// `INDEX.<digits>` behind; the next index written removes such leftovers (and nothing
+    /// else), so that crashes do not pile them up in the log's directory.
+    @Test func temporaryIndexFilesLeftByAKilledWriterAreRemovedByTheNextIndexWritten() throws {
+        try withTemporaryDirectory { directory in
+            var random = SplitMix64(seed: 0x7E3)
+            var writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 32 << 10))
+            try append(writer, frames: 50, &random)
+            try writer.close()
+            let leftovers = ["\(LogIndexFile.name).\(random.next())", "\(LogIndexFile.name).\(random.next())"]
+            let kept = ["\(LogIndexFile.name).notes", "\(LogIndexFile.name)."]
+            for name in leftovers + kept { try Data([1, 2, 3]).write(to: URL(fileURLWithPath: directory + "/" + name)) }
+
+            writer = try LogWriter.open(directory: directory, options: testOptions(segmentBytesLimit: 32 << 10))
+            try append(writer, frames: 5, &random)
+            try writer.close()
+            let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+            #expect(names.isDisjoint(with: leftovers), "\(names.sorted())")
+            #expect(names.isSuperset(of: kept + [LogIndexFile.name]), "\(names.sorted())")
+            #expect(summary(try indexedScan(directory)) == summary(try fullScan(directory)))
+        }
+    }
+
     /// An index whose checksum holds but whose resume point says another chain hash, another
     /// previous frame, or another sequence number (written by a bug, or by hand) is checked
     /// against the frame header before the resume point and ignored; so is a version 1 file.

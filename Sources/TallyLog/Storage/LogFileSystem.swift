@@ -110,7 +110,27 @@ extension LogFileSystem {
             try? remove(temporary)
             return
         }
-        do { try rename(temporary, to: path) } catch { try? remove(temporary) }
+        do { try rename(temporary, to: path) } catch {
+            try? remove(temporary)
+            return
+        }
+        removeStaleTemporaries(of: path)
+    }
+
+    /// Removes the temporary files ``replaceHint(_:with:)`` left beside `path` when a process
+    /// died between writing one and renaming it (`NAME.<digits>`), so that crashes do not
+    /// pile them up. One another process is writing at this moment is removed too; its
+    /// rename then fails, and its hint is left out, as any failed hint is.
+    private func removeStaleTemporaries(of path: String) {
+        let directory = StoreDirectory.parent(of: path)
+        let prefix = StoreDirectory.name(of: path) + "."
+        guard let names = try? entries(of: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let suffix = name.dropFirst(prefix.count)
+            if !suffix.isEmpty, suffix.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                try? remove(StoreDirectory.join(directory, name))
+            }
+        }
     }
 
     /// Removes the file at `path` when there is one; a failure is ignored (a hint, see
