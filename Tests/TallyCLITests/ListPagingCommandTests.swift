@@ -20,6 +20,7 @@ import Testing
         ["pot", "list"], ["asset", "list"], ["liability", "list"], ["liability", "milestones"], ["envelope", "list"],
         ["challenge", "list"], ["recurring", "list"], ["recurring", "bills"], ["rates"], ["bank", "list"], ["account", "list"],
         ["reminder", "list"], ["notifications"], ["networth", "series", "--from", "2026-01", "--to", "2026-03"],
+        ["tx", "list", "--from", "2026-01-01"],
     ]
 
     private static func household() throws -> BudgetStore {
@@ -36,6 +37,7 @@ import Testing
             try home.run(["bank", "connect", "bank\(number)"])
             try home.run(["envelope", "account-open", "Assets:Bank\(number)", "--opening", "100.00", "--date", "2026-01-0\(number)"])
             try home.run(["reminder", "set", "reminder\(number)", "--asset", "asset\(number)", "--due", "2026-01-1\(number)"])
+            try home.run(["tx", "add", "--payee", "Market \(number)", "--category", "General", "--amount", "-5.00", "--date", "2026-01-0\(number)"])
         }
         try home.run(["settings", "set", "page-size", "2", "--date", "2026-02-01"])
         return home

@@ -127,7 +127,7 @@ import Testing
         try wealth(store, ["withdraw", "10.00", "--destination", "checking"])
         try wealth(store, ["purchase", "5.00", "--merchant", "Bakery"])
         let all = try wealth(store, ["history"]).standardOutput
-        #expect(all.contains("page 1 of 1, 4 rows (all)"))
+        #expect(all.contains("page 1 of 1 (4 items), filter all"), "\(all)")
         #expect(all.contains("2024-01-15  deposit"), "\(all)")
         let deposits = try wealth(store, ["history", "--filter", "deposits", "--json"]).standardOutput
         #expect(deposits.contains(#""total_count":1"#))

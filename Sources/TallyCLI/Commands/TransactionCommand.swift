@@ -296,16 +296,18 @@ struct TransactionListCommand: ParsableCommand {
         let result = try storeOptions.withReadingLedger { ledger in
             try ledger.transactions(query, asOf: try time.asOfInstant(ledger), knownAt: try time.knownAtInstant(ledger))
         }
+        let listPage = try ListPage(page: result.page, pageSize: result.pageSize, totalCount: result.totalCount)
         if output.chosen == .csv {
             // The page asked for, as the export's budget-transactions.csv (its header, then one row each).
+            ListFooter.noteCSV(listPage)
             return print(BudgetTransactionsCSV.render(result.transactions), terminator: "")
         }
         if output.chosen == .json {
             return print(JSONText.list(result.transactions.map(BudgetCLI.json),
-                                       paging: JSONPaging(page: result.page, pageSize: result.pageSize, totalCount: result.totalCount)))
+                                       paging: JSONPaging(listPage)))
         }
         print(Output.table(BudgetCLI.transactionHeader, result.transactions.map(BudgetCLI.row), rightAligned: [4]))
-        print("page \(result.page) of \(result.pageCount), \(result.totalCount) transaction\(result.totalCount == 1 ? "" : "s")")
+        print(ListFooter.table(listPage))
     }
 }
 

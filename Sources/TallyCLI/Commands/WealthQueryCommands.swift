@@ -113,7 +113,8 @@ struct WealthHistoryCommand: ParsableCommand {
             if !rows.isEmpty {
                 print(Output.table(["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"], rows, rightAligned: [0, 3, 5, 6, 7]))
             }
-            print("page \(result.page) of \(result.pageCount), \(result.totalCount) row\(result.totalCount == 1 ? "" : "s") (\(filter.rawValue))")
+            let page = try ListPage(page: result.page, pageSize: result.pageSize, totalCount: result.totalCount)
+            print("\(ListFooter.table(page)), filter \(filter.rawValue)")
         }
     }
 }

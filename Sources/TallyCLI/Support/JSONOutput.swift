@@ -47,8 +47,9 @@ struct JSONPaging {
     /// How many items match, over every page.
     let totalCount: Int
 
-    /// How many pages the items fill (at least 1).
-    var pageCount: Int { pageSize > 0 ? max(1, (totalCount + pageSize - 1) / pageSize) : 1 }
+    /// How many pages the items fill (at least 1): ``ListPage/pageCount(of:pageSize:)``, and 1
+    /// for a whole list of no items (page size 0).
+    var pageCount: Int { pageSize > 0 ? ListPage.pageCount(of: totalCount, pageSize: pageSize) : 1 }
 
     /// A list that is not paged: one page holding all `count` items.
     static func whole(_ count: Int) -> JSONPaging { JSONPaging(page: 1, pageSize: count, totalCount: count) }

@@ -48,7 +48,12 @@ public struct ListPage: Hashable, Sendable {
     }
 
     /// How many pages the items fill (at least 1).
-    public var pageCount: Int { max(1, totalCount / pageSize + (totalCount % pageSize == 0 ? 0 : 1)) }
+    public var pageCount: Int { Self.pageCount(of: totalCount, pageSize: pageSize) }
+
+    /// How many pages of `pageSize` (1 or more) items `totalCount` items fill (at least 1).
+    public static func pageCount(of totalCount: Int, pageSize: Int) -> Int {
+        max(1, totalCount / pageSize + (totalCount % pageSize == 0 ? 0 : 1))
+    }
 
     /// The position of this page's first item in the whole list.
     public var offset: Int { (page - 1) * pageSize }
