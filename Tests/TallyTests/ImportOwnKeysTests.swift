@@ -67,6 +67,46 @@ import TallyTestSupport
         }
     }
 
+    /// The validating pass lists the rows whose key may repeat; a batch whose bytes it cannot
+    /// vouch for (here: no digests kept, and the file changed to list `bank-5` again on row
+    /// 37) has its keys looked up all the same, so the repeat is skipped, not appended twice,
+    /// and the changed file is then named.
+    @Test func aBatchTheValidatingPassCannotVouchForHasItsKeysLookedUp() throws {
+        let seed: UInt64 = 3_106
+        try withTemporaryStore { root in
+            let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-10-01T12:00:00Z"))
+            let distinct = rows(40, seed: seed)
+            let path = try write(distinct, to: root + "-bank.csv")
+            var journal = try JournalImport.validate(csvAt: path, calendar: ledger.calendar)
+            #expect(journal.rowsWhoseKeyMayRepeat.isEmpty, "forty distinct ids")
+            journal.readDigests = [:]
+            var changed = distinct
+            changed[36] = distinct[4]
+            _ = try write(changed, to: path)
+
+            let thrown = #expect(throws: LedgerError.self) { try ledger.importJournal(journal, batchSize: 10) }
+            #expect(thrown.flatMap { underlying($0, as: ImportError.self) }?.code == .changedDuringImport, "seed \(seed): \(String(describing: thrown))")
+            #expect(ledger.head.sequence == 40, "seed \(seed): 39 rows and bank-5 once")
+            var expected = distinct
+            expected.remove(at: 36)
+            #expect(try balances(ledger) == expectedBalances(expected), "seed \(seed)")
+        }
+    }
+
+    /// The rows whose key may repeat, as the validating pass finds them: a second row under an
+    /// id (not the first), and any row whose id is spelled like a content key.
+    @Test func theValidatingPassListsTheRowsWhoseKeyMayRepeat() throws {
+        try withTemporaryStore { root in
+            var file = rows(6, seed: 3_107)
+            file.insert(file[1], at: 4)
+            file.append(file[0].replacingOccurrences(of: ",bank-1", with: ",row:bank-1"))
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            let path = try write(file, to: root + "/bank.csv")
+            let journal = try JournalImport.validate(csvAt: path, calendar: .utc)
+            #expect(journal.rowsWhoseKeyMayRepeat == [4, 7], "\(file)")
+        }
+    }
+
     /// While a bank export is being imported ten rows a commit, another import records its
     /// row `bank-25` after the first commit: the first import finds that key when it reaches
     /// it, skips the row, and every row is counted once.

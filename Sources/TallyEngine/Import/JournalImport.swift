@@ -16,6 +16,13 @@ public struct ValidatedJournal: Hashable, Sendable {
     /// chunks, knows a batch's rows are the bytes validated when its own digest at the same
     /// point is the same, and then need not check their records a second time.
     var readDigests: [Int64: [UInt8]] = [:]
+    /// The data rows (0-based, in file order) whose key another row of the file may also
+    /// have: a row repeating an earlier row's external id, and a row whose external id is
+    /// spelled like a content key (`row:…`), which a content-keyed row's key could equal.
+    /// Every other row's key is new to the import when its batch comes, so that a batch
+    /// without such rows is not looked up in a store holding only the import's keys
+    /// (``ImportOwnKeys``). Ascending.
+    var rowsWhoseKeyMayRepeat: [Int] = []
 }
 
 /// Importing a journal CSV (``JournalCSV``) in two streaming passes: validate the whole
@@ -33,17 +40,18 @@ public struct ValidatedJournal: Hashable, Sendable {
 /// ```
 ///
 /// Memory: one read chunk, at most three batches of rows (one committing, one waiting, one
-/// being read), and in the appending pass a 16-byte digest with a count per distinct row
-/// without an external id (to number identical rows; `JournalCSV.RowKeys`) and a hash per
-/// external id, up to a million (``ImportKeyHashes``, about 16 MiB).
+/// being read); in the validating pass each distinct external id with a hash of its row
+/// (``ExternalIdRows``), and in the appending pass a 16-byte digest with a count per
+/// distinct row without an external id (to number identical rows; `JournalCSV.RowKeys`).
 ///
 /// Cores: each pass reads and parses the file on a second thread (`Handoff`) while the
 /// calling thread checks each row's record (first pass) or commits (second pass).
 /// Duplicates are found through the idempotency read model (earlier imports and earlier
 /// batches of this file, already committed) and a set of the current batch's keys; while
-/// the store holds no journal key but this import's own, a batch whose keys the reading
-/// thread found new to the import (``ImportKeyHashes``) is not looked up at all
-/// (``ImportOwnKeys``): a fresh store's import costs the committing thread no key look-up.
+/// the store holds no journal key but this import's own, a batch that holds none of the rows
+/// the validating pass found may repeat a key (``ValidatedJournal/rowsWhoseKeyMayRepeat``)
+/// is not looked up at all (``ImportOwnKeys``): a fresh store's import costs the committing
+/// thread no key look-up.
 public enum JournalImport {
     /// The validating pass: reads the whole file and checks the header and every row,
     /// running each row's event, idempotency key included, through the record check the
@@ -64,6 +72,7 @@ public enum JournalImport {
         var rows = 0
         var digest: String?
         var readDigests: [Int64: [UInt8]] = [:]
+        var mayRepeat: [Int] = []
         try Handoff<RowChunk>.run(queuedItemsMax: 4, produce: { put in
             // Keys are checked for their length and characters only: no digest is computed.
             var events = try JournalEvents(path: path, calendar: calendar, keys: .shapeOnly)
@@ -72,10 +81,12 @@ public enum JournalImport {
             var externalIds = ExternalIdRows()
             var chunk: [(line: Int, event: NewEvent)] = []
             chunk.reserveCapacity(RowChunk.rowsMax)
+            var row = 0
             do {
-                while let row = try events.next() {
-                    if events.lastRowHasExternalId { try externalIds.check(row.event, line: row.line, file: path) }
-                    chunk.append(row)
+                while let next = try events.next() {
+                    if events.lastRowHasExternalId { try externalIds.check(next.event, line: next.line, row: row, file: path) }
+                    row += 1
+                    chunk.append(next)
                     if chunk.count == RowChunk.rowsMax {
                         try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes))
                         chunk.removeAll(keepingCapacity: true)
@@ -87,7 +98,7 @@ public enum JournalImport {
                 throw error
             }
             try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes, digest: events.hexDigest(),
-                             readDigests: events.readDigests ?? [:]))
+                             readDigests: events.readDigests ?? [:], rowsWhoseKeyMayRepeat: externalIds.rowsWhoseKeyMayRepeat))
         }, consume: { chunk in
             for (line, event) in chunk.rows {
                 try JournalCSV.checkRecord(event, line: line, file: path)
@@ -96,6 +107,7 @@ public enum JournalImport {
             if let last = chunk.digest {
                 digest = last
                 readDigests = chunk.readDigests
+                mayRepeat = chunk.rowsWhoseKeyMayRepeat
                 try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
             } else if rows % 65_536 == 0 {
                 try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
@@ -104,7 +116,7 @@ public enum JournalImport {
         guard let digest else {
             preconditionFailure("the validating pass ended without reading the file to its end")
         }
-        return ValidatedJournal(path: path, rows: rows, sha256: digest, readDigests: readDigests)
+        return ValidatedJournal(path: path, rows: rows, sha256: digest, readDigests: readDigests, rowsWhoseKeyMayRepeat: mayRepeat)
     }
 
     /// The rows of one file keyed by an external id, as the validating pass reads them: a
@@ -112,16 +124,20 @@ public enum JournalImport {
     /// another transaction, which would be refused only when its batch came, after the
     /// batches before it were committed. Holds one entry per distinct external id: the id and
     /// a hash of its row's event (its body and effective time, what makes a repeat the same).
+    /// It also lists the rows the appending pass must look up
+    /// (``ValidatedJournal/rowsWhoseKeyMayRepeat``).
     struct ExternalIdRows {
         private var first: [String: (content: Int, line: Int)] = [:]
+        private(set) var rowsWhoseKeyMayRepeat: [Int] = []
 
-        /// Refuses `event`, a row keyed by its external id on `line` of `file`, when an earlier
-        /// row used that id for another event. (Whether a row has an external id is the
-        /// reader's to say, ``JournalEvents/lastRowHasExternalId``: an id may be spelled like a
-        /// content key.)
+        /// Refuses `event`, data row `row` (0-based) keyed by its external id on `line` of
+        /// `file`, when an earlier row used that id for another event. (Whether a row has an
+        /// external id is the reader's to say, ``JournalEvents/lastRowHasExternalId``: an id may
+        /// be spelled like a content key.)
         /// - Throws: ``ImportError`` (`conflict`) naming both lines.
-        mutating func check(_ event: NewEvent, line: Int, file: String) throws {
+        mutating func check(_ event: NewEvent, line: Int, row: Int, file: String) throws {
             guard let key = event.idempotencyKey else { return }
+            if key.hasPrefix(JournalCSV.contentKeyPrefix) { rowsWhoseKeyMayRepeat.append(row) }
             var hasher = Hasher()
             hasher.combine(event.body)
             hasher.combine(event.effectiveAt)
@@ -130,7 +146,10 @@ public enum JournalImport {
                 first[key] = (content, line)
                 return
             }
-            guard earlier.content != content else { return }
+            guard earlier.content != content else {
+                if rowsWhoseKeyMayRepeat.last != row { rowsWhoseKeyMayRepeat.append(row) }
+                return
+            }
             throw ImportError(.conflict, file: file, line: line, field: "external_id", """
                 the external id of line \(earlier.line) ('\(key.dropFirst(JournalCSV.keyPrefix.count))') is given again for \
                 another transaction (another date, account, amount, payee or category); a bank sends one transaction \
@@ -150,6 +169,8 @@ public enum JournalImport {
         var digest: String?
         /// The digests after each read (``ValidatedJournal/readDigests``), on the last chunk.
         var readDigests: [Int64: [UInt8]] = [:]
+        /// ``ValidatedJournal/rowsWhoseKeyMayRepeat``, on the last chunk.
+        var rowsWhoseKeyMayRepeat: [Int] = []
     }
 }
 
@@ -324,28 +345,33 @@ extension Ledger {
         batch.reserveCapacity(batchSize)
         var lines: [Int] = []
         var rows = 0
-        var keys = ImportKeyHashes()
+        // The next of the rows whose key may repeat (``ValidatedJournal/rowsWhoseKeyMayRepeat``).
+        var mayRepeat = journal.rowsWhoseKeyMayRepeat[...]
         // Records are made without reading each payload back; before a batch is
         // handed over, its bytes are shown to be those validated (where that
-        // pass checked every record), or its records are read back now.
+        // pass checked every record), or its records are read back now. A batch's keys are
+        // new to the import when its rows are those validated and none of them may repeat a key.
         func vouched() throws -> AppendBatch {
             let read = events.digestOfBytesRead()
+            let start = rows - batch.count
+            while let next = mayRepeat.first, next < start { mayRepeat.removeFirst() }
+            var keysNew = mayRepeat.first.map { $0 >= rows } ?? true
             switch journal.readDigests[read.bytes] {
             case read.digest?:
                 break
             case _?:
                 return AppendBatch(events: [], changedWithin: read.bytes)
             case nil:
+                keysNew = false
                 for index in batch.indices {
                     try JournalCSV.prepare(&batch[index], catalog: catalog, line: lines[index], file: path)
                 }
             }
-            return AppendBatch(events: batch, keysNew: keys.endBatch())
+            return AppendBatch(events: batch, keysNew: keysNew)
         }
         while let (line, row) = try events.next() {
             var event = row
             try JournalCSV.prepare(&event, catalog: catalog, line: line, file: path, readingBack: false)
-            keys.add(event.idempotencyKey, external: events.lastRowHasExternalId)
             batch.append(event)
             lines.append(line)
             rows += 1
@@ -369,7 +395,7 @@ extension Ledger {
     /// a journal's rows are admissible by construction and are folded as one batch.
     ///
     /// `ownKeys`: a journal import's knowledge of the store's journal keys, with whether no
-    /// key of `events` occurs twice in them or in an earlier batch of the import
+    /// key of `events` can occur twice in them or in an earlier batch of the import
     /// (``AppendBatch/keysNew``): when both say so, no key is looked up.
     func appendSkippingUsedKeys(
         _ events: [NewEvent], admitting: Bool = false, ownKeys: (known: ImportOwnKeys, keysNew: Bool)? = nil
@@ -532,8 +558,9 @@ extension Ledger {
 /// carries the file's SHA-256 and row count, checked before it is committed.
 struct AppendBatch: Sendable {
     var events: [NewEvent]
-    /// Whether no idempotency key of ``events`` occurs twice in them or in an earlier batch
-    /// of the import (``ImportKeyHashes``).
+    /// Whether no idempotency key of ``events`` can occur twice in them or in an earlier
+    /// batch of the import: the batch's rows are those validated and none of them is among
+    /// ``ValidatedJournal/rowsWhoseKeyMayRepeat``.
     var keysNew: Bool
     var end: (digest: String, rows: Int)?
     /// Set instead of events when the file's first bytes, through this many, are not those
@@ -551,45 +578,6 @@ struct AppendBatch: Sendable {
 /// How many events an import's command left out as already recorded.
 final class SkipCount: Sendable {
     let value = Mutex(0)
-}
-
-/// Whether the keys of an import's batches are new to the import, found on the reading
-/// thread: a batch is new when none of its keys occurs twice in it or in an earlier batch.
-///
-/// A row keyed by its content has a key no other content-keyed row of the file has (its
-/// digest and its count among identical rows, ``JournalCSV/RowKeys``), so only external ids
-/// are kept, as a 64-bit hash each: two ids of equal hash only make a batch look used, which
-/// costs its keys a look-up, never a wrong answer. An external id spelled like a content
-/// key (`row:…`) could equal one, so its batch counts as used.
-///
-/// Memory: a hash per external id, at most ``hashesMax`` (a set of a million 8-byte hashes,
-/// about 16 MiB); past that every batch with an external id counts as used.
-struct ImportKeyHashes {
-    /// The most hashes kept.
-    static let hashesMax = 1_000_000
-    private var hashes = Set<Int>()
-    private var batchNew = true
-
-    /// Notes a row's key (nil: the row has none, which nothing can repeat); `external`: the
-    /// key is `journal:` and the row's external id.
-    mutating func add(_ key: String?, external: Bool) {
-        guard let key, external else { return }
-        guard !key.hasPrefix(JournalCSV.contentKeyPrefix) else {
-            batchNew = false
-            return
-        }
-        // Past the limit nothing more is kept, and every batch with an id counts as used.
-        guard hashes.count < Self.hashesMax, hashes.insert(key.hashValue).inserted else {
-            batchNew = false
-            return
-        }
-    }
-
-    /// Whether the batch's keys were new, and starts the next batch.
-    mutating func endBatch() -> Bool {
-        defer { batchNew = true }
-        return batchNew
-    }
 }
 
 /// What a journal import knows of the store's journal keys (every key `journal:…`, the
