@@ -195,6 +195,37 @@ import TallyLog
         }
     }
 
+    /// While a 30-row export is imported ten rows a commit, the bank's single import records
+    /// `X-14` with another amount after the first commit: the second batch's row for `X-14`
+    /// (line 16) is refused, its nine other rows are committed, and the error names line 16
+    /// and every sequence number appended, those after the refused row included.
+    @Test func aRowRefusedInABatchNamesEveryRowOfTheBatchThatWasCommitted() throws {
+        var text = "date,amount,payee,external_id,category\n"
+        for index in 0..<30 { text += "2026-04-\(String(format: "%02d", index % 28 + 1)),-\(index + 1).00,Payee \(index),X-\(index),Groceries\n" }
+        try withBudgetLedger { ledger, _ in
+            try ledger.connectBank(id: "chase")
+            let before = ledger.head.sequence
+            let thrown = try withBankFile(text) { path in
+                #expect(throws: LedgerError.self) {
+                    try ledger.importBankCSV(at: path, bankId: "chase", batchSize: 10) { step in
+                        guard step.phase == .appending, step.completed == 10 else { return }
+                        try ledger.importBankTransaction(bankId: "chase", externalId: "X-14", payee: "Payee 14", category: .groceries,
+                                                         amount: usd("-99.00"), date: day("2026-04-15"))
+                    }
+                }
+            }
+            let error = thrown.flatMap { underlying($0, as: ImportError.self) }
+            #expect(error?.line == 16, "\(String(describing: error))")
+            var april = TransactionQuery(month: try Month(parsing: "2026-04"))
+            april.pageSize = 100
+            #expect(try ledger.transactions(april).totalCount == 20, "ten rows, nine rows and the single import's X-14")
+            let last = ledger.head.sequence
+            #expect(last > before)
+            #expect(error?.message.hasSuffix("-\(last), re-run the import to finish") == true, "the batch's rows after line 16 are named too: \(String(describing: error))")
+            try ledger.expectConsistent()
+        }
+    }
+
     /// A big export goes in batches, one commit each, with progress reported as it goes.
     @Test func aLargeFileIsCommittedInBatchesWithProgress() throws {
         let seed = TestSeed.value(default: 0xBA4C)

@@ -199,6 +199,9 @@ extension Ledger {
         var rowsCommitted = 0
         func commit() throws {
             let results = try run(batch: batch)
+            // Every outcome is counted before a refusal is reported: the batch's other rows
+            // were committed all the same.
+            var refused: (line: Int, error: any Error)?
             for (line, outcome) in zip(lines, results) {
                 switch outcome {
                 case .success(let result):
@@ -207,8 +210,11 @@ extension Ledger {
                     summary.eventsAppended += result.events.count
                     summary.sequences = (summary.sequences?.lowerBound ?? first)...last
                 case .failure(let error):
-                    throw ImportError(.changedDuringImport, file: rows.path, line: line, "the row was refused after the rehearsal (\(error))\(appended())")
+                    if refused == nil { refused = (line, error) }
                 }
+            }
+            if let refused {
+                throw ImportError(.changedDuringImport, file: rows.path, line: refused.line, "the row was refused after the rehearsal (\(refused.error))\(appended())")
             }
             summary.commits += 1
             rowsCommitted = summary.rows
