@@ -72,8 +72,16 @@ extension ShutdownTests {
     /// while a new connection is refused.
     @Test func requestsInFlightWhenShutdownBeginsGetWholeAnswersWhileNewConnectionsAreRefused() async throws {
         // A grace long enough for a loaded machine: the test waits for the refusal before sending.
-        let service = try await ServiceHarness.start { $0.shutdownGraceMilliseconds = 30_000 }
-        try await service.createLedger("drain")
+        // So is the time a kept-alive connection has to send its next request's head (10 s by
+        // default, then the server closes it): under load the wait for the refusal and the
+        // first answer took longer, and the second request met a closed connection.
+        let service = try await ServiceHarness.start {
+            $0.shutdownGraceMilliseconds = 30_000
+            $0.headerReadTimeoutMilliseconds = 120_000
+        }
+        // Not kept alive in the client's pool: an idle connection would hold the stop for the grace.
+        let ledger = try await service.send(.POST, "/ledgers", body: #"{"id":"drain","name":"Drain","base_currency":"USD"}"#, headers: [("Connection", "close")])
+        #expect(ledger.status == 201, "\(ledger.text)")
         let body = #"{"amount":"12.34","external_id":"drain-1"}"#
         let split = body.index(body.startIndex, offsetBy: 10)
         let head = "POST /ledgers/drain/wealth/main/deposits HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer \(ServiceHarness.adminKey)\r\n"
