@@ -13,7 +13,7 @@
 # RUNS (timed runs per tool, and of import, rebuild and decode, 3; the median is reported),
 # PEERS (the peers to time, "ledger hledger beancount"; ledger is required),
 # OPEN_RUNS (interleaved runs of `tally --version` and `tally balances`, 20), WORK (scratch
-# directory, $TMPDIR/tally-compare-N). Installs ledger, hledger and beancount from Debian packages when
+# directory, $TMPDIR/tally-compare-N). Installs the peers in PEERS from Debian packages when
 # missing (root or sudo). Fails (exit 1) when any tool's balances differ from the
 # generator's own sums, printing the difference.
 set -euo pipefail
@@ -37,11 +37,11 @@ NEXT_DAY="$(date -u -d "$AS_OF + 1 day" +%F)"
 
 say() { echo "run.sh: $*" >&2; }
 
-# 1. Peers and the timing tool, from Debian packages when missing.
+# 1. The peers asked for and the timing tool, from Debian packages when missing.
 missing=()
 command -v ledger >/dev/null || missing+=(ledger)
-command -v hledger >/dev/null || missing+=(hledger)
-command -v bean-query >/dev/null || missing+=(beancount)
+peer hledger && ! command -v hledger >/dev/null && missing+=(hledger)
+peer beancount && ! command -v bean-query >/dev/null && missing+=(beancount)
 [[ -x /usr/bin/time ]] || missing+=(time)
 if (( ${#missing[@]} > 0 )); then
     say "installing ${missing[*]}"
