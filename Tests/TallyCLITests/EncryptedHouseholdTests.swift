@@ -47,17 +47,6 @@ import TallyLog
         return result
     }
 
-    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
-        let needle = Array(needle.utf8)
-        guard let first = needle.first, haystack.count >= needle.count else { return false }
-        var index = 0
-        while index <= haystack.count - needle.count {
-            if haystack[index] == first && haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
-    }
-
     @Test func noStringOfTheHouseholdIsInAnyFileOfTheEncryptedStoreAndEveryAnswerIsUnchanged() throws {
         try withTemporaryStore { root in
             let plainRoot = root + "-plain"
@@ -94,13 +83,13 @@ import TallyLog
             // The plain store shows the strings (the control); the encrypted one shows none of them.
             let plainFiles = Self.files(under: plainRoot)
             for text in ["Demo household", "Acme Corp", "Groceries"] {
-                #expect(plainFiles.contains { Self.contains($0.bytes, text) }, "the control lost '\(text)'")
+                #expect(plainFiles.contains { ByteSearch.contains($0.bytes, text) }, "the control lost '\(text)'")
             }
             let sealedFiles = Self.files(under: root)
             #expect(Set(sealedFiles.map { ($0.path as NSString).lastPathComponent }).isSuperset(of: ["KEYS", "SEALED", "STORE"]))
             #expect(!sealedFiles.contains { $0.path.hasSuffix(".sqlite") }, "read models of an encrypted store stay out of the store")
             for file in sealedFiles {
-                for text in Self.known where Self.contains(file.bytes, text) {
+                for text in Self.known where ByteSearch.contains(file.bytes, text) {
                     Issue.record("'\(text)' is in \(file.path)")
                 }
             }
