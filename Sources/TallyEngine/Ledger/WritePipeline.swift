@@ -74,14 +74,22 @@ final class WritePipeline: Sendable {
     /// Plans and folds commands from `start` until the group ends or the frame is full,
     /// appends them as one frame and commits. Returns the index of the first command left.
     ///
+    /// The group is first planned optimistically, without a savepoint per command
+    /// (`savepoints` false): a command refused before it wrote anything (its plan's checks,
+    /// a repeated key's conflict: the usual refusals) is refused alone and the group goes on,
+    /// and a command refused after it wrote (its fold or its admission) rolls the whole
+    /// transaction back, and the same commands are planned again from `start`, each in a
+    /// savepoint of its own, which rolls back the refused one alone.
+    ///
     /// The group's postings are held until its commands are planned (``HeldPostings``);
     /// when writing them fails, the same commands are planned again from `start`, each
-    /// writing its own (`holding` false), so that a command a held write could not take is
-    /// refused alone, as it is one at a time.
+    /// writing its own (`holding` false, in savepoints), so that a command a held write could
+    /// not take is refused alone, as it is one at a time.
     private func commitSome(
         _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?], holding: Bool = true,
-        attempt: Int = 1
+        savepoints: Bool = false, attempt: Int = 1
     ) -> Int {
+        precondition(holding || savepoints, "a group whose commands write their own postings plans each in a savepoint")
         func failAll(_ error: any Error) -> Int {
             for index in start..<group.count { outcomes[index] = .failure(error) }
             return group.count
@@ -100,10 +108,12 @@ final class WritePipeline: Sendable {
             try readModels.database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     draft.held = holding ? HeldPostings.begin(db) : nil
+                    // Held idempotency rows are taken back only with the whole group.
+                    if !savepoints { draft.held?.idempotency = HeldIdempotency(first: Int64(draft.first)) }
                     defer { draft.held?.end() }
                     draft.checkpoints = try ReadModelStore.checkpoints(db)
                     while next < group.count {
-                        guard let outcome = try planOne(group[next].command, into: &draft, db) else { break }
+                        guard let outcome = try planOne(group[next].command, into: &draft, savepoints: savepoints, db) else { break }
                         outcomes[next] = outcome
                         next += 1
                     }
@@ -120,7 +130,13 @@ final class WritePipeline: Sendable {
         } catch {
             if appended == nil, holding, error is HeldPostings.WriteFailed {
                 for index in start..<group.count { outcomes[index] = nil }
-                return commitSome(group, from: start, into: &outcomes, holding: false, attempt: attempt)
+                return commitSome(group, from: start, into: &outcomes, holding: false, savepoints: true, attempt: attempt)
+            }
+            if appended == nil, !savepoints, error is RefusedAfterWriting {
+                // A command was refused after it wrote: nothing of the group was kept. Each
+                // command is planned again in a savepoint of its own.
+                for index in start..<group.count { outcomes[index] = nil }
+                return commitSome(group, from: start, into: &outcomes, holding: holding, savepoints: true, attempt: attempt)
             }
             if appended == nil, let error = error as? LogError, error.code == .headMoved, attempt < Self.headMovedAttempts {
                 // Another writer committed first (a log shared through a database): nothing of this
@@ -132,7 +148,7 @@ final class WritePipeline: Sendable {
                 } catch {
                     return failAll(error)
                 }
-                return commitSome(group, from: start, into: &outcomes, holding: holding, attempt: attempt + 1)
+                return commitSome(group, from: start, into: &outcomes, holding: holding, savepoints: savepoints, attempt: attempt + 1)
             }
             guard appended != nil else {
                 // Nothing reached the log: every command whose result lay in this frame fails.
@@ -159,15 +175,24 @@ final class WritePipeline: Sendable {
         return first.sequence >= draft.first
     }
 
-    /// Plans one command in a savepoint of its own. Returns nil when its events do not fit the
-    /// frame the group has left (it goes into the next frame), else its outcome.
+    /// Plans one command, in a savepoint of its own when `savepoints`. Returns nil when its
+    /// events do not fit the frame the group has left (it goes into the next frame), else its
+    /// outcome.
+    ///
+    /// Without a savepoint, a command refused before it changed anything (no row of the
+    /// read models written, no leg held) is refused alone; one refused after it changed
+    /// something throws ``RefusedAfterWriting``: the group is planned again with savepoints.
     private func planOne(
-        _ command: LedgerCommand, into draft: inout GroupDraft, _ db: Database
+        _ command: LedgerCommand, into draft: inout GroupDraft, savepoints: Bool, _ db: Database
     ) throws -> Result<Ledger.CommandResult, any Error>? {
+        let before = savepoints ? nil : GroupTrace(db, draft)
         do {
-            return .success(try planInSavepoint(command, into: &draft, db))
+            return .success(try savepoints ? planInSavepoint(command, into: &draft, db) : plan(command, into: &draft, db))
         } catch let failure as HeldPostings.WriteFailed {
             throw failure  // the group runs again without holding
+        } catch let error where before.map({ !$0.unchanged(db, draft) || error is FoldOverflow }) == true {
+            if db.isInsideTransaction { throw RefusedAfterWriting() }
+            throw error
         } catch is FrameFull {
             if draft.records.isEmpty {
                 return .failure(LogError(.limitExceeded, "the command's events exceed one commit (\(draft.frameLimits.events) events, \(draft.frameLimits.bytes) bytes); split it"))
@@ -220,7 +245,9 @@ final class WritePipeline: Sendable {
     ///
     /// - Throws: ``LedgerError`` `idempotencyConflict` when the key recorded other input.
     private func repeatOfKeyedCommand(_ command: LedgerCommand, draft: GroupDraft, _ db: Database) throws -> Ledger.CommandResult? {
-        guard let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db) else { return nil }
+        guard let key = command.idempotencyKey, let range = try IdempotencyProjector.range(of: key, db, holding: draft.held?.idempotency) else {
+            return nil
+        }
         let events = try draft.events(in: range) ?? committedEvents(range)
         try Self.requireSameInput(command, key: key, first: events.first)
         return Ledger.CommandResult(events: events, wasAlreadyApplied: true)
@@ -370,7 +397,7 @@ final class WritePipeline: Sendable {
     ///
     /// - Throws: ``LedgerError`` `idempotencyConflict` when the key recorded another event.
     private func repeatOf(_ event: NewEvent, key: String, draft: GroupDraft, _ db: Database) throws -> UInt64? {
-        guard let range = try IdempotencyProjector.range(of: key, db) else { return nil }
+        guard let range = try IdempotencyProjector.range(of: key, db, holding: draft.held?.idempotency) else { return nil }
         let recorded = try draft.events(in: range.lowerBound...range.lowerBound) ?? committedEvents(range.lowerBound...range.lowerBound)
         guard let first = recorded.first, first.body == event.body, first.effectiveAt == event.effectiveAt else {
             throw LedgerError(.idempotencyConflict, """
@@ -468,6 +495,29 @@ extension WritePipeline {
 
 /// Thrown inside a command's savepoint when its events do not fit the frame being built.
 private struct FrameFull: Error {}
+
+/// Thrown when a command planned without a savepoint is refused after it changed the
+/// group's state: the group's transaction rolls back and its commands are planned again,
+/// each in a savepoint.
+private struct RefusedAfterWriting: Error {}
+
+/// What a command planned without a savepoint can change, as it stood before the command:
+/// the rows the write connection has changed and what the group holds. A command that left
+/// both as they were left no trace, whatever it read (a read that writes what is held
+/// changes rows).
+private struct GroupTrace {
+    let rows: Int
+    let held: Int?
+
+    init(_ db: Database, _ draft: GroupDraft) {
+        rows = db.totalChangesCount
+        held = draft.held?.changes
+    }
+
+    func unchanged(_ db: Database, _ draft: GroupDraft) -> Bool {
+        db.totalChangesCount == rows && draft.held?.changes == held
+    }
+}
 
 /// Thrown inside a command's savepoint when folding its events would take a balance beyond
 /// 64 bits; the refusal names the event once the savepoint has rolled back.

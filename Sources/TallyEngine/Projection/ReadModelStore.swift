@@ -308,11 +308,19 @@ public final class ReadModelStore: Sendable {
         /// The projector as the engine's ``BalancesProjector``, which can hold a write group's
         /// postings.
         let balances: BalancesProjector?
+        /// The projector as the engine's ``EventTypesProjector``, which writes a type once per
+        /// write group.
+        let eventTypes: EventTypesProjector?
+        /// The projector as the engine's ``IdempotencyProjector``, which can hold a write
+        /// group's rows.
+        let idempotency: IdempotencyProjector?
 
         init(_ projector: any Projector) {
             snapshotTaker = projector as? any SnapshotTaking
             eventCodes = projector.eventTypes.map(EventCodeSet.init(types:))
             balances = projector as? BalancesProjector
+            eventTypes = projector as? EventTypesProjector
+            idempotency = projector as? IdempotencyProjector
         }
 
         /// Whether the projector reads any of `events`, each read where it lies (a copy per
@@ -358,6 +366,10 @@ public final class ReadModelStore: Sendable {
             if traits[index].readsAny(of: unseen) {
                 if let holding, let balances = traits[index].balances {
                     try balances.apply(unseen, db, holding: holding)
+                } else if let holding, let eventTypes = traits[index].eventTypes {
+                    try eventTypes.apply(unseen, db, holding: holding)
+                } else if let held = holding?.idempotency, let idempotency = traits[index].idempotency {
+                    try idempotency.apply(unseen, db, holding: held)
                 } else {
                     try projector.apply(unseen, db)
                 }

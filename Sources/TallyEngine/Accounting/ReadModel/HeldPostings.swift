@@ -2,7 +2,8 @@ import GRDB
 internal import Synchronization
 
 // A write group's postings, held back from `posting_days` and the roll-up cells until the
-// group ends or something reads them (docs/architecture.md "The write pipeline").
+// group ends or something reads them (docs/architecture.md "The write pipeline"); with them,
+// in a group planned without command savepoints, its idempotency rows (``HeldIdempotency``).
 //
 // A group plans and folds its commands one after the other in one transaction, each in a
 // savepoint of its own. A command's plan reads the `balances` rows (written at the end of
@@ -59,6 +60,21 @@ final class HeldPostings: @unchecked Sendable {
     /// The balances fold kept from one command to the next (its accounts and pairs found,
     /// its recorded times noted); dropped when a command rolls back.
     var fold: BalancesFold?
+    /// The event types the group's folds have written to `log_event_types` (or found
+    /// there): the event types fold writes each once per group (``EventTypesProjector``).
+    /// Emptied when a command rolls back.
+    var eventTypesWritten: Set<UInt32> = []
+    /// The group's idempotency rows, held with its postings and written with them (nil:
+    /// each command writes its own). Only a group planned without command savepoints holds
+    /// them: nothing takes a held row back but the rollback of the whole transaction.
+    var idempotency: HeldIdempotency?
+    /// How many legs the group has held: with ``idempotency``'s changes, what a command
+    /// that left no trace did not move (``changes``).
+    private var legsHeld = 0
+
+    /// How many times the group's folds have held something: a command that did not move it
+    /// and changed no row held nothing.
+    var changes: Int { legsHeld + (idempotency?.changes ?? 0) }
 
     private init(_ db: Database) {
         self.db = db
@@ -92,6 +108,7 @@ final class HeldPostings: @unchecked Sendable {
             }
         }
         fold = nil  // it holds statements of `db`, and this holding
+        idempotency = nil
     }
 
     /// Writes what the group being written on `db` holds, before a read of the postings or
@@ -126,6 +143,7 @@ final class HeldPostings: @unchecked Sendable {
 
     func hold(_ leg: HeldLeg) {
         legs.append(leg)
+        legsHeld += 1
     }
 
     /// A command's savepoint opens.
@@ -149,10 +167,13 @@ final class HeldPostings: @unchecked Sendable {
         written = 0
         commandStart = nil
         fold = nil
+        eventTypesWritten = []
     }
 
-    /// Appends the held legs not yet written to their rows and adds them to their cells.
+    /// Writes the held idempotency rows, then appends the held legs not yet written to their
+    /// rows and adds them to their cells.
     private func write() throws {
+        try idempotency?.write(db)
         guard written < legs.count else { return }
         var days = PendingPostingDays()
         var rollups = try BalanceRollups(db)

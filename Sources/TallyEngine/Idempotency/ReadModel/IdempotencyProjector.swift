@@ -50,18 +50,27 @@ public struct IdempotencyProjector: Projector {
     /// are inserted at its end, in key order, ``KeyInserts/rowsPerStatement`` to a
     /// statement (an import's batch holds thousands; ``KeyInserts`` says what that saves).
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        try apply(events, db, holding: nil)
+    }
+
+    /// ``apply(_:_:)-(ArraySlice<Event>,_)`` inside a write group that holds its idempotency
+    /// rows (``HeldIdempotency``; nil: written as they are folded): the keys and the runs
+    /// of the group's commands are kept in memory and written once, sorted, when the group
+    /// writes what it holds.
+    func apply(_ events: ArraySlice<Event>, _ db: Database, holding held: HeldIdempotency?) throws {
+        if let held {
+            try events.withUnsafeBufferPointer { buffer in
+                guard var event = buffer.baseAddress else { return }
+                for _ in 0..<buffer.count {
+                    try held.fold(event.pointee, db)
+                    event += 1
+                }
+            }
+            return
+        }
         var inserts = try KeyInserts(db)
         defer { inserts.finish() }
-        // The event right after its cause starts the run (no row can exist yet: only that
-        // event or a command's end makes one); a later one extends an open run it follows.
-        let started = RawStatement(try db.cachedStatement(sql: "INSERT OR IGNORE INTO idempotency_caused (cause, last_sequence) VALUES (?, ?)"))
-        let extended = RawStatement(try db.cachedStatement(sql: """
-            UPDATE idempotency_caused SET last_sequence = ?2 WHERE cause = ?1 AND closed = 0 AND last_sequence + 1 = ?2
-            """))
-        let ended = RawStatement(try db.cachedStatement(sql: """
-            INSERT INTO idempotency_caused (cause, last_sequence, closed) VALUES (?, ?, 1)
-            ON CONFLICT (cause) DO UPDATE SET last_sequence = excluded.last_sequence, closed = 1
-            """))
+        let runs = try CausedRuns(db)
         try events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
             for _ in 0..<buffer.count {
@@ -70,16 +79,44 @@ public struct IdempotencyProjector: Projector {
                     inserts.add(key, firstSequence: sequence)
                 }
                 if let cause = event.pointee.cause {
-                    let statement = event.pointee.body.type.code == CommandCompleted.eventType.code ? ended
-                        : Int64(cause) + 1 == sequence ? started : extended
-                    statement.bind(1, Int64(cause))
-                    statement.bind(2, sequence)
-                    try statement.step(db)
+                    try runs.note(cause: Int64(cause), sequence: sequence, completes: event.pointee.body.type.code == CommandCompleted.eventType.code)
                 }
                 event += 1
             }
         }
         try inserts.flush()
+    }
+
+    /// The statements that keep `idempotency_caused` as events are folded one by one.
+    struct CausedRuns {
+        private let db: Database
+        private let started: RawStatement
+        private let extended: RawStatement
+        private let ended: RawStatement
+
+        init(_ db: Database) throws {
+            self.db = db
+            // The event right after its cause starts the run (no row can exist yet: only that
+            // event or a command's end makes one); a later one extends an open run it follows.
+            started = RawStatement(try db.cachedStatement(sql: "INSERT OR IGNORE INTO idempotency_caused (cause, last_sequence) VALUES (?, ?)"))
+            extended = RawStatement(try db.cachedStatement(sql: """
+                UPDATE idempotency_caused SET last_sequence = ?2 WHERE cause = ?1 AND closed = 0 AND last_sequence + 1 = ?2
+                """))
+            ended = RawStatement(try db.cachedStatement(sql: """
+                INSERT INTO idempotency_caused (cause, last_sequence, closed) VALUES (?, ?, 1)
+                ON CONFLICT (cause) DO UPDATE SET last_sequence = excluded.last_sequence, closed = 1
+                """))
+        }
+
+        /// Folds an event at `sequence` caused by `cause` (a ``CommandCompleted`` when
+        /// `completes`): the one rule of a command's run, which ``HeldIdempotency`` keeps in
+        /// memory the same way.
+        func note(cause: Int64, sequence: Int64, completes: Bool) throws {
+            let statement = completes ? ended : cause + 1 == sequence ? started : extended
+            statement.bind(1, cause)
+            statement.bind(2, sequence)
+            try statement.step(db)
+        }
     }
 
     /// The keys of a run of events, written to `idempotency_keys` when the run ends, in the
@@ -180,12 +217,32 @@ public struct IdempotencyProjector: Projector {
     /// look-up per table (a new key, the usual answer, costs one): a `Row` per question was
     /// 3.6 % of a deposit command.
     package static func range(of key: String, _ db: Database) throws -> ClosedRange<UInt64>? {
+        try HeldPostings.writeHeld(db)
+        return try range(of: key, db, holding: nil)
+    }
+
+    /// ``range(of:_:)`` for the write pipeline, which writes nothing: what SQLite holds, and
+    /// then what the group holds (``HeldIdempotency``, nil: nothing held). A key stored
+    /// before the group is found first, as the first insert of a key wins.
+    static func range(of key: String, _ db: Database, holding held: HeldIdempotency?) throws -> ClosedRange<UInt64>? {
         let keys = RawStatement(try db.cachedStatement(sql: keyLookupSQL))
-        guard let first = try keys.integer(db, binding: StoredKey.spelling(of: key), at: 1) else { return nil }
-        let caused = RawStatement(try db.cachedStatement(sql: "SELECT last_sequence FROM idempotency_caused WHERE cause = ?"))
-        caused.bind(1, first)
-        let last = try caused.integer(db) ?? first
-        return UInt64(first)...UInt64(last)
+        let first: Int64
+        if let stored = try keys.integer(db, binding: StoredKey.spelling(of: key), at: 1) {
+            first = stored
+        } else if let held, let folded = held.firstSequence(ofKey: key) {
+            first = folded
+        } else {
+            return nil
+        }
+        let last: Int64?
+        if let held, first >= held.first {
+            last = held.lastOfRun(causedBy: first)
+        } else {
+            let caused = RawStatement(try db.cachedStatement(sql: "SELECT last_sequence FROM idempotency_caused WHERE cause = ?"))
+            caused.bind(1, first)
+            last = try caused.integer(db)
+        }
+        return UInt64(first)...UInt64(last ?? first)
     }
 
     /// The first event recorded with each key, asked of a run of keys (an import's batch).
@@ -218,6 +275,7 @@ public struct IdempotencyProjector: Projector {
         /// The first event recorded with each of `keys` (nil: no command used it), in order.
         func firstSequences(of keys: [String]) throws -> [UInt64?] {
             guard !keys.isEmpty else { return [] }
+            try HeldPostings.writeHeld(db)
             var spellings = StoredKeySpellings()
             for key in keys { spellings.append(key) }
             return try spellings.withSpellings { spelling in
@@ -258,7 +316,8 @@ public struct IdempotencyProjector: Projector {
     /// ``JournalCSV``): such a store keeps keying rows that way, so that its files are still
     /// recognised. One seek: every older key lies below `␁row:~`.
     static func hasLegacyContentKeys(_ db: Database) throws -> Bool {
-        try Int.fetchOne(db, sql: """
+        try HeldPostings.writeHeld(db)
+        return try Int.fetchOne(db, sql: """
             SELECT 1 FROM idempotency_keys WHERE key >= char(1) || 'row:' AND key < char(1) || 'row:~' LIMIT 1
             """) != nil
     }
@@ -266,6 +325,7 @@ public struct IdempotencyProjector: Projector {
     /// Whether any journal key is stored (`journal:…`, a row of any import: every stored
     /// key from `␁` up to `␂`, ``StoredKey``). One seek.
     static func hasJournalKeys(_ db: Database) throws -> Bool {
+        try HeldPostings.writeHeld(db)
         let statement = RawStatement(try db.cachedStatement(sql: "SELECT 1 FROM idempotency_keys WHERE key >= char(1) AND key < char(2) LIMIT 1"))
         return try statement.integer(db) != nil
     }
@@ -274,7 +334,8 @@ public struct IdempotencyProjector: Projector {
     /// content key `journal:row:…`): a stored key between `␁` and `␁row:`, or after
     /// `␁row;` and before `␂` (``StoredKey``).
     static func hasJournalExternalIds(_ db: Database) throws -> Bool {
-        try Int.fetchOne(db, sql: """
+        try HeldPostings.writeHeld(db)
+        return try Int.fetchOne(db, sql: """
             SELECT 1 FROM idempotency_keys
             WHERE (key >= char(1) AND key < char(1) || 'row:') OR (key >= char(1) || 'row;' AND key < char(2))
             LIMIT 1

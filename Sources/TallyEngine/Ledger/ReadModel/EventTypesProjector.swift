@@ -33,15 +33,25 @@ public struct EventTypesProjector: Projector {
 
     /// One insert per type new to the run (most runs hold a few types).
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
+        try apply(events, db, holding: nil)
+    }
+
+    /// ``apply(_:_:)-(ArraySlice<Event>,_)`` inside a write group (``HeldPostings``, nil:
+    /// none): a type an earlier command of the group wrote or found is not written again,
+    /// so a group of deposits writes its two types once, not twice per command.
+    func apply(_ events: ArraySlice<Event>, _ db: Database, holding held: HeldPostings?) throws {
         var first: [UInt32: (name: String, sequence: UInt64)] = [:]
-        try events.withUnsafeBufferPointer { buffer in
+        events.withUnsafeBufferPointer { buffer in
             guard var event = buffer.baseAddress else { return }
             for _ in 0..<buffer.count {
                 let type = event.pointee.body.type
-                if first[type.code] == nil { first[type.code] = (type.name, event.pointee.sequence) }
+                if first[type.code] == nil, held?.eventTypesWritten.contains(type.code) != true {
+                    first[type.code] = (type.name, event.pointee.sequence)
+                }
                 event += 1
             }
         }
+        guard !first.isEmpty else { return }
         // Bound through the C API: every command's fold runs it, for a type or two.
         let insert = RawStatement(try db.cachedStatement(sql: "INSERT OR IGNORE INTO log_event_types (code, name, first_sequence) VALUES (?, ?, ?)"))
         for (code, type) in first {
@@ -50,6 +60,7 @@ public struct EventTypesProjector: Projector {
             insert.bind(3, Int64(type.sequence))
             try insert.step(db)
         }
+        held?.eventTypesWritten.formUnion(first.keys)
     }
 
     /// The types the log holds that `catalog` does not register, as `name (code N, first at
