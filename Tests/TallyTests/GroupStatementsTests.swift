@@ -34,6 +34,8 @@ import TallyTestSupport
             #expect(trace.count { $0.verb == "COMMIT" } == 1, "one transaction for the group")
             #expect(trace.count { $0.table == "idempotency_keys" && $0.verb == "INSERT" } <= Self.deposits / 50 + 1,
                     "the group's keys are written together, many to a statement")
+            #expect(trace.count { $0.table == "balances" && $0.verb == "UPDATE" } <= 8, "each balance the group moved is written once")
+            #expect(trace.count { $0.table == "balances" && $0.verb == "SELECT" } <= 8, "a plan's balance the group moved is read from memory")
             #expect(try ledger.wealthSummary(account: "main").balance(in: .usd).spend.minorUnits == Int64(Self.deposits + 1) * 700)
             try ledger.expectConsistent()
         }
@@ -89,6 +91,30 @@ import TallyTestSupport
             #expect(Self.code(results[refused]) == .insufficientFunds)
             #expect(trace.count { $0.verb == "SAVEPOINT" } >= Self.deposits, "planned again with a savepoint per command")
             #expect(try ledger.wealthSummary(account: "main").balance(in: .usd).spend.minorUnits == Int64(Self.deposits) * 700)
+            try ledger.expectConsistent()
+        }
+    }
+
+    /// Deposits and purchases in one batch: each purchase spends what the deposits before it
+    /// in the same batch put in Spend (balances the group holds in memory), and the purchase
+    /// that asks for more than is left is refused alone, as one at a time.
+    @Test func aPurchaseInTheBatchSpendsTheDepositsBeforeIt() throws {
+        try withTemporaryStore { root in
+            let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-03-02T09:00:00Z"))
+            defer { try? ledger.close() }
+            let usd = { (cents: Int64) in Money(minorUnits: cents, commodity: .usd) }
+            try ledger.deposit(account: "main", amount: usd(1_000))  // Spend 7.00
+            let commands = [
+                try ledger.depositCommand(account: "main", amount: usd(10_000), idempotencyKey: "bank:1"),  // Spend 77.00
+                try ledger.purchaseCommand(account: "main", amount: usd(7_000), merchant: "Grocer"),  // 7.00 left
+                try ledger.purchaseCommand(account: "main", amount: usd(800), merchant: "Bakery"),  // refused: 7.00 left
+                try ledger.depositCommand(account: "main", amount: usd(1_000), idempotencyKey: "bank:2"),  // Spend 14.00
+                try ledger.purchaseCommand(account: "main", amount: usd(800), merchant: "Bakery"),  // 6.00 left
+            ]
+            let results = try ledger.run(batch: commands)
+            #expect(results.map { (try? $0.get()) != nil } == [true, true, false, true, true])
+            #expect(Self.code(results[2]) == .insufficientFunds)
+            #expect(try ledger.wealthSummary(account: "main").balance(in: .usd).spend == usd(600))
             try ledger.expectConsistent()
         }
     }

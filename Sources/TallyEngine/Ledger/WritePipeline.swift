@@ -108,8 +108,8 @@ final class WritePipeline: Sendable {
             try readModels.database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     draft.held = holding ? HeldPostings.begin(db) : nil
-                    // Held idempotency rows are taken back only with the whole group.
-                    if !savepoints { draft.held?.idempotency = HeldIdempotency(first: Int64(draft.first)) }
+                    // Without savepoints only the whole group's rollback takes anything back.
+                    if !savepoints { draft.held?.holdUntilGroupEnds(first: draft.first) }
                     defer { draft.held?.end() }
                     draft.checkpoints = try ReadModelStore.checkpoints(db)
                     while next < group.count {
@@ -190,7 +190,7 @@ final class WritePipeline: Sendable {
             return .success(try savepoints ? planInSavepoint(command, into: &draft, db) : plan(command, into: &draft, db))
         } catch let failure as HeldPostings.WriteFailed {
             throw failure  // the group runs again without holding
-        } catch let error where before.map({ !$0.unchanged(db, draft) || error is FoldOverflow }) == true {
+        } catch let error where before.map({ !$0.unchanged(db, draft) || error is FoldOverflow || error is HeldBalanceOverflow }) == true {
             if db.isInsideTransaction { throw RefusedAfterWriting() }
             throw error
         } catch is FrameFull {

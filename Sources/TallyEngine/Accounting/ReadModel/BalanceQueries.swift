@@ -48,6 +48,7 @@ package enum BalanceQueries {
     /// point in time.
     package static func balances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
         if asOf == nil && knownAt == nil {
+            try HeldPostings.writeHeld(db)
             return try accountBalances(Row.fetchAll(db, sql: """
                 SELECT b.account, b.commodity, b.amount, a.kind FROM balances b JOIN accounts a ON a.name = b.account
                 WHERE b.amount != 0 ORDER BY b.account, b.commodity
@@ -101,6 +102,13 @@ package enum BalanceQueries {
                 return AccountBalance(account: pair.account, kind: kind,
                                       amount: try Row.storedMoney(amount, code: pair.commodity, column: BalancesColumns.commodity.name))
             }
+    }
+
+    /// Writes what the write group on `db` holds (nothing on any other connection): a
+    /// product's own statement over `balances` or the postings calls it first, so that it
+    /// sees every earlier command of its group (``HeldPostings``).
+    package static func writeHeld(_ db: Database) throws {
+        try HeldPostings.writeHeld(db)
     }
 
     package static func balance(_ db: Database, account: String, commodity: Commodity) throws -> Money {
@@ -175,7 +183,8 @@ package enum BalanceQueries {
     }
 
     package static func trialBalance(_ db: Database) throws -> [Money] {
-        try Row.fetchAll(db, sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity")
+        try HeldPostings.writeHeld(db)
+        return try Row.fetchAll(db, sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity")
             .map { row in try row.money(BalancesColumns.total, BalancesColumns.commodity) }
     }
 }

@@ -89,7 +89,8 @@ public struct BalancesProjector: Projector {
                 event += 1
             }
         }
-        try fold.flushBalances()
+        // A group held whole writes its balances when it writes what it holds.
+        if held?.wholeGroup != true { try fold.flushBalances() }
         guard held == nil else { return }
         try fold.flushRollups()
         try fold.flushPostings()
@@ -167,10 +168,22 @@ final class BalancesFold {
     private var rollups: BalanceRollups
     /// The write group's holding, which takes the legs instead of `postingDays` and `rollups`.
     private unowned let held: HeldPostings?
+    /// Each pair's balance with everything folded counted (its row, then every leg), by
+    /// number: kept in a group held whole (``HeldPostings/wholeGroup``), whose plans read it
+    /// instead of the row; nil otherwise.
+    private var running: [Int64]?
+    /// Finds a pair's row and its amount (a group held whole).
+    private let findPairAndAmount: RawStatement?
 
     init(_ db: Database, holding held: HeldPostings? = nil) throws {
         self.db = db
         self.held = held
+        if held?.wholeGroup == true {
+            running = []
+            findPairAndAmount = RawStatement(try db.cachedStatement(sql: "SELECT pair, amount FROM balances WHERE account = ? AND commodity = ?"))
+        } else {
+            findPairAndAmount = nil
+        }
         rollups = try BalanceRollups(db)
         addToBalance = RawStatement(try db.cachedStatement(sql: "UPDATE balances SET amount = amount + ? WHERE pair = ?"))
         insertAccount = try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING")
@@ -221,11 +234,12 @@ final class BalancesFold {
     private func number(of pair: BalancePair, sequence: Int64) throws -> Int {
         if let number = pairNumbers[pair] { return number }
         let row: Int64
-        findPair.bind(2, pair.commodity)
-        if let existing = try findPair.integer(db, binding: pair.account, at: 1) {
+        var amount: Int64 = 0
+        if let existing = try findRow(of: pair) {
+            amount = existing.amount
             // A pair's row is made after its account's, and neither is ever deleted.
             knownAccounts.insert(pair.account)
-            row = existing
+            row = existing.row
         } else {
             if knownAccounts.insert(pair.account).inserted {
                 insertAccount.setUncheckedArguments([pair.account, (LedgerAccounts.kind(of: pair.account) ?? .asset).rawValue, sequence])
@@ -239,10 +253,37 @@ final class BalancesFold {
         pairNumbers[pair] = number
         pairRows.append(row)
         pending.append(nil)
+        running?.append(amount)
         return number
     }
 
+    /// The pair's `balances` row and its amount (the amount only in a group held whole: 0
+    /// otherwise), nil when it has none.
+    private func findRow(of pair: BalancePair) throws -> (row: Int64, amount: Int64)? {
+        guard let findPairAndAmount else {
+            findPair.bind(2, pair.commodity)
+            return try findPair.integer(db, binding: pair.account, at: 1).map { ($0, 0) }
+        }
+        findPairAndAmount.bind(1, pair.account)
+        findPairAndAmount.bind(2, pair.commodity)
+        var found: (row: Int64, amount: Int64)?
+        try findPairAndAmount.forEachRow(db) { columns in found = (try columns.requiredInteger(0), try columns.requiredInteger(1)) }
+        return found
+    }
+
+    /// The pair's balance with everything folded counted, when this fold keeps balances (a
+    /// group held whole) and has met the pair; nil otherwise.
+    func runningBalance(_ pair: BalancePair) -> Int64? {
+        guard let running, let number = pairNumbers[pair] else { return nil }
+        return running[number]
+    }
+
     private func add(_ amount: Int64, to pair: Int) throws {
+        if running != nil {
+            let (balance, overflow) = running![pair].addingReportingOverflow(amount)
+            if overflow { throw HeldBalanceOverflow() }
+            running![pair] = balance
+        }
         guard let current = pending[pair] else {
             pending[pair] = amount
             pendingPairs.append(pair)
@@ -268,6 +309,7 @@ final class BalancesFold {
     func finish() {
         addToBalance.clearBindings()
         findPair.clearBindings()
+        findPairAndAmount?.clearBindings()
         rollups.clearBindings()
     }
 
@@ -323,7 +365,8 @@ struct BufferedPostingContext: PostingContext {
     }
 }
 
-/// Posting lookups answered from the balances read model, as of the events folded so far.
+/// Posting lookups answered from the balances read model, as of the events folded so far (a
+/// balance a group held whole has moved, from its fold: ``HeldPostings``).
 struct DatabasePostingContext: PostingContext {
     let db: Database
 
@@ -344,6 +387,7 @@ struct DatabasePostingContext: PostingContext {
     /// Through the C API: every plan that moves money asks it (a deposit's headroom check,
     /// a purchase's funds), and GRDB's arguments and cursor were most of the question.
     func balance(of account: String, in commodity: Commodity) throws -> Int64 {
+        if let held = HeldPostings.runningBalance(db, account: account, commodity: commodity.code) { return held }
         let statement = RawStatement(try db.cachedStatement(sql: "SELECT amount FROM balances WHERE account = ? AND commodity = ?"))
         statement.bind(1, account)
         statement.bind(2, commodity.code)
@@ -351,7 +395,8 @@ struct DatabasePostingContext: PostingContext {
     }
 
     func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {
-        try Row.fetchAll(
+        try HeldPostings.writeHeld(db)
+        return try Row.fetchAll(
             db, sql: "SELECT account, commodity, amount FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
             arguments: [prefix, prefix + "\u{10FFFF}"]
         ).map { row in

@@ -3,7 +3,8 @@ internal import Synchronization
 
 // A write group's postings, held back from `posting_days` and the roll-up cells until the
 // group ends or something reads them (docs/architecture.md "The write pipeline"); with them,
-// in a group planned without command savepoints, its idempotency rows (``HeldIdempotency``).
+// in a group planned without command savepoints (held whole), its balance changes and its
+// idempotency rows (``HeldIdempotency``).
 //
 // A group plans and folds its commands one after the other in one transaction, each in a
 // savepoint of its own. A command's plan reads the `balances` rows (written at the end of
@@ -27,6 +28,17 @@ internal import Synchronization
 // made: a row's legs in log order, a cell's sum. Should writing what is held fail (a cell
 // beyond 64 bits, which one command at a time refuses alone), the pipeline runs the group
 // again without holding (``HeldPostings/WriteFailed``).
+
+// A group held whole writes its `balances` rows once too: its fold keeps each pair's balance
+// as it stands (the row read once, then every leg added, a sum beyond 64 bits throwing
+// ``HeldBalanceOverflow``: the group is planned again one command at a time, where SQLite
+// decides as it always did). A plan's balance of a pair the group moved is answered from there
+// (``DatabasePostingContext``); every other reader of `balances` writes what is held first.
+
+/// Thrown when a balance a group held whole keeps would pass 64 bits: the write pipeline plans
+/// the group again with a savepoint per command, where each command's fold meets SQLite's
+/// refusal of such a sum as it does one at a time.
+struct HeldBalanceOverflow: Error {}
 
 /// One leg held for `posting_days` and the roll-up cells: its `balances` row, the leg, and
 /// the recorded time of its event.
@@ -64,10 +76,15 @@ final class HeldPostings: @unchecked Sendable {
     /// there): the event types fold writes each once per group (``EventTypesProjector``).
     /// Emptied when a command rolls back.
     var eventTypesWritten: Set<UInt32> = []
+    /// Whether the group is held whole (``holdUntilGroupEnds(first:)``): planned without
+    /// command savepoints, so that only the rollback of its whole transaction takes back what
+    /// is held, it also holds its balance changes (each pair's balance kept in the fold, which
+    /// plans read instead of the `balances` row: ``runningBalance(_:account:commodity:)``)
+    /// and its idempotency rows.
+    private(set) var wholeGroup = false
     /// The group's idempotency rows, held with its postings and written with them (nil:
-    /// each command writes its own). Only a group planned without command savepoints holds
-    /// them: nothing takes a held row back but the rollback of the whole transaction.
-    var idempotency: HeldIdempotency?
+    /// each command writes its own; a group held whole holds them).
+    private(set) var idempotency: HeldIdempotency?
     /// How many legs the group has held: with ``idempotency``'s changes, what a command
     /// that left no trace did not move (``changes``).
     private var legsHeld = 0
@@ -96,6 +113,27 @@ final class HeldPostings: @unchecked Sendable {
             if readable.updateValue(holding, forKey: ObjectIdentifier(db)) == nil { open.add(1, ordering: .relaxed) }
         }
         return holding
+    }
+
+    /// Holds the group whole from here on: its balance changes and its idempotency rows too,
+    /// which nothing takes back but the rollback of the whole transaction (the write pipeline
+    /// plans such a group without command savepoints). `first`: the group's first sequence
+    /// number.
+    func holdUntilGroupEnds(first: UInt64) {
+        precondition(fold == nil && legs.isEmpty, "a group is held whole from its start")
+        wholeGroup = true
+        idempotency = HeldIdempotency(first: Int64(first))
+    }
+
+    /// The balance of `account` in `commodity` with everything the group being written on `db`
+    /// has folded counted, when that group is held whole and has moved it (nil otherwise: the
+    /// `balances` row is the answer). A plan's balance question costs no statement for an
+    /// account its group moved.
+    static func runningBalance(_ db: Database, account: String, commodity: String) -> Int64? {
+        guard open.load(ordering: .relaxed) > 0, let holding = readable.withLock({ $0[ObjectIdentifier(db)] }), holding.wholeGroup else {
+            return nil
+        }
+        return holding.fold?.runningBalance(BalancePair(account: account, commodity: commodity))
     }
 
     /// Stops holding, dropping what was not written: call it once the transaction is written
@@ -170,9 +208,10 @@ final class HeldPostings: @unchecked Sendable {
         eventTypesWritten = []
     }
 
-    /// Writes the held idempotency rows, then appends the held legs not yet written to their
-    /// rows and adds them to their cells.
+    /// Writes the held balance changes and idempotency rows, then appends the held legs not
+    /// yet written to their rows and adds them to their cells.
     private func write() throws {
+        if wholeGroup { try fold?.flushBalances() }
         try idempotency?.write(db)
         guard written < legs.count else { return }
         var days = PendingPostingDays()

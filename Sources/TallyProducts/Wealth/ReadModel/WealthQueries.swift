@@ -510,6 +510,7 @@ enum WealthQueries {
     static func currentSummary(_ account: String, incrementsAt: Instant, _ db: Database) throws -> WealthSummary {
         let settings = try settings(account, db)
         let unsplit = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wealth_unsplit_deposits WHERE account = ?", arguments: [account]) ?? 0
+        try BalanceQueries.writeHeld(db)  // a plan's summary sees the balances its group holds
         let rows = try Row.fetchAll(
             db, sql: "SELECT account, commodity, amount FROM balances WHERE account IN (?, ?, ?)",
             arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)]
