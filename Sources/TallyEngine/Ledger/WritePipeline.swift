@@ -128,15 +128,9 @@ final class WritePipeline: Sendable {
                 }
             }
         } catch {
-            if appended == nil, holding, error is HeldPostings.WriteFailed {
-                for index in start..<group.count { outcomes[index] = nil }
-                return commitSome(group, from: start, into: &outcomes, holding: false, savepoints: true, attempt: attempt)
-            }
-            if appended == nil, !savepoints, error is RefusedAfterWriting {
-                // A command was refused after it wrote: nothing of the group was kept. Each
-                // command is planned again in a savepoint of its own.
-                for index in start..<group.count { outcomes[index] = nil }
-                return commitSome(group, from: start, into: &outcomes, holding: holding, savepoints: true, attempt: attempt)
+            if appended == nil,
+               let again = planAgain(after: error, group, from: start, into: &outcomes, holding: holding, savepoints: savepoints, attempt: attempt) {
+                return again
             }
             if appended == nil, let error = error as? LogError, error.code == .headMoved, attempt < Self.headMovedAttempts {
                 // Another writer committed first (a log shared through a database): nothing of this
@@ -163,6 +157,27 @@ final class WritePipeline: Sendable {
         }
         if appended != nil { observers.publish(draft.events) }
         return next
+    }
+
+    /// Plans the commands from `start` again when the group's transaction rolled back, before
+    /// anything was appended, for a reason planning otherwise answers: a held write that failed
+    /// (each command then writes its own, in a savepoint), or a command refused after it wrote
+    /// in a group planned without savepoints (each command then in a savepoint). Returns nil
+    /// when `error` is not such a reason.
+    private func planAgain(
+        after error: any Error, _ group: [PendingCommand], from start: Int, into outcomes: inout [Result<Ledger.CommandResult, any Error>?],
+        holding: Bool, savepoints: Bool, attempt: Int
+    ) -> Int? {
+        let holdingAgain: Bool
+        if holding, error is HeldPostings.WriteFailed {
+            holdingAgain = false
+        } else if !savepoints, error is RefusedAfterWriting {
+            holdingAgain = holding
+        } else {
+            return nil
+        }
+        for index in start..<group.count { outcomes[index] = nil }
+        return commitSome(group, from: start, into: &outcomes, holding: holdingAgain, savepoints: true, attempt: attempt)
     }
 
     /// How many times a group is planned again after another writer committed first, before its
