@@ -113,8 +113,13 @@ import Testing
         #expect(receiver.delivered == expected, "in order, each once")
         #expect(receiver.received.withLock { $0.allSatisfy(\.signatureValid) }, "every request is signed with the secret")
         #expect(receiver.received.withLock { $0.prefix(3).map(\.status) } == [500, 500, 200], "the first is retried after two 500s")
-        let deliveries = try await service.send(.GET, "/ledgers/home/webhooks/\(webhook)/deliveries")
-        let list = deliveries.json.objects("deliveries")
+        // The receiver counts a delivery when it answers; the service records it delivered when
+        // the answer reaches it, a moment later.
+        var list: [[String: Any]] = []
+        try await waitFor("three deliveries recorded as delivered") {
+            list = try await service.send(.GET, "/ledgers/home/webhooks/\(webhook)/deliveries").json.objects("deliveries")
+            return list.count == 3 && list.allSatisfy { $0["state"] as? String != "pending" }
+        }
         #expect(list.map { $0["notification_id"] as? String } == expected.map(Optional.some))
         #expect(list.map { $0["state"] as? String } == ["delivered", "delivered", "delivered"])
         #expect(list.first?.objects("attempts").map { $0["status"] as? Int } == [500, 500, 200])
