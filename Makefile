@@ -21,17 +21,15 @@ demo: setup
 	$(SWIFT) build --product tally
 	$$($(SWIFT) build --show-bin-path)/tally demo --store $(STORE) --replace
 
-# One build serves every check below: the suites, the docs check (symbol graphs of the
-# modules built here) and the engine-alone check (the package's description and the
-# build's own import check). The example embedder is a package of its own.
+# One build serves every check below: the docs check (symbol graphs of the modules built
+# here) and the engine-alone check (the package's description and the build's own import
+# check) use it first, since `swift test` holds the build folder while it runs; then the suite,
+# with the OpenAPI, API-client and example-embedder checks beside it (scripts/suite-and-checks.sh).
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
-	python3 -m openapi_spec_validator Schemas/openapi.yaml
-	SWIFT=$(SWIFT) scripts/check-api-clients.sh
-	SWIFT=$(SWIFT) scripts/examples.sh
 	SWIFT=$(SWIFT) scripts/check-docs.sh
 	SWIFT=$(SWIFT) scripts/check-engine-alone.sh
+	SWIFT=$(SWIFT) scripts/suite-and-checks.sh
 
 clean:
 	rm -rf .build Examples/*/.build

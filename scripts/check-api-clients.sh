@@ -47,7 +47,8 @@ echo "check-api-clients: schemathesis against tally serve"
 # `tally serve` runs the tally-serve executable: start it directly. `swift build --build-tests`
 # (the build `make test` made: a no-op then) builds it with the settings of the test build;
 # `swift build --product tally-serve` would compile Hummingbird again with other settings.
-$SWIFT build --build-tests --quiet
+# TALLY_BUILT: the caller built (`make test`, which runs this beside `swift test`).
+[ -n "${TALLY_BUILT:-}" ] || $SWIFT build --build-tests --quiet
 bin="$($SWIFT build --show-bin-path)/tally-serve"
 admin="tally-api-check-$RANDOM$RANDOM$RANDOM"
 TALLY_ADMIN_KEY="$admin" "$bin" --data "$work/data" --port 0 --rate-limit 100000 --log-level error > "$work/serve.log" 2>&1 &

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the example embedder, Examples/MerchantTags, on the engine as it is in this checkout.
-# `make test` runs it after `swift test`; a failed check in the example fails it, and so does
-# a failed check of the short crash run at the end.
+# `make test` runs it beside `swift test` (scripts/suite-and-checks.sh); a failed check in the
+# example fails it, and so does a failed check of the short crash run at the end.
 #
 # The example is a package of its own (what an embedder reads and builds:
 # `swift run --package-path Examples/MerchantTags merchant-tags`), and the same sources are
@@ -32,8 +32,9 @@ if [ -n "$unexpected" ]; then
 fi
 echo "examples: $package resolves $(echo $resolved)" >&2
 
-# Built by `swift build --build-tests` (a no-op then).
-"$SWIFT" build --build-tests --quiet
+# Built by `swift build --build-tests` (a no-op then; skipped when the caller built and set
+# TALLY_BUILT, as `make test` does: `swift test` holds the build folder while this runs).
+[ -n "${TALLY_BUILT:-}" ] || "$SWIFT" build --build-tests --quiet
 bin="$("$SWIFT" build --show-bin-path)/MerchantTagsExample"
 echo "examples: $package's tour" >&2
 "$bin"
