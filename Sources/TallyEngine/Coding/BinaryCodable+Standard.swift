@@ -6,10 +6,24 @@ public let eventListCountLimit = 10_000
 extension String: BinaryCodable {
     public func encode(to writer: inout BinaryWriter) { writer.writeString(self) }
     public init(from reader: inout BinaryReader) throws { self = try reader.readString(limit: eventStringBytesLimit) }
+    /// Whether the string is within ``eventStringBytesLimit`` bytes (a Swift string is valid
+    /// UTF-8, so its bytes read back as the same string); a control character in it is noted
+    /// in `reader` when it scans for them, for the record check to find and name.
+    public static func readsBack(_ value: String, from reader: inout BinaryReader) -> Bool? {
+        var value = value
+        return value.withUTF8 { utf8 in
+            if reader.scansForControlCharacters && EventText.containsControl(utf8) { reader.sawControlCharacter = true }
+            guard utf8.count <= eventStringBytesLimit, (try? reader.readVarint()) == UInt64(utf8.count) else { return false }
+            reader.position += utf8.count
+            return reader.position <= reader.bytes.count
+        }
+    }
 }
 
 extension Bool: BinaryCodable {
     public func encode(to writer: inout BinaryWriter) { writer.writeByte(self ? 1 : 0) }
+    /// Always: both values have a byte of their own.
+    public static func readsBack(_ value: Bool, from reader: inout BinaryReader) -> Bool? { (try? reader.readByte()) != nil }
     public init(from reader: inout BinaryReader) throws {
         switch try reader.readByte() {
         case 0: self = false
@@ -21,16 +35,22 @@ extension Bool: BinaryCodable {
 
 extension Int64: BinaryCodable {
     public func encode(to writer: inout BinaryWriter) { writer.writeZigZag(self) }
+    /// Always: every value has a zigzag form.
+    public static func readsBack(_ value: Int64, from reader: inout BinaryReader) -> Bool? { (try? reader.readVarint()) != nil }
     public init(from reader: inout BinaryReader) throws { self = try reader.readZigZag() }
 }
 
 extension Int: BinaryCodable {
     public func encode(to writer: inout BinaryWriter) { writer.writeZigZag(Int64(self)) }
+    /// Always: every value has a zigzag form (`Int` is 64 bits on every platform Tally runs on).
+    public static func readsBack(_ value: Int, from reader: inout BinaryReader) -> Bool? { (try? reader.readVarint()) != nil }
     public init(from reader: inout BinaryReader) throws { self = Int(try reader.readZigZag()) }
 }
 
 extension UInt64: BinaryCodable {
     public func encode(to writer: inout BinaryWriter) { writer.writeVarint(self) }
+    /// Always: every value has a varint form.
+    public static func readsBack(_ value: UInt64, from reader: inout BinaryReader) -> Bool? { (try? reader.readVarint()) != nil }
     public init(from reader: inout BinaryReader) throws { self = try reader.readVarint() }
 }
 
@@ -52,6 +72,14 @@ extension Optional: BinaryCodable where Wrapped: BinaryCodable {
         case let other: throw EventCodingError(.invalidValue, "optional marker \(other) is neither 0 nor 1\(reader.where)")
         }
     }
+    /// Whether the marker reads back, and the value, when present, by its own rule.
+    public static func readsBack(_ value: Self, from reader: inout BinaryReader) -> Bool? {
+        guard let marker = try? reader.readByte() else { return false }
+        switch value {
+        case .none: return marker == 0
+        case .some(let wrapped): return marker == 1 ? Wrapped.readsBack(wrapped, from: &reader) : false
+        }
+    }
 }
 
 extension Array: BinaryCodable where Element: BinaryCodable {
@@ -69,6 +97,17 @@ extension Array: BinaryCodable where Element: BinaryCodable {
         self = []
         reserveCapacity(Int(count))
         for _ in 0..<count { append(try Element(from: &reader)) }
+    }
+    /// Whether the count is within ``eventListCountLimit`` and every element reads back by
+    /// its own rule (nil when an element's type cannot tell).
+    public static func readsBack(_ value: Self, from reader: inout BinaryReader) -> Bool? {
+        guard value.count <= eventListCountLimit, (try? reader.readVarint()) == UInt64(value.count) else { return false }
+        for element in value {
+            // nil: the element's type cannot tell (and may not have read its bytes).
+            guard let readsBack = Element.readsBack(element, from: &reader) else { return nil }
+            if !readsBack { return false }
+        }
+        return true
     }
 }
 

@@ -14,37 +14,44 @@
 ///
 /// Errors are ``EventCodingError``s, as the hand-written readers throw them.
 final class BinaryPayloadDecoder: Decoder {
-    var reader: BinaryReader
+    /// The reader read from: the caller's, for the duration of ``decode(_:from:personalTextFields:)``.
+    /// Through a pointer, so that each read neither copies the reader nor checks exclusive
+    /// access to a property of this class.
+    let input: UnsafeMutablePointer<BinaryReader>
     /// The personal text fields of the payload, handed to the first keyed container asked
-    /// for (the payload's own) and to no nested one.
-    private var pendingPersonalText: [String: PersonalTextSealing]
+    /// for (the payload's own) and to no nested one; nil once handed over, or when none.
+    private var pendingPersonalText: [String: PersonalTextSealing]?
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(reader: BinaryReader, personalTextFields: [String: PersonalTextSealing]) {
-        self.reader = reader
-        self.pendingPersonalText = personalTextFields
+    private init(input: UnsafeMutablePointer<BinaryReader>, personalTextFields: [String: PersonalTextSealing]) {
+        self.input = input
+        self.pendingPersonalText = personalTextFields.isEmpty ? nil : personalTextFields
     }
+
+    /// The reader, for errors that name where it stands.
+    var reader: BinaryReader { input.pointee }
 
     /// Reads a whole `Payload` from `reader`, advancing it past the payload's bytes.
     static func decode<Payload: Decodable>(
         _ type: Payload.Type, from reader: inout BinaryReader,
         personalTextFields: [String: PersonalTextSealing] = [:]
     ) throws -> Payload {
-        let decoder = BinaryPayloadDecoder(reader: reader, personalTextFields: personalTextFields)
-        defer { reader = decoder.reader }
-        return try Payload(from: decoder)
+        // The decoder must not outlive this call: it reads through a pointer to `reader`.
+        try withUnsafeMutablePointer(to: &reader) { input in
+            try Payload(from: BinaryPayloadDecoder(input: input, personalTextFields: personalTextFields))
+        }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let personal = pendingPersonalText
-        if !personal.isEmpty { pendingPersonalText = [:] }
+        if personal != nil { pendingPersonalText = nil }
         return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, personalText: personal))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let count = try reader.readVarint()
+        let count = try input.pointee.readVarint()
         guard count <= UInt64(eventListCountLimit) else {
             throw EventCodingError(.limitExceeded, "list of \(count) elements exceeds the limit of \(eventListCountLimit)\(reader.where)")
         }
@@ -58,6 +65,12 @@ final class BinaryPayloadDecoder: Decoder {
     /// Reads one value of any type, by the rules above.
     @inline(__always)
     func value<T: Decodable>(_ type: T.Type) throws -> T {
+        // The common leaves by their metadata (a pointer comparison) before the
+        // conformance look-ups below.
+        if T.self == Money.self { return unsafeBitCast(try Money(from: &input.pointee), to: T.self) }
+        if T.self == LocalDate.self { return unsafeBitCast(try LocalDate(from: &input.pointee), to: T.self) }
+        if T.self == Instant.self { return unsafeBitCast(try Instant(from: &input.pointee), to: T.self) }
+        if T.self == String.self { return unsafeBitCast(try String(from: &input.pointee), to: T.self) }
         if let binary = T.self as? any BinaryCodable.Type {
             return try read(binary, as: T.self)
         }
@@ -76,14 +89,14 @@ final class BinaryPayloadDecoder: Decoder {
     /// Reads a ``BinaryCodable`` value; `Value` is `T` (the caller's cast found it so).
     @inline(__always)
     private func read<Value: BinaryCodable, T>(_ type: Value.Type, as: T.Type) throws -> T {
-        let value = try Value(from: &reader)
+        let value = try Value(from: &input.pointee)
         return unsafeBitCast(value, to: T.self)
     }
 
     /// Reads an optional's marker byte: whether a value follows.
     @inline(__always)
     func isPresent() throws -> Bool {
-        switch try reader.readByte() {
+        switch try input.pointee.readByte() {
         case 0: return false
         case 1: return true
         case let other: throw EventCodingError(.invalidValue, "optional marker \(other) is neither 0 nor 1\(reader.where)")
@@ -91,7 +104,7 @@ final class BinaryPayloadDecoder: Decoder {
     }
 
     func signed<T: FixedWidthInteger & SignedInteger>(_ type: T.Type) throws -> T {
-        let raw = try reader.readZigZag()
+        let raw = try input.pointee.readZigZag()
         guard let value = T(exactly: raw) else {
             throw EventCodingError(.invalidValue, "\(raw) does not fit a \(T.self)\(reader.where)")
         }
@@ -99,7 +112,7 @@ final class BinaryPayloadDecoder: Decoder {
     }
 
     func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ type: T.Type) throws -> T {
-        let raw = try reader.readVarint()
+        let raw = try input.pointee.readVarint()
         guard let value = T(exactly: raw) else {
             throw EventCodingError(.invalidValue, "\(raw) does not fit a \(T.self)\(reader.where)")
         }
@@ -114,28 +127,38 @@ final class BinaryPayloadDecoder: Decoder {
 
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let decoder: BinaryPayloadDecoder
-        let personalText: [String: PersonalTextSealing]
+        /// The payload's personal text fields, nil in a nested container or when none.
+        let personalText: [String: PersonalTextSealing]?
         var codingPath: [any CodingKey] { [] }
         var allKeys: [Key] { [] }
+
+        /// Whether `key`'s field is personal text: a scan of the one or two personal text
+        /// fields, comparing names (short strings compare as two words), not a hash of the key.
+        @inline(__always)
+        private func isPersonal(_ key: Key) -> Bool {
+            guard let personalText else { return false }
+            let name = key.stringValue
+            return personalText.keys.contains { $0 == name }
+        }
 
         func contains(_ key: Key) -> Bool { true }
         func decodeNil(forKey key: Key) throws -> Bool { try !decoder.isPresent() }
 
         func decode(_ type: String.Type, forKey key: Key) throws -> String {
-            if !personalText.isEmpty, personalText[key.stringValue] != nil { return try decoder.reader.readPersonal() }
-            return try String(from: &decoder.reader)
+            if isPersonal(key) { return try decoder.input.pointee.readPersonal() }
+            return try String(from: &decoder.input.pointee)
         }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Bool(from: &decoder.reader) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Bool(from: &decoder.input.pointee) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.signed(Int.self) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.signed(Int8.self) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.signed(Int16.self) }
         func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.signed(Int32.self) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.reader.readZigZag() }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.input.pointee.readZigZag() }
         func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.unsigned(UInt.self) }
         func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.unsigned(UInt8.self) }
         func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.unsigned(UInt16.self) }
         func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.unsigned(UInt32.self) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.reader.readVarint() }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.input.pointee.readVarint() }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double { throw decoder.noFloatingPoint(type) }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw decoder.noFloatingPoint(type) }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.value(type) }
@@ -161,7 +184,7 @@ final class BinaryPayloadDecoder: Decoder {
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-            KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, personalText: [:]))
+            KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, personalText: nil))
         }
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try decoder.unkeyedContainer() }
         func superDecoder() throws -> any Decoder { decoder }
@@ -202,7 +225,7 @@ final class BinaryPayloadDecoder: Decoder {
         }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
             try advance()
-            return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, personalText: [:]))
+            return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, personalText: nil))
         }
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
             try advance()
@@ -219,18 +242,18 @@ final class BinaryPayloadDecoder: Decoder {
         var codingPath: [any CodingKey] { [] }
 
         func decodeNil() -> Bool { false }
-        func decode(_ type: String.Type) throws -> String { try String(from: &decoder.reader) }
-        func decode(_ type: Bool.Type) throws -> Bool { try Bool(from: &decoder.reader) }
+        func decode(_ type: String.Type) throws -> String { try String(from: &decoder.input.pointee) }
+        func decode(_ type: Bool.Type) throws -> Bool { try Bool(from: &decoder.input.pointee) }
         func decode(_ type: Int.Type) throws -> Int { try decoder.signed(Int.self) }
         func decode(_ type: Int8.Type) throws -> Int8 { try decoder.signed(Int8.self) }
         func decode(_ type: Int16.Type) throws -> Int16 { try decoder.signed(Int16.self) }
         func decode(_ type: Int32.Type) throws -> Int32 { try decoder.signed(Int32.self) }
-        func decode(_ type: Int64.Type) throws -> Int64 { try decoder.reader.readZigZag() }
+        func decode(_ type: Int64.Type) throws -> Int64 { try decoder.input.pointee.readZigZag() }
         func decode(_ type: UInt.Type) throws -> UInt { try decoder.unsigned(UInt.self) }
         func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.unsigned(UInt8.self) }
         func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.unsigned(UInt16.self) }
         func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.unsigned(UInt32.self) }
-        func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.reader.readVarint() }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.input.pointee.readVarint() }
         func decode(_ type: Double.Type) throws -> Double { throw decoder.noFloatingPoint(type) }
         func decode(_ type: Float.Type) throws -> Float { throw decoder.noFloatingPoint(type) }
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.value(type) }
@@ -252,9 +275,9 @@ extension Optional: BinaryCodedOptional where Wrapped: Codable {
     static func wrappedValue(from decoder: BinaryPayloadDecoder) throws -> Wrapped { try decoder.value(Wrapped.self) }
     func encodeBinary(to encoder: BinaryPayloadEncoder) throws {
         switch self {
-        case .none: encoder.writer.writeByte(0)
+        case .none: encoder.byte(0)
         case .some(let value):
-            encoder.writer.writeByte(1)
+            encoder.byte(1)
             try encoder.value(value)
         }
     }

@@ -36,6 +36,12 @@ public struct BinaryReader {
         self.position = 0
     }
 
+    /// A reader of `bytes` at `position`.
+    init(_ bytes: [UInt8], at position: Int) {
+        self.bytes = bytes
+        self.position = position
+    }
+
     /// Whether every byte has been read.
     public var isAtEnd: Bool { position == bytes.count }
 

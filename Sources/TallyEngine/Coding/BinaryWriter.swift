@@ -8,6 +8,9 @@ public struct BinaryWriter: Sendable {
     public var subjectKeys: SubjectKeys?
     /// Writes personal text as the plain strings of the version before sealing (``PlainTextVersion``).
     var writesPlainPersonalText = false
+    /// The record check's measures of what is written (``EventCatalog/record(for:)``); nil
+    /// when no check is asked.
+    var check: BinaryPayloadCheck?
 
     /// An empty writer with room for `capacity` bytes before it grows.
     public init(capacity: Int = 64) {
@@ -60,4 +63,24 @@ public protocol BinaryCodable {
     func encode(to writer: inout BinaryWriter)
     /// Reads a value, throwing ``EventCodingError`` on short or invalid input.
     init(from reader: inout BinaryReader) throws
+    /// Whether `value`, whose binary form `reader` holds from where it stands, reads back
+    /// equal to it; nil when the type cannot tell (it is not `Equatable`). The record check
+    /// (``EventCatalog/record(for:)``) asks it of every such value of a payload as the
+    /// payload is written, instead of reading the whole payload back.
+    ///
+    /// The default reads the value (`init(from:)`) and compares it, for an `Equatable` type;
+    /// a type whose every value reads back may answer true without reading.
+    static func readsBack(_ value: Self, from reader: inout BinaryReader) -> Bool?
+}
+
+extension BinaryCodable {
+    /// Cannot tell: the type is not `Equatable`; the record check reads the whole payload back.
+    public static func readsBack(_ value: Self, from reader: inout BinaryReader) -> Bool? { nil }
+}
+
+extension BinaryCodable where Self: Equatable {
+    /// Reads the value back and compares it with `value`.
+    public static func readsBack(_ value: Self, from reader: inout BinaryReader) -> Bool? {
+        (try? Self(from: &reader)) == value
+    }
 }

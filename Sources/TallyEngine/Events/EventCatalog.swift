@@ -118,10 +118,11 @@ public struct EventCatalog: Sendable {
     /// here holds for every event, and an import that runs it in its validating pass knows
     /// that its appending pass cannot be refused for the same reason.
     ///
-    /// - The record is read back before it is handed over (an assertion after the write
-    ///   paired with the one before the read): what cannot be read back exactly, such as a
-    ///   commodity whose scale is not its code's registered scale, is refused here rather
-    ///   than stored and refused by every reader forever.
+    /// - The record would read back exactly (an assertion after the write paired with the
+    ///   one before the read): what cannot, such as a commodity whose scale is not its
+    ///   code's registered scale, is refused here rather than stored and refused by every
+    ///   reader forever. Each value is checked as it is written (``BinaryCodable/readsBack(_:from:)``);
+    ///   a payload with a value whose type codes itself is read back whole and compared.
     /// - Every limit the log and the decoder set on one event holds: strings up to
     ///   ``eventStringBytesLimit`` bytes, lists up to ``eventListCountLimit`` elements, the
     ///   entity up to `LogFormat.entityBytesMax` bytes, an idempotency key of 1 to
@@ -142,7 +143,7 @@ public struct EventCatalog: Sendable {
         try record(for: event, readingBack: true)
     }
 
-    /// ``record(for:)``; without `readingBack`, the payload is not decoded again to compare:
+    /// ``record(for:)``; without `readingBack`, the payload's values are not checked:
     /// only for an event the same check passed before (an import's appending pass, for rows
     /// whose bytes are those its validating pass checked).
     func record(for event: NewEvent, readingBack: Bool) throws -> LogRecord {
@@ -150,10 +151,11 @@ public struct EventCatalog: Sendable {
         guard event.effectiveAt.isInCalendarRange else {
             throw EventCodingError(.invalidValue, field: "effective_at", reason: "lies outside years 0001-9999", context: type.name)
         }
-        var writer = BinaryWriter()
+        var writer = BinaryWriter(capacity: 128)
         writer.subjectKeys = subjectKeys
+        if readingBack { writer.check = BinaryPayloadCheck() }
         event.body.payload.encode(to: &writer)
-        if readingBack { try checkReadBack(event.body, payload: writer.bytes) }
+        if let check = writer.check { try checkReadsBack(event.body, payload: writer.bytes, check: check) }
         let entity = event.entity
         try checkEnvelope(event, entity: entity, payloadBytes: writer.bytes.count)
         return LogRecord(
@@ -182,9 +184,34 @@ public struct EventCatalog: Sendable {
         return record
     }
 
+    /// Whether the payload would read back as written, and its text is clean, from what
+    /// the encoder measured while writing it (``BinaryPayloadCheck``): every value at the
+    /// bottom of a derived payload was checked as it was written (each string's length and
+    /// characters, each ``BinaryCodable`` value read back from its own bytes, each list's
+    /// count), and the derived reader reads the structure around them back exactly, so a
+    /// payload whose values all passed reads back equal without being decoded. Only a
+    /// payload with a value the encoder could not vouch for (a type with a coding of its
+    /// own, or a payload not written by the derived encoder), or one that failed, is read
+    /// back whole (``checkReadBack(_:payload:)``), which also finds the field at fault.
+    func checkReadsBack(_ body: EventBody, payload: [UInt8], check: BinaryPayloadCheck) throws {
+        if check.lossy || check.needsReadBack || check.vouched != 0..<payload.count {
+            try checkReadBack(body, payload: payload)
+            // A string past its limit is refused even where the reader would not see it (a
+            // sealed reference): one rule for every store.
+            guard check.lossy else { return }
+            if let problem = try EventText.firstProblem(in: body) {
+                throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: body.type.name)
+            }
+            throw EventCodingError(.invalidValue, "\(body.type.name): the payload does not read back as written")
+        }
+        if check.sawControlCharacter, let problem = try EventText.firstProblem(in: body) {
+            throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: body.type.name)
+        }
+    }
+
     /// Reads the payload back with every string scanned for control characters; on a
     /// failure or a control character, finds the field (the slow path, run only then).
-    private func checkReadBack(_ body: EventBody, payload: [UInt8]) throws {
+    func checkReadBack(_ body: EventBody, payload: [UInt8]) throws {
         let type = body.type
         var reader = BinaryReader(payload)
         reader.subjectKeys = subjectKeys
