@@ -130,6 +130,20 @@ import TallyLog
         #expect(throws: Never.self) { try Self.catalog.record(for: event(atLimit)) }
     }
 
+    /// Personal text past the string limit is refused, naming the field, in a store that
+    /// seals it as in one that does not: a reader of the sealed bytes would not see the limit.
+    @Test func personalTextPastTheLimitIsRefusedSealedOrNot() throws {
+        let entry = JournalEntryPosted(account: "Assets:Cash", counterAccount: "Income:Gift", amount: Money(minorUnits: 100, commodity: .usd),
+                                       payee: String(repeating: "p", count: eventStringBytesLimit + 1))
+        for catalog in [EventCatalog.engine, EventCatalog.engine.sealing(with: .inMemory())] {
+            let error = #expect(throws: EventCodingError.self) { try catalog.record(for: event(entry)) }
+            #expect(error?.field == "data.payee" && error?.code == .limitExceeded, "\(String(describing: error))")
+        }
+        var atLimit = entry
+        atLimit.payee = String(repeating: "p", count: eventStringBytesLimit)
+        #expect(throws: Never.self) { try EventCatalog.engine.sealing(with: .inMemory()).record(for: event(atLimit)) }
+    }
+
     /// A commodity at a scale other than its code's registered one is refused by its own
     /// read-back as it is written, without reading the payload back.
     @Test func aCommodityAtAnotherScaleIsRefusedAsItIsWritten() throws {
