@@ -142,10 +142,10 @@ public enum JournalImport {
             hasher.combine(event.body)
             hasher.combine(event.effectiveAt)
             let content = hasher.finalize()
-            guard let earlier = first[key] else {
-                first[key] = (content, line)
-                return
-            }
+            // One hash of the key for a new id (almost every row): insert, and put the earlier
+            // row back in the rare case the id was used before.
+            guard let earlier = first.updateValue((content, line), forKey: key) else { return }
+            first[key] = earlier
             guard earlier.content != content else {
                 if rowsWhoseKeyMayRepeat.last != row { rowsWhoseKeyMayRepeat.append(row) }
                 return
