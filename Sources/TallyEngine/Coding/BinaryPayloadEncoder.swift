@@ -37,7 +37,7 @@ final class BinaryPayloadEncoder: Encoder {
     /// the writer's, set by ``EventCatalog/record(for:)``.
     private var check: BinaryPayloadCheck? {
         get { output.pointee.check }
-        _modify { yield &output.pointee.check }
+        set { output.pointee.check = newValue }
     }
     /// Why the value has no binary form, once a container found it.
     var refusal: String?
