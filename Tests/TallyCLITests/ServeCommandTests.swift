@@ -69,7 +69,15 @@ import Testing
         // A tally installed alone: no tally-serve beside it, none on PATH.
         let directory = try TemporaryDirectory()
         let lonely = directory.url.appendingPathComponent("tally")
-        try FileManager.default.copyItem(at: TallyProcess.executable, to: lonely)
+        // A hard link, not a copy: a copy holds the new file open for writing, and a process
+        // another test starts meanwhile can inherit that descriptor, so that running the copy
+        // fails with "Text file busy" (seen under the whole suite's load). A link opens
+        // nothing for writing; the binary finds itself by the path it was started through.
+        do {
+            try FileManager.default.linkItem(at: TallyProcess.executable, to: lonely)
+        } catch {
+            try FileManager.default.copyItem(at: TallyProcess.executable, to: lonely)  // another file system
+        }
         let process = Process()
         process.executableURL = lonely
         process.arguments = ["serve", "--data", directory.path + "/data"]
