@@ -34,18 +34,22 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Without its default traits: Tally reads none of its settings through swift-configuration
+        // (`ConfigurationSupport`) and uses no `DateFormatter` strategy of its URL-encoded forms
+        // (`FullFoundation`), so swift-configuration is neither resolved into the build nor compiled.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // The generated client's tests (TallyAPIClientTests): the client's runtime and its
-        // AsyncHTTPClient transport. The client is generated ahead of time
-        // (scripts/generate-api-client.sh; the generator is pinned in scripts/openapi-generator).
+        // The generated client's tests (TallyAPIClientTests): the client's runtime. The client is
+        // generated ahead of time (scripts/generate-api-client.sh; the generator is pinned in
+        // scripts/openapi-generator). No HTTP client package: webhooks and the tests speak HTTP
+        // through Foundation's `URLSession` (libcurl, the system's TLS), so the build compiles no
+        // second copy of BoringSSL (swift-nio-ssl's, beside swift-crypto's) and none of
+        // swift-nio-http2 (docs/testing.md, "Where the time goes").
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
-        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
@@ -107,7 +111,6 @@ let package = Package(
                 "TallyEngine",
                 "TallyLog",
                 "TallyProducts",
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -204,7 +207,6 @@ let package = Package(
                 "Tally",
                 "TallyLog",
                 "TallyTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -225,9 +227,7 @@ let package = Package(
                 "TallyLog",
                 "TallyTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["Tools"])),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

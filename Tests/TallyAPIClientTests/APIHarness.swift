@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Logging
-import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import Synchronization
 import Tally
@@ -43,14 +42,16 @@ final class APIHarness: Sendable {
 
     /// The generated client, sending `key` as its bearer token (the server's admin key by default).
     func client(key: String? = nil, timeout: Duration = .seconds(120)) -> Client {
-        let seconds = timeout.components.seconds
-        return Client(
+        Client(
             serverURL: serverURL,
             configuration: OpenAPIRuntime.Configuration(dateTranscoder: RFC3339Transcoder()),
-            transport: AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(seconds))),
+            transport: StreamingTransport(client: Self.http, timeout: timeout),
             middlewares: [BearerToken(key: key ?? adminKey)]
         )
     }
+
+    /// The HTTP client under every generated client of the suites: one session, its connections kept.
+    static let http = OutboundHTTPClient()
 
     /// Shuts the server down gracefully, waits for it and removes its directory.
     func stop() async throws {

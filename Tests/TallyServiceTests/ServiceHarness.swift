@@ -1,5 +1,7 @@
-import AsyncHTTPClient
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -7,14 +9,15 @@ import Synchronization
 @testable import TallyService
 
 /// A real server on a loopback port chosen by the kernel, in a temp directory of its own,
-/// and a real HTTP client. `stop()` shuts it down gracefully and waits for it.
+/// and a real HTTP client (`URLSession`, as the webhooks'). `stop()` shuts it down gracefully
+/// and waits for it.
 final class ServiceHarness: Sendable {
     static let adminKey = "test-admin-key-0123456789"
 
     let directory: String
     let server: TallyServer
     let port: Int
-    let client: HTTPClient
+    let client: OutboundHTTPClient
     private let running: Task<Void, any Error>
 
     static func start(
@@ -38,8 +41,7 @@ final class ServiceHarness: Sendable {
         self.server = server
         self.port = port
         self.running = running
-        // The shared client needs no shutdown, so a test that fails half way leaks nothing that traps.
-        client = HTTPClient.shared
+        client = OutboundHTTPClient.forTests
     }
 
     /// Shuts the server down gracefully and waits for it.
@@ -70,22 +72,23 @@ final class ServiceHarness: Sendable {
         var code: String? { json["code"] as? String }
     }
 
-    /// Sends one request and collects the whole response.
+    /// Sends one request and collects the whole response within `timeout`.
     func send(
         _ method: HTTPMethod, _ path: String, key: String? = ServiceHarness.adminKey, body: String? = nil,
         headers: [(String, String)] = [], timeout: TimeAmount = .seconds(60)
     ) async throws -> Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        request.method = method
-        if let key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method.rawValue
+        request.timeoutInterval = TimeInterval(timeout.nanoseconds) / 1_000_000_000
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.addValue(value, forHTTPHeaderField: name) }
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.utf8)
         }
-        let response = try await client.execute(request, timeout: timeout)
-        let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
+        let response = try await client.start(request, deadline: .nanoseconds(timeout.nanoseconds))
+        let bytes = try await response.collect(upTo: 64 * 1024 * 1024)
+        return Reply(status: response.status, headers: HTTPHeaders(response.headers.map { ($0.key, $0.value) }), body: bytes)
     }
 
     /// A command with an idempotency key.
@@ -126,10 +129,10 @@ struct EventStreamReader {
         var comments: [String] = []
     }
 
-    private var iterator: HTTPClientResponse.Body.AsyncIterator
+    private var iterator: AsyncThrowingStream<Data, any Error>.AsyncIterator
     private var buffer: [UInt8] = []
 
-    init(_ response: HTTPClientResponse) {
+    init(_ response: OutboundHTTPClient.Response) {
         iterator = response.body.makeAsyncIterator()
     }
 
@@ -159,7 +162,7 @@ struct EventStreamReader {
                 }
             }
             guard let chunk = try await iterator.next() else { return nil }
-            buffer += Array(chunk.readableBytesView)
+            buffer += chunk
         }
     }
 
@@ -173,13 +176,21 @@ struct EventStreamReader {
 }
 
 extension ServiceHarness {
-    /// Opens a live event stream of `ledger`.
-    func openEvents(_ ledger: String, lastEventId: UInt64? = nil, key: String = ServiceHarness.adminKey) async throws -> HTTPClientResponse {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/ledgers/\(ledger)/events")
-        request.headers.add(name: "Authorization", value: "Bearer \(key)")
-        if let lastEventId { request.headers.add(name: "Last-Event-ID", value: String(lastEventId)) }
-        return try await client.execute(request, timeout: .seconds(120))
+    /// Opens a live event stream of `ledger`: returns at its head; the stream fails after
+    /// 120 s without a byte (heartbeats keep a quiet one open).
+    func openEvents(_ ledger: String, lastEventId: UInt64? = nil, key: String = ServiceHarness.adminKey) async throws -> OutboundHTTPClient.Response {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/ledgers/\(ledger)/events")!)
+        request.timeoutInterval = 120
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        if let lastEventId { request.setValue(String(lastEventId), forHTTPHeaderField: "Last-Event-ID") }
+        return try await client.start(request)
     }
+}
+
+extension OutboundHTTPClient {
+    /// The tests' client of the service: one session for the process, kept alive between
+    /// tests, following no redirect (a test sees the service's own answer).
+    static let forTests = OutboundHTTPClient()
 }
 
 /// Runs `body`, or throws when it has not finished within `seconds`: a test of a stream

@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOPosix
 import Synchronization
 import Tally
 import TallyTestSupport
@@ -126,87 +124,6 @@ extension ShutdownTests {
             #expect(try store.loggedEvent(at: UInt64(sequence)) != nil, "seq \(sequence) was acknowledged during the shutdown")
         }
         try? FileManager.default.removeItem(atPath: service.directory)
-    }
-}
-
-/// A raw HTTP/1.1 connection, request by request, as a client that keeps its connection alive.
-private final class RawConnection: @unchecked Sendable {
-    struct Answer {
-        let status: Int
-        let headers: [String: String]
-        let body: String
-        var text: String { "\(status) \(headers) \(body)" }
-    }
-
-    private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
-    private var buffer = ""
-
-    private init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) throws {
-        self.channel = channel
-        inbound = channel.inbound.makeAsyncIterator()
-    }
-
-    static func open(port: Int) async throws -> RawConnection {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-            }
-        return try RawConnection(channel: channel)
-    }
-
-    /// Whether a new connection to the port is accepted now.
-    static func canConnect(port: Int) async -> Bool {
-        guard let connection = try? await open(port: port) else { return false }
-        try? await connection.close()
-        return true
-    }
-
-    func send(_ text: String) async throws {
-        try await channel.outbound.write(ByteBuffer(string: text))
-    }
-
-    /// The next whole response (its head, then `Content-Length` bytes of body); throws when
-    /// the connection ends before it is whole.
-    func response() async throws -> Answer {
-        while true {
-            if let end = buffer.range(of: "\r\n\r\n") {
-                let lines = buffer[..<end.lowerBound].components(separatedBy: "\r\n")
-                var headers: [String: String] = [:]
-                for line in lines.dropFirst() {
-                    guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                }
-                let length = Int(headers["content-length"] ?? "0") ?? 0
-                let bodyBytes = Array(buffer[end.upperBound...].utf8)
-                if bodyBytes.count >= length {
-                    let status = Int(lines[0].split(separator: " ")[1]) ?? 0
-                    let body = String(decoding: bodyBytes[..<length], as: UTF8.self)
-                    buffer = String(decoding: bodyBytes[length...], as: UTF8.self)
-                    return Answer(status: status, headers: headers, body: body)
-                }
-            }
-            guard let chunk = try await inbound.next() else {
-                throw ServiceError("the connection closed before a whole response; received: \(buffer)")
-            }
-            buffer += String(buffer: chunk)
-        }
-    }
-
-    /// Whether the server closed the connection (nothing more arrives).
-    func closedByServer() async throws -> Bool {
-        try await inbound.next() == nil
-    }
-
-    func close() async throws {
-        channel.outbound.finish()
-        try? await channel.channel.close()
-    }
-
-    deinit {
-        // A writer never finished ends the process (NIOAsyncWriter's precondition), whatever
-        // path the test took.
-        channel.outbound.finish()
     }
 }
 

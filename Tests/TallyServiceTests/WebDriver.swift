@@ -1,6 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
 import NIOHTTP1
 
 /// A headless Chromium driven through chromedriver's W3C WebDriver HTTP API: one chromedriver
@@ -97,18 +95,25 @@ struct WebDriver {
         _ = waitpid(pid, &status, 0)
     }
 
+    /// One command over a connection of its own (`RawConnection`: chromedriver writes its
+    /// header fields as `Content-Length:891`, which `URLSession` on Linux refuses to read).
     private static func call(port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> [String: Any] {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        request.method = method
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
+        let connection = try await RawConnection.open(port: port)
+        let body = body ?? ""
+        let request = "\(method.rawValue) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        let answer: RawConnection.Answer
+        do {
+            try await connection.send(request)
+            answer = try await withDeadline(seconds: 60, "WebDriver \(method) \(path)") { try await connection.response() }
+        } catch {
+            try? await connection.close()
+            throw error
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
-        let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any]) ?? [:]
-        guard response.status == .ok else {
-            throw Failure("WebDriver \(method) \(path): \(response.status.code) \(String(decoding: bytes.readableBytesView, as: UTF8.self).prefix(500))")
+        try? await connection.close()
+        let json = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]) ?? [:]
+        guard answer.status == 200 else {
+            throw Failure("WebDriver \(method) \(path): \(answer.status) \(answer.body.prefix(500))")
         }
         return json
     }

@@ -1,8 +1,8 @@
-import AsyncHTTPClient
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Logging
-import NIOCore
-import NIOHTTP1
 import ServiceLifecycle
 import Tally
 
@@ -16,8 +16,12 @@ struct WebhookDispatcher: Service {
     let settings: TallyServer.Configuration.Webhooks
 
     func run() async throws {
-        // The process's shared client: its connections are pooled, and it needs no shutdown.
-        let client = HTTPClient.shared
+        // One session for the dispatcher's life: its connections are kept and reused. A redirect
+        // is followed (up to 20, as browsers do) only to a URL a webhook could name itself.
+        let settings = self.settings
+        let client = OutboundHTTPClient(redirects: .follow(maximum: 20, allowed: { url in
+            (try? WebhookRoutes.checkDestination(url.absoluteString, settings)) != nil
+        }))
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             for ledger in store.ledgersWithWebhooks {
                 do {
@@ -31,7 +35,7 @@ struct WebhookDispatcher: Service {
     }
 
     /// Queues what is new, then sends what is due.
-    func poll(_ ledger: String, _ client: HTTPClient) async throws {
+    func poll(_ ledger: String, _ client: OutboundHTTPClient) async throws {
         let store = self.store
         let sources = state.notificationSources(ledger)
         try await state.pool.with(ledger) { opened in
@@ -44,6 +48,9 @@ struct WebhookDispatcher: Service {
             }
         }
         for (webhook, delivery) in store.due(ledger: ledger, now: Instant.now.microsecondsSinceEpoch) {
+            // A stopping server starts no new try; one under way gets its answer (within the
+            // timeout) and records it, so a receiver that took it is not sent it again.
+            if Task.isShuttingDownGracefully || Task.isCancelled { return }
             let attempt = await send(delivery, to: webhook, client)
             let tries = delivery.attempts.count + 1
             try store.record(webhook: webhook.id, delivery: delivery.id, attempt: attempt, now: Instant.now.microsecondsSinceEpoch,
@@ -51,25 +58,31 @@ struct WebhookDispatcher: Service {
         }
     }
 
-    /// One POST of a delivery, signed now.
-    func send(_ delivery: WebhookStore.Delivery, to webhook: WebhookStore.Webhook, _ client: HTTPClient) async -> WebhookStore.Attempt {
+    /// One POST of a delivery, signed now. The try has `timeoutMilliseconds` for the whole
+    /// answer; of its body at most 64 KiB is read, and only its status counts.
+    func send(_ delivery: WebhookStore.Delivery, to webhook: WebhookStore.Webhook, _ client: OutboundHTTPClient) async -> WebhookStore.Attempt {
         let now = Instant.now
-        var request = HTTPClientRequest(url: webhook.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "tally-webhooks")
-        request.headers.add(name: "Tally-Delivery", value: delivery.id)
-        request.headers.add(name: "Tally-Webhook", value: webhook.id)
-        request.headers.add(name: "Tally-Signature",
-                            value: WebhookStore.signature(secret: webhook.secret, timestamp: now.microsecondsSinceEpoch / 1_000_000, body: delivery.body))
-        request.body = .bytes(ByteBuffer(string: delivery.body))
+        guard let url = URL(string: webhook.url) else {
+            return WebhookStore.Attempt(at: now.description, status: nil, error: "'\(webhook.url)' is not a URL")
+        }
+        let timeout = Duration.milliseconds(settings.timeoutMilliseconds)
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.timeoutInterval = TimeInterval(settings.timeoutMilliseconds) / 1_000
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("tally-webhooks", forHTTPHeaderField: "User-Agent")
+        request.setValue(delivery.id, forHTTPHeaderField: "Tally-Delivery")
+        request.setValue(webhook.id, forHTTPHeaderField: "Tally-Webhook")
+        request.setValue(WebhookStore.signature(secret: webhook.secret, timestamp: now.microsecondsSinceEpoch / 1_000_000, body: delivery.body),
+                         forHTTPHeaderField: "Tally-Signature")
+        request.httpBody = Data(delivery.body.utf8)
         do {
-            let response = try await client.execute(request, timeout: .milliseconds(Int64(settings.timeoutMilliseconds)))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            let status = Int(response.status.code)
+            let response = try await client.start(request, deadline: timeout)
+            _ = try? await response.collect(upTo: 64 * 1024)
+            let status = response.status
             return WebhookStore.Attempt(at: now.description, status: status, error: (200..<300).contains(status) ? nil : "answered \(status)")
         } catch {
-            return WebhookStore.Attempt(at: now.description, status: nil, error: "\(error)")
+            return WebhookStore.Attempt(at: now.description, status: nil, error: OutboundHTTPError.describe(error))
         }
     }
 
