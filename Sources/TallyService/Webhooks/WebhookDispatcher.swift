@@ -68,7 +68,9 @@ struct WebhookDispatcher: Service {
         let timeout = Duration.milliseconds(settings.timeoutMilliseconds)
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
-        request.timeoutInterval = TimeInterval(settings.timeoutMilliseconds) / 1_000
+        // curl's wait for data, which Foundation counts in whole seconds (0.5 s would be none):
+        // rounded up; the deadline bounds the whole try exactly.
+        request.timeoutInterval = TimeInterval(max(1, (settings.timeoutMilliseconds + 999) / 1_000))
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("tally-webhooks", forHTTPHeaderField: "User-Agent")
         request.setValue(delivery.id, forHTTPHeaderField: "Tally-Delivery")
