@@ -107,24 +107,26 @@ final class WritePipeline: Sendable {
         do {
             try readModels.database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
-                    draft.held = holding ? HeldPostings.begin(db) : nil
-                    // Without savepoints only the whole group's rollback takes anything back.
-                    if !savepoints { draft.held?.holdUntilGroupEnds(first: draft.first) }
-                    defer { draft.held?.end() }
-                    draft.checkpoints = try ReadModelStore.checkpoints(db)
-                    while next < group.count {
-                        guard let outcome = try planOne(group[next].command, into: &draft, savepoints: savepoints, db) else { break }
-                        outcomes[next] = outcome
-                        next += 1
+                    let held = holding ? HeldPostings(db) : nil
+                    draft.held = held
+                    if !savepoints { held?.holdUntilGroupEnds(first: draft.first) }  // only the group's rollback takes back
+                    defer { held?.end() }
+                    return try HeldPostings.whileReadable(held) {
+                        draft.checkpoints = try ReadModelStore.checkpoints(db)
+                        while next < group.count {
+                            guard let outcome = try planOne(group[next].command, into: &draft, savepoints: savepoints, db) else { break }
+                            outcomes[next] = outcome
+                            next += 1
+                        }
+                        guard !draft.records.isEmpty else { return .rollback }
+                        try draft.held?.writeAll()
+                        let result = try store.append(records: draft.records, pinnedTo: AppendPin(
+                            firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch), encodedAhead: draft.encodedAhead)
+                        appended = result
+                        try faultAfterAppend?()
+                        try readModels.setCheckpoints(result.head.sequence, hash: result.head.hash, db)
+                        return .commit
                     }
-                    guard !draft.records.isEmpty else { return .rollback }
-                    try draft.held?.writeAll()
-                    let result = try store.append(records: draft.records, pinnedTo: AppendPin(
-                        firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch), encodedAhead: draft.encodedAhead)
-                    appended = result
-                    try faultAfterAppend?()
-                    try readModels.setCheckpoints(result.head.sequence, hash: result.head.hash, db)
-                    return .commit
                 }
             }
         } catch {

@@ -1,5 +1,4 @@
 import GRDB
-internal import Synchronization
 
 // A write group's postings, held back from `posting_days` and the roll-up cells until the
 // group ends or something reads them (docs/architecture.md "The write pipeline"); with them,
@@ -12,15 +11,18 @@ internal import Synchronization
 // command wrote its postings' rows and cells: three upserts per account and commodity it
 // moved. Held, a group writes each row and cell once.
 //
-// The write pipeline owns the holding: it begins one per group (``HeldPostings/begin(_:)``),
-// hands it to each command's savepoint and to the balances fold (``GroupDraft/held``),
-// writes it before the append (``HeldPostings/writeAll()``) and ends it. Nothing is answered
-// from what is held: a read of those tables on the group's connection first writes it
-// (``HeldPostings/writeHeld(_:)``, at the top of each read in ``PostingDays`` and
-// ``BalanceRollups``), so a reader sees exactly the rows it would have seen. Those readers
-// are reached through the `Database` a plan or a projector is given (``LedgerCommand/plan``,
-// ``Projector``), public signatures that carry no more than the connection: they find the
-// group's holding by its connection, the one lookup left.
+// The write pipeline owns the holding: it makes one per group, hands it to each command's
+// savepoint and to the balances fold (``GroupDraft/held``), writes it before the append
+// (``HeldPostings/writeAll()``) and ends it. Nothing is answered from what is held: a read of
+// those tables on the group's connection first writes it (``HeldPostings/writeHeld(_:)``, at
+// the top of each read in ``PostingDays`` and ``BalanceRollups``), so a reader sees exactly
+// the rows it would have seen. Those readers are reached through the `Database` a plan or a
+// projector is given (``LedgerCommand/plan``, ``Projector``), public signatures that carry no
+// more than the connection; so the pipeline binds the holding for the span of its group's
+// transaction (``HeldPostings/whileReadable(_:_:)``, a task-local value), and a reader finds
+// it there when it reads the same connection. There is no state shared across groups,
+// connections or stores: outside that span, and on any other connection, there is nothing
+// to find.
 //
 // A refused command's savepoint rolls back what it wrote; here that is its own legs (taken
 // off the end) and any held legs of earlier commands that a read wrote inside its
@@ -93,25 +95,28 @@ final class HeldPostings: @unchecked Sendable {
     /// and changed no row held nothing.
     var changes: Int { legsHeld + (idempotency?.changes ?? 0) }
 
-    private init(_ db: Database) {
+    /// Holds the postings of the group whose transaction is open on `db`, until ``end()``:
+    /// the pipeline hands the holding to what folds and writes, and readers of `db` write it
+    /// before they read while the pipeline runs the group in ``whileReadable(_:_:)``.
+    init(_ db: Database) {
         self.db = db
     }
 
-    /// The holdings of groups being written, by connection: what readers of a connection
-    /// write first.
-    private static let readable = Mutex<[ObjectIdentifier: HeldPostings]>([:])
-    /// How many holdings are readable: readers (every balance query asks) pass by without
-    /// taking the lock while no group is being written.
-    private static let open = Atomic<Int>(0)
+    /// The holding of the group being run here, bound by ``whileReadable(_:_:)``.
+    @TaskLocal private static var readable: HeldPostings?
 
-    /// Begins holding the postings of the group whose transaction is open on `db`, until
-    /// ``end()``: the pipeline hands the holding to what folds and writes, and readers of
-    /// `db` write it before they read.
-    static func begin(_ db: Database) -> HeldPostings {
-        let holding = HeldPostings(db)
-        readable.withLock { readable in
-            if readable.updateValue(holding, forKey: ObjectIdentifier(db)) == nil { open.add(1, ordering: .relaxed) }
-        }
+    /// Runs `body`, the planning and folding of a group whose transaction is open, with
+    /// `holding` found by readers of its connection (``writeHeld(_:)``,
+    /// ``runningBalance(_:account:commodity:)``); nil: the group holds nothing, and readers
+    /// find nothing.
+    static func whileReadable<Result>(_ holding: HeldPostings?, _ body: () throws -> Result) rethrows -> Result {
+        try $readable.withValue(holding, operation: body)
+    }
+
+    /// The holding bound for a group being run on `db`, nil when none is (a reader's own
+    /// connection, a rebuild, any code outside a group).
+    private static func holding(of db: Database) -> HeldPostings? {
+        guard let holding = readable, holding.db === db else { return nil }
         return holding
     }
 
@@ -130,35 +135,26 @@ final class HeldPostings: @unchecked Sendable {
     /// `balances` row is the answer). A plan's balance question costs no statement for an
     /// account its group moved.
     static func runningBalance(_ db: Database, account: String, commodity: String) -> Int64? {
-        guard open.load(ordering: .relaxed) > 0, let holding = readable.withLock({ $0[ObjectIdentifier(db)] }), holding.wholeGroup else {
-            return nil
-        }
+        guard let holding = holding(of: db), holding.wholeGroup else { return nil }
         return holding.fold?.runningBalance(BalancePair(account: account, commodity: commodity))
     }
 
     /// Stops holding, dropping what was not written: call it once the transaction is written
     /// (``writeAll()``) or is being rolled back.
     func end() {
-        Self.readable.withLock { readable in
-            if readable[ObjectIdentifier(db)] === self {
-                readable[ObjectIdentifier(db)] = nil
-                Self.open.subtract(1, ordering: .relaxed)
-            }
-        }
         fold = nil  // it holds statements of `db`, and this holding
         idempotency = nil
     }
 
     /// Writes what the group being written on `db` holds, before a read of the postings or
-    /// the roll-up cells; nothing when no group is (a reader's own connection, a rebuild). A
-    /// connection's holding begins and ends on its own queue, so a count of zero seen there is
-    /// exact for it.
+    /// the roll-up cells; nothing when no group is being run on `db` (a reader's own
+    /// connection, a rebuild).
     ///
     /// - Throws: ``WriteFailed``, then again at every later write of this group (a write
     ///   that failed half-way cannot tell what it wrote): the group is run again without
     ///   holding.
     static func writeHeld(_ db: Database) throws {
-        guard open.load(ordering: .relaxed) > 0, let holding = readable.withLock({ $0[ObjectIdentifier(db)] }) else { return }
+        guard let holding = holding(of: db) else { return }
         try holding.writeHeld()
     }
 
