@@ -59,7 +59,7 @@ public final class SubjectKeys: Sendable {
         var missing: Set<[UInt8]> = []
         /// Recent seals and opens (payees repeat): sealed bytes by subject and text, text by
         /// sealed bytes. Bounded (``cacheEntriesLimit``), emptied by an erasure.
-        var sealedByText: [String: [UInt8]] = [:]
+        var sealedByText: [SubjectText: [UInt8]] = [:]
         var textBySealed: [SealedBytes: String] = [:]
         /// Each text sealed once, by reference (``reference(_:subject:)``): the sealed bytes
         /// (`identifier · nonce · ciphertext · tag`, as an inline field holds them) at the
@@ -69,7 +69,7 @@ public final class SubjectKeys: Sendable {
         var referenceBySealed: [SealedBytes: UInt64] = [:]
         /// Recent references by subject and text, and texts by reference. Bounded
         /// (``cacheEntriesLimit``), emptied by an erasure.
-        var referenceByText: [String: UInt64] = [:]
+        var referenceByText: [SubjectText: UInt64] = [:]
         var textByReference: [UInt64: String] = [:]
         /// References looked for, not found even after a reload: a lost or older `SUBJECTS`.
         var missingReferences: Set<UInt64> = []
@@ -136,7 +136,7 @@ public final class SubjectKeys: Sendable {
     /// The nonce is HMAC-SHA256(subject key, text) cut to 12 bytes, so equal texts of one subject
     /// seal to equal bytes (grouping by payee stays exact; a repeated command encodes the same).
     func seal(_ text: String, subject: String) -> [UInt8] {
-        let cacheKey = subject + "\u{0}" + text
+        let cacheKey = SubjectText(subject: subject, text: text)
         if let cached = state.withLock({ $0.sealedByText[cacheKey] }) { return cached }
         let sealed = sealAnew(text, subject: subject)
         state.withLock { state in
@@ -185,7 +185,7 @@ public final class SubjectKeys: Sendable {
     /// first time it is sealed. Equal texts of one subject have one reference (their sealed
     /// bytes are equal), so events that name them encode alike and group exactly.
     func reference(_ text: String, subject: String) -> UInt64 {
-        let cacheKey = subject + "\u{0}" + text
+        let cacheKey = SubjectText(subject: subject, text: text)
         if let cached = state.withLock({ $0.referenceByText[cacheKey] }) { return cached }
         let sealed = seal(text, subject: subject)
         return state.withLock { state in
@@ -202,6 +202,13 @@ public final class SubjectKeys: Sendable {
             state.referenceByText[cacheKey] = reference
             return reference
         }
+    }
+
+    /// A subject and one of its texts, the key of the sealed-bytes and references caches: the
+    /// two strings as they are, not joined into a third (an import asks once per row).
+    struct SubjectText: Hashable {
+        let subject: String
+        let text: String
     }
 
     /// The text a reference names: opened with its subject's key, or, when the key is gone
