@@ -137,6 +137,7 @@ enum CommandTree {
             let command: Command
         }
         guard let dump = try? JSONDecoder().decode(Dump.self, from: Data(command._dumpHelp().utf8)) else { return [] }
-        return Set((dump.command.arguments ?? []).flatMap { $0.names ?? [] }.filter { $0.kind == "long" }.map { "--" + $0.name })
+        let names: [Dump.Name] = (dump.command.arguments ?? []).flatMap { argument in argument.names ?? [] }
+        return Set(names.filter { $0.kind == "long" }.map { name in "--\(name.name)" })
     }
 }

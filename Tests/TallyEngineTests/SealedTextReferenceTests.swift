@@ -65,7 +65,8 @@ import TallyTestSupport
             try EventStoreReader.open(at: root, options: Self.options).forEach { event in
                 if let entry = event.body.as(JournalEntryPosted.self) { cents.append(entry.amount.minorUnits) }
             }
-            #expect(cents == (0..<40).map { Int64(100 + $0) }, "amounts are never sealed")
+            let written: [Int64] = (0..<40).map { (index: Int) -> Int64 in 100 + Int64(index) }
+            #expect(cents == written, "amounts are never sealed")
         }
     }
 
