@@ -199,14 +199,17 @@ public struct EventCatalog: Sendable {
             // A string past its limit is refused even where the reader would not see it (a
             // sealed reference): one rule for every store.
             guard check.lossy else { return }
-            if let problem = try EventText.firstProblem(in: body) {
-                throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: body.type.name)
-            }
+            try refuseFirstProblem(in: body)
             throw EventCodingError(.invalidValue, "\(body.type.name): the payload does not read back as written")
         }
-        if check.sawControlCharacter, let problem = try EventText.firstProblem(in: body) {
-            throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: body.type.name)
-        }
+        if check.sawControlCharacter { try refuseFirstProblem(in: body) }
+    }
+
+    /// Throws the record check's error for the first field of `body` at fault (a control
+    /// character, a string or list past its limit: ``EventText/firstProblem(in:)``), if any.
+    private func refuseFirstProblem(in body: EventBody) throws {
+        guard let problem = try EventText.firstProblem(in: body) else { return }
+        throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: body.type.name)
     }
 
     /// Reads the payload back with every string scanned for control characters; on a
@@ -220,12 +223,10 @@ public struct EventCatalog: Sendable {
         do {
             readBack = try decodeBody(code: type.code, version: type.version, reader: &reader)
         } catch let error as EventCodingError {
-            guard let problem = try EventText.firstProblem(in: body) else { throw error }
-            throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: type.name)
+            try refuseFirstProblem(in: body)
+            throw error
         }
-        if reader.sawControlCharacter, let problem = try EventText.firstProblem(in: body) {
-            throw EventCodingError(problem.code, field: problem.field, reason: problem.reason, context: type.name)
-        }
+        if reader.sawControlCharacter { try refuseFirstProblem(in: body) }
         guard readBack == body else {
             throw EventCodingError(
                 .invalidValue,
