@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 import Testing
+@testable import TallyCLI
 
-/// Runs the real `tally` executable, as a user would, and captures what it printed.
+/// What one run of `tally` returned and printed.
 struct TallyRun {
     let status: Int32
     let standardOutput: String
@@ -22,8 +24,67 @@ enum TallyProcess {
         return root.appendingPathComponent(".build/debug/tally")
     }()
 
+    /// Every run starts the executable when `TALLY_TEST_PROCESSES=1` (for a run of the suite
+    /// that exercises the process around each command line too).
+    static let alwaysStartsProcesses = ProcessInfo.processInfo.environment["TALLY_TEST_PROCESSES"] == "1"
+
+    /// The commands that need a process of their own: `serve` starts `tally-serve` from beside
+    /// the executable, `follow` waits for a signal, `demo` names the program it was started as.
+    static let processOnlyCommands: Set<String> = ["serve", "follow", "demo"]
+
+    /// Whether a command line names a store on PostgreSQL. Such a line starts the executable: a
+    /// process keeps, per connection string, a thread and a connection that send commit notices
+    /// and a few idle connections for its next command, and each test's ledger has a
+    /// connection string of its own (libpq's `application_name`), so in this process they
+    /// would add up to more connections than the test cluster takes.
+    static func namesAStoreOnPostgres(_ arguments: [String]) -> Bool {
+        arguments.contains { $0.hasPrefix("postgresql://") || $0.hasPrefix("postgres://") }
+    }
+
+    /// The environment variables `tally`'s command layer reads through its console; a run that
+    /// sets another (one the engine reads, such as `TALLY_READ_MODELS`) starts the executable.
+    static let consoleVariables: Set<String> = ["TALLY_STORE", "TALLY_KEY_FILE", "TALLY_WAIT", "COLUMNS"]
+
+    /// Runs `tally` with `arguments`, `input` on its standard input and `environment` over the
+    /// test's own (without `TALLY_STORE`), and returns its status and what it printed.
+    ///
+    /// The command line runs in this process (``TallyCommand/execute(_:)``, the function the
+    /// executable's `main` calls, with a console of buffers) unless it needs a process of its
+    /// own (``processOnlyCommands``, a store on PostgreSQL, an environment variable outside
+    /// ``consoleVariables``, or `TALLY_TEST_PROCESSES=1`): starting the debug executable costs about 20 ms of CPU before
+    /// it reads its arguments, and the suite runs `tally` several thousand times.
+    /// `InProcessRunTests` checks that both ways answer alike.
     @discardableResult
     static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> TallyRun {
+        if alwaysStartsProcesses || arguments.contains(where: processOnlyCommands.contains) || namesAStoreOnPostgres(arguments)
+            || !Set(environment.keys).isSubset(of: consoleVariables) || environment.values.contains(where: { namesAStoreOnPostgres([$0]) }) {
+            return try runProcess(arguments, input: input, environment: environment)
+        }
+        return runInProcess(arguments, input: input, environment: environment)
+    }
+
+    /// The command line run by ``TallyCommand/execute(_:)`` in this process, on a console of
+    /// buffers.
+    static func runInProcess(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) -> TallyRun {
+        var variables = ProcessInfo.processInfo.environment
+        variables.removeValue(forKey: "TALLY_STORE")
+        for (key, value) in environment { variables[key] = value }
+        let output = Mutex("")
+        let errors = Mutex("")
+        let console = Console(
+            writeOutput: { text in output.withLock { $0 += text } },
+            writeError: { text in errors.withLock { $0 += text } },
+            readInput: { Data((input ?? "").utf8) },
+            environment: variables,
+            errorIsTerminal: false
+        )
+        let status = Console.$current.withValue(console) { TallyCommand.execute(arguments) }
+        return TallyRun(status: status, standardOutput: output.withLock { $0 }, standardError: errors.withLock { $0 })
+    }
+
+    /// The command line run by the `tally` executable, in a process of its own.
+    @discardableResult
+    static func runProcess(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> TallyRun {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

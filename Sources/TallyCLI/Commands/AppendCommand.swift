@@ -64,7 +64,7 @@ enum NDJSONInput {
     static func readEvents(from path: String, limit: Int? = nil) throws -> [NewEvent] {
         let data: Data
         if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = Console.current.readInput()
         } else {
             guard let contents = FileManager.default.contents(atPath: path) else {
                 throw ValidationError("cannot read '\(path)': no such file or not readable")

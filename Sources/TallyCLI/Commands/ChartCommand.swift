@@ -61,6 +61,6 @@ struct ChartCommand: ParsableCommand {
 
     /// `$COLUMNS`, else 80.
     static var terminalWidth: Int {
-        ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init).map { max($0, TerminalChart.minimumWidth) } ?? 80
+        Console.current.environment["COLUMNS"].flatMap(Int.init).map { max($0, TerminalChart.minimumWidth) } ?? 80
     }
 }

@@ -75,7 +75,7 @@ extension DemoCommand {
             for (name, request) in requests {
                 let file = directory + "/\(name.rawValue).svg"
                 try Data(SVGChart.render(try ledger.chart(name, request)).utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
-                Swift.print("chart \(name.rawValue): \(file)")
+                TallyCLI.print("chart \(name.rawValue): \(file)")
             }
         }
     }
@@ -101,8 +101,8 @@ struct DemoReport {
     }
 
     private func heading(_ title: String) {
-        Swift.print("")
-        Swift.print("== \(title)")
+        TallyCLI.print("")
+        TallyCLI.print("== \(title)")
     }
 
     private func signed(_ money: Money) -> String {
@@ -112,32 +112,32 @@ struct DemoReport {
     private func overview() {
         let household = summary.household
         let activity = summary.activity
-        Swift.print("Tally demo: a household from \(household.firstMonth) to \(household.lastDay), seed \(household.seed), store \(path)")
-        Swift.print("Every act ran as a Ledger command on a simulated clock; today is \(dashboard.today) (\(DemoHousehold.timeZone)).")
+        TallyCLI.print("Tally demo: a household from \(household.firstMonth) to \(household.lastDay), seed \(household.seed), store \(path)")
+        TallyCLI.print("Every act ran as a Ledger command on a simulated clock; today is \(dashboard.today) (\(DemoHousehold.timeZone)).")
         let refused = activity.refusalsByReason.map { "\($0.count) \($0.reason)" }.joined(separator: ", ")
-        Swift.print("\(activity.commands) commands appended \(summary.verification.log.events) events in \(summary.verification.log.frames) commits; "
+        TallyCLI.print("\(activity.commands) commands appended \(summary.verification.log.events) events in \(summary.verification.log.frames) commits; "
                     + "refused \(activity.refusals.values.reduce(0, +))\(refused.isEmpty ? "" : " (\(refused))"), "
                     + "repeats ignored \(activity.repeatsIgnored), nothing to do \(activity.nothingToDo).")
         let counts = summary.countsByType
         let shown = counts.prefix(12)
-        Swift.print(Output.table(["EVENT TYPE", "COUNT"], shown.map { [$0.type, String($0.count)] }, rightAligned: [1]))
+        TallyCLI.print(Output.table(["EVENT TYPE", "COUNT"], shown.map { [$0.type, String($0.count)] }, rightAligned: [1]))
         if counts.count > shown.count {
             let rest = counts.dropFirst(shown.count)
-            Swift.print("… and \(rest.count) more types (\(rest.map(\.count).reduce(0, +)) events)")
+            TallyCLI.print("… and \(rest.count) more types (\(rest.map(\.count).reduce(0, +)) events)")
         }
     }
 
     private func wealth() {
         let wealth = dashboard.wealth
         heading("Wealth account \(wealth.account): \(wealth.status.rawValue)")
-        Swift.print("split \(wealth.splitRule) (Spend/Invest), round-ups \(wealth.roundUpsEnabled ? "on" : "off"), card \(wealth.cardFrozen ? "frozen" : "active")")
-        Swift.print(Output.table(
+        TallyCLI.print("split \(wealth.splitRule) (Spend/Invest), round-ups \(wealth.roundUpsEnabled ? "on" : "off"), card \(wealth.cardFrozen ? "frozen" : "active")")
+        TallyCLI.print(Output.table(
             ["CURRENCY", "SPEND", "INVEST", "WALLET", "TOTAL"],
             wealth.balances.map { [$0.commodity.code, MoneyDisplay.amount($0.spend), MoneyDisplay.amount($0.invest), MoneyDisplay.amount($0.wallet), MoneyDisplay.amount($0.total)] },
             rightAligned: [1, 2, 3, 4]))
         func total(_ amounts: [Money]) -> String { amounts.isEmpty ? "none" : amounts.map(\.description).joined(separator: ", ") }
-        Swift.print("round-ups this month \(total(dashboard.roundUpsThisMonth)); last month \(total(dashboard.roundUpsLastMonth))")
-        Swift.print(Output.table(
+        TallyCLI.print("round-ups this month \(total(dashboard.roundUpsThisMonth)); last month \(total(dashboard.roundUpsLastMonth))")
+        TallyCLI.print(Output.table(
             ["SEQ", "DATE", "KIND", "AMOUNT", "CUR", "SPEND", "INVEST", "CAUSE", "DETAIL"],
             dashboard.wealthHistory.map { entry in
                 [String(entry.sequence), DemoDates.date(entry.effectiveAt), entry.kind.rawValue, MoneyDisplay.amount(entry.amount), entry.amount.commodity.code,
@@ -149,7 +149,7 @@ struct DemoReport {
     private func budget() {
         heading("Budget")
         let overviews = dashboard.budgetOverviews
-        Swift.print(Output.table(
+        TallyCLI.print(Output.table(
             [overviews.first.map { "MEASURE (\($0.income.commodity.code))" } ?? "MEASURE"] + overviews.enumerated().map { index, overview in
                 "\(overview.month)" + (index == overviews.count - 1 ? " (to \(dashboard.today.day))" : "")
             },
@@ -158,23 +158,23 @@ struct DemoReport {
                 + [["net"] + overviews.map { (try? $0.net()).map(MoneyDisplay.amount) ?? "" }],
             rightAligned: Set(1...overviews.count)))
         if let month = dashboard.budgets.first?.month {
-            Swift.print("")
-            Swift.print("Budgets of \(month):")
-            Swift.print(Output.table(
+            TallyCLI.print("")
+            TallyCLI.print("Budgets of \(month):")
+            TallyCLI.print(Output.table(
                 ["CATEGORY", "MAXIMUM", "SPENT", "REMAINING", "STATUS"],
                 dashboard.budgets.map { [$0.category.displayName, MoneyDisplay.amount($0.maximum), MoneyDisplay.amount($0.spent), MoneyDisplay.amount($0.remaining), $0.isOverBudget ? "OVER" : ""] },
                 rightAligned: [1, 2, 3]))
         }
         let recurring = dashboard.recurring
-        Swift.print("")
-        Swift.print("Recurring in \(recurring.month), today \(recurring.today):")
-        Swift.print(Output.table(
+        TallyCLI.print("")
+        TallyCLI.print("Recurring in \(recurring.month), today \(recurring.today):")
+        TallyCLI.print(Output.table(
             ["DUE", "ID", "PAYEE", "AMOUNT", "STATE"],
             recurring.items.map { [$0.dueDate.description, $0.item.id, $0.item.payee, MoneyDisplay.amount($0.item.amount), $0.state.rawValue] },
             rightAligned: [3]))
-        Swift.print(RecurringCLI.totalsTable(recurring))
-        Swift.print("")
-        Swift.print(Output.table(
+        TallyCLI.print(RecurringCLI.totalsTable(recurring))
+        TallyCLI.print("")
+        TallyCLI.print(Output.table(
             ["POT", "TARGET", "TOTAL", "PROGRESS"],
             dashboard.pots.map { [$0.name, MoneyDisplay.amount($0.target), MoneyDisplay.amount($0.total), Output.percent($0.progressBasisPoints)] },
             rightAligned: [1, 2, 3]))
@@ -183,19 +183,19 @@ struct DemoReport {
     private func envelopes() {
         heading("Envelopes on \(dashboard.today)")
         func text(_ money: Money) -> String { "\(MoneyDisplay.amount(money)) \(money.commodity.code)" }
-        Swift.print(Output.table(
+        TallyCLI.print(Output.table(
             ["ENVELOPE", "INTERVAL", "BUDGETED", "CARRIED IN", "SPENT", "REMAINING", "STATUS"],
             dashboard.envelopes.map { [$0.name, $0.period.description, text($0.budgeted), text($0.carriedIn), text($0.spent), text($0.remaining), $0.isOverBudget ? "OVER" : ""] },
             rightAligned: [2, 3, 4, 5]))
         let accounts = dashboard.envelopeAccounts
-        Swift.print("")
-        Swift.print(Output.table(
+        TallyCLI.print("")
+        TallyCLI.print(Output.table(
             ["ACCOUNT", "BALANCE", "IN \(accounts.total.commodity.code)"],
             accounts.lines.map { [$0.account, text($0.amount), $0.inBase.map(MoneyDisplay.amount) ?? "no rate"] }
                 + [["total", "", MoneyDisplay.amount(accounts.total)]],
             rightAligned: [1, 2]))
-        Swift.print("")
-        Swift.print(Output.table(
+        TallyCLI.print("")
+        TallyCLI.print(Output.table(
             ["CHALLENGE", "STEPS DONE", "SAVED", "TARGET"],
             dashboard.challenges.map { ["\($0.name) (\($0.challengeId))", "\($0.completedSteps.count)/\($0.stepCount)", text($0.saved), $0.target.map(text) ?? ""] },
             rightAligned: [1, 2, 3]))
@@ -205,46 +205,46 @@ struct DemoReport {
         let report = dashboard.netWorth
         let base = report.baseCurrency.code
         heading("Net worth on \(dashboard.today)")
-        Swift.print("\(MoneyDisplay.amount(report.netWorth)) \(base) = assets \(MoneyDisplay.amount(report.assets)) − liabilities \(MoneyDisplay.amount(report.liabilities))"
+        TallyCLI.print("\(MoneyDisplay.amount(report.netWorth)) \(base) = assets \(MoneyDisplay.amount(report.assets)) − liabilities \(MoneyDisplay.amount(report.liabilities))"
                     + (report.isComplete ? "" : " (incomplete: \(report.excluded.count) item(s) excluded)"))
-        Swift.print("30-day change \(signed(dashboard.netWorthChange)) \(base) (from \(MoneyDisplay.amount(dashboard.netWorthMonthAgo.netWorth)))")
-        Swift.print(NetWorthJSON.linesTable(report))
-        Swift.print("")
-        Swift.print(Output.table(
+        TallyCLI.print("30-day change \(signed(dashboard.netWorthChange)) \(base) (from \(MoneyDisplay.amount(dashboard.netWorthMonthAgo.netWorth)))")
+        TallyCLI.print(NetWorthJSON.linesTable(report))
+        TallyCLI.print("")
+        TallyCLI.print(Output.table(
             ["KIND", "CATEGORY", base, "SHARE"],
             report.categories.map { [$0.kind.rawValue, $0.category, MoneyDisplay.amount($0.total), Output.percent($0.basisPoints)] },
             rightAligned: [2, 3]))
-        for item in report.excluded { Swift.print("excluded: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
-        Swift.print("")
-        Swift.print(Output.table(["MONTH END", "NET WORTH"], dashboard.netWorthSeries.map { [$0.month.description, $0.value.description] }, rightAligned: [1]))
+        for item in report.excluded { TallyCLI.print("excluded: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
+        TallyCLI.print("")
+        TallyCLI.print(Output.table(["MONTH END", "NET WORTH"], dashboard.netWorthSeries.map { [$0.month.description, $0.value.description] }, rightAligned: [1]))
     }
 
     private func xray() {
         let xray = dashboard.xray
         heading("Portfolio X-ray on \(dashboard.today)")
-        Swift.print("\(MoneyDisplay.amount(xray.total)) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
+        TallyCLI.print("\(MoneyDisplay.amount(xray.total)) \(xray.baseCurrency.code) in \(xray.holdings.count) holdings; coverage \(Output.percent(xray.coverageBasisPoints))")
         for (title, groups) in [("by type", xray.allocationByType), ("by country", xray.exposureByCountry), ("by sector", xray.exposureBySector)] {
-            Swift.print("\(title): " + groups.map { "\($0.group) \(Output.percent($0.basisPoints))" }.joined(separator: " · "))
+            TallyCLI.print("\(title): " + groups.map { "\($0.group) \(Output.percent($0.basisPoints))" }.joined(separator: " · "))
         }
-        Swift.print(Output.table(["METRIC", "VALUE", "SEVERITY"], [
+        TallyCLI.print(Output.table(["METRIC", "VALUE", "SEVERITY"], [
             ["concentration (100×Σw²)", Output.hundredths(xray.concentration.value), xray.concentration.severity.rawValue],
             ["home bias", Output.percent(xray.homeBias.value), xray.homeBias.severity.rawValue],
             ["illiquidity", Output.percent(xray.illiquidity.value), xray.illiquidity.severity.rawValue],
             ["data confidence", Output.percent(xray.dataConfidence.value), xray.dataConfidence.severity.rawValue],
         ], rightAligned: [1]))
-        for item in xray.excluded { Swift.print("excluded: \(item.itemId): \(item.reason)") }
-        for reminder in xray.remindersDue { Swift.print("reminder due \(reminder.dueDate): update \(reminder.assetId)\(reminder.note.map { " (\($0))" } ?? "")") }
+        for item in xray.excluded { TallyCLI.print("excluded: \(item.itemId): \(item.reason)") }
+        for reminder in xray.remindersDue { TallyCLI.print("reminder due \(reminder.dueDate): update \(reminder.assetId)\(reminder.note.map { " (\($0))" } ?? "")") }
     }
 
     private func pastDate() {
         let known = DemoDates.local(dashboard.knownBefore)
         heading("As of \(dashboard.pastDate): now, and as known at \(known)")
-        Swift.print("On \(DemoDates.local(dashboard.correctionRecordedAt)) the household recorded backdated corrections: the anniversary dinner "
+        TallyCLI.print("On \(DemoDates.local(dashboard.correctionRecordedAt)) the household recorded backdated corrections: the anniversary dinner "
                     + "of \(dashboard.amendmentAudit.first?.effectiveDate.description ?? "last month") amended (184.00 → 148.00), "
                     + "a late home appraisal effective \(dashboard.pastDate), and a Style Hub purchase re-categorised.")
         let now = dashboard.pastNetWorth
         let before = dashboard.pastNetWorthKnownBefore
-        Swift.print(Output.table(
+        TallyCLI.print(Output.table(
             ["FIGURE", "AS KNOWN NOW", "AS KNOWN AT \(known)"],
             [
                 ["net worth (\(now.baseCurrency.code))", MoneyDisplay.amount(now.netWorth), MoneyDisplay.amount(before.netWorth)],
@@ -253,8 +253,8 @@ struct DemoReport {
             ] + now.lines.filter { line in before.lines.first { $0.itemId == line.itemId }?.converted != line.converted }.map { line in
                 ["  \(line.itemId)", MoneyDisplay.amount(line.converted), (before.lines.first { $0.itemId == line.itemId }?.converted).map(MoneyDisplay.amount) ?? "-"]
             }, rightAligned: [1, 2]))
-        for item in now.excluded { Swift.print("excluded then: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
-        Swift.print("")
+        for item in now.excluded { TallyCLI.print("excluded then: \(item.kind.rawValue) \(item.itemId): \(item.reason)") }
+        TallyCLI.print("")
         let keys = ["Budget:Current", LedgerAccounts.spend(DemoHousehold.wealthAccount), LedgerAccounts.invest(DemoHousehold.wealthAccount)]
         func key(_ balance: AccountBalance) -> String { "\(balance.account) \(balance.amount.commodity.code)" }
         let earlier = Dictionary(dashboard.pastBalancesKnownBefore.map { (key($0), $0.amount) }, uniquingKeysWith: { first, _ in first })
@@ -262,13 +262,13 @@ struct DemoReport {
         let shown = dashboard.pastBalances.filter { balance in
             (keys.contains(balance.account) && balance.amount.commodity == .usd) || earlier[key(balance)] != balance.amount
         }.map(key) + dashboard.pastBalancesKnownBefore.map(key).filter { later[$0] == nil }
-        Swift.print("Balances at the end of \(dashboard.pastDate) (\(dashboard.pastBalances.count) non-zero): those the corrections changed, and Budget:Current, Spend and Invest:")
-        Swift.print(Output.table(
+        TallyCLI.print("Balances at the end of \(dashboard.pastDate) (\(dashboard.pastBalances.count) non-zero): those the corrections changed, and Budget:Current, Spend and Invest:")
+        TallyCLI.print(Output.table(
             ["ACCOUNT", "AS KNOWN NOW", "AS KNOWN BEFORE"],
             shown.map { [$0, later[$0].map(MoneyDisplay.amount) ?? "0", earlier[$0].map(MoneyDisplay.amount) ?? "0"] },
             rightAligned: [1, 2]))
         let wealth = dashboard.pastWealth.balance(in: .usd)
-        Swift.print("Wealth account then: Spend \(MoneyDisplay.amount(wealth.spend)), Invest \(MoneyDisplay.amount(wealth.invest)) USD (split \(dashboard.pastWealth.splitRule))")
+        TallyCLI.print("Wealth account then: Spend \(MoneyDisplay.amount(wealth.spend)), Invest \(MoneyDisplay.amount(wealth.invest)) USD (split \(dashboard.pastWealth.splitRule))")
     }
 
     private func audit() {
@@ -280,15 +280,15 @@ struct DemoReport {
                                $0.cause.map(String.init) ?? "", MoneyDisplay.amount($0.amount), MoneyDisplay.money($0.balance)] },
                 rightAligned: [0, 4, 5, 6])
         }
-        Swift.print("\(dashboard.amendmentAccount), the amended dinner: the first version, its reversal and the new version, all dated when it happened")
-        Swift.print(table(dashboard.amendmentAudit))
-        Swift.print("")
-        Swift.print("\(dashboard.investAccount), the last 7 days: each split names its deposit, each round-up its purchase")
-        Swift.print(table(dashboard.investAudit))
+        TallyCLI.print("\(dashboard.amendmentAccount), the amended dinner: the first version, its reversal and the new version, all dated when it happened")
+        TallyCLI.print(table(dashboard.amendmentAudit))
+        TallyCLI.print("")
+        TallyCLI.print("\(dashboard.investAccount), the last 7 days: each split names its deposit, each round-up its purchase")
+        TallyCLI.print(table(dashboard.investAudit))
         if let envelope = dashboard.auditedEnvelope {
-            Swift.print("")
-            Swift.print("envelope:\(envelope) since last month: each interval's budget, what was spent, what the rollover did; the balance is what is left")
-            Swift.print(table(dashboard.envelopeAudit))
+            TallyCLI.print("")
+            TallyCLI.print("envelope:\(envelope) since last month: each interval's budget, what was spent, what the rollover did; the balance is what is left")
+            TallyCLI.print(table(dashboard.envelopeAudit))
         }
     }
 
@@ -297,23 +297,23 @@ struct DemoReport {
         let log = verification.log
         let statistics = summary.statistics
         heading("Verify and log")
-        Swift.print("verify: \(verification.isIntact ? "ok" : "FAILED"): \(log.events) events, \(log.segments) segment(s), \(log.frames) frames; checksums, hash chain and payloads checked")
+        TallyCLI.print("verify: \(verification.isIntact ? "ok" : "FAILED"): \(log.events) events, \(log.segments) segment(s), \(log.frames) frames; checksums, hash chain and payloads checked")
         if let readModels = verification.readModels {
-            Swift.print("read models at the log head; trial balance \(readModels.trialBalance.isEmpty ? "empty (books balance)" : "NOT empty"); \(readModels.assertionsChecked) balance assertion(s) hold")
+            TallyCLI.print("read models at the log head; trial balance \(readModels.trialBalance.isEmpty ? "empty (books balance)" : "NOT empty"); \(readModels.assertionsChecked) balance assertion(s) hold")
         }
         for problem in log.problems.map(\.description) + verification.undecodableEvents + (verification.readModels?.problems ?? []) {
-            Swift.print("problem: \(problem)")
+            TallyCLI.print("problem: \(problem)")
         }
-        Swift.print("head digest \(log.head)  (keep it; `tally verify --expect \(log.head)` checks it later)")
-        Swift.print("log on disk \(Output.bytes(statistics.bytesOnDisk)) (\(statistics.events > 0 ? statistics.bytesOnDisk / Int64(statistics.events) : 0) bytes/event); "
+        TallyCLI.print("head digest \(log.head)  (keep it; `tally verify --expect \(log.head)` checks it later)")
+        TallyCLI.print("log on disk \(Output.bytes(statistics.bytesOnDisk)) (\(statistics.events > 0 ? statistics.bytesOnDisk / Int64(statistics.events) : 0) bytes/event); "
                     + "events encoded \(Output.bytes(statistics.uncompressedBytes)), LZ4 \(Output.ratio(statistics.uncompressedBytes, statistics.storedBytes)); "
                     + "as NDJSON \(Output.bytes(summary.ndjsonBytes)), \(Output.ratio(summary.ndjsonBytes, statistics.bytesOnDisk)) the log")
-        Swift.print("")
+        TallyCLI.print("")
         let program = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "tally"
-        Swift.print("Next: \(program) wealth summary --store \(path)")
-        Swift.print("      \(program) networth show --store \(path) --as-of \(dashboard.pastDate)")
-        Swift.print("      \(program) audit \(dashboard.amendmentAccount.contains(" ") ? "'\(dashboard.amendmentAccount)'" : dashboard.amendmentAccount) --store \(path)")
-        Swift.print("      \(program) log --store \(path) --type deposit_split --limit 5")
+        TallyCLI.print("Next: \(program) wealth summary --store \(path)")
+        TallyCLI.print("      \(program) networth show --store \(path) --as-of \(dashboard.pastDate)")
+        TallyCLI.print("      \(program) audit \(dashboard.amendmentAccount.contains(" ") ? "'\(dashboard.amendmentAccount)'" : dashboard.amendmentAccount) --store \(path)")
+        TallyCLI.print("      \(program) log --store \(path) --type deposit_split --limit 5")
     }
 }
 

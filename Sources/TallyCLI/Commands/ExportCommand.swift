@@ -81,7 +81,8 @@ struct ExportCommand: ParsableCommand {
             print("Exported \(summary.events) events to \(file)")
             print("head \(summary.head)")
         } else {
-            summary = try ledger.export { FileHandle.standardOutput.write(Data($0.utf8)) }
+            let console = Console.current
+            summary = try ledger.export { console.writeOutput($0) }
             Output.note("exported \(summary.events) events; head \(summary.head)\n")
         }
         noteOlderVersions(summary)

@@ -63,6 +63,8 @@ struct ImportCommand: ParsableCommand {
         }
         let stopwatch = Stopwatch()
         let bar = ProgressBar(label: "import", enabled: progress == .bar)
+        // The engine may report from a thread of its own: the lines go to this command's console.
+        let console = Console.current
         let report: (ImportProgress) -> Void = { step in
             switch step.phase {
             case .validating:
@@ -70,7 +72,7 @@ struct ImportCommand: ParsableCommand {
             case .appending:
                 bar.update(completed: step.completed, total: step.total, detail: "\(step.completed)/\(step.total) rows")
                 if progress == .json, let sequence = step.committedSequence {
-                    print("{\"committed_seq\": \(sequence)}")
+                    console.writeOutput("{\"committed_seq\": \(sequence)}\n")
                     fflush(nil)
                 }
             }

@@ -61,7 +61,7 @@ struct InitCommand: ParsableCommand {
         if let madeKeyFile {
             print("Encrypted at rest; wrote a new key to \(madeKeyFile): keep a copy apart from the store, without it the store cannot be opened")
         } else if encrypt {
-            print("Encrypted at rest with the key in \(storeOptions.keyFile ?? ProcessInfo.processInfo.environment["TALLY_KEY_FILE"] ?? "")")
+            print("Encrypted at rest with the key in \(storeOptions.keyFile ?? Console.current.environment["TALLY_KEY_FILE"] ?? "")")
         }
         print("head \(head)")
     }

@@ -137,20 +137,20 @@ struct PotListCommand: ParsableCommand {
                 }
                 return Output.jsonObject(fields)
             }
-            if single, let object = objects.first { return Swift.print(object) }
-            return Swift.print(JSONText.list(objects, paging: page.map(JSONPaging.init)))
+            if single, let object = objects.first { return TallyCLI.print(object) }
+            return TallyCLI.print(JSONText.list(objects, paging: page.map(JSONPaging.init)))
         }
         let converted = otherBase && conversion.isConverted
-        Swift.print(Output.table(
+        TallyCLI.print(Output.table(
             ["POT", "NAME", "TOTAL", "TARGET", "PROGRESS"] + (converted ? ["TOTAL \(base)", "TARGET \(base)"] : []),
             try pots.map { [$0.id, $0.name, MoneyDisplay.amount($0.total), MoneyDisplay.amount($0.target), percent($0.progressBasisPoints)]
                 + (converted ? [try inBase($0.total), try inBase($0.target)] : []) },
             rightAligned: converted ? [2, 3, 4, 5, 6] : [2, 3, 4]
         ))
         if !conversion.notConverted.isEmpty, !pots.isEmpty {
-            Swift.print("not converted (no rate into \(base)): \(conversion.notConverted.map(\.code).joined(separator: ", "))")
+            TallyCLI.print("not converted (no rate into \(base)): \(conversion.notConverted.map(\.code).joined(separator: ", "))")
         }
-        if let page { Swift.print(ListFooter.table(page)) }
+        if let page { TallyCLI.print(ListFooter.table(page)) }
     }
 }
 

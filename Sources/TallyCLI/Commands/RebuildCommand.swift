@@ -22,10 +22,12 @@ struct RebuildCommand: ParsableCommand {
         let total = try EventStoreReader.open(at: storeOptions.path, options: try storeOptions.ledgerOptions()).head.sequence
         let bar = ProgressBar(label: "rebuild", enabled: progress == .bar)
         let stopwatch = Stopwatch()
+        // The engine may report from a thread of its own: the lines go to this command's console.
+        let console = Console.current
         try Ledger.rebuild(at: storeOptions.path, options: try storeOptions.ledgerOptions()) { sequence in
             bar.update(completed: Int64(sequence), total: Int64(total), detail: "\(sequence)/\(total) events")
             if progress == .json {
-                print("{\"folded_seq\": \(sequence)}")
+                console.writeOutput("{\"folded_seq\": \(sequence)}\n")
                 fflush(nil)
             }
         }

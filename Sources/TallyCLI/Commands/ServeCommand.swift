@@ -48,7 +48,7 @@ struct ServeCommand: ParsableCommand {
         if let own = Bundle.main.executableURL?.resolvingSymlinksInPath() {
             candidates.append(own.deletingLastPathComponent().appendingPathComponent(serverName).path)
         }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let path = Console.current.environment["PATH"] ?? ""
         candidates += path.split(separator: ":").map { "\($0)/\(serverName)" }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

@@ -116,6 +116,8 @@ struct TransactionImportCommand: ParsableCommand {
     private func importFile(_ file: String) throws {
         let bar = ProgressBar(label: "import-bank", enabled: progress == .bar)
         defer { bar.finish() }
+        // The engine may report from a thread of its own: the lines go to this command's console.
+        let console = Console.current
         let report: (ImportProgress) -> Void = { step in
             switch step.phase {
             case .validating:
@@ -123,7 +125,7 @@ struct TransactionImportCommand: ParsableCommand {
             case .appending:
                 bar.update(completed: step.completed, total: step.total, detail: "\(step.completed)/\(step.total) rows")
                 if progress == .json, let sequence = step.committedSequence {
-                    print("{\"committed_seq\": \(sequence)}")
+                    console.writeOutput("{\"committed_seq\": \(sequence)}\n")
                     fflush(nil)
                 }
             }

@@ -73,7 +73,7 @@ enum CLITime {
             throw ValidationError("give \(option) (\(oldOption) is its old name), not both: \(option) '\(text)', \(oldOption) '\(old)'")
         }
         if old != nil {
-            FileHandle.standardError.write(Data("note: \(oldOption) is the old name of \(option); it still works, \(option) is the one to write\n".utf8))
+            Output.note("note: \(oldOption) is the old name of \(option); it still works, \(option) is the one to write\n")
         }
         return text ?? old
     }

@@ -2,25 +2,32 @@ import Foundation
 import Synchronization
 import Tally
 
-/// The ledgers this process opened for writing, each with its head when it opened: an error
-/// thrown after a command committed (a read-model commit that failed on a full disk, then a
-/// query that found the read models behind; a failed close) must not read as "nothing
-/// happened", or a retry records the command twice. ``TallyCommand/main()`` reports such an
-/// error as success with a warning naming the events committed (``warning(for:)``), except
-/// an import's, which says itself how far it got (``saysHowFarItGot(_:)``).
-enum CommittedWrites {
-    private static let opened = Mutex<[(ledger: Ledger, head: UInt64)]>([])
+/// The ledgers one command line opened for writing, each with its head when it opened: an
+/// error thrown after a command committed (a read-model commit that failed on a full disk,
+/// then a query that found the read models behind; a failed close) must not read as "nothing
+/// happened", or a retry records the command twice. ``TallyCommand/execute(_:)`` reports
+/// such an error as success with a warning naming the events committed (``warning(for:)``),
+/// except an import's, which says itself how far it got (``saysHowFarItGot(_:)``).
+///
+/// One record per command line: ``TallyCommand/execute(_:)`` binds a fresh one
+/// (``current``) for the span of the command, so two command lines run in one process (the
+/// CLI's tests) neither see each other's commits nor keep each other's ledgers alive.
+final class CommittedWrites: Sendable {
+    private let opened = Mutex<[(ledger: Ledger, head: UInt64)]>([])
+
+    /// The record of the command line running on this task.
+    @TaskLocal static var current = CommittedWrites()
 
     /// Remembers `ledger` (just opened for writing) and its head; returns it.
     static func track(_ ledger: Ledger) -> Ledger {
         let head = ledger.head.sequence
-        opened.withLock { $0.append((ledger, head)) }
+        current.opened.withLock { $0.append((ledger, head)) }
         return ledger
     }
 
-    /// The events this process committed, one range per ledger that committed any.
+    /// The events this command line committed, one range per ledger that committed any.
     static var committed: [ClosedRange<UInt64>] {
-        opened.withLock { entries in
+        current.opened.withLock { entries in
             entries.compactMap { entry in
                 let now = entry.ledger.head.sequence
                 return now > entry.head ? (entry.head + 1)...now : nil
@@ -38,7 +45,7 @@ enum CommittedWrites {
     }
 
     /// The warning that replaces `error` as the outcome of a command that committed events
-    /// before it was thrown, or nil when this process committed nothing.
+    /// before it was thrown, or nil when this command line committed nothing.
     static func warning(for error: any Error) -> String? {
         let ranges = committed
         guard !ranges.isEmpty else { return nil }

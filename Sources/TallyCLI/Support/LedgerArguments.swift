@@ -190,7 +190,7 @@ enum CLIParse {
     /// (the command records the cut name; a blank one is refused by the command itself).
     static func noteName(_ text: String?, _ what: String) {
         guard let text, let note = try? NameRule.checked(text, what).note else { return }
-        FileHandle.standardError.write(Data("note: \(note)\n".utf8))
+        Output.note("note: \(note)\n")
     }
 
     /// A ticker typed by the user, by the one rule (``TickerRule``: trimmed, upper-cased).

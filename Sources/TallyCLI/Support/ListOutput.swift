@@ -171,7 +171,7 @@ struct ListTable {
     /// Prints page `page` of the list in `format` to standard output (``render(_:page:empty:context:)``),
     /// and for a CSV that is not the whole list, which page it is on standard error.
     func print(_ format: ListFormatOptions.Format, page: ListPage?, empty: String, context: [(String, String)] = []) {
-        Swift.print(render(format, page: page, empty: empty, context: context), terminator: "")
+        TallyCLI.print(render(format, page: page, empty: empty, context: context), terminator: "")
         if format == .csv, let page { ListFooter.noteCSV(page) }
     }
 

@@ -12,11 +12,12 @@ import TallyLog
 enum Output {
     /// `tally: message` on standard error, control characters made visible.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("tally: \(visibleLines(message))\n".utf8))
+        Console.current.writeError("tally: \(visibleLines(message))\n")
     }
 
+    /// Text on standard error as given.
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data(message.utf8))
+        Console.current.writeError(message)
     }
 
     /// Text with every control character made visible: `\0`, `\t`, `\n`, `\r`, `\e`, `\u{7F}`.

@@ -28,7 +28,7 @@ final class ProgressBar {
 
     init(label: String, enabled: Bool = true) {
         self.label = label
-        self.isEnabled = enabled && isatty(STDERR_FILENO) == 1
+        self.isEnabled = enabled && Console.current.errorIsTerminal
     }
 
     /// Redraws when the shown per-mille changes.
