@@ -11,12 +11,13 @@ public enum LogBackend: String, CaseIterable, Sendable, CustomStringConvertible 
 
     public var description: String { rawValue }
 
-    /// A new ledger's location on the shared cluster for a store named `name`, or nil on files.
+    /// A new ledger's location on the shared cluster for a store named `name`, or nil on files;
+    /// `ownConnections` as ``PostgresTestCluster/ledgerLocation(_:ownConnections:)`` takes it.
     /// - Throws: ``PostgresTestCluster/ClusterFailure`` when the cluster cannot be started.
-    public func newLocation(_ name: String = "store") throws -> String? {
+    public func newLocation(_ name: String = "store", ownConnections: Bool = true) throws -> String? {
         switch self {
         case .files: nil
-        case .postgresql: try PostgresTestCluster.shared().ledgerLocation(name)
+        case .postgresql: try PostgresTestCluster.shared().ledgerLocation(name, ownConnections: ownConnections)
         }
     }
 }

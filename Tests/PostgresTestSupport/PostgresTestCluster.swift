@@ -90,10 +90,13 @@ public final class PostgresTestCluster: Sendable {
     }
 
     /// A new ledger's location on this cluster, unique to the caller: `postgresql://…?ledger=NAME-RANDOM`,
-    /// with libpq's `application_name` set to the ledger's name (so a test can end its connections alone).
-    public func ledgerLocation(_ name: String) -> String {
+    /// with libpq's `application_name` set to the ledger's name (so a test can end its connections
+    /// alone) unless `ownConnections` is false. A process keeps a commit notifier and a few idle
+    /// connections per connection string: locations without a name of their own share them, as
+    /// an application's ledgers on one server do.
+    public func ledgerLocation(_ name: String, ownConnections: Bool = true) -> String {
         let ledger = "\(name)-\(UUID().uuidString.prefix(8).lowercased())"
-        return "\(serverURL)?ledger=\(ledger)&application_name=\(ledger)"
+        return "\(serverURL)?ledger=\(ledger)" + (ownConnections ? "&application_name=\(ledger)" : "")
     }
 
     /// Runs SQL through `psql` (for what a test does behind Tally's back: damage a row, end a

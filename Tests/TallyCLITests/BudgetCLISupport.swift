@@ -22,7 +22,9 @@ struct BudgetStore {
     init(on backend: LogBackend = .files, initArguments: [String] = ["--time-zone", "America/New_York"]) throws {
         directory = try TemporaryDirectory()
         self.backend = backend
-        location = try backend.newLocation("cli")
+        // Its command lines run in the test process (`TallyProcess.run`): the location shares
+        // its connection string with the other stores', and so the process's idle connections.
+        location = try backend.newLocation("cli", ownConnections: false)
         let created = try TallyProcess.run(["init"] + initArguments + storeArguments)
         #expect(created.status == 0, "\(created.standardError)")
     }

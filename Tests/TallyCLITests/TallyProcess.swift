@@ -32,13 +32,14 @@ enum TallyProcess {
     /// the executable, `follow` waits for a signal, `demo` names the program it was started as.
     static let processOnlyCommands: Set<String> = ["serve", "follow", "demo"]
 
-    /// Whether a command line names a store on PostgreSQL. Such a line starts the executable: a
-    /// process keeps, per connection string, a thread and a connection that send commit notices
-    /// and a few idle connections for its next command, and each test's ledger has a
-    /// connection string of its own (libpq's `application_name`), so in this process they
-    /// would add up to more connections than the test cluster takes.
-    static func namesAStoreOnPostgres(_ arguments: [String]) -> Bool {
-        arguments.contains { $0.hasPrefix("postgresql://") || $0.hasPrefix("postgres://") }
+    /// Whether a command line names a store on PostgreSQL with a connection string of its own
+    /// (libpq's `application_name`, which tests that end a ledger's connections set). Such a
+    /// line starts the executable: a process keeps, per connection string, a thread and a
+    /// connection that send commit notices and a few idle connections for its next command, so
+    /// in this process one set per test would add up to more connections than the test
+    /// cluster takes.
+    static func namesAStoreWithConnectionsOfItsOwn(_ text: String) -> Bool {
+        (text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")) && text.contains("application_name=")
     }
 
     /// The environment variables `tally`'s command layer reads through its console; a run that
@@ -50,14 +51,17 @@ enum TallyProcess {
     ///
     /// The command line runs in this process (``TallyCommand/execute(_:)``, the function the
     /// executable's `main` calls, with a console of buffers) unless it needs a process of its
-    /// own (``processOnlyCommands``, a store on PostgreSQL, an environment variable outside
-    /// ``consoleVariables``, or `TALLY_TEST_PROCESSES=1`): starting the debug executable costs about 20 ms of CPU before
-    /// it reads its arguments, and the suite runs `tally` several thousand times.
+    /// own (``processOnlyCommands``, a store on PostgreSQL with connections of its own, an
+    /// environment variable outside ``consoleVariables``, or `TALLY_TEST_PROCESSES=1`):
+    /// starting the debug executable costs about 20 ms of CPU before it reads its arguments,
+    /// and the suite runs `tally` several thousand times.
     /// `InProcessRunTests` checks that both ways answer alike.
     @discardableResult
     static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> TallyRun {
-        if alwaysStartsProcesses || arguments.contains(where: processOnlyCommands.contains) || namesAStoreOnPostgres(arguments)
-            || !Set(environment.keys).isSubset(of: consoleVariables) || environment.values.contains(where: { namesAStoreOnPostgres([$0]) }) {
+        if alwaysStartsProcesses || arguments.contains(where: processOnlyCommands.contains)
+            || arguments.contains(where: namesAStoreWithConnectionsOfItsOwn)
+            || !Set(environment.keys).isSubset(of: consoleVariables)
+            || environment.values.contains(where: namesAStoreWithConnectionsOfItsOwn) {
             return try runProcess(arguments, input: input, environment: environment)
         }
         return runInProcess(arguments, input: input, environment: environment)
