@@ -47,7 +47,7 @@ echo "check-api-clients: schemathesis against tally serve"
 # `tally serve` runs the tally-serve executable: start it directly. `swift build --build-tests`
 # (the build `make test` made: a no-op then) builds it with the settings of the test build;
 # `swift build --product tally-serve` would compile Hummingbird again with other settings.
-# TALLY_BUILT: the caller built (`make test`, which runs this beside `swift test`).
+# TALLY_BUILT: the caller built (`make test`, which runs this beside the suite).
 [ -n "${TALLY_BUILT:-}" ] || $SWIFT build --build-tests --quiet
 bin="$($SWIFT build --show-bin-path)/tally-serve"
 admin="tally-api-check-$RANDOM$RANDOM$RANDOM"

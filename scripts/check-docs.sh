@@ -5,7 +5,7 @@
 #   scripts/check-docs.sh TallyLog TallyEngine   # only these
 #
 # Asks SwiftPM for the modules' symbol graphs (`swift package dump-symbol-graph`, which
-# builds in .build with the same settings as `swift build`, so after `swift test` it
+# builds in .build with the same settings as `swift build`, so after `swift build --build-tests` it
 # compiles nothing and takes seconds), then scripts/check_docs.py lists every public
 # symbol without a doc comment as `MODULE: KIND PATH (FILE:LINE)`, prints a count per
 # module and exits 1 if any (2 if a module's symbol graph is missing). A module that fails

@@ -2,7 +2,7 @@
 # Checks that the engine stands alone: TallyLog and TallyEngine, their tests and test
 # helpers, depend on and import nothing of the products, the CLI or the HTTP service, so an
 # embedder of the engine builds and tests it with none of those present. Two checks, both
-# cheap after `swift test` (they compile nothing):
+# cheap after `swift build --build-tests` (they compile nothing):
 #
 # 1. scripts/check_engine_alone.py reads the package as SwiftPM describes it (`swift package
 #    dump-package`, JSON: no parsing of Package.swift) and follows every engine target's

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the example embedder, Examples/MerchantTags, on the engine as it is in this checkout.
-# `make test` runs it beside `swift test` (scripts/suite-and-checks.sh); a failed check in the
+# `make test` runs it beside the suite (scripts/suite-and-checks.sh); a failed check in the
 # example fails it, and so does a failed check of the short crash run at the end.
 #
 # The example is a package of its own (what an embedder reads and builds:
@@ -33,7 +33,7 @@ fi
 echo "examples: $package resolves $(echo $resolved)" >&2
 
 # Built by `swift build --build-tests` (a no-op then; skipped when the caller built and set
-# TALLY_BUILT, as `make test` does: `swift test` holds the build folder while this runs).
+# TALLY_BUILT, as `make test` does: it built the package before the suite and this check).
 [ -n "${TALLY_BUILT:-}" ] || "$SWIFT" build --build-tests --quiet
 bin="$("$SWIFT" build --show-bin-path)/MerchantTagsExample"
 echo "examples: $package's tour" >&2
