@@ -89,7 +89,7 @@ extension KeyCommand {
 extension StoreOptions {
     /// The key from `TALLY_KEY_FILE` even for a store without a key file (for messages that must name it).
     func requiredKey() throws -> LedgerKey? {
-        guard let file = Console.current.environment["TALLY_KEY_FILE"], !file.isEmpty else { return nil }
+        guard let file = Console.current.variable("TALLY_KEY_FILE") else { return nil }
         return try LedgerKey.file(file)
     }
 }

@@ -29,8 +29,8 @@ extension TallyCommand {
             return ExitCode.success.rawValue
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
             guard code != .success else {
+                let message = fullMessage(for: error)
                 if !message.isEmpty { print(message) }
                 return code.rawValue
             }
@@ -40,6 +40,7 @@ extension TallyCommand {
                 Output.note("tally: " + Output.visibleLines(warning) + "\n")
                 return ExitCode.success.rawValue
             }
+            let message = fullMessage(for: error)
             if !message.isEmpty {
                 Output.note(Output.visibleLines(message) + "\n")
             }

@@ -31,7 +31,7 @@ struct StoreOptions: ParsableArguments {
     /// How long a writer waits for another process's lock, from `--wait`, else `TALLY_WAIT`, else 5 s:
     /// whole or decimal seconds (`2`, `0.5`), at most a day, read exactly (no floating point).
     func writerLockWaitMicroseconds() throws -> Int64 {
-        let environment = Console.current.environment["TALLY_WAIT"].flatMap { $0.isEmpty ? nil : $0 }
+        let environment = Console.current.variable("TALLY_WAIT")
         guard let text = wait ?? environment else { return Self.writerLockWaitDefaultMicroseconds }
         let source = wait != nil ? "--wait" : "TALLY_WAIT"
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -52,10 +52,7 @@ struct StoreOptions: ParsableArguments {
     /// The store as given by flag, environment or default: a directory or a PostgreSQL location.
     var given: String {
         if let store, !store.isEmpty { return store }
-        if let environment = Console.current.environment["TALLY_STORE"], !environment.isEmpty {
-            return environment
-        }
-        return ".tally"
+        return Console.current.variable("TALLY_STORE") ?? ".tally"
     }
 
     /// The ledger on PostgreSQL the store names, or nil for a store directory.
@@ -98,7 +95,7 @@ struct StoreOptions: ParsableArguments {
     /// make every plain store refuse it; one given by flag never is.
     func key() throws -> LedgerKey? {
         if let keyFile, !keyFile.isEmpty { return try LedgerKey.file(keyFile) }
-        guard let file = Console.current.environment["TALLY_KEY_FILE"], !file.isEmpty,
+        guard let file = Console.current.variable("TALLY_KEY_FILE"),
               FileManager.default.fileExists(atPath: StoreLayout(root: path).keyFilePath)
         else { return nil }
         return try LedgerKey.file(file)
@@ -118,7 +115,7 @@ struct StoreOptions: ParsableArguments {
             return (options, nil)
         }
         let given = keyFile.flatMap { $0.isEmpty ? nil : $0 }
-            ?? Console.current.environment["TALLY_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Console.current.variable("TALLY_KEY_FILE")
         guard let file = given else {
             throw ValidationError("--encrypt needs a key: give --key-file FILE or TALLY_KEY_FILE=FILE (a FILE that does not exist gets a new key)")
         }
