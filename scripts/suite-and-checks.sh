@@ -4,7 +4,8 @@
 # the docs check, the engine-alone check). The suite keeps both cores busy for most of its
 # run, but not all of it: its last minute is a few long stories, and a check is mostly
 # waiting on a server, on Python or on SwiftPM's planning. Run one after the other, the
-# checks added about 90 s to the suite's time; run beside it, they fill its idle core.
+# checks take about 63 s (37 s the first three, 26 s the docs and engine-alone checks); run
+# beside it, they fill its idle core.
 #
 # The suite is the test bundle that `swift build --build-tests` made, run as `swift test`
 # runs it (`--testing-library swift-testing`; the package has no XCTest cases) but without
