@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# Installs the C libraries Tally links against, and the PostgreSQL server its tests run the
-# log on PostgreSQL against, when they are missing.
-# Debian/Ubuntu: liblz4-dev (the log's compression), libsqlite3-dev (read models), libpq-dev
-# (the log on PostgreSQL), postgresql-15 and postgresql-client-15 (a throwaway cluster per test run),
+# Installs what Tally builds against and what its tests run, when it is missing.
+#
+#   scripts/setup.sh          # both parts
+#   scripts/setup.sh build    # what the build links against (make demo, make build)
+#   scripts/setup.sh tests    # what the suite and the checks run (scripts/test.sh runs this
+#                             # beside the build)
+#
+# build: liblz4-dev (the log's compression), libsqlite3-dev (read models), libpq-dev (the
+# log on PostgreSQL), pkg-config.
+# tests: postgresql-15 and postgresql-client-15 (a throwaway cluster per test run),
 # chromium and chromium-driver (DashboardBrowserTests loads the service's dashboard page in a
-# real headless browser through chromedriver).
+# real headless browser through chromedriver), the OpenAPI document's validator and the API
+# checks' Python tools.
 set -euo pipefail
+part="${1:-all}"
+case "$part" in
+    build) packages=(liblz4-dev libsqlite3-dev pkg-config libpq-dev) ;;
+    tests) packages=(postgresql-15 postgresql-client-15 chromium chromium-driver) ;;
+    all) packages=(liblz4-dev libsqlite3-dev pkg-config libpq-dev postgresql-15 postgresql-client-15 chromium chromium-driver) ;;
+    *) echo "setup: unknown part '$part' (build, tests or none for both)" >&2; exit 2 ;;
+esac
+
 missing=()
-for pkg in liblz4-dev libsqlite3-dev pkg-config libpq-dev postgresql-15 postgresql-client-15 chromium chromium-driver; do
+for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing ${missing[*]}" >&2
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+    install() { DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null; }
+    # Without package lists (a fresh image) or with stale ones the first attempt fails: the
+    # lists are fetched then. The tests part, run right after the build part, finds them fresh.
+    install 2>/dev/null || { $sudo_cmd apt-get update -qq && install; }
 fi
+[ "$part" != build ] || exit 0
+
 # The OpenAPI document's validator, pinned: `make test` checks Schemas/openapi.yaml with it.
 OPENAPI_SPEC_VALIDATOR_VERSION=0.7.1
 if [ "$(python3 -m pip show openapi-spec-validator 2>/dev/null | sed -n 's/^Version: //p')" != "$OPENAPI_SPEC_VALIDATOR_VERSION" ]; then

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make test`: one build, then the suite with the checks beside it.
+#
+# 1. What the build links against (scripts/setup.sh build), if missing.
+# 2. The build (`swift build --build-tests`), with what the tests run installed beside it
+#    (scripts/setup.sh tests: PostgreSQL, Chromium, the API checks' Python tools). On a
+#    fresh machine that set-up takes about 45 s, most of it the Python tools; the build
+#    needs none of it, so it no longer waits for it.
+#    The build refuses an import of a package target that the importing target does not
+#    declare (`--explicit-target-dependency-import-check error`): the engine-alone check's
+#    second half, done by the build that compiles the modules (the flag changes no compile
+#    command, so `swift build` and `swift test` reuse what this build made).
+# 3. scripts/suite-and-checks.sh: the test bundle, with the OpenAPI document, the API
+#    clients, the example embedder, the docs and the engine alone checked beside it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SWIFT="${SWIFT:-swift}"
+
+scripts/setup.sh build || exit 1
+
+setup_log=$(mktemp)
+trap 'rm -f "$setup_log"' EXIT
+nice -n 5 scripts/setup.sh tests > "$setup_log" 2>&1 &
+setup=$!
+
+"$SWIFT" build --build-tests --explicit-target-dependency-import-check error
+built=$?
+wait "$setup"
+installed=$?
+cat "$setup_log" >&2
+[ "$installed" -eq 0 ] || { echo "test: scripts/setup.sh tests failed (exit $installed; its output is above)" >&2; exit 1; }
+[ "$built" -eq 0 ] || { echo "test: the build failed (exit $built)" >&2; exit 1; }
+
+SWIFT="$SWIFT" TALLY_IMPORTS_CHECKED=1 exec scripts/suite-and-checks.sh
