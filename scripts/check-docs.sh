@@ -24,7 +24,10 @@ else
 fi
 
 echo "check-docs: symbol graphs of ${MODULES[*]} (swift package dump-symbol-graph)" >&2
-OUTPUT=$("$SWIFT" package dump-symbol-graph --minimum-access-level public 2>&1) || { echo "$OUTPUT" >&2; exit 1; }
+# The package's manifests are read from the build folder's own cache (`--manifest-cache
+# local`), which `make test`'s build fills: with the shared cache this command compiled and
+# linked every package's manifest again on each run (35 of them: 17 s, 22 s of CPU, against 5 s).
+OUTPUT=$("$SWIFT" package --manifest-cache local dump-symbol-graph --minimum-access-level public 2>&1) || { echo "$OUTPUT" >&2; exit 1; }
 SYMBOLS=$(echo "$OUTPUT" | sed -n 's/^Files written to //p' | tail -n 1)
 if [ -z "$SYMBOLS" ] || [ ! -d "$SYMBOLS" ]; then
     echo "$OUTPUT" >&2

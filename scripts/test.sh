@@ -9,7 +9,9 @@
 #    The build refuses an import of a package target that the importing target does not
 #    declare (`--explicit-target-dependency-import-check error`): the engine-alone check's
 #    second half, done by the build that compiles the modules (the flag changes no compile
-#    command, so `swift build` and `swift test` reuse what this build made).
+#    command, so `swift build` and `swift test` reuse what this build made). The manifests
+#    it reads are cached in the build folder (`--manifest-cache local`), where the docs
+#    check's `swift package dump-symbol-graph` finds them (scripts/check-docs.sh).
 # 3. scripts/suite-and-checks.sh: the test bundle, with the OpenAPI document, the API
 #    clients, the example embedder, the docs and the engine alone checked beside it.
 set -uo pipefail
@@ -23,7 +25,7 @@ trap 'rm -f "$setup_log"' EXIT
 nice -n 5 scripts/setup.sh tests > "$setup_log" 2>&1 &
 setup=$!
 
-"$SWIFT" build --build-tests --explicit-target-dependency-import-check error
+"$SWIFT" build --build-tests --explicit-target-dependency-import-check error --manifest-cache local
 built=$?
 wait "$setup"
 installed=$?
