@@ -56,6 +56,7 @@ import TallyTestSupport
         do {
             let ledger = try Ledger.open(at: "/var/lib/shop/books")
             defer { try? ledger.close() }
+            print(try ledger.settings().name)
         } catch let error as LedgerError where error.code == .locked {
             // another process writes this store: open it for reading instead
         } catch let error as LedgerError where (error.underlying as? StoreError)?.code == .notFound {

@@ -31,7 +31,8 @@ import Testing
             let box = Mutex<Server?>(nil)
             let router = Router()
             router.get("/held") { _, _ -> Response in
-                for await _ in box.withLock({ $0 })?.held.stream ?? AsyncStream { $0.finish() } {}
+                let stream = box.withLock({ $0 })?.held.stream ?? AsyncStream { $0.finish() }
+                for await _ in stream {}
                 return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "released")))
             }
             router.get("/big") { _, _ -> Response in

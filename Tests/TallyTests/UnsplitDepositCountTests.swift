@@ -23,7 +23,7 @@ import TallyTestSupport
                 let hours = Int64.random(in: -240...48, using: &random)
                 let effective = Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch + hours * 3_600_000_000)
                 switch Int.random(in: 0..<10, using: &random) {
-                case 0: try? ledger.pauseAutomation(account: account)
+                case 0: _ = try? ledger.pauseAutomation(account: account)
                 case 1: try? ledger.resumeAutomation(account: account)
                 case 2:
                     if let entry = deposits[account]?.randomElement(using: &random) {

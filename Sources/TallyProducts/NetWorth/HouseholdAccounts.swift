@@ -1,4 +1,4 @@
-public import TallyEngine
+import TallyEngine
 
 /// Where a net worth line comes from (its source): an item added with the net-worth
 /// commands, or one of the ledger's own accounts that holds the household's money

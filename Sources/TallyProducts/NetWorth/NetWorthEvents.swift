@@ -407,7 +407,7 @@ public struct AssetRenamed: SealsPersonalText {
 extension AssetRenamed: ExampleProviding {
     public static var example: AssetRenamed {
         get throws {
-            try AssetRenamed(assetId: "flat_e8", name: "Rented flat", category: .investments)
+            AssetRenamed(assetId: "flat_e8", name: "Rented flat", category: .investments)
         }
     }
 }
