@@ -24,7 +24,7 @@ import TallyTestSupport
                 let effective = Instant(microsecondsSinceEpoch: clock.now.microsecondsSinceEpoch + hours * 3_600_000_000)
                 switch Int.random(in: 0..<10, using: &random) {
                 case 0: _ = try? ledger.pauseAutomation(account: account)
-                case 1: try? ledger.resumeAutomation(account: account)
+                case 1: _ = try? ledger.resumeAutomation(account: account)
                 case 2:
                     if let entry = deposits[account]?.randomElement(using: &random) {
                         _ = try? ledger.reverseWealthEntry(account: account, entry: entry)

@@ -17,7 +17,7 @@ enum QuoteLists {
             WHERE effective_at <= ? AND recorded_at <= ?
             ORDER BY symbol, commodity, effective_at DESC, sequence DESC
             """), arguments: [point.effectiveBound, point.recordedBound]).map { row in
-            try MarketQuoteListing(
+            MarketQuoteListing(
                 quote: MarketQuote(kind: .price, base: try Commodity.named(row[NetWorthColumns.symbol]), quote: try Commodity.named(row[NetWorthColumns.commodity]),
                                    value: try ExactDecimal(significand: row[Columns.significand], scale: row[Columns.scale]),
                                    effectiveAt: row.instant(NetWorthColumns.effectiveAt), recordedAt: row.instant(NetWorthColumns.recordedAt),
