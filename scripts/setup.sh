@@ -13,11 +13,13 @@
 # real headless browser through chromedriver), the OpenAPI document's validator and the API
 # checks' Python tools.
 set -euo pipefail
+build_packages=(liblz4-dev libsqlite3-dev pkg-config libpq-dev)
+test_packages=(postgresql-15 postgresql-client-15 chromium chromium-driver)
 part="${1:-all}"
 case "$part" in
-    build) packages=(liblz4-dev libsqlite3-dev pkg-config libpq-dev) ;;
-    tests) packages=(postgresql-15 postgresql-client-15 chromium chromium-driver) ;;
-    all) packages=(liblz4-dev libsqlite3-dev pkg-config libpq-dev postgresql-15 postgresql-client-15 chromium chromium-driver) ;;
+    build) packages=("${build_packages[@]}") ;;
+    tests) packages=("${test_packages[@]}") ;;
+    all) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
     *) echo "setup: unknown part '$part' (build, tests or none for both)" >&2; exit 2 ;;
 esac
 
@@ -30,10 +32,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing ${missing[*]}" >&2
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    install() { DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null; }
+    apt_install() { DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null; }
     # Without package lists (a fresh image) or with stale ones the first attempt fails: the
     # lists are fetched then. The tests part, run right after the build part, finds them fresh.
-    install 2>/dev/null || { $sudo_cmd apt-get update -qq && install; }
+    apt_install 2>/dev/null || { $sudo_cmd apt-get update -qq && apt_install; }
 fi
 [ "$part" != build ] || exit 0
 

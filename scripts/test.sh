@@ -30,6 +30,8 @@ built=$?
 wait "$setup"
 installed=$?
 cat "$setup_log" >&2
+# `exec` below ends this shell without its EXIT trap: the log goes now.
+rm -f "$setup_log"
 [ "$installed" -eq 0 ] || { echo "test: scripts/setup.sh tests failed (exit $installed; its output is above)" >&2; exit 1; }
 [ "$built" -eq 0 ] || { echo "test: the build failed (exit $built)" >&2; exit 1; }
 
