@@ -59,7 +59,9 @@ if [ "$(cat "$API_TOOLS/pins" 2>/dev/null)" != "${API_TOOL_PINS[*]}" ] || ! "$AP
             echo "setup: installing ${API_TOOL_PINS[*]} into $API_TOOLS" >&2
             rm -rf "$API_TOOLS"
             python3 -m venv "$API_TOOLS"
-            "$API_TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check "${API_TOOL_PINS[@]}"
+            # --no-compile: pip byte-compiles every module of every package it installs (15.5 s of
+            # CPU in all, 11.2 s without); the checks import a fraction of them, compiled on first use.
+            "$API_TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile "${API_TOOL_PINS[@]}"
             echo "${API_TOOL_PINS[*]}" > "$API_TOOLS/pins"
         fi
     ) 9> "$API_TOOLS.lock"

@@ -7,8 +7,9 @@ import Testing
 /// scripts/crash/crash_harness.py: the log verifies, no acknowledged event is lost, batches are
 /// whole, the store reopens and its read models catch up (to the balances before a killed rebuild,
 /// to those of a fresh rebuild after concurrent writers), re-running acknowledged work appends
-/// nothing, and every reader beside the writers exited 0. The 1,000-kill run is the same script
-/// with `--kills 1000` (see docs/testing.md, "Crash and fuzz harnesses").
+/// nothing, and every reader beside the writers exited 0. Two kills per mode (`TALLY_CRASH_KILLS=N`
+/// for N); the 1,000-kill run is the same script with `--kills 1000` (see docs/testing.md, "Crash
+/// and fuzz harnesses").
 @Suite struct CrashHarnessTests {
     static let script: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -17,7 +18,7 @@ import Testing
     @Test(arguments: ["import", "deposits", "append", "rebuild", "concurrent"])
     func aFewKillsLoseNoAcknowledgedEventAndLeaveAStoreThatReopens(mode: String) throws {
         let seed: UInt64 = 20_261_124
-        let kills = 4
+        let kills = ProcessInfo.processInfo.environment["TALLY_CRASH_KILLS"].flatMap(Int.init) ?? 2
         let directory = try TemporaryDirectory()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
