@@ -7,22 +7,17 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-// The test targets' compile, a third of a clean `make test` build. Each test target rebuilt from
-// scratch on 2 cores: SwiftPM's defaults 128.6 s (237 s of CPU), the first two flags 107.0 s (209 s)
-// the same day; on another day the first two 125 s (235 s), all three 109 s (203 s):
+// The test targets' compile, a third of a clean `make test` build (each test target rebuilt
+// from scratch, 2 cores: 128.6 s, 237 s of CPU; with these flags 107.0 s, 209 s):
 // - line tables only, no variable information: a failure still names its file and line
 //   (`#expect` records its source location) and a crash's backtrace its lines;
 // - one batch of files per job rather than one per 25 files: the driver otherwise starts
 //   five compiler processes for a test target of 109 files, each importing every module
-//   again and loading the test macros' plugin again;
-// - no separate job to emit the module: that job type-checks every declaration of the target
-//   and so expands every `@Test` and `@Suite` macro once more, for a module nothing imports
-//   (`TallyTests` alone: 58.7 s, 92 s of CPU with it; 37.1 s, 68.6 s without).
+//   again and loading the test macros' plugin again.
 // Only the test targets: a package that depends on Tally builds none of them, and the
-// library's own targets keep SwiftPM's defaults (their modules are imported, and a separate
-// module job lets the targets that import them start sooner).
+// library's own targets keep SwiftPM's defaults.
 let testSettings: [SwiftSetting] = strictSettings + [
-    .unsafeFlags(["-gline-tables-only", "-driver-batch-size-limit", "1000", "-no-emit-module-separately"]),
+    .unsafeFlags(["-gline-tables-only", "-driver-batch-size-limit", "1000"]),
 ]
 
 let package = Package(
