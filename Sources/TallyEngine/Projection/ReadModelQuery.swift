@@ -11,7 +11,7 @@ public import GRDB
 /// enum MerchantTagQueries {
 ///     static func merchant(of account: String) -> ReadModelQuery<String?> {
 ///         ReadModelQuery { db in
-///             try String.fetchOne(db, sql: "SELECT merchant FROM merchant_tags WHERE account = ?", arguments: [account])
+///             try String.fetchOne(db.cachedStatement(sql: "SELECT merchant FROM merchant_tags WHERE account = ?"), arguments: [account])
 ///         }
 ///     }
 /// }

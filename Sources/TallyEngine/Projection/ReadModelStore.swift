@@ -39,7 +39,7 @@ public final class ReadModelStore: Sendable {
         try Self.engineMigrator.migrate(database)
         try database.write { db in
             for projector in projectors {
-                let row = try Row.fetchOne(db, sql: "SELECT version FROM projection_checkpoints WHERE projector = ?", arguments: [projector.name])
+                let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT version FROM projection_checkpoints WHERE projector = ?"), arguments: [projector.name])
                 // A rebuild that stopped before it created its deferred indexes again leaves
                 // the projector to be folded afresh.
                 if try row?[CheckpointColumns.version] as Int? != projector.version || !Self.hasIndexes(projector.indexesDeferredOnRebuild, db) {
@@ -130,7 +130,7 @@ public final class ReadModelStore: Sendable {
         let usable = (try? database.read { db -> Bool in
             guard try db.tableExists("projection_checkpoints") else { return false }
             var versions: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT projector, version FROM projection_checkpoints") {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT projector, version FROM projection_checkpoints")) {
                 versions[row[CheckpointColumns.projector]] = row[CheckpointColumns.version]
             }
             for projector in projectors {
@@ -216,18 +216,16 @@ public final class ReadModelStore: Sendable {
     /// Drops the projector's tables (those it lists and those it made before), creates them
     /// afresh and sets its checkpoint to 0.
     private static func reset(_ projector: any Projector, _ db: Database) throws {
-        let made = try String.fetchAll(db, sql: "SELECT name FROM projection_tables WHERE projector = ?", arguments: [projector.name])
+        let made = try String.fetchAll(db.cachedStatement(sql: "SELECT name FROM projection_tables WHERE projector = ?"), arguments: [projector.name])
         for table in Set(projector.tables + made) {
             try db.execute(sql: "DROP TABLE IF EXISTS \(table.quotedDatabaseIdentifier)")
         }
-        try db.execute(sql: "DELETE FROM projection_tables WHERE projector = ?", arguments: [projector.name])
+        try db.cachedStatement(sql: "DELETE FROM projection_tables WHERE projector = ?").execute(arguments: [projector.name])
         try projector.createTables(db)
         for table in projector.tables {
-            try db.execute(sql: "INSERT INTO projection_tables (projector, name) VALUES (?, ?)", arguments: [projector.name, table])
+            try db.cachedStatement(sql: "INSERT INTO projection_tables (projector, name) VALUES (?, ?)").execute(arguments: [projector.name, table])
         }
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence, hash) VALUES (?, ?, 0, NULL)",
-            arguments: [projector.name, projector.version]
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence, hash) VALUES (?, ?, 0, NULL)").execute(arguments: [projector.name, projector.version]
         )
     }
 
@@ -246,7 +244,7 @@ public final class ReadModelStore: Sendable {
     }
 
     private static func hasIndexes(_ names: [String], _ db: Database) throws -> Bool {
-        for name in names where try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) == nil {
+        for name in names where try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"), arguments: [name]) == nil {
             return false
         }
         return true
@@ -401,7 +399,7 @@ public final class ReadModelStore: Sendable {
 
     /// Every projector's checkpoint with its hash.
     public static func checkpointDigests(_ db: Database) throws -> [(projector: String, sequence: UInt64, hash: [UInt8]?)] {
-        try Row.fetchAll(db, sql: "SELECT projector, sequence, hash FROM projection_checkpoints ORDER BY projector").map { row in
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT projector, sequence, hash FROM projection_checkpoints ORDER BY projector")).map { row in
             (row[CheckpointColumns.projector], row.sequence(CheckpointColumns.sequence), (row[CheckpointColumns.hash] as Data?).map { [UInt8]($0) })
         }
     }
@@ -499,7 +497,7 @@ extension ReadModelStore {
         for projector in projectors {
             try reset(projector, db)
             for name in projector.indexesDeferredOnRebuild {
-                guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) else { continue }
+                guard let sql = try String.fetchOne(db.cachedStatement(sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?"), arguments: [name]) else { continue }
                 deferredIndexes.append(sql)
                 try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
             }
@@ -643,16 +641,16 @@ extension ReadModelStore {
     /// ``holdsOnlyRegisteredTables(_:)`` for these projectors.
     private static func holdsOnlyTables(of projectors: [any Projector], _ db: Database) throws -> Bool {
         let projectorNames = Set(projectors.map(\.name))
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let tables = try String.fetchAll(db.cachedStatement(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
         var owned = Set(engineTables + projectors.flatMap(\.tables))
         if try db.tableExists("projection_tables") {
-            for row in try Row.fetchAll(db, sql: "SELECT projector, name FROM projection_tables") {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT projector, name FROM projection_tables")) {
                 guard projectorNames.contains(row[CheckpointColumns.projector] as String) else { return false }
                 owned.insert(row[CheckpointColumns.name])
             }
         }
         if try db.tableExists("projection_checkpoints"),
-           try String.fetchAll(db, sql: "SELECT projector FROM projection_checkpoints").contains(where: { !projectorNames.contains($0) }) {
+           try String.fetchAll(db.cachedStatement(sql: "SELECT projector FROM projection_checkpoints")).contains(where: { !projectorNames.contains($0) }) {
             return false
         }
         return tables.allSatisfy { owned.contains($0) }
@@ -671,7 +669,7 @@ extension ReadModelStore {
             var result: [String: [String]] = [:]
             for projector in projectors {
                 for table in projector.tables where !projector.cacheTables.contains(table) {
-                    let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+                    let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)"))
                     result[table] = rows.map { row in
                         row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: "|")
                     }.sorted()

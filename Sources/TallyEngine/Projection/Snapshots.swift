@@ -196,7 +196,7 @@ package struct SnapshotTable: Sendable {
 
     /// Retires every current snapshot.
     package func supersedeAll(recordedAt: Instant, _ db: Database) throws {
-        try db.execute(sql: "UPDATE \(name) SET superseded_at = ? WHERE superseded_at IS NULL", arguments: [recordedAt.microsecondsSinceEpoch])
+        try db.cachedStatement(sql: "UPDATE \(name) SET superseded_at = ? WHERE superseded_at IS NULL").execute(arguments: [recordedAt.microsecondsSinceEpoch])
     }
 
     /// The latest current snapshot.
@@ -208,15 +208,15 @@ package struct SnapshotTable: Sendable {
     /// known at `knownAt` (nil: as known now).
     package func latest(through bound: Instant, knownAt: Instant?, _ db: Database) throws -> Snapshot? {
         guard let knownAt else {
-            return try Row.fetchOne(db, sql: """
+            return try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT * FROM \(name) WHERE superseded_at IS NULL AND effective_through <= ? ORDER BY effective_through DESC LIMIT 1
-                """, arguments: [bound.microsecondsSinceEpoch]).map(snapshot)
+                """), arguments: [bound.microsecondsSinceEpoch]).map(snapshot)
         }
         let known = knownAt.microsecondsSinceEpoch
-        return try Row.fetchOne(db, sql: """
+        return try Row.fetchOne(db.cachedStatement(sql: """
             SELECT * FROM \(name) WHERE effective_through <= ? AND known_since <= ? AND (superseded_at IS NULL OR superseded_at > ?)
             ORDER BY effective_through DESC, sequence DESC LIMIT 1
-            """, arguments: [bound.microsecondsSinceEpoch, known, known]).map(snapshot)
+            """), arguments: [bound.microsecondsSinceEpoch, known, known]).map(snapshot)
     }
 
     /// Every snapshot effective through `lower` to `upper` (inclusive) that holds the state
@@ -226,14 +226,14 @@ package struct SnapshotTable: Sendable {
         let rows: [Row]
         if let knownAt {
             let known = knownAt.microsecondsSinceEpoch
-            rows = try Row.fetchAll(db, sql: """
+            rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM \(name) WHERE effective_through >= ? AND effective_through <= ? AND known_since <= ?
                   AND (superseded_at IS NULL OR superseded_at > ?) ORDER BY effective_through, sequence
-                """, arguments: [lower.microsecondsSinceEpoch, upper.microsecondsSinceEpoch, known, known])
+                """), arguments: [lower.microsecondsSinceEpoch, upper.microsecondsSinceEpoch, known, known])
         } else {
-            rows = try Row.fetchAll(db, sql: """
+            rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM \(name) WHERE superseded_at IS NULL AND effective_through >= ? AND effective_through <= ? ORDER BY effective_through, sequence
-                """, arguments: [lower.microsecondsSinceEpoch, upper.microsecondsSinceEpoch])
+                """), arguments: [lower.microsecondsSinceEpoch, upper.microsecondsSinceEpoch])
         }
         var result: [Instant: Snapshot] = [:]
         for row in rows {
@@ -257,11 +257,11 @@ package struct SnapshotTable: Sendable {
 
     /// How many snapshots there are, current ones, and their stored and uncompressed bytes.
     package func statistics(_ db: Database) throws -> SnapshotStatistics {
-        let row = try Row.fetchOne(db, sql: """
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) AS count, COUNT(*) FILTER (WHERE superseded_at IS NULL) AS current,
                    COALESCE(SUM(LENGTH(state)), 0) AS stored, COALESCE(SUM(state_bytes), 0) AS raw
             FROM \(name)
-            """)!
+            """))!
         return SnapshotStatistics(count: row[SnapshotColumns.count], current: row[SnapshotColumns.current], storedBytes: row[SnapshotColumns.stored], stateBytes: row[SnapshotColumns.raw])
     }
 

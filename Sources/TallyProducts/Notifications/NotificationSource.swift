@@ -32,7 +32,7 @@ public struct NotificationContext: Sendable {
 /// struct MerchantTagNotices: NotificationSource {
 ///     var kinds: [NotificationKind] { [.init("merchant_tagged")] }
 ///     func notifications(_ context: NotificationContext, _ db: Database) throws -> [LedgerNotification] {
-///         try Row.fetchAll(db, sql: "SELECT account, merchant, sequence, effective_at FROM merchants WHERE effective_at <= ?",
+///         try Row.fetchAll(db.cachedStatement(sql: "SELECT account, merchant, sequence, effective_at FROM merchants WHERE effective_at <= ?"),
 ///                          arguments: [context.point.effectiveBound]).map { row in
 ///             LedgerNotification(id: "merchant_tagged:\(row["sequence"] as Int64)", kind: .init("merchant_tagged"),
 ///                                at: Instant(microsecondsSinceEpoch: row["effective_at"]), subject: "merchant:\(row["account"] as String)",

@@ -49,10 +49,10 @@ package enum BalanceQueries {
     package static func balances(_ db: Database, asOf: Instant? = nil, knownAt: Instant? = nil) throws -> [AccountBalance] {
         if asOf == nil && knownAt == nil {
             try HeldPostings.writeHeld(db)
-            return try accountBalances(Row.fetchAll(db, sql: """
+            return try accountBalances(Row.fetchAll(db.cachedStatement(sql: """
                 SELECT b.account, b.commodity, b.amount, a.kind FROM balances b JOIN accounts a ON a.name = b.account
                 WHERE b.amount != 0 ORDER BY b.account, b.commodity
-                """))
+                """)))
         }
         return try BalanceRollups.balances(db, asOf: asOf?.microsecondsSinceEpoch ?? Int64.max, knownAt: knownAt?.microsecondsSinceEpoch)
     }
@@ -184,7 +184,7 @@ package enum BalanceQueries {
 
     package static func trialBalance(_ db: Database) throws -> [Money] {
         try HeldPostings.writeHeld(db)
-        return try Row.fetchAll(db, sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity")
+        return try Row.fetchAll(db.cachedStatement(sql: "SELECT commodity, SUM(amount) AS total FROM balances GROUP BY commodity HAVING SUM(amount) != 0 ORDER BY commodity"))
             .map { row in try row.money(BalancesColumns.total, BalancesColumns.commodity) }
     }
 }

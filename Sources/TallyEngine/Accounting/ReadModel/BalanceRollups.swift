@@ -254,10 +254,10 @@ struct BalanceRollups {
     /// nothing when K follows it).
     private static func recordedCut(knownAt: Int64, _ db: Database) throws -> RecordedCut {
         let recordedBlock = RollupBuckets.block(knownAt)
-        let marks = try Row.fetchAll(db, sql: """
+        let marks = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT recorded_block, first_sequence FROM balance_rollup_recorded
             WHERE recorded_block >= ? ORDER BY recorded_block LIMIT 2
-            """, arguments: [recordedBlock])
+            """), arguments: [recordedBlock])
         var cut = RecordedCut(cellBound: recordedBlock)
         guard let mark = marks.first, mark[BalancesColumns.recordedBlock] as Int64 == recordedBlock else { return cut }
         let first: Int64 = mark[BalancesColumns.firstSequence]
@@ -308,13 +308,13 @@ private struct PairSums {
     /// block's days) recorded in blocks before `recordedBefore`.
     mutating func addCells(beforeDay day: Int64, recordedBefore cellBound: Int64, _ db: Database) throws {
         let block = RollupBuckets.block(ofDay: day)
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT pair, SUM(amount) AS amount FROM (
                 SELECT pair, amount FROM balance_rollup_blocks WHERE block < ? AND recorded_block < ?
                 UNION ALL
                 SELECT pair, amount FROM balance_rollup_days WHERE day >= ? AND day < ? AND recorded_block < ?
             ) GROUP BY pair
-            """, arguments: [block, cellBound, block * RollupBuckets.daysPerBlock, day, cellBound]) {
+            """), arguments: [block, cellBound, block * RollupBuckets.daysPerBlock, day, cellBound]) {
             let pair: Int64 = row[BalancesColumns.pair]
             guard texts[pair] != nil else {
                 throw LedgerError(.inconsistentLog, "the balances read model has roll-up cells of a pair it has no balance row for; run `tally rebuild`")

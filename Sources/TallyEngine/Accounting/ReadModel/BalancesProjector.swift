@@ -217,13 +217,10 @@ final class BalancesFold {
         // lookup, and almost every event is neither.
         if let opened = event.body.as(AccountOpened.self) {
             knownAccounts.insert(opened.account)
-            try db.execute(
-                sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind",
-                arguments: [opened.account, opened.kind.rawValue, sequence]
+            try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind").execute(arguments: [opened.account, opened.kind.rawValue, sequence]
             )
         } else if let closed = event.body.as(AccountClosed.self) {
-            try db.execute(sql: "UPDATE accounts SET closed_sequence = ?, closed_at = ? WHERE name = ?",
-                           arguments: [sequence, event.effectiveAt.microsecondsSinceEpoch, closed.account])
+            try db.cachedStatement(sql: "UPDATE accounts SET closed_sequence = ?, closed_at = ? WHERE name = ?").execute(arguments: [sequence, event.effectiveAt.microsecondsSinceEpoch, closed.account])
         }
     }
 
@@ -397,7 +394,7 @@ struct DatabasePostingContext: PostingContext {
     func balances(withPrefix prefix: String) throws -> [(account: String, amount: Money)] {
         try HeldPostings.writeHeld(db)
         return try Row.fetchAll(
-            db, sql: "SELECT account, commodity, amount FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity",
+            db.cachedStatement(sql: "SELECT account, commodity, amount FROM balances WHERE account >= ? AND account < ? ORDER BY account, commodity"),
             arguments: [prefix, prefix + "\u{10FFFF}"]
         ).map { row in
             (row[BalancesColumns.account], try row.money(BalancesColumns.amount, BalancesColumns.commodity))

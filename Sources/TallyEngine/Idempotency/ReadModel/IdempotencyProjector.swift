@@ -317,9 +317,9 @@ public struct IdempotencyProjector: Projector {
     /// recognised. One seek: every older key lies below `␁row:~`.
     static func hasLegacyContentKeys(_ db: Database) throws -> Bool {
         try HeldPostings.writeHeld(db)
-        return try Int.fetchOne(db, sql: """
+        return try Int.fetchOne(db.cachedStatement(sql: """
             SELECT 1 FROM idempotency_keys WHERE key >= char(1) || 'row:' AND key < char(1) || 'row:~' LIMIT 1
-            """) != nil
+            """)) != nil
     }
 
     /// Whether any journal key is stored (`journal:…`, a row of any import: every stored

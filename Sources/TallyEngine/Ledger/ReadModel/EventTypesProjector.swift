@@ -66,7 +66,7 @@ public struct EventTypesProjector: Projector {
     /// The types the log holds that `catalog` does not register, as `name (code N, first at
     /// event S)`, by code.
     static func unregistered(in catalog: EventCatalog, _ db: Database) throws -> [String] {
-        try Row.fetchAll(db, sql: "SELECT code, name, first_sequence FROM log_event_types ORDER BY code").compactMap { row in
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT code, name, first_sequence FROM log_event_types ORDER BY code")).compactMap { row in
             let code: Int64 = row[0]
             guard let code = UInt32(exactly: code), catalog.type(code: code) == nil else { return nil }
             let name: String = row[1]

@@ -71,7 +71,7 @@ public struct SettingsProjector: Projector {
 
     public func apply(_ event: Event, _ db: Database) throws {
         func set(_ setting: LedgerSetting, _ value: String) throws {
-            try db.execute(sql: "INSERT INTO settings_history VALUES (?, ?, ?, ?, ?)", arguments: [
+            try db.cachedStatement(sql: "INSERT INTO settings_history VALUES (?, ?, ?, ?, ?)").execute(arguments: [
                 setting.rawValue, value, event.rowEffectiveAt, event.rowSequence, event.rowRecordedAt,
             ])
         }
@@ -89,7 +89,7 @@ public struct SettingsProjector: Projector {
         case let change as PageSizeSet:
             try set(.pageSize, String(change.rows))
         case let declared as CommodityDeclared:
-            try db.execute(sql: "INSERT OR IGNORE INTO commodities VALUES (?, ?, ?, ?, ?)", arguments: [
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO commodities VALUES (?, ?, ?, ?, ?)").execute(arguments: [
                 declared.code, declared.scale, event.rowEffectiveAt, event.rowSequence, event.rowRecordedAt,
             ])
         default:
@@ -226,7 +226,7 @@ public struct LedgerSettings: Hashable, Sendable {
 
     /// Every declared commodity with its scale, by code.
     package static func declaredCommodities(_ db: Database) throws -> [(code: String, scale: Int64)] {
-        try Row.fetchAll(db, sql: "SELECT code, scale FROM commodities ORDER BY code").map { ($0[SettingsColumns.code], $0[SettingsColumns.scale]) }
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT code, scale FROM commodities ORDER BY code")).map { ($0[SettingsColumns.code], $0[SettingsColumns.scale]) }
     }
 }
 

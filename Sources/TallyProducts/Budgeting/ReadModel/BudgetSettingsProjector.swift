@@ -28,9 +28,7 @@ public struct BudgetSettingsProjector: Projector {
 
     public func apply(_ event: Event, _ db: Database) throws {
         if let created = event.body.as(LedgerCreated.self) {
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO budget_settings (key, value) VALUES ('currency', ?)",
-                arguments: [created.baseCurrency.code]
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO budget_settings (key, value) VALUES ('currency', ?)").execute(arguments: [created.baseCurrency.code]
             )
         } else if event.body.is(ReferenceBalanceSet.self) {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO budget_references (sequence, effective_at) VALUES (?, ?)")
@@ -55,7 +53,7 @@ public struct BudgetSettingsProjector: Projector {
 
     /// The budget currency recorded from `ledger_created` (USD as known before it).
     static func currency(_ db: Database) throws -> Commodity {
-        let code = try String.fetchOne(db, sql: "SELECT value FROM budget_settings WHERE key = 'currency'")
+        let code = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM budget_settings WHERE key = 'currency'"))
         return try Commodity.named(code ?? "USD")
     }
 }

@@ -45,21 +45,17 @@ public struct ChallengesProjector: Projector {
         switch event.body.payload {
         case let started as ChallengeStarted:
             // A second start of the same id starts again, as the fold does.
-            try db.execute(sql: "DELETE FROM challenge_steps WHERE challenge_id = ?", arguments: [started.challengeId])
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: "DELETE FROM challenge_steps WHERE challenge_id = ?").execute(arguments: [started.challengeId])
+            try db.cachedStatement(sql: """
                     INSERT OR REPLACE INTO challenges
                         (challenge_id, template, name, commodity, unit, step_count, account, sequence, effective_at, recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [started.challengeId, started.template, started.name, started.unit.commodity.code, started.unit.minorUnits,
+                    """).execute(arguments: [started.challengeId, started.template, started.name, started.unit.commodity.code, started.unit.minorUnits,
                             started.stepCount, started.account, event.rowSequence,
                             event.rowEffectiveAt, event.rowRecordedAt]
             )
         case let completed as ChallengeStepCompleted:
-            try db.execute(
-                sql: "INSERT INTO challenge_steps (sequence, challenge_id, step, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [event.rowSequence, completed.challengeId, completed.step, completed.amount.commodity.code,
+            try db.cachedStatement(sql: "INSERT INTO challenge_steps (sequence, challenge_id, step, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [event.rowSequence, completed.challengeId, completed.step, completed.amount.commodity.code,
                             completed.amount.minorUnits, event.rowEffectiveAt, event.rowRecordedAt]
             )
         default:
@@ -74,7 +70,7 @@ extension ChallengeBook {
     static func load(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> ChallengeBook {
         let arguments: StatementArguments = [bound.microsecondsSinceEpoch, knownAt?.microsecondsSinceEpoch ?? Int64.max]
         var book = ChallengeBook()
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM challenges WHERE effective_at <= ? AND recorded_at <= ?", arguments: arguments) {
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM challenges WHERE effective_at <= ? AND recorded_at <= ?"), arguments: arguments) {
             let started = ChallengeStarted(
                 challengeId: row[ChallengeColumns.challengeId], template: row[ChallengeColumns.template], name: row[ChallengeColumns.name],
                 unit: try row.money(ChallengeColumns.unit, ChallengeColumns.commodity),
@@ -82,7 +78,7 @@ extension ChallengeBook {
             )
             book.challenges[started.challengeId] = Challenge(started: started)
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM challenge_steps WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence", arguments: arguments) {
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM challenge_steps WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence"), arguments: arguments) {
             let id: String = row[ChallengeColumns.challengeId]
             let step: Int = row[ChallengeColumns.step]
             if book.challenges[id] != nil, book.challenges[id]?.steps[step] == nil {

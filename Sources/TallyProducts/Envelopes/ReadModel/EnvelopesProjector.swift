@@ -142,7 +142,7 @@ extension EnvelopeBook {
     /// The earliest start date an envelope of this id had (nil: never created), for where a
     /// fold of it can begin.
     static func earliestStart(of envelopeId: String, _ db: Database) throws -> LocalDate? {
-        try Int.fetchOne(db, sql: "SELECT MIN(start_date) FROM envelopes WHERE envelope_id = ?", arguments: [envelopeId])
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT MIN(start_date) FROM envelopes WHERE envelope_id = ?"), arguments: [envelopeId])
             .map { LocalDate(daysSinceEpoch: $0) }
     }
 
@@ -167,27 +167,27 @@ extension EnvelopeBook {
         func sequence(_ row: Row) -> UInt64 { row.sequence(EnvelopeColumns.sequence) }
         func recorded(_ row: Row) -> Instant { row.instant(EnvelopeColumns.recordedAt) }
         // The first row is the ledger's creation: the base currency before any change, whatever the day.
-        let created = try Row.fetchOne(db, sql: "SELECT sequence, currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
+        let created = try Row.fetchOne(db.cachedStatement(sql: "SELECT sequence, currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1"))
         book.createdBaseCurrency = try created.map { try Commodity.named($0[EnvelopeColumns.currency]) }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_base_currencies WHERE \(window) AND sequence > ? ORDER BY sequence",
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM envelope_base_currencies WHERE \(window) AND sequence > ? ORDER BY sequence"),
                                     arguments: arguments + [created.map(sequence).map(Int64.init) ?? -1]) {
             book.baseCurrencies.append(.init(effectiveAt: instant(row), sequence: sequence(row), recordedAt: recorded(row), value: try Commodity.named(row[EnvelopeColumns.currency])))
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelope_accounts WHERE \(window)", arguments: arguments) {
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM envelope_accounts WHERE \(window)"), arguments: arguments) {
             let account: String = row[EnvelopeColumns.account]
             book.accounts[account] = EnvelopeAccount(account: account, kind: try row.kind(EnvelopeColumns.kind),
                                                      commodity: try Commodity.named(row[EnvelopeColumns.commodity]), openedAt: instant(row))
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM envelopes WHERE \(window)", arguments: [definitions, known]) {
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM envelopes WHERE \(window)"), arguments: [definitions, known]) {
             let id: String = row[EnvelopeColumns.envelopeId]
             book.envelopes[id] = EnvelopeRecord(envelopeId: id, name: row[EnvelopeColumns.name], startDate: LocalDate(daysSinceEpoch: row[EnvelopeColumns.startDate]),
                                                 createdAt: instant(row), settings: [])
         }
-        let changes = try Row.fetchAll(db, sql: """
+        let changes = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM envelope_changes WHERE recorded_at <= ?
                 AND ((kind != 'funded' AND effective_at <= ?) OR (kind = 'funded' AND effective_at > ? AND effective_at <= ?))
             ORDER BY sequence
-            """, arguments: [known, definitions, lower, bound.microsecondsSinceEpoch])
+            """), arguments: [known, definitions, lower, bound.microsecondsSinceEpoch])
         for row in changes {
             let id: String = row[EnvelopeColumns.envelopeId]
             guard book.envelopes[id] != nil else { continue }
@@ -207,9 +207,9 @@ extension EnvelopeBook {
             }
         }
         book.envelopes = book.envelopes.filter { !$0.value.settings.isEmpty }
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM envelope_activity WHERE \(window) AND effective_at > ? ORDER BY sequence, part
-            """, arguments: arguments + [lower]) {
+            """), arguments: arguments + [lower]) {
             book.activity.append(try activity(row))
         }
         book.quotes = try quotes(db, through: bound, knownAt: knownAt, after: after)
@@ -228,23 +228,23 @@ extension EnvelopeBook {
             )
         }
         guard let after else {
-            return try Row.fetchAll(db, sql: "SELECT * FROM envelope_rates WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence",
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM envelope_rates WHERE effective_at <= ? AND recorded_at <= ? ORDER BY sequence"),
                                     arguments: [bound.microsecondsSinceEpoch, known]).map(quote)
         }
         let start = min(after, bound).microsecondsSinceEpoch
         var result: [ExchangeQuote] = []
         // The latest quote of each pair and source at `after`: one indexed lookup per pair.
         for key in try db.distinctKeys("envelope_rates", ["base", "quote", "source"]) {
-            if let row = try Row.fetchOne(db, sql: """
+            if let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT * FROM envelope_rates WHERE base = ? AND quote = ? AND source = ? AND effective_at <= ? AND recorded_at <= ?
                 ORDER BY effective_at DESC, sequence DESC LIMIT 1
-                """, arguments: StatementArguments(key) + [start, known]) {
+                """), arguments: StatementArguments(key) + [start, known]) {
                 result.append(try quote(row))
             }
         }
-        result += try Row.fetchAll(db, sql: """
+        result += try Row.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM envelope_rates WHERE effective_at > ? AND effective_at <= ? AND recorded_at <= ? ORDER BY sequence
-            """, arguments: [start, bound.microsecondsSinceEpoch, known]).map(quote)
+            """), arguments: [start, bound.microsecondsSinceEpoch, known]).map(quote)
         return result
     }
 
@@ -263,7 +263,7 @@ extension EnvelopeBook {
     /// The user accounts' balances at `bound`, from the balances' roll-ups (sub-linear),
     /// for ``total(balances:at:)``.
     static func accountBalances(_ db: Database, effectiveThrough bound: Instant, knownAt: Instant? = nil) throws -> [(account: String, amount: Money)] {
-        let opened = Set(try String.fetchAll(db, sql: "SELECT account FROM envelope_accounts WHERE effective_at <= ? AND recorded_at <= ?",
+        let opened = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT account FROM envelope_accounts WHERE effective_at <= ? AND recorded_at <= ?"),
                                              arguments: [bound.microsecondsSinceEpoch, knownAt?.microsecondsSinceEpoch ?? Int64.max]))
         return try BalanceQueries.balances(db, asOf: bound, knownAt: knownAt)
             .filter { opened.contains($0.account) }
@@ -310,12 +310,10 @@ private struct EnvelopeRows {
     }
     /// A change to an envelope's definition (created, budget, rollover, funded, deleted).
     func change(_ envelopeId: String, _ kind: String, interval: EnvelopeInterval? = nil, amount: Money? = nil, policy: RolloverPolicy? = nil) throws {
-        try db.execute(
-            sql: """
+        try db.cachedStatement(sql: """
                 INSERT INTO envelope_changes (sequence, envelope_id, kind, interval, commodity, amount, policy, effective_at, recorded_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [event.rowSequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
+                """).execute(arguments: [event.rowSequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try changed(at: event.effectiveAt)
     }
@@ -323,12 +321,12 @@ private struct EnvelopeRows {
     /// one the command decided by, ``EnvelopeBook/decisionBase(at:)``): the latest change
     /// by then; before any, the one the ledger was created with (the first row).
     func currentBase() throws -> String {
-        try String.fetchOne(db, sql: """
+        try String.fetchOne(db.cachedStatement(sql: """
             SELECT currency FROM envelope_base_currencies
             WHERE effective_at <= ? AND sequence > (SELECT MIN(sequence) FROM envelope_base_currencies)
             ORDER BY effective_at DESC, sequence DESC LIMIT 1
-            """, arguments: [event.rowEffectiveAt])
-            ?? String.fetchOne(db, sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1")
+            """), arguments: [event.rowEffectiveAt])
+            ?? String.fetchOne(db.cachedStatement(sql: "SELECT currency FROM envelope_base_currencies ORDER BY sequence LIMIT 1"))
             ?? { throw LedgerError(.inconsistentLog, "event \(event.sequence) (\(event.type.name)) comes before any base currency: the log has no ledger_created before it") }()
     }
     /// One activity row (a transaction's version or a transfer) of an envelope.
@@ -364,36 +362,28 @@ private struct EnvelopeRows {
     }
     /// An exchange rate, from a transaction or an `fx_rate_set`.
     func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
-        try db.execute(
-            sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [event.rowSequence, base.code, quote, rate.decimalString, source.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
+        try db.cachedStatement(sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [event.rowSequence, base.code, quote, rate.decimalString, source.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try changed(at: event.effectiveAt)
     }
     /// The base currency from the event's effective time on.
     func base(_ currency: Commodity) throws {
-        try db.execute(
-            sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)",
-            arguments: [event.rowSequence, currency.code, event.rowEffectiveAt, event.rowRecordedAt]
+        try db.cachedStatement(sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)").execute(arguments: [event.rowSequence, currency.code, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try changed(at: event.effectiveAt)
     }
 
     /// An asset or liability account, which envelopes' transactions may name.
     func account(_ opened: AccountOpened) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
         )
     }
 
     /// A created envelope: a second creation of the same id starts its history again, as
     /// the fold does, and every snapshot is retired.
     func envelope(_ created: EnvelopeCreated) throws {
-        try db.execute(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?", arguments: [created.envelopeId])
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
+        try db.cachedStatement(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?").execute(arguments: [created.envelopeId])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
         )
         try EnvelopesProjector.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
         try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)

@@ -206,7 +206,7 @@ private struct NetWorthRows {
 
     /// Adding an item replaces any earlier row of its id, and with it the dates it held.
     func replacing(_ kind: ItemKind, _ id: String) throws {
-        let row = try Row.fetchOne(db, sql: "SELECT added_at, removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id])
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT added_at, removed_at FROM nw_items WHERE kind = ? AND item_id = ?"), arguments: [kind.rawValue, id])
         let held: [Int64?] = [row?[NetWorthColumns.addedAt], row?[NetWorthColumns.removedAt]]
         try changed(at: held.compactMap { $0 }.reduce(event.rowEffectiveAt, min))
     }
@@ -214,17 +214,16 @@ private struct NetWorthRows {
     /// An asset, with the tags it was added with.
     func asset(_ asset: AssetAdded) throws {
         try replacing(.asset, asset.assetId)
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
             VALUES ('asset', ?, ?, ?, ?, ?, NULL, ?, ?)
-            """, arguments: [asset.assetId, asset.name, asset.category.rawValue, asset.type.rawValue, asset.currency.code, event.rowEffectiveAt, event.rowRecordedAt])
+            """).execute(arguments: [asset.assetId, asset.name, asset.category.rawValue, asset.type.rawValue, asset.currency.code, event.rowEffectiveAt, event.rowRecordedAt])
         try tags(asset.assetId, country: asset.country, sector: asset.sector, symbol: asset.symbol)
     }
 
     /// An asset's tags from the event's effective time on.
     func tags(_ assetId: String, country: String?, sector: String?, symbol: String?) throws {
-        try db.execute(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, country, sector, symbol])
+        try db.cachedStatement(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, country, sector, symbol])
     }
 
     /// An asset's new name.
@@ -236,80 +235,75 @@ private struct NetWorthRows {
     /// A liability, perhaps linked to the asset it finances.
     func liability(_ liability: LiabilityAdded) throws {
         try replacing(.liability, liability.liabilityId)
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO nw_items (kind, item_id, name, category, type, currency, linked_asset_id, added_at, added_recorded_at)
             VALUES ('liability', ?, ?, ?, NULL, ?, ?, ?, ?)
-            """, arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
+            """).execute(arguments: [liability.liabilityId, liability.name, liability.category.rawValue, liability.currency.code,
                              liability.linkedAssetId, event.rowEffectiveAt, event.rowRecordedAt])
     }
 
     /// An item's removal date: moving it retires the snapshots from the earlier of the old
     /// and the new date.
     func removed(_ kind: ItemKind, _ id: String) throws {
-        if let row = try Row.fetchOne(db, sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?", arguments: [kind.rawValue, id]) {
+        if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?"), arguments: [kind.rawValue, id]) {
             try changed(at: min(event.rowEffectiveAt, (row[NetWorthColumns.removedAt] as Int64?) ?? event.rowEffectiveAt))
         }
-        try db.execute(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = ? AND item_id = ?",
-                       arguments: [event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, kind.rawValue, id])
+        try db.cachedStatement(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = ? AND item_id = ?").execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, kind.rawValue, id])
     }
 
     /// An item's value, entered or derived.
     func valuation(_ valuation: ValuationRecorded) throws {
-        try db.execute(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [valuation.itemKind.rawValue, valuation.itemId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence,
+        try db.cachedStatement(sql: "INSERT INTO nw_valuations VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(arguments: [valuation.itemKind.rawValue, valuation.itemId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence,
                                    valuation.value.commodity.code, valuation.value.minorUnits, valuation.source.rawValue])
         try changed(at: event.rowEffectiveAt)
     }
 
     /// An asset's entered value no longer overrides its market value.
     func overrideCleared(_ cleared: ValuationOverrideCleared) throws {
-        try db.execute(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)", arguments: [cleared.assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence])
+        try db.cachedStatement(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)").execute(arguments: [cleared.assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence])
         try changed(at: event.rowEffectiveAt)
     }
 
     /// A position's quantity and cost basis.
     func position(_ position: PositionSet) throws {
-        try db.execute(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [position.assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, position.quantity.commodity.code,
+        try db.cachedStatement(sql: "INSERT INTO nw_positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(arguments: [position.assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, position.quantity.commodity.code,
                                    position.quantity.minorUnits, position.costBasis?.commodity.code, position.costBasis?.minorUnits])
         try changed(at: event.rowEffectiveAt)
     }
 
     /// A price with its own decimals (80.123 GBP): significand and scale.
     func price(_ quote: PriceQuoted) throws {
-        try db.execute(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [quote.symbol.code, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, quote.currency.code,
+        try db.cachedStatement(sql: "INSERT INTO nw_prices VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(arguments: [quote.symbol.code, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, quote.currency.code,
                                    quote.price.significand, quote.price.scale, quote.source.rawValue])
-        try db.execute(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)", arguments: [quote.symbol.code, quote.currency.code])
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO nw_price_pairs VALUES (?, ?)").execute(arguments: [quote.symbol.code, quote.currency.code])
         try changed(at: event.rowEffectiveAt)
     }
 
     /// An exchange rate. Snapshots hold no rates (answers convert at read time): a rate
     /// retires none.
     func rate(_ rate: FXRateSet) throws {
-        try db.execute(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [rate.base.code, rate.quote.code, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, rate.rate.significand, rate.rate.scale])
-        try db.execute(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)", arguments: [rate.base.code, rate.quote.code])
+        try db.cachedStatement(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [rate.base.code, rate.quote.code, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, rate.rate.significand, rate.rate.scale])
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)").execute(arguments: [rate.base.code, rate.quote.code])
     }
 
     /// The age past which a price is stale.
     func staleness(_ change: PriceStalenessSet) throws {
-        try db.execute(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)", arguments: [event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt, change.thresholdSeconds])
+        try db.cachedStatement(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)").execute(arguments: [event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt, change.thresholdSeconds])
     }
 
     /// A reminder (setting one again keeps its earlier versions).
     func reminder(_ reminder: ReminderSet) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO nw_reminders (reminder_id, sequence, asset_id, due_date, note, set_at, set_recorded_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [reminder.reminderId, event.rowSequence, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, event.rowEffectiveAt, event.rowRecordedAt])
+            """).execute(arguments: [reminder.reminderId, event.rowSequence, reminder.assetId, reminder.dueDate.daysSinceEpoch, reminder.note, event.rowEffectiveAt, event.rowRecordedAt])
     }
 
     /// Done applies to the version of the reminder set last.
     func reminderDone(_ done: ReminderCompleted) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE nw_reminders SET completed_at = ?, completed_recorded_at = ?
             WHERE reminder_id = ? AND sequence = (SELECT MAX(sequence) FROM nw_reminders WHERE reminder_id = ?)
-            """, arguments: [event.rowEffectiveAt, event.rowRecordedAt, done.reminderId, done.reminderId])
+            """).execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, done.reminderId, done.reminderId])
     }
 }

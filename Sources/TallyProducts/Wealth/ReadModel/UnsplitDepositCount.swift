@@ -55,14 +55,14 @@ extension WealthQueries {
         let effective = asOf.microsecondsSinceEpoch
         let recorded = knownAt.microsecondsSinceEpoch
         return try Int.fetchOne(
-            db, sql: """
+            db.cachedStatement(sql: """
                 SELECT COUNT(*) FROM wealth_history d
                 WHERE d.account = ? AND d.kind = 'deposit' AND d.effective_at <= ? AND d.recorded_at <= ?
                   AND NOT EXISTS (SELECT 1 FROM wealth_history s
                                   WHERE s.cause = d.sequence AND s.kind = 'split' AND s.effective_at <= ? AND s.recorded_at <= ?)
                   AND NOT EXISTS (SELECT 1 FROM wealth_history r
                                   WHERE r.reverses = d.sequence AND r.effective_at <= ? AND r.recorded_at <= ?)
-                """,
+                """),
             arguments: [account, effective, recorded, effective, recorded, effective, recorded]
         ) ?? 0
     }

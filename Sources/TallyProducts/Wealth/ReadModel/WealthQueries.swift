@@ -211,7 +211,7 @@ extension Ledger {
             try WealthQueries.requireAccount(account, db)
             guard asOf != nil || knownAt != nil else {
                 return try Row.fetchAll(
-                    db, sql: "SELECT commodity, amount FROM wealth_round_up_totals WHERE account = ? AND month = ? ORDER BY commodity",
+                    db.cachedStatement(sql: "SELECT commodity, amount FROM wealth_round_up_totals WHERE account = ? AND month = ? ORDER BY commodity"),
                     arguments: [account, month.description]
                 ).map { row in try row.money(WealthColumns.amount, WealthColumns.commodity) }
             }
@@ -219,12 +219,12 @@ extension Ledger {
             let first = calendar.startOfDay(month.firstDay).microsecondsSinceEpoch
             let last = min(calendar.endOfDay(month.lastDay), asOf ?? .latest).microsecondsSinceEpoch
             return try Row.fetchAll(
-                db, sql: """
+                db.cachedStatement(sql: """
                     SELECT commodity, SUM(CASE kind WHEN 'round_up' THEN amount ELSE -amount END) AS amount FROM wealth_history
                     WHERE account = ? AND effective_at BETWEEN ? AND ? AND recorded_at <= ?
                       AND (kind = 'round_up' OR (kind = 'reversal' AND detail = 'round_up'))
                     GROUP BY commodity ORDER BY commodity
-                    """,
+                    """),
                 arguments: [account, first, last, (knownAt ?? .latest).microsecondsSinceEpoch]
             ).map { row in try row.money(WealthColumns.amount, WealthColumns.commodity) }
         }
@@ -283,18 +283,18 @@ extension Ledger {
             let effective = (asOf ?? .latest).microsecondsSinceEpoch
             let recorded = (knownAt ?? .latest).microsecondsSinceEpoch
             let total = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)",
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)"),
                 arguments: [account, effective, recorded]) ?? 0
             let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: pageSize)
             guard !overflow, offset < total else {
                 return WealthHistoryPage(entries: [], page: page, pageSize: pageSize, totalCount: total)
             }
             let rows = try Row.fetchAll(
-                db, sql: """
+                db.cachedStatement(sql: """
                     SELECT *, (SELECT MIN(r.sequence) FROM wealth_history r WHERE r.reverses = wealth_history.sequence AND r.recorded_at <= ?) AS reversed_by
                     FROM wealth_history WHERE account = ? AND \(bounds) AND \(condition)
                     ORDER BY effective_at DESC, sequence DESC LIMIT ? OFFSET ?
-                    """,
+                    """),
                 arguments: [recorded, account, effective, recorded, pageSize, offset]
             )
             return WealthHistoryPage(entries: try rows.map(WealthQueries.entry), page: page, pageSize: pageSize, totalCount: total)
@@ -394,12 +394,12 @@ enum WealthQueries {
         var arguments: StatementArguments = [account, start.microsecondsSinceEpoch, (end ?? .latest).microsecondsSinceEpoch]
         arguments += StatementArguments(kinds.map(\.rawValue))
         return try Row.fetchAll(
-            db, sql: """
+            db.cachedStatement(sql: """
                 SELECT * FROM wealth_history
                 WHERE account = ? AND effective_at > ? AND effective_at < ? AND kind IN (\(placeholders))
                   AND NOT EXISTS (SELECT 1 FROM wealth_history r WHERE r.reverses = wealth_history.sequence)
                 ORDER BY effective_at, sequence
-                """,
+                """),
             arguments: arguments
         ).map(entry)
     }
@@ -441,12 +441,12 @@ enum WealthQueries {
     /// (exclusive; nil: no end), earliest first, leaving out those reversed.
     static func purchases(in currency: Commodity, after start: Instant, before end: Instant?, _ db: Database) throws -> [WealthHistoryEntry] {
         try Row.fetchAll(
-            db, sql: """
+            db.cachedStatement(sql: """
                 SELECT * FROM wealth_history
                 WHERE kind = 'purchase' AND commodity = ? AND effective_at > ? AND effective_at < ?
                   AND NOT EXISTS (SELECT 1 FROM wealth_history r WHERE r.reverses = wealth_history.sequence)
                 ORDER BY effective_at, sequence
-                """,
+                """),
             arguments: [currency.code, start.microsecondsSinceEpoch, (end ?? .latest).microsecondsSinceEpoch]
         ).map(entry)
     }
@@ -491,7 +491,7 @@ enum WealthQueries {
     /// The deposits waiting to be split, in the order they were recorded.
     static func unsplitDeposits(_ account: String, _ db: Database) throws -> [UnsplitDeposit] {
         try Row.fetchAll(
-            db, sql: "SELECT * FROM wealth_unsplit_deposits WHERE account = ? ORDER BY sequence", arguments: [account]
+            db.cachedStatement(sql: "SELECT * FROM wealth_unsplit_deposits WHERE account = ? ORDER BY sequence"), arguments: [account]
         ).map { row in
             UnsplitDeposit(
                 sequence: row.sequence(WealthColumns.sequence),
@@ -509,10 +509,10 @@ enum WealthQueries {
 
     static func currentSummary(_ account: String, incrementsAt: Instant, _ db: Database) throws -> WealthSummary {
         let settings = try settings(account, db)
-        let unsplit = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wealth_unsplit_deposits WHERE account = ?", arguments: [account]) ?? 0
+        let unsplit = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM wealth_unsplit_deposits WHERE account = ?"), arguments: [account]) ?? 0
         try BalanceQueries.writeHeld(db)  // a plan's summary sees the balances its group holds
         let rows = try Row.fetchAll(
-            db, sql: "SELECT account, commodity, amount FROM balances WHERE account IN (?, ?, ?)",
+            db.cachedStatement(sql: "SELECT account, commodity, amount FROM balances WHERE account IN (?, ?, ?)"),
             arguments: [LedgerAccounts.wallet(account), LedgerAccounts.spend(account), LedgerAccounts.invest(account)]
         )
         return WealthSummary(
@@ -530,8 +530,8 @@ enum WealthQueries {
     /// the usual read ("as of the end of today") then costs what the current summary costs,
     /// not a scan of every deposit.
     static func isCurrent(_ account: String, at asOf: Instant, _ db: Database) throws -> Bool {
-        let latestEntry = try Int64.fetchOne(db, sql: "SELECT MAX(effective_at) FROM wealth_history WHERE account = ?", arguments: [account])
-        let latestSetting = try Int64.fetchOne(db, sql: "SELECT MAX(effective_at) FROM wealth_setting_changes WHERE account = ?", arguments: [account])
+        let latestEntry = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(effective_at) FROM wealth_history WHERE account = ?"), arguments: [account])
+        let latestSetting = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(effective_at) FROM wealth_setting_changes WHERE account = ?"), arguments: [account])
         return max(latestEntry ?? Int64.min, latestSetting ?? Int64.min) <= asOf.microsecondsSinceEpoch
     }
 

@@ -35,12 +35,10 @@ public struct BudgetsProjector: Projector {
         switch event.body.payload {
         case let budget as BudgetSet:
             try close(month: budget.month, category: budget.category, event, db)
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO budgets (month, category, set_sequence, commodity, maximum, recorded_at, superseded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [budget.month.ordinal, budget.category.rawValue, event.rowSequence, budget.maximum.commodity.code,
+                    """).execute(arguments: [budget.month.ordinal, budget.category.rawValue, event.rowSequence, budget.maximum.commodity.code,
                             budget.maximum.minorUnits, event.rowRecordedAt, BudgetTime.openEnd]
             )
         case let deleted as BudgetDeleted:
@@ -52,9 +50,7 @@ public struct BudgetsProjector: Projector {
 
     /// Ends the version in force, as of the event's recorded time.
     private func close(month: Month, category: BudgetCategory, _ event: Event, _ db: Database) throws {
-        try db.execute(
-            sql: "UPDATE budgets SET superseded_at = ? WHERE month = ? AND category = ? AND superseded_at = ?",
-            arguments: [event.rowRecordedAt, month.ordinal, category.rawValue, BudgetTime.openEnd]
+        try db.cachedStatement(sql: "UPDATE budgets SET superseded_at = ? WHERE month = ? AND category = ? AND superseded_at = ?").execute(arguments: [event.rowRecordedAt, month.ordinal, category.rawValue, BudgetTime.openEnd]
         )
     }
 }

@@ -43,14 +43,12 @@ public struct RecurringProjector: Projector {
         switch event.body.payload {
         case let item as RecurringDefined:
             try end(item.recurringId, event, db)
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO recurring_items
                         (recurring_id, defined_sequence, payee, category, commodity, amount, frequency, day_of_month, start_month,
                          end_month, created_at, created_recorded_at, ended_at, ended_recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [item.recurringId, event.rowSequence, item.payee, item.category.rawValue, item.amount.commodity.code,
+                    """).execute(arguments: [item.recurringId, event.rowSequence, item.payee, item.category.rawValue, item.amount.commodity.code,
                             item.amount.minorUnits, item.frequency.rawValue, item.dayOfMonth, item.startMonth.ordinal,
                             item.endMonth?.ordinal, event.rowEffectiveAt,
                             event.rowRecordedAt, BudgetTime.openEnd, BudgetTime.openEnd]
@@ -64,9 +62,7 @@ public struct RecurringProjector: Projector {
 
     /// Ends the item's life in progress at the event's times.
     private func end(_ id: String, _ event: Event, _ db: Database) throws {
-        try db.execute(
-            sql: "UPDATE recurring_items SET ended_at = ?, ended_recorded_at = ? WHERE recurring_id = ? AND ended_recorded_at = ?",
-            arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd]
+        try db.cachedStatement(sql: "UPDATE recurring_items SET ended_at = ?, ended_recorded_at = ? WHERE recurring_id = ? AND ended_recorded_at = ?").execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd]
         )
     }
 }

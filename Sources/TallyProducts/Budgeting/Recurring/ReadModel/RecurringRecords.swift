@@ -88,11 +88,11 @@ extension RecurringRules {
     /// defined item, dated by `through`, as known at `knownAt`; by vendor.
     static func latestFlagged(through: Instant, knownAt: Instant?, calendar: LedgerCalendar, _ db: Database) throws -> [FlaggedPayment] {
         var latest: [FlaggedPayment] = []
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT transaction_id, payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_versions
             WHERE recurring = 1 AND recurring_id IS NULL AND effective_at <= ? AND \(BudgetTransaction.visible)
             ORDER BY payee_key, effective_at DESC, recorded_sequence DESC
-            """, arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt))
+            """), arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt))
         for row in rows {
             let key: String = row[BudgetTransactionColumns.payeeKey]
             guard latest.last?.payeeKey != key else { continue }

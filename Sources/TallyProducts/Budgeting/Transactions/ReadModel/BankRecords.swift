@@ -5,7 +5,7 @@ import GRDB
 enum BankRecords {
     /// Every bank ever connected, by id.
     static func all(_ db: Database) throws -> [BankConnection] {
-        try Row.fetchAll(db, sql: "SELECT bank_id, name, connected, consent_expires FROM budget_banks ORDER BY bank_id").map(connection(from:))
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT bank_id, name, connected, consent_expires FROM budget_banks ORDER BY bank_id")).map(connection(from:))
     }
 
     /// The bank with this id, if it was ever connected.

@@ -30,9 +30,9 @@ enum TransactionQueries {
         }
         let filter = conditions.joined(separator: " AND ")
         let offset = (query.page - 1) * pageSize
-        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_transaction_versions WHERE \(filter)", arguments: arguments) ?? 0
+        let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM budget_transaction_versions WHERE \(filter)"), arguments: arguments) ?? 0
         let rows = try Row.fetchAll(
-            db, sql: "SELECT * FROM budget_transaction_versions WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
+            db.cachedStatement(sql: "SELECT * FROM budget_transaction_versions WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?"),
             arguments: arguments + [pageSize, offset]
         )
         return TransactionPage(

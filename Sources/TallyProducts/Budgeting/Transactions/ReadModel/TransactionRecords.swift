@@ -94,7 +94,7 @@ enum TransactionRecords {
 
     /// The earliest effective time of a visible transaction as known at `knownAt`.
     static func firstEffectiveAt(knownAt: Instant?, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT MIN(effective_at) FROM budget_transaction_versions WHERE \(BudgetTransaction.visible)",
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(effective_at) FROM budget_transaction_versions WHERE \(BudgetTransaction.visible)"),
                            arguments: BudgetTime.versionArguments(knownAt: knownAt))
     }
 
@@ -103,11 +103,11 @@ enum TransactionRecords {
     static func spendingByCategory(
         from start: Instant, through end: Instant, in currency: Commodity, knownAt: Instant?, _ db: Database
     ) throws -> [(category: BudgetCategory, spent: Int64)] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT category, SUM(-amount) AS spent FROM budget_transaction_versions
             WHERE effective_at >= ? AND effective_at <= ? AND amount < 0 AND commodity = ? AND \(BudgetTransaction.visible)
             GROUP BY category ORDER BY category
-            """, arguments: [start.microsecondsSinceEpoch, end.microsecondsSinceEpoch, currency.code] + BudgetTime.versionArguments(knownAt: knownAt)
+            """), arguments: [start.microsecondsSinceEpoch, end.microsecondsSinceEpoch, currency.code] + BudgetTime.versionArguments(knownAt: knownAt)
         ).map { row in (try category(row[BudgetTransactionColumns.category], of: "in the \(row[BudgetTransactionColumns.category] as String) spending"), row[BudgetTransactionColumns.spent]) }
     }
 
@@ -124,11 +124,11 @@ enum TransactionRecords {
     /// The visible transactions dated by `through` that no recurring item generated, as known
     /// at `knownAt`, by payee then date.
     static func unscheduled(through: Instant, knownAt: Instant?, _ db: Database) throws -> [Occurrence] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT transaction_id, payee, payee_key, category, commodity, amount, effective_at FROM budget_transaction_versions
             WHERE effective_at <= ? AND recurring_id IS NULL AND \(BudgetTransaction.visible)
             ORDER BY payee_key, effective_at, recorded_sequence
-            """, arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt)
+            """), arguments: [through.microsecondsSinceEpoch] + BudgetTime.versionArguments(knownAt: knownAt)
         ).map { row in
             Occurrence(payee: row[BudgetTransactionColumns.payee], payeeKey: row[BudgetTransactionColumns.payeeKey], category: try category(row[BudgetTransactionColumns.category], of: row[BudgetTransactionColumns.transactionId]),
                        amount: try row.money(BudgetTransactionColumns.amount, BudgetTransactionColumns.commodity),
