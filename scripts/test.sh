@@ -2,8 +2,9 @@
 # `make test`: one build, then the suite with the checks beside it.
 #
 # 1. What the build links against (scripts/setup.sh build), if missing, while the packages resolve.
-# 2. The build (`swift build --build-tests`), with what the tests run installed beside it
-#    (scripts/setup.sh tests: PostgreSQL, Chromium, the API checks' Python tools). On a
+# 2. The build (`swift build --build-tests`), with what the tests run installed beside it, from
+#    the end of step 1 (scripts/setup.sh tests: PostgreSQL, Chromium, the API checks' Python
+#    tools; apt-get cannot run twice at once, so not sooner). On a
 #    fresh machine that set-up takes about 45 s, most of it the Python tools; the build
 #    needs none of it, so it no longer waits for it.
 #    The build refuses an import of a package target that the importing target does not
@@ -19,19 +20,24 @@ cd "$(dirname "$0")/.."
 SWIFT="${SWIFT:-swift}"
 
 # The packages resolve (on a fresh clone: checked out from the mirror, 35 manifests compiled;
-# about 15 s) while what the build links against is installed.
+# about 15 s, less than one core busy) while what the build links against is installed; what
+# the tests run is installed from then on, beside the rest of the resolution and the build.
 "$SWIFT" package --manifest-cache local resolve &
 resolving=$!
 scripts/setup.sh build || exit 1
-wait "$resolving" || { echo "test: the packages did not resolve" >&2; exit 1; }
 
 setup_log=$(mktemp)
 trap 'rm -f "$setup_log"' EXIT
 nice -n 5 scripts/setup.sh tests > "$setup_log" 2>&1 &
 setup=$!
 
-"$SWIFT" build --build-tests --explicit-target-dependency-import-check error --manifest-cache local
-built=$?
+if wait "$resolving"; then
+    "$SWIFT" build --build-tests --explicit-target-dependency-import-check error --manifest-cache local
+    built=$?
+else
+    echo "test: the packages did not resolve" >&2
+    built=1
+fi
 wait "$setup"
 installed=$?
 cat "$setup_log" >&2

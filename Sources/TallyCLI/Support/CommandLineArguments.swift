@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// What `tally` does to its arguments before ArgumentParser reads them, so that two things
 /// work as people type them:
@@ -52,7 +53,7 @@ enum CommandLineArguments {
         let leaf = command.configuration.defaultSubcommand ?? command
         let tail = words[index...]
         guard !global.isEmpty || tail.contains(where: isNumber) || tail.filter(isStore).count > 1 else { return arguments }
-        let shape = CommandShape(leaf)
+        let shape = CommandShape.of(leaf)
         if let first = global.first {
             guard shape.takesStore else {
                 throw ValidationError(
@@ -90,11 +91,27 @@ enum CommandLineArguments {
 }
 
 /// Which names of one command take a value, read from ArgumentParser's description of it.
-private struct CommandShape {
+private struct CommandShape: Sendable {
     private(set) var takesStore = false
     private var valued: Set<String> = []
 
-    init(_ command: any ParsableCommand.Type) {
+    /// Each command's shape, read once per process: a command's declaration does not change,
+    /// and reading it dumps the command's whole help as JSON and decodes it again (in a debug
+    /// build, with ArgumentParser's check of the declaration each time), while a process that
+    /// runs many command lines (the test suite, `TallyCommand.execute`) would otherwise read
+    /// it for each.
+    private static let known = Mutex<[ObjectIdentifier: CommandShape]>([:])
+
+    /// The shape of `command`, read on first use.
+    static func of(_ command: any ParsableCommand.Type) -> CommandShape {
+        let key = ObjectIdentifier(command)
+        if let shape = known.withLock({ $0[key] }) { return shape }
+        let shape = CommandShape(command)
+        known.withLock { $0[key] = shape }
+        return shape
+    }
+
+    private init(_ command: any ParsableCommand.Type) {
         guard let data = command._dumpHelp().data(using: .utf8),
               let dump = try? JSONDecoder().decode(Dump.self, from: data) else { return }
         for argument in dump.command.arguments ?? [] where argument.kind == "option" {
