@@ -83,7 +83,7 @@ import Testing
     }
 
     /// The retry window of the test of a webhook failing past it, in microseconds.
-    static let window: Int64 = 3_000_000
+    static let window: Int64 = 1_000_000
 
     static func fast(_ configuration: inout TallyServer.Configuration) {
         configuration.webhooks.pollMilliseconds = 40
