@@ -84,8 +84,8 @@ extension StoreVerifier {
                 for table in projector.tables where !projector.cacheTables.contains(table) {
                     tables += 1
                     let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                    let extra = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (SELECT * FROM main.\(quoted) EXCEPT SELECT * FROM fresh.\(quoted))")) ?? 0
-                    let missing = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM (SELECT * FROM fresh.\(quoted) EXCEPT SELECT * FROM main.\(quoted))")) ?? 0
+                    let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM main.\(quoted) EXCEPT SELECT * FROM fresh.\(quoted))") ?? 0
+                    let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM fresh.\(quoted) EXCEPT SELECT * FROM main.\(quoted))") ?? 0
                     if extra > 0 || missing > 0 {
                         differences.append(.init(projector: projector.name, table: table, extraRows: extra, missingRows: missing))
                     }

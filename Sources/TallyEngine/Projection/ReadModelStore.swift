@@ -130,7 +130,7 @@ public final class ReadModelStore: Sendable {
         let usable = (try? database.read { db -> Bool in
             guard try db.tableExists("projection_checkpoints") else { return false }
             var versions: [String: Int] = [:]
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT projector, version FROM projection_checkpoints")) {
+            for row in try Row.fetchAll(db, sql: "SELECT projector, version FROM projection_checkpoints") {
                 versions[row[CheckpointColumns.projector]] = row[CheckpointColumns.version]
             }
             for projector in projectors {
@@ -225,8 +225,8 @@ public final class ReadModelStore: Sendable {
         for table in projector.tables {
             try db.cachedStatement(sql: "INSERT INTO projection_tables (projector, name) VALUES (?, ?)").execute(arguments: [projector.name, table])
         }
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence, hash) VALUES (?, ?, 0, NULL)").execute(arguments: [projector.name, projector.version]
-        )
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO projection_checkpoints (projector, version, sequence, hash) VALUES (?, ?, 0, NULL)")
+            .execute(arguments: [projector.name, projector.version])
     }
 
     /// The last sequence number every registered projector has folded.
@@ -641,16 +641,16 @@ extension ReadModelStore {
     /// ``holdsOnlyRegisteredTables(_:)`` for these projectors.
     private static func holdsOnlyTables(of projectors: [any Projector], _ db: Database) throws -> Bool {
         let projectorNames = Set(projectors.map(\.name))
-        let tables = try String.fetchAll(db.cachedStatement(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         var owned = Set(engineTables + projectors.flatMap(\.tables))
         if try db.tableExists("projection_tables") {
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT projector, name FROM projection_tables")) {
+            for row in try Row.fetchAll(db, sql: "SELECT projector, name FROM projection_tables") {
                 guard projectorNames.contains(row[CheckpointColumns.projector] as String) else { return false }
                 owned.insert(row[CheckpointColumns.name])
             }
         }
         if try db.tableExists("projection_checkpoints"),
-           try String.fetchAll(db.cachedStatement(sql: "SELECT projector FROM projection_checkpoints")).contains(where: { !projectorNames.contains($0) }) {
+           try String.fetchAll(db, sql: "SELECT projector FROM projection_checkpoints").contains(where: { !projectorNames.contains($0) }) {
             return false
         }
         return tables.allSatisfy { owned.contains($0) }
@@ -669,7 +669,7 @@ extension ReadModelStore {
             var result: [String: [String]] = [:]
             for projector in projectors {
                 for table in projector.tables where !projector.cacheTables.contains(table) {
-                    let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)"))
+                    let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
                     result[table] = rows.map { row in
                         row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: "|")
                     }.sorted()

@@ -196,7 +196,8 @@ package struct SnapshotTable: Sendable {
 
     /// Retires every current snapshot.
     package func supersedeAll(recordedAt: Instant, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE \(name) SET superseded_at = ? WHERE superseded_at IS NULL").execute(arguments: [recordedAt.microsecondsSinceEpoch])
+        try db.cachedStatement(sql: "UPDATE \(name) SET superseded_at = ? WHERE superseded_at IS NULL")
+            .execute(arguments: [recordedAt.microsecondsSinceEpoch])
     }
 
     /// The latest current snapshot.

@@ -217,10 +217,11 @@ final class BalancesFold {
         // lookup, and almost every event is neither.
         if let opened = event.body.as(AccountOpened.self) {
             knownAccounts.insert(opened.account)
-            try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind").execute(arguments: [opened.account, opened.kind.rawValue, sequence]
-            )
+            try db.cachedStatement(sql: "INSERT INTO accounts (name, kind, opened_sequence) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind")
+                .execute(arguments: [opened.account, opened.kind.rawValue, sequence])
         } else if let closed = event.body.as(AccountClosed.self) {
-            try db.cachedStatement(sql: "UPDATE accounts SET closed_sequence = ?, closed_at = ? WHERE name = ?").execute(arguments: [sequence, event.effectiveAt.microsecondsSinceEpoch, closed.account])
+            try db.cachedStatement(sql: "UPDATE accounts SET closed_sequence = ?, closed_at = ? WHERE name = ?")
+                .execute(arguments: [sequence, event.effectiveAt.microsecondsSinceEpoch, closed.account])
         }
     }
 

@@ -28,8 +28,8 @@ public struct BudgetSettingsProjector: Projector {
 
     public func apply(_ event: Event, _ db: Database) throws {
         if let created = event.body.as(LedgerCreated.self) {
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO budget_settings (key, value) VALUES ('currency', ?)").execute(arguments: [created.baseCurrency.code]
-            )
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO budget_settings (key, value) VALUES ('currency', ?)")
+                .execute(arguments: [created.baseCurrency.code])
         } else if event.body.is(ReferenceBalanceSet.self) {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO budget_references (sequence, effective_at) VALUES (?, ?)")
                 .execute(arguments: [event.rowSequence, event.rowEffectiveAt])

@@ -50,14 +50,17 @@ public struct ChallengesProjector: Projector {
                     INSERT OR REPLACE INTO challenges
                         (challenge_id, template, name, commodity, unit, step_count, account, sequence, effective_at, recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [started.challengeId, started.template, started.name, started.unit.commodity.code, started.unit.minorUnits,
-                            started.stepCount, started.account, event.rowSequence,
-                            event.rowEffectiveAt, event.rowRecordedAt]
-            )
+                    """).execute(arguments: [
+                        started.challengeId, started.template, started.name, started.unit.commodity.code, started.unit.minorUnits,
+                        started.stepCount, started.account, event.rowSequence,
+                        event.rowEffectiveAt, event.rowRecordedAt,
+                    ])
         case let completed as ChallengeStepCompleted:
-            try db.cachedStatement(sql: "INSERT INTO challenge_steps (sequence, challenge_id, step, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [event.rowSequence, completed.challengeId, completed.step, completed.amount.commodity.code,
-                            completed.amount.minorUnits, event.rowEffectiveAt, event.rowRecordedAt]
-            )
+            try db.cachedStatement(sql: "INSERT INTO challenge_steps (sequence, challenge_id, step, commodity, amount, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                .execute(arguments: [
+                    event.rowSequence, completed.challengeId, completed.step, completed.amount.commodity.code,
+                    completed.amount.minorUnits, event.rowEffectiveAt, event.rowRecordedAt,
+                ])
         default:
             throw eventNotFolded(event)
         }

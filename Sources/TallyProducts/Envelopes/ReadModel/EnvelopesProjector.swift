@@ -313,8 +313,9 @@ private struct EnvelopeRows {
         try db.cachedStatement(sql: """
                 INSERT INTO envelope_changes (sequence, envelope_id, kind, interval, commodity, amount, policy, effective_at, recorded_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [event.rowSequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
-        )
+                """).execute(arguments: [
+                    event.rowSequence, envelopeId, kind, interval?.rawValue, amount?.commodity.code, amount?.minorUnits, policy?.rawValue, event.rowEffectiveAt, event.rowRecordedAt,
+                ])
         try changed(at: event.effectiveAt)
     }
     /// The base currency in force at the event's effective time, as recorded so far (the
@@ -362,29 +363,33 @@ private struct EnvelopeRows {
     }
     /// An exchange rate, from a transaction or an `fx_rate_set`.
     func rate(base: Commodity, quote: String, rate: ExactDecimal, source: ExchangeQuote.Source) throws {
-        try db.cachedStatement(sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [event.rowSequence, base.code, quote, rate.decimalString, source.rawValue, event.rowEffectiveAt, event.rowRecordedAt]
-        )
+        try db.cachedStatement(sql: "INSERT INTO envelope_rates (sequence, base, quote, rate, source, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [event.rowSequence, base.code, quote, rate.decimalString, source.rawValue, event.rowEffectiveAt, event.rowRecordedAt])
         try changed(at: event.effectiveAt)
     }
     /// The base currency from the event's effective time on.
     func base(_ currency: Commodity) throws {
-        try db.cachedStatement(sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)").execute(arguments: [event.rowSequence, currency.code, event.rowEffectiveAt, event.rowRecordedAt]
-        )
+        try db.cachedStatement(sql: "INSERT INTO envelope_base_currencies (sequence, currency, effective_at, recorded_at) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [event.rowSequence, currency.code, event.rowEffectiveAt, event.rowRecordedAt])
         try changed(at: event.effectiveAt)
     }
 
     /// An asset or liability account, which envelopes' transactions may name.
     func account(_ opened: AccountOpened) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [opened.account, opened.kind.rawValue, opened.commodity.code, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
-        )
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO envelope_accounts (account, kind, commodity, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [
+                opened.account, opened.kind.rawValue, opened.commodity.code, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt,
+            ])
     }
 
     /// A created envelope: a second creation of the same id starts its history again, as
     /// the fold does, and every snapshot is retired.
     func envelope(_ created: EnvelopeCreated) throws {
         try db.cachedStatement(sql: "DELETE FROM envelope_changes WHERE envelope_id = ?").execute(arguments: [created.envelopeId])
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [created.envelopeId, created.name, created.startDate.daysSinceEpoch, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt]
-        )
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO envelopes (envelope_id, name, start_date, sequence, effective_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [
+                created.envelopeId, created.name, created.startDate.daysSinceEpoch, event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt,
+            ])
         try EnvelopesProjector.snapshots.supersedeAll(recordedAt: event.recordedAt, db)
         try change(created.envelopeId, "created", interval: created.interval, amount: created.budgeted)
     }

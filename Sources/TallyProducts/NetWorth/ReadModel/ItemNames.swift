@@ -17,7 +17,8 @@ enum ItemNames {
     }
 
     static func record(_ renamed: AssetRenamed, effective: Int64, recorded: Int64, sequence: Int64, _ db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO nw_item_names VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [renamed.assetId, effective, recorded, sequence, renamed.name, renamed.category.rawValue])
+        try db.cachedStatement(sql: "INSERT INTO nw_item_names VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [renamed.assetId, effective, recorded, sequence, renamed.name, renamed.category.rawValue])
     }
 
     /// The latest rename of the asset effective by the point and known at it, since the asset

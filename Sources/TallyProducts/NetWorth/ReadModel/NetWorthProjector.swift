@@ -223,7 +223,8 @@ private struct NetWorthRows {
 
     /// An asset's tags from the event's effective time on.
     func tags(_ assetId: String, country: String?, sector: String?, symbol: String?) throws {
-        try db.cachedStatement(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, country, sector, symbol])
+        try db.cachedStatement(sql: "INSERT INTO nw_item_tags VALUES (?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, country, sector, symbol])
     }
 
     /// An asset's new name.
@@ -248,7 +249,8 @@ private struct NetWorthRows {
         if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT removed_at FROM nw_items WHERE kind = ? AND item_id = ?"), arguments: [kind.rawValue, id]) {
             try changed(at: min(event.rowEffectiveAt, (row[NetWorthColumns.removedAt] as Int64?) ?? event.rowEffectiveAt))
         }
-        try db.cachedStatement(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = ? AND item_id = ?").execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, kind.rawValue, id])
+        try db.cachedStatement(sql: "UPDATE nw_items SET removed_at = ?, removed_recorded_at = ?, removed_sequence = ? WHERE kind = ? AND item_id = ?")
+            .execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, kind.rawValue, id])
     }
 
     /// An item's value, entered or derived.
@@ -260,7 +262,8 @@ private struct NetWorthRows {
 
     /// An asset's entered value no longer overrides its market value.
     func overrideCleared(_ cleared: ValuationOverrideCleared) throws {
-        try db.cachedStatement(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)").execute(arguments: [cleared.assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence])
+        try db.cachedStatement(sql: "INSERT INTO nw_override_clears VALUES (?, ?, ?, ?)")
+            .execute(arguments: [cleared.assetId, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence])
         try changed(at: event.rowEffectiveAt)
     }
 
@@ -282,13 +285,17 @@ private struct NetWorthRows {
     /// An exchange rate. Snapshots hold no rates (answers convert at read time): a rate
     /// retires none.
     func rate(_ rate: FXRateSet) throws {
-        try db.cachedStatement(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [rate.base.code, rate.quote.code, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, rate.rate.significand, rate.rate.scale])
+        try db.cachedStatement(sql: "INSERT INTO nw_fx_rates VALUES (?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [
+                rate.base.code, rate.quote.code, event.rowEffectiveAt, event.rowRecordedAt, event.rowSequence, rate.rate.significand, rate.rate.scale,
+            ])
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO nw_fx_pairs VALUES (?, ?)").execute(arguments: [rate.base.code, rate.quote.code])
     }
 
     /// The age past which a price is stale.
     func staleness(_ change: PriceStalenessSet) throws {
-        try db.cachedStatement(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)").execute(arguments: [event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt, change.thresholdSeconds])
+        try db.cachedStatement(sql: "INSERT INTO nw_price_staleness VALUES (?, ?, ?, ?)")
+            .execute(arguments: [event.rowSequence, event.rowEffectiveAt, event.rowRecordedAt, change.thresholdSeconds])
     }
 
     /// A reminder (setting one again keeps its earlier versions).

@@ -38,9 +38,10 @@ public struct BudgetsProjector: Projector {
             try db.cachedStatement(sql: """
                     INSERT INTO budgets (month, category, set_sequence, commodity, maximum, recorded_at, superseded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [budget.month.ordinal, budget.category.rawValue, event.rowSequence, budget.maximum.commodity.code,
-                            budget.maximum.minorUnits, event.rowRecordedAt, BudgetTime.openEnd]
-            )
+                    """).execute(arguments: [
+                        budget.month.ordinal, budget.category.rawValue, event.rowSequence, budget.maximum.commodity.code,
+                        budget.maximum.minorUnits, event.rowRecordedAt, BudgetTime.openEnd,
+                    ])
         case let deleted as BudgetDeleted:
             try close(month: deleted.month, category: deleted.category, event, db)
         default:
@@ -50,8 +51,8 @@ public struct BudgetsProjector: Projector {
 
     /// Ends the version in force, as of the event's recorded time.
     private func close(month: Month, category: BudgetCategory, _ event: Event, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE budgets SET superseded_at = ? WHERE month = ? AND category = ? AND superseded_at = ?").execute(arguments: [event.rowRecordedAt, month.ordinal, category.rawValue, BudgetTime.openEnd]
-        )
+        try db.cachedStatement(sql: "UPDATE budgets SET superseded_at = ? WHERE month = ? AND category = ? AND superseded_at = ?")
+            .execute(arguments: [event.rowRecordedAt, month.ordinal, category.rawValue, BudgetTime.openEnd])
     }
 }
 

@@ -43,10 +43,11 @@ public struct PotsProjector: Projector {
                     INSERT INTO budget_pots (pot_id, created_sequence, name, commodity, target, created_at, created_recorded_at,
                                              ended_at, ended_recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [pot.potId, event.rowSequence, pot.name, pot.target.commodity.code, pot.target.minorUnits,
-                            event.rowEffectiveAt, event.rowRecordedAt,
-                            BudgetTime.openEnd, BudgetTime.openEnd]
-            )
+                    """).execute(arguments: [
+                        pot.potId, event.rowSequence, pot.name, pot.target.commodity.code, pot.target.minorUnits,
+                        event.rowEffectiveAt, event.rowRecordedAt,
+                        BudgetTime.openEnd, BudgetTime.openEnd,
+                    ])
         case let deleted as PotDeleted:
             try end(deleted.potId, event, db)
         default:
@@ -56,8 +57,8 @@ public struct PotsProjector: Projector {
 
     /// Ends the pot's life in progress at the event's times.
     private func end(_ id: String, _ event: Event, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE budget_pots SET ended_at = ?, ended_recorded_at = ? WHERE pot_id = ? AND ended_recorded_at = ?").execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd]
-        )
+        try db.cachedStatement(sql: "UPDATE budget_pots SET ended_at = ?, ended_recorded_at = ? WHERE pot_id = ? AND ended_recorded_at = ?")
+            .execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd])
     }
 }
 

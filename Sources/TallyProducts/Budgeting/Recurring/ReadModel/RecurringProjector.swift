@@ -48,11 +48,12 @@ public struct RecurringProjector: Projector {
                         (recurring_id, defined_sequence, payee, category, commodity, amount, frequency, day_of_month, start_month,
                          end_month, created_at, created_recorded_at, ended_at, ended_recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [item.recurringId, event.rowSequence, item.payee, item.category.rawValue, item.amount.commodity.code,
-                            item.amount.minorUnits, item.frequency.rawValue, item.dayOfMonth, item.startMonth.ordinal,
-                            item.endMonth?.ordinal, event.rowEffectiveAt,
-                            event.rowRecordedAt, BudgetTime.openEnd, BudgetTime.openEnd]
-            )
+                    """).execute(arguments: [
+                        item.recurringId, event.rowSequence, item.payee, item.category.rawValue, item.amount.commodity.code,
+                        item.amount.minorUnits, item.frequency.rawValue, item.dayOfMonth, item.startMonth.ordinal,
+                        item.endMonth?.ordinal, event.rowEffectiveAt,
+                        event.rowRecordedAt, BudgetTime.openEnd, BudgetTime.openEnd,
+                    ])
         case let removed as RecurringRemoved:
             try end(removed.recurringId, event, db)
         default:
@@ -62,8 +63,8 @@ public struct RecurringProjector: Projector {
 
     /// Ends the item's life in progress at the event's times.
     private func end(_ id: String, _ event: Event, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE recurring_items SET ended_at = ?, ended_recorded_at = ? WHERE recurring_id = ? AND ended_recorded_at = ?").execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd]
-        )
+        try db.cachedStatement(sql: "UPDATE recurring_items SET ended_at = ?, ended_recorded_at = ? WHERE recurring_id = ? AND ended_recorded_at = ?")
+            .execute(arguments: [event.rowEffectiveAt, event.rowRecordedAt, id, BudgetTime.openEnd])
     }
 }
 

@@ -94,14 +94,14 @@ public struct TransactionsProjector: Projector {
         case let deleted as TransactionDeleted:
             try newVersion(of: deleted.transactionId, change: "deleted", setting: "", [], event, db)
         case let bank as BankConnected:
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO budget_banks (bank_id, name, connected, changed_sequence) VALUES (?, ?, 1, ?)").execute(arguments: [bank.bankId, bank.name, sequence]
-            )
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO budget_banks (bank_id, name, connected, changed_sequence) VALUES (?, ?, 1, ?)")
+                .execute(arguments: [bank.bankId, bank.name, sequence])
         case let bank as BankDisconnected:
-            try db.cachedStatement(sql: "UPDATE budget_banks SET connected = 0, consent_expires = NULL, changed_sequence = ? WHERE bank_id = ?").execute(arguments: [sequence, bank.bankId]
-            )
+            try db.cachedStatement(sql: "UPDATE budget_banks SET connected = 0, consent_expires = NULL, changed_sequence = ? WHERE bank_id = ?")
+                .execute(arguments: [sequence, bank.bankId])
         case let consent as BankConsentGranted:
-            try db.cachedStatement(sql: "UPDATE budget_banks SET consent_expires = ?, changed_sequence = ? WHERE bank_id = ?").execute(arguments: [consent.expiresOn.description, sequence, consent.bankId]
-            )
+            try db.cachedStatement(sql: "UPDATE budget_banks SET consent_expires = ?, changed_sequence = ? WHERE bank_id = ?")
+                .execute(arguments: [consent.expiresOn.description, sequence, consent.bankId])
         default:
             throw eventNotFolded(event)
         }
@@ -149,8 +149,7 @@ public struct TransactionsProjector: Projector {
                        payee_key, category, bank_category, commodity, amount, effective_at, recurring, recorded_sequence, ?
                 FROM budget_transaction_history WHERE transaction_id = ? AND sequence < ? AND change != 'deleted'
                     AND sequence = (SELECT MAX(sequence) FROM budget_transaction_history WHERE transaction_id = ? AND sequence < ?)
-                """).execute(arguments: [sequence, change, event.rowRecordedAt, id, sequence, id, sequence]
-        )
+                """).execute(arguments: [sequence, change, event.rowRecordedAt, id, sequence, id, sequence])
         guard db.changesCount > 0 else { return }
         guard !assignments.isEmpty else { return }
         try db.cachedStatement(sql: "UPDATE budget_transaction_history SET \(assignments) WHERE transaction_id = ? AND sequence = ?").execute(arguments: arguments + [id, sequence])
