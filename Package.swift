@@ -19,6 +19,11 @@ let strictSettings: [SwiftSetting] = [
 let testSettings: [SwiftSetting] = strictSettings + [
     .unsafeFlags(["-gline-tables-only", "-driver-batch-size-limit", "1000"]),
 ]
+// The test bundle, the build's last and largest link, by the toolchain's lld rather than gold:
+// 1.4 s against 3.9 s (1.6 s of CPU against 3.1 s).
+let testLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld"], .when(platforms: [.linux])),
+]
 
 let package = Package(
     name: "Tally",
@@ -173,6 +178,7 @@ let package = Package(
         // A throwaway PostgreSQL cluster for the tests of the log on PostgreSQL (the real server).
         .target(
             name: "PostgresTestSupport",
+            dependencies: ["CLibPQ"],
             path: "Tests/PostgresTestSupport",
             swiftSettings: strictSettings
         ),
@@ -185,7 +191,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            swiftSettings: testSettings
+            swiftSettings: testSettings,
+            linkerSettings: testLinkerSettings
         ),
         // Helpers of the engine's tests: the engine alone, so that `TallyEngineTests` builds
         // and passes with no product module present.
@@ -205,13 +212,15 @@ let package = Package(
         .testTarget(
             name: "TallyEngineTests",
             dependencies: ["TallyEngine", "TallyLog", "TallyTestSupport", "PostgresTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: testSettings
+            swiftSettings: testSettings,
+            linkerSettings: testLinkerSettings
         ),
         .testTarget(
             name: "TallyTests",
             dependencies: ["Tally", "TallyLog", "TallyLogTesting", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
             resources: [.copy("Fixtures")],
-            swiftSettings: testSettings
+            swiftSettings: testSettings,
+            linkerSettings: testLinkerSettings
         ),
         .testTarget(
             name: "TallyServiceTests",
@@ -225,7 +234,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
-            swiftSettings: testSettings
+            swiftSettings: testSettings,
+            linkerSettings: testLinkerSettings
         ),
         // What an app team does with Schemas/openapi.yaml in Swift: swift-openapi-generator
         // generates the types and a client from the document, ahead of time
@@ -245,13 +255,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["openapi-generator-config.yaml"],
-            swiftSettings: testSettings
+            swiftSettings: testSettings,
+            linkerSettings: testLinkerSettings
         ),
         .testTarget(
             name: "TallyCLITests",
             // TallyServe: the suites of `tally serve` run the tally-serve executable.
             dependencies: ["TallyCLI", "TallyServe", "Tally", "TallyLog", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
-            swiftSettings: testSettings
+            swiftSettings: testSettings,
+            linkerSettings: testLinkerSettings
         ),
     ]
 )

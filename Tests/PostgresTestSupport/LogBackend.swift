@@ -27,7 +27,7 @@ extension PostgresTestCluster {
     /// row and of every stored file. Equal before and after a command that must change nothing.
     public func ledgerSnapshot(_ ledger: String) throws -> String {
         let quoted = "'" + ledger.replacingOccurrences(of: "'", with: "''") + "'"
-        return try psql("""
+        return try sql("""
             SELECT coalesce((SELECT head_sequence || ' ' || encode(head_hash, 'hex') FROM tally_ledgers WHERE ledger = \(quoted)), 'no ledger')
               || ' frames ' || coalesce((SELECT md5(string_agg(first_sequence || ':' || md5(frame), ',' ORDER BY first_sequence))
                                          FROM tally_frames WHERE ledger = \(quoted)), '-')

@@ -59,14 +59,12 @@ public final class PostgresPrivateCluster: Sendable {
     /// Stops the server and removes its directory.
     public func stop() { _ = try? Self.run(["stop", directory]) }
 
-    /// Runs SQL through `psql` on this server and returns its unaligned output.
+    /// Runs SQL on this server, on a connection of its own (the server may have been killed,
+    /// restarted or promoted since the last statement), and returns its rows as `psql -A -t`
+    /// prints them.
     @discardableResult
-    public func psql(_ sql: String) throws -> String {
-        let (status, output) = try PostgresTestCluster.spawn("/usr/bin/psql", [serverURL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
-        guard status == 0 else {
-            throw PostgresTestCluster.ClusterFailure(description: "psql failed (status \(status)) on \(sql): \(output)")
-        }
-        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    public func sql(_ sql: String) throws -> String {
+        try SQLSession.runOnce(sql, url: serverURL)
     }
 
     private static func url(from output: String) throws -> String {

@@ -19,9 +19,12 @@ public final class PostgresTestCluster: Sendable {
         public let description: String
     }
 
+    private let session: SQLSession
+
     private init(serverURL: String, directory: String) {
         self.serverURL = serverURL
         self.directory = directory
+        self.session = SQLSession(url: serverURL)
     }
 
     /// The process's cluster, started on first use.
@@ -99,14 +102,11 @@ public final class PostgresTestCluster: Sendable {
         return "\(serverURL)?ledger=\(ledger)" + (ownConnections ? "&application_name=\(ledger)" : "")
     }
 
-    /// Runs SQL through `psql` (for what a test does behind Tally's back: damage a row, end a
-    /// connection) and returns its unaligned output.
+    /// Runs SQL on the server (for what a test does behind Tally's back: damage a row, end a
+    /// connection, read a ledger's rows) and returns its rows as `psql -A -t` prints them
+    /// (``SQLSession``: one connection of the test process, kept).
     @discardableResult
-    public func psql(_ sql: String) throws -> String {
-        let (status, output) = try Self.spawn("/usr/bin/psql", [serverURL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
-        guard status == 0 else {
-            throw ClusterFailure(description: "psql failed (status \(status)) on \(sql): \(output)")
-        }
-        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    public func sql(_ sql: String) throws -> String {
+        try session.run(sql)
     }
 }

@@ -89,7 +89,7 @@ struct PostgresLogTests {
         defer { try? paused.close() }
         _ = try paused.append([LogRecord(kind: 1, version: 1, effectiveAt: 0, entity: "a", payload: [1])])
         // The pause: node-a's lease runs out without a renewal (as after SIGSTOP).
-        try cluster.psql("UPDATE tally_ledgers SET lease_until = now() - interval '1 second' WHERE ledger = '\(location.ledger)'")
+        try cluster.sql("UPDATE tally_ledgers SET lease_until = now() - interval '1 second' WHERE ledger = '\(location.ledger)'")
         let successor = try PostgresLogWriter.open(location, owner: "node-b", options: testOptions(), waitSeconds: 0)
         defer { try? successor.close() }
         #expect(successor.epoch == paused.epoch + 1)
@@ -131,7 +131,7 @@ struct PostgresLogTests {
         var expected: [String] = []
         for round in 0..<12 {
             if round % 3 == 1 {
-                try cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(location.ledger)'")
+                try cluster.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(location.ledger)'")
             }
             let entity = "round-\(round)"
             _ = try writer.append([LogRecord(kind: 1, version: 1, effectiveAt: 0, entity: entity, payload: [UInt8(round)])])
@@ -150,7 +150,7 @@ struct PostgresLogTests {
         var rng = SplitMix64(seed: 29)
         for _ in 0..<5 { _ = try writer.append((0..<4).map { _ in randomRecord(&rng) }) }
         try writer.close()
-        try cluster.psql("""
+        try cluster.sql("""
             UPDATE tally_frames SET frame = set_byte(frame, 100, (get_byte(frame, 100) + 1) % 256)
             WHERE ledger = '\(location.ledger)' AND first_sequence = 9
             """)

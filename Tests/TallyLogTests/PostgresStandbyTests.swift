@@ -81,7 +81,7 @@ struct PostgresStandbyTests {
         #expect(acknowledged.filter { counts[$0] == nil }.isEmpty, "seed \(seed): acknowledged events lost")
         #expect(counts.values.allSatisfy { $0 == 1 }, "seed \(seed): an event twice")
         #expect(acknowledgedAfterPromotion > 0, "seed \(seed): the writer did not go on on the new primary")
-        #expect(try standby.psql("SELECT pg_is_in_recovery()") == "f")
+        #expect(try standby.sql("SELECT pg_is_in_recovery()") == "f")
         let verification = try verifyPostgresLog(location)
         #expect(verification.isValid, "seed \(seed): \(verification.problems)")
         #expect(verification.recomputedHead?.sequence == UInt64(logged.count), "seed \(seed)")

@@ -82,7 +82,7 @@ enum EventStreamRoutes {
     private static func stream(_ ledger: Ledger, after: UInt64, state: ServiceState, writer: inout any ResponseBodyWriter) async throws {
         // Unbounded, yet small: events enter only with a credit (at most `inFlightEvents`
         // wait), heartbeats only when none is pending, one end.
-        let (items, continuation) = AsyncStream<Item>.makeStream(bufferingPolicy: .unbounded)
+        let items = Mailbox<Item>()
         let credits = Credits(inFlightEvents)
         let heartbeatPending = PendingFlag()
         let heartbeat = Duration.milliseconds(state.configuration.heartbeatMilliseconds)
@@ -91,46 +91,125 @@ enum EventStreamRoutes {
                 do {
                     for try await event in ledger.committedEvents(after: after) {
                         try await credits.take()
-                        continuation.yield(.event(event))
+                        items.post(.event(event))
                     }
-                    continuation.yield(.end(.closed))
+                    items.post(.end(.closed))
                 } catch let error as SubscriptionError {
-                    continuation.yield(.end(error.code == .consumerTooSlow ? .tooSlow : .error))
+                    items.post(.end(error.code == .consumerTooSlow ? .tooSlow : .error))
                 } catch {
-                    continuation.yield(.end(.closed))
+                    items.post(.end(.closed))
                 }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try await Task.sleep(for: heartbeat)
-                    if heartbeatPending.raise() { continuation.yield(.heartbeat) }
+                    if heartbeatPending.raise() { items.post(.heartbeat) }
                 }
             }
             group.addTask {
                 await state.shutdown.wait()
-                continuation.yield(.end(.shutdown))
+                items.post(.end(.shutdown))
             }
             defer { group.cancelAll() }
             var lastWritten = after
             try await writer.write(ByteBuffer(string: "retry: 1000\n: stream of ledger events\n\n"))
-            loop: for await item in items {
-                switch item {
-                case .event(let event):
-                    let line = try EventJSON.encode(event)
-                    try await writer.write(ByteBuffer(string: "id: \(event.sequence)\nevent: \(event.type.name)\ndata: \(line)\n\n"))
-                    lastWritten = event.sequence
-                    credits.give()
-                case .heartbeat:
-                    heartbeatPending.lower()
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                case .end(let ending):
-                    if ending != .closed {
-                        try await writer.write(ByteBuffer(string: "event: \(ending.rawValue)\ndata: {\"last_event_id\":\(lastWritten)}\n\n"))
+            // What waits is written at once, in one write: a catch-up goes out up to
+            // `inFlightEvents` events per write and flush instead of one (a write passes the
+            // whole channel pipeline and its flush is a system call).
+            var buffer = ByteBuffer()
+            loop: while true {
+                let batch = await items.takeAll()
+                if batch.isEmpty { break }
+                var events = 0
+                var ended = false
+                for item in batch {
+                    switch item {
+                    case .event(let event):
+                        let line = try EventJSON.encode(event)
+                        buffer.writeString("id: \(event.sequence)\nevent: \(event.type.name)\ndata: \(line)\n\n")
+                        lastWritten = event.sequence
+                        events += 1
+                    case .heartbeat:
+                        heartbeatPending.lower()
+                        buffer.writeString(": heartbeat\n\n")
+                    case .end(let ending):
+                        if ending != .closed {
+                            buffer.writeString("event: \(ending.rawValue)\ndata: {\"last_event_id\":\(lastWritten)}\n\n")
+                        }
+                        ended = true
                     }
-                    break loop
+                    if ended { break }
                 }
+                if buffer.readableBytes > 0 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+                for _ in 0..<events { credits.give() }
+                if ended { break loop }
             }
-            continuation.finish()
+            items.finish()
+        }
+    }
+}
+
+/// Items handed from producer tasks to one consumer, which takes every item that waits at
+/// once (``takeAll()``), in the order they were posted.
+final class Mailbox<Item: Sendable>: Sendable {
+    private struct State {
+        var items: [Item] = []
+        var waiter: CheckedContinuation<[Item], Never>?
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Adds `item` for the consumer; nothing once ``finish()`` was called.
+    func post(_ item: Item) {
+        let waiter = state.withLock { state -> CheckedContinuation<[Item], Never>? in
+            guard !state.finished else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.items.append(item)
+            return nil
+        }
+        waiter?.resume(returning: [item])
+    }
+
+    /// Ends the mailbox: posts are dropped and a waiting or later ``takeAll()`` answers empty.
+    func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<[Item], Never>? in
+            state.finished = true
+            state.items = []
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: [])
+    }
+
+    /// Every item waiting, oldest first; suspends until one is posted when none waits. Empty
+    /// once finished, or when the calling task is cancelled.
+    func takeAll() async -> [Item] {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Item], Never>) in
+                let ready = state.withLock { state -> [Item]? in
+                    if !state.items.isEmpty {
+                        defer { state.items = [] }
+                        return state.items
+                    }
+                    if state.finished || Task.isCancelled { return [] }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<[Item], Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: [])
         }
     }
 }
