@@ -14,6 +14,7 @@ import Tally
 /// Flow control: a catch-up of any size delivers every event. The library reads the log
 /// only as fast as this handler writes (``CommittedEvents`` waits for its consumer while
 /// catching up), and the handler holds at most ``inFlightEvents`` events between the two.
+/// The events that wait when the writer is free go out in one write and one flush.
 /// Live commits cannot wait for a slow client: once the library's buffer
 /// (`Ledger.Options.subscriptionBufferEvents`) is full it ends the stream with
 /// `event: too_slow`, whose data names the last event written (`{"last_event_id": N}`):
