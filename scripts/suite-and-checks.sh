@@ -10,8 +10,9 @@
 # build) from running beside it. The other checks use the build as it is (TALLY_BUILT=1:
 # they do not call `swift build` themselves).
 #
-# The bundle runs as three processes, each a part of the suites: the products'; the CLI's;
-# the rest (the engine, the log, the service, the API client and any target added later).
+# The bundle runs as three processes, each a part of the suites of about the same CPU: the
+# products' suites A to M; the CLI's; the rest (the products' N to Z, the engine, the log, the
+# service, the API client and any target added later).
 # One process runs its tests on as many threads as the machine has cores, and a test that
 # waits (a durable commit's fdatasync, a round trip to PostgreSQL, a server's answer, a
 # process it started) leaves its core idle: on the 2-core machine one process kept the
@@ -43,7 +44,7 @@ trap 'rm -f "$log"' EXIT
 checks=$!
 
 # The parts, by test target: a target no pattern names runs in the last part.
-parts=('^TallyTests\.' '^TallyCLITests\.')
+parts=('^TallyTests\.[A-M]' '^TallyCLITests\.')
 declare -A part_log part_name
 for index in 0 1 2; do
     part_log[$index]=$(mktemp)
@@ -57,7 +58,7 @@ for index in 0 1; do
 done
 "$bundle" --testing-library swift-testing --skip "${parts[0]}" --skip "${parts[1]}" > "${part_log[2]}" 2>&1 &
 pids+=($!)
-part_name[$!]="the other suites (the engine's, the log's, the service's, the API client's)"
+part_name[$!]="the other suites (the products' N to Z, the engine's, the log's, the service's, the API client's)"
 declare -A log_of
 for index in 0 1 2; do log_of[${pids[$index]}]=${part_log[$index]}; done
 echo "suite-and-checks: the suite runs as three processes; each one's output follows when it ends"
