@@ -43,37 +43,37 @@ trap 'rm -f "$log"' EXIT
 ) > "$log" 2>&1 &
 checks=$!
 
-# The parts, by test target: a target no pattern names runs in the last part.
+# The parts, by suite name: a suite neither pattern names runs in the last part.
 parts=('^TallyTests\.[A-M]' '^TallyCLITests\.')
 declare -A part_log part_name
-for index in 0 1 2; do
-    part_log[$index]=$(mktemp)
-done
-trap 'rm -f "$log" "${part_log[@]}"' EXIT
-pids=()
-for index in 0 1; do
-    "$bundle" --testing-library swift-testing --filter "${parts[$index]}" > "${part_log[$index]}" 2>&1 &
-    pids+=($!)
-    part_name[$!]="the suites matching ${parts[$index]}"
-done
-"$bundle" --testing-library swift-testing --skip "${parts[0]}" --skip "${parts[1]}" > "${part_log[2]}" 2>&1 &
-pids+=($!)
-part_name[$!]="the other suites (the products' N to Z, the engine's, the log's, the service's, the API client's)"
-declare -A log_of
-for index in 0 1 2; do log_of[${pids[$index]}]=${part_log[$index]}; done
+logs=()
+trap 'rm -f "$log" "${logs[@]}"' EXIT
+# Starts the bundle on the suites its options select (NAME OPTION...), its output to a file of
+# its own, printed when it ends.
+start_part() {
+    local name=$1 output
+    shift
+    output=$(mktemp)
+    logs+=("$output")
+    "$bundle" --testing-library swift-testing "$@" > "$output" 2>&1 &
+    part_log[$!]=$output
+    part_name[$!]=$name
+}
+start_part "the suites matching ${parts[0]}" --filter "${parts[0]}"
+start_part "the suites matching ${parts[1]}" --filter "${parts[1]}"
+start_part "the other suites (the products' N to Z, the engine's, the log's, the service's, the API client's)" \
+    --skip "${parts[0]}" --skip "${parts[1]}"
 echo "suite-and-checks: the suite runs as three processes; each one's output follows when it ends"
 
 suite=0
-running=("${pids[@]}")
-while [ "${#running[@]}" -gt 0 ]; do
-    wait -n -p ended "${running[@]}"
+# part_log holds the parts still running: one ends, its output is printed, it leaves the map.
+while [ "${#part_log[@]}" -gt 0 ]; do
+    wait -n -p ended "${!part_log[@]}"
     status=$?
-    remaining=()
-    for pid in "${running[@]}"; do [ "$pid" = "$ended" ] || remaining+=("$pid"); done
-    running=("${remaining[@]}")
     echo "--- ${part_name[$ended]} (exit $status) ---"
-    cat "${log_of[$ended]}"
+    cat "${part_log[$ended]}"
     [ "$status" -eq 0 ] || { echo "suite-and-checks: ${part_name[$ended]} failed (exit $status)" >&2; suite=1; }
+    unset "part_log[$ended]"
 done
 wait "$checks"
 checked=$?

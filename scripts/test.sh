@@ -4,9 +4,8 @@
 # 1. What the build links against (scripts/setup.sh build), if missing, while the packages resolve.
 # 2. The build (`swift build --build-tests`), with what the tests run installed beside it, from
 #    the end of step 1 (scripts/setup.sh tests: PostgreSQL, Chromium, the API checks' Python
-#    tools; apt-get cannot run twice at once, so not sooner). On a
-#    fresh machine that set-up takes about 45 s, most of it the Python tools; the build
-#    needs none of it, so it no longer waits for it.
+#    tools; apt-get cannot run twice at once, so not sooner). On a fresh machine that set-up
+#    takes about 20 s of CPU; the build needs none of it, so it does not wait for it.
 #    The build refuses an import of a package target that the importing target does not
 #    declare (`--explicit-target-dependency-import-check error`): the engine-alone check's
 #    second half, done by the build that compiles the modules (the flag changes no compile

@@ -32,17 +32,15 @@ final class SQLSession: Sendable {
     /// - Throws: ``PostgresTestCluster/ClusterFailure`` with the server's message and the SQL.
     func run(_ sql: String) throws -> String {
         try connection.withLock { connection in
-            if let open = connection, PQstatus(open) == CONNECTION_OK {
+            if let kept = connection {
+                // A statement the server refused on a sound connection is the caller's error;
+                // one that found the connection gone falls through to a new connection.
                 do {
-                    return try Self.execute(sql, on: open)
-                } catch let error where PQstatus(open) == CONNECTION_OK {
+                    if PQstatus(kept) == CONNECTION_OK { return try Self.execute(sql, on: kept) }
+                } catch let error where PQstatus(kept) == CONNECTION_OK {
                     throw error
-                } catch {
-                    PQfinish(open)
-                    connection = nil
-                }
-            } else if let closed = connection {
-                PQfinish(closed)
+                } catch {}
+                PQfinish(kept)
                 connection = nil
             }
             let opened = try Self.connect(url)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TallyTestSupport
 
 /// The crash harness's short run: a few SIGKILLs of real `tally` processes in each of its modes
 /// (an import, a stream of deposits, a batched append, a rebuild, and several processes issuing
@@ -18,7 +19,7 @@ import Testing
     @Test(arguments: ["import", "deposits", "append", "rebuild", "concurrent"])
     func aFewKillsLoseNoAcknowledgedEventAndLeaveAStoreThatReopens(mode: String) throws {
         let seed: UInt64 = 20_261_124
-        let kills = ProcessInfo.processInfo.environment["TALLY_CRASH_KILLS"].flatMap(Int.init) ?? 2
+        let kills = TestScale.count("TALLY_CRASH_KILLS", default: 2)
         let directory = try TemporaryDirectory()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

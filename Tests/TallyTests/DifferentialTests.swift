@@ -19,8 +19,7 @@ struct DifferentialTests {
     static let asOfsPerKnownAt = 9
 
     static func ledgers(on backend: LogBackend) -> Int {
-        if let asked = ProcessInfo.processInfo.environment["TALLY_DIFF_LEDGERS"].flatMap(Int.init) { return asked }
-        return backend == .files ? 8 : 3
+        TestScale.count("TALLY_DIFF_LEDGERS", default: backend == .files ? 8 : 3)
     }
 
     @Test(arguments: LogBackend.allCases) func indexedAnswersEqualAFullReplayAtHundredsOfRandomPoints(on backend: LogBackend) throws {

@@ -120,7 +120,7 @@ import TallyLog
     @Test(arguments: [SnapshotInterval.days(3), .months(1), .never])
     func everyAnswerEqualsAFoldFromScratchAtAnyIntervalDateAndKnownAt(interval: SnapshotInterval) throws {
         let base = TestSeed.value(default: 20_261_121)
-        let ledgers = ProcessInfo.processInfo.environment["TALLY_SNAPSHOT_LEDGERS"].flatMap(Int.init) ?? 5
+        let ledgers = TestScale.count("TALLY_SNAPSHOT_LEDGERS", default: 5)
         for offset in UInt64(0)..<UInt64(ledgers) {
             let seed = base &+ offset
             var random = SplitMix64(seed: seed)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TallyTestSupport
 import TallyLog
 @testable import Tally
 @testable import TallyEngine
@@ -13,7 +14,7 @@ struct LedgerSimulationTests {
     /// The short run, in the test command.
     @Test func shortRun() {
         let environment = ProcessInfo.processInfo.environment
-        let count = environment["TALLY_SIM_LEDGER_SEEDS"].flatMap(Int.init) ?? 12
+        let count = TestScale.count("TALLY_SIM_LEDGER_SEEDS", default: 12)
         let first = environment["TALLY_SIM_FIRST_SEED"].flatMap(UInt64.init) ?? 1
         let figures = runLedgerSimulation(first: first, count: count)
         print("ledger simulation: \(figures)")

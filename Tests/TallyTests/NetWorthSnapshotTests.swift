@@ -186,7 +186,7 @@ import TallyLog
     @Test(arguments: [SnapshotInterval.days(10), .months(1), .months(3), .never])
     func everyMonthOfTheSeriesEqualsLookupsAndAFullReplayAtAnyIntervalAndKnownAt(interval: SnapshotInterval) throws {
         let base = TestSeed.value(default: 20_261_121)
-        let households = ProcessInfo.processInfo.environment["TALLY_SNAPSHOT_LEDGERS"].flatMap(Int.init) ?? 2
+        let households = TestScale.count("TALLY_SNAPSHOT_LEDGERS", default: 2)
         var hits = 0
         for offset in UInt64(0)..<UInt64(households) {
             let seed = base &+ offset

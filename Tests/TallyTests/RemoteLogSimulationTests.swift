@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TallyTestSupport
 @testable import TallyEngine
 import TallyLog
 
@@ -11,7 +12,7 @@ struct RemoteLogSimulationTests {
     /// The short run, in the test command.
     @Test func shortRun() {
         let environment = ProcessInfo.processInfo.environment
-        let count = environment["TALLY_SIM_REMOTE_SEEDS"].flatMap(Int.init) ?? 12
+        let count = TestScale.count("TALLY_SIM_REMOTE_SEEDS", default: 12)
         let first = environment["TALLY_SIM_FIRST_SEED"].flatMap(UInt64.init) ?? 1
         let figures = runRemoteLogSimulation(first: first, count: count)
         print("remote log simulation: \(figures)")
