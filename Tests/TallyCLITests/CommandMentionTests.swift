@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyTestSupport
 import Testing
 @testable import TallyCLI
 
@@ -85,7 +86,7 @@ import Testing
         var found = 0
         // Only a line holding "tally" can hold a mention: the regular expression, slow in a
         // debug build, reads those alone.
-        for (place, line) in try Self.sourceLines.get() where line.utf8.firstRange(of: "tally".utf8) != nil {
+        for (place, line) in try Self.sourceLines.get() where ByteSearch.contains(line, "tally") {
             for match in line.matches(of: Self.mention) {
                 let text = String(match.output.1 ?? match.output.2 ?? match.output.3 ?? "")
                 found += 1
@@ -101,7 +102,7 @@ import Testing
         let options = CommandTree.leaves(TallyCommand.self).reduce(into: CommandTree.longNames(TallyCommand.self)) { $0.formUnion(CommandTree.longNames($1.1)) }
         #expect(options.contains("--store") && options.contains("--known-at") && options.contains("--version"))
         // Only a line holding "--" can hold an option.
-        for (place, line) in try Self.sourceLines.get() where line.utf8.firstRange(of: "--".utf8) != nil {
+        for (place, line) in try Self.sourceLines.get() where ByteSearch.contains(line, "--") {
             for option in Self.optionsWritten(in: line) where !options.contains(option) {
                 Issue.record("\(place): \(option) is no option of any command: \(line.trimmingCharacters(in: .whitespaces))")
             }

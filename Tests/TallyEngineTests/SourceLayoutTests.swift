@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 /// The layout docs/conventions.md promises, checked on the sources themselves: SQL lives only in the
@@ -8,22 +9,31 @@ import Testing
 @Suite struct SourceLayoutTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Every Swift file under `Sources/<module>`, as (path from the repository, lines).
+    /// Every Swift file under `Sources/<module>`, as (path from the repository, lines): read
+    /// once per process for every check of the layout (four suites read them).
     static func sources(_ module: String) throws -> [(path: String, lines: [Substring])] {
-        let root = repository.appendingPathComponent("Sources/\(module)")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        return try files.sorted().map { file in
-            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-            return ("Sources/\(module)/\(file)", text.split(separator: "\n", omittingEmptySubsequences: false))
+        try readSources.get().filter { $0.module == module }.map { ($0.path, $0.lines) }
+    }
+
+    /// The Swift files of ``modules``, read at first use.
+    private static let readSources = Result { () throws -> [(module: String, path: String, lines: [Substring])] in
+        try modules.flatMap { module in
+            let root = repository.appendingPathComponent("Sources/\(module)")
+            let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+            return try files.sorted().map { file in
+                let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+                return (module, "Sources/\(module)/\(file)", text.split(separator: "\n", omittingEmptySubsequences: false))
+            }
         }
     }
 
     /// Whether `line` holds one of `words`: each check below asks it before its regular
     /// expression, which a debug build runs slowly, and only on lines that could match (every
     /// match holds one of the words), so the checks find what they found before in a
-    /// fraction of the time.
+    /// fraction of the time. The words are found by ``ByteSearch`` in the line's bytes: the
+    /// collection algorithms of a debug build took most of the layout suites' time.
     static func mayHold(_ line: Substring, _ words: [String]) -> Bool {
-        words.contains { line.utf8.firstRange(of: $0.utf8) != nil }
+        words.contains { ByteSearch.contains(line, $0) }
     }
 
     /// The statements' first words `sqlLines` looks for.

@@ -9,24 +9,27 @@ internal import Darwin
 /// speed of C, where a Swift loop over the bytes or Foundation's `String` search (which goes through
 /// UTF-16 on Linux) costs seconds per test in a debug build. Matches are exact UTF-8 bytes.
 public enum ByteSearch {
-    /// The offset of the first occurrence of `needle` in `haystack` at or after `start`:
-    /// `memchr` finds each place its first byte is, `memcmp` compares the rest.
+    /// The offset of the first occurrence of `needle` in `haystack` at or after `start`.
     public static func firstOffset(of needle: [UInt8], in haystack: [UInt8], from start: Int = 0) -> Int? {
-        guard let first = needle.first, start >= 0, haystack.count - start >= needle.count else { return nil }
-        return haystack.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { pin -> Int? in
-                guard let base = hay.baseAddress, let pattern = pin.baseAddress else { return nil }
-                let last = hay.count - needle.count  // the last offset a match can start at
-                var offset = start
-                while offset <= last {
-                    guard let found = memchr(base + offset, Int32(first), last - offset + 1) else { return nil }
-                    offset = base.distance(to: UnsafeRawPointer(found))
-                    if memcmp(found, pattern, pin.count) == 0 { return offset }
-                    offset += 1
-                }
-                return nil
-            }
+        haystack.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { pin in firstOffset(of: pin, in: hay, from: start) }
         }
+    }
+
+    /// The search itself: `memchr` finds each place the needle's first byte is, `memcmp`
+    /// compares the rest.
+    static func firstOffset(of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let first = needle.first, start >= 0, haystack.count - start >= needle.count,
+              let base = haystack.baseAddress, let pattern = needle.baseAddress else { return nil }
+        let last = haystack.count - needle.count  // the last offset a match can start at
+        var offset = start
+        while offset <= last {
+            guard let found = memchr(base + offset, Int32(first), last - offset + 1) else { return nil }
+            offset = base.distance(to: UnsafeRawPointer(found))
+            if memcmp(found, pattern, needle.count) == 0 { return offset }
+            offset += 1
+        }
+        return nil
     }
 
     /// Whether `haystack` holds the UTF-8 bytes of `needle`.
@@ -34,9 +37,19 @@ public enum ByteSearch {
         firstOffset(of: Array(needle.utf8), in: haystack) != nil
     }
 
+    /// Whether `haystack` (a file's text, one of its lines) holds `needle`, compared as UTF-8
+    /// bytes where the text already keeps them (no copy).
+    public static func contains(_ haystack: Substring, _ needle: String) -> Bool {
+        var haystack = haystack
+        var needle = needle
+        return haystack.withUTF8 { hay in
+            needle.withUTF8 { pin in firstOffset(of: UnsafeRawBufferPointer(pin), in: UnsafeRawBufferPointer(hay), from: 0) != nil }
+        }
+    }
+
     /// Whether `haystack` holds `needle`, compared as UTF-8 bytes.
     public static func contains(_ haystack: String, _ needle: String) -> Bool {
-        contains(Array(haystack.utf8), needle)
+        contains(haystack[...], needle)
     }
 
     /// `bytes` with every occurrence of `target` replaced by `replacement`, found from left to
