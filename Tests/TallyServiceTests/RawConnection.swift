@@ -7,6 +7,10 @@ import NIOPosix
 /// (`ShutdownTests`), or that speaks to a server whose header fields `URLSession` cannot read
 /// (chromedriver writes `Content-Length:891`, no space after the colon: `WebDriver`). Reads
 /// answers with a `Content-Length`, not chunked ones.
+///
+/// A connection lives for the body of ``with(port:_:)``, NIO's scoped form of an
+/// asynchronous channel (`executeThenClose`): the channel is closed when the body returns or
+/// throws, whatever path the test took.
 final class RawConnection: @unchecked Sendable {
     struct Answer {
         let status: Int
@@ -15,32 +19,33 @@ final class RawConnection: @unchecked Sendable {
         var text: String { "\(status) \(headers) \(body)" }
     }
 
-    private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var buffer: [UInt8] = []
 
-    private init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) throws {
-        self.channel = channel
-        inbound = channel.inbound.makeAsyncIterator()
+    private init(inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        self.inbound = inbound.makeAsyncIterator()
+        self.outbound = outbound
     }
 
-    static func open(port: Int) async throws -> RawConnection {
+    /// Runs `body` with a connection to `port` on the loopback address, closed after it.
+    static func with<T>(port: Int, _ body: (RawConnection) async throws -> T) async throws -> T {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
             }
-        return try RawConnection(channel: channel)
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(RawConnection(inbound: inbound, outbound: outbound))
+        }
     }
 
     /// Whether a new connection to the port is accepted now.
     static func canConnect(port: Int) async -> Bool {
-        guard let connection = try? await open(port: port) else { return false }
-        try? await connection.close()
-        return true
+        (try? await with(port: port) { _ in }) != nil
     }
 
     func send(_ text: String) async throws {
-        try await channel.outbound.write(ByteBuffer(string: text))
+        try await outbound.write(ByteBuffer(string: text))
     }
 
     /// The next whole response (its head, then `Content-Length` bytes of body); throws when
@@ -79,16 +84,5 @@ final class RawConnection: @unchecked Sendable {
     /// Whether the server closed the connection (nothing more arrives).
     func closedByServer() async throws -> Bool {
         try await inbound.next() == nil
-    }
-
-    func close() async throws {
-        channel.outbound.finish()
-        try? await channel.channel.close()
-    }
-
-    deinit {
-        // A writer never finished ends the process (NIOAsyncWriter's precondition), whatever
-        // path the test took.
-        channel.outbound.finish()
     }
 }

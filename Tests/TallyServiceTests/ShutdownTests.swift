@@ -81,20 +81,40 @@ extension ShutdownTests {
         // connection in its pool despite the request's `Connection: close`, and that idle
         // connection held the stop for the whole grace (the test took 30 s; now 0.1 s).
         let ledgerBody = #"{"id":"drain","name":"Drain","base_currency":"USD"}"#
-        let creating = try await RawConnection.open(port: service.port)
-        try await creating.send("POST /ledgers HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer \(ServiceHarness.adminKey)\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(ledgerBody.utf8.count)\r\nConnection: close\r\n\r\n" + ledgerBody)
-        let ledger = try await creating.response()
-        try await creating.close()
+        let ledger = try await RawConnection.with(port: service.port) { creating in
+            try await creating.send("POST /ledgers HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer \(ServiceHarness.adminKey)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(ledgerBody.utf8.count)\r\nConnection: close\r\n\r\n" + ledgerBody)
+            return try await creating.response()
+        }
         #expect(ledger.status == 201, "\(ledger.text)")
+        let (stopping, created) = try await RawConnection.with(port: service.port) { reading in
+            try await RawConnection.with(port: service.port) { kept in
+                try await Self.drain(service, reading: reading, kept: kept)
+            }
+        }
+        try await stopping.value
+        let store = try Ledger.open(at: service.directory + "/ledgers/drain", options: .standard)
+        defer { try? store.close() }
+        let answer = (try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any]) ?? [:]
+        let sequences = answer.objects("events").compactMap { $0["seq"] as? Int }
+        #expect(!sequences.isEmpty, "\(created.body)")
+        for sequence in sequences {
+            #expect(try store.loggedEvent(at: UInt64(sequence)) != nil, "seq \(sequence) was acknowledged during the shutdown")
+        }
+        try? FileManager.default.removeItem(atPath: service.directory)
+    }
+
+    /// The drain of `requestsInFlightWhenShutdownBeginsGetWholeAnswersWhileNewConnectionsAreRefused`
+    /// on its two connections: one kept alive and idle when shutdown begins, one whose command
+    /// is being read. Returns the stop, still running, and the command's answer.
+    private static func drain(
+        _ service: ServiceHarness, reading: RawConnection, kept: RawConnection
+    ) async throws -> (stopping: Task<Void, any Error>, created: RawConnection.Answer) {
         let body = #"{"amount":"12.34","external_id":"drain-1"}"#
         let split = body.index(body.startIndex, offsetBy: 10)
         let head = "POST /ledgers/drain/wealth/main/deposits HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer \(ServiceHarness.adminKey)\r\n"
             + "Idempotency-Key: drain-1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
         let balances = "GET /ledgers/drain/balances HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer \(ServiceHarness.adminKey)\r\n\r\n"
-
-        let reading = try await RawConnection.open(port: service.port)
-        let kept = try await RawConnection.open(port: service.port)
         // One exchange, so the second connection is kept alive and idle when shutdown begins.
         try await kept.send(balances)
         let first = try await kept.response()
@@ -118,19 +138,7 @@ extension ShutdownTests {
         #expect(second.headers["connection"] == "close")
         #expect(second.body.contains("\"balances\""), "\(second.text)")
         #expect(try await kept.closedByServer(), "the connection closes after its answer")
-        try await reading.close()
-        try await kept.close()
-
-        try await stopping.value
-        let store = try Ledger.open(at: service.directory + "/ledgers/drain", options: .standard)
-        defer { try? store.close() }
-        let answer = (try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any]) ?? [:]
-        let sequences = answer.objects("events").compactMap { $0["seq"] as? Int }
-        #expect(!sequences.isEmpty, "\(created.body)")
-        for sequence in sequences {
-            #expect(try store.loggedEvent(at: UInt64(sequence)) != nil, "seq \(sequence) was acknowledged during the shutdown")
-        }
-        try? FileManager.default.removeItem(atPath: service.directory)
+        return (stopping, created)
     }
 }
 

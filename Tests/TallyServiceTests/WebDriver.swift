@@ -98,19 +98,13 @@ struct WebDriver {
     /// One command over a connection of its own (`RawConnection`: chromedriver writes its
     /// header fields as `Content-Length:891`, which `URLSession` on Linux refuses to read).
     private static func call(port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> [String: Any] {
-        let connection = try await RawConnection.open(port: port)
         let body = body ?? ""
         let request = "\(method.rawValue) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
-        let answer: RawConnection.Answer
-        do {
+        let answer = try await RawConnection.with(port: port) { connection in
             try await connection.send(request)
-            answer = try await withDeadline(seconds: 60, "WebDriver \(method) \(path)") { try await connection.response() }
-        } catch {
-            try? await connection.close()
-            throw error
+            return try await withDeadline(seconds: 60, "WebDriver \(method) \(path)") { try await connection.response() }
         }
-        try? await connection.close()
         let json = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]) ?? [:]
         guard answer.status == 200 else {
             throw Failure("WebDriver \(method) \(path): \(answer.status) \(answer.body.prefix(500))")
