@@ -53,7 +53,8 @@ struct LockWaitTests {
                     #expect(error.code == .locked && error.message.contains(message), "\(error)")
                 }
                 let waited = LogOptions.monotonicMicroseconds() - start
-                #expect(waited >= wait && waited < wait + 1_000_000, "wait \(wait) µs: took \(waited) µs")
+                // At most 5 s past the wait: it does not hang, and a loaded machine's pauses fit.
+                #expect(waited >= wait && waited < wait + 5_000_000, "wait \(wait) µs: took \(waited) µs")
                 #expect(notices.values.count == (wait == 0 ? 0 : 1), "wait \(wait) µs: \(notices.values)")
             }
             var negative = testOptions()
