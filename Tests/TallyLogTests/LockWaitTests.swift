@@ -23,8 +23,7 @@ struct LockWaitTests {
             // 9 s, which fails the test), not after a fixed time: on a loaded machine the
             // writer may start waiting so late that a timed release comes before its notice is due.
             DispatchQueue.global().async {
-                let giveUp = LogOptions.monotonicMicroseconds() + 9_000_000
-                while notices.values.isEmpty && LogOptions.monotonicMicroseconds() < giveUp { usleep(5_000) }
+                _ = notices.firstPosted.wait(timeout: .now() + .seconds(9))
                 try? first.close()
                 released.signal()
             }
@@ -68,6 +67,11 @@ struct LockWaitTests {
 final class NoticeLog: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [Int64] = []
-    func append(_ value: Int64) { lock.withLock { stored.append(value) } }
+    /// Signalled at each notice: another thread waits on it for the first.
+    let firstPosted = DispatchSemaphore(value: 0)
+    func append(_ value: Int64) {
+        lock.withLock { stored.append(value) }
+        firstPosted.signal()
+    }
     var values: [Int64] { lock.withLock { stored } }
 }
