@@ -15,6 +15,8 @@ public struct BinaryReader {
     public var subjectKeys: SubjectKeys?
     /// Reads personal text as the plain strings of the version before sealing (``PlainTextVersion``).
     var readsPlainPersonalText = false
+    /// The texts and commodities the decodes of one read share (nil: each made anew).
+    @usableFromInline var texts: DecodedTexts?
 
     /// Set by the record check (``EventCatalog/record(for:)``) to have every string read
     /// scanned for control characters; off when reading the log, so that events recorded
@@ -110,6 +112,7 @@ public struct BinaryReader {
         let scans = scansForControlCharacters && !sawControlCharacter
         let decoded = bytes.withUnsafeBufferPointer { all -> (text: String?, hasControl: Bool) in
             let slice = UnsafeBufferPointer(rebasing: all[start..<(start + count)])
+            if let texts, !scans, DecodedTexts.kept.contains(count) { return (texts.text(slice), false) }
             return (UTF8Text.string(slice), scans && EventText.containsControl(slice))
         }
         if decoded.hasControl {

@@ -61,7 +61,7 @@ extension Commodity: BinaryCodable {
     public init(from reader: inout BinaryReader) throws {
         let code = try reader.readString(limit: 32)
         do {
-            self = try Commodity.named(code)
+            self = try reader.texts?.commodity(code) ?? Commodity.named(code)
         } catch {
             throw EventCodingError(.invalidValue, "'\(code)' is not a commodity code\(reader.where)")
         }

@@ -271,12 +271,21 @@ public struct EventCatalog: Sendable {
     /// - Throws: ``EventCodingError`` naming the sequence number, type and version when the
     ///   type or version is unknown or the payload does not decode.
     public func decode(_ logged: LoggedEvent) throws -> Event {
+        try decode(logged, sharing: nil)
+    }
+
+    /// ``decode(_:)`` with the texts and commodities a read's decodes share (nil: none).
+    func decode(_ logged: LoggedEvent, sharing texts: DecodedTexts?) throws -> Event {
         let recordedAt = Instant(microsecondsSinceEpoch: logged.recordedAt)
         let effectiveAt = Instant(microsecondsSinceEpoch: logged.effectiveAt)
         guard recordedAt.isInCalendarRange, effectiveAt.isInCalendarRange else {
             throw EventCodingError(.invalidValue, "event \(logged.sequence): a time lies outside years 0001-9999")
         }
-        let body = try decodeBody(code: logged.kind, version: logged.version, payload: logged.payload, sequence: logged.sequence)
+        var reader = BinaryReader(logged.payload)
+        reader.sequence = logged.sequence
+        reader.subjectKeys = subjectKeys
+        reader.texts = texts
+        let body = try decodeBody(code: logged.kind, version: logged.version, reader: &reader)
         return Event(
             sequence: logged.sequence,
             recordedAt: recordedAt,

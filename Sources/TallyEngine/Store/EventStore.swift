@@ -214,8 +214,9 @@ public struct EventStoreReader: Sendable {
     /// - Throws: `LogError` for damage (naming segment and offset), ``EventCodingError`` for
     ///   a payload this build cannot read, or whatever `body` throws.
     public func forEach(from first: UInt64 = 1, through last: UInt64? = nil, _ body: (Event) throws -> Void) throws {
+        let texts = DecodedTexts()
         try reader.forEach(from: first, through: last) { logged in
-            try body(try catalog.decode(logged))
+            try body(try catalog.decode(logged, sharing: texts))
         }
     }
 
@@ -225,16 +226,18 @@ public struct EventStoreReader: Sendable {
     /// - Throws: `LogError` for damage, ``EventCodingError`` for a payload this build cannot
     ///   read, or whatever `body` throws.
     public func forEach(at sequences: [UInt64], _ body: (Event) throws -> Void) throws {
+        let texts = DecodedTexts()
         try reader.forEach(at: sequences) { logged in
-            try body(try catalog.decode(logged))
+            try body(try catalog.decode(logged, sharing: texts))
         }
     }
 
     /// Streams decoded events in log order, each with the chain hash after it when it ends
     /// its frame (the hash the frame's checked header stores), nil otherwise.
     func forEach(from first: UInt64, withFrameEndHashes body: (Event, [UInt8]?) throws -> Void) throws {
+        let texts = DecodedTexts()
         try reader.forEach(from: first, through: nil, withFrameEndHashes: { logged, hash in
-            try body(try catalog.decode(logged), hash)
+            try body(try catalog.decode(logged, sharing: texts), hash)
         })
     }
 

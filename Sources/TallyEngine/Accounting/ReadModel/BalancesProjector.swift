@@ -159,6 +159,12 @@ final class BalancesFold {
     private let findPair: RawStatement
     private var knownAccounts: Set<String> = []
     private var pairNumbers: [BalancePair: Int] = [:]
+    /// The pair last numbered at each of ``recentSlots`` places, chosen by a mix of its
+    /// account's length and last byte: a posting's pair is found here by comparing its two
+    /// strings with the ones kept, before ``pairNumbers`` hashes them (a household posts to
+    /// a few dozen pairs; each leg of a journal entry hashed two strings).
+    private var recentPairs: [(pair: BalancePair, number: Int)?] = Array(repeating: nil, count: recentSlots)
+    private static let recentSlots = 64
     /// The `balances` row of each pair, by number: the `pair` its postings store.
     private var pairRows: [Int64] = []
     /// The summed change of each pair not yet written (nil: none since the last write).
@@ -208,7 +214,7 @@ final class BalancesFold {
                 if let held {
                     held.hold(HeldLeg(pair: pairRows[pair], leg: stored, recordedAt: recordedAt))
                 } else {
-                    postingDays.add(stored, pair: pairRows[pair])
+                    postingDays.add(stored, pair: pairRows[pair], number: pair)
                     try rollups.add(amount, pair: pair, effectiveAt: effectiveAt, recordedAt: recordedAt, pairs: pairRows)
                 }
             }
@@ -230,6 +236,18 @@ final class BalancesFold {
     /// in the order pairs are first posted to, so a rebuild numbers them as the incremental
     /// fold did.
     private func number(of pair: BalancePair, sequence: Int64) throws -> Int {
+        let account = pair.account.utf8
+        let place = (account.count &* 31 &+ Int(account.last ?? 0) &+ pair.commodity.utf8.count) & (Self.recentSlots - 1)
+        if let recent = recentPairs[place], recent.pair.account == pair.account, recent.pair.commodity == pair.commodity {
+            return recent.number
+        }
+        let number = try numberHashing(pair, sequence: sequence)
+        recentPairs[place] = (pair, number)
+        return number
+    }
+
+    /// ``number(of:sequence:)`` through ``pairNumbers``.
+    private func numberHashing(_ pair: BalancePair, sequence: Int64) throws -> Int {
         if let number = pairNumbers[pair] { return number }
         let row: Int64
         var amount: Int64 = 0

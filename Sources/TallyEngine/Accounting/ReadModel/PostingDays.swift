@@ -251,6 +251,12 @@ struct PendingPostingDays {
     /// The last key appended to, and its slot: legs of one event and of runs in time order
     /// mostly land where the last one did.
     private var last: (key: Key, slot: Int)?
+    /// The last key and slot of each pair, by the fold's own number for it
+    /// (``add(_:pair:number:)``): an event's legs go to different pairs (a purchase: the
+    /// expense, then the card), so `last` misses at every leg, while each pair's own last
+    /// row is where its next leg lands until the span or the day turns. Compared, not
+    /// hashed: each leg of a journal entry cost a dictionary look-up here.
+    private var lastByNumber: [(key: Key, slot: Int)?] = []
     /// The last recorded time noted, and whether `recorded_times` has been read for it.
     private var lastRecorded: Int64?
 
@@ -261,16 +267,37 @@ struct PendingPostingDays {
         let slot: Int
         if let last, last.key == key {
             slot = last.slot
-        } else if let found = index[key] {
-            slot = found
         } else {
-            slot = writers.count
-            index[key] = slot
-            keys.append(key)
-            writers.append(BinaryWriter(capacity: 64))
+            slot = self.slot(of: key)
         }
         last = (key, slot)
         PostingDays.append(leg, day: day, to: &writers[slot])
+    }
+
+    /// ``add(_:pair:)`` for a fold that numbers its pairs `0, 1, 2, …`: `number` is the
+    /// fold's number for `pair`, by which the pair's last row is found.
+    mutating func add(_ leg: StoredLeg, pair: Int64, number: Int) {
+        let day = RollupBuckets.day(leg.effectiveAt)
+        let key = Key(pair: pair, day: day, span: leg.sequence >> PostingDays.spanShift)
+        while lastByNumber.count <= number { lastByNumber.append(nil) }
+        let slot: Int
+        if let last = lastByNumber[number], last.key == key {
+            slot = last.slot
+        } else {
+            slot = self.slot(of: key)
+            lastByNumber[number] = (key, slot)
+        }
+        PostingDays.append(leg, day: day, to: &writers[slot])
+    }
+
+    /// The slot of the row `key`, made when the run has none yet.
+    private mutating func slot(of key: Key) -> Int {
+        if let found = index[key] { return found }
+        let slot = writers.count
+        index[key] = slot
+        keys.append(key)
+        writers.append(BinaryWriter(capacity: 64))
+        return slot
     }
 
     /// Notes an event's recorded time: a row of `recorded_times` where it changes.
@@ -303,6 +330,7 @@ struct PendingPostingDays {
         keys.removeAll(keepingCapacity: true)
         writers.removeAll(keepingCapacity: true)
         last = nil
+        lastByNumber.removeAll(keepingCapacity: true)
     }
 }
 
