@@ -58,7 +58,7 @@ public struct ImportSummary: Hashable, Sendable {
 /// The size of an import's commits.
 public enum ImportBatch {
     /// Rows per commit unless told otherwise. Each commit waits for one `fdatasync` of the
-    /// log: a million journal rows imported in 6.0 s in batches of 40,000, 7.1 s of 10,000,
+    /// log: a million journal rows imported in 6.3 s in batches of 40,000, 7.1 s of 10,000,
     /// 6.7 s of 20,000 and of 100,000 (a batch's events, records and read-model rows are
     /// held at once: 210 MB at the peak, 180 MB with 10,000, 417 MB with 100,000).
     public static let defaultSize = 40_000
