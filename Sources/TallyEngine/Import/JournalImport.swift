@@ -295,8 +295,13 @@ extension Ledger {
                 let appended = summary.sequences.map { "; rows were appended as seq \($0.lowerBound)-\($0.upperBound), re-run the import to finish" } ?? "; nothing was appended"
                 return ImportError(.changedDuringImport, file: path, "the file changed after it was validated (\(detail))\(appended)")
             }
+            // The keys recorded through this sequence number were compared with the file's rows
+            // before the first batch: the batches need not read their events back again.
+            let comparedThrough: UInt64?
             do {
-                try requireNoKeyConflicts(journal, batchSize: batchSize)
+                let precheck = try requireNoKeyConflicts(journal, batchSize: batchSize)
+                if let digest = precheck?.digest, digest != journal.sha256 { throw changed("its SHA-256 differs") }
+                comparedThrough = precheck?.comparedThrough
             } catch let error as ImportError where error.code != .changedDuringImport && error.code != .unreadable {
                 throw changed(error.description)
             }
@@ -304,7 +309,7 @@ extension Ledger {
             /// The rows of the batches committed so far.
             var rowsCommitted = 0
             func commit(_ batch: [NewEvent], keysNew: Bool) throws {
-                let outcome = try appendSkippingUsedKeys(batch, ownKeys: (ownKeys, keysNew))
+                let outcome = try appendSkippingUsedKeys(batch, ownKeys: (ownKeys, keysNew), comparedThrough: comparedThrough)
                 summary.duplicatesSkipped += outcome.skipped
                 summary.imported += outcome.result.events.count
                 summary.record(outcome.result)
@@ -411,13 +416,19 @@ extension Ledger {
     /// `ownKeys`: a journal import's knowledge of the store's journal keys, with whether no
     /// key of `events` can occur twice in them or in an earlier batch of the import
     /// (``AppendBatch/keysNew``): when both say so, no key is looked up.
+    ///
+    /// `comparedThrough`: the keys recorded at or before this sequence number were compared
+    /// with these very events already (a journal's rows before its first batch,
+    /// ``requireNoKeyConflicts(_:batchSize:)``); only later ones are read back and compared.
     func appendSkippingUsedKeys(
-        _ events: [NewEvent], admitting: Bool = false, ownKeys: (known: ImportOwnKeys, keysNew: Bool)? = nil
+        _ events: [NewEvent], admitting: Bool = false, ownKeys: (known: ImportOwnKeys, keysNew: Bool)? = nil,
+        comparedThrough: UInt64? = nil
     ) throws -> (result: CommandResult, skipped: Int) {
         let skipped = SkipCount()
         let batch = ownKeys.map { ImportOwnKeys.Batch(known: $0.known, keysNew: $0.keysNew) }
         let result = try run(Self.skippingUsedKeys(
-            events, admitting: admitting, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: skipped, ownKeys: batch))
+            events, admitting: admitting, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: skipped, ownKeys: batch,
+            comparedThrough: comparedThrough))
         batch?.committed(result)
         return (result, skipped.value.withLock { $0 })
     }
@@ -426,7 +437,7 @@ extension Ledger {
     /// events it leaves out.
     static func skippingUsedKeys(
         _ events: [NewEvent], admitting: Bool, root: String, catalog: EventCatalog, keys: LogKeys?, skipped: SkipCount,
-        ownKeys: ImportOwnKeys.Batch? = nil
+        ownKeys: ImportOwnKeys.Batch? = nil, comparedThrough: UInt64? = nil
     ) -> LedgerCommand {
         var command = LedgerCommand { db in
             // A batch of keys new to the import, planned while the store holds no journal key
@@ -458,7 +469,10 @@ extension Ledger {
             let used = try IdempotencyProjector.UsedKeys(db).firstSequences(of: firstKeys)
             for (position, first) in used.enumerated() {
                 guard let first else { continue }
-                recorded.append((events[firstUses[position]], firstKeys[position], first))
+                // Compared before the first batch: the keys recorded through `comparedThrough` that
+                // the comparison took (not content keys, ``requireNoKeyConflicts(_:batchSize:)``).
+                let compared = first <= comparedThrough ?? 0 && !firstKeys[position].hasPrefix(JournalCSV.contentKeyPrefix)
+                if !compared { recorded.append((events[firstUses[position]], firstKeys[position], first)) }
                 left.append(firstUses[position])
             }
             left.sort()
@@ -493,27 +507,52 @@ extension Ledger {
     /// external id, every row of the file whose external id was imported before is compared
     /// with what that id recorded, so that a conflict refuses the file before anything is
     /// appended. (Rows keyed by their content cannot conflict: the key is the content.)
-    private func requireNoKeyConflicts(_ journal: ValidatedJournal, batchSize: Int) throws {
-        let hasExternalIds = try read { db in
-            try IdempotencyProjector.hasJournalExternalIds(db)
+    ///
+    /// Returns nil when the store holds no such row; else the idempotency read model's
+    /// checkpoint before the first comparison (every key recorded through it was seen, and
+    /// each of the file's rows under it compared) and the SHA-256 of the file as read here
+    /// (the rows compared are those validated when it is the validated file's).
+    private func requireNoKeyConflicts(_ journal: ValidatedJournal, batchSize: Int) throws -> (comparedThrough: UInt64, digest: String)? {
+        let (hasExternalIds, checkpoint) = try read { db in
+            (try IdempotencyProjector.hasJournalExternalIds(db), try ReadModelStore.checkpoints(db)[IdempotencyProjector().name] ?? 0)
         }
-        guard hasExternalIds else { return }
-        // Content keys are passed by: their digests are not computed.
-        var events = try JournalEvents(path: journal.path, calendar: calendar, keys: .shapeOnly)
-        try events.readHeader()
-        var batch: [NewEvent] = []
-        batch.reserveCapacity(batchSize)
-        func check() throws {
-            let command = Self.skippingUsedKeys(batch, admitting: false, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: SkipCount())
-            _ = try read { db in try command.plan(db) }
-            batch.removeAll(keepingCapacity: true)
-        }
-        while let (_, event) = try events.next() {
-            guard let key = event.idempotencyKey, !key.hasPrefix(JournalCSV.contentKeyPrefix) else { continue }
-            batch.append(event)
-            if batch.count == batchSize { try check() }
-        }
-        if !batch.isEmpty { try check() }
+        guard hasExternalIds else { return nil }
+        // Two cores, as in the import's passes: a second thread parses the rows a batch ahead
+        // while this one looks up their keys and compares what they recorded. Content keys
+        // are passed by: their digests are not computed.
+        let path = journal.path
+        let calendar = calendar
+        var digest: String?
+        try Handoff<KeyedRows>.run(queuedItemsMax: 1, produce: { put in
+            var events = try JournalEvents(path: path, calendar: calendar, keys: .shapeOnly)
+            try events.readHeader()
+            var batch: [NewEvent] = []
+            batch.reserveCapacity(batchSize)
+            while let (_, event) = try events.next() {
+                guard let key = event.idempotencyKey, !key.hasPrefix(JournalCSV.contentKeyPrefix) else { continue }
+                batch.append(event)
+                if batch.count == batchSize {
+                    try put(KeyedRows(events: batch))
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            try put(KeyedRows(events: batch, digest: events.hexDigest()))
+        }, consume: { rows in
+            if !rows.events.isEmpty {
+                let command = Self.skippingUsedKeys(rows.events, admitting: false, root: layout.root, catalog: catalog, keys: options.logKeys, skipped: SkipCount())
+                _ = try read { db in try command.plan(db) }
+            }
+            if let last = rows.digest { digest = last }
+        })
+        guard let digest else { preconditionFailure("the comparison of a journal's keys ended without reading the file to its end") }
+        return (checkpoint, digest)
+    }
+
+    /// A batch of a journal's rows keyed by their external id, handed from the parsing
+    /// thread to the comparing one; the last carries the file's SHA-256.
+    private struct KeyedRows: Sendable {
+        var events: [NewEvent]
+        var digest: String?
     }
 
     /// Whether a repeat of a key is the event the key recorded: the same body at the same
