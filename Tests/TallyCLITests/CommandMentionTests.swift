@@ -16,25 +16,12 @@ import Testing
         "envelope list",
     ]
 
-    private static let sources = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources")
-
-    /// Every line of every Swift source file, with where it is: read once for both checks.
-    private static let sourceLines: Result<[(place: String, text: String)], any Error> = Result { try lines() }
-
-    /// Every line of every Swift source file, with where it is.
-    private static func lines() throws -> [(place: String, text: String)] {
-        let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
-        var lines: [(String, String)] = []
-        while let relative = enumerator.nextObject() as? String {
-            guard relative.hasSuffix(".swift") else { continue }
-            let text = try String(contentsOf: sources.appendingPathComponent(relative), encoding: .utf8)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                lines.append(("\(relative):\(number + 1)", String(line)))
-            }
+    /// Every line of every Swift source file, with where it is (`TallyCLI/…swift:12`).
+    private static let sourceLines: Result<[(place: String, text: String)], any Error> = Result {
+        try SourceFiles.all().flatMap { file in
+            let relative = file.path.dropFirst("Sources/".count)
+            return file.lines.enumerated().map { number, line in ("\(relative):\(number + 1)", String(line)) }
         }
-        return lines
     }
 
     /// `tally …` in backticks, `(tally …)` and `run tally X`.
@@ -95,7 +82,7 @@ import Testing
                 #expect(problems.isEmpty, "\(place): `tally \(text)`: \(problems.joined(separator: "; "))")
             }
         }
-        #expect(found > 50, "only \(found) mentions found under \(Self.sources.path)")
+        #expect(found > 50, "only \(found) mentions found under \(SourceFiles.repository.path)/Sources")
     }
 
     @Test func everyOptionWrittenInTheSourcesIsAnOptionOfSomeCommand() throws {

@@ -7,24 +7,12 @@ import Testing
 /// `Projection/` machinery) and in the log's PostgreSQL storage (`TallyLog/Postgres/`), and
 /// the modules import one way.
 @Suite struct SourceLayoutTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = SourceFiles.repository
 
-    /// Every Swift file under `Sources/<module>`, as (path from the repository, lines): read
-    /// once per process for every check of the layout (four suites read them).
+    /// Every Swift file under `Sources/<module>`, as (path from the repository, lines), read
+    /// once per process (``SourceFiles``) for every check of the layout.
     static func sources(_ module: String) throws -> [(path: String, lines: [Substring])] {
-        try readSources.get().filter { $0.module == module }.map { ($0.path, $0.lines) }
-    }
-
-    /// The Swift files of ``modules``, read at first use.
-    private static let readSources = Result { () throws -> [(module: String, path: String, lines: [Substring])] in
-        try modules.flatMap { module in
-            let root = repository.appendingPathComponent("Sources/\(module)")
-            let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-            return try files.sorted().map { file in
-                let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-                return (module, "Sources/\(module)/\(file)", text.split(separator: "\n", omittingEmptySubsequences: false))
-            }
-        }
+        try SourceFiles.all().filter { $0.module == module }.map { ($0.path, $0.lines) }
     }
 
     /// Whether `line` holds one of `words`: each check below asks it before its regular
@@ -56,6 +44,14 @@ import Testing
         // The log on PostgreSQL keeps its own tables (head rows, frames): its statements live
         // with it, in the log module's storage folder, and nowhere else in the log.
         path.contains("/ReadModel/") || path.hasPrefix("Sources/TallyEngine/Projection/") || path.hasPrefix("Sources/TallyLog/Postgres/")
+    }
+
+    /// The checks below read what ``SourceFiles`` found: every module's files, not none.
+    @Test func everyModuleIsRead() throws {
+        for module in Self.modules {
+            #expect(try !Self.sources(module).isEmpty, "no Swift file read under Sources/\(module) (from \(Self.repository.path))")
+        }
+        #expect(try SourceFiles.all().count > 300)
     }
 
     @Test func sqlLivesOnlyInTheReadModelLayer() throws {
