@@ -151,33 +151,37 @@ public struct BalancesProjector: Projector {
 /// Each (account, commodity) pair met in the run gets a small number on first sight, so a
 /// posting hashes its two strings once; the pending balance and roll-up sums are keyed by
 /// that number.
+///
+/// The state a posting changes is `@exclusivity(unchecked)` (docs/conventions.md, "Hot
+/// paths and limits"): one thread folds at a time, and no method holds a property while it
+/// calls out to code that could reach it again.
 final class BalancesFold {
     let db: Database
-    private var postingDays = PendingPostingDays()
+    @exclusivity(unchecked) private var postingDays = PendingPostingDays()
     private let addToBalance: RawStatement
     private let insertAccount: Statement
     private let findPair: RawStatement
-    private var knownAccounts: Set<String> = []
-    private var pairNumbers: [BalancePair: Int] = [:]
+    @exclusivity(unchecked) private var knownAccounts: Set<String> = []
+    @exclusivity(unchecked) private var pairNumbers: [BalancePair: Int] = [:]
     /// The pair last numbered at each of ``recentSlots`` places, chosen by a mix of its
     /// account's length and last byte: a posting's pair is found here by comparing its two
     /// strings with the ones kept, before ``pairNumbers`` hashes them (a household posts to
     /// a few dozen pairs; each leg of a journal entry hashed two strings).
-    private var recentPairs: [(pair: BalancePair, number: Int)?] = Array(repeating: nil, count: recentSlots)
+    @exclusivity(unchecked) private var recentPairs: [(pair: BalancePair, number: Int)?] = Array(repeating: nil, count: recentSlots)
     private static let recentSlots = 64
     /// The `balances` row of each pair, by number: the `pair` its postings store.
-    private var pairRows: [Int64] = []
+    @exclusivity(unchecked) private var pairRows: [Int64] = []
     /// The summed change of each pair not yet written (nil: none since the last write).
-    private var pending: [Int64?] = []
+    @exclusivity(unchecked) private var pending: [Int64?] = []
     /// The pairs with a pending change, in the order first changed.
-    private var pendingPairs: [Int] = []
-    private var rollups: BalanceRollups
+    @exclusivity(unchecked) private var pendingPairs: [Int] = []
+    @exclusivity(unchecked) private var rollups: BalanceRollups
     /// The write group's holding, which takes the legs instead of `postingDays` and `rollups`.
     private unowned let held: HeldPostings?
     /// Each pair's balance with everything folded counted (its row, then every leg), by
     /// number: kept in a group held whole (``HeldPostings/wholeGroup``), whose plans read it
     /// instead of the row; nil otherwise.
-    private var running: [Int64]?
+    @exclusivity(unchecked) private var running: [Int64]?
     /// Finds a pair's row and its amount (a group held whole).
     private let findPairAndAmount: RawStatement?
 
