@@ -129,8 +129,9 @@ public enum JournalImport {
     struct ExternalIdRows {
         private var first: [String: (content: Int, line: Int)] = [:]
         private(set) var rowsWhoseKeyMayRepeat: [Int] = []
-        /// The most ids room is made for ahead (``expect(rowsOf:)``): 4 million, about
-        /// 200 MB of table; a longer file grows it as it goes.
+        /// The most ids room is made for ahead (``expect(rowsOf:)``): 4 million, a table of
+        /// 8 million buckets of 32 bytes (about 270 MB, the ids' own strings besides); a
+        /// longer file grows it as it goes.
         static let expectedIdsMax = 1 << 22
 
         /// Makes room ahead for as many ids as the file has rows, judged from its first
