@@ -249,6 +249,36 @@ import TallyTestSupport
         }
     }
 
+    /// A file imported again is compared with what its external ids recorded once, before its
+    /// first batch; an id another writer records while the import runs is compared in the
+    /// batch that brings it: under another transaction it stops the import there, the
+    /// batches before it kept, and the other writer's row stands.
+    @Test func anIdRecordedByAnotherWriterWhileTheImportRunsIsComparedInItsBatch() throws {
+        try withTemporaryStore { root in
+            let clock = ManualClock("2026-05-20T16:00:00Z")
+            let ledger = try Ledger.forTesting(at: root, clock: clock)
+            defer { try? ledger.close() }
+            let lines = (1...6).map { "2026-05-0\($0),Assets:Checking,Income:Salary,\($0)0.00,USD,Payer \($0),Salary,bank-\($0)" }
+            let file = try write(lines, to: root + "-bank.csv")
+            #expect(try ledger.importJournal(csvAt: try write(Array(lines.prefix(2)), to: root + "-first.csv")).imported == 2)
+
+            let other = try write(["2026-05-09,Assets:Checking,Income:Salary,99.00,USD,Someone else,Salary,bank-5"], to: root + "-other.csv")
+            var otherImported: Int?
+            let progress: (ImportProgress) throws -> Void = { progress in
+                guard progress.phase == .appending, otherImported == nil else { return }
+                otherImported = try ledger.importJournal(csvAt: other).imported
+            }
+            let thrown = #expect(throws: LedgerError.self) { try ledger.importJournal(csvAt: file, batchSize: 2, progress: progress) }
+            let stopped = thrown.flatMap { underlying($0, as: ImportError.self) }
+            #expect(stopped?.code == .stoppedPartway, "\(String(describing: thrown))")
+            #expect(stopped?.cause?.code == .idempotencyConflict && stopped?.cause?.message.contains("'journal:bank-5'") == true)
+            #expect(otherImported == 1, "the other writer's row was recorded while the import ran")
+            let balance = try #require(try balances(ledger)["Assets:Checking"])
+            #expect(balance == 3_000 + 7_000 + 9_900, "bank-1 and bank-2 (imported first), bank-3 and bank-4 (the batch before the conflict), the other writer's bank-5")
+            try ledger.expectConsistent()
+        }
+    }
+
     /// A bank export that gives one external id to two different transactions, far apart in
     /// the file, into a store that never saw an external id: the whole file is refused by the
     /// validating pass, naming both lines, before the batches in between are appended; the same
