@@ -1,7 +1,7 @@
 import Testing
 @testable import TallyLog
 
-/// A frame's entity texts, kept while the frame is decoded (`RecentTexts`): each reads as
+/// The texts a run of decodes met last (`RecentTexts`: a frame's entities, a read's names): each reads as
 /// the standard library reads its bytes, whatever came before it.
 @Suite struct RecentTextsTests {
     static let pool: [[UInt8]] = {
@@ -18,9 +18,12 @@ import Testing
         return pool
     }()
 
-    @Test func everyTextReadsAsTheStandardLibraryReadsIt() {
+    /// The frame decoder's window, and a narrow one (four slots, texts of 16 to 24 bytes) where
+    /// texts collide more and lengths fall on both sides of what is kept.
+    @Test(arguments: [(16, 16...LogFormat.entityBytesMax), (4, 16...24)])
+    func everyTextReadsAsTheStandardLibraryReadsIt(slotCount: Int, kept: ClosedRange<Int>) {
         var random = SplitMix64(seed: 20_261_130)
-        var texts = RecentTexts()
+        var texts = RecentTexts(slotCount: slotCount, kept: kept)
         for step in 0..<20_000 {
             let bytes = Self.pool.randomElement(using: &random)!
             let ours = bytes.withUnsafeBytes { texts.text($0) }

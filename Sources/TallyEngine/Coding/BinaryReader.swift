@@ -1,3 +1,5 @@
+public import TallyLog
+
 /// Reads what ``BinaryWriter`` wrote, throwing ``EventCodingError`` on short or invalid
 /// input instead of trapping.
 public struct BinaryReader {

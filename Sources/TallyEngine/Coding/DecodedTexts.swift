@@ -1,55 +1,30 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+internal import TallyLog
 
 /// What one reading thread's decodes share: the short texts and the commodities met
 /// recently. Events repeat a few account names and currency codes over and over; each equal
-/// text is then the string already made, compared byte for byte, instead of a new string
-/// allocated and a commodity looked up again (in a rebuild of a million journal entries,
-/// making those strings and commodities was about a sixth of the reading thread's time).
+/// text is then the string already made (``RecentTexts``), and each commodity the one
+/// already looked up (in a rebuild of a million journal entries, making those strings and
+/// commodities was about a sixth of the reading thread's time).
 ///
 /// Not for sharing: one per read of the log (``EventStoreReader/forEach(from:through:_:)``
-/// makes its own), used by one thread at a time.
+/// makes its own), used by one thread at a time. Its state is `@exclusivity(unchecked)`
+/// for that reason: a stored property of a class is checked for exclusive access at every
+/// use, which cost as much as the look-up.
 @usableFromInline
 final class DecodedTexts {
-    /// The texts kept: a shorter one lives inside its `String` value (up to 15 bytes of
-    /// UTF-8 on a 64-bit machine), made without allocating, so keeping it would save
-    /// nothing; a longer one (a note) rarely repeats.
+    /// The lengths of the texts kept (``RecentTexts``): names are short, and a long text (a
+    /// note) rarely repeats.
     @usableFromInline static let kept = 16...48
-    private static let textSlots = 64
     private static let commoditySlots = 8
-    /// Recent texts, by a mix of their length and first and last bytes. Buffers owned by
-    /// this object rather than arrays: a stored array of a class is checked for exclusive
-    /// access at every use, which cost as much as the look-up.
-    private let texts: UnsafeMutablePointer<String?>
-    private let commodities: UnsafeMutablePointer<Commodity?>
+    @exclusivity(unchecked) private var texts = RecentTexts(slotCount: 64, kept: kept)
+    @exclusivity(unchecked) private var commodities: [Commodity?] = Array(repeating: nil, count: commoditySlots)
 
-    @usableFromInline init() {
-        texts = .allocate(capacity: Self.textSlots)
-        texts.initialize(repeating: nil, count: Self.textSlots)
-        commodities = .allocate(capacity: Self.commoditySlots)
-        commodities.initialize(repeating: nil, count: Self.commoditySlots)
-    }
+    @usableFromInline init() {}
 
-    deinit {
-        texts.deinitialize(count: Self.textSlots)
-        texts.deallocate()
-        commodities.deinitialize(count: Self.commoditySlots)
-        commodities.deallocate()
-    }
-
-    /// The text of `bytes` (as many as ``kept`` allows), the one met recently when equal;
-    /// nil when they are not valid UTF-8.
+    /// The text of `bytes`, the one met recently when equal; nil when they are not valid UTF-8.
     @usableFromInline
     func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let first = bytes.first, let last = bytes.last else { return "" }
-        let place = (bytes.count &* 7 &+ Int(first) &* 3 &+ Int(last)) & (Self.textSlots - 1)
-        if let recent = texts[place], Self.equal(recent, bytes) { return recent }
-        let text = UTF8Text.string(bytes)
-        if text != nil { texts[place] = text }
-        return text
+        texts.text(UnsafeRawBufferPointer(bytes))
     }
 
     /// The commodity of `code` (``Commodity/named(_:)``), the one met recently when equal.
@@ -60,12 +35,5 @@ final class DecodedTexts {
         let commodity = try Commodity.named(code)
         commodities[place] = commodity
         return commodity
-    }
-
-    private static func equal(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var text = text
-        return text.withUTF8 { utf8 in
-            utf8.count == bytes.count && memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0
-        }
     }
 }

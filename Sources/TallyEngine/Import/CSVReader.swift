@@ -1,3 +1,5 @@
+internal import TallyLog
+
 /// One CSV record: its fields, and the line it starts on.
 package struct CSVRecord {
     package var fields: [String]

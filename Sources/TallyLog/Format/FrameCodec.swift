@@ -139,7 +139,8 @@ enum FrameCodec {
         }
         try body.withUnsafeBytes { raw in
             var reader = ByteReader(raw)
-            var entities = RecentTexts()
+            // A frame's entities: every length from 16 bytes up to the longest an entity may be.
+            var entities = RecentTexts(slotCount: 16, kept: 16...LogFormat.entityBytesMax)
             var previousRecordedAt = header.recordedAtMin
             for index in 0..<UInt64(header.count) {
                 let sequence = header.firstSequence + index
@@ -160,7 +161,7 @@ enum FrameCodec {
                 else { throw damaged("record \(sequence) has a malformed entity") }
                 guard let keyLength = reader.readVarint(), keyLength <= UInt64(LogFormat.idempotencyKeyBytesMax),
                       let keyBytes = reader.readBytes(Int(keyLength)),
-                      let key = keyLength == 0 ? Optional("") : RecentTexts.decode(keyBytes)
+                      let key = keyLength == 0 ? Optional("") : UTF8Text.string(keyBytes.assumingMemoryBound(to: UInt8.self))
                 else { throw damaged("record \(sequence) has a malformed idempotency key") }
                 guard let payloadLength = reader.readVarint(), payloadLength <= UInt64(LogFormat.payloadBytesMax),
                       let payload = reader.readBytes(Int(payloadLength))
@@ -178,44 +179,38 @@ enum FrameCodec {
     }
 }
 
-/// The texts of a frame's records (entities, idempotency keys), decoded from UTF-8.
+/// The texts a run of decodes met last (a frame's entities; a read's account names), so that
+/// a text equal to one of them is that string again, compared byte for byte, instead of a
+/// new one allocated and validated: a frame's events name few entities over and over (an
+/// import's rows post to a handful of accounts), and the events of a read few accounts.
 ///
-/// A frame's events name few entities over and over (an import's rows post to a handful of
-/// accounts), so an entity equal to one met recently in the frame is that string again,
-/// compared byte for byte instead of allocated and validated. Text that is all ASCII, the
-/// usual case, needs no validation beyond that: the standard library's generic validation
-/// of a raw buffer was an eighth of the reading thread's time in a rebuild of a million
-/// journal entries.
-struct RecentTexts {
-    /// Recent texts by a mix of their length and last byte.
-    private var slots: [String?] = Array(repeating: nil, count: slotCount)
-    private static let slotCount = 16
+/// Only texts whose length is in `kept` are kept: one of up to 15 bytes lives inside its
+/// `String` value, made without allocating, so keeping it saves nothing (caching those cost
+/// more than it saved, measured), and a long one (a note) rarely repeats.
+package struct RecentTexts {
+    private var slots: [String?]
+    private let kept: ClosedRange<Int>
 
-    /// The text of `bytes`, one met recently when equal; nil when not valid UTF-8. A text
-    /// of up to 15 bytes lives inside its `String` value, made without allocating: it is
-    /// only decoded.
-    mutating func text(_ bytes: UnsafeRawBufferPointer) -> String? {
-        guard bytes.count > 15 else { return Self.decode(bytes) }
-        let place = (bytes.count &* 7 &+ Int(bytes.last ?? 0)) & (Self.slotCount - 1)
+    /// A window of `slotCount` texts (a power of two), keeping texts of `kept` bytes.
+    package init(slotCount: Int, kept: ClosedRange<Int>) {
+        precondition(slotCount > 0 && slotCount & (slotCount - 1) == 0, "a power of two")
+        slots = Array(repeating: nil, count: slotCount)
+        self.kept = kept
+    }
+
+    /// The text of `bytes`, the one met recently when equal; nil when not valid UTF-8.
+    package mutating func text(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let typed = bytes.assumingMemoryBound(to: UInt8.self)
+        guard kept.contains(bytes.count), let first = typed.first, let last = typed.last else { return UTF8Text.string(typed) }
+        let place = (bytes.count &* 7 &+ Int(first) &* 3 &+ Int(last)) & (slots.count - 1)
         if let recent = slots[place], Self.equal(recent, bytes) { return recent }
-        let decoded = Self.decode(bytes)
+        let decoded = UTF8Text.string(typed)
         if decoded != nil { slots[place] = decoded }
         return decoded
     }
 
-    /// The text of `bytes`, nil when they are not valid UTF-8.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
-        let typed = bytes.assumingMemoryBound(to: UInt8.self)
-        for byte in typed where byte >= 0x80 {
-            return String(validating: typed, as: UTF8.self)
-        }
-        return String(decoding: typed, as: UTF8.self)
-    }
-
     private static func equal(_ text: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var text = text
-        return text.withUTF8 { utf8 in
-            utf8.count == bytes.count && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-        }
+        return text.withUTF8 { utf8 in utf8.count == bytes.count && memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
     }
 }

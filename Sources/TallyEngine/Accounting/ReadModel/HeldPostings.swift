@@ -216,7 +216,6 @@ final class HeldPostings: @unchecked Sendable {
         var numbers: [Int64: Int] = [:]
         var rows: [Int64] = []
         for held in legs[written...] {
-            days.add(held.leg, pair: held.pair)
             let number: Int
             if let known = numbers[held.pair] {
                 number = known
@@ -225,6 +224,7 @@ final class HeldPostings: @unchecked Sendable {
                 numbers[held.pair] = number
                 rows.append(held.pair)
             }
+            days.add(held.leg, pair: held.pair, number: number)
             try rollups.add(held.leg.amount, pair: number, effectiveAt: held.leg.effectiveAt, recordedAt: held.recordedAt, pairs: rows)
         }
         try rollups.flush(pairs: rows)

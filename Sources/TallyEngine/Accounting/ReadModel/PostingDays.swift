@@ -248,34 +248,18 @@ struct PendingPostingDays {
     private var index: [Key: Int] = [:]
     private var keys: [Key] = []
     private var writers: [BinaryWriter] = []
-    /// The last key appended to, and its slot: legs of one event and of runs in time order
-    /// mostly land where the last one did.
-    private var last: (key: Key, slot: Int)?
-    /// The last key and slot of each pair, by the fold's own number for it
-    /// (``add(_:pair:number:)``): an event's legs go to different pairs (a purchase: the
-    /// expense, then the card), so `last` misses at every leg, while each pair's own last
-    /// row is where its next leg lands until the span or the day turns. Compared, not
-    /// hashed: each leg of a journal entry cost a dictionary look-up here.
+    /// The last key and slot of each pair, by the caller's number for it
+    /// (``add(_:pair:number:)``): each pair's last row is where its next leg lands until the
+    /// span or the day turns, while an event's legs go to different pairs (a purchase: the
+    /// expense, then the card), so one "last row" for all pairs missed at every leg.
+    /// Compared, not hashed: each leg of a journal entry cost a dictionary look-up here.
     private var lastByNumber: [(key: Key, slot: Int)?] = []
     /// The last recorded time noted, and whether `recorded_times` has been read for it.
     private var lastRecorded: Int64?
 
-    /// Packs one leg for the row of `pair` (a `balances` row) and its effective day.
-    mutating func add(_ leg: StoredLeg, pair: Int64) {
-        let day = RollupBuckets.day(leg.effectiveAt)
-        let key = Key(pair: pair, day: day, span: leg.sequence >> PostingDays.spanShift)
-        let slot: Int
-        if let last, last.key == key {
-            slot = last.slot
-        } else {
-            slot = self.slot(of: key)
-        }
-        last = (key, slot)
-        PostingDays.append(leg, day: day, to: &writers[slot])
-    }
-
-    /// ``add(_:pair:)`` for a fold that numbers its pairs `0, 1, 2, …`: `number` is the
-    /// fold's number for `pair`, by which the pair's last row is found.
+    /// Packs one leg for the row of `pair` (a `balances` row) and its effective day. The
+    /// caller numbers its pairs `0, 1, 2, …`: `number` is its number for `pair`, by which the
+    /// pair's last row is found.
     mutating func add(_ leg: StoredLeg, pair: Int64, number: Int) {
         let day = RollupBuckets.day(leg.effectiveAt)
         let key = Key(pair: pair, day: day, span: leg.sequence >> PostingDays.spanShift)
@@ -329,7 +313,6 @@ struct PendingPostingDays {
         index.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
         writers.removeAll(keepingCapacity: true)
-        last = nil
         lastByNumber.removeAll(keepingCapacity: true)
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-@testable import TallyEngine
+@testable import TallyLog
 
 /// `UTF8Text.string`, the hot paths' string maker, against `String(validating:as:)`.
 @Suite struct UTF8TextTests {
