@@ -103,6 +103,23 @@ package struct RawStatement {
         }
     }
 
+    /// ``forEachRow(_:_:)`` while `body` returns true: it stops at the first row it
+    /// returns false for.
+    func forEachRowWhile(_ db: Database, _ body: (Columns) throws -> Bool) throws {
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW:
+                guard try body(Columns(handle: handle)) else { return }
+            case SQLITE_DONE:
+                return
+            case let code:
+                throw failure(code, db)
+            }
+        }
+    }
+
     /// The row a stepped statement stands on, read by column (numbered from 0).
     package struct Columns {
         fileprivate let handle: OpaquePointer
@@ -128,6 +145,13 @@ package struct RawStatement {
             let text = sqlite3_column_text(handle, column)
             let count = Int(sqlite3_column_bytes(handle, column))
             return UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count)
+        }
+
+        /// The column's bytes as a blob, valid only while the row is.
+        func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+            let blob = sqlite3_column_blob(handle, column)
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : count)
         }
     }
 

@@ -19,8 +19,11 @@ public struct IdempotencyProjector: Projector {
     /// 5: a command's range is its own (issue 34, item 6): an event extends its cause's range
     /// only when it follows that range's last event, and ``CommandCompleted`` ends a range
     /// (`closed`); a split that a later command made no longer stretches its deposit's key.
-    public let version = 5
-    public let tables = ["idempotency_keys", "idempotency_caused"]
+    /// 6: keys packed in blocks once the loose rows reach an eighth of them (``PackedKeys``).
+    public let version = 6
+    public let tables = ["idempotency_keys", "idempotency_caused"] + PackedKeys.tables
+    /// Where the loose keys end and how the blocks are cut depend on the fold's batches.
+    public var batchDependentTables: [String] { ["idempotency_keys"] + PackedKeys.tables }
 
     /// `idempotency_keys` holds each key once (as ``StoredKey`` spells it), with the sequence number of the event that
     /// recorded it. `idempotency_caused` holds, for an event whose next event names it as
@@ -40,6 +43,22 @@ public struct IdempotencyProjector: Projector {
                 closed INTEGER NOT NULL DEFAULT 0
             ) STRICT;
             """)
+        try PackedKeys.createTables(db)
+    }
+
+    /// Every key, loose or packed, with its first sequence number (the least recorded for
+    /// it), as `key|sequence` with the key as stored, in key order.
+    public func comparableRows(_ db: Database, schema: String) throws -> [String] {
+        var first: [String: Int64] = [:]
+        func note(_ key: UnsafeRawBufferPointer, _ sequence: Int64) {
+            let text = String(decoding: key, as: UTF8.self).debugDescription
+            first[text] = min(first[text] ?? .max, sequence)
+        }
+        try PackedKeys.forEachKey(db, schema: schema, note)
+        try RawStatement(try db.makeStatement(sql: "SELECT key, first_sequence FROM \(schema).idempotency_keys")).forEachRow(db) { row in
+            note(row.text(0), try row.requiredInteger(1))
+        }
+        return first.map { "\($0.key)|\($0.value)" }.sorted()
     }
 
     public func apply(_ event: Event, _ db: Database) throws {
@@ -168,6 +187,7 @@ public struct IdempotencyProjector: Projector {
                 many = RawStatement(try db.cachedStatement(sql: Self.manySQL))
             }
             let many = self.many
+            var inserted = 0
             try keys.withSpellings { spelling in
                 // By spelling, then by the order added: of equal keys the first added is
                 // inserted first, and `OR IGNORE` keeps it.
@@ -187,6 +207,7 @@ public struct IdempotencyProjector: Projector {
                         many.bind(Int32(2 * row + 2), sequences[index])
                     }
                     try many.step(db)
+                    inserted += db.changesCount
                     next += Self.rowsPerStatement
                 }
                 defer { one.clearBindings() }
@@ -194,10 +215,12 @@ public struct IdempotencyProjector: Projector {
                     one.bindText(1, spelling(index))
                     one.bind(2, sequences[index])
                     try one.step(db)
+                    inserted += db.changesCount
                 }
             }
             keys.removeAll()
             sequences.removeAll(keepingCapacity: true)
+            try PackedKeys.noteLoose(inserted, db)
         }
 
         /// Unbinds whatever a failed write left bound.
@@ -225,9 +248,8 @@ public struct IdempotencyProjector: Projector {
     /// then what the group holds (``HeldIdempotency``, nil: nothing held). A key stored
     /// before the group is found first, as the first insert of a key wins.
     static func range(of key: String, _ db: Database, holding held: HeldIdempotency?) throws -> ClosedRange<UInt64>? {
-        let keys = RawStatement(try db.cachedStatement(sql: keyLookupSQL))
         let first: Int64
-        if let stored = try keys.integer(db, binding: StoredKey.spelling(of: key), at: 1) {
+        if let stored = try storedFirstSequence(of: key, db) {
             first = stored
         } else if let held, let folded = held.firstSequence(ofKey: key) {
             first = folded
@@ -243,6 +265,17 @@ public struct IdempotencyProjector: Projector {
             last = try caused.integer(db)
         }
         return UInt64(first)...UInt64(last ?? first)
+    }
+
+    /// The first sequence number SQLite holds for a key, loose or packed (the lesser).
+    private static func storedFirstSequence(of key: String, _ db: Database) throws -> Int64? {
+        let keys = RawStatement(try db.cachedStatement(sql: keyLookupSQL))
+        return try StoredKey.withSpelling(of: key) { spelling in
+            let loose = try keys.integer(db, bindingText: spelling, at: 1)
+            let packed = try PackedKeys.firstSequence(ofSpelling: spelling, db)
+            guard let loose, let packed else { return loose ?? packed }
+            return min(loose, packed)
+        }
     }
 
     /// The first event recorded with each key, asked of a run of keys (an import's batch).
@@ -279,35 +312,43 @@ public struct IdempotencyProjector: Projector {
             var spellings = StoredKeySpellings()
             for key in keys { spellings.append(key) }
             return try spellings.withSpellings { spelling in
-                var least = 0
-                var greatest = 0
-                for index in 1..<keys.count {
-                    let key = spelling(index)
-                    if StoredKeySpellings.compare(key, spelling(least)) < 0 { least = index }
-                    if StoredKeySpellings.compare(spelling(greatest), key) < 0 { greatest = index }
+                let loose = try looseFirstSequences(count: keys.count, spelling)
+                let packed = try PackedKeys.firstSequences(count: keys.count, key: spelling, db)
+                return zip(loose, packed).map { loose, packed in
+                    guard let loose, let packed else { return (loose ?? packed).map(UInt64.init) }
+                    return UInt64(min(loose, packed))
                 }
-                // Counted first, without reading a key out: a scattered run is found in a
-                // fraction of the time its point lookups then take.
-                let scanLimit = Int64(Self.rangeScanLimit(keys: keys.count))
-                countInRange.bindText(1, spelling(least))
-                countInRange.bindText(2, spelling(greatest))
-                countInRange.bind(3, scanLimit)
-                defer { countInRange.clearBindings() }
-                let inRange = try countInRange.integer(db) ?? 0
-                if inRange >= scanLimit {
-                    return try keys.indices.map { index in
-                        try lookup.integer(db, bindingText: spelling(index), at: 1).map(UInt64.init)
-                    }
-                }
-                guard inRange > 0 else { return Array(repeating: nil, count: keys.count) }
-                var stored: [[UInt8]: Int64] = [:]
-                stored.reserveCapacity(Int(inRange))
-                range.bindText(1, spelling(least))
-                range.bindText(2, spelling(greatest))
-                defer { range.clearBindings() }
-                try range.forEachRow(db) { row in stored[Array(row.text(0))] = try row.requiredInteger(1) }
-                return keys.indices.map { index in stored[Array(spelling(index))].map(UInt64.init) }
             }
+        }
+
+        /// The loose rows' part of ``firstSequences(of:)``.
+        private func looseFirstSequences(count: Int, _ spelling: (Int) -> UnsafeRawBufferPointer) throws -> [Int64?] {
+            var least = 0
+            var greatest = 0
+            for index in 1..<count {
+                let key = spelling(index)
+                if StoredKeySpellings.compare(key, spelling(least)) < 0 { least = index }
+                if StoredKeySpellings.compare(spelling(greatest), key) < 0 { greatest = index }
+            }
+            // Counted first, without reading a key out: a scattered run is found in a
+            // fraction of the time its point lookups then take.
+            let scanLimit = Int64(Self.rangeScanLimit(keys: count))
+            countInRange.bindText(1, spelling(least))
+            countInRange.bindText(2, spelling(greatest))
+            countInRange.bind(3, scanLimit)
+            defer { countInRange.clearBindings() }
+            let inRange = try countInRange.integer(db) ?? 0
+            if inRange >= scanLimit {
+                return try (0..<count).map { index in try lookup.integer(db, bindingText: spelling(index), at: 1) }
+            }
+            guard inRange > 0 else { return Array(repeating: nil, count: count) }
+            var stored: [[UInt8]: Int64] = [:]
+            stored.reserveCapacity(Int(inRange))
+            range.bindText(1, spelling(least))
+            range.bindText(2, spelling(greatest))
+            defer { range.clearBindings() }
+            try range.forEachRow(db) { row in stored[Array(row.text(0))] = try row.requiredInteger(1) }
+            return (0..<count).map { index in stored[Array(spelling(index))] }
         }
     }
 
@@ -317,17 +358,14 @@ public struct IdempotencyProjector: Projector {
     /// recognised. One seek: every older key lies below `␁row:~`.
     static func hasLegacyContentKeys(_ db: Database) throws -> Bool {
         try HeldPostings.writeHeld(db)
-        return try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT 1 FROM idempotency_keys WHERE key >= char(1) || 'row:' AND key < char(1) || 'row:~' LIMIT 1
-            """)) != nil
+        return try holdsKey(from: "\u{1}row:", below: "\u{1}row:~", db)
     }
 
     /// Whether any journal key is stored (`journal:…`, a row of any import: every stored
     /// key from `␁` up to `␂`, ``StoredKey``). One seek.
     static func hasJournalKeys(_ db: Database) throws -> Bool {
         try HeldPostings.writeHeld(db)
-        let statement = RawStatement(try db.cachedStatement(sql: "SELECT 1 FROM idempotency_keys WHERE key >= char(1) AND key < char(2) LIMIT 1"))
-        return try statement.integer(db) != nil
+        return try holdsKey(from: "\u{1}", below: "\u{2}", db)
     }
 
     /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
@@ -335,11 +373,22 @@ public struct IdempotencyProjector: Projector {
     /// `␁row;` and before `␂` (``StoredKey``).
     static func hasJournalExternalIds(_ db: Database) throws -> Bool {
         try HeldPostings.writeHeld(db)
-        return try Int.fetchOne(db, sql: """
-            SELECT 1 FROM idempotency_keys
-            WHERE (key >= char(1) AND key < char(1) || 'row:') OR (key >= char(1) || 'row;' AND key < char(2))
-            LIMIT 1
-            """) != nil
+        return try holdsKey(from: "\u{1}", below: "\u{1}row:", db) || holdsKey(from: "\u{1}row;", below: "\u{2}", db)
+    }
+
+    /// Whether a stored key, loose or packed, lies in `from..<below` (stored spellings).
+    private static func holdsKey(from: String, below: String, _ db: Database) throws -> Bool {
+        let loose = RawStatement(try db.cachedStatement(sql: "SELECT 1 FROM idempotency_keys WHERE key >= ? AND key < ? LIMIT 1"))
+        loose.bind(1, from)
+        loose.bind(2, below)
+        guard try loose.integer(db) == nil else { return true }
+        var from = from
+        var below = below
+        return try from.withUTF8 { from in
+            try below.withUTF8 { below in
+                try PackedKeys.holdsKey(from: UnsafeRawBufferPointer(from), below: UnsafeRawBufferPointer(below), db)
+            }
+        }
     }
 }
 

@@ -1,0 +1,403 @@
+import GRDB
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+// The idempotency keys of the read model live in two places (docs/architecture.md
+// "Idempotency keys"):
+//
+//   idempotency_keys        loose: one row per key (its stored spelling, its first sequence
+//                           number), as every fold writes them
+//   idempotency_key_blocks  packed: the keys in order, a block of about `blockBytes` per
+//                           row, keyed by the block's last key; each key front-coded
+//                           against the one before it
+//   idempotency_key_counts  how many keys each place holds (one row)
+//
+// A row per key costs ≈ 30 bytes (a key of 15–30 bytes, its sequence number, the cell and
+// the B-tree's free space): a million imported rows left 29.7 MB of keys, more than the log
+// holding those rows. Keys of one source share most of their bytes with their neighbours in
+// order (`␁bank-42-10417`, `␁bank-42-10418`), so packed a key takes what differs from the one
+// before, its length and the difference of its sequence number: ≈ 9 bytes.
+//
+// Folds insert loose rows, as before (a group's keys sorted, many to a statement); once the
+// loose rows reach an eighth of the packed ones (at least `looseMinimum`), the write that
+// brought them packs them: every loose key goes into the block where it belongs, blocks
+// past `blockBytes` are cut, and the loose table is emptied. An eighth keeps both the loose
+// table's share of the store and the packing's rewriting (a key is rewritten about eight
+// times over the store's life) small. It all happens in the fold's own transaction: the
+// checkpoint records exactly what both places hold.
+//
+// A key's first sequence number is the least recorded for it in either place (a fold writes
+// a key's first use first; a loose row may repeat a packed key, and packing keeps the lesser).
+// Where the loose rows end and how the blocks are cut depend on how the log was batched when
+// it was folded, not on what it holds: two folds of one log compare by their keys
+// (``IdempotencyProjector/comparableRows(_:schema:)``), not by these rows.
+//
+// A block is a run of entries, each
+//
+//   varint shared · varint suffix count · suffix bytes · zigzag varint (sequence − previous)
+//
+// where `shared` counts the leading bytes the key has in common with the entry before it
+// (0 for a block's first key) and the previous sequence of a block's first entry is 0.
+
+/// The packed idempotency keys and their loose rows' count (see above).
+enum PackedKeys {
+    static let blocksTable = "idempotency_key_blocks"
+    static let countsTable = "idempotency_key_counts"
+    static let tables = [blocksTable, countsTable]
+
+    /// A block is cut once it holds this many bytes: a look-up decodes half a block on
+    /// average (≈ 60 entries), and a block is one row of a few hundred bytes' overhead less
+    /// than its keys' rows would take.
+    static let blockBytes = 1_024
+    /// Fewer loose rows than this are never packed: a store of a few keys keeps them loose.
+    static let looseMinimum: Int64 = 8_192
+
+    /// How many loose rows make a write pack them, with `packed` keys in blocks.
+    static func packingThreshold(packed: Int64) -> Int64 { max(looseMinimum, packed / 8) }
+
+    static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE \(blocksTable) (
+                last_key TEXT PRIMARY KEY NOT NULL,
+                keys BLOB NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE \(countsTable) (
+                loose INTEGER NOT NULL,
+                packed INTEGER NOT NULL
+            ) STRICT;
+            INSERT INTO \(countsTable) (rowid, loose, packed) VALUES (1, 0, 0);
+            """)
+    }
+
+    /// Notes `inserted` new loose rows and packs the loose rows when they reach
+    /// ``packingThreshold(packed:)``.
+    static func noteLoose(_ inserted: Int, _ db: Database) throws {
+        guard inserted > 0 else { return }
+        let add = RawStatement(try db.cachedStatement(sql: "UPDATE \(countsTable) SET loose = loose + ? WHERE rowid = 1"))
+        add.bind(1, Int64(inserted))
+        try add.step(db)
+        let (loose, packed) = try counts(db)
+        if loose >= packingThreshold(packed: packed) { try pack(db) }
+    }
+
+    /// How many keys are loose and how many packed.
+    static func counts(_ db: Database) throws -> (loose: Int64, packed: Int64) {
+        let read = RawStatement(try db.cachedStatement(sql: "SELECT loose, packed FROM \(countsTable) WHERE rowid = 1"))
+        var counts: (Int64, Int64)?
+        try read.forEachRow(db) { row in counts = (try row.requiredInteger(0), try row.requiredInteger(1)) }
+        guard let counts else {
+            throw StoreError(.readModelsDisagree, "\(countsTable) has no row; run `tally rebuild`")
+        }
+        return counts
+    }
+
+    /// Moves every loose key into the blocks, in key order: each goes into the first block
+    /// whose last key is not below it (a key past every block, into new blocks after the
+    /// last, with the last when that one is short), a block past ``blockBytes`` is cut.
+    static func pack(_ db: Database) throws {
+        var loose = KeyRun()
+        try RawStatement(try db.cachedStatement(sql: "SELECT key, first_sequence FROM idempotency_keys ORDER BY key")).forEachRow(db) { row in
+            loose.append(row.text(0), sequence: try row.requiredInteger(1))
+        }
+        guard loose.count > 0 else { return }
+        try db.execute(sql: "DELETE FROM idempotency_keys")
+        let holding = RawStatement(try db.cachedStatement(sql: "SELECT last_key, keys FROM \(blocksTable) WHERE last_key >= ? ORDER BY last_key LIMIT 1"))
+        let lastBlock = RawStatement(try db.cachedStatement(sql: "SELECT last_key, keys FROM \(blocksTable) ORDER BY last_key DESC LIMIT 1"))
+        let remove = RawStatement(try db.cachedStatement(sql: "DELETE FROM \(blocksTable) WHERE last_key = ?"))
+        let insert = RawStatement(try db.cachedStatement(sql: "INSERT INTO \(blocksTable) (last_key, keys) VALUES (?, ?)"))
+        var added: Int64 = 0
+        var next = 0
+        try loose.bytes.withUnsafeBytes { bytes in
+            func key(_ index: Int) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: bytes[(index == 0 ? 0 : loose.ends[index - 1])..<loose.ends[index]])
+            }
+            while next < loose.count {
+                var block: (last: [UInt8], keys: [UInt8])?
+                do {
+                    holding.bindText(1, key(next))
+                    defer { holding.clearBindings() }
+                    try holding.forEachRow(db) { row in block = (Array(row.text(0)), Array(row.blob(1))) }
+                }
+                var end = loose.count
+                if let block {
+                    end = next + 1
+                    block.last.withUnsafeBytes { last in
+                        while end < loose.count, StoredKeySpellings.compare(key(end), last) <= 0 { end += 1 }
+                    }
+                } else {
+                    try lastBlock.forEachRow(db) { row in
+                        if row.blob(1).count < blockBytes { block = (Array(row.text(0)), Array(row.blob(1))) }
+                    }
+                }
+                if let block {
+                    try block.last.withUnsafeBytes { last in
+                        remove.bindText(1, last)
+                        defer { remove.clearBindings() }
+                        try remove.step(db)
+                    }
+                }
+                added += try merge(block?.keys ?? [], with: loose, sequences: next..<end, key: key) { last, keys in
+                    try last.withUnsafeBytes { last in
+                        insert.bindText(1, last)
+                        defer { insert.clearBindings() }
+                        try insert.step(db, bindingBlob: keys, at: 2)
+                    }
+                }
+                next = end
+            }
+        }
+        let counts = RawStatement(try db.cachedStatement(sql: "UPDATE \(countsTable) SET loose = 0, packed = packed + ? WHERE rowid = 1"))
+        counts.bind(1, added)
+        try counts.step(db)
+    }
+
+    /// Writes a block's entries (`block`, none when empty) and the run's keys in `range`
+    /// merged in key order (of a key in both, the lesser sequence number), as blocks cut
+    /// once past ``blockBytes`` (a short last block joins the one before); returns how many
+    /// of the run's keys were not in the block.
+    static func merge(
+        _ block: [UInt8], with run: KeyRun, sequences range: Range<Int>, key: (Int) -> UnsafeRawBufferPointer,
+        _ write: (_ last: [UInt8], _ keys: [UInt8]) throws -> Void
+    ) throws -> Int64 {
+        var added: Int64 = 0
+        var writer = KeyBlockWriter()
+        var held: KeyBlockWriter?
+        func add(_ entry: UnsafeRawBufferPointer, _ sequence: Int64) throws {
+            writer.add(entry, sequence: sequence)
+            guard writer.bytes.count >= blockBytes else { return }
+            if let held { try write(held.last, held.bytes) }
+            held = writer
+            writer = KeyBlockWriter()
+        }
+        try block.withUnsafeBytes { old in
+            var cursor = KeyBlockCursor(old)
+            var hasOld = try cursor.next()
+            var index = range.lowerBound
+            while hasOld || index < range.upperBound {
+                let order: Int
+                if !hasOld {
+                    order = 1
+                } else if index == range.upperBound {
+                    order = -1
+                } else {
+                    order = cursor.withKey { StoredKeySpellings.compare($0, key(index)) }
+                }
+                if order < 0 {
+                    try cursor.withKey { try add($0, cursor.sequence) }
+                    hasOld = try cursor.next()
+                } else if order > 0 {
+                    try add(key(index), run.sequences[index])
+                    added += 1
+                    index += 1
+                } else {
+                    try cursor.withKey { try add($0, min(cursor.sequence, run.sequences[index])) }
+                    hasOld = try cursor.next()
+                    index += 1
+                }
+            }
+        }
+        if var held {
+            if writer.count > 0, writer.bytes.count < blockBytes / 4 {
+                // A short tail joins the block before it.
+                try writer.bytes.withUnsafeBytes { tail in
+                    var cursor = KeyBlockCursor(tail)
+                    while try cursor.next() { cursor.withKey { held.add($0, sequence: cursor.sequence) } }
+                }
+                writer = KeyBlockWriter()
+            }
+            try write(held.last, held.bytes)
+        }
+        if writer.count > 0 { try write(writer.last, writer.bytes) }
+        return added
+    }
+
+    /// The first sequence number packed for a key's stored spelling (nil: not packed).
+    static func firstSequence(ofSpelling key: UnsafeRawBufferPointer, _ db: Database) throws -> Int64? {
+        let holding = RawStatement(try db.cachedStatement(sql: "SELECT keys FROM \(blocksTable) WHERE last_key >= ? ORDER BY last_key LIMIT 1"))
+        holding.bindText(1, key)
+        defer { holding.clearBindings() }
+        var found: Int64?
+        try holding.forEachRow(db) { row in
+            var cursor = KeyBlockCursor(row.blob(0))
+            while try cursor.next() {
+                let order = cursor.withKey { StoredKeySpellings.compare($0, key) }
+                if order == 0 { found = cursor.sequence }
+                if order >= 0 { break }
+            }
+        }
+        return found
+    }
+
+    /// Whether a packed key lies in `from..<below` (stored spellings).
+    static func holdsKey(from: UnsafeRawBufferPointer, below: UnsafeRawBufferPointer, _ db: Database) throws -> Bool {
+        let holding = RawStatement(try db.cachedStatement(sql: "SELECT keys FROM \(blocksTable) WHERE last_key >= ? ORDER BY last_key LIMIT 1"))
+        holding.bindText(1, from)
+        defer { holding.clearBindings() }
+        var holds = false
+        try holding.forEachRow(db) { row in
+            var cursor = KeyBlockCursor(row.blob(0))
+            while try cursor.next() {
+                guard cursor.withKey({ StoredKeySpellings.compare($0, from) }) >= 0 else { continue }
+                holds = cursor.withKey { StoredKeySpellings.compare($0, below) } < 0
+                break
+            }
+        }
+        return holds
+    }
+
+    /// The first sequence number packed for each of a run of stored spellings (`key(i)` for
+    /// `i` in `0..<count`), in order.
+    ///
+    /// When the blocks between the run's least and greatest key are fewer than its keys,
+    /// they are read in one range scan and walked beside the run in key order; else each key
+    /// is looked up on its own (a scattered run would read every block between).
+    static func firstSequences(count: Int, key: (Int) -> UnsafeRawBufferPointer, _ db: Database) throws -> [Int64?] {
+        guard count > 0 else { return [] }
+        let order = (0..<count).sorted { StoredKeySpellings.compare(key($0), key($1)) < 0 }
+        let least = key(order[0])
+        let greatest = key(order[count - 1])
+        let counting = RawStatement(try db.cachedStatement(
+            sql: "SELECT count(*) FROM (SELECT 1 FROM \(blocksTable) WHERE last_key >= ? AND last_key <= ? LIMIT ?)"))
+        counting.bindText(1, least)
+        counting.bindText(2, greatest)
+        counting.bind(3, Int64(count))
+        defer { counting.clearBindings() }
+        var found = [Int64?](repeating: nil, count: count)
+        guard try counting.integer(db) ?? 0 < count else {
+            for index in 0..<count { found[index] = try firstSequence(ofSpelling: key(index), db) }
+            return found
+        }
+        let scan = RawStatement(try db.cachedStatement(sql: "SELECT keys FROM \(blocksTable) WHERE last_key >= ? ORDER BY last_key"))
+        scan.bindText(1, least)
+        defer { scan.clearBindings() }
+        var next = 0
+        try scan.forEachRowWhile(db, { row in
+            var cursor = KeyBlockCursor(row.blob(0))
+            var hasEntry = try cursor.next()
+            while hasEntry, next < count {
+                let wanted = key(order[next])
+                let comparison = cursor.withKey { StoredKeySpellings.compare($0, wanted) }
+                if comparison < 0 {
+                    hasEntry = try cursor.next()
+                } else {
+                    if comparison == 0 { found[order[next]] = cursor.sequence }
+                    next += 1
+                }
+            }
+            return next < count
+        })
+        return found
+    }
+
+    /// Every packed key and its first sequence number, in order (a read model's comparison).
+    static func forEachKey(_ db: Database, schema: String, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+        try RawStatement(try db.makeStatement(sql: "SELECT keys FROM \(schema).\(blocksTable) ORDER BY last_key")).forEachRow(db) { row in
+            var cursor = KeyBlockCursor(row.blob(0))
+            while try cursor.next() { try cursor.withKey { try body($0, cursor.sequence) } }
+        }
+    }
+}
+
+/// Keys' stored spellings end to end in one buffer, each with a sequence number.
+struct KeyRun {
+    private(set) var bytes: [UInt8] = []
+    private(set) var ends: [Int] = []
+    private(set) var sequences: [Int64] = []
+
+    var count: Int { ends.count }
+
+    mutating func append(_ key: UnsafeRawBufferPointer, sequence: Int64) {
+        bytes.append(contentsOf: key)
+        ends.append(bytes.count)
+        sequences.append(sequence)
+    }
+}
+
+/// Writes a block's entries (``PackedKeys``), in key order.
+struct KeyBlockWriter {
+    private(set) var bytes: [UInt8] = []
+    /// The last key written: the block's key in `idempotency_key_blocks`.
+    private(set) var last: [UInt8] = []
+    private var lastSequence: Int64 = 0
+    private(set) var count = 0
+
+    /// Adds a key greater than every key added before.
+    mutating func add(_ key: UnsafeRawBufferPointer, sequence: Int64) {
+        var shared = 0
+        let common = min(last.count, key.count)
+        last.withUnsafeBytes { last in
+            while shared < common, last[shared] == key[shared] { shared += 1 }
+        }
+        writeVarint(UInt64(shared))
+        writeVarint(UInt64(key.count - shared))
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[shared...]))
+        let step = sequence &- lastSequence
+        writeVarint(UInt64(bitPattern: (step << 1) ^ (step >> 63)))
+        last.removeAll(keepingCapacity: true)
+        last.append(contentsOf: key)
+        lastSequence = sequence
+        count += 1
+    }
+
+    private mutating func writeVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+}
+
+/// Reads a block's entries (``PackedKeys``) in order.
+struct KeyBlockCursor {
+    private let bytes: UnsafeRawBufferPointer
+    private var offset = 0
+    private var key: [UInt8] = []
+    private(set) var sequence: Int64 = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        key.reserveCapacity(64)
+    }
+
+    /// Steps to the next entry; false past the last.
+    /// - Throws: ``StoreError`` (`readModelsDisagree`) for a damaged block.
+    mutating func next() throws -> Bool {
+        guard offset < bytes.count else { return false }
+        let shared = Int(try varint())
+        let suffix = Int(try varint())
+        guard shared <= key.count, suffix <= bytes.count - offset else { throw Self.damaged }
+        key.removeLast(key.count - shared)
+        key.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + suffix)]))
+        offset += suffix
+        let step = try varint()
+        sequence &+= Int64(bitPattern: (step >> 1) ^ (0 &- (step & 1)))
+        return true
+    }
+
+    /// Calls `body` with the entry's key, valid during the call.
+    func withKey<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try key.withUnsafeBytes(body)
+    }
+
+    private mutating func varint() throws -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count, shift < 64 {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        throw Self.damaged
+    }
+
+    private static var damaged: StoreError {
+        StoreError(.readModelsDisagree, "a block of \(PackedKeys.blocksTable) is damaged; run `tally rebuild`")
+    }
+}
