@@ -81,7 +81,8 @@ extension StoreVerifier {
             defer { try? db.execute(sql: "DETACH DATABASE fresh") }
             for projector in projectors {
                 // Caches (snapshots) depend on when events were folded, not only on the log.
-                for table in projector.tables where !projector.cacheTables.contains(table) && !projector.batchDependentTables.contains(table) {
+                let batchDependent = projector as? any BatchDependentProjector
+                for table in projector.tables where !projector.cacheTables.contains(table) && !(batchDependent?.batchDependentTables.contains(table) ?? false) {
                     tables += 1
                     let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
                     let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM main.\(quoted) EXCEPT SELECT * FROM fresh.\(quoted))") ?? 0
@@ -90,15 +91,13 @@ extension StoreVerifier {
                         differences.append(.init(projector: projector.name, table: table, extraRows: extra, missingRows: missing))
                     }
                 }
-                if !projector.batchDependentTables.contains(where: projector.cacheTables.contains) && !projector.batchDependentTables.isEmpty {
+                if let batchDependent {
                     tables += 1
-                    let live = try projector.comparableRows(db, schema: "main")
-                    let folded = try projector.comparableRows(db, schema: "fresh")
+                    let live = try batchDependent.comparableRows(db, schema: "main")
+                    let folded = try batchDependent.comparableRows(db, schema: "fresh")
                     if live != folded {
-                        let extra = Set(live).subtracting(folded).count
-                        let missing = Set(folded).subtracting(live).count
-                        differences.append(.init(projector: projector.name, table: projector.batchDependentTables.joined(separator: "+"),
-                                                 extraRows: extra, missingRows: missing))
+                        differences.append(.init(projector: projector.name, table: batchDependent.batchDependentTables.joined(separator: "+"),
+                                                 extraRows: Set(live).subtracting(folded).count, missingRows: Set(folded).subtracting(live).count))
                     }
                 }
             }

@@ -43,12 +43,16 @@ public protocol Projector: Sendable {
     /// when events were folded, not only on the log, so two folds of one log may differ
     /// there and still answer the same. Default: none.
     var cacheTables: [String] { get }
-    /// Tables among ``tables`` whose rows depend on how the log was batched when it was
-    /// folded, though what they hold does not (keys kept loose, then packed): two folds of one
-    /// log are compared there by ``comparableRows(_:schema:)``. Default: none.
+}
+
+/// A projector some of whose tables hold rows that depend on how the log was batched when it
+/// was folded, though what they hold does not (keys kept loose, then packed): two folds of
+/// one log are compared there by ``comparableRows(_:schema:)`` instead of row by row.
+public protocol BatchDependentProjector: Projector {
+    /// Those tables, among ``Projector/tables``.
     var batchDependentTables: [String] { get }
     /// What ``batchDependentTables`` hold, one text per row, the same for every fold of one
-    /// log; `schema` names the database (`main`, or an attached one). Default: none.
+    /// log; `schema` names the database (`main`, or an attached one).
     func comparableRows(_ db: Database, schema: String) throws -> [String]
 }
 
@@ -75,12 +79,6 @@ extension Projector {
 
     /// No cache table.
     public var cacheTables: [String] { [] }
-
-    /// No table depends on the fold's batches.
-    public var batchDependentTables: [String] { [] }
-
-    /// Nothing to compare beyond the tables.
-    public func comparableRows(_ db: Database, schema: String) throws -> [String] { [] }
 
     /// The error for an event a fold was handed but does not fold: the `default:` of a
     /// projector's switch over the types its ``eventTypes`` lists, which the engine never

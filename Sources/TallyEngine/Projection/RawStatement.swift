@@ -158,13 +158,16 @@ package struct RawStatement {
     /// Runs the statement once with `bytes` bound in place as a blob at `index` (and the
     /// other values bound before), then resets it and unbinds the blob.
     func step(_ db: Database, bindingBlob bytes: [UInt8], at index: Int32) throws {
-        try bytes.withUnsafeBytes { buffer in
-            let handle = statement.sqliteStatement
-            // A zero-length blob still needs an address: SQLite binds NULL for a null one.
-            sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), SQLITE_STATIC)
-            defer { sqlite3_bind_null(handle, index) }
-            try step(db)
-        }
+        try bytes.withUnsafeBytes { buffer in try step(db, bindingBlob: buffer, at: index) }
+    }
+
+    /// ``step(_:bindingBlob:at:)-([UInt8],_)`` with the bytes lying elsewhere.
+    func step(_ db: Database, bindingBlob buffer: UnsafeRawBufferPointer, at index: Int32) throws {
+        let handle = statement.sqliteStatement
+        // A zero-length blob still needs an address: SQLite binds NULL for a null one.
+        sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), SQLITE_STATIC)
+        defer { sqlite3_bind_null(handle, index) }
+        try step(db)
     }
 
     /// Unbinds every parameter (text bound in place must not outlive its owner).

@@ -668,10 +668,11 @@ extension ReadModelStore {
         try database.read { db in
             var result: [String: [String]] = [:]
             for projector in projectors {
-                if !projector.batchDependentTables.isEmpty {
-                    result[projector.batchDependentTables.joined(separator: "+")] = try projector.comparableRows(db, schema: "main")
+                let batchDependent = projector as? any BatchDependentProjector
+                if let batchDependent {
+                    result[batchDependent.batchDependentTables.joined(separator: "+")] = try batchDependent.comparableRows(db, schema: "main")
                 }
-                for table in projector.tables where !projector.cacheTables.contains(table) && !projector.batchDependentTables.contains(table) {
+                for table in projector.tables where !projector.cacheTables.contains(table) && !(batchDependent?.batchDependentTables.contains(table) ?? false) {
                     let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
                     result[table] = rows.map { row in
                         row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: "|")

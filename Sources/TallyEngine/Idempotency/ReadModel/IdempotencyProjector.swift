@@ -7,7 +7,7 @@ internal import Darwin
 
 /// Which commands have run, by idempotency key: the keyed event's sequence number and the
 /// last event it caused, so a repeated command can return its first result.
-public struct IdempotencyProjector: Projector {
+public struct IdempotencyProjector: BatchDependentProjector {
     /// Creates the projector; ``Ledger/projectors`` registers it in every ledger.
     public init() {}
 

@@ -5,8 +5,8 @@ internal import Glibc
 internal import Darwin
 #endif
 
-// The idempotency keys of the read model live in two places (docs/architecture.md
-// "Idempotency keys"):
+// The idempotency keys of the read model live in two places (docs/concurrency.md, "How the
+// keys are kept"):
 //
 //   idempotency_keys        loose: one row per key (its stored spelling, its first sequence
 //                           number), as every fold writes them
@@ -49,9 +49,11 @@ enum PackedKeys {
     static let tables = [blocksTable, countsTable]
 
     /// A block is cut once it holds this many bytes: a look-up decodes half a block on
-    /// average (≈ 60 entries), and a block is one row of a few hundred bytes' overhead less
-    /// than its keys' rows would take.
-    static let blockBytes = 1_024
+    /// average (≈ 35 entries). A block and its key stay under the ≈ 1,000 bytes a row of a
+    /// `WITHOUT ROWID` table keeps in its 4 KB page (at most 1.25 times this, with a short
+    /// tail joined and a key): past that, SQLite moves the rest of the row to an overflow page
+    /// of its own, and blocks of 1,024 bytes took 28.9 MB for 8.3 MB of keys.
+    static let blockBytes = 640
     /// Fewer loose rows than this are never packed: a store of a few keys keeps them loose.
     static let looseMinimum: Int64 = 8_192
 
@@ -140,11 +142,9 @@ enum PackedKeys {
                     }
                 }
                 added += try merge(block?.keys ?? [], with: loose, sequences: next..<end, key: key) { last, keys in
-                    try last.withUnsafeBytes { last in
-                        insert.bindText(1, last)
-                        defer { insert.clearBindings() }
-                        try insert.step(db, bindingBlob: keys, at: 2)
-                    }
+                    insert.bindText(1, last)
+                    defer { insert.clearBindings() }
+                    try insert.step(db, bindingBlob: keys, at: 2)
                 }
                 next = end
             }
@@ -160,7 +160,7 @@ enum PackedKeys {
     /// of the run's keys were not in the block.
     static func merge(
         _ block: [UInt8], with run: KeyRun, sequences range: Range<Int>, key: (Int) -> UnsafeRawBufferPointer,
-        _ write: (_ last: [UInt8], _ keys: [UInt8]) throws -> Void
+        _ write: (_ last: UnsafeRawBufferPointer, _ keys: UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int64 {
         var added: Int64 = 0
         var writer = KeyBlockWriter()
@@ -173,7 +173,7 @@ enum PackedKeys {
             writer = KeyBlockWriter()
         }
         try block.withUnsafeBytes { old in
-            var cursor = KeyBlockCursor(old)
+            let cursor = KeyBlockCursor(old)
             var hasOld = try cursor.next()
             var index = range.lowerBound
             while hasOld || index < range.upperBound {
@@ -199,13 +199,11 @@ enum PackedKeys {
                 }
             }
         }
-        if var held {
+        if let held {
             if writer.count > 0, writer.bytes.count < blockBytes / 4 {
                 // A short tail joins the block before it.
-                try writer.bytes.withUnsafeBytes { tail in
-                    var cursor = KeyBlockCursor(tail)
-                    while try cursor.next() { cursor.withKey { held.add($0, sequence: cursor.sequence) } }
-                }
+                let cursor = KeyBlockCursor(writer.bytes)
+                while try cursor.next() { cursor.withKey { held.add($0, sequence: cursor.sequence) } }
                 writer = KeyBlockWriter()
             }
             try write(held.last, held.bytes)
@@ -221,7 +219,7 @@ enum PackedKeys {
         defer { holding.clearBindings() }
         var found: Int64?
         try holding.forEachRow(db) { row in
-            var cursor = KeyBlockCursor(row.blob(0))
+            let cursor = KeyBlockCursor(row.blob(0))
             while try cursor.next() {
                 let order = cursor.withKey { StoredKeySpellings.compare($0, key) }
                 if order == 0 { found = cursor.sequence }
@@ -238,7 +236,7 @@ enum PackedKeys {
         defer { holding.clearBindings() }
         var holds = false
         try holding.forEachRow(db) { row in
-            var cursor = KeyBlockCursor(row.blob(0))
+            let cursor = KeyBlockCursor(row.blob(0))
             while try cursor.next() {
                 guard cursor.withKey({ StoredKeySpellings.compare($0, from) }) >= 0 else { continue }
                 holds = cursor.withKey { StoredKeySpellings.compare($0, below) } < 0
@@ -275,7 +273,7 @@ enum PackedKeys {
         defer { scan.clearBindings() }
         var next = 0
         try scan.forEachRowWhile(db, { row in
-            var cursor = KeyBlockCursor(row.blob(0))
+            let cursor = KeyBlockCursor(row.blob(0))
             var hasEntry = try cursor.next()
             while hasEntry, next < count {
                 let wanted = key(order[next])
@@ -295,7 +293,7 @@ enum PackedKeys {
     /// Every packed key and its first sequence number, in order (a read model's comparison).
     static func forEachKey(_ db: Database, schema: String, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
         try RawStatement(try db.makeStatement(sql: "SELECT keys FROM \(schema).\(blocksTable) ORDER BY last_key")).forEachRow(db) { row in
-            var cursor = KeyBlockCursor(row.blob(0))
+            let cursor = KeyBlockCursor(row.blob(0))
             while try cursor.next() { try cursor.withKey { try body($0, cursor.sequence) } }
         }
     }
@@ -316,63 +314,119 @@ struct KeyRun {
     }
 }
 
-/// Writes a block's entries (``PackedKeys``), in key order.
-struct KeyBlockWriter {
-    private(set) var bytes: [UInt8] = []
-    /// The last key written: the block's key in `idempotency_key_blocks`.
-    private(set) var last: [UInt8] = []
-    private var lastSequence: Int64 = 0
-    private(set) var count = 0
+/// Writes a block's entries (``PackedKeys``), in key order, into memory of its own (a
+/// block is rewritten whenever a key joins it: a packing of a million keys writes millions
+/// of entries, and an array's appends and its uniqueness and access checks were most of it).
+final class KeyBlockWriter {
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawBufferPointer
+    @exclusivity(unchecked) private var used = 0
+    @exclusivity(unchecked) private var lastKey: UnsafeMutableRawBufferPointer
+    @exclusivity(unchecked) private var lastCount = 0
+    @exclusivity(unchecked) private var lastSequence: Int64 = 0
+    /// How many entries the block holds.
+    @exclusivity(unchecked) private(set) var count = 0
+
+    init() {
+        storage = .allocate(byteCount: 2 * PackedKeys.blockBytes, alignment: 1)
+        lastKey = .allocate(byteCount: 128, alignment: 1)
+    }
+
+    deinit {
+        storage.deallocate()
+        lastKey.deallocate()
+    }
+
+    /// The block's bytes, valid until the next ``add(_:sequence:)``.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<used]) }
+    /// The last key written (the block's key in `idempotency_key_blocks`), valid until the
+    /// next ``add(_:sequence:)``.
+    var last: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: lastKey[..<lastCount]) }
 
     /// Adds a key greater than every key added before.
-    mutating func add(_ key: UnsafeRawBufferPointer, sequence: Int64) {
+    func add(_ key: UnsafeRawBufferPointer, sequence: Int64) {
         var shared = 0
-        let common = min(last.count, key.count)
-        last.withUnsafeBytes { last in
-            while shared < common, last[shared] == key[shared] { shared += 1 }
-        }
+        let common = min(lastCount, key.count)
+        while shared < common, lastKey[shared] == key[shared] { shared += 1 }
+        let suffix = key.count - shared
+        reserve(used + 30 + suffix)
         writeVarint(UInt64(shared))
-        writeVarint(UInt64(key.count - shared))
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[shared...]))
+        writeVarint(UInt64(suffix))
+        if suffix > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: storage[used..<(used + suffix)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: key[shared...]))
+            used += suffix
+        }
         let step = sequence &- lastSequence
         writeVarint(UInt64(bitPattern: (step << 1) ^ (step >> 63)))
-        last.removeAll(keepingCapacity: true)
-        last.append(contentsOf: key)
+        if key.count > lastKey.count {
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * key.count, alignment: 1)
+            grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: lastKey[..<shared]))
+            lastKey.deallocate()
+            lastKey = grown
+        }
+        if suffix > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: lastKey[shared..<key.count]).copyMemory(from: UnsafeRawBufferPointer(rebasing: key[shared...]))
+        }
+        lastCount = key.count
         lastSequence = sequence
         count += 1
     }
 
-    private mutating func writeVarint(_ value: UInt64) {
+    private func reserve(_ bytes: Int) {
+        guard bytes > storage.count else { return }
+        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes, 2 * storage.count), alignment: 1)
+        grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<used]))
+        storage.deallocate()
+        storage = grown
+    }
+
+    private func writeVarint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            storage[used] = UInt8(truncatingIfNeeded: value) | 0x80
+            used += 1
             value >>= 7
         }
-        bytes.append(UInt8(value))
+        storage[used] = UInt8(value)
+        used += 1
     }
 }
 
-/// Reads a block's entries (``PackedKeys``) in order.
-struct KeyBlockCursor {
+/// Reads a block's entries (``PackedKeys``) in order; the key is rebuilt in memory of the
+/// cursor's own.
+final class KeyBlockCursor {
     private let bytes: UnsafeRawBufferPointer
-    private var offset = 0
-    private var key: [UInt8] = []
-    private(set) var sequence: Int64 = 0
+    @exclusivity(unchecked) private var offset = 0
+    @exclusivity(unchecked) private var key: UnsafeMutableRawBufferPointer
+    @exclusivity(unchecked) private var keyCount = 0
+    /// The entry's sequence number.
+    @exclusivity(unchecked) private(set) var sequence: Int64 = 0
 
+    /// A cursor before the first entry of `bytes`, which must outlive it.
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        key.reserveCapacity(64)
+        key = .allocate(byteCount: 128, alignment: 1)
     }
+
+    deinit { key.deallocate() }
 
     /// Steps to the next entry; false past the last.
     /// - Throws: ``StoreError`` (`readModelsDisagree`) for a damaged block.
-    mutating func next() throws -> Bool {
+    func next() throws -> Bool {
         guard offset < bytes.count else { return false }
         let shared = Int(try varint())
         let suffix = Int(try varint())
-        guard shared <= key.count, suffix <= bytes.count - offset else { throw Self.damaged }
-        key.removeLast(key.count - shared)
-        key.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + suffix)]))
+        guard shared <= keyCount, suffix <= bytes.count - offset else { throw Self.damaged }
+        if shared + suffix > key.count {
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * (shared + suffix), alignment: 1)
+            grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: key[..<shared]))
+            key.deallocate()
+            key = grown
+        }
+        if suffix > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: key[shared..<(shared + suffix)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + suffix)]))
+        }
+        keyCount = shared + suffix
         offset += suffix
         let step = try varint()
         sequence &+= Int64(bitPattern: (step >> 1) ^ (0 &- (step & 1)))
@@ -381,10 +435,10 @@ struct KeyBlockCursor {
 
     /// Calls `body` with the entry's key, valid during the call.
     func withKey<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try key.withUnsafeBytes(body)
+        try body(UnsafeRawBufferPointer(rebasing: key[..<keyCount]))
     }
 
-    private mutating func varint() throws -> UInt64 {
+    private func varint() throws -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while offset < bytes.count, shift < 64 {
