@@ -25,6 +25,8 @@ struct LedgerSimulationFigures: Sendable, CustomStringConvertible {
     var unsyncedTailRepairs = 0
     var faults = 0
     var acknowledgedChecked = 0
+    /// Checks that found idempotency keys packed in blocks (the live read models).
+    var checksWithPackedKeys = 0
     var failures: [String] = []
 
     mutating func add(_ other: LedgerSimulationFigures) {
@@ -33,7 +35,7 @@ struct LedgerSimulationFigures: Sendable, CustomStringConvertible {
         crashesInsideCommit += other.crashesInsideCommit; reopens += other.reopens
         readModelsKept += other.readModelsKept; readModelsDeleted += other.readModelsDeleted
         readModelsRestored += other.readModelsRestored; aheadRefused += other.aheadRefused; unsyncedTailRepairs += other.unsyncedTailRepairs; faults += other.faults
-        acknowledgedChecked += other.acknowledgedChecked; failures += other.failures
+        acknowledgedChecked += other.acknowledgedChecked; checksWithPackedKeys += other.checksWithPackedKeys; failures += other.failures
     }
 
     var description: String {
@@ -41,6 +43,7 @@ struct LedgerSimulationFigures: Sendable, CustomStringConvertible {
             + "idempotent repeats \(repeats)), crashes \(crashes) (\(crashesInsideCommit) inside a group commit), reopens \(reopens), "
             + "read models kept \(readModelsKept) / deleted \(readModelsDeleted) / restored older \(readModelsRestored), "
             + "read models ahead refused \(aheadRefused), unsynced tails repaired \(unsyncedTailRepairs), faults injected \(faults), acknowledged events checked \(acknowledgedChecked), "
+            + "checks with packed keys \(checksWithPackedKeys), "
             + "failures \(failures.count)"
     }
 }
@@ -102,6 +105,9 @@ enum LedgerSimulationTemplate {
         let clock = SimulationInstantClock()
         let ledger = try! Ledger.create(
             at: root, name: "Simulated household", baseCurrency: .usd, timeZone: "UTC", options: Ledger.Options(clock: { clock.now() }, features: standardFeatures))
+        // A few loose idempotency keys are packed, so that a seed's few hundred commands
+        // pack and look up packed keys as a store's millions do (kept until a rebuild).
+        try! ledger.readModels.database.write { db in try PackedKeys.setLooseMinimum(4, db) }
         try! ledger.close()
         func bytes(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path)!) }
         let log = try! FileManager.default.contentsOfDirectory(atPath: root + "/log").sorted()
@@ -522,6 +528,7 @@ struct LedgerSimulator {
         try fresh.rebuild(from: try EventStoreReader.open(at: root, catalog: .standard, fileSystem: disk))
         let folded = try fresh.dump()
         let live = try ledger.readModels.dump()
+        if try ledger.readModels.database.read({ db in try PackedKeys.counts(db).packed }) > 0 { figures.checksWithPackedKeys += 1 }
         for table in Set(folded.keys).union(live.keys).sorted() where folded[table] != live[table] {
             throw fail("read model table \(table) differs from a fresh fold of the log")
         }

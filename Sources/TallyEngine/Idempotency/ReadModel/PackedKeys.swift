@@ -55,10 +55,12 @@ enum PackedKeys {
     /// of its own, and blocks of 1,024 bytes took 28.9 MB for 8.3 MB of keys.
     static let blockBytes = 640
     /// Fewer loose rows than this are never packed: a store of a few keys keeps them loose.
+    /// The store keeps its own (`idempotency_key_counts.loose_minimum`): tests lower it so
+    /// that a few hundred commands pack, as a store's millions do.
     static let looseMinimum: Int64 = 8_192
 
     /// How many loose rows make a write pack them, with `packed` keys in blocks.
-    static func packingThreshold(packed: Int64) -> Int64 { max(looseMinimum, packed / 8) }
+    static func packingThreshold(packed: Int64, minimum: Int64 = looseMinimum) -> Int64 { max(minimum, packed / 8) }
 
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -68,9 +70,10 @@ enum PackedKeys {
             ) STRICT, WITHOUT ROWID;
             CREATE TABLE \(countsTable) (
                 loose INTEGER NOT NULL,
-                packed INTEGER NOT NULL
+                packed INTEGER NOT NULL,
+                loose_minimum INTEGER NOT NULL
             ) STRICT;
-            INSERT INTO \(countsTable) (rowid, loose, packed) VALUES (1, 0, 0);
+            INSERT INTO \(countsTable) (rowid, loose, packed, loose_minimum) VALUES (1, 0, 0, \(looseMinimum));
             """)
     }
 
@@ -81,19 +84,25 @@ enum PackedKeys {
         let add = RawStatement(try db.cachedStatement(sql: "UPDATE \(countsTable) SET loose = loose + ? WHERE rowid = 1"))
         add.bind(1, Int64(inserted))
         try add.step(db)
-        let (loose, packed) = try counts(db)
-        if loose >= packingThreshold(packed: packed) { try pack(db) }
+        let (loose, packed, minimum) = try counts(db)
+        if loose >= packingThreshold(packed: packed, minimum: minimum) { try pack(db) }
     }
 
-    /// How many keys are loose and how many packed.
-    static func counts(_ db: Database) throws -> (loose: Int64, packed: Int64) {
-        let read = RawStatement(try db.cachedStatement(sql: "SELECT loose, packed FROM \(countsTable) WHERE rowid = 1"))
-        var counts: (Int64, Int64)?
-        try read.forEachRow(db) { row in counts = (try row.requiredInteger(0), try row.requiredInteger(1)) }
+    /// How many keys are loose and how many packed, and the fewest loose keys packed.
+    static func counts(_ db: Database) throws -> (loose: Int64, packed: Int64, minimum: Int64) {
+        let read = RawStatement(try db.cachedStatement(sql: "SELECT loose, packed, loose_minimum FROM \(countsTable) WHERE rowid = 1"))
+        var counts: (Int64, Int64, Int64)?
+        try read.forEachRow(db) { row in counts = (try row.requiredInteger(0), try row.requiredInteger(1), try row.requiredInteger(2)) }
         guard let counts else {
             throw StoreError(.readModelsDisagree, "\(countsTable) has no row; run `tally rebuild`")
         }
         return counts
+    }
+
+    /// Packs from `minimum` loose keys in this store's read models (until they are folded
+    /// again): for tests, whose stores hold hundreds of keys, not millions.
+    package static func setLooseMinimum(_ minimum: Int64, _ db: Database) throws {
+        try db.execute(sql: "UPDATE \(countsTable) SET loose_minimum = ? WHERE rowid = 1", arguments: [max(1, minimum)])
     }
 
     /// Moves every loose key into the blocks, in key order: each goes into the first block
