@@ -187,6 +187,33 @@ import TallyTestSupport
         #expect(Set(layouts).count > 1, "seed \(seed)")
     }
 
+    @Test func aRebuildsHeldKeysEndAsTheLooseRowsOfAFoldDo() throws {
+        let seed = TestSeed.value(default: 20_261_133)
+        var random = SplitMix64(seed: seed)
+        let keys = Self.keys(count: 25_000, seed: seed)
+        var compared: [[String]] = []
+        for heldMost in [nil, 1_000, 7_919, 1 << 20] as [Int?] {
+            let db = try DatabaseQueue()
+            try db.write { db in
+                try IdempotencyProjector().createTables(db)
+                guard let heldMost else {
+                    try Self.fold(keys, runs: Self.runs(total: keys.count, &random), db)
+                    compared.append(try IdempotencyProjector().comparableRows(db, schema: "main"))
+                    return
+                }
+                let backlog = KeyBacklog(heldMost: heldMost)
+                for (index, key) in keys.enumerated() { try backlog.add(key, sequence: Int64(index + 1), db) }
+                try backlog.write(db)
+                let (loose, packed, _) = try PackedKeys.counts(db)
+                #expect(loose == 0, "seed \(seed): held keys are packed, never loose")
+                let rows = try IdempotencyProjector().comparableRows(db, schema: "main")
+                #expect(packed == Int64(rows.count), "seed \(seed), held \(heldMost)")
+                compared.append(rows)
+            }
+        }
+        #expect(compared.allSatisfy { $0 == compared[0] }, "seed \(seed)")
+    }
+
     @Test func aDamagedBlockIsReportedNotRead() throws {
         let db = try DatabaseQueue()
         try db.write { db in

@@ -344,7 +344,8 @@ public final class ReadModelStore: Sendable {
     /// projectors); its snapshots are still taken.
     static func fold(
         _ events: ArraySlice<Event>, _ db: Database, projectors: [any Projector], snapshots: SnapshotSettings?,
-        traits: [FoldTraits]? = nil, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil
+        traits: [FoldTraits]? = nil, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil,
+        keys backlog: KeyBacklog? = nil
     ) throws {
         guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
         guard last - first == UInt64(events.count - 1) else {
@@ -368,6 +369,8 @@ public final class ReadModelStore: Sendable {
                     try eventTypes.apply(unseen, db, holding: holding)
                 } else if let held = holding?.idempotency, let idempotency = traits[index].idempotency {
                     try idempotency.apply(unseen, db, holding: held)
+                } else if let backlog, let idempotency = traits[index].idempotency {
+                    try idempotency.apply(unseen, db, backlog: backlog)
                 } else {
                     try projector.apply(unseen, db)
                 }
@@ -580,16 +583,19 @@ extension ReadModelStore {
             do {
                 try engineMigrator.migrate(queue)
                 let deferredIndexes = try queue.write { db in try resetForRebuild(projectors, db) }
+                // The idempotency keys are held and packed at the end (``KeyBacklog``).
+                let keys = KeyBacklog()
                 try EventBatches.read(from: reader, first: 1, batchSize: batchSize) { batch, hash, afterLostEvents in
                     guard let last = batch.last?.sequence else { return }
                     try queue.write { db in
                         let checkpoints = afterLostEvents ? try checkpoints(pastLostEventsBefore: batch.first, projectors: projectors, db) : nil
-                        try fold(batch[...], db, projectors: projectors, snapshots: snapshots, checkpoints: checkpoints)
+                        try fold(batch[...], db, projectors: projectors, snapshots: snapshots, checkpoints: checkpoints, keys: keys)
                         try setCheckpoints(last, hash: hash, projectors: projectors, db)
                     }
                     progress?(last)
                 }
                 try queue.write { db in
+                    try keys.write(db)
                     for sql in deferredIndexes { try db.execute(sql: sql) }
                 }
                 try queue.writeWithoutTransaction { db in

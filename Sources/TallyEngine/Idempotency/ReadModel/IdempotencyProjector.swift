@@ -87,6 +87,12 @@ public struct IdempotencyProjector: BatchDependentProjector {
             }
             return
         }
+        try apply(events, db, backlog: nil)
+    }
+
+    /// ``apply(_:_:)-(ArraySlice<Event>,_)`` in a rebuild's new file, whose keys are held in
+    /// `backlog` (nil: written as loose rows at the end of the run).
+    func apply(_ events: ArraySlice<Event>, _ db: Database, backlog: KeyBacklog?) throws {
         var inserts = try KeyInserts(db)
         defer { inserts.finish() }
         let runs = try CausedRuns(db)
@@ -95,7 +101,11 @@ public struct IdempotencyProjector: BatchDependentProjector {
             for _ in 0..<buffer.count {
                 let sequence = Int64(event.pointee.sequence)
                 if let key = event.pointee.idempotencyKey {
-                    inserts.add(key, firstSequence: sequence)
+                    if let backlog {
+                        try backlog.add(key, sequence: sequence, db)
+                    } else {
+                        inserts.add(key, firstSequence: sequence)
+                    }
                 }
                 if let cause = event.pointee.cause {
                     try runs.note(cause: Int64(cause), sequence: sequence, completes: event.pointee.body.type.code == CommandCompleted.eventType.code)
