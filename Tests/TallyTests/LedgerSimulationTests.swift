@@ -31,6 +31,12 @@ struct LedgerSimulationTests {
     /// reads through the writer's own view (`LogWriter.reader()`).
     @Test(arguments: [171, 438, 2931, 7076] as [UInt64]) func aRepeatReadsTheWritersOwnView(seed: UInt64) { replay(seed) }
 
+    /// Found by a 10,000-seed run: with syncs left to the caller, a sync that fails cuts the log back
+    /// to what was synced, while the read models keep the commands they folded after it. A repeat of
+    /// such a command's key answered "already applied" with no events; it now fails, naming the read
+    /// models ahead of the log, and the next open folds them again.
+    @Test(arguments: [1701, 4076, 4819, 8538] as [UInt64]) func aRepeatAfterAFailedSyncCutTheLogBackFails(seed: UInt64) { replay(seed) }
+
     /// Replays `seed`; on failure the message holds the trace.
     func replay(_ seed: UInt64) {
         var simulator = LedgerSimulator(seed: seed)

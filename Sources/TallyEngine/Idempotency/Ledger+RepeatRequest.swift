@@ -42,6 +42,7 @@ extension Ledger {
         var first: Event?
         let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
         try reader.forEach(from: range.lowerBound, through: range.lowerBound) { first = $0 }
+        guard first != nil else { throw WritePipeline.readModelsAhead(range.lowerBound...range.lowerBound) }
         return first
     }
 }

@@ -458,12 +458,26 @@ final class WritePipeline: Sendable {
     }
 
     /// The events a committed command recorded, read back from the log.
+    ///
+    /// - Throws: ``StoreError`` `readModelsAhead` when the log no longer holds them all: a
+    ///   failed `fdatasync` cut the log back to what was synced (``LogOptions/SyncMode/none``)
+    ///   after the read models folded the events it dropped. A repeat of a key such an event
+    ///   recorded must fail, not answer "already applied" with events that are gone.
     private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
         var events: [Event] = []
         // The writer's own view: readers elsewhere may lag its head (a failed write of the published head).
         let reader = try store?.reader() ?? EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem, keys: keys)
         try reader.forEach(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        guard events.count == range.count else { throw Self.readModelsAhead(range) }
         return events
+    }
+
+    /// The error for events the read models folded and the log no longer holds.
+    static func readModelsAhead(_ range: ClosedRange<UInt64>) -> StoreError {
+        StoreError(.readModelsAhead, """
+            the read models hold events \(range.lowerBound)-\(range.upperBound), which the log no longer does \
+            (a failed sync cut it back to what was synced); reopen the ledger, which folds the read models again from the log
+            """)
     }
 
     /// Folds the log into read models that a failed commit left behind.
