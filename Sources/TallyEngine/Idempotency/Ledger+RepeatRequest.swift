@@ -39,10 +39,6 @@ extension Ledger {
     /// The first event recorded with `key`, read back from the log; nil when none was.
     private func firstEvent(recordedWith key: String) throws -> Event? {
         guard let range = try read({ db in try IdempotencyProjector.range(of: key, db) }) else { return nil }
-        var first: Event?
-        let reader = try store?.reader() ?? EventStoreReader.open(at: layout.root, catalog: catalog, fileSystem: options.logFileSystem, keys: options.logKeys)
-        try reader.forEach(from: range.lowerBound, through: range.lowerBound) { first = $0 }
-        guard first != nil else { throw WritePipeline.readModelsAhead(range.lowerBound...range.lowerBound) }
-        return first
+        return try pipeline.committedEvents(range.lowerBound...range.lowerBound).first
     }
 }

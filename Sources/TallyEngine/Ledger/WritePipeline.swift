@@ -463,7 +463,7 @@ final class WritePipeline: Sendable {
     ///   failed `fdatasync` cut the log back to what was synced (``LogOptions/SyncMode/none``)
     ///   after the read models folded the events it dropped. A repeat of a key such an event
     ///   recorded must fail, not answer "already applied" with events that are gone.
-    private func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
+    func committedEvents(_ range: ClosedRange<UInt64>) throws -> [Event] {
         var events: [Event] = []
         // The writer's own view: readers elsewhere may lag its head (a failed write of the published head).
         let reader = try store?.reader() ?? EventStoreReader.open(at: root, catalog: catalog, fileSystem: fileSystem, keys: keys)
@@ -473,7 +473,7 @@ final class WritePipeline: Sendable {
     }
 
     /// The error for events the read models folded and the log no longer holds.
-    static func readModelsAhead(_ range: ClosedRange<UInt64>) -> StoreError {
+    private static func readModelsAhead(_ range: ClosedRange<UInt64>) -> StoreError {
         StoreError(.readModelsAhead, """
             the read models hold events \(range.lowerBound)-\(range.upperBound), which the log no longer does \
             (a failed sync cut it back to what was synced); reopen the ledger, which folds the read models again from the log

@@ -81,8 +81,7 @@ extension StoreVerifier {
             defer { try? db.execute(sql: "DETACH DATABASE fresh") }
             for projector in projectors {
                 // Caches (snapshots) depend on when events were folded, not only on the log.
-                let batchDependent = projector as? any BatchDependentProjector
-                for table in projector.tables where !projector.cacheTables.contains(table) && !(batchDependent?.batchDependentTables.contains(table) ?? false) {
+                for table in projector.rowComparedTables {
                     tables += 1
                     let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
                     let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM main.\(quoted) EXCEPT SELECT * FROM fresh.\(quoted))") ?? 0
@@ -91,7 +90,7 @@ extension StoreVerifier {
                         differences.append(.init(projector: projector.name, table: table, extraRows: extra, missingRows: missing))
                     }
                 }
-                if let batchDependent {
+                if let batchDependent = projector as? any BatchDependentProjector {
                     tables += 1
                     let live = try batchDependent.comparableRows(db, schema: "main")
                     let folded = try batchDependent.comparableRows(db, schema: "fresh")

@@ -45,6 +45,15 @@ public protocol Projector: Sendable {
     var cacheTables: [String] { get }
 }
 
+extension Projector {
+    /// The tables two folds of one log must hold row for row alike: all but the caches
+    /// (``cacheTables``) and those a ``BatchDependentProjector`` compares by what they hold.
+    var rowComparedTables: [String] {
+        let batchDependent = (self as? any BatchDependentProjector)?.batchDependentTables ?? []
+        return tables.filter { !cacheTables.contains($0) && !batchDependent.contains($0) }
+    }
+}
+
 /// A projector some of whose tables hold rows that depend on how the log was batched when it
 /// was folded, though what they hold does not (keys kept loose, then packed): two folds of
 /// one log are compared there by ``comparableRows(_:schema:)`` instead of row by row.

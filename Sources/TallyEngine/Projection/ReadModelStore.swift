@@ -674,11 +674,10 @@ extension ReadModelStore {
         try database.read { db in
             var result: [String: [String]] = [:]
             for projector in projectors {
-                let batchDependent = projector as? any BatchDependentProjector
-                if let batchDependent {
+                if let batchDependent = projector as? any BatchDependentProjector {
                     result[batchDependent.batchDependentTables.joined(separator: "+")] = try batchDependent.comparableRows(db, schema: "main")
                 }
-                for table in projector.tables where !projector.cacheTables.contains(table) && !(batchDependent?.batchDependentTables.contains(table) ?? false) {
+                for table in projector.rowComparedTables {
                     let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
                     result[table] = rows.map { row in
                         row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: "|")

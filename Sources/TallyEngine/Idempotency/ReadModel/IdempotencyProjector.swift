@@ -199,15 +199,8 @@ public struct IdempotencyProjector: BatchDependentProjector {
             let many = self.many
             var inserted = 0
             try keys.withSpellings { spelling in
-                // By spelling, then by the order added: of equal keys the first added is
-                // inserted first, and `OR IGNORE` keeps it.
-                let order = (0..<keys.count).sorted { left, right in
-                    switch StoredKeySpellings.compare(spelling(left), spelling(right)) {
-                    case ..<0: return true
-                    case 0: return left < right
-                    default: return false
-                    }
-                }
+                // Of equal keys the first added is inserted first, and `OR IGNORE` keeps it.
+                let order = keys.order()
                 var next = 0
                 defer { many?.clearBindings() }
                 while order.count - next >= Self.rowsPerStatement, let many {
@@ -454,8 +447,27 @@ struct StoredKeySpellings {
 
     /// Adds a key's stored spelling.
     mutating func append(_ key: String) {
-        StoredKey.withSpelling(of: key) { bytes.append(contentsOf: $0) }
+        StoredKey.withSpelling(of: key) { append(spelled: $0) }
+    }
+
+    /// Adds a stored spelling as it is.
+    mutating func append(spelled spelling: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: spelling)
         ends.append(bytes.count)
+    }
+
+    /// The places of the keys by spelling, then by the order they were added: the first of
+    /// equal keys added comes first.
+    func order() -> [Int] {
+        withSpellings { spelling in
+            (0..<count).sorted { left, right in
+                switch StoredKeySpellings.compare(spelling(left), spelling(right)) {
+                case ..<0: return true
+                case 0: return left < right
+                default: return false
+                }
+            }
+        }
     }
 
     /// Empties the run, keeping its storage.
