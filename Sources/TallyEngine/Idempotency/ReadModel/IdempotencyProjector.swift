@@ -459,8 +459,13 @@ struct StoredKeySpellings {
     /// The places of the keys by spelling, then by the order they were added: the first of
     /// equal keys added comes first.
     func order() -> [Int] {
-        withSpellings { spelling in
-            (0..<count).sorted { left, right in
+        // A local function, not ``withSpellings(_:)``'s closure: a million keys' sort calls it
+        // twenty million times, and through the closure a rebuild took 4 % longer.
+        bytes.withUnsafeBytes { buffer in
+            func spelling(_ index: Int) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: buffer[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+            }
+            return (0..<count).sorted { left, right in
                 switch StoredKeySpellings.compare(spelling(left), spelling(right)) {
                 case ..<0: return true
                 case 0: return left < right
