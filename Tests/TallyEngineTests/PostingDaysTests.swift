@@ -9,8 +9,9 @@ import TallyTestSupport
 /// writes what the folds wrote), and damaged bytes are refused by name.
 @Suite struct PostingDaysTests {
     /// Random legs on one random day, of events in one span of 128 sequence numbers (as a row
-    /// holds them): amounts across the whole 64-bit range, effective times on whole seconds
-    /// and between them (before 1970 too), with and without a cause.
+    /// holds them): amounts across the whole 64-bit range, effective times at the day's start,
+    /// on whole seconds and between them (before 1970 too), with and without a cause, leg
+    /// numbers and event codes on both sides of what a leg's shape byte holds (3 and 31).
     private static func legs(count: Int, random: inout SplitMix64) -> (day: Int64, span: Int64, legs: [StoredLeg]) {
         precondition(count <= 60, "60 legs, two sequence numbers apart at most, stay in one span")
         let day = Int64.random(in: -40_000...40_000, using: &random)
@@ -23,9 +24,11 @@ import TallyTestSupport
             case 1: [Int64.max, Int64.min, 0, -1].randomElement(using: &random)!
             default: Int64.random(in: Int64.min...Int64.max, using: &random)
             }
-            let inDay = Bool.random(using: &random)
-                ? Int64.random(in: 0..<86_400, using: &random) * 1_000_000
-                : Int64.random(in: 0..<RollupBuckets.dayMicroseconds, using: &random)
+            let inDay: Int64 = switch Int.random(in: 0..<3, using: &random) {
+            case 0: 0
+            case 1: Int64.random(in: 0..<86_400, using: &random) * 1_000_000
+            default: Int64.random(in: 0..<RollupBuckets.dayMicroseconds, using: &random)
+            }
             let cause = Bool.random(using: &random) ? Int64.random(in: 1...sequence, using: &random) : nil
             return StoredLeg(sequence: sequence, leg: Int64.random(in: 0...5, using: &random), amount: amount,
                              effectiveAt: day * RollupBuckets.dayMicroseconds + inDay,
@@ -83,9 +86,12 @@ import TallyTestSupport
         PostingDays.append(StoredLeg(sequence: 300, leg: 1, amount: -1_250, effectiveAt: 20_000 * RollupBuckets.dayMicroseconds + 5,
                                      eventCode: 12, cause: 299), day: 20_000, to: &writer)
         #expect(try Self.read(writer.bytes, day: 20_000, span: 2).map(\.sequence) == [300])
-        // A leg's place in its span is one of 128: a larger one (here 128) is damage.
-        let beyondTheSpan: [UInt8] = [0x80, 0x01] + writer.bytes.dropFirst()
-        for damaged in [Array(writer.bytes.dropLast()), writer.bytes.dropLast() + [0x80], [UInt8](repeating: 0xFF, count: 11), beyondTheSpan] {
+        // A leg at the day's start (place byte 0x85) whose shape says a cause follows (0x04),
+        // with its amount (0x02) and no cause.
+        let causeMissing: [UInt8] = [0x85, 0x04, 0x02]
+        // A leg whose shape says its number follows (3 in bits 0–1), which does not.
+        let legMissing: [UInt8] = [0x85, 0x03, 0x02]
+        for damaged in [Array(writer.bytes.dropLast()), writer.bytes.dropLast() + [0x80], [UInt8](repeating: 0xFF, count: 11), causeMissing, legMissing] {
             #expect {
                 _ = try Self.read(damaged, day: 20_000, span: 2)
             } throws: { error in

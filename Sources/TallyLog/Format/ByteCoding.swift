@@ -70,6 +70,10 @@ package struct ByteReader {
         return nil
     }
 
+    @inline(__always) package mutating func readByte() -> UInt8? {
+        read(UInt8.self)
+    }
+
     @inline(__always) package mutating func readZigzag() -> Int64? {
         guard let raw = readVarint() else { return nil }
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)

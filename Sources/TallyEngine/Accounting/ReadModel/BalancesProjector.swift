@@ -16,7 +16,9 @@ public struct BalancesProjector: Projector {
     /// keyed by pair number, not by two texts.
     /// 10: a leg stores its sequence number's place in the row's span (one byte) instead of
     /// the whole number (three or four bytes).
-    public let version = 10
+    /// 11: a leg's number, cause and event code share one byte, and a leg effective at the
+    /// day's start stores no time: two bytes and the amount for a journal's leg, not six.
+    public let version = 11
     public let tables = ["accounts", "balances", "transaction_versions"] + PostingDays.tables + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {

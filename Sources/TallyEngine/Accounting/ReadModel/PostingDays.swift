@@ -10,22 +10,27 @@ import TallyLog
 //   recorded_times (first_sequence → recorded_at), one row where the recorded time changes
 //
 // A posting row per leg cost ≈ 60 bytes and two B-tree writes (the table and its index by
-// pair) per leg, the largest share of a fold and of the store. Packed, a leg takes ≈ 12 bytes
-// and a run of events writes each (pair, day) it touched once. Every read of postings is by
-// pair and effective time (balances, audit, products), so the packing loses no query; "as
-// known at K" becomes "sequence below the first one recorded after K", recorded times never
-// decreasing in log order.
+// pair) per leg, the largest share of a fold and of the store. Packed, a leg takes ≈ 5 bytes
+// (two, and its amount) and a run of events writes each (pair, day) it touched once. Every
+// read of postings is by pair and effective time (balances, audit, products), so the packing
+// loses no query; "as known at K" becomes "sequence below the first one recorded after K",
+// recorded times never decreasing in log order.
 //
 // A leg's bytes stand alone (no delta from the leg before), so a run appends to what the
 // row holds and a rebuild, whatever its batches, writes the same bytes as the folds did:
 //
-//   varint (sequence − span·128) · varint leg · zigzag amount · effective time in the day
-//   · event code · cause (0: none, else sequence − cause)
+//   place        one byte: the sequence number less the span's first (0–127), and in its
+//                top bit whether the leg is effective at the day's first microsecond
+//   shape        one byte: the leg's number (bits 0–1; 3: a varint follows), whether it has
+//                a cause (bit 2), the event's code (bits 3–7; 31: a varint follows)
+//   amount       zigzag varint
+//   time in day  varint, unless at the day's start: `2·s` for a whole second s, else `2·µs + 1`
+//   leg, code    varints, where the shape byte could not hold them
+//   cause        varint sequence − cause, when there is one
 //
-// A leg's sequence number is stored as its place in the row's span (one byte, 0–127): the
-// span is part of the row's key, so the full number costs nothing to restore.
-//
-// The effective time in the day is `2·s` for a whole second s, else `2·µs + 1`.
+// Most legs are a journal's: the day's start, leg 0 or 1, no cause, a code below 31: two
+// bytes and the amount (they were six and the amount, one varint each, before version 11).
+// The full sequence number costs nothing to restore: the span is part of the row's key.
 
 /// One leg as stored in `posting_days`.
 struct StoredLeg {
@@ -69,16 +74,24 @@ enum PostingDays {
             """)
     }
 
+    /// The leg numbers and event codes a shape byte holds; past them, a varint follows.
+    private static let legInShape: Int64 = 3
+    private static let codeInShape: Int64 = 31
+
     /// Appends one leg's bytes; `day` is the UTC day of its effective time (the row's span
     /// is the leg's sequence number shifted right by ``spanShift``).
     static func append(_ leg: StoredLeg, day: Int64, to writer: inout BinaryWriter) {
-        writer.writeVarint(UInt64(leg.sequence & spanMask))
-        writer.writeVarint(UInt64(leg.leg))
-        writer.writeZigZag(leg.amount)
         let inDay = UInt64(leg.effectiveAt - day * RollupBuckets.dayMicroseconds)
-        writer.writeVarint(inDay % 1_000_000 == 0 ? (inDay / 1_000_000) << 1 : (inDay << 1) | 1)
-        writer.writeVarint(UInt64(leg.eventCode))
-        writer.writeVarint(leg.cause.map { UInt64(leg.sequence - $0) } ?? 0)
+        let legInShape = leg.leg >= 0 && leg.leg < Self.legInShape
+        let codeInShape = leg.eventCode >= 0 && leg.eventCode < Self.codeInShape
+        writer.writeByte(UInt8(leg.sequence & spanMask) | (inDay == 0 ? 0x80 : 0))
+        let shape = (legInShape ? leg.leg : Self.legInShape) | (leg.cause == nil ? 0 : 4) | (codeInShape ? leg.eventCode : Self.codeInShape) << 3
+        writer.writeByte(UInt8(shape))
+        writer.writeZigZag(leg.amount)
+        if inDay != 0 { writer.writeVarint(inDay % 1_000_000 == 0 ? (inDay / 1_000_000) << 1 : (inDay << 1) | 1) }
+        if !legInShape { writer.writeVarint(UInt64(bitPattern: leg.leg)) }
+        if !codeInShape { writer.writeVarint(UInt64(bitPattern: leg.eventCode)) }
+        if let cause = leg.cause { writer.writeVarint(UInt64(leg.sequence - cause)) }
     }
 
     /// Calls `body` with each leg of one row's bytes (the row of `day` and `span`), in log order.
@@ -86,17 +99,34 @@ enum PostingDays {
         var reader = ByteReader(bytes)
         let dayStart = day * RollupBuckets.dayMicroseconds
         let spanStart = span << spanShift
+        func damaged() -> StoreError {
+            StoreError(.readModelsDisagree, "the postings of day \(day) in the balances read model are damaged; run `tally rebuild`")
+        }
         while reader.remaining > 0 {
-            guard let place = reader.readVarint(), place <= UInt64(spanMask), let leg = reader.readVarint(),
-                  let amount = reader.readZigzag(), let inDay = reader.readVarint(), let eventCode = reader.readVarint(),
-                  let causeDistance = reader.readVarint().map(Int64.init(bitPattern:))
-            else {
-                throw StoreError(.readModelsDisagree, "the postings of day \(day) in the balances read model are damaged; run `tally rebuild`")
+            guard let place = reader.readByte(), let shape = reader.readByte().map(Int64.init), let amount = reader.readZigzag() else { throw damaged() }
+            var micros: UInt64 = 0
+            if place & 0x80 == 0 {
+                guard let inDay = reader.readVarint() else { throw damaged() }
+                micros = inDay & 1 == 0 ? (inDay >> 1) * 1_000_000 : inDay >> 1
             }
-            let micros = inDay & 1 == 0 ? (inDay >> 1) * 1_000_000 : inDay >> 1
-            let sequence = spanStart + Int64(place)
-            try body(StoredLeg(sequence: sequence, leg: Int64(bitPattern: leg), amount: amount, effectiveAt: dayStart + Int64(bitPattern: micros),
-                               eventCode: Int64(bitPattern: eventCode), cause: causeDistance == 0 ? nil : sequence - causeDistance))
+            var leg = shape & 3
+            if leg == legInShape {
+                guard let stored = reader.readVarint() else { throw damaged() }
+                leg = Int64(bitPattern: stored)
+            }
+            var eventCode = shape >> 3
+            if eventCode == codeInShape {
+                guard let stored = reader.readVarint() else { throw damaged() }
+                eventCode = Int64(bitPattern: stored)
+            }
+            let sequence = spanStart + Int64(place & 0x7F)
+            var cause: Int64?
+            if shape & 4 != 0 {
+                guard let distance = reader.readVarint() else { throw damaged() }
+                cause = sequence - Int64(bitPattern: distance)
+            }
+            try body(StoredLeg(sequence: sequence, leg: leg, amount: amount, effectiveAt: dayStart + Int64(bitPattern: micros),
+                               eventCode: eventCode, cause: cause))
         }
     }
 
