@@ -128,6 +128,63 @@ import TallyLog
         }
     }
 
+    /// A journal entry reads its log form by hand (`JournalEntryPosted.init(from:)`, the
+    /// payload a rebuild reads most), its writing derived: on random entries, personal text
+    /// plain (no keys), sealed inline and by reference, whole and damaged, the hand-written
+    /// reader reads exactly what the derived one (`BinaryPayloadDecoder`) reads, ends where it
+    /// ends, and refuses what it refuses.
+    @Test func aJournalEntryReadsByHandWhatTheDerivedReaderReads() throws {
+        let seed = testSeed()
+        let values = RandomValues(seed: seed)
+        let referenced = SubjectKeys.inMemory(seed: seed)
+        let forms: [(name: String, keys: SubjectKeys?)] = [("plain", nil), ("sealed inline", referenced.inlineForm()), ("by reference", referenced)]
+        func read(_ bytes: [UInt8], keys: SubjectKeys?, derived: Bool) -> Result<(JournalEntryPosted, Int), EventCodingError> {
+            var reader = BinaryReader(bytes)
+            reader.subjectKeys = keys
+            do {
+                let entry = derived
+                    ? try BinaryPayloadDecoder.decode(JournalEntryPosted.self, from: &reader, personalTextFields: JournalEntryPosted.personalTextFields)
+                    : try JournalEntryPosted(from: &reader)
+                return .success((entry, reader.position))
+            } catch let error as EventCodingError {
+                return .failure(error)
+            } catch {
+                Issue.record(replay(seed, "\(error) is not an EventCodingError"))
+                return .failure(EventCodingError(.invalidValue, "\(error)"))
+            }
+        }
+        var damagedRefused = 0
+        for index in 0..<1_200 {
+            let form = forms[index % forms.count]
+            var entry = values.payload(JournalEntryPosted.self)
+            if values.chance(1, in: 4) { entry.payee = nil }
+            if values.chance(1, in: 4) { entry.category = nil }
+            var writer = BinaryWriter()
+            writer.subjectKeys = form.keys
+            entry.encode(to: &writer)
+            var bytes = writer.bytes
+            if index % 2 == 1, !bytes.isEmpty {
+                let position = values.int(in: 0...(bytes.count - 1))
+                switch values.int(in: 0...2) {
+                case 0: bytes[position] = UInt8.random(in: 0...255, using: &values.generator)
+                case 1: bytes.removeSubrange(position...)
+                default: bytes.insert(bytes[position], at: position)
+                }
+            }
+            switch (read(bytes, keys: form.keys, derived: false), read(bytes, keys: form.keys, derived: true)) {
+            case (.success(let own), .success(let derived)):
+                #expect(own.0 == derived.0 && own.1 == derived.1, replay(seed, "entry \(index) (\(form.name)): \(own) read, the derived reader read \(derived)"))
+                if index % 2 == 0 { #expect(own.0 == entry && own.1 == bytes.count, replay(seed, "entry \(index) (\(form.name))")) }
+            case (.failure(let own), .failure(let derived)):
+                #expect(own.code == derived.code, replay(seed, "entry \(index) (\(form.name)): refused as \(own), the derived reader as \(derived)"))
+                damagedRefused += 1
+            case (let own, let derived):
+                Issue.record(replay(seed, "entry \(index) (\(form.name)): \(own) by hand, \(derived) derived"))
+            }
+        }
+        #expect(damagedRefused > 100, "the damage reached the readers' refusals")
+    }
+
     @Test func unknownTypeCodeThrowsNamingIt() {
         let error = #expect(throws: EventCodingError.self) {
             try EventCatalog.standard.decode(LoggedEvent(

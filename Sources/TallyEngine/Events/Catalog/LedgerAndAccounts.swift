@@ -151,6 +151,23 @@ public struct JournalEntryPosted: SealsPersonalText {
     public var entity: String { "account:\(account)" }
 }
 
+extension JournalEntryPosted {
+    /// Reads the log form its `Codable` declaration derives (``BinaryPayloadDecoder``: fields
+    /// in declaration order, optionals behind a 0/1 marker, `payee` and `category` personal
+    /// text), field by field. A journal import is a log of these, and through the derived
+    /// decoder's containers (a box, a key and a type check per field) they were most of the
+    /// time a rebuild spends reading. Its writing stays derived; `EventCodingTests` hold
+    /// this reader to the derived one.
+    public init(from reader: inout BinaryReader) throws {
+        account = try String(from: &reader)
+        counterAccount = try String(from: &reader)
+        amount = try Money(from: &reader)
+        payee = try reader.readPersonalOptional()
+        category = try reader.readPersonalOptional()
+        externalId = try String?(from: &reader)
+    }
+}
+
 extension JournalEntryPosted: ExampleProviding {
     public static var example: JournalEntryPosted {
         get throws {
