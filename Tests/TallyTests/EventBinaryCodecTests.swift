@@ -128,11 +128,59 @@ import TallyLog
         }
     }
 
+    /// A journal entry writes its log form by hand (`JournalEntryPosted.encode(to:)`, the
+    /// payload an import writes most), with the record check's measures: on random entries and
+    /// on entries the check must refuse (a control character, text past its limit), personal
+    /// text plain (no keys), sealed inline and by reference, it writes the derived encoder's
+    /// bytes and leaves the check as the derived encoder leaves it.
+    @Test func aJournalEntryWritesByHandWhatTheDerivedWriterWrites() throws {
+        let seed = testSeed()
+        let values = RandomValues(seed: seed)
+        let referenced = SubjectKeys.inMemory(seed: seed)
+        let forms: [(name: String, keys: SubjectKeys?)] = [("plain", nil), ("sealed inline", referenced.inlineForm()), ("by reference", referenced)]
+        let overlong = String(repeating: "é", count: eventStringBytesLimit / 2 + 1)
+        var lossy = 0
+        var control = 0
+        for index in 0..<1_200 {
+            let form = forms[index % forms.count]
+            var entry = values.payload(JournalEntryPosted.self)
+            switch values.int(in: 0...9) {
+            case 0: entry.payee = nil
+            case 1: entry.category = nil; entry.externalId = nil
+            case 2: entry.account = "Expenses:\u{7}Bell"
+            case 3: entry.payee = overlong
+            case 4: entry.externalId = overlong
+            default: break
+            }
+            func written(derived: Bool) -> (bytes: [UInt8], check: BinaryPayloadCheck?) {
+                var writer = BinaryWriter()
+                writer.subjectKeys = form.keys
+                writer.bytes = [0xAB]  // a payload is written after what the writer holds
+                writer.check = BinaryPayloadCheck()
+                if derived {
+                    BinaryPayloadEncoder.encode(entry, to: &writer, personalTextFields: JournalEntryPosted.personalTextFields)
+                } else {
+                    entry.encode(to: &writer)
+                }
+                return (writer.bytes, writer.check)
+            }
+            let own = written(derived: false)
+            let derived = written(derived: true)
+            #expect(own.bytes == derived.bytes, replay(seed, "entry \(index) (\(form.name))"))
+            #expect(own.check?.vouched == derived.check?.vouched && own.check?.vouched == 1..<derived.bytes.count
+                    && own.check?.lossy == derived.check?.lossy && own.check?.needsReadBack == derived.check?.needsReadBack
+                    && own.check?.sawControlCharacter == derived.check?.sawControlCharacter,
+                    replay(seed, "entry \(index) (\(form.name)): check \(String(describing: own.check)), derived \(String(describing: derived.check))"))
+            if own.check?.lossy == true { lossy += 1 }
+            if own.check?.sawControlCharacter == true { control += 1 }
+        }
+        #expect(lossy > 100 && control > 50, "the entries reached the check's refusals")
+    }
+
     /// A journal entry reads its log form by hand (`JournalEntryPosted.init(from:)`, the
-    /// payload a rebuild reads most), its writing derived: on random entries, personal text
-    /// plain (no keys), sealed inline and by reference, whole and damaged, the hand-written
-    /// reader reads exactly what the derived one (`BinaryPayloadDecoder`) reads, ends where it
-    /// ends, and refuses what it refuses.
+    /// payload a rebuild reads most): on random entries, personal text plain (no keys), sealed
+    /// inline and by reference, whole and damaged, it reads exactly what the derived reader
+    /// (`BinaryPayloadDecoder`) reads, ends where it ends, and refuses what it refuses.
     @Test func aJournalEntryReadsByHandWhatTheDerivedReaderReads() throws {
         let seed = testSeed()
         let values = RandomValues(seed: seed)

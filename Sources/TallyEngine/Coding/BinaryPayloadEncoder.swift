@@ -79,16 +79,16 @@ final class BinaryPayloadEncoder: Encoder {
     ) {
         // The encoder must not outlive this call: it writes through a pointer to `writer`.
         // It is handed only to `payload.encode(to:)`, which has no reason to keep an encoder.
-        withUnsafeMutablePointer(to: &writer) { output in
-            let start = output.pointee.bytes.count
-            let encoder = BinaryPayloadEncoder(output: output, ownsOutput: false, personalTextFields: personalTextFields)
-            do {
-                try payload.encode(to: encoder)
-            } catch {
-                preconditionFailure("\(Payload.self) has no binary form: \(error)")
+        writer.writeVouched { writer in
+            withUnsafeMutablePointer(to: &writer) { output in
+                let encoder = BinaryPayloadEncoder(output: output, ownsOutput: false, personalTextFields: personalTextFields)
+                do {
+                    try payload.encode(to: encoder)
+                } catch {
+                    preconditionFailure("\(Payload.self) has no binary form: \(error)")
+                }
+                if let refusal = encoder.refusal { preconditionFailure("\(Payload.self) has no binary form: \(refusal)") }
             }
-            if let refusal = encoder.refusal { preconditionFailure("\(Payload.self) has no binary form: \(refusal)") }
-            if output.pointee.check != nil { output.pointee.check?.vouched = start..<output.pointee.bytes.count }
         }
     }
 
@@ -132,22 +132,7 @@ final class BinaryPayloadEncoder: Encoder {
     /// Writes a ``BinaryCodable`` value by its own ``BinaryCodable/encode(to:)``, and, for the
     /// record check, reads it back from the bytes just written (``BinaryCodable/readsBack(_:from:)``).
     @inline(__always)
-    func leaf<Value: BinaryCodable>(_ value: Value) {
-        let start = output.pointee.bytes.count
-        value.encode(to: &output.pointee)
-        if check != nil { checkLeaf(value, from: start) }
-    }
-
-    private func checkLeaf<Value: BinaryCodable>(_ value: Value, from start: Int) {
-        var reader = BinaryReader(output.pointee.bytes, at: start)
-        reader.scansForControlCharacters = true
-        switch Value.readsBack(value, from: &reader) {
-        case true?: if !reader.isAtEnd { check?.lossy = true }
-        case false?: check?.lossy = true
-        case nil: check?.needsReadBack = true
-        }
-        if reader.sawControlCharacter { check?.sawControlCharacter = true }
-    }
+    func leaf<Value: BinaryCodable>(_ value: Value) { output.pointee.writeLeaf(value) }
 
     // `Value` is `T` in the three below: the caller's cast of `T.self` found it so.
     @inline(__always)
@@ -163,17 +148,11 @@ final class BinaryPayloadEncoder: Encoder {
 
     /// Writes a string field, as ``BinaryWriter/writeString(_:)`` does, measuring it for the record check.
     @inline(__always)
-    func string(_ value: String) {
-        output.pointee.writeString(value)
-        if check != nil { check?.measure(value, limit: eventStringBytesLimit) }
-    }
+    func string(_ value: String) { output.pointee.writeStringField(value) }
 
     /// Writes a personal text field (``BinaryWriter/writePersonal(_:subject:)-(String,_)``),
     /// measuring its text for the record check.
-    func personal(_ value: String, sealing: PersonalTextSealing) {
-        output.pointee.writePersonal(value, subject: sealing.subject(of: value))
-        if check != nil { check?.measure(value, limit: eventStringBytesLimit) }
-    }
+    func personal(_ value: String, sealing: PersonalTextSealing) { output.pointee.writePersonalField(value, sealing: sealing) }
 
     @inline(__always)
     func byte(_ byte: UInt8) { output.pointee.writeByte(byte) }
@@ -375,6 +354,68 @@ struct BinaryPayloadCheck: Sendable {
             if utf8.count > limit { lossy = true }
             if !sawControlCharacter && EventText.containsControl(utf8) { sawControlCharacter = true }
         }
+    }
+}
+
+/// The writes of the derived encoder, each taking the record check's measure of what it
+/// wrote (when the writer carries a check): the one place those measures are taken, for
+/// ``BinaryPayloadEncoder`` and for a payload that writes itself field by field as it would.
+extension BinaryWriter {
+    /// Runs `body`, which writes one payload, and records the bytes it wrote as vouched for
+    /// by the measures taken (``BinaryPayloadCheck/vouched``).
+    @inline(__always)
+    mutating func writeVouched(_ body: (inout BinaryWriter) -> Void) {
+        let start = bytes.count
+        body(&self)
+        if check != nil { check?.vouched = start..<bytes.count }
+    }
+
+    /// A string field (``writeString(_:)``), measured.
+    @inline(__always)
+    mutating func writeStringField(_ value: String) {
+        writeString(value)
+        if check != nil { check?.measure(value, limit: eventStringBytesLimit) }
+    }
+
+    /// An optional string field: a 0 byte, or a 1 byte and the string, measured.
+    @inline(__always)
+    mutating func writeStringField(_ value: String?) {
+        guard let value else { return writeByte(0) }
+        writeByte(1)
+        writeStringField(value)
+    }
+
+    /// A personal text field (``writePersonal(_:subject:)-(String,_)``), its text measured.
+    mutating func writePersonalField(_ value: String, sealing: PersonalTextSealing) {
+        writePersonal(value, subject: sealing.subject(of: value))
+        if check != nil { check?.measure(value, limit: eventStringBytesLimit) }
+    }
+
+    /// An optional personal text field: a 0 byte, or a 1 byte and the text, measured.
+    mutating func writePersonalField(_ value: String?, sealing: PersonalTextSealing) {
+        guard let value else { return writeByte(0) }
+        writeByte(1)
+        writePersonalField(value, sealing: sealing)
+    }
+
+    /// A ``BinaryCodable`` value by its own ``BinaryCodable/encode(to:)``, and, for the record
+    /// check, read back from the bytes just written (``BinaryCodable/readsBack(_:from:)``).
+    @inline(__always)
+    mutating func writeLeaf<Value: BinaryCodable>(_ value: Value) {
+        let start = bytes.count
+        value.encode(to: &self)
+        if check != nil { checkLeaf(value, from: start) }
+    }
+
+    private mutating func checkLeaf<Value: BinaryCodable>(_ value: Value, from start: Int) {
+        var reader = BinaryReader(bytes, at: start)
+        reader.scansForControlCharacters = true
+        switch Value.readsBack(value, from: &reader) {
+        case true?: if !reader.isAtEnd { check?.lossy = true }
+        case false?: check?.lossy = true
+        case nil: check?.needsReadBack = true
+        }
+        if reader.sawControlCharacter { check?.sawControlCharacter = true }
     }
 }
 

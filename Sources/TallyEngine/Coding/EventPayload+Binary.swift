@@ -2,8 +2,8 @@
 // declares its fields once, as stored properties, and its JSON and binary forms both follow
 // from them (`BinaryPayloadEncoder`, `BinaryPayloadDecoder`). A type may still write its own
 // `encode(to:)` and `init(from:)` over `BinaryWriter` and `BinaryReader`. Of Tally's own, one
-// reads by hand: `JournalEntryPosted`, the payload a rebuild of an imported journal reads a
-// million times, whose reader the tests hold to the derived one; every type writes derived.
+// does: `JournalEntryPosted`, the payload an import writes and a rebuild reads a million
+// times, field by field in the derived form (the tests hold it to the derived coders).
 
 extension EventPayload {
     /// The binary form derived from the payload's `Codable` declaration: its fields in
