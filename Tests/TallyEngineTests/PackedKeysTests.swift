@@ -192,7 +192,9 @@ import TallyTestSupport
         var random = SplitMix64(seed: seed)
         let keys = Self.keys(count: 25_000, seed: seed)
         var compared: [[String]] = []
-        for heldMost in [nil, 1_000, 7_919, 1 << 20] as [Int?] {
+        // Packed every `heldMost` keys, sorted in chunks of `chunkKeys` that are merged (a
+        // key's repeats fall in other chunks, whose merge keeps its first sequence number).
+        for (heldMost, chunkKeys) in [(nil, 0), (1_000, 64), (7_919, 1_000), (1 << 20, 3_001), (1 << 20, 1 << 16)] as [(Int?, Int)] {
             let db = try DatabaseQueue()
             try db.write { db in
                 try IdempotencyProjector().createTables(db)
@@ -201,13 +203,13 @@ import TallyTestSupport
                     compared.append(try IdempotencyProjector().comparableRows(db, schema: "main"))
                     return
                 }
-                let backlog = KeyBacklog(heldMost: heldMost)
+                let backlog = KeyBacklog(heldMost: heldMost, chunkKeys: chunkKeys)
                 for (index, key) in keys.enumerated() { try backlog.add(key, sequence: Int64(index + 1), db) }
                 try backlog.write(db)
                 let (loose, packed, _) = try PackedKeys.counts(db)
                 #expect(loose == 0, "seed \(seed): held keys are packed, never loose")
                 let rows = try IdempotencyProjector().comparableRows(db, schema: "main")
-                #expect(packed == Int64(rows.count), "seed \(seed), held \(heldMost)")
+                #expect(packed == Int64(rows.count), "seed \(seed), held \(heldMost), chunks of \(chunkKeys)")
                 compared.append(rows)
             }
         }
