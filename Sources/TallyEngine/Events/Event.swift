@@ -57,7 +57,7 @@ public struct NewEvent: Hashable, Sendable {
     public var body: EventBody { didSet { preparedRecord = nil } }
     /// Where the event came from when it was read from a file (`events.ndjson:12`), for the
     /// messages that refuse it; not recorded, and not part of equality.
-    var origin: EventOrigin?
+    var origin: String?
     /// The event's log record, made ahead by ``EventCatalog/prepare(_:)`` (an import builds
     /// records on one core while the write pipeline commits on the other); any change to
     /// the event drops it. Not part of equality.
@@ -96,14 +96,4 @@ public struct NewEvent: Hashable, Sendable {
 extension NewEvent {
     /// Keeps the record ``EventCatalog/prepare(_:)`` made for this very event.
     mutating func setPreparedRecord(_ record: LogRecord) { preparedRecord = record }
-}
-
-/// A file and line an event was read from, spelled `file:line` only when a message names it:
-/// an import gives one to each row, and spelling a million of them as they were parsed (a
-/// string made and freed per row) was 4 % of the thread that parses a journal.
-struct EventOrigin: CustomStringConvertible, Sendable {
-    let file: String
-    let line: Int
-
-    var description: String { "\(file):\(line)" }
 }

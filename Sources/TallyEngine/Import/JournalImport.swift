@@ -235,7 +235,7 @@ struct JournalEvents {
         }
         lastRowHasExternalId = row.entry.externalId != nil
         var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: EventBody(row.entry))
-        event.origin = EventOrigin(file: reader.path, line: row.line)
+        event.origin = "\(reader.path):\(row.line)"
         return (row.line, event)
     }
 }
@@ -458,7 +458,7 @@ extension Ledger {
                 guard let key = events[index].idempotencyKey else { continue }
                 if let earlier = seen[key] {
                     guard Self.isSame(events[earlier], events[index]) else {
-                        throw keyConflict(events[index], key: key, usedBy: events[earlier].origin?.description ?? "an earlier event of the same input")
+                        throw keyConflict(events[index], key: key, usedBy: events[earlier].origin ?? "an earlier event of the same input")
                     }
                     left.append(index)
                     continue

@@ -324,7 +324,7 @@ final class WritePipeline: Sendable {
                     sequence: sequence, recordedAt: draft.recordedAt, effectiveAt: planned.pointee.effectiveAt, cause: cause,
                     idempotencyKey: planned.pointee.idempotencyKey, body: planned.pointee.body)
                 if command.admitsEvents {
-                    try admit(planned, as: folded, label: planned.pointee.origin?.description ?? "event \(position + 1)", admissionTimes, draft: draft, db)
+                    try admit(planned, as: folded, label: planned.pointee.origin ?? "event \(position + 1)", admissionTimes, draft: draft, db)
                 }
                 prepared.records.append(record)
                 prepared.events.append(folded)
@@ -393,7 +393,7 @@ final class WritePipeline: Sendable {
             return .rollback
         }
         // Without admission no event is skipped: the folded events are the planned ones.
-        return Self.overflow(overflow.planned[culprit].origin?.description ?? "event \(culprit + 1) of the command", overflow.planned[culprit])
+        return Self.overflow(overflow.planned[culprit].origin ?? "event \(culprit + 1) of the command", overflow.planned[culprit])
     }
 
     /// SQLite's refusal of a sum beyond 64 bits (it turns into a REAL, which a STRICT
