@@ -220,9 +220,11 @@ final class BinaryPayloadEncoder: Encoder {
 
         // An absent optional is one 0 byte; a present one a 1 byte, then the value.
         mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
-            guard let value else { encoder.byte(0); return }
-            encoder.byte(1)
-            try encode(value, forKey: key)
+            if let sealing = sealing(key) {
+                encoder.output.pointee.writePersonalField(value, sealing: sealing)
+            } else {
+                encoder.output.pointee.writeStringField(value)
+            }
         }
         mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
             guard let value else { encoder.byte(0); return }

@@ -74,23 +74,24 @@ enum PostingDays {
             """)
     }
 
-    /// The leg numbers and event codes a shape byte holds; past them, a varint follows.
-    private static let legInShape: Int64 = 3
-    private static let codeInShape: Int64 = 31
+    /// The shape byte's values that say a varint follows with the leg's number (bits 0–1)
+    /// or the event's code (bits 3–7): the numbers and codes below them are held in place.
+    private static let legEscape: Int64 = 3
+    private static let codeEscape: Int64 = 31
 
     /// Appends one leg's bytes; `day` is the UTC day of its effective time (the row's span
     /// is the leg's sequence number shifted right by ``spanShift``).
     static func append(_ leg: StoredLeg, day: Int64, to writer: inout BinaryWriter) {
         let inDay = UInt64(leg.effectiveAt - day * RollupBuckets.dayMicroseconds)
-        let legInShape = leg.leg >= 0 && leg.leg < Self.legInShape
-        let codeInShape = leg.eventCode >= 0 && leg.eventCode < Self.codeInShape
+        let legFits = leg.leg >= 0 && leg.leg < legEscape
+        let codeFits = leg.eventCode >= 0 && leg.eventCode < codeEscape
         writer.writeByte(UInt8(leg.sequence & spanMask) | (inDay == 0 ? 0x80 : 0))
-        let shape = (legInShape ? leg.leg : Self.legInShape) | (leg.cause == nil ? 0 : 4) | (codeInShape ? leg.eventCode : Self.codeInShape) << 3
+        let shape = (legFits ? leg.leg : legEscape) | (leg.cause == nil ? 0 : 4) | (codeFits ? leg.eventCode : codeEscape) << 3
         writer.writeByte(UInt8(shape))
         writer.writeZigZag(leg.amount)
         if inDay != 0 { writer.writeVarint(inDay % 1_000_000 == 0 ? (inDay / 1_000_000) << 1 : (inDay << 1) | 1) }
-        if !legInShape { writer.writeVarint(UInt64(bitPattern: leg.leg)) }
-        if !codeInShape { writer.writeVarint(UInt64(bitPattern: leg.eventCode)) }
+        if !legFits { writer.writeVarint(UInt64(bitPattern: leg.leg)) }
+        if !codeFits { writer.writeVarint(UInt64(bitPattern: leg.eventCode)) }
         if let cause = leg.cause { writer.writeVarint(UInt64(leg.sequence - cause)) }
     }
 
@@ -110,12 +111,12 @@ enum PostingDays {
                 micros = inDay & 1 == 0 ? (inDay >> 1) * 1_000_000 : inDay >> 1
             }
             var leg = shape & 3
-            if leg == legInShape {
+            if leg == legEscape {
                 guard let stored = reader.readVarint() else { throw damaged() }
                 leg = Int64(bitPattern: stored)
             }
             var eventCode = shape >> 3
-            if eventCode == codeInShape {
+            if eventCode == codeEscape {
                 guard let stored = reader.readVarint() else { throw damaged() }
                 eventCode = Int64(bitPattern: stored)
             }
