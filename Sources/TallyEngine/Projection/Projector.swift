@@ -107,11 +107,11 @@ extension Projector {
 
 /// A set of event type codes as bits: asked once per event and projector on every fold, where
 /// a `Set`'s hashing of each code cost more than the question.
-struct EventCodeSet {
+package struct EventCodeSet: Sendable {
     private var words: [UInt64] = []
 
     /// The codes of these event types.
-    init(types: [any EventPayload.Type]) {
+    package init(types: [any EventPayload.Type]) {
         self.init(types.map { $0.eventType.code })
     }
 
@@ -124,7 +124,7 @@ struct EventCodeSet {
     }
 
     @inline(__always)
-    func contains(_ code: UInt32) -> Bool {
+    package func contains(_ code: UInt32) -> Bool {
         let word = Int(code >> 6)
         return word < words.count && words[word] & (1 << UInt64(code & 63)) != 0
     }
