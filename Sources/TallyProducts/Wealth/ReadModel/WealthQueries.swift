@@ -358,15 +358,17 @@ enum WealthQueries {
     }
 
     /// Each setting's latest change by a point in time, in one statement for all of them (a
-    /// command reads them for every deposit and purchase it plans), spelled once.
-    private static let settingsInForceSQL = """
-        SELECT setting, enabled, spend_weight, invest_weight FROM wealth_setting_changes WHERE sequence IN (
-            SELECT (SELECT sequence FROM wealth_setting_changes
-                    WHERE account = ?1 AND setting = wanted.column1 AND effective_at <= ?2 AND recorded_at <= ?3
-                      AND (effective_at < ?2 OR sequence < ?4)
-                    ORDER BY effective_at DESC, sequence DESC LIMIT 1)
-            FROM (VALUES \(WealthProjector.Setting.allCases.map { "('\($0.rawValue)')" }.joined(separator: ", "))) AS wanted)
+    /// command reads them for every deposit and purchase it plans), spelled once: a search of
+    /// the index per setting, each taking its row at once (half the time of picking the four
+    /// sequence numbers first and then their rows).
+    private static let settingsInForceSQL = WealthProjector.Setting.allCases.map { setting in
         """
+        SELECT * FROM (SELECT setting, enabled, spend_weight, invest_weight FROM wealth_setting_changes
+            WHERE account = ?1 AND setting = '\(setting.rawValue)' AND effective_at <= ?2 AND recorded_at <= ?3
+              AND (effective_at < ?2 OR sequence < ?4)
+            ORDER BY effective_at DESC, sequence DESC LIMIT 1)
+        """
+    }.joined(separator: " UNION ALL ")
 
     /// When `setting` next changes after `instant` (effective time), if it does: the end of
     /// the span a change at `instant` would govern.
