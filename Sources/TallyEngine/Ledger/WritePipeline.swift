@@ -112,7 +112,7 @@ final class WritePipeline: Sendable {
                     if !savepoints { held?.holdUntilGroupEnds(first: draft.first) }  // only the group's rollback takes back
                     defer { held?.end() }
                     return try HeldPostings.whileReadable(held) {
-                        draft.checkpoints = try ReadModelStore.checkpoints(db)
+                        draft.checkpoints = try readModels.checkpointsInOrder(db)
                         while next < group.count {
                             guard let outcome = try planOne(group[next].command, into: &draft, savepoints: savepoints, db) else { break }
                             outcomes[next] = outcome
@@ -342,7 +342,7 @@ final class WritePipeline: Sendable {
         let protected = try Admissibility.checkBefore(event.pointee, label: label, times, db)
         let postings = try BalanceQueries.postings(of: [event.pointee], db)
         do {
-            try readModels.fold([folded][...], db, checkpoints: draft.checkpoints, atLeast: folded.sequence - 1, holding: draft.held)
+            try readModels.fold([folded][...], db, checkpointsInOrder: draft.checkpoints, atLeast: folded.sequence - 1, holding: draft.held)
         } catch let error as DatabaseError where Self.isOverflow(error) {
             throw Self.overflow(label, event.pointee)
         }
@@ -362,7 +362,7 @@ final class WritePipeline: Sendable {
     /// thrown as ``FoldOverflow``, which names its event once the savepoint has rolled back.
     private func foldPlanned(_ events: [Event], planned: [NewEvent], into draft: inout GroupDraft, _ db: Database) throws {
         do {
-            try readModels.fold(events[...], db, checkpoints: draft.checkpoints, atLeast: draft.foldedThrough, holding: draft.held)
+            try readModels.fold(events[...], db, checkpointsInOrder: draft.checkpoints, atLeast: draft.foldedThrough, holding: draft.held)
         } catch {
             draft.encodedAhead = nil  // the command is refused: its records are not appended
             if let error = error as? DatabaseError, Self.isOverflow(error) { throw FoldOverflow(events: events, planned: planned) }
@@ -384,7 +384,7 @@ final class WritePipeline: Sendable {
             for index in events.indices {
                 do {
                     try readModels.fold(
-                        events[index...index], db, checkpoints: draft.checkpoints, atLeast: events[index].sequence - 1, holding: draft.held)
+                        events[index...index], db, checkpointsInOrder: draft.checkpoints, atLeast: events[index].sequence - 1, holding: draft.held)
                 } catch let error as DatabaseError where Self.isOverflow(error) {
                     culprit = index
                     break
@@ -515,7 +515,7 @@ extension WritePipeline {
         var answer: T?
         try readModels.database.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
-                draft.checkpoints = try ReadModelStore.checkpoints(db)
+                draft.checkpoints = try readModels.checkpointsInOrder(db)
                 answer = try body { command in try planInSavepoint(command, into: &draft, db) }
                 return .rollback
             }
@@ -568,9 +568,10 @@ struct GroupDraft {
     private(set) var events: [Event] = []
     /// How many records the draft holds (a rehearsal counts them without keeping them).
     private(set) var recordCount = 0
-    /// Each projector's checkpoint as the group found it (the table moves once the frame is
-    /// durable); the group's folds have moved each to at least ``foldedThrough``.
-    var checkpoints: [String: UInt64] = [:]
+    /// Each projector's checkpoint as the group found it, in the order of the read models'
+    /// projectors (the table moves once the frame is durable); the group's folds have moved
+    /// each to at least ``foldedThrough``.
+    var checkpoints: [UInt64?] = []
     /// The last event the group's commands have folded (0 before the first): one number,
     /// not a dictionary of checkpoints rewritten after every command.
     private(set) var foldedThrough: UInt64 = 0

@@ -294,7 +294,29 @@ public final class ReadModelStore: Sendable {
         _ events: ArraySlice<Event>, _ db: Database, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil
     ) throws {
         try Self.fold(
+            events, db, projectors: projectors, snapshots: snapshots, traits: foldTraits,
+            checkpoints: checkpoints.map { Self.inOrder($0, projectors: projectors) }, atLeast: floor, holding: holding)
+    }
+
+    /// ``fold(_:_:checkpoints:atLeast:holding:)`` with the checkpoints in the order of the
+    /// projectors (``checkpointsInOrder(_:)``): a write group reads them once and folds each of
+    /// its commands, where looking each projector up by name cost a hash of its name per
+    /// projector and command.
+    func fold(
+        _ events: ArraySlice<Event>, _ db: Database, checkpointsInOrder checkpoints: [UInt64?], atLeast floor: UInt64, holding: HeldPostings?
+    ) throws {
+        try Self.fold(
             events, db, projectors: projectors, snapshots: snapshots, traits: foldTraits, checkpoints: checkpoints, atLeast: floor, holding: holding)
+    }
+
+    /// Each registered projector's checkpoint, in the order of ``projectors`` (nil: none yet).
+    func checkpointsInOrder(_ db: Database) throws -> [UInt64?] {
+        Self.inOrder(try Self.checkpoints(db), projectors: projectors)
+    }
+
+    /// `checkpoints` by name as a list in the order of `projectors`.
+    static func inOrder(_ checkpoints: [String: UInt64], projectors: [any Projector]) -> [UInt64?] {
+        projectors.map { checkpoints[$0.name] }
     }
 
     /// What a fold needs to know of a projector, beside the projector itself.
@@ -344,18 +366,18 @@ public final class ReadModelStore: Sendable {
     /// projectors); its snapshots are still taken.
     static func fold(
         _ events: ArraySlice<Event>, _ db: Database, projectors: [any Projector], snapshots: SnapshotSettings?,
-        traits: [FoldTraits]? = nil, checkpoints: [String: UInt64]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil,
+        traits: [FoldTraits]? = nil, checkpoints: [UInt64?]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil,
         keys backlog: KeyBacklog? = nil
     ) throws {
         guard let first = events.first?.sequence, let last = events.last?.sequence else { return }
         guard last - first == UInt64(events.count - 1) else {
             throw StoreError(.readModelsDisagree, "events \(first)-\(last) handed to the read models are not contiguous")
         }
-        let checkpoints = try checkpoints ?? Self.checkpoints(db)
+        let checkpoints = try checkpoints ?? Self.inOrder(Self.checkpoints(db), projectors: projectors)
         let traits = traits ?? projectors.map(FoldTraits.init)
-        precondition(traits.count == projectors.count, "one fold's traits per projector")
+        precondition(traits.count == projectors.count && checkpoints.count == projectors.count, "one fold's traits and checkpoint per projector")
         for (index, projector) in projectors.enumerated() {
-            let checkpoint = checkpoints[projector.name].map { max($0, floor) } ?? 0
+            let checkpoint = checkpoints[index].map { max($0, floor) } ?? 0
             guard last > checkpoint else { continue }
             guard checkpoint + 1 >= first else {
                 throw StoreError(.readModelsDisagree, "read model \(projector.name) has folded up to event \(checkpoint) but was handed events from \(first); run `tally rebuild`")
@@ -589,7 +611,8 @@ extension ReadModelStore {
                     guard let last = batch.last?.sequence else { return }
                     try queue.write { db in
                         let checkpoints = afterLostEvents ? try checkpoints(pastLostEventsBefore: batch.first, projectors: projectors, db) : nil
-                        try fold(batch[...], db, projectors: projectors, snapshots: snapshots, checkpoints: checkpoints, keys: keys)
+                        try fold(batch[...], db, projectors: projectors, snapshots: snapshots,
+                                 checkpoints: checkpoints.map { inOrder($0, projectors: projectors) }, keys: keys)
                         try setCheckpoints(last, hash: hash, projectors: projectors, db)
                     }
                     progress?(last)
