@@ -80,7 +80,13 @@ import TallyTestSupport
             let (loose, packed, _) = try PackedKeys.counts(db)
             #expect(packed > 30_000, "seed \(seed): the keys were packed (\(packed) packed, \(loose) loose)")
             #expect(try Int64.fetchOne(db, sql: "SELECT count(*) FROM idempotency_keys") == loose, "seed \(seed)")
-            #expect(loose + packed == Int64(first.count), "seed \(seed)")
+            // A loose row may repeat a packed key (a key used again after it was packed): each
+            // key is in the blocks or among the loose rows that repeat none.
+            var repeats: Int64 = 0
+            for key in try String.fetchAll(db, sql: "SELECT key FROM idempotency_keys") {
+                if try Array(key.utf8).withUnsafeBytes({ try PackedKeys.firstSequence(ofSpelling: $0, db) }) != nil { repeats += 1 }
+            }
+            #expect(loose - repeats + packed == Int64(first.count), "seed \(seed): \(loose) loose (\(repeats) repeating a packed key), \(packed) packed")
 
             // Blocks in order, none overlapping, each keyed by its last key.
             var previousLast: [UInt8]?

@@ -192,7 +192,23 @@ public struct IdempotencyProjector: BatchDependentProjector {
         /// (a bank's ids counting up in decimal, `bank-1`, `bank-10`, `bank-100`, are far
         /// apart as text), while in order each insert lands beside the last: SQLite alone,
         /// a million such keys in runs of 20,000, 0.77 s in log order, 0.48 s sorted per run.
+        ///
+        /// Keys that would bring the loose rows to the packing threshold
+        /// (``PackedKeys/packingThreshold(packed:minimum:)``, counted as if every key were new)
+        /// are packed with the loose rows at once instead: inserted loose, they would be read
+        /// back and deleted by the packing their own write starts. A write group of an import's
+        /// batch does so for most batches.
         mutating func flush() throws {
+            if keys.count >= Self.rowsPerStatement, try PackedKeys.wouldPack(adding: keys.count, db) {
+                var run = KeyRun()
+                keys.withSpellings { spelling in
+                    for index in 0..<keys.count { run.append(spelling(index), sequence: sequences[index]) }
+                }
+                try PackedKeys.pack(adding: run.sortedFirstOfEach(), db)
+                keys.removeAll()
+                sequences.removeAll(keepingCapacity: true)
+                return
+            }
             if keys.count >= Self.rowsPerStatement, many == nil {
                 many = RawStatement(try db.cachedStatement(sql: Self.manySQL))
             }

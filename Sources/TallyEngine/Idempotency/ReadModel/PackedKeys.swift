@@ -106,14 +106,24 @@ enum PackedKeys {
         try db.execute(sql: "UPDATE \(countsTable) SET loose_minimum = ? WHERE rowid = 1", arguments: [max(1, minimum)])
     }
 
-    /// Moves every loose key into the blocks (``pack(_:_:)``) and empties the loose table.
-    static func pack(_ db: Database) throws {
+    /// Whether `count` more loose keys would reach the packing threshold.
+    static func wouldPack(adding count: Int, _ db: Database) throws -> Bool {
+        let (loose, packed, minimum) = try counts(db)
+        return loose + Int64(count) >= packingThreshold(packed: packed, minimum: minimum)
+    }
+
+    /// Moves every loose key into the blocks (``pack(_:_:)``) and empties the loose table;
+    /// with `newer` (keys in key order, each once, folded after every loose one), those keys
+    /// too, as if they had been inserted loose first (of a key in both, the loose row's
+    /// sequence number, the earlier).
+    static func pack(adding newer: KeyRun? = nil, _ db: Database) throws {
         var loose = KeyRun()
         try RawStatement(try db.cachedStatement(sql: "SELECT key, first_sequence FROM idempotency_keys ORDER BY key")).forEachRow(db) { row in
             loose.append(row.text(0), sequence: try row.requiredInteger(1))
         }
+        if loose.count > 0 { try db.execute(sql: "DELETE FROM idempotency_keys") }
+        if let newer { loose = loose.count > 0 ? KeyRun.merging(older: loose, newer: newer) : newer }
         guard loose.count > 0 else { return }
-        try db.execute(sql: "DELETE FROM idempotency_keys")
         let added = try pack(loose, db)
         let counts = RawStatement(try db.cachedStatement(sql: "UPDATE \(countsTable) SET loose = 0, packed = packed + ? WHERE rowid = 1"))
         counts.bind(1, added)
