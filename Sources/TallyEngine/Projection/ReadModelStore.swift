@@ -359,7 +359,8 @@ public final class ReadModelStore: Sendable {
     }
 
     /// ``fold(_:_:checkpoints:atLeast:holding:)`` for these projectors, in any database (a rebuild's new file).
-    /// `traits`: each projector's ``FoldTraits``, in order (nil: found now).
+    /// `traits`: each projector's ``FoldTraits``, in order (nil: found now); `checkpoints`: each
+    /// projector's checkpoint, in order (``inOrder(_:projectors:)``; nil: read now).
     ///
     /// A projector whose ``Projector/eventTypes`` include none of the events it is handed is
     /// not handed them at all (a deposit command's two events concern four of the ledger's
