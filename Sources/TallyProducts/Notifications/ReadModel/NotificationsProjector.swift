@@ -69,7 +69,7 @@ public struct NotificationsProjector: Projector {
     /// deposit command (compiling them each time was a fifth of a deposit's cost).
     public func apply(_ event: Event, _ db: Database) throws {
         var state = RunState()
-        try apply(event, at: 0, nil, db, &state)
+        try apply(event, laterSplit: nil, db, &state)
     }
 
     /// Folds a run of events into exactly the rows the one-by-one fold gives, with fewer
@@ -86,7 +86,7 @@ public struct NotificationsProjector: Projector {
             }
             for index in buffer.indices where Self.codes.contains(buffer[index].body.type.code) {
                 let split = state.lastSplit[buffer[index].sequence].map { $0 > index ? buffer[$0] : nil } ?? nil
-                try apply(buffer[index], at: index, split, db, &state)
+                try apply(buffer[index], laterSplit: split, db, &state)
             }
         }
     }
@@ -94,9 +94,9 @@ public struct NotificationsProjector: Projector {
     /// The codes of ``eventTypes``, for the run fold's test of each event.
     private static let codes = EventCodeSet(types: NotificationsProjector().eventTypes ?? [])
 
-    /// Folds one event, the `index`th of its run; `laterSplit`: for a deposit, the last split
-    /// of the run that names it, when it comes later in the run.
-    private func apply(_ event: Event, at index: Int, _ laterSplit: Event?, _ db: Database, _ state: inout RunState) throws {
+    /// Folds one event of a run; `laterSplit`: for a deposit, the last split of the run that
+    /// names it, when it comes later in the run.
+    private func apply(_ event: Event, laterSplit: Event?, _ db: Database, _ state: inout RunState) throws {
         let effective = event.rowEffectiveAt
         let recorded = event.rowRecordedAt
         switch event.body.payload {
