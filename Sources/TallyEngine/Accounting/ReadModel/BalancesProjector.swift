@@ -117,7 +117,7 @@ public struct BalancesProjector: Projector {
         case .set(let version)?:
             transactionId = version.transactionId
             try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO transaction_versions
+                INSERT INTO transaction_versions
                     (transaction_id, sequence, account, counter_account, category, commodity, amount, effective_at, source, deleted,
                      recorded_at, superseded_sequence, superseded_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL, ?)
@@ -129,7 +129,7 @@ public struct BalancesProjector: Projector {
         case .delete(let deleted)?:
             transactionId = deleted
             try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO transaction_versions
+                INSERT INTO transaction_versions
                     (transaction_id, sequence, account, counter_account, category, commodity, amount, effective_at, source, deleted,
                      recorded_at, superseded_sequence, superseded_at)
                 SELECT transaction_id, ?, account, counter_account, category, commodity, amount, effective_at, source, 1, ?, NULL, ?

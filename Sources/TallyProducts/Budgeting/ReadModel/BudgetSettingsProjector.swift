@@ -31,7 +31,7 @@ public struct BudgetSettingsProjector: Projector {
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO budget_settings (key, value) VALUES ('currency', ?)")
                 .execute(arguments: [created.baseCurrency.code])
         } else if event.body.is(ReferenceBalanceSet.self) {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO budget_references (sequence, effective_at) VALUES (?, ?)")
+            try db.cachedStatement(sql: "INSERT INTO budget_references (sequence, effective_at) VALUES (?, ?)")
                 .execute(arguments: [event.rowSequence, event.rowEffectiveAt])
         }
     }

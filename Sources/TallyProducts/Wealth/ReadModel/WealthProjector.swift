@@ -268,7 +268,7 @@ public struct WealthProjector: Projector {
     /// effective time on.
     private func incrementSet(_ change: RoundUpIncrementSet, _ event: Event, _ db: Database) throws {
         try Self.run(
-            db, sql: "INSERT OR REPLACE INTO wealth_round_up_increments (sequence, commodity, effective_at, recorded_at, increment) VALUES (?, ?, ?, ?, ?)",
+            db, sql: "INSERT INTO wealth_round_up_increments (sequence, commodity, effective_at, recorded_at, increment) VALUES (?, ?, ?, ?, ?)",
             arguments: [event.rowSequence, change.currency.code, event.rowEffectiveAt,
                         event.rowRecordedAt, change.increment?.minorUnits])
     }
@@ -368,7 +368,7 @@ public struct WealthProjector: Projector {
         try Self.run(
                 db,
             sql: """
-                INSERT OR REPLACE INTO wealth_setting_changes
+                INSERT INTO wealth_setting_changes
                     (sequence, account, setting, effective_at, recorded_at, enabled, spend_weight, invest_weight)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,

@@ -115,13 +115,12 @@ public struct TransactionsProjector: Projector {
         _ event: Event, _ db: Database
     ) throws {
         let sequence = event.rowSequence
-        try db.execute(
-            sql: """
-                INSERT OR REPLACE INTO budget_transaction_history
-                    (transaction_id, sequence, change, source, bank_id, external_id, recurring_id, recurring_month, payee,
-                     payee_key, category, bank_category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+        try db.cachedStatement(sql: """
+            INSERT INTO budget_transaction_history
+                (transaction_id, sequence, change, source, bank_id, external_id, recurring_id, recurring_month, payee,
+                 payee_key, category, bank_category, commodity, amount, effective_at, recurring, recorded_sequence, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(
             // What the bank sent is the imported transaction's first category, kept apart from the user's.
             arguments: [id, sequence, recurringId == nil ? "recorded" : "generated", source.rawValue, bankId, externalId,
                         recurringId, recurringMonth, payee, payee.lowercased(), category.rawValue,
