@@ -214,4 +214,43 @@ func pipelineBenchmarks() {
         batchFixture.map { Fixtures.remove($0.directory) }
         batchFixture = nil
     }
+
+    // A household's card purchases as budget transactions in one commit: 10,000
+    // `recordTransactionCommand`s with their own ids, a hundred a day, built as values and run
+    // with run(batch:).
+    var transactionsFixture: (ledger: Ledger, directory: String, round: Int)?
+    Benchmark(
+        "Batch: run(batch:) of 10,000 recorded budget transactions (values), one commit",
+        configuration: .init(metrics: [.wallClock, batchRate, .peakMemoryResident], maxDuration: .seconds(20), maxIterations: 20)
+    ) { benchmark in
+        guard let fixture = transactionsFixture else { return benchmark.error("no ledger") }
+        transactionsFixture?.round += 1
+        do {
+            let first = try LocalDate(parsing: "2024-01-01").adding(days: fixture.round * 100)
+            let start = ContinuousClock.now
+            var commands: [LedgerCommand] = []
+            commands.reserveCapacity(10_000)
+            for index in 0..<10_000 {
+                let amount = Money(minorUnits: -Int64(100 + index % 900), commodity: .usd)
+                let category: BudgetCategory = index % 2 == 0 ? .groceries : .diningOut
+                commands.append(try fixture.ledger.recordTransactionCommand(
+                    payee: "Shop \(index % 50)", category: category, amount: amount, date: first.adding(days: index / 100),
+                    id: "card-\(fixture.round)-\(index)"))
+            }
+            let results = try fixture.ledger.run(batch: commands)
+            let elapsed = ContinuousClock.now - start
+            guard results.allSatisfy({ (try? $0.get()) != nil }) else { return benchmark.error("a transaction was refused") }
+            let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+            benchmark.measurement(batchRate, Int(10_000 * 1_000_000 / Swift.max(micros, 1)))
+        } catch {
+            benchmark.error("the batch failed: \(error)")
+        }
+    } setup: {
+        let directory = try Fixtures.temporaryDirectory("transactions")
+        transactionsFixture = (try Ledger.create(at: directory + "/store", name: "Transactions", baseCurrency: .usd, timeZone: "UTC", options: .standard), directory, 0)
+    } teardown: {
+        try? transactionsFixture?.ledger.close()
+        transactionsFixture.map { Fixtures.remove($0.directory) }
+        transactionsFixture = nil
+    }
 }
