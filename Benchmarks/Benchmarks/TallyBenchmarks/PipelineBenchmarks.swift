@@ -198,11 +198,7 @@ func pipelineBenchmarks() {
             let commands = try (0..<10_000).map { index in
                 try ledger.depositCommand(account: "main", amount: amount, externalId: "tx-\(index)", idempotencyKey: "bank:\(round):\(index)")
             }
-            let results = try ledger.run(batch: commands)
-            let elapsed = ContinuousClock.now - start
-            guard results.allSatisfy({ (try? $0.get()) != nil }) else { return benchmark.error("a deposit was refused") }
-            let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-            benchmark.measurement(batchRate, Int(10_000 * 1_000_000 / Swift.max(micros, 1)))
+            try runBatch(commands, on: ledger, since: start, rate: batchRate, what: "deposit", benchmark)
         } catch {
             benchmark.error("the batch failed: \(error)")
         }
@@ -237,11 +233,7 @@ func pipelineBenchmarks() {
                     payee: "Shop \(index % 50)", category: category, amount: amount, date: first.adding(days: index / 100),
                     id: "card-\(fixture.round)-\(index)"))
             }
-            let results = try fixture.ledger.run(batch: commands)
-            let elapsed = ContinuousClock.now - start
-            guard results.allSatisfy({ (try? $0.get()) != nil }) else { return benchmark.error("a transaction was refused") }
-            let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-            benchmark.measurement(batchRate, Int(10_000 * 1_000_000 / Swift.max(micros, 1)))
+            try runBatch(commands, on: fixture.ledger, since: start, rate: batchRate, what: "transaction", benchmark)
         } catch {
             benchmark.error("the batch failed: \(error)")
         }
@@ -253,4 +245,17 @@ func pipelineBenchmarks() {
         transactionsFixture.map { Fixtures.remove($0.directory) }
         transactionsFixture = nil
     }
+}
+
+/// Runs `commands` as one `run(batch:)` and records the commands per second since `start`
+/// (building the commands included), or an error naming `what` was refused.
+private func runBatch(
+    _ commands: [LedgerCommand], on ledger: Ledger, since start: ContinuousClock.Instant, rate: BenchmarkMetric, what: String,
+    _ benchmark: Benchmark
+) throws {
+    let results = try ledger.run(batch: commands)
+    let elapsed = ContinuousClock.now - start
+    guard results.allSatisfy({ (try? $0.get()) != nil }) else { return benchmark.error("a \(what) was refused") }
+    let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+    benchmark.measurement(rate, Int(commands.count * 1_000_000 / Swift.max(Int(micros), 1)))
 }
