@@ -66,18 +66,9 @@ public protocol BatchDependentProjector: Projector {
 }
 
 extension Projector {
-    /// Folds the events one by one, each read where it lies in the batch (a copy would
-    /// retain every string in the event, for every projector), skipping those of a type
-    /// ``eventTypes`` leaves out.
+    /// Folds the events one by one, skipping those of a type ``eventTypes`` leaves out.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
-        let codes = eventTypes.map(EventCodeSet.init(types:))
-        try events.withUnsafeBufferPointer { buffer in
-            guard var event = buffer.baseAddress else { return }
-            for _ in 0..<buffer.count {
-                if codes?.contains(event.pointee.body.type.code) ?? true { try apply(event.pointee, db) }
-                event += 1
-            }
-        }
+        try EventCodeSet.forEach(of: eventTypes.map(EventCodeSet.init(types:)), in: events) { event, _ in try apply(event, db) }
     }
 
     /// Every event is read.
@@ -124,8 +115,23 @@ package struct EventCodeSet: Sendable {
     }
 
     @inline(__always)
-    package func contains(_ code: UInt32) -> Bool {
+    func contains(_ code: UInt32) -> Bool {
         let word = Int(code >> 6)
         return word < words.count && words[word] & (1 << UInt64(code & 63)) != 0
+    }
+
+    /// Calls `body` with each event of `events` whose type is among `codes` (every event when
+    /// nil) and its place in the run, each read where it lies (a copy would retain every string
+    /// in the event, for every projector): the loop of every fold of a run.
+    package static func forEach(
+        of codes: EventCodeSet?, in events: ArraySlice<Event>, _ body: (Event, Int) throws -> Void
+    ) rethrows {
+        try events.withUnsafeBufferPointer { buffer in
+            guard var event = buffer.baseAddress else { return }
+            for index in 0..<buffer.count {
+                if codes?.contains(event.pointee.body.type.code) ?? true { try body(event.pointee, index) }
+                event += 1
+            }
+        }
     }
 }

@@ -77,22 +77,21 @@ public struct NotificationsProjector: Projector {
     /// its split, the last of the run that names it, and no split of the run updates it after.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         var state = RunState()
-        try events.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices {
-                // Where each deposit's last split lies in the run, its cause the deposit's sequence number.
-                if buffer[index].body.type.code == DepositSplit.eventType.code, let cause = buffer[index].cause {
-                    state.lastSplit[cause] = index
-                }
-            }
-            for index in buffer.indices where Self.codes.contains(buffer[index].body.type.code) {
-                let split = state.lastSplit[buffer[index].sequence].map { $0 > index ? buffer[$0] : nil } ?? nil
-                try apply(buffer[index], laterSplit: split, db, &state)
-            }
+        // Where each deposit's last split lies in the run, its cause the deposit's sequence number.
+        EventCodeSet.forEach(of: Self.splits, in: events) { split, index in
+            if let cause = split.cause { state.lastSplit[cause] = index }
+        }
+        try EventCodeSet.forEach(of: Self.codes, in: events) { event, index in
+            var laterSplit: Event?
+            if let place = state.lastSplit[event.sequence], place > index { laterSplit = events[events.startIndex + place] }
+            try apply(event, laterSplit: laterSplit, db, &state)
         }
     }
 
     /// The codes of ``eventTypes``, for the run fold's test of each event.
     private static let codes = EventCodeSet(types: NotificationsProjector().eventTypes ?? [])
+    /// The code of `deposit_split`, for the run's look ahead.
+    private static let splits = EventCodeSet(types: [DepositSplit.self])
 
     /// Folds one event of a run; `laterSplit`: for a deposit, the last split of the run that
     /// names it, when it comes later in the run.

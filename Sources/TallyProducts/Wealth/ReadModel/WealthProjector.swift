@@ -122,30 +122,23 @@ public struct WealthProjector: Projector {
     /// account's row is made once per run. A deposit command folds its two events as one run.
     public func apply(_ events: ArraySlice<Event>, _ db: Database) throws {
         var state = RunState(removals: Self.waitingRemovals(in: events))
-        try events.withUnsafeBufferPointer { buffer in
-            guard var event = buffer.baseAddress else { return }
-            for index in 0..<buffer.count {
-                if Self.codes.contains(event.pointee.body.type.code) { try apply(event.pointee, at: index, db, &state) }
-                event += 1
-            }
-        }
+        try EventCodeSet.forEach(of: Self.codes, in: events) { event, index in try apply(event, at: index, db, &state) }
     }
 
     /// The codes of ``eventTypes``, for the run fold's test of each event.
     private static let codes = EventCodeSet(types: WealthProjector().eventTypes ?? [])
+    /// The codes of the events that can remove a waiting row, for the run's look ahead.
+    private static let removing = EventCodeSet(types: [DepositSplit.self, WealthEntryReversed.self])
 
     /// Of each waiting row a run's events remove (a split names its deposit as its cause; a
     /// deposit's reversal names it as its entry), the place in the run of the last removal.
     private static func waitingRemovals(in events: ArraySlice<Event>) -> [WaitingRow: Int] {
         var removals: [WaitingRow: Int] = [:]
-        events.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices {
-                // Each event read where it lies: a copy of every event of a rebuild's run costs more than the question.
-                if let split = buffer[index].body.as(DepositSplit.self), let cause = buffer[index].cause {
-                    removals[WaitingRow(account: split.account, sequence: Int64(cause))] = index
-                } else if let reversal = buffer[index].body.as(WealthEntryReversed.self), reversal.kind == .deposit {
-                    removals[WaitingRow(account: reversal.account, sequence: reversal.entry)] = index
-                }
+        EventCodeSet.forEach(of: Self.removing, in: events) { event, index in
+            if let split = event.body.as(DepositSplit.self), let cause = event.cause {
+                removals[WaitingRow(account: split.account, sequence: Int64(cause))] = index
+            } else if let reversal = event.body.as(WealthEntryReversed.self), reversal.kind == .deposit {
+                removals[WaitingRow(account: reversal.account, sequence: reversal.entry)] = index
             }
         }
         return removals
