@@ -199,8 +199,14 @@ import TallyTestSupport
         let keys = Self.keys(count: 25_000, seed: seed)
         var compared: [[String]] = []
         // Packed every `heldMost` keys, sorted in chunks of `chunkKeys` that are merged (a
-        // key's repeats fall in other chunks, whose merge keeps its first sequence number).
-        for (heldMost, chunkKeys) in [(nil, 0), (1_000, 64), (7_919, 1_000), (1 << 20, 3_001), (1 << 20, 1 << 16)] as [(Int?, Int)] {
+        // key's repeats fall in other chunks, whose merge keeps its first sequence number);
+        // `mergedAhead`: the sorter is told to merge what it has at these places (as a
+        // rebuild does before making its indexes), keys may follow, and the write takes it all.
+        let configurations: [(heldMost: Int?, chunkKeys: Int, mergedAhead: Set<Int>)] = [
+            (nil, 0, []), (1_000, 64, []), (7_919, 1_000, [keys.count]), (1 << 20, 3_001, [keys.count]),
+            (1 << 20, 1 << 16, []), (1 << 20, 2_048, [9_999, 17_000, keys.count]),
+        ]
+        for (heldMost, chunkKeys, mergedAhead) in configurations {
             let db = try DatabaseQueue()
             try db.write { db in
                 try IdempotencyProjector().createTables(db)
@@ -210,12 +216,16 @@ import TallyTestSupport
                     return
                 }
                 let backlog = KeyBacklog(heldMost: heldMost, chunkKeys: chunkKeys)
-                for (index, key) in keys.enumerated() { try backlog.add(key, sequence: Int64(index + 1), db) }
+                for (index, key) in keys.enumerated() {
+                    if mergedAhead.contains(index) { backlog.finishSorting() }
+                    try backlog.add(key, sequence: Int64(index + 1), db)
+                }
+                if mergedAhead.contains(keys.count) { backlog.finishSorting() }
                 try backlog.write(db)
                 let (loose, packed, _) = try PackedKeys.counts(db)
                 #expect(loose == 0, "seed \(seed): held keys are packed, never loose")
                 let rows = try IdempotencyProjector().comparableRows(db, schema: "main")
-                #expect(packed == Int64(rows.count), "seed \(seed), held \(heldMost), chunks of \(chunkKeys)")
+                #expect(packed == Int64(rows.count), "seed \(seed), held \(heldMost), chunks of \(chunkKeys), merged ahead at \(mergedAhead.sorted())")
                 compared.append(rows)
             }
         }

@@ -191,4 +191,81 @@ import Testing
             #expect(summary(try indexedScan(directory)) == summary(try fullScan(directory)))
         }
     }
+
+    /// A writer that appends nothing (a rebuild, a command that only reads) closes without
+    /// reading the log again: its open's scan is the log as it stands, and the index it
+    /// writes from that scan lets the next open walk one frame per segment.
+    @Test func aWriterThatAppendedNothingIndexesItsOpenWithoutReadingTheLogAgain() throws {
+        try withTemporaryDirectory { directory in
+            var random = SplitMix64(seed: 0x1D4)
+            let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 64 << 10))
+            try append(writer, frames: 400, &random)
+            try writer.close()
+            let segments = try segmentPaths(directory).count
+            #expect(segments >= 3, "the story spans several segments")
+            LogIndexFile.remove(in: directory, fileSystem: PosixFileSystem())
+
+            let counting = ReadCountingFileSystem()
+            var options = testOptions(segmentBytesLimit: 64 << 10)
+            options.fileSystem = counting
+            let idle = try LogWriter.open(directory: directory, options: options)
+            #expect(counting.segmentBytesRead > 0, "the open walks the log without an index")
+            counting.reset()
+            try idle.close()
+            #expect(counting.segmentBytesRead == 0, "the close read \(counting.segmentBytesRead) bytes of segments again")
+            let indexed = try indexedScan(directory)
+            #expect(summary(indexed) == summary(try fullScan(directory)))
+            #expect(indexed.framesWalked == segments, "one frame per segment: \(indexed.framesWalked)")
+
+            // One more frame: that close walks on from the open's scan, and the index still agrees.
+            let busy = try LogWriter.open(directory: directory, options: options)
+            try append(busy, frames: 1, &random)
+            counting.reset()
+            try busy.close()
+            #expect(counting.segmentBytesRead > 0, "a close after an append indexes the new frame")
+            #expect(summary(try indexedScan(directory)) == summary(try fullScan(directory)))
+        }
+    }
+}
+
+/// The real disk, counting the bytes read from segment files.
+private final class ReadCountingFileSystem: LogFileSystem, @unchecked Sendable {
+    // @unchecked: the count is behind `lock`.
+    private let lock = NSLock()
+    private var bytes = 0
+    private let disk = PosixFileSystem()
+
+    var segmentBytesRead: Int { lock.withLock { bytes } }
+    func reset() { lock.withLock { bytes = 0 } }
+    fileprivate func count(_ read: Int) { lock.withLock { bytes += read } }
+
+    func open(_ path: String, mode: LogFileMode) throws -> any LogFile {
+        let file = try disk.open(path, mode: mode)
+        return path.hasSuffix(".tlog") ? CountedFile(file: file, counter: self) : file
+    }
+    func entries(of directory: String) throws -> [String] { try disk.entries(of: directory) }
+    func exists(_ path: String) -> Bool { disk.exists(path) }
+    func makeDirectory(_ path: String) throws { try disk.makeDirectory(path) }
+    func remove(_ path: String) throws { try disk.remove(path) }
+    func rename(_ source: String, to target: String) throws { try disk.rename(source, to: target) }
+    func syncDirectory(_ path: String) throws { try disk.syncDirectory(path) }
+    func lockForWriting(directory: String) throws -> any LogWriterLock { try disk.lockForWriting(directory: directory) }
+    func isLockedForWriting(directory: String) -> Bool { disk.isLockedForWriting(directory: directory) }
+
+    private struct CountedFile: LogFile {
+        let file: any LogFile
+        let counter: ReadCountingFileSystem
+        var path: String { file.path }
+        func size() throws -> Int64 { try file.size() }
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+            let read = try file.read(into: buffer, at: offset)
+            counter.count(read)
+            return read
+        }
+        func write(_ bytes: [UInt8], at offset: Int64) throws { try file.write(bytes, at: offset) }
+        func dataSync() throws { try file.dataSync() }
+        func fullSync() throws { try file.fullSync() }
+        func truncate(to length: Int64) throws { try file.truncate(to: length) }
+        func close() { file.close() }
+    }
 }

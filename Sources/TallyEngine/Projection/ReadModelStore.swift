@@ -619,8 +619,10 @@ extension ReadModelStore {
                     progress?(last)
                 }
                 try queue.write { db in
-                    try keys.write(db)
+                    // The keys' last merge runs on the sorter's queue while the indexes are made.
+                    keys.finishSorting()
                     for sql in deferredIndexes { try db.execute(sql: sql) }
+                    try keys.write(db)
                 }
                 try queue.writeWithoutTransaction { db in
                     try db.execute(sql: "PRAGMA journal_mode = WAL")

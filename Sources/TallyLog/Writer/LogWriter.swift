@@ -222,6 +222,12 @@ public final class LogWriter: Sendable {
                 ScrubbedPrefix.write(scrubbedAtOpen, in: core.directory, fileSystem: core.options.fileSystem)
             }
             let earlier = lastScan.withLock { $0 }
+            // Nothing appended since this writer's last scan (a rebuild, a reading command):
+            // that scan is the log as it stands, so its last frame is not read back again.
+            if let earlier, earlier.head == core.head, earlier.tail == .clean {
+                LogIndexFile.write(earlier)
+                return
+            }
             if let snapshot = try? StoreScanner.scan(
                 directory: core.directory, role: .writer, prior: earlier.map { ScanPrior($0) }, fileSystem: core.options.fileSystem,
                 keys: core.options.keys),

@@ -360,6 +360,15 @@ final class KeyBacklog {
         filling = KeyRun()
     }
 
+    /// Hands over the keys not yet with the sorter and has it merge them all while the
+    /// caller does something else (the rebuild: its deferred indexes); ``write(_:)`` then
+    /// finds them merged.
+    func finishSorting() {
+        guard held > 0 else { return }
+        if filling.count > 0 { handOver() }
+        sorter.mergeAhead()
+    }
+
     /// Packs the keys held, each once with its first sequence number, and lets them go.
     func write(_ db: Database) throws {
         guard held > 0 else { return }
@@ -392,6 +401,17 @@ final class KeySorter: @unchecked Sendable {
                 sorted = KeyRun.merging(older: older, newer: sorted)
             }
             runs.append(sorted)
+        }
+    }
+
+    /// Merges every run handed over into one on the sorter's queue, without waiting: a
+    /// caller with other work to do before it asks for ``sorted()`` starts this first, and
+    /// the merge runs beside that work instead of on the caller's thread.
+    func mergeAhead() {
+        queue.async { [self] in
+            var merged = runs.popLast() ?? KeyRun()
+            while let older = runs.popLast() { merged = KeyRun.merging(older: older, newer: merged) }
+            runs = [merged]
         }
     }
 
