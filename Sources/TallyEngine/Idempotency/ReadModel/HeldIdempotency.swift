@@ -48,15 +48,19 @@ final class HeldIdempotency {
     /// Folds one event: its key, and the run its cause extends, as
     /// ``IdempotencyProjector/CausedRuns`` would write them. A run whose cause lies before
     /// the group is in SQLite: it is written there at once.
-    func fold(_ event: Event, _ db: Database) throws {
-        let sequence = Int64(event.sequence)
-        if let key = event.idempotencyKey {
+    ///
+    /// The event is read where it lies, a field at a time: handed over as a value from the
+    /// group's array, each event was copied first (its key, payload and type name retained,
+    /// then released) for the few fields read here.
+    func fold(_ event: UnsafePointer<Event>, _ db: Database) throws {
+        let sequence = Int64(event.pointee.sequence)
+        if let key = event.pointee.idempotencyKey {
             keys.append((key, sequence))
             if keyFirst != nil, keyFirst![key] == nil { keyFirst![key] = sequence }
             changes += 1
         }
-        guard let cause = event.cause.map(Int64.init) else { return }
-        let completes = event.body.type.code == CommandCompleted.eventType.code
+        guard let cause = event.pointee.cause.map(Int64.init) else { return }
+        let completes = event.pointee.body.type.code == CommandCompleted.eventType.code
         guard cause >= first else {
             try IdempotencyProjector.CausedRuns(db).note(cause: cause, sequence: sequence, completes: completes)
             return

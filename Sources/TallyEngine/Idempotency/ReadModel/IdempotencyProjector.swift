@@ -81,7 +81,7 @@ public struct IdempotencyProjector: BatchDependentProjector {
             try events.withUnsafeBufferPointer { buffer in
                 guard var event = buffer.baseAddress else { return }
                 for _ in 0..<buffer.count {
-                    try held.fold(event.pointee, db)
+                    try held.fold(event, db)
                     event += 1
                 }
             }
