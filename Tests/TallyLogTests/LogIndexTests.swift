@@ -37,14 +37,21 @@ import Testing
         }
     }
 
+    /// Writes `frames` random commits into a new log of 64 KB segments, closes it, and
+    /// returns how many segments it spans (at least three).
+    private func writeSegmentedLog(in directory: String, frames: Int, _ random: inout SplitMix64) throws -> Int {
+        let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 64 << 10))
+        try append(writer, frames: frames, &random)
+        try writer.close()
+        let segments = try segmentPaths(directory).count
+        #expect(segments >= 3, "the story spans several segments")
+        return segments
+    }
+
     @Test func anOpenAfterACloseWalksOnlyTheLastFrameOfEachSegmentAndSeesWhatAWalkSees() throws {
         try withTemporaryDirectory { directory in
             var random = SplitMix64(seed: 0x1D3)
-            let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 64 << 10))
-            try append(writer, frames: 600, &random)
-            try writer.close()
-            let segments = try segmentPaths(directory).count
-            #expect(segments >= 3, "the story spans several segments")
+            let segments = try writeSegmentedLog(in: directory, frames: 600, &random)
             let indexed = try indexedScan(directory)
             let walked = try fullScan(directory)
             #expect(summary(indexed) == summary(walked))
@@ -198,11 +205,7 @@ import Testing
     @Test func aWriterThatAppendedNothingIndexesItsOpenWithoutReadingTheLogAgain() throws {
         try withTemporaryDirectory { directory in
             var random = SplitMix64(seed: 0x1D4)
-            let writer = try LogWriter.create(directory: directory, options: testOptions(segmentBytesLimit: 64 << 10))
-            try append(writer, frames: 400, &random)
-            try writer.close()
-            let segments = try segmentPaths(directory).count
-            #expect(segments >= 3, "the story spans several segments")
+            let segments = try writeSegmentedLog(in: directory, frames: 400, &random)
             LogIndexFile.remove(in: directory, fileSystem: PosixFileSystem())
 
             let counting = ReadCountingFileSystem()
