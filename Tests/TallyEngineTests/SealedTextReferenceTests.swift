@@ -70,6 +70,33 @@ import TallyTestSupport
         }
     }
 
+    /// A read keeps the texts it has opened by reference (one look-up per payee instead of the
+    /// keys' locked cache): a subject erased while the read goes on reads as erased from the
+    /// next event on, as it does through the keys' own cache.
+    @Test func aReadInProgressSeesAnErasureMadeWhileItReads() throws {
+        try withTemporaryStore { root in
+            let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: Self.options)
+            let names = ["Philippa's Grocer", "Jon's Garage"]
+            try ledger.appendEvents((0..<40).map { Self.entry(payee: names[$0 % 2], cents: Int64(100 + $0)) })
+            try ledger.close()
+            var options = Self.options
+            let keys = try SubjectKeys.load(root: root, logKeys: nil)
+            options.subjectKeys = keys
+            var payees: [String?] = []
+            try EventStoreReader.open(at: root, options: options).forEach { event in
+                guard let entry = event.body.as(JournalEntryPosted.self) else { return }
+                payees.append(entry.payee)
+                if payees.count == 20 { try keys.erase("payee:Philippa's Grocer") }
+            }
+            #expect(payees.count == 40)
+            let before = payees.prefix(20), after = payees.dropFirst(20)
+            #expect(before.enumerated().allSatisfy { $0.element == names[$0.offset % 2] }, "\(before)")
+            #expect(after.enumerated().allSatisfy { offset, payee in
+                offset % 2 == 0 ? payee?.hasPrefix(SubjectKeys.erasedMarker) == true : payee == "Jon's Garage"
+            }, "\(after)")
+        }
+    }
+
     /// A store written before references holds every text inline. It still reads, new entries
     /// name their text by reference, and one payee reads alike in both forms, before its
     /// erasure (the text) and after it (one marker): grouping stays exact across the change.

@@ -18,6 +18,12 @@ final class DecodedTexts {
     private static let commoditySlots = 8
     @exclusivity(unchecked) private var texts = RecentTexts(slotCount: 64, kept: kept)
     @exclusivity(unchecked) private var commodities: [Commodity?] = Array(repeating: nil, count: commoditySlots)
+    /// Texts by sealed reference, below ``referencesKept`` (references count up from 0 as
+    /// texts are first sealed: a household's payees and categories are a few hundred).
+    @exclusivity(unchecked) private var references: [String?] = []
+    @exclusivity(unchecked) private var referencesErasures: UInt64 = 0
+    @exclusivity(unchecked) private var referencesKeys: SubjectKeys?
+    private static let referencesKept: UInt64 = 1 << 16
 
     @usableFromInline init() {}
 
@@ -25,6 +31,26 @@ final class DecodedTexts {
     @usableFromInline
     func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         texts.text(UnsafeRawBufferPointer(bytes))
+    }
+
+    /// The text a sealed reference names (``SubjectKeys/text(forReference:)``), kept by
+    /// reference for this read: the keys' own cache takes a lock and a hash per look-up, and
+    /// a journal entry's payee and category are each one. Emptied when the keys have erased a
+    /// subject since it was filled, so a reader sees an erasure as the keys' cache does.
+    func text(forReference reference: UInt64, in keys: SubjectKeys) -> String {
+        guard reference < Self.referencesKept else { return keys.text(forReference: reference) }
+        let erasures = keys.erasures
+        if erasures != referencesErasures || keys !== referencesKeys {
+            references.removeAll(keepingCapacity: true)
+            referencesErasures = erasures
+            referencesKeys = keys
+        }
+        let index = Int(reference)
+        if index < references.count, let text = references[index] { return text }
+        let text = keys.text(forReference: reference)
+        if index >= references.count { references.append(contentsOf: repeatElement(nil, count: index + 1 - references.count)) }
+        references[index] = text
+        return text
     }
 
     /// The commodity of `code` (``Commodity/named(_:)``), the one met recently when equal.

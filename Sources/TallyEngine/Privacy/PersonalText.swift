@@ -105,7 +105,7 @@ extension BinaryReader {
         case PersonalTextTag.reference:
             let reference = try readVarint()
             guard let subjectKeys else { return SubjectKeys.erasedText(reference: reference) }
-            let text = subjectKeys.text(forReference: reference)
+            let text = texts?.text(forReference: reference, in: subjectKeys) ?? subjectKeys.text(forReference: reference)
             if scansForControlCharacters && !sawControlCharacter && EventText.containsControl(text.utf8) {
                 sawControlCharacter = true
             }

@@ -91,6 +91,12 @@ public final class SubjectKeys: Sendable {
     /// same digest).
     let writesReferences: Bool
     private let state: Mutex<State>
+    /// How many erasures this process has made: a reader's own cache of texts by reference
+    /// (``DecodedTexts``) holds only while this count is the one it was filled under.
+    private let erasureCount = Atomic<UInt64>(0)
+
+    /// How many erasures this process has made (see ``erasureCount``).
+    var erasures: UInt64 { erasureCount.load(ordering: .acquiring) }
     /// Held by a save while it writes: two saves never append at once.
     private let saving = Mutex(())
 
@@ -339,6 +345,7 @@ public final class SubjectKeys: Sendable {
             state.referenceByText.removeAll()
             state.textByReference.removeAll()
             state.rewrites += 1
+            erasureCount.add(1, ordering: .releasing)
             return identifier
         }
     }
