@@ -115,27 +115,47 @@ public enum JournalImport {
         guard let digest else {
             preconditionFailure("the validating pass ended without reading the file to its end")
         }
-        let rowsWhoseKeyMayRepeat = externalIds.rowsWhoseKeyMayRepeat
-        // A million ids took 0.2 s to free here, while the appending pass waited.
-        BlockingPool.releaseInBackground(&externalIds, leaving: ExternalIdRows())
         return ValidatedJournal(
-            path: path, rows: rows, sha256: digest, readDigests: readDigests, rowsWhoseKeyMayRepeat: rowsWhoseKeyMayRepeat)
+            path: path, rows: rows, sha256: digest, readDigests: readDigests, rowsWhoseKeyMayRepeat: externalIds.rowsWhoseKeyMayRepeat)
     }
 
     /// The rows of one file keyed by an external id, as the validating pass reads them: a
     /// second row under an id must be the first again (a repeat, skipped when appended), never
     /// another transaction, which would be refused only when its batch came, after the
-    /// batches before it were committed. Holds one entry per distinct external id: the id and
-    /// a hash of its row's event (its body and effective time, what makes a repeat the same).
-    /// It also lists the rows the appending pass must look up
-    /// (``ValidatedJournal/rowsWhoseKeyMayRepeat``).
+    /// batches before it were committed. Holds one entry per distinct external id: a 128-bit
+    /// digest of the id (``IdDigest``) and a hash of its row's event (its body and effective
+    /// time, what makes a repeat the same). It also lists the rows the appending pass must
+    /// look up (``ValidatedJournal/rowsWhoseKeyMayRepeat``).
     struct ExternalIdRows {
-        private var first: [String: (content: Int, line: Int)] = [:]
+        private var first: [IdDigest: (content: Int, line: Int)] = [:]
         private(set) var rowsWhoseKeyMayRepeat: [Int] = []
         /// The most ids room is made for ahead (``expect(rowsOf:)``): 4 million, a table of
-        /// 8 million buckets of 32 bytes (about 270 MB, the ids' own strings besides); a
-        /// longer file grows it as it goes.
+        /// 8 million buckets of 32 bytes (about 270 MB); a longer file grows it as it goes.
         static let expectedIdsMax = 1 << 22
+
+        /// An external id as two 64-bit hashes of it under different salts (SipHash, under the
+        /// process's random seed): two ids that differ meet with odds of about n²/2¹²⁹ among
+        /// n ids. Keyed by the ids' strings, the table kept every row's id alive past its
+        /// event: a million strings (about 48 MB) that took 0.2 s to free when the pass
+        /// ended, with the appending pass waiting.
+        struct IdDigest: Hashable {
+            let first: UInt64
+            let second: UInt64
+
+            init(_ id: String) {
+                var first = Hasher()
+                first.combine(0 as UInt8)
+                first.combine(id)
+                var second = Hasher()
+                second.combine(1 as UInt8)
+                second.combine(id)
+                self.first = UInt64(bitPattern: Int64(first.finalize()))
+                self.second = UInt64(bitPattern: Int64(second.finalize()))
+            }
+
+            /// Either half is a uniform hash already.
+            func hash(into hasher: inout Hasher) { hasher.combine(first) }
+        }
 
         /// Makes room ahead for as many ids as the file has rows, judged from its first
         /// chunk (its rows for its bytes): growing the table step by step to a million ids
@@ -160,10 +180,11 @@ public enum JournalImport {
             hasher.combine(event.body)
             hasher.combine(event.effectiveAt)
             let content = hasher.finalize()
-            // One hash of the key for a new id (almost every row): insert, and put the earlier
-            // row back in the rare case the id was used before.
-            guard let earlier = first.updateValue((content, line), forKey: key) else { return }
-            first[key] = earlier
+            // One look-up for a new id (almost every row): insert, and put the earlier row back
+            // in the rare case the id was used before.
+            let id = IdDigest(key)
+            guard let earlier = first.updateValue((content, line), forKey: id) else { return }
+            first[id] = earlier
             guard earlier.content != content else {
                 if rowsWhoseKeyMayRepeat.last != row { rowsWhoseKeyMayRepeat.append(row) }
                 return

@@ -61,26 +61,6 @@ package enum BlockingPool {
         }
     }
 
-    /// Takes `value` out of the caller's variable (leaving `empty` there) and frees it in a
-    /// background job (``startBackground(_:)``) instead of on the caller's thread: a table of
-    /// a million entries takes a fifth of a second to free, time a pass that has more to do
-    /// need not wait for. The caller's variable holds the only reference to what `value`
-    /// owns, or this changes nothing: the last holder frees it, wherever it is.
-    package static func releaseInBackground<Value: Sendable>(_ value: inout Value, leaving empty: Value) {
-        let held = Held(value)
-        value = empty  // the job's box now holds the last reference
-        startBackground { held.drop() }
-    }
-
-    /// What ``releaseInBackground(_:leaving:)`` carries to its job.
-    private final class Held<Value: Sendable>: @unchecked Sendable {
-        // @unchecked: `value` is set on the caller's thread before the job starts and
-        // dropped by the job alone.
-        private var value: Value?
-        init(_ value: Value) { self.value = value }
-        func drop() { value = nil }
-    }
-
     /// Background jobs that are running or waiting for a turn (for tests and diagnostics).
     package static var backgroundJobs: (running: Int, waiting: Int) {
         background.withLock { ($0.running, $0.waiting.count) }
