@@ -268,6 +268,27 @@ public enum JournalCSV {
         static let entriesMax = 4096
         var accounts: Set<String> = []
         var commodities: [String: Commodity] = [:]
+        /// Account names met lately, by a mix of their length and last byte, compared before
+        /// ``accounts`` hashes them (each row names two accounts of a household's few dozen).
+        private var recentAccounts: [String?] = Array(repeating: nil, count: recentSlots)
+        private static let recentSlots = 64
+        /// The commodity met last (a journal's rows are almost all in one currency).
+        var lastCommodity: (code: String, commodity: Commodity)?
+
+        private static func slot(_ name: String) -> Int {
+            let utf8 = name.utf8
+            return (utf8.count &* 31 &+ Int(utf8.last ?? 0)) & (recentSlots - 1)
+        }
+
+        /// `name` when it was found valid lately (the string kept, equal to it).
+        func recentAccount(_ name: String) -> String? {
+            guard let recent = recentAccounts[Self.slot(name)], recent == name else { return nil }
+            return recent
+        }
+
+        mutating func noteAccount(_ name: String) {
+            recentAccounts[Self.slot(name)] = name
+        }
     }
 
     /// Validates one data record.
@@ -289,10 +310,15 @@ public enum JournalCSV {
         let fields = record.fields
         let date = try CSVFields.date(fields[0], fail: fail)
         func checkedAccount(_ name: String, field: String) throws -> String {
-            if cache.accounts.contains(name) { return name }
+            if let recent = cache.recentAccount(name) { return recent }
+            if cache.accounts.contains(name) {
+                cache.noteAccount(name)
+                return name
+            }
             let valid = try accountName(name, field: field, fail: fail)
             if cache.accounts.count >= Cache.entriesMax { cache.accounts.removeAll(keepingCapacity: true) }
             cache.accounts.insert(valid)
+            cache.noteAccount(valid)
             return valid
         }
         let account = try checkedAccount(fields[1], field: "account")
@@ -301,12 +327,16 @@ public enum JournalCSV {
             throw fail("counter_account", "is the same account as 'account'; a row moves money between two accounts")
         }
         let commodity: Commodity
-        if let known = cache.commodities[fields[4]] {
+        if let last = cache.lastCommodity, last.code == fields[4] {
+            commodity = last.commodity
+        } else if let known = cache.commodities[fields[4]] {
             commodity = known
+            cache.lastCommodity = (fields[4], known)
         } else {
             commodity = try CSVFields.commodity(fields[4], field: "currency", fail: fail)
             if cache.commodities.count >= Cache.entriesMax { cache.commodities.removeAll(keepingCapacity: true) }
             cache.commodities[fields[4]] = commodity
+            cache.lastCommodity = (fields[4], commodity)
         }
         let amount = try CSVFields.money(fields[3], commodity, field: "amount", signed: true, fail: fail)
         let externalId = fields[7].isEmpty ? nil : fields[7]
