@@ -206,6 +206,43 @@ import TallyTestSupport
         #expect(EventText.name(of: "\u{202E}") == "U+202E bidirectional formatting control")
     }
 
+    /// The check reads text of printable ASCII eight bytes at a time: on random bytes around
+    /// every boundary it answers as the byte-by-byte check does, at every length and offset,
+    /// for byte arrays and for strings (a string's own bytes, small strings included).
+    @Test func theWordAtATimeCheckAnswersAsTheByteByByteOne() throws {
+        let seed = TestSeed.value(default: 20_261_130)
+        var random = SplitMix64(seed: seed)
+        let alphabet: [UInt8] = [0x00, 0x09, 0x0A, 0x1F, 0x20, 0x21, 0x41, 0x7E, 0x7F, 0x80, 0x81, 0x8E, 0x9C, 0x9F, 0xA6, 0xAA, 0xC2, 0xD8, 0xE2, 0xFF]
+        var differences = 0
+        for round in 0..<20_000 {
+            let count = Int(random.next() % 40)
+            // Mostly printable ASCII, with an odd byte from the alphabet now and then.
+            let bytes: [UInt8] = (0..<count).map { _ in
+                random.next() % 6 == 0 ? alphabet[Int(random.next() % UInt64(alphabet.count))] : UInt8(0x20 + random.next() % 95)
+            }
+            let slow = EventText.containsControlByteByByte(bytes)
+            if EventText.containsControl(bytes) != slow { differences += 1 }
+            if let text = String(validating: bytes, as: UTF8.self), EventText.containsControl(text.utf8) != slow { differences += 1 }
+            if bytes.count > 1, EventText.containsControl(bytes.dropFirst()) != EventText.containsControlByteByByte(Array(bytes.dropFirst())) {
+                differences += 1
+            }
+            if differences > 0 {
+                Issue.record("seed \(seed), round \(round): \(bytes.map { String($0, radix: 16) })")
+                return
+            }
+        }
+        // Printable ASCII of every length is clean, one control byte anywhere is not.
+        for count in 0..<33 {
+            let clean = [UInt8](repeating: 0x7E, count: count)
+            #expect(!EventText.containsControl(clean))
+            for place in 0..<count {
+                var dirty = clean
+                dirty[place] = [0x1F, 0x7F, 0x00][place % 3]
+                #expect(EventText.containsControl(dirty), "length \(count), byte \(place)")
+            }
+        }
+    }
+
     /// The JSON form (`tally log --json`, exports) escapes every control character a recorded
     /// event may hold, DEL and C1 included, and reads back the same text.
     @Test func theJSONFormEscapesEveryControlCharacterAndReadsItBack() throws {

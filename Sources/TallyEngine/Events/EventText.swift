@@ -50,8 +50,40 @@ public enum EventText {
     /// form of U+0080–U+009F (`C2 80` to `C2 9F`) or of U+061C (`D8 9C`), or the three-byte
     /// form of a bidirectional control (`E2 80 8E`, `E2 80 8F`, `E2 80 AA`–`AE`,
     /// `E2 81 A6`–`A9`). The fast check of the read-back.
+    ///
+    /// Bytes held in one run (a native string's) are first read eight at a time: text of
+    /// printable ASCII alone (0x20–0x7E, most names and ids) holds none of those, and only
+    /// other text goes byte by byte.
     @inlinable
     static func containsControl<Bytes: Sequence>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
+        if bytes.withContiguousStorageIfAvailable({ isPrintableASCII(UnsafeRawBufferPointer($0)) }) == true { return false }
+        return containsControlByteByByte(bytes)
+    }
+
+    /// Whether every byte is printable ASCII (0x20–0x7E), eight bytes a step: a byte below
+    /// 0x20 borrows into its top bit when 0x20 is taken from it and its top bit is clear;
+    /// a byte of 0x7F or more has its top bit set once 1 is added to it.
+    @usableFromInline
+    static func isPrintableASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let tops: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if ((word &- ones &* 0x20) & ~word | (word &+ ones) | word) & tops != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte >= 0x7F { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// ``containsControl(_:)``, a byte at a time.
+    @inlinable
+    static func containsControlByteByByte<Bytes: Sequence>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
         var previous: UInt8 = 0
         var beforePrevious: UInt8 = 0
         for byte in bytes {
