@@ -25,6 +25,16 @@ import TallyTestSupport
         return payees
     }
 
+    /// A household's 40 entries whose payees alternate between a grocer and a garage (the
+    /// grocer's first); returns the two names.
+    static func writeTwoPayees(at root: String) throws -> [String] {
+        let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: options)
+        let names = ["Philippa's Grocer", "Jon's Garage"]
+        try ledger.appendEvents((0..<40).map { entry(payee: names[$0 % 2], cents: Int64(100 + $0)) })
+        try ledger.close()
+        return names
+    }
+
     @Test func anEventNamesItsTextByAShortReferenceWhateverTheTextsLength() throws {
         let keys = SubjectKeys.inMemory()
         let catalog = EventCatalog.engine.sealing(with: keys)
@@ -45,10 +55,7 @@ import TallyTestSupport
     /// amount are untouched, the digest kept before still verifies, and no file holds the name.
     @Test func erasingAPayeeNamedByReferenceErasesItEverywhereAndTheChainStillVerifies() throws {
         try withTemporaryStore { root in
-            let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: Self.options)
-            let names = ["Philippa's Grocer", "Jon's Garage"]
-            try ledger.appendEvents((0..<40).map { Self.entry(payee: names[$0 % 2], cents: Int64(100 + $0)) })
-            try ledger.close()
+            let names = try Self.writeTwoPayees(at: root)
             let head = try EventStoreReader.open(at: root, options: Self.options).head
 
             try SubjectErasure.erase("payee:Philippa's Grocer", at: root, options: Self.options)
@@ -75,10 +82,7 @@ import TallyTestSupport
     /// next event on, as it does through the keys' own cache.
     @Test func aReadInProgressSeesAnErasureMadeWhileItReads() throws {
         try withTemporaryStore { root in
-            let ledger = try Ledger.create(at: root, name: "Marsh household", baseCurrency: .usd, timeZone: "UTC", options: Self.options)
-            let names = ["Philippa's Grocer", "Jon's Garage"]
-            try ledger.appendEvents((0..<40).map { Self.entry(payee: names[$0 % 2], cents: Int64(100 + $0)) })
-            try ledger.close()
+            let names = try Self.writeTwoPayees(at: root)
             var options = Self.options
             let keys = try SubjectKeys.load(root: root, logKeys: nil)
             options.subjectKeys = keys
