@@ -408,21 +408,20 @@ final class KeySorter: @unchecked Sendable {
     /// caller with other work to do before it asks for ``sorted()`` starts this first, and
     /// the merge runs beside that work instead of on the caller's thread.
     func mergeAhead() {
-        queue.async { [self] in
-            var merged = runs.popLast() ?? KeyRun()
-            while let older = runs.popLast() { merged = KeyRun.merging(older: older, newer: merged) }
-            runs = [merged]
-        }
+        queue.async { [self] in runs = [mergingAll()] }
+    }
+
+    /// Every run merged into one, the runs emptied (on `queue`).
+    private func mergingAll() -> KeyRun {
+        var merged = runs.popLast() ?? KeyRun()
+        while let older = runs.popLast() { merged = KeyRun.merging(older: older, newer: merged) }
+        return merged
     }
 
     /// Every key handed over, by key, each once at its first sequence number; the sorter
     /// starts empty again.
     func sorted() -> KeyRun {
-        queue.sync { [self] in
-            var merged = runs.popLast() ?? KeyRun()
-            while let older = runs.popLast() { merged = KeyRun.merging(older: older, newer: merged) }
-            return merged
-        }
+        queue.sync { [self] in mergingAll() }
     }
 }
 
