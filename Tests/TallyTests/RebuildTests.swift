@@ -98,19 +98,19 @@ import TallyTestSupport
         }
     }
 
-    /// A rebuild drops the packed postings' index by span while it folds; if the process stops before the
+    /// A rebuild drops the index of recorded times by time while it folds; if the process stops before the
     /// index is back, the next open folds that projector again, index included.
     @Test func aRebuildStoppedBeforeItsIndexesCameBackIsRedoneOnOpen() throws {
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 11)
             let before = try ledger.readModels.dump()
-            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX posting_days_by_span") }
+            try ledger.readModels.database.write { db in try db.execute(sql: "DROP INDEX recorded_times_by_time") }
             try ledger.close()
             let reopened = try Ledger.open(at: root, options: .standard)
             let index = try reopened.read { db in
-                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'posting_days_by_span'")
+                try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'recorded_times_by_time'")
             }
-            #expect(index == "posting_days_by_span")
+            #expect(index == "recorded_times_by_time")
             #expect(try reopened.readModels.dump() == before)
             try reopened.expectConsistent()
             try reopened.close()

@@ -21,7 +21,7 @@ import GRDB
 //                                                                      per account and commodity
 //   recorded in K's block      → nothing when K precedes the block's first event, the block's
 //                                cells when K follows its last, else the shorter side of K in
-//                                packed postings found by span (`posting_days_by_span`): the
+//                                packed postings found by span (`posting_spans`): the
 //                                run up to K added, or the block's cells less the run after K
 //
 // Without K, the recorded conditions fall away: block cells, day cells, one day of postings.

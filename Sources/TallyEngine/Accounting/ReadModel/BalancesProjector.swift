@@ -18,7 +18,10 @@ public struct BalancesProjector: Projector {
     /// the whole number (three or four bytes).
     /// 11: a leg's number, cause and event code share one byte, and a leg effective at the
     /// day's start stores no time: two bytes and the amount for a journal's leg, not six.
-    public let version = 11
+    /// 12: a leg whose number, cause flag, event code and time in the day are those of the
+    /// leg before it in its row stores them once (one byte and the amount for a journal's
+    /// leg), and each span's rows are listed in `posting_spans` instead of an index by span.
+    public let version = 12
     public let tables = ["accounts", "balances", "transaction_versions"] + PostingDays.tables + BalanceRollups.tables
 
     public func createTables(_ db: Database) throws {
@@ -98,9 +101,8 @@ public struct BalancesProjector: Projector {
         try fold.flushPostings()
     }
 
-    /// `apply` never reads packed postings by span nor recorded times by time: a rebuild
-    /// builds those indexes once at the end.
-    public var indexesDeferredOnRebuild: [String] { [PostingDays.spanIndex, "recorded_times_by_time"] }
+    /// `apply` never reads recorded times by time: a rebuild builds that index once at the end.
+    public var indexesDeferredOnRebuild: [String] { ["recorded_times_by_time"] }
 
     /// Keeps every version of every transaction (``ChangesTransactionVersion``), each with the
     /// recorded interval it was in force: from its event's recorded time until the recorded
