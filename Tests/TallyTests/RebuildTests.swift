@@ -198,8 +198,9 @@ import TallyTestSupport
     }
 
     /// `tally rebuild` folds into a new file and renames it over the old one: the new file is
-    /// a WAL database private to its owner, equal to the incremental fold, and nothing of the
-    /// build (a `.rebuilding` file) or of the old file's WAL is left beside it.
+    /// a WAL database private to its owner, equal to the incremental fold, made to hand back the
+    /// pages it frees and holding none free, and nothing of the build (a `.rebuilding` file) or
+    /// of the old file's WAL is left beside it.
     @Test func aRebuildOfAClosedStoreReplacesTheFileWhole() throws {
         try withTemporaryStore { root in
             let ledger = try mixedLedger(at: root, clock: ManualClock("2026-01-01T00:00:00Z"), seed: 21)
@@ -221,6 +222,8 @@ import TallyTestSupport
             let reopened = try Ledger.open(at: root, options: .standard)
             #expect(reopened.head == head)
             #expect(try reopened.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+            #expect(try reopened.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 2)
+            #expect(try reopened.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") } == 0)
             #expect(try reopened.readModels.dump() == before)
             #expect(try reopened.balances() == balances)
             try reopened.expectConsistent()

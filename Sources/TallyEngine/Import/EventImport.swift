@@ -194,7 +194,7 @@ extension Ledger {
             } catch {
                 throw ImportError.stopped(error, file: path, committed: summary.sequences, rowsCommitted: rowsCommitted, unkeyedCommitted: unkeyedCommitted)
             }
-            try readModels.truncateWriteAheadLog()
+            try readModels.shrinkAfterBulkWrite()
             return summary
         }
     }

@@ -370,7 +370,7 @@ extension Ledger {
             } catch {
                 throw ImportError.stopped(error, file: path, committed: summary.sequences, rowsCommitted: rowsCommitted)
             }
-            try readModels.truncateWriteAheadLog()
+            try readModels.shrinkAfterBulkWrite()
             return summary
         }
     }

@@ -55,29 +55,39 @@ public final class ReadModelStore: Sendable {
     /// to a temporary file before it commits. Readers keep the defaults.
     static func prepareWriter(_ db: Database) throws {
         guard !db.configuration.readonly else { return }
-        try db.execute(sql: "PRAGMA cache_size = -\(writerCacheKiB); PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = \(walSizeLimit)")
+        try db.execute(sql: "\(incrementalVacuum); PRAGMA cache_size = -\(writerCacheKiB); PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = \(walSizeLimit)")
     }
 
     /// The size the WAL is cut back to when it starts over after a checkpoint: a large group
     /// of commands grows it, and without a limit it keeps its largest size on disk for good.
     static let walSizeLimit = 4 << 20
 
-    /// Copies the WAL into the database file and cuts the WAL back to one page, waiting at
-    /// most `patience` milliseconds for readers still in it; after a bulk write (an import or
-    /// a rebuild) this leaves the store as small as its data. Returns false when a reader kept
-    /// it (the WAL is then cut back at a later checkpoint, ``walSizeLimit``).
+    /// Read-model files keep the pages they free in a list of their own, unless they are made
+    /// with this setting (it takes effect in a file with no table yet: a new store's, a
+    /// rebuild's): then ``shrinkAfterBulkWrite(patience:)`` hands them back. An import packs
+    /// its idempotency keys and empties their loose table as it goes, which left 0.7 MB of
+    /// free pages in a 1M-row import's 24 MB of read models.
+    static let incrementalVacuum = "PRAGMA auto_vacuum = INCREMENTAL"
+
+    /// Hands the pages the file no longer uses back to the file system (in a file made with
+    /// ``incrementalVacuum``; nothing otherwise), copies the WAL into the database file and
+    /// cuts the WAL back to one page, waiting at most `patience` milliseconds for readers
+    /// still in it; after a bulk write (an import or a rebuild) this leaves the store as small
+    /// as its data. Returns false when a reader kept the WAL (it is then cut back at a later
+    /// checkpoint, ``walSizeLimit``).
     ///
     /// The WAL is left holding one page (the header page written again unchanged), not
     /// empty: GRDB makes sure of a non-empty WAL whenever it opens a writer, by creating a
     /// table and dropping it, which would change the file on the next open instead.
     @discardableResult
-    func truncateWriteAheadLog(patience milliseconds: Int32 = 200) throws -> Bool {
-        try database.writeWithoutTransaction { db in try Self.truncateWriteAheadLog(db, patience: milliseconds) }
+    func shrinkAfterBulkWrite(patience milliseconds: Int32 = 200) throws -> Bool {
+        try database.writeWithoutTransaction { db in try Self.shrinkAfterBulkWrite(db, patience: milliseconds) }
     }
 
-    /// ``truncateWriteAheadLog(patience:)`` on the writer's connection.
+    /// ``shrinkAfterBulkWrite(patience:)`` on the writer's connection.
     @discardableResult
-    static func truncateWriteAheadLog(_ db: Database, patience milliseconds: Int32 = 200) throws -> Bool {
+    static func shrinkAfterBulkWrite(_ db: Database, patience milliseconds: Int32 = 200) throws -> Bool {
+        try db.execute(sql: "PRAGMA incremental_vacuum")
         sqlite3_busy_timeout(db.sqliteConnection, milliseconds)
         defer { sqlite3_busy_timeout(db.sqliteConnection, busyTimeoutMilliseconds) }
         do {
@@ -509,7 +519,7 @@ public final class ReadModelStore: Sendable {
         }
         try database.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(cacheSize)")
-            try Self.truncateWriteAheadLog(db)
+            try Self.shrinkAfterBulkWrite(db)
         }
         try folded.get()
     }
@@ -600,7 +610,7 @@ extension ReadModelStore {
             var configuration = Configuration()
             configuration.label = "tally.readmodels.rebuild"
             configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
+                try db.execute(sql: "\(incrementalVacuum); PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
             }
             let queue = try DatabaseQueue(path: building, configuration: configuration)
             do {
@@ -625,7 +635,7 @@ extension ReadModelStore {
                     try keys.write(db)
                 }
                 try queue.writeWithoutTransaction { db in
-                    try db.execute(sql: "PRAGMA journal_mode = WAL")
+                    try db.execute(sql: "PRAGMA incremental_vacuum; PRAGMA journal_mode = WAL")
                 }
                 try queue.close()
             } catch {
