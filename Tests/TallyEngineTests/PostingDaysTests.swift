@@ -95,16 +95,19 @@ import TallyTestSupport
                     effectiveAt: day * RollupBuckets.dayMicroseconds + inDay, eventCode: Int.random(in: 0..<5, using: &random) == 0 ? 7 : 12,
                     cause: Int.random(in: 0..<8, using: &random) == 0 ? sequence - 1 : nil))
             }
+            /// Folds the legs into `db`, a run ending after each leg in `cuts`.
+            func fold(cuttingAfter cuts: Set<Int>, into db: Database) throws {
+                try PostingDays.createTables(db)
+                var pending = PendingPostingDays()
+                for (index, held) in legs.enumerated() {
+                    pending.add(held.leg, pair: held.pair, number: Int(held.pair))
+                    if cuts.contains(index) { try pending.flush(db) }
+                }
+                try pending.flush(db)
+            }
             func fold(cuttingAfter cuts: Set<Int>) throws -> [String] {
-                let queue = try DatabaseQueue()
-                return try queue.write { db in
-                    try PostingDays.createTables(db)
-                    var pending = PendingPostingDays()
-                    for (index, held) in legs.enumerated() {
-                        pending.add(held.leg, pair: held.pair, number: Int(held.pair))
-                        if cuts.contains(index) { try pending.flush(db) }
-                    }
-                    try pending.flush(db)
+                try DatabaseQueue().write { db in
+                    try fold(cuttingAfter: cuts, into: db)
                     return try String.fetchAll(db, sql: """
                         SELECT pair || ' ' || day || ' ' || span || ' ' || hex(legs) FROM posting_days
                         UNION ALL SELECT 'span ' || span || ' ' || hex(rows) FROM posting_spans ORDER BY 1
@@ -116,15 +119,8 @@ import TallyTestSupport
             #expect(try fold(cuttingAfter: cuts) == whole, "seed \(seed): cut after \(cuts.sorted())")
             #expect(try fold(cuttingAfter: Set(legs.indices)) == whole, "seed \(seed): a leg a run")
             // Every leg reads back, by pair in log order.
-            let queue = try DatabaseQueue()
-            try queue.write { db in
-                try PostingDays.createTables(db)
-                var pending = PendingPostingDays()
-                for (index, held) in legs.enumerated() {
-                    pending.add(held.leg, pair: held.pair, number: Int(held.pair))
-                    if cuts.contains(index) { try pending.flush(db) }
-                }
-                try pending.flush(db)
+            try DatabaseQueue().write { db in
+                try fold(cuttingAfter: cuts, into: db)
                 var read: [(pair: Int64, sequence: Int64, amount: Int64, effectiveAt: Int64)] = []
                 try PostingDays.forEveryLeg(db) { read.append(($0, $1.sequence, $1.amount, $1.effectiveAt)) }
                 let expected = legs.map { ($0.pair, $0.leg.sequence, $0.leg.amount, $0.leg.effectiveAt) }
