@@ -30,14 +30,14 @@ import TallyTestSupport
             #expect(mode == 2, "a new read-model file is made with auto_vacuum = INCREMENTAL")
             #expect(freeBefore > 200, "the story needs pages freed")
             try store.shrinkAfterBulkWrite()
-            let bytesBefore = try Self.fileBytes(path)
-            let (freeAfter, pages, rows) = try store.database.read { db in
+            let bytes = try Self.fileBytes(path)
+            let (freeAfter, pages, pageSize, rows) = try store.database.read { db in
                 (try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? -1, try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? 0)
+                 try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? 0)
             }
             #expect(freeAfter == 0)
             #expect(rows == 400)
-            #expect(bytesBefore == pages * 4_096, "the file holds its pages and no more")
+            #expect(bytes == pages * pageSize, "the file holds its pages and no more")
             try store.database.close()
         }
     }
