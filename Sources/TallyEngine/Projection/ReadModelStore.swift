@@ -55,7 +55,10 @@ public final class ReadModelStore: Sendable {
     /// to a temporary file before it commits. Readers keep the defaults.
     static func prepareWriter(_ db: Database) throws {
         guard !db.configuration.readonly else { return }
-        try db.execute(sql: "\(incrementalVacuum); PRAGMA cache_size = -\(writerCacheKiB); PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = \(walSizeLimit)")
+        // Setting it writes the file's header even where it changes nothing, and a command
+        // that is refused leaves the store's files as they were: only a file with no table.
+        if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") == 0 { try db.execute(sql: incrementalVacuum) }
+        try db.execute(sql: "PRAGMA cache_size = -\(writerCacheKiB); PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = \(walSizeLimit)")
     }
 
     /// The size the WAL is cut back to when it starts over after a checkpoint: a large group
@@ -87,7 +90,7 @@ public final class ReadModelStore: Sendable {
     /// ``shrinkAfterBulkWrite(patience:)`` on the writer's connection.
     @discardableResult
     static func shrinkAfterBulkWrite(_ db: Database, patience milliseconds: Int32 = 200) throws -> Bool {
-        try db.execute(sql: "PRAGMA incremental_vacuum")
+        if try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 > 0 { try db.execute(sql: "PRAGMA incremental_vacuum") }
         sqlite3_busy_timeout(db.sqliteConnection, milliseconds)
         defer { sqlite3_busy_timeout(db.sqliteConnection, busyTimeoutMilliseconds) }
         do {
