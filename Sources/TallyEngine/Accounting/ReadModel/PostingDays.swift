@@ -416,19 +416,24 @@ struct PendingPostingDays {
         let day = RollupBuckets.day(leg.effectiveAt)
         let key = Key(pair: pair, day: day, span: leg.sequence >> PostingDays.spanShift)
         while lastByNumber.count <= number { lastByNumber.append(nil) }
+        let slot: Int
         if let last = lastByNumber[number], last.key == key {
-            slots[last.slot].last = PostingDays.append(leg, day: day, after: slots[last.slot].last, to: &slots[last.slot].writer)
+            slot = last.slot
         } else if let found = index[key] {
+            slot = found
             lastByNumber[number] = (key, found)
-            slots[found].last = PostingDays.append(leg, day: day, after: slots[found].last, to: &slots[found].writer)
         } else {
+            // The row's first leg in this run: kept for the flush, which may find it repeats
+            // the head the row holds.
             var writer = BinaryWriter(capacity: 64)
             let head = PostingDays.append(leg, day: day, after: nil, to: &writer)
             lastByNumber[number] = (key, slots.count)
             index[key] = slots.count
             keys.append(key)
             slots.append(Slot(writer: writer, first: leg, firstCount: writer.bytes.count, last: head))
+            return
         }
+        slots[slot].last = PostingDays.append(leg, day: day, after: slots[slot].last, to: &slots[slot].writer)
     }
 
     /// Notes an event's recorded time: a row of `recorded_times` where it changes.
