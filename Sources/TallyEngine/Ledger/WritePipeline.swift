@@ -119,6 +119,7 @@ final class WritePipeline: Sendable {
                             next += 1
                         }
                         guard !draft.records.isEmpty else { return .rollback }
+                        if draft.held != nil, let last = draft.events.last { try readModels.takeSnapshots(db, last: last) }
                         try draft.held?.writeAll()
                         let result = try store.append(records: draft.records, pinnedTo: AppendPin(
                             firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch), encodedAhead: draft.encodedAhead)

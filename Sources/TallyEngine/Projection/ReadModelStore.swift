@@ -377,7 +377,8 @@ public final class ReadModelStore: Sendable {
     ///
     /// A projector whose ``Projector/eventTypes`` include none of the events it is handed is
     /// not handed them at all (a deposit command's two events concern four of the ledger's
-    /// projectors); its snapshots are still taken.
+    /// projectors); its snapshots are still taken, except in a write group's fold
+    /// (`holding`), which leaves them to the group's end (``takeSnapshots(_:last:)``).
     static func fold(
         _ events: ArraySlice<Event>, _ db: Database, projectors: [any Projector], snapshots: SnapshotSettings?,
         traits: [FoldTraits]? = nil, checkpoints: [UInt64?]? = nil, atLeast floor: UInt64 = 0, holding: HeldPostings? = nil,
@@ -411,9 +412,23 @@ public final class ReadModelStore: Sendable {
                     try projector.apply(unseen, db)
                 }
             }
-            if let snapshots {
+            // A write group's folds (those that hold) leave the snapshots to its end (``takeSnapshots(_:last:)``).
+            if let snapshots, holding == nil {
                 try traits[index].snapshotTaker?.takeSnapshots(db, settings: snapshots, last: events[events.endIndex - 1])
             }
+        }
+    }
+
+    /// Takes the snapshots due once a write group's commands are folded, `last` being the
+    /// group's last event: its folds, which hold their postings, take none, where each
+    /// command's fold took them (two statements a command, for envelopes and net worth,
+    /// when none was due). A snapshot is a cache of what folding from the previous one
+    /// gives, and every event of a group has the group's recorded time, so the snapshots the
+    /// group leaves are those its last fold took before.
+    func takeSnapshots(_ db: Database, last: Event) throws {
+        guard let snapshots else { return }
+        for traits in foldTraits {
+            try traits.snapshotTaker?.takeSnapshots(db, settings: snapshots, last: last)
         }
     }
 

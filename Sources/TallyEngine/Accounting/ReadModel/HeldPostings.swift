@@ -84,6 +84,8 @@ final class HeldPostings: @unchecked Sendable {
     /// plans read instead of the `balances` row: ``runningBalance(_:account:commodity:)``)
     /// and its idempotency rows.
     private(set) var wholeGroup = false
+    /// What the group's plans read once and keep (``GroupMemo``).
+    let memo = GroupMemo()
     /// The group's idempotency rows, held with its postings and written with them (nil:
     /// each command writes its own; a group held whole holds them).
     private(set) var idempotency: HeldIdempotency?
@@ -120,6 +122,11 @@ final class HeldPostings: @unchecked Sendable {
         return holding
     }
 
+    /// The memo of the group being run on `db` (``GroupMemo/of(_:)``).
+    static func memo(of db: Database) -> GroupMemo? {
+        holding(of: db)?.memo
+    }
+
     /// Holds the group whole from here on: its balance changes and its idempotency rows too,
     /// which nothing takes back but the rollback of the whole transaction (the write pipeline
     /// plans such a group without command savepoints). `first`: the group's first sequence
@@ -144,6 +151,7 @@ final class HeldPostings: @unchecked Sendable {
     func end() {
         fold = nil  // it holds statements of `db`, and this holding
         idempotency = nil
+        memo.forgetAll()
     }
 
     /// Writes what the group being written on `db` holds, before a read of the postings or
@@ -202,6 +210,7 @@ final class HeldPostings: @unchecked Sendable {
         commandStart = nil
         fold = nil
         eventTypesWritten = []
+        memo.forgetAll()
     }
 
     /// Writes the held balance changes and idempotency rows, then appends the held legs not

@@ -89,6 +89,7 @@ public struct SettingsProjector: Projector {
         case let change as PageSizeSet:
             try set(.pageSize, String(change.rows))
         case let declared as CommodityDeclared:
+            GroupMemo.of(db)?.forget(LedgerSettings.DeclaredScales.self)
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO commodities VALUES (?, ?, ?, ?, ?)").execute(arguments: [
                 declared.code, declared.scale, event.rowEffectiveAt, event.rowSequence, event.rowRecordedAt,
             ])
@@ -220,8 +221,21 @@ public struct LedgerSettings: Hashable, Sendable {
 
     /// The scale a commodity was declared with by `commodity_declared`; nil when it was not.
     package static func declaredScale(of code: String, _ db: Database) throws -> Int64? {
-        // Asked by every command that checks an amount's scale (a deposit's): through the C API.
-        try RawStatement(db.cachedStatement(sql: "SELECT scale FROM commodities WHERE code = ?")).integer(db, binding: code, at: 1)
+        // Asked by every command that checks an amount's scale (a deposit's): once per code in
+        // a write group (``DeclaredScales``), else through the C API.
+        if let scales = GroupMemo.of(db)?.entry(DeclaredScales.self, make: DeclaredScales.init) {
+            if let known = scales.byCode[code] { return known }
+            let scale = try RawStatement(db.cachedStatement(sql: "SELECT scale FROM commodities WHERE code = ?")).integer(db, binding: code, at: 1)
+            scales.byCode[code] = .some(scale)
+            return scale
+        }
+        return try RawStatement(db.cachedStatement(sql: "SELECT scale FROM commodities WHERE code = ?")).integer(db, binding: code, at: 1)
+    }
+
+    /// The declared scales a write group's plans asked for, by code (nil: not declared); the
+    /// fold of a declaration forgets them (``GroupMemo``).
+    final class DeclaredScales {
+        var byCode: [String: Int64?] = [:]
     }
 
     /// Every declared commodity with its scale, by code.

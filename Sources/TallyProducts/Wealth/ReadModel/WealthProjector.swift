@@ -358,6 +358,7 @@ public struct WealthProjector: Projector {
     private func settingChanged(
         _ account: String, _ setting: Setting, enabled: Bool? = nil, rule: SplitRule? = nil, _ event: Event, _ db: Database
     ) throws {
+        WealthSettingChanges.forget(in: db)
         try Self.run(
                 db,
             sql: """

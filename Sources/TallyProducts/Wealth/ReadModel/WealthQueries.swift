@@ -338,12 +338,32 @@ enum WealthQueries {
         _ account: String, asOf: Instant, knownAt: Instant = .latest, before sequence: UInt64? = nil, _ db: Database
     ) throws -> Settings {
         var settings = Settings()
-        // Asked for every deposit and purchase a command plans: through the C API.
+        let before = sequence.map { Int64($0) } ?? Int64.max
+        if let changes = try WealthSettingChanges.changes(of: account, db) {
+            // The latest change of each setting, by effective time then sequence, as the statement below picks it.
+            var latest: [WealthProjector.Setting: WealthSettingChanges.Change] = [:]
+            for change in changes
+            where change.effectiveAt <= asOf.microsecondsSinceEpoch && change.recordedAt <= knownAt.microsecondsSinceEpoch
+                && (change.effectiveAt < asOf.microsecondsSinceEpoch || change.sequence < before) {
+                if let found = latest[change.setting], (found.effectiveAt, found.sequence) > (change.effectiveAt, change.sequence) { continue }
+                latest[change.setting] = change
+            }
+            for (setting, change) in latest {
+                switch setting {
+                case .splitRule: settings.splitRule = SplitRule(spendWeight: try required(change.spendWeight), investWeight: try required(change.investWeight))
+                case .roundUps: settings.roundUpsEnabled = try required(change.enabled) != 0
+                case .paused: settings.isPaused = try required(change.enabled) != 0
+                case .cardFrozen: settings.cardFrozen = try required(change.enabled) != 0
+                }
+            }
+            return settings
+        }
+        // Asked for every deposit and purchase a command plans outside a write group: through the C API.
         let statement = RawStatement(try db.cachedStatement(sql: settingsInForceSQL))
         statement.bind(1, account)
         statement.bind(2, asOf.microsecondsSinceEpoch)
         statement.bind(3, knownAt.microsecondsSinceEpoch)
-        statement.bind(4, sequence.map { Int64($0) } ?? Int64.max)
+        statement.bind(4, before)
         try statement.forEachRow(db) { row in
             // The statement selects no other setting.
             guard let setting = WealthProjector.Setting(rawValue: String(decoding: row.text(0), as: UTF8.self)) else { return }
@@ -355,6 +375,15 @@ enum WealthQueries {
             }
         }
         return settings
+    }
+
+    /// A value a setting change's row must hold.
+    /// - Throws: ``StoreError`` (`readModelsDisagree`) when it is NULL: a damaged read model.
+    private static func required(_ value: Int64?) throws -> Int64 {
+        guard let value else {
+            throw StoreError(.readModelsDisagree, "a row of wealth_setting_changes lacks the value of its setting; run `tally rebuild`")
+        }
+        return value
     }
 
     /// Each setting's latest change by a point in time, in one statement for all of them (a
