@@ -320,10 +320,13 @@ public struct WealthProjector: Projector {
         try delete.step(db)
     }
 
-    /// Creates the account's row with the defaults if it has none: once per run (a row once
-    /// made is never removed, so a second insert in the run would do nothing).
+    /// Creates the account's row with the defaults if it has none: once per run, and once per
+    /// write group (a row once made is never removed, so a second insert would do nothing).
     private func openAccount(_ account: String, _ event: Event, _ db: Database, _ state: inout RunState) throws {
         guard state.opened.insert(account).inserted else { return }
+        // A write group folds each command apart: the accounts its folds opened or found are kept for it.
+        let group = GroupMemo.of(db)?.entry(OpenedAccounts.self, make: OpenedAccounts.init)
+        if let group, group.accounts.contains(account) { return }
         let rule = WealthRules.defaultSplitRule
         // Bound through the C API: a row per money event, the fold's hottest statement with `history`.
         let insert = RawStatement(try db.cachedStatement(sql: """
@@ -336,6 +339,7 @@ public struct WealthProjector: Projector {
         insert.bind(4, WealthRules.defaultRoundUpsEnabled ? 1 : 0)
         insert.bind(5, event.rowSequence)
         try insert.step(db)
+        group?.accounts.insert(account)
     }
 
     private func flag(_ account: String, _ setting: Setting, _ enabled: Bool, _ event: Event, _ db: Database, _ state: inout RunState) throws {
@@ -418,6 +422,12 @@ private struct WaitingRow: Hashable {
 
 /// What the fold of one run of events knows of the run: the waiting rows its later events
 /// remove, those it therefore never wrote, and the accounts whose row it has made or found.
+/// The accounts a write group's folds have opened or found open (``GroupMemo``): a row once
+/// made is removed only by a rollback, which empties the memo.
+private final class OpenedAccounts {
+    var accounts: Set<String> = []
+}
+
 private struct RunState {
     var removals: [WaitingRow: Int] = [:]
     var neverWritten: Set<WaitingRow> = []
