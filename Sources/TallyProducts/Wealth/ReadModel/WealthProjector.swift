@@ -420,14 +420,14 @@ private struct WaitingRow: Hashable {
     let sequence: Int64
 }
 
-/// What the fold of one run of events knows of the run: the waiting rows its later events
-/// remove, those it therefore never wrote, and the accounts whose row it has made or found.
 /// The accounts a write group's folds have opened or found open (``GroupMemo``): a row once
 /// made is removed only by a rollback, which empties the memo.
 private final class OpenedAccounts {
     var accounts: Set<String> = []
 }
 
+/// What the fold of one run of events knows of the run: the waiting rows its later events
+/// remove, those it therefore never wrote, and the accounts whose row it has made or found.
 private struct RunState {
     var removals: [WaitingRow: Int] = [:]
     var neverWritten: Set<WaitingRow> = []

@@ -53,7 +53,7 @@ final class WealthSettingChanges {
                 sequence: try row.requiredInteger(3), enabled: row.integer(4), spendWeight: row.integer(5), investWeight: row.integer(6)))
         }
         let kept: [Change]? = changes.count > Self.changesMax ? nil : changes
-        accounts[account] = kept
+        accounts[account] = .some(kept)
         return kept
     }
 }
