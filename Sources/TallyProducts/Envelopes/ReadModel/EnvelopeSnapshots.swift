@@ -111,7 +111,7 @@ enum EnvelopeSnapshots {
     /// date order then takes each snapshot once, instead of again after every batch.
     static func take(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         let calendar = settings.calendar
-        // Asked after every fold (every command): through the C API, as its twin in net worth.
+        // Asked after every fold (a write group's end, a rebuild's batch): through the C API, as its twin in net worth.
         guard let firstStart = try RawStatement(db.cachedStatement(sql: "SELECT MIN(start_date) FROM envelopes")).integer(db)
                 .map({ LocalDate(daysSinceEpoch: Int($0)) }),
               let latestRow = try moneyAndChanges.latestEffective(db) else { return }

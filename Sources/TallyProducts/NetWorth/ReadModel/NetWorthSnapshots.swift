@@ -105,7 +105,7 @@ enum NetWorthSnapshots {
     /// as known now, at the end of its day.
     static func take(_ db: Database, settings: SnapshotSettings, last: Event) throws {
         let calendar = settings.calendar
-        // Asked after every fold (every command), and nil in a ledger without net-worth items:
+        // Asked after every fold (a write group's end, a rebuild's batch), and nil in a ledger without net-worth items:
         // through the C API, without GRDB's cursor.
         guard let firstAdded = try RawStatement(db.cachedStatement(sql: "SELECT MIN(added_at) FROM nw_items")).integer(db),
               let latestRow = try sources.latestEffective(db) else { return }
