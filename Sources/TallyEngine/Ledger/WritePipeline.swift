@@ -119,8 +119,7 @@ final class WritePipeline: Sendable {
                             next += 1
                         }
                         guard !draft.records.isEmpty else { return .rollback }
-                        if draft.held != nil, let last = draft.events.last { try readModels.takeSnapshots(db, last: last) }
-                        try draft.held?.writeAll()
+                        try endHolding(draft, db)
                         let result = try store.append(records: draft.records, pinnedTo: AppendPin(
                             firstSequence: draft.first, recordedAt: recordedAt.microsecondsSinceEpoch), encodedAhead: draft.encodedAhead)
                         appended = result
@@ -292,6 +291,14 @@ final class WritePipeline: Sendable {
     private struct PreparedCommand {
         var records: [LogRecord] = []
         var events: [Event] = []
+    }
+
+    /// A held group's end, before its append: the snapshots due (its folds took none,
+    /// ``ReadModelStore/takeSnapshots(_:last:)``), then everything it held, for good.
+    private func endHolding(_ draft: GroupDraft, _ db: Database) throws {
+        guard let held = draft.held else { return }
+        if let last = draft.events.last { try readModels.takeSnapshots(db, last: last) }
+        try held.writeAll()
     }
 
     /// Turns planned events into records and events: each cause resolved to a sequence number,
