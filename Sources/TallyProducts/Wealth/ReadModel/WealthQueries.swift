@@ -317,6 +317,18 @@ enum WealthQueries {
         var roundUpsEnabled = WealthRules.defaultRoundUpsEnabled
         var isPaused = false
         var cardFrozen = false
+
+        /// Takes a change of `setting` (a row of `wealth_setting_changes`, from the statement
+        /// or the group's memo) as the one in force.
+        /// - Throws: ``StoreError`` (`readModelsDisagree`) when the row lacks its setting's value.
+        mutating func apply(_ setting: WealthProjector.Setting, enabled: Int64?, spendWeight: Int64?, investWeight: Int64?) throws {
+            switch setting {
+            case .splitRule: splitRule = SplitRule(spendWeight: try required(spendWeight), investWeight: try required(investWeight))
+            case .roundUps: roundUpsEnabled = try required(enabled) != 0
+            case .paused: isPaused = try required(enabled) != 0
+            case .cardFrozen: cardFrozen = try required(enabled) != 0
+            }
+        }
     }
 
     /// The settings in force now: each setting's change latest in effective time.
@@ -348,13 +360,8 @@ enum WealthQueries {
                 if let found = latest[change.setting], (found.effectiveAt, found.sequence) > (change.effectiveAt, change.sequence) { continue }
                 latest[change.setting] = change
             }
-            for (setting, change) in latest {
-                switch setting {
-                case .splitRule: settings.splitRule = SplitRule(spendWeight: try required(change.spendWeight), investWeight: try required(change.investWeight))
-                case .roundUps: settings.roundUpsEnabled = try required(change.enabled) != 0
-                case .paused: settings.isPaused = try required(change.enabled) != 0
-                case .cardFrozen: settings.cardFrozen = try required(change.enabled) != 0
-                }
+            for change in latest.values {
+                try settings.apply(change.setting, enabled: change.enabled, spendWeight: change.spendWeight, investWeight: change.investWeight)
             }
             return settings
         }
@@ -367,19 +374,14 @@ enum WealthQueries {
         try statement.forEachRow(db) { row in
             // The statement selects no other setting.
             guard let setting = WealthProjector.Setting(rawValue: String(decoding: row.text(0), as: UTF8.self)) else { return }
-            switch setting {
-            case .splitRule: settings.splitRule = SplitRule(spendWeight: try row.requiredInteger(2), investWeight: try row.requiredInteger(3))
-            case .roundUps: settings.roundUpsEnabled = try row.requiredInteger(1) != 0
-            case .paused: settings.isPaused = try row.requiredInteger(1) != 0
-            case .cardFrozen: settings.cardFrozen = try row.requiredInteger(1) != 0
-            }
+            try settings.apply(setting, enabled: row.integer(1), spendWeight: row.integer(2), investWeight: row.integer(3))
         }
         return settings
     }
 
     /// A value a setting change's row must hold.
     /// - Throws: ``StoreError`` (`readModelsDisagree`) when it is NULL: a damaged read model.
-    private static func required(_ value: Int64?) throws -> Int64 {
+    fileprivate static func required(_ value: Int64?) throws -> Int64 {
         guard let value else {
             throw StoreError(.readModelsDisagree, "a row of wealth_setting_changes lacks the value of its setting; run `tally rebuild`")
         }
