@@ -57,7 +57,11 @@ public struct NewEvent: Hashable, Sendable {
     public var body: EventBody { didSet { preparedRecord = nil } }
     /// Where the event came from when it was read from a file (`events.ndjson:12`), for the
     /// messages that refuse it; not recorded, and not part of equality.
-    var origin: String?
+    var origin: String? { originFile.map { "\($0):\(originLine)" } }
+    /// The file and line ``origin`` names, kept apart and joined only for a message: an
+    /// import reads millions of rows, and each would otherwise make a text of its own.
+    private var originFile: String?
+    private var originLine = 0
     /// The event's log record, made ahead by ``EventCatalog/prepare(_:)`` (an import builds
     /// records on one core while the write pipeline commits on the other); any change to
     /// the event drops it. Not part of equality.
@@ -94,6 +98,12 @@ public struct NewEvent: Hashable, Sendable {
 
 
 extension NewEvent {
+    /// Notes that the event was read from `line` of `file` (``origin``).
+    mutating func setOrigin(file: String, line: Int) {
+        originFile = file
+        originLine = line
+    }
+
     /// Keeps the record ``EventCatalog/prepare(_:)`` made for this very event.
     mutating func setPreparedRecord(_ record: LogRecord) { preparedRecord = record }
 }

@@ -73,7 +73,7 @@ public enum EventImport {
         do {
             var event = try EventJSON.decode(bytes, catalog: catalog).event
             _ = try catalog.record(for: event)
-            event.origin = "\(file):\(line)"
+            event.setOrigin(file: file, line: line)
             return event
         } catch let error as EventCodingError {
             if let field = error.field, let reason = error.reason {

@@ -259,7 +259,7 @@ struct JournalEvents {
         }
         lastRowHasExternalId = row.entry.externalId != nil
         var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: EventBody(row.entry))
-        event.origin = "\(reader.path):\(row.line)"
+        event.setOrigin(file: reader.path, line: row.line)
         return (row.line, event)
     }
 }

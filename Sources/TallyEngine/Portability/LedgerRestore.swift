@@ -214,7 +214,7 @@ enum RestoreFile {
         do {
             var decoded = try EventJSON.decode(bytes, catalog: catalog)
             _ = try catalog.record(for: decoded.event)
-            decoded.event.origin = "\(file):\(line)"
+            decoded.event.setOrigin(file: file, line: line)
             return decoded
         } catch let error as EventCodingError {
             if let field = error.field, let reason = error.reason {

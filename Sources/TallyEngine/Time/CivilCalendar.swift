@@ -36,7 +36,7 @@ enum CivilCalendar {
     }
 
     /// Parses exactly `count` ASCII digits.
-    static func digits(_ utf8: ArraySlice<UInt8>) -> Int? {
+    static func digits(_ utf8: some Collection<UInt8>) -> Int? {
         guard !utf8.isEmpty else { return nil }
         var value = 0
         for byte in utf8 {

@@ -25,12 +25,17 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Parses `YYYY-MM-DD` exactly (no other separators, no time).
     /// - Throws: ``EventCodingError`` (`invalidValue`) quoting the text.
     public init(parsing text: String) throws {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let year = CivilCalendar.digits(bytes[0..<4]),
-              let month = CivilCalendar.digits(bytes[5..<7]),
-              let day = CivilCalendar.digits(bytes[8..<10])
-        else {
+        // Read in place (a journal import parses a date per row: no array of its bytes).
+        var utf8 = text
+        let parts = utf8.withUTF8 { bytes -> (year: Int, month: Int, day: Int)? in
+            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+                  let year = CivilCalendar.digits(bytes[0..<4]),
+                  let month = CivilCalendar.digits(bytes[5..<7]),
+                  let day = CivilCalendar.digits(bytes[8..<10])
+            else { return nil }
+            return (year, month, day)
+        }
+        guard let (year, month, day) = parts else {
             throw EventCodingError(.invalidValue, "'\(text)' is not a date in the form YYYY-MM-DD")
         }
         do {
@@ -109,12 +114,15 @@ public struct Month: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses `YYYY-MM`.
     public init(parsing text: String) throws {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 7, bytes[4] == UInt8(ascii: "-"),
-              let year = CivilCalendar.digits(bytes[0..<4]),
-              let month = CivilCalendar.digits(bytes[5..<7]),
-              (1...9999).contains(year), (1...12).contains(month)
-        else {
+        var utf8 = text
+        let parts = utf8.withUTF8 { bytes -> (year: Int, month: Int)? in
+            guard bytes.count == 7, bytes[4] == UInt8(ascii: "-"),
+                  let year = CivilCalendar.digits(bytes[0..<4]),
+                  let month = CivilCalendar.digits(bytes[5..<7])
+            else { return nil }
+            return (year, month)
+        }
+        guard let (year, month) = parts, (1...9999).contains(year), (1...12).contains(month) else {
             throw EventCodingError(.invalidValue, "'\(text)' is not a month in the form YYYY-MM")
         }
         self.init(unchecked: year, month)

@@ -9,32 +9,49 @@ import Crypto
 /// ‖ entity length u32 ‖ entity ‖ key length u32 (0 = none) ‖ key ‖ payload length u32 ‖ payload
 /// ```
 enum ChainHash {
+    /// Bytes of the fixed-width fields (sequence through cause) and the entity's length.
+    private static let fixedBytes = 8 + 8 + 8 + 4 + 2 + 8 + 4
+
+    /// A step is taken for every event appended, read or verified, so the canonical form is
+    /// not gathered into an array: the fixed-width fields go through a buffer on the stack and
+    /// the texts and payload straight from their own storage (the digest's context and the
+    /// result are the step's only allocations).
     static func next(after previous: [UInt8], _ event: LoggedEvent) -> [UInt8] {
         var hasher = SHA256()
-        var fixed = ByteWriter(capacity: 32 + 42 + 12)
-        fixed.append(contentsOf: previous)
-        fixed.append(event.sequence)
-        fixed.append(event.recordedAt)
-        fixed.append(event.effectiveAt)
-        fixed.append(event.kind)
-        fixed.append(event.version)
-        fixed.append(event.cause ?? 0)
+        previous.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         var entity = event.entity
         entity.withUTF8 { utf8 in
-            fixed.append(UInt32(utf8.count))
-            fixed.bytes.append(contentsOf: utf8)
+            withUnsafeTemporaryAllocation(byteCount: fixedBytes, alignment: 8) { fixed in
+                var at = 0
+                func put<T: FixedWidthInteger>(_ value: T) {
+                    fixed.storeBytes(of: value.littleEndian, toByteOffset: at, as: T.self)
+                    at += MemoryLayout<T>.size
+                }
+                put(event.sequence)
+                put(event.recordedAt)
+                put(event.effectiveAt)
+                put(event.kind)
+                put(event.version)
+                put(event.cause ?? 0)
+                put(UInt32(utf8.count))
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(fixed))
+            }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(utf8))
         }
         if var key = event.idempotencyKey {
             key.withUTF8 { utf8 in
-                fixed.append(UInt32(utf8.count))
-                fixed.bytes.append(contentsOf: utf8)
+                withLength(UInt32(utf8.count), &hasher)
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(utf8))
             }
         } else {
-            fixed.append(UInt32(0))
+            withLength(0, &hasher)
         }
-        fixed.append(UInt32(event.payload.count))
-        fixed.bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        withLength(UInt32(event.payload.count), &hasher)
         event.payload.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         return hasher.finalize().withUnsafeBytes { Array($0) }
+    }
+
+    private static func withLength(_ length: UInt32, _ hasher: inout SHA256) {
+        withUnsafeBytes(of: length.littleEndian) { hasher.update(bufferPointer: $0) }
     }
 }
