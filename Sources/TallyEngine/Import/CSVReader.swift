@@ -38,7 +38,9 @@ package final class CSVReader {
     /// The texts of each of the first columns met lately (``RecentTexts``): a journal names
     /// the same few accounts, payees and categories row after row, and a field longer than
     /// 15 bytes would otherwise be a new string, allocated and checked, every time.
-    private var recentTexts = Array(repeating: RecentTexts(slotCount: 16, kept: 16...256), count: 8)
+    /// The fields of the record the fast path read last (``simpleRecord()``).
+    private var lastFields: [String] = []
+    private var recentTexts = Array(repeating: RecentTexts(slotCount: 64, kept: 16...256), count: 8)
 
     /// Opens a file.
     /// - Throws: ``ImportError`` (`unreadable`).
@@ -131,8 +133,15 @@ package final class CSVReader {
         guard let bytes = try source.lineAhead() else { return nil }
         var end = bytes.count - 1
         if end > 0 && bytes[end - 1] == Self.carriageReturn { end -= 1 }
-        var fields: [String] = []
-        fields.reserveCapacity(8)
+        // The last record's array again, when its reader let go of it (a reader that keeps its
+        // records gets a new one): a row costs no array of its own.
+        var fields = lastFields
+        lastFields = []
+        fields.removeAll(keepingCapacity: true)
+        // Taken out of the object for the record (one exclusive access, not one per field).
+        var recent = recentTexts
+        recentTexts = []
+        defer { recentTexts = recent }
         var index = 0
         while true {
             let start: Int, stop: Int
@@ -159,14 +168,15 @@ package final class CSVReader {
             guard stop - start <= Self.fieldBytesLimit, fields.count < Self.fieldsLimit else { return nil }
             let fieldBytes = UnsafeBufferPointer(rebasing: bytes[start..<stop])
             let column = fields.count
-            guard let text = column < recentTexts.count
-                ? recentTexts[column].text(UnsafeRawBufferPointer(fieldBytes)) : UTF8Text.string(fieldBytes)
+            guard let text = column < recent.count
+                ? recent[column].text(UnsafeRawBufferPointer(fieldBytes)) : UTF8Text.string(fieldBytes)
             else { return nil }
             fields.append(text)
             if index == end { break }
             index += 1
         }
         source.skip(bytes.count)
+        lastFields = fields
         return fields
     }
 
