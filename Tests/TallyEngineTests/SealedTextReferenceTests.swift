@@ -186,6 +186,11 @@ import TallyTestSupport
             readAs[event.payee] = shown
         }
         #expect(Set(readAs.values).count == readAs.count, "different names still read differently once erased (seed \(seed))")
+        // A name met again after its erasure is a new subject: it reads in clear, not as the erased one.
+        for payee in erased.sorted().prefix(5) {
+            let again = try catalog.record(for: Self.entry(payee: payee, category: "Fuel"))
+            #expect(try read(again.payload).payee == payee, "seed \(seed)")
+        }
     }
 
     /// A `SUBJECTS` file older than the log (a backup from before a new payee) lacks that

@@ -58,7 +58,7 @@ extension BinaryWriter {
         }
         if subjectKeys.writesReferences {
             writeByte(PersonalTextTag.reference)
-            writeVarint(subjectKeys.reference(text, subject: subject.name))
+            writeVarint(subjectKeys.reference(text, subject: subject))
             return
         }
         let sealed = subjectKeys.seal(text, subject: subject.name)

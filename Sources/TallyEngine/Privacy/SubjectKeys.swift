@@ -70,6 +70,7 @@ public final class SubjectKeys: Sendable {
         /// Recent references by subject and text, and texts by reference. Bounded
         /// (``cacheEntriesLimit``), emptied by an erasure.
         var referenceByText: [SubjectText: UInt64] = [:]
+        var referenceByPersonalText: [PersonalText: UInt64] = [:]
         var textByReference: [UInt64: String] = [:]
         /// References looked for, not found even after a reload: a lost or older `SUBJECTS`.
         var missingReferences: Set<UInt64> = []
@@ -210,6 +211,36 @@ public final class SubjectKeys: Sendable {
         }
     }
 
+    /// ``reference(_:subject:)`` named by the subject itself: its `KIND:ID` name (`payee:…`,
+    /// a new string) is made only when the text's reference is not among those made lately
+    /// (an import names a payee on every row, the same few again and again).
+    func reference(_ text: String, subject: PersonalSubject) -> UInt64 {
+        let cacheKey = PersonalText(subject: subject, text: text)
+        if let cached = state.withLock({ $0.referenceByPersonalText[cacheKey] }) { return cached }
+        let reference = reference(text, subject: subject.name)
+        state.withLock { state in
+            if state.referenceByPersonalText.count >= Self.cacheEntriesLimit { state.referenceByPersonalText.removeAll(keepingCapacity: true) }
+            state.referenceByPersonalText[cacheKey] = reference
+        }
+        return reference
+    }
+
+    /// A subject and one of its texts, hashed once when the text names its own subject (a
+    /// payee's name in the payee field).
+    struct PersonalText: Hashable {
+        let subject: PersonalSubject
+        let text: String
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(text)
+            switch subject {
+            case .owner: hasher.combine(0 as UInt8)
+            case .payee(let payee) where payee == text: hasher.combine(1 as UInt8)
+            case .payee(let payee): hasher.combine(2 as UInt8); hasher.combine(payee)
+            }
+        }
+    }
+
     /// A subject and one of its texts, the key of the sealed-bytes and references caches: the
     /// two strings as they are, not joined into a third (an import asks once per row).
     struct SubjectText: Hashable {
@@ -343,6 +374,7 @@ public final class SubjectKeys: Sendable {
             state.sealedByText.removeAll()
             state.textBySealed.removeAll()
             state.referenceByText.removeAll()
+            state.referenceByPersonalText.removeAll()
             state.textByReference.removeAll()
             state.rewrites += 1
             erasureCount.add(1, ordering: .releasing)
