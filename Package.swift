@@ -217,7 +217,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyTests",
-            dependencies: ["Tally", "TallyLog", "TallyLogTesting", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport"],
+            dependencies: [
+                "Tally", "TallyLog", "TallyLogTesting", "TallyTestSupport", "TallyProductTestSupport", "PostgresTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: testSettings,
             linkerSettings: testLinkerSettings

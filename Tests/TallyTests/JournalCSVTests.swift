@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 @testable import Tally
@@ -5,6 +6,10 @@ import TallyTestSupport
 import TallyLog
 @testable import TallyEngine
 @testable import TallyProducts
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
 
 /// The journal CSV format and the strict RFC 4180 reader under it: what a row means and
 /// how every malformed file is refused, naming its line.
@@ -145,6 +150,51 @@ import TallyLog
             } else {
                 #expect(checked.hasPrefix(JournalCSV.sealedContentKeyPrefix), "seed \(seed), line \(line)")
                 #expect(checked.utf8.count >= appended.utf8.count, "seed \(seed), line \(line): \(checked) against \(appended)")
+            }
+        }
+    }
+
+    /// Every scheme's content key is the documented digest (netstrings of the row's fields as
+    /// text; under `.sealed` a non-empty payee or category as its sealed bytes) and the row's
+    /// count among identical rows, computed here the plain way, over seeded rows: dates across
+    /// the calendar, amounts of each sign and scale, payees and categories absent, short, long
+    /// and not ASCII; a payee erased midway is sealed anew from then on.
+    @Test func aContentKeyIsTheDigestOfItsFieldsAsTheFormatSpellsThem() throws {
+        let seed = TestSeed.value(default: 20_261_201)
+        var random = SplitMix64(seed: seed)
+        let payees = ["", "Aunt", "Whole Foods Market #1234", "Café Zoë", String(repeating: "p", count: 40)]
+        let categories = ["", "Gift", "Groceries and household", "Épicerie"]
+        let currencies = ["USD", "EUR", "JPY", "IRAUSD"]
+        let subjects = SubjectKeys.inMemory(seed: seed)
+        for (name, scheme) in [("legacy", JournalCSV.RowKeys.Scheme.legacy), ("plain", .plain), ("sealed", .sealed(subjects))] {
+            var keys = JournalCSV.RowKeys(scheme: scheme)
+            var counts: [String: Int] = [:]
+            for line in 2..<1_200 {
+                if name == "sealed", line == 600 { _ = try subjects.erase("payee:Aunt") }
+                let pick = { (count: Int) in Int(random.next() % UInt64(count)) }
+                let date = "\(String(1 + pick(9_999)).leftPadded(4))-\(String(1 + pick(12)).leftPadded(2))-\(String(1 + pick(28)).leftPadded(2))"
+                let currency = currencies[pick(currencies.count)]
+                // Yen has no minor unit: its amounts are whole, written with or without zeros.
+                let cents = currency == "JPY" ? ["", ".0", ".00"][pick(3)] : ".\(String(pick(100)).leftPadded(2))"
+                let amount = "\(pick(2) == 0 ? "-" : "")\(pick(100_000))\(cents)"
+                let fields = [date, ["Assets:Cash", "Expenses:Groceries:Organic"][pick(2)], "Income:Gift", amount,
+                              currency, payees[pick(payees.count)], categories[pick(categories.count)], ""]
+                let row = try JournalCSV.row(CSVRecord(fields: fields, line: line), file: "x.csv")
+                var content: [UInt8] = []
+                func netstring(_ bytes: [UInt8]) { content += Array("\(bytes.count):".utf8) + bytes + [UInt8(ascii: ",")] }
+                for text in [row.date.description, row.entry.account, row.entry.counterAccount, row.entry.amount.decimalString, row.entry.amount.commodity.code] {
+                    netstring(Array(text.utf8))
+                }
+                for (text, subject) in [(row.entry.payee ?? "", "payee:\(row.entry.payee ?? "")"), (row.entry.category ?? "", "owner")] {
+                    netstring(name == "sealed" && !text.isEmpty ? subjects.seal(text, subject: subject) : Array(text.utf8))
+                }
+                let digest = Data(Array(SHA256.hash(data: content)).prefix(16)).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                counts[digest, default: 0] += 1
+                let expected = "journal:row:\(name == "legacy" ? "" : "~")\(digest):\(counts[digest]!)"
+                let key = keys.key(for: row)
+                #expect(key == expected, "seed \(seed), \(name), line \(line)")
+                if key != expected { return }
             }
         }
     }

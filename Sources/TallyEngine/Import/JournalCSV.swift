@@ -124,6 +124,12 @@ public enum JournalCSV {
         /// a digest's 22 characters.
         private static let shapeOnlyPrefix = JournalCSV.sealedContentKeyPrefix + String(repeating: "A", count: 22) + ":"
         private var buffer: [UInt8] = []
+        /// Sealed bytes of payees and categories, by text (``contentDigest(of:)``), and the
+        /// subject keys' erasure count they were sealed under.
+        private var sealedPayees: [String: [UInt8]] = [:]
+        private var sealedCategories: [String: [UInt8]] = [:]
+        private var sealsErasures: UInt64 = 0
+        private static let sealsMax = 4096
 
         init(scheme: Scheme = .plain) {
             self.scheme = scheme
@@ -147,9 +153,16 @@ public enum JournalCSV {
 
             /// The 16 bytes in base64url without padding: 22 characters.
             var base64URL: String {
-                let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
                 var text: [UInt8] = []
                 text.reserveCapacity(22)
+                appendBase64URL(to: &text)
+                return String(decoding: text, as: UTF8.self)
+            }
+
+            private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+            /// Appends ``base64URL``'s 22 characters.
+            func appendBase64URL(to text: inout [UInt8]) {
                 // 128 bits as 21 groups of six bits, then the last two bits padded with zeros.
                 for index in 0..<22 {
                     let bit = index * 6
@@ -163,9 +176,8 @@ public enum JournalCSV {
                     } else {
                         sextet = low << (bit - 122)
                     }
-                    text.append(alphabet[Int(sextet & 0x3F)])
+                    text.append(Self.alphabet[Int(sextet & 0x3F)])
                 }
-                return String(decoding: text, as: UTF8.self)
             }
         }
 
@@ -179,8 +191,34 @@ public enum JournalCSV {
             let digest = Digest(contentDigest(of: row))
             let occurrence = occurrences[digest, default: 0] + 1
             occurrences[digest] = occurrence
-            if case .legacy = scheme { return "\(JournalCSV.contentKeyPrefix)\(digest.base64URL):\(occurrence)" }
-            return "\(JournalCSV.sealedContentKeyPrefix)\(digest.base64URL):\(occurrence)"
+            // The key's bytes, then one string: a journal without external ids keys every row so.
+            buffer.removeAll(keepingCapacity: true)
+            if case .legacy = scheme {
+                buffer.append(contentsOf: JournalCSV.contentKeyPrefix.utf8)
+            } else {
+                buffer.append(contentsOf: JournalCSV.sealedContentKeyPrefix.utf8)
+            }
+            digest.appendBase64URL(to: &buffer)
+            buffer.append(UInt8(ascii: ":"))
+            Self.appendDecimal(UInt64(occurrence), to: &buffer)
+            return String(decoding: buffer, as: UTF8.self)
+        }
+
+        /// Makes room for `count` rows keyed by their content (the validating pass counted them),
+        /// at most ``JournalImport/ExternalIdRows/expectedIdsMax``: growing the table of a
+        /// million digests step by step rehashed each about twice.
+        mutating func expect(contentRows count: Int) {
+            occurrences.reserveCapacity(min(count, JournalImport.ExternalIdRows.expectedIdsMax))
+        }
+
+        /// How many rows ``Scheme/shapeOnly`` keyed by their content so far.
+        var contentRowsKeyed: Int { contentRows }
+
+        /// `value` in decimal, as `String(value)` spells it.
+        static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+            guard value >= 10 else { return bytes.append(UInt8(ascii: "0") + UInt8(value)) }
+            appendDecimal(value / 10, to: &bytes)
+            bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
         }
 
         /// The SHA-256 of a row's content: for each of date (`YYYY-MM-DD`), account,
@@ -190,26 +228,65 @@ public enum JournalCSV {
         /// comma (a netstring), so that no two different rows can run together alike. Under
         /// ``Scheme/sealed(_:)`` a non-empty payee or category enters as its sealed bytes
         /// (the payee's subject, the owner's), never in clear.
+        ///
+        /// The fields are written into one buffer where they lie (no string is made for the
+        /// date), and the sealed bytes of the payees and categories met are kept for the
+        /// batch (``forgetSeals()``) or until this process erases a subject.
         mutating func contentDigest(of row: Row) -> SHA256.Digest {
             buffer.removeAll(keepingCapacity: true)
             let entry = row.entry
             func append<Bytes: Collection<UInt8>>(_ field: Bytes) {
-                buffer.append(contentsOf: String(field.count).utf8)
+                Self.appendDecimal(UInt64(field.count), to: &buffer)
                 buffer.append(UInt8(ascii: ":"))
                 buffer.append(contentsOf: field)
                 buffer.append(UInt8(ascii: ","))
             }
-            for field in [row.date.description, entry.account, entry.counterAccount, entry.amount.decimalString, entry.amount.commodity.code] {
-                append(field.utf8)
-            }
-            for (text, subject) in [(entry.payee ?? "", PersonalSubject.payee(entry.payee ?? "")), (entry.category ?? "", .owner)] {
-                if case .sealed(let keys) = scheme, !text.isEmpty {
-                    append(keys.seal(text, subject: subject.name))
-                } else {
-                    append(text.utf8)
+            let date = row.date.components
+            buffer.append(contentsOf: "10:".utf8)
+            for (value, width) in [(date.year, 4), (date.month, 2), (date.day, 2)] {
+                if width == 2 { buffer.append(UInt8(ascii: "-")) }
+                var divisor = width == 4 ? 1000 : 10
+                while divisor > 0 {
+                    buffer.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                    divisor /= 10
                 }
             }
+            buffer.append(UInt8(ascii: ","))
+            append(entry.account.utf8)
+            append(entry.counterAccount.utf8)
+            append(entry.amount.decimalString.utf8)
+            append(entry.amount.commodity.code.utf8)
+            if case .sealed(let keys) = scheme {
+                if keys.erasures != sealsErasures {
+                    forgetSeals()
+                    sealsErasures = keys.erasures
+                }
+                append(sealed(entry.payee, payee: true, keys: keys))
+                append(sealed(entry.category, payee: false, keys: keys))
+            } else {
+                append((entry.payee ?? "").utf8)
+                append((entry.category ?? "").utf8)
+            }
             return SHA256.hash(data: buffer)
+        }
+
+        /// A payee's (under its own subject) or a category's (the owner's) sealed bytes; none
+        /// for an absent or empty text.
+        private mutating func sealed(_ text: String?, payee: Bool, keys: SubjectKeys) -> [UInt8] {
+            guard let text, !text.isEmpty else { return [] }
+            if let known = payee ? sealedPayees[text] : sealedCategories[text] { return known }
+            let sealed = keys.seal(text, subject: (payee ? PersonalSubject.payee(text) : .owner).name)
+            if sealedPayees.count + sealedCategories.count >= Self.sealsMax { forgetSeals() }
+            if payee { sealedPayees[text] = sealed } else { sealedCategories[text] = sealed }
+            return sealed
+        }
+
+        /// Forgets the sealed bytes kept (``contentDigest(of:)``): the appending pass does so at
+        /// each batch, so that a subject erased by another process meanwhile is sealed anew by
+        /// the next batch at the latest, as the batch's records are.
+        mutating func forgetSeals() {
+            sealedPayees.removeAll(keepingCapacity: true)
+            sealedCategories.removeAll(keepingCapacity: true)
         }
     }
 

@@ -23,6 +23,9 @@ public struct ValidatedJournal: Hashable, Sendable {
     /// without such rows is not looked up in a store holding only the import's keys
     /// (``ImportOwnKeys``). Ascending.
     var rowsWhoseKeyMayRepeat: [Int] = []
+    /// How many rows have no external id (keyed by their content): the appending pass makes
+    /// room for their digests ahead.
+    var contentKeyedRows = 0
 }
 
 /// Importing a journal CSV (``JournalCSV``) in two streaming passes: validate the whole
@@ -74,6 +77,7 @@ public enum JournalImport {
         var rows = 0
         var digest: String?
         var readDigests: [Int64: [UInt8]] = [:]
+        var contentKeyedRows = 0
         var externalIds = ExternalIdRows()
         try Handoff<RowChunk>.run(queuedItemsMax: 4, produce: { put in
             // Keys are checked for their length and characters only: no digest is computed.
@@ -96,7 +100,7 @@ public enum JournalImport {
                 throw error
             }
             try put(RowChunk(rows: chunk, bytesRead: events.bytesRead, fileBytes: events.fileBytes, digest: events.hexDigest(),
-                             readDigests: events.readDigests ?? [:]))
+                             readDigests: events.readDigests ?? [:], contentKeyedRows: events.contentKeyedRows))
         }, consume: { chunk in
             if rows == 0 { externalIds.expect(rowsOf: chunk) }
             for (line, event, keyedByExternalId) in chunk.rows {
@@ -107,6 +111,7 @@ public enum JournalImport {
             if let last = chunk.digest {
                 digest = last
                 readDigests = chunk.readDigests
+                contentKeyedRows = chunk.contentKeyedRows
                 try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
             } else if rows % 65_536 == 0 {
                 try progress?(ImportProgress(phase: .validating, completed: chunk.bytesRead, total: chunk.fileBytes, committedSequence: nil))
@@ -116,7 +121,8 @@ public enum JournalImport {
             preconditionFailure("the validating pass ended without reading the file to its end")
         }
         return ValidatedJournal(
-            path: path, rows: rows, sha256: digest, readDigests: readDigests, rowsWhoseKeyMayRepeat: externalIds.rowsWhoseKeyMayRepeat)
+            path: path, rows: rows, sha256: digest, readDigests: readDigests, rowsWhoseKeyMayRepeat: externalIds.rowsWhoseKeyMayRepeat,
+            contentKeyedRows: contentKeyedRows)
     }
 
     /// The rows of one file keyed by an external id, as the validating pass reads them: a
@@ -210,6 +216,8 @@ public enum JournalImport {
         var digest: String?
         /// The digests after each read (``ValidatedJournal/readDigests``), on the last chunk.
         var readDigests: [Int64: [UInt8]] = [:]
+        /// The rows without an external id (``ValidatedJournal/contentKeyedRows``), on the last chunk.
+        var contentKeyedRows = 0
     }
 }
 
@@ -241,6 +249,12 @@ struct JournalEvents {
     func keepReadDigests() { reader.keepReadDigests() }
     var readDigests: [Int64: [UInt8]]? { reader.readDigests }
     func digestOfBytesRead() -> (bytes: Int64, digest: [UInt8]) { reader.digestOfBytesRead() }
+    /// How many rows were keyed by their content so far, under ``JournalCSV/RowKeys/Scheme/shapeOnly``.
+    var contentKeyedRows: Int { keys.contentRowsKeyed }
+    /// See ``JournalCSV/RowKeys/expect(contentRows:)``.
+    mutating func expect(contentKeyedRows count: Int) { keys.expect(contentRows: count) }
+    /// See ``JournalCSV/RowKeys/forgetSeals()``.
+    mutating func forgetSeals() { keys.forgetSeals() }
 
     /// Reads the header record and checks it.
     /// - Throws: ``ImportError`` (`header`, `syntax`).
@@ -385,6 +399,7 @@ extension Ledger {
     ) throws {
         let path = journal.path
         var events = try JournalEvents(path: path, calendar: calendar, keys: scheme)
+        events.expect(contentKeyedRows: journal.contentKeyedRows)
         try events.readHeader()
         var batch: [NewEvent] = []
         batch.reserveCapacity(batchSize)
@@ -423,6 +438,7 @@ extension Ledger {
             lines.append(line)
             rows += 1
             if batch.count == cut {
+                events.forgetSeals()
                 try put(try vouched())
                 batch = []
                 batch.reserveCapacity(batchSize)
