@@ -194,6 +194,7 @@ extension Ledger {
             } catch {
                 throw ImportError.stopped(error, file: path, committed: summary.sequences, rowsCommitted: rowsCommitted, unkeyedCommitted: unkeyedCommitted)
             }
+            readModels.packLooseKeys()
             try readModels.shrinkAfterBulkWrite()
             return summary
         }

@@ -384,6 +384,7 @@ extension Ledger {
             } catch {
                 throw ImportError.stopped(error, file: path, committed: summary.sequences, rowsCommitted: rowsCommitted)
             }
+            readModels.packLooseKeys()
             try readModels.shrinkAfterBulkWrite()
             return summary
         }
@@ -537,6 +538,7 @@ extension Ledger {
             return kept
         }
         command.admitsEvents = admitting
+        command.isBulk = true
         return command
     }
 

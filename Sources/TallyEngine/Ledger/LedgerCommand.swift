@@ -38,6 +38,9 @@ public struct LedgerCommand: Sendable {
     /// carrying an idempotency key used before is skipped when it is the same event and
     /// refused as a conflict when it is not.
     var admitsEvents = false
+    /// An import's batch: its write group packs the idempotency keys less often, and the
+    /// import packs what is loose at its end (``PackedKeys``).
+    var isBulk = false
 
     /// Creates a command.
     ///

@@ -71,6 +71,9 @@ final class WritePipeline: Sendable {
         return outcomes.map { $0! }
     }
 
+    /// Whether a group holds an import's batch, whose keys are packed less often (``PackedKeys``).
+    private static func holdsBulk(_ commands: ArraySlice<PendingCommand>) -> Bool { commands.contains { $0.command.isBulk } }
+
     /// Plans and folds commands from `start` until the group ends or the frame is full,
     /// appends them as one frame and commits. Returns the index of the first command left.
     ///
@@ -109,7 +112,7 @@ final class WritePipeline: Sendable {
                 try db.inTransaction(.immediate) {
                     let held = holding ? HeldPostings(db) : nil
                     draft.held = held
-                    if !savepoints { held?.holdUntilGroupEnds(first: draft.first) }  // only the group's rollback takes back
+                    if !savepoints { held?.holdUntilGroupEnds(first: draft.first, bulk: Self.holdsBulk(group[start...])) }  // only the group's rollback takes back
                     defer { held?.end() }
                     return try HeldPostings.whileReadable(held) {
                         draft.checkpoints = try readModels.checkpointsInOrder(db)

@@ -72,6 +72,13 @@ public final class ReadModelStore: Sendable {
     /// free pages in a 1M-row import's 24 MB of read models.
     static let incrementalVacuum = "PRAGMA auto_vacuum = INCREMENTAL"
 
+    /// Packs the idempotency keys left loose (``PackedKeys/packLoose(_:)``): an import's end,
+    /// whose batches packed them less often. A failure leaves them loose, as they were, for
+    /// the next packing; the import itself is committed, so it is not reported.
+    func packLooseKeys() {
+        _ = try? database.write { db in try PackedKeys.packLoose(db) }
+    }
+
     /// Hands the pages the file no longer uses back to the file system (in a file made with
     /// ``incrementalVacuum``; nothing otherwise), copies the WAL into the database file and
     /// cuts the WAL back to one page, waiting at most `patience` milliseconds for readers

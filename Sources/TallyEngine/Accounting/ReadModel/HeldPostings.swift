@@ -130,11 +130,12 @@ final class HeldPostings: @unchecked Sendable {
     /// Holds the group whole from here on: its balance changes and its idempotency rows too,
     /// which nothing takes back but the rollback of the whole transaction (the write pipeline
     /// plans such a group without command savepoints). `first`: the group's first sequence
-    /// number.
-    func holdUntilGroupEnds(first: UInt64) {
+    /// number; `bulk`: the group holds an import's batch (its keys packed less often,
+    /// ``PackedKeys``).
+    func holdUntilGroupEnds(first: UInt64, bulk: Bool = false) {
         precondition(fold == nil && legs.isEmpty, "a group is held whole from its start")
         wholeGroup = true
-        idempotency = HeldIdempotency(first: Int64(first))
+        idempotency = HeldIdempotency(first: Int64(first), packingDivisor: bulk ? PackedKeys.bulkDivisor : PackedKeys.steadyDivisor)
     }
 
     /// The balance of `account` in `commodity` with everything the group being written on `db`

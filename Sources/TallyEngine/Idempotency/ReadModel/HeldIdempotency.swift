@@ -41,8 +41,12 @@ final class HeldIdempotency {
     /// nothing (``WritePipeline``'s check that a refused command left no trace).
     private(set) var changes = 0
 
-    init(first: Int64) {
+    /// When the keys' loose rows are packed (``PackedKeys/bulkDivisor`` for an import's group).
+    private let packingDivisor: Int64
+
+    init(first: Int64, packingDivisor: Int64 = PackedKeys.steadyDivisor) {
         self.first = first
+        self.packingDivisor = packingDivisor
     }
 
     /// Folds one event: its key, and the run its cause extends, as
@@ -99,7 +103,7 @@ final class HeldIdempotency {
     /// order of their causes.
     func write(_ db: Database) throws {
         if !keys.isEmpty {
-            var inserts = try IdempotencyProjector.KeyInserts(db)
+            var inserts = try IdempotencyProjector.KeyInserts(db, packingDivisor: packingDivisor)
             defer { inserts.finish() }
             for (key, sequence) in keys { inserts.add(key, firstSequence: sequence) }
             try inserts.flush()

@@ -173,9 +173,12 @@ public struct IdempotencyProjector: BatchDependentProjector {
         /// The keys waiting, and the first sequence number of each.
         private var keys = StoredKeySpellings()
         private var sequences: [Int64] = []
+        /// When the loose rows are packed (``PackedKeys/packingThreshold(packed:minimum:divisor:)``).
+        private let packingDivisor: Int64
 
-        init(_ db: Database) throws {
+        init(_ db: Database, packingDivisor: Int64 = PackedKeys.steadyDivisor) throws {
             self.db = db
+            self.packingDivisor = packingDivisor
             one = RawStatement(try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO idempotency_keys (key, first_sequence) VALUES (?, ?)"))
         }
@@ -199,7 +202,7 @@ public struct IdempotencyProjector: BatchDependentProjector {
         /// back and deleted by the packing their own write starts. A write group of an import's
         /// batch does so for most batches.
         mutating func flush() throws {
-            if keys.count >= Self.rowsPerStatement, try PackedKeys.wouldPack(adding: keys.count, db) {
+            if keys.count >= Self.rowsPerStatement, try PackedKeys.wouldPack(adding: keys.count, divisor: packingDivisor, db) {
                 var run = KeyRun()
                 keys.withSpellings { spelling in
                     for index in 0..<keys.count { run.append(spelling(index), sequence: sequences[index]) }
@@ -239,7 +242,7 @@ public struct IdempotencyProjector: BatchDependentProjector {
             }
             keys.removeAll()
             sequences.removeAll(keepingCapacity: true)
-            try PackedKeys.noteLoose(inserted, db)
+            try PackedKeys.noteLoose(inserted, divisor: packingDivisor, db)
         }
 
         /// Unbinds whatever a failed write left bound.

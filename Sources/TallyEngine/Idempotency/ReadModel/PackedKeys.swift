@@ -30,6 +30,12 @@ internal import Darwin
 // times over the store's life) small. It all happens in the fold's own transaction: the
 // checkpoint records exactly what both places hold.
 //
+// An import's batches (a bulk write) pack once the loose rows reach half the packed ones,
+// and the import packs what is loose when it ends. Keys that scatter (the digests of rows
+// without an external id) land in every block, so each packing rewrites all of them: a
+// million such rows imported packed about a dozen times at an eighth, three or four times at
+// a half, and the end's packing leaves the store as compact as before.
+//
 // A key's first sequence number is the least recorded for it in either place (a fold writes
 // a key's first use first; a loose row may repeat a packed key, and packing keeps the lesser).
 // Where the loose rows end and how the blocks are cut depend on how the log was batched when
@@ -60,8 +66,15 @@ enum PackedKeys {
     /// that a few hundred commands pack, as a store's millions do.
     static let looseMinimum: Int64 = 8_192
 
+    /// The share of the packed keys (one over this) the loose rows reach before a write packs them.
+    static let steadyDivisor: Int64 = 8
+    /// ``steadyDivisor`` for a bulk write (an import's batch; see above).
+    static let bulkDivisor: Int64 = 2
+
     /// How many loose rows make a write pack them, with `packed` keys in blocks.
-    static func packingThreshold(packed: Int64, minimum: Int64 = looseMinimum) -> Int64 { max(minimum, packed / 8) }
+    static func packingThreshold(packed: Int64, minimum: Int64 = looseMinimum, divisor: Int64 = steadyDivisor) -> Int64 {
+        max(minimum, packed / divisor)
+    }
 
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
@@ -80,13 +93,21 @@ enum PackedKeys {
 
     /// Notes `inserted` new loose rows and packs the loose rows when they reach
     /// ``packingThreshold(packed:)``.
-    static func noteLoose(_ inserted: Int, _ db: Database) throws {
+    static func noteLoose(_ inserted: Int, divisor: Int64 = steadyDivisor, _ db: Database) throws {
         guard inserted > 0 else { return }
         let add = RawStatement(try db.cachedStatement(sql: "UPDATE \(countsTable) SET loose = loose + ? WHERE rowid = 1"))
         add.bind(1, Int64(inserted))
         try add.step(db)
         let (loose, packed, minimum) = try counts(db)
-        if loose >= packingThreshold(packed: packed, minimum: minimum) { try pack(db) }
+        if loose >= packingThreshold(packed: packed, minimum: minimum, divisor: divisor) { try pack(db) }
+    }
+
+    /// Packs the loose keys, if any: the end of an import (see above). Returns how many.
+    @discardableResult
+    static func packLoose(_ db: Database) throws -> Int64 {
+        let loose = try counts(db).loose
+        if loose > 0 { try pack(db) }
+        return loose
     }
 
     /// How many keys are loose and how many packed, and the fewest loose keys packed.
@@ -107,9 +128,9 @@ enum PackedKeys {
     }
 
     /// Whether `count` more loose keys would reach the packing threshold.
-    static func wouldPack(adding count: Int, _ db: Database) throws -> Bool {
+    static func wouldPack(adding count: Int, divisor: Int64 = steadyDivisor, _ db: Database) throws -> Bool {
         let (loose, packed, minimum) = try counts(db)
-        return loose + Int64(count) >= packingThreshold(packed: packed, minimum: minimum)
+        return loose + Int64(count) >= packingThreshold(packed: packed, minimum: minimum, divisor: divisor)
     }
 
     /// Moves every loose key into the blocks (``pack(_:_:)``) and empties the loose table;
