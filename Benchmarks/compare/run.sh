@@ -13,7 +13,8 @@
 # RUNS (timed runs per tool, and of import, rebuild and decode, 3; the median is reported),
 # PEERS (the peers to time, "ledger hledger beancount"; ledger is required),
 # OPEN_RUNS (interleaved runs of `tally --version` and `tally balances`, 20), WORK (scratch
-# directory, $TMPDIR/tally-compare-N). Installs the peers in PEERS from Debian packages when
+# directory, $TMPDIR/tally-compare-N), EXTERNAL_IDS (yes; no: the Tally CSV's external_id
+# column left empty, so that every row is keyed by its content, as a bank export without ids is). Installs the peers in PEERS from Debian packages when
 # missing (root or sudo). Fails (exit 1) when any tool's balances differ from the
 # generator's own sums, printing the difference.
 set -euo pipefail
@@ -64,6 +65,21 @@ rm -rf "$WORK"
 mkdir -p "$WORK/out"
 say "generating $N transactions (seed $SEED) in $WORK"
 "$GENERATE" --transactions "$N" --seed "$SEED" --as-of "$AS_OF" --out "$WORK"
+case "${EXTERNAL_IDS:-yes}" in
+yes) ;;
+no)
+    say "leaving the CSV's external_id column empty: every row keyed by its content"
+    python3 -c '
+import csv, sys
+rows = csv.reader(open(sys.argv[1], newline=""))
+out = csv.writer(open(sys.argv[2], "w", newline=""), lineterminator="\n")
+for number, row in enumerate(rows):
+    out.writerow(row if number == 0 else row[:-1] + [""])
+' "$WORK/household.csv" "$WORK/household-no-ids.csv"
+    mv "$WORK/household-no-ids.csv" "$WORK/household.csv"
+    ;;
+*) echo "run.sh: EXTERNAL_IDS must be yes or no, not '${EXTERNAL_IDS}'" >&2; exit 2 ;;
+esac
 
 # time_once NAME COMMAND...: runs COMMAND once (stdout to $WORK/out/NAME.txt), appends
 # "seconds peak_kib" to $WORK/out/NAME.times.
