@@ -35,11 +35,11 @@ package final class CSVReader {
     private var column = 1
     private var field: [UInt8] = []
     private var startedFile = false
+    /// The fields of the record the fast path read last (``simpleRecord()``).
+    private var lastFields: [String] = []
     /// The texts of each of the first columns met lately (``RecentTexts``): a journal names
     /// the same few accounts, payees and categories row after row, and a field longer than
     /// 15 bytes would otherwise be a new string, allocated and checked, every time.
-    /// The fields of the record the fast path read last (``simpleRecord()``).
-    private var lastFields: [String] = []
     private var recentTexts = Array(repeating: RecentTexts(slotCount: 64, kept: 16...256), count: 8)
 
     /// Opens a file.
