@@ -214,8 +214,12 @@ final class PostgresTerminateTests {
         #expect(repeated.isEmpty, "events in the log twice (seed \(seed)): \(repeated.prefix(10))")
         #expect(lost.isEmpty, "acknowledged events missing (seed \(seed)): \(lost.prefix(10))")
         #expect(terminations > 0, "seed \(seed): nothing was terminated")
-        // A termination costs an append or two, not the writer: it connects again and goes on.
-        #expect(failed * 5 < 600, "seed \(seed): \(failed) of 600 appends failed")
+        // A termination costs the append it lands on and perhaps the next (an in-doubt commit that
+        // was done after all), not the writer: every failure is one a termination explains (how
+        // many land on an append depends on the machine's speed, so the test bounds failures by
+        // terminations, not by a share of the appends), and the writer
+        // connects again and goes on (the append after the terminator stops must succeed).
+        #expect(failed <= 2 * terminations, "seed \(seed): \(failed) appends failed, \(terminations) backends terminated")
         _ = try writer.append([record("after")])
         let verification = try verifyPostgresLog(location)
         #expect(verification.isValid, "seed \(seed): \(verification.problems)")
