@@ -123,9 +123,14 @@ private extension String {
             var keys = JournalCSV.RowKeys(scheme: .legacy)
             #expect(keys.key(for: row) == "journal:row:\(digest):1")
             #expect(keys.key(for: row) == "journal:row:\(digest):2", "the second identical row of a file is another row")
-            // Without payee or category nothing is sealed: the same digest, in the newer form.
-            var plain = JournalCSV.RowKeys(scheme: .plain)
-            #expect(plain.key(for: row) == "journal:row:~\(digest):1")
+            // Without payee or category nothing is sealed: the same digest, in the undated form
+            // (a store that holds such keys keeps making them) and in the dated form (the
+            // date, then the digest's first 96 bits: its first 16 characters).
+            var undated = JournalCSV.RowKeys(scheme: .plain, form: .undated)
+            #expect(undated.key(for: row) == "journal:row:~\(digest):1")
+            var dated = JournalCSV.RowKeys(scheme: .plain)
+            #expect(dated.key(for: row) == "journal:row:~:20260501\(digest.prefix(16)):1")
+            #expect(dated.key(for: row) == "journal:row:~:20260501\(digest.prefix(16)):2")
         }
     }
 
@@ -154,7 +159,7 @@ private extension String {
         }
     }
 
-    /// Every scheme's content key is the documented digest (netstrings of the row's fields as
+    /// Every scheme's content key, in each form, is the documented digest (netstrings of the row's fields as
     /// text; under `.sealed` a non-empty payee or category as its sealed bytes) and the row's
     /// count among identical rows, computed here the plain way, over seeded rows: dates across
     /// the calendar, amounts of each sign and scale, payees and categories absent, short, long
@@ -166,11 +171,15 @@ private extension String {
         let categories = ["", "Gift", "Groceries and household", "Épicerie"]
         let currencies = ["USD", "EUR", "JPY", "IRAUSD"]
         let subjects = SubjectKeys.inMemory(seed: seed)
-        for (name, scheme) in [("legacy", JournalCSV.RowKeys.Scheme.legacy), ("plain", .plain), ("sealed", .sealed(subjects))] {
-            var keys = JournalCSV.RowKeys(scheme: scheme)
+        let schemes: [(String, JournalCSV.RowKeys.Scheme, JournalCSV.RowKeys.Form)] = [
+            ("legacy", .legacy, .undated), ("plain", .plain, .undated), ("sealed", .sealed(subjects), .undated),
+            ("plain dated", .plain, .dated), ("sealed dated", .sealed(subjects), .dated),
+        ]
+        for (name, scheme, form) in schemes {
+            var keys = JournalCSV.RowKeys(scheme: scheme, form: form)
             var counts: [String: Int] = [:]
             for line in 2..<1_200 {
-                if name == "sealed", line == 600 { _ = try subjects.erase("payee:Aunt") }
+                if name.hasPrefix("sealed"), line == 600 { _ = try subjects.erase("payee:Aunt") }
                 let pick = { (count: Int) in Int(random.next() % UInt64(count)) }
                 let date = "\(String(1 + pick(9_999)).leftPadded(4))-\(String(1 + pick(12)).leftPadded(2))-\(String(1 + pick(28)).leftPadded(2))"
                 let currency = currencies[pick(currencies.count)]
@@ -186,12 +195,15 @@ private extension String {
                     netstring(Array(text.utf8))
                 }
                 for (text, subject) in [(row.entry.payee ?? "", "payee:\(row.entry.payee ?? "")"), (row.entry.category ?? "", "owner")] {
-                    netstring(name == "sealed" && !text.isEmpty ? subjects.seal(text, subject: subject) : Array(text.utf8))
+                    netstring(name.hasPrefix("sealed") && !text.isEmpty ? subjects.seal(text, subject: subject) : Array(text.utf8))
                 }
-                let digest = Data(Array(SHA256.hash(data: content)).prefix(16)).base64EncodedString()
+                // The dated form: the date's digits, then the first 12 bytes (96 bits) alone.
+                let bytes = Array(SHA256.hash(data: content)).prefix(form == .dated ? 12 : 16)
+                let digest = Data(bytes).base64EncodedString()
                     .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-                counts[digest, default: 0] += 1
-                let expected = "journal:row:\(name == "legacy" ? "" : "~")\(digest):\(counts[digest]!)"
+                let named = form == .dated ? ":" + row.date.description.replacingOccurrences(of: "-", with: "") + digest : digest
+                counts[named, default: 0] += 1
+                let expected = "journal:row:\(name == "legacy" ? "" : "~")\(named):\(counts[named]!)"
                 let key = keys.key(for: row)
                 #expect(key == expected, "seed \(seed), \(name), line \(line)")
                 if key != expected { return }

@@ -34,19 +34,30 @@ import TallyLog
 /// Each row carries an idempotency key, and a row whose key was used before (in an earlier
 /// import, or earlier in the file) is skipped:
 /// - with an `external_id`: `journal:<external_id>`;
-/// - without one: `journal:row:~<digest>:<n>`, where `<digest>` is the first 128 bits of the
-///   SHA-256 of the row's content (`RowKeys.contentDigest(of:)`: date, account,
-///   counter_account, amount and currency in canonical form, then payee and category *as the
-///   log seals them*: the subject's sealed bytes, whose nonce is an HMAC under the subject's
-///   key) in base64url without padding (22 characters), and `<n>` counts the rows of the file
-///   with that same content, from 1. The key is no function of personal text in clear: once a
-///   payee is erased its key is gone, and no list of candidate names can be hashed to match
-///   (issue 34, item 9). A store that imported such rows before keeps its keys of the older
-///   form, `journal:row:<digest>:<n>` with the payee and category in clear in the digest
-///   (`RowKeys.Scheme.legacy`), so that its files are still recognised. Two identical coffees on one day in one file are two rows (`:1` and
-///   `:2`). 128 bits keep an accidental match between two different rows out of reach (about
-///   one in 10^20 for a billion rows) while the key, stored with every event and random to
-///   the compressor, stays short: the full digest in hex tripled the log of an id-less import.
+/// - without one: `journal:row:~:<YYYYMMDD><digest>:<n>`, the row's date, then `<digest>`,
+///   the first 96 bits of the SHA-256 of the row's content (`RowKeys.contentDigest(of:)`:
+///   date, account, counter_account, amount and currency in canonical form, then payee and
+///   category *as the log seals them*: the subject's sealed bytes, whose nonce is an HMAC
+///   under the subject's key) in base64url (16 characters), and `<n>` counts the rows of the
+///   file with that same key, from 1. The key is no function of personal text in clear: once
+///   a payee is erased its key is gone, and no list of candidate names can be hashed to match
+///   (issue 34, item 9). Two identical coffees on one day in one file are two rows (`:1` and
+///   `:2`).
+///
+/// Why the date leads (`RowKeys.Form.dated`): a file's rows run in date order, so their keys
+/// do too, and the idempotency read model, which keeps keys in order, takes each batch's keys
+/// at its end instead of scattering them over every block it holds; the log's compressor
+/// finds each key's date in the key before it. Two different rows match only on one day with
+/// 96 equal bits: for a billion rows over thirty years (90,000 a day) about one chance in
+/// 10^15, for a million rows over twenty years one in 10^21. (The digest without the date, 128 bits in 22 characters, landed in every block of
+/// the read model: a million such rows kept 32 MB of keys and made each packing of them
+/// rewrite all of it.)
+///
+/// A store keeps keying rows the way it did before, so that its files are still recognised:
+/// one that holds content keys of the undated form, `journal:row:~<128-bit digest>:<n>`
+/// (`RowKeys.Form.undated`), keeps making those, and one that holds keys of the oldest form,
+/// `journal:row:<digest>:<n>` with the payee and category in clear in the digest
+/// (`RowKeys.Scheme.legacy`), keeps making those.
 ///
 /// So a row is recognised by what it says, not by where it stands: re-running a file after
 /// a crash resumes exactly; a corrected file after a refused import, a longer export that
@@ -70,6 +81,9 @@ public enum JournalCSV {
     /// The prefix of content keys whose digest holds personal text sealed, not in clear:
     /// `~` sorts after every base64url character, so the older keys are a range of their own.
     static let sealedContentKeyPrefix = "journal:row:~"
+    /// The prefix of content keys of the dated form (``RowKeys/Form/dated``): `:` is no
+    /// base64url character, so no undated key begins so.
+    static let datedContentKeyPrefix = "journal:row:~:"
     /// The longest account name: its entity (`account:NAME`) must fit the log's entity limit.
     static let accountBytesMax = LogFormat.entityBytesMax - "account:".utf8.count
 
@@ -95,8 +109,8 @@ public enum JournalCSV {
     /// The idempotency keys of a file's rows, handed out in file order (see "Which rows
     /// count as already imported" above). Both passes of an import hand out the same keys.
     ///
-    /// Memory: one entry (a 16-byte digest and a count) per distinct row without an
-    /// external id, for as long as the file is read.
+    /// Memory: one entry (a 16-byte digest and a count) per distinct key of a row without
+    /// an external id, for as long as the file is read.
     struct RowKeys {
         /// How a row's payee and category enter its digest.
         enum Scheme: Sendable {
@@ -116,13 +130,23 @@ public enum JournalCSV {
             case shapeOnly
         }
 
+        /// What a content key holds after `journal:row:` (see "Which rows count as already
+        /// imported" above); ``Scheme/legacy`` has a form of its own.
+        enum Form: Sendable {
+            /// `~:<YYYYMMDD><digest>:<n>`: the row's date, then 96 bits of the digest.
+            case dated
+            /// `~<digest>:<n>`: 128 bits of the digest, what stores made before the dated form.
+            case undated
+        }
+
         let scheme: Scheme
+        let form: Form
         private var occurrences: [Digest: UInt32] = [:]
         /// How many rows ``Scheme/shapeOnly`` has keyed by their content.
         private var contentRows = 0
-        /// ``Scheme/shapeOnly``'s keys before their count: a sealed content key's prefix and
-        /// a digest's 22 characters.
-        private static let shapeOnlyPrefix = JournalCSV.sealedContentKeyPrefix + String(repeating: "A", count: 22) + ":"
+        /// ``Scheme/shapeOnly``'s keys before their count: the longest content key's prefix, a
+        /// dated one's (its date and 16 characters; an undated key's 22 are shorter).
+        private static let shapeOnlyPrefix = JournalCSV.datedContentKeyPrefix + "00000000" + String(repeating: "A", count: 16) + ":"
         private var buffer: [UInt8] = []
         /// Sealed bytes of payees and categories, by text (``contentDigest(of:)``), and the
         /// subject keys' erasure count they were sealed under.
@@ -131,8 +155,9 @@ public enum JournalCSV {
         private var sealsErasures: UInt64 = 0
         private static let sealsMax = 4096
 
-        init(scheme: Scheme = .plain) {
+        init(scheme: Scheme = .plain, form: Form = .dated) {
             self.scheme = scheme
+            self.form = form
         }
 
         /// The first 128 bits of a row's SHA-256: what its key names.
@@ -159,12 +184,16 @@ public enum JournalCSV {
                 return String(decoding: text, as: UTF8.self)
             }
 
+            /// The first 96 bits alone (the rest zero): what a dated key names.
+            var first96Bits: Digest { Digest(high: high, low: low & 0xFFFF_FFFF_0000_0000) }
+
             private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-            /// Appends ``base64URL``'s 22 characters.
-            func appendBase64URL(to text: inout [UInt8]) {
+            /// Appends ``base64URL``'s 22 characters, or its first `characters` (16: the first
+            /// 96 bits, which they hold exactly).
+            func appendBase64URL(to text: inout [UInt8], characters: Int = 22) {
                 // 128 bits as 21 groups of six bits, then the last two bits padded with zeros.
-                for index in 0..<22 {
+                for index in 0..<characters {
                     let bit = index * 6
                     var sextet: UInt64
                     if bit + 6 <= 64 {
@@ -181,24 +210,37 @@ public enum JournalCSV {
             }
         }
 
-        /// The next row's key: `journal:<external_id>`, or `journal:row:<digest>:<n>`.
+        /// The next row's key: `journal:<external_id>`, or a content key (`journal:row:…:<n>`,
+        /// of ``form``, or of the legacy form under ``Scheme/legacy``).
         mutating func key(for row: Row) -> String {
             if let externalId = row.entry.externalId { return JournalCSV.keyPrefix + externalId }
             if case .shapeOnly = scheme {
                 contentRows += 1
                 return Self.shapeOnlyPrefix + String(contentRows)
             }
-            let digest = Digest(contentDigest(of: row))
+            var dated = form == .dated
+            if case .legacy = scheme { dated = false }
+            // Rows are counted by what their key names: a dated key, 96 bits and the date (in
+            // the digest too), so that two rows whose keys would be equal are numbered apart.
+            let digest = dated ? Digest(contentDigest(of: row)).first96Bits : Digest(contentDigest(of: row))
             let occurrence = occurrences[digest, default: 0] + 1
             occurrences[digest] = occurrence
             // The key's bytes, then one string: a journal without external ids keys every row so.
             buffer.removeAll(keepingCapacity: true)
             if case .legacy = scheme {
                 buffer.append(contentsOf: JournalCSV.contentKeyPrefix.utf8)
+                digest.appendBase64URL(to: &buffer)
+            } else if dated {
+                buffer.append(contentsOf: JournalCSV.datedContentKeyPrefix.utf8)
+                let date = row.date.components
+                Self.appendDigits(date.year, width: 4, to: &buffer)
+                Self.appendDigits(date.month, width: 2, to: &buffer)
+                Self.appendDigits(date.day, width: 2, to: &buffer)
+                digest.appendBase64URL(to: &buffer, characters: 16)
             } else {
                 buffer.append(contentsOf: JournalCSV.sealedContentKeyPrefix.utf8)
+                digest.appendBase64URL(to: &buffer)
             }
-            digest.appendBase64URL(to: &buffer)
             buffer.append(UInt8(ascii: ":"))
             Self.appendDecimal(UInt64(occurrence), to: &buffer)
             return String(decoding: buffer, as: UTF8.self)
@@ -213,6 +255,16 @@ public enum JournalCSV {
 
         /// How many rows ``Scheme/shapeOnly`` keyed by their content so far.
         var contentRowsKeyed: Int { contentRows }
+
+        /// `value` (not negative) in decimal, in `width` digits with leading zeros.
+        static func appendDigits(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
 
         /// `value` in decimal, as `String(value)` spells it.
         static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
@@ -243,14 +295,11 @@ public enum JournalCSV {
             }
             let date = row.date.components
             buffer.append(contentsOf: "10:".utf8)
-            for (value, width) in [(date.year, 4), (date.month, 2), (date.day, 2)] {
-                if width == 2 { buffer.append(UInt8(ascii: "-")) }
-                var divisor = width == 4 ? 1000 : 10
-                while divisor > 0 {
-                    buffer.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                    divisor /= 10
-                }
-            }
+            Self.appendDigits(date.year, width: 4, to: &buffer)
+            buffer.append(UInt8(ascii: "-"))
+            Self.appendDigits(date.month, width: 2, to: &buffer)
+            buffer.append(UInt8(ascii: "-"))
+            Self.appendDigits(date.day, width: 2, to: &buffer)
             buffer.append(UInt8(ascii: ","))
             append(entry.account.utf8)
             append(entry.counterAccount.utf8)

@@ -232,12 +232,13 @@ struct JournalEvents {
     /// Whether the row ``next()`` returned last is keyed by its external id (else by its content).
     private(set) var lastRowHasExternalId = false
 
-    /// Opens a file whose rows are keyed by `keys` (``JournalCSV/RowKeys/Scheme``).
+    /// Opens a file whose rows are keyed by `keys` (``JournalCSV/RowKeys/Scheme``), content
+    /// keys of the form `form`.
     /// - Throws: ``ImportError`` (`unreadable`).
-    init(path: String, calendar: LedgerCalendar, keys: JournalCSV.RowKeys.Scheme = .plain) throws {
+    init(path: String, calendar: LedgerCalendar, keys: JournalCSV.RowKeys.Scheme = .plain, form: JournalCSV.RowKeys.Form = .dated) throws {
         reader = try CSVReader(path: path)
         days = DayStarts(calendar: calendar)
-        self.keys = JournalCSV.RowKeys(scheme: keys)
+        self.keys = JournalCSV.RowKeys(scheme: keys, form: form)
     }
 
     var path: String { reader.path }
@@ -363,10 +364,10 @@ extension Ledger {
             // batches are in memory: one committing, one waiting, one being built.
             let calendar = calendar
             let catalog = catalog
-            let scheme = try contentKeyScheme()
+            let (scheme, form) = try contentKeyScheme()
             do {
                 try Handoff<AppendBatch>.run(queuedItemsMax: 1, produce: { put in
-                    try Self.readBatches(of: journal, batchSize: batchSize, calendar: calendar, catalog: catalog, keys: scheme, put)
+                    try Self.readBatches(of: journal, batchSize: batchSize, calendar: calendar, catalog: catalog, keys: scheme, form: form, put)
                 }, consume: { batch in
                     if let bytes = batch.changedWithin {
                         throw changed("its first \(bytes) bytes differ from those validated")
@@ -396,10 +397,10 @@ extension Ledger {
     /// side to compare with what was validated.
     private static func readBatches(
         of journal: ValidatedJournal, batchSize: Int, calendar: LedgerCalendar, catalog: EventCatalog,
-        keys scheme: JournalCSV.RowKeys.Scheme, _ put: (AppendBatch) throws -> Void
+        keys scheme: JournalCSV.RowKeys.Scheme, form: JournalCSV.RowKeys.Form, _ put: (AppendBatch) throws -> Void
     ) throws {
         let path = journal.path
-        var events = try JournalEvents(path: path, calendar: calendar, keys: scheme)
+        var events = try JournalEvents(path: path, calendar: calendar, keys: scheme, form: form)
         events.expect(contentKeyedRows: journal.contentKeyedRows)
         try events.readHeader()
         var batch: [NewEvent] = []
@@ -543,11 +544,14 @@ extension Ledger {
     }
 
     /// How this store keys rows without an external id: as it did before when it holds keys
-    /// with the payee in clear (so that its files are still recognised), else with personal
-    /// text sealed (``JournalCSV``).
-    private func contentKeyScheme() throws -> JournalCSV.RowKeys.Scheme {
-        if try read({ db in try IdempotencyProjector.hasLegacyContentKeys(db) }) { return .legacy }
-        return catalog.subjectKeys.map { .sealed($0) } ?? .plain
+    /// with the payee in clear or keys of the undated form (so that its files are still
+    /// recognised), else with personal text sealed, in the dated form (``JournalCSV``).
+    private func contentKeyScheme() throws -> (JournalCSV.RowKeys.Scheme, JournalCSV.RowKeys.Form) {
+        let (legacy, undated) = try read { db in
+            (try IdempotencyProjector.hasLegacyContentKeys(db), try IdempotencyProjector.hasUndatedContentKeys(db))
+        }
+        if legacy { return (.legacy, .undated) }
+        return (catalog.subjectKeys.map { .sealed($0) } ?? .plain, undated ? .undated : .dated)
     }
 
     /// Before a journal's first batch is appended: when the store holds rows imported with an

@@ -383,6 +383,15 @@ public struct IdempotencyProjector: BatchDependentProjector {
         return try holdsKey(from: "\u{1}row:", below: "\u{1}row:~", db)
     }
 
+    /// Whether a journal row was ever keyed by its content in the undated form
+    /// (`journal:row:~<digest>:<n>`, not `journal:row:~:<date>…`; ``JournalCSV``): such a
+    /// store keeps keying rows that way. Two seeks: the digest's first character is a
+    /// base64url one, below `:` (`-`, a digit) or above `;`.
+    static func hasUndatedContentKeys(_ db: Database) throws -> Bool {
+        try HeldPostings.writeHeld(db)
+        return try holdsKey(from: "\u{1}row:~", below: "\u{1}row:~:", db) || holdsKey(from: "\u{1}row:~;", below: "\u{1}row:\u{7F}", db)
+    }
+
     /// Whether any journal key is stored (`journal:…`, a row of any import: every stored
     /// key from `␁` up to `␂`, ``StoredKey``). One seek.
     static func hasJournalKeys(_ db: Database) throws -> Bool {
