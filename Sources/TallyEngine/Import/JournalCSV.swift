@@ -141,7 +141,16 @@ public enum JournalCSV {
 
         let scheme: Scheme
         let form: Form
+        /// How many rows so far had each key (undated and legacy forms: by digest, for the file).
         private var occurrences: [Digest: UInt32] = [:]
+        /// The same for the dated form, by day: the counts of the day of the last row, and
+        /// those of the days met before it. A key names its day, so rows of different days
+        /// never share one; a file in date order then counts in a small table of one day's
+        /// rows instead of one of the whole file (a million rows: peak RSS 264 → 251 MB, the
+        /// same time), and a file out of order still counts each day's rows exactly.
+        private var day: Int?
+        private var dayOccurrences: [Digest: UInt32] = [:]
+        private var earlierDays: [Int: [Digest: UInt32]] = [:]
         /// How many rows ``Scheme/shapeOnly`` has keyed by their content.
         private var contentRows = 0
         /// ``Scheme/shapeOnly``'s keys before their count: the longest content key's prefix, a
@@ -223,8 +232,7 @@ public enum JournalCSV {
             // Rows are counted by what their key names: a dated key, 96 bits and the date (in
             // the digest too), so that two rows whose keys would be equal are numbered apart.
             let digest = dated ? Digest(contentDigest(of: row)).first96Bits : Digest(contentDigest(of: row))
-            let occurrence = occurrences[digest, default: 0] + 1
-            occurrences[digest] = occurrence
+            let occurrence = dated ? countOnDay(row.date.daysSinceEpoch, digest) : Self.increment(&occurrences[digest, default: 0])
             // The key's bytes, then one string: a journal without external ids keys every row so.
             buffer.removeAll(keepingCapacity: true)
             if case .legacy = scheme {
@@ -250,7 +258,25 @@ public enum JournalCSV {
         /// at most ``JournalImport/ExternalIdRows/expectedIdsMax``: growing the table of a
         /// million digests step by step rehashed each about twice.
         mutating func expect(contentRows count: Int) {
+            // The dated form counts by day (``countOnDay(_:_:)``): no table of the whole file.
+            if case .legacy = scheme {} else if form == .dated { return }
             occurrences.reserveCapacity(min(count, JournalImport.ExternalIdRows.expectedIdsMax))
+        }
+
+        /// Counts one more row with the dated key `digest` on day `day`; returns its count.
+        private mutating func countOnDay(_ day: Int, _ digest: Digest) -> UInt32 {
+            if day != self.day {
+                if let last = self.day, !dayOccurrences.isEmpty { earlierDays[last] = dayOccurrences }
+                dayOccurrences = earlierDays.removeValue(forKey: day) ?? [:]
+                self.day = day
+            }
+            return Self.increment(&dayOccurrences[digest, default: 0])
+        }
+
+        /// Adds one to `count` in place (one look-up of its table) and returns it.
+        private static func increment(_ count: inout UInt32) -> UInt32 {
+            count += 1
+            return count
         }
 
         /// How many rows ``Scheme/shapeOnly`` keyed by their content so far.
@@ -303,7 +329,7 @@ public enum JournalCSV {
             buffer.append(UInt8(ascii: ","))
             append(entry.account.utf8)
             append(entry.counterAccount.utf8)
-            append(entry.amount.decimalString.utf8)
+            DecimalFormatting.withBytes(entry.amount.minorUnits, scale: entry.amount.commodity.scale) { append($0) }
             append(entry.amount.commodity.code.utf8)
             if case .sealed(let keys) = scheme {
                 if keys.erasures != sealsErasures {

@@ -130,18 +130,42 @@ struct DecimalText {
 
 /// Formatting of a scaled integer as plain decimal text.
 enum DecimalFormatting {
+    /// The most bytes ``withBytes(_:scale:_:)`` writes: a sign, 19 digits of an `Int64`'s
+    /// magnitude and a point, or a sign, `0.` and 18 fractional digits.
+    static let bytesMax = 22
+
     /// `value / 10^scale` with exactly `scale` fractional digits: no grouping,
     /// `-` for negatives, `"0.05"` rather than `".05"`.
     static func string(_ value: Int64, scale: Int) -> String {
-        let magnitude = value.magnitude
-        let sign = value < 0 ? "-" : ""
-        if scale == 0 {
-            return sign + String(magnitude)
+        withBytes(value, scale: scale) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with ``string(_:scale:)``'s UTF-8 bytes, written into a stack buffer (no
+    /// string made: an import's content key hashes them as they are).
+    static func withBytes<Result>(_ value: Int64, scale: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        precondition((0...18).contains(scale), "DecimalFormatting: scale out of range")
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytesMax) { buffer in
+            // Right to left: the fraction's digits (zeros included), the point, the whole
+            // part's (at least one), the sign.
+            var magnitude = value.magnitude
+            var start = bytesMax
+            func put(_ byte: UInt8) {
+                start -= 1
+                buffer[start] = byte
+            }
+            if scale > 0 {
+                for _ in 0..<scale {
+                    put(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                    magnitude /= 10
+                }
+                put(UInt8(ascii: "."))
+            }
+            repeat {
+                put(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { put(UInt8(ascii: "-")) }
+            return try body(UnsafeBufferPointer(rebasing: buffer[start...]))
         }
-        let unit = UInt64(PowerOfTen.int64(scale))
-        let whole = magnitude / unit
-        let fraction = String(magnitude % unit)
-        let padding = String(repeating: "0", count: scale - fraction.count)
-        return sign + String(whole) + "." + padding + fraction
     }
 }
