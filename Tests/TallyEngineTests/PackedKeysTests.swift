@@ -17,8 +17,13 @@ import TallyTestSupport
         case 0, 1, 2, 3:
             counter += 1
             return "journal:bank-42-\(counter)"
-        case 4, 5:
+        case 4:
             return "journal:row:~\(String(random.next(), radix: 36)):\(random.next() % 2 + 1)"
+        case 5:
+            // A dated content key (stored in bytes, not text), its day from a few years.
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            let digest = String((0..<16).map { _ in alphabet[Int(random.next() % 64)] })
+            return "journal:row:~:\(2024 + random.next() % 3)0\(1 + random.next() % 9)1\(random.next() % 10)\(digest):\(random.next() % 3 + 1)"
         case 6:
             return "journal:row:\(String(random.next() % 1_000_003, radix: 36)):1"
         case 7:
@@ -83,16 +88,17 @@ import TallyTestSupport
             // A loose row may repeat a packed key (a key used again after it was packed): each
             // key is in the blocks or among the loose rows that repeat none.
             var repeats: Int64 = 0
-            for key in try String.fetchAll(db, sql: "SELECT key FROM idempotency_keys") {
-                if try Array(key.utf8).withUnsafeBytes({ try PackedKeys.firstSequence(ofSpelling: $0, db) }) != nil { repeats += 1 }
+            // Spellings read as bytes (a dated key's is no UTF-8 text).
+            for key in try Data.fetchAll(db, sql: "SELECT CAST(key AS BLOB) FROM idempotency_keys") {
+                if try Array(key).withUnsafeBytes({ try PackedKeys.firstSequence(ofSpelling: $0, db) }) != nil { repeats += 1 }
             }
             #expect(loose - repeats + packed == Int64(first.count), "seed \(seed): \(loose) loose (\(repeats) repeating a packed key), \(packed) packed")
 
             // Blocks in order, none overlapping, each keyed by its last key.
             var previousLast: [UInt8]?
             var entries = 0
-            for row in try Row.fetchAll(db, sql: "SELECT last_key, keys FROM idempotency_key_blocks ORDER BY last_key") {
-                let last = Array((row["last_key"] as String).utf8)
+            for row in try Row.fetchAll(db, sql: "SELECT CAST(last_key AS BLOB) AS last_key, keys FROM idempotency_key_blocks ORDER BY last_key") {
+                let last: [UInt8] = Array(row["last_key"] as Data)
                 let bytes: [UInt8] = Array(row["keys"] as Data)
                 var blockKeys: [[UInt8]] = []
                 try bytes.withUnsafeBytes { bytes in
@@ -185,7 +191,7 @@ import TallyTestSupport
                 let rows = try IdempotencyProjector().comparableRows(db, schema: "main")
                 #expect(rows.count == first.count, "seed \(seed)")
                 compared.append(rows)
-                layouts.append(try String.fetchAll(db, sql: "SELECT last_key FROM idempotency_key_blocks ORDER BY last_key"))
+                layouts.append(try Data.fetchAll(db, sql: "SELECT CAST(last_key AS BLOB) FROM idempotency_key_blocks ORDER BY last_key").map { Array($0).description })
             }
         }
         #expect(compared.allSatisfy { $0 == compared[0] }, "seed \(seed)")

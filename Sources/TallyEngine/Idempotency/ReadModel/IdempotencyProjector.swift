@@ -20,7 +20,8 @@ public struct IdempotencyProjector: BatchDependentProjector {
     /// only when it follows that range's last event, and ``CommandCompleted`` ends a range
     /// (`closed`); a split that a later command made no longer stretches its deposit's key.
     /// 6: keys packed in blocks once the loose rows reach an eighth of them (``PackedKeys``).
-    public let version = 6
+    /// 7: a dated content key stored in 16 bytes and its count (``StoredKey``), not 40 characters.
+    public let version = 7
     public let tables = ["idempotency_keys", "idempotency_caused"] + PackedKeys.tables
     /// Where the loose keys end and how the blocks are cut depend on the fold's batches.
     public var batchDependentTables: [String] { ["idempotency_keys"] + PackedKeys.tables }
@@ -51,7 +52,7 @@ public struct IdempotencyProjector: BatchDependentProjector {
     public func comparableRows(_ db: Database, schema: String) throws -> [String] {
         var first: [String: Int64] = [:]
         func note(_ key: UnsafeRawBufferPointer, _ sequence: Int64) {
-            let text = String(decoding: key, as: UTF8.self).debugDescription
+            let text = StoredKey.description(ofSpelling: key)
             first[text] = min(first[text] ?? .max, sequence)
         }
         try PackedKeys.forEachKey(db, schema: schema, note)
@@ -393,10 +394,11 @@ public struct IdempotencyProjector: BatchDependentProjector {
     }
 
     /// Whether any journal key is stored (`journal:…`, a row of any import: every stored
-    /// key from `␁` up to `␂`, ``StoredKey``). One seek.
+    /// key from `␁` up to `␂`, and the dated content keys, from `␃` up to `␄`; ``StoredKey``).
+    /// Two seeks at most.
     static func hasJournalKeys(_ db: Database) throws -> Bool {
         try HeldPostings.writeHeld(db)
-        return try holdsKey(from: "\u{1}", below: "\u{2}", db)
+        return try holdsKey(from: "\u{1}", below: "\u{2}", db) || holdsKey(from: "\u{3}", below: "\u{4}", db)
     }
 
     /// Whether a journal row was ever imported under its external id (`journal:<id>`, not a
@@ -426,11 +428,24 @@ public struct IdempotencyProjector: BatchDependentProjector {
 /// How the idempotency read model spells a key. An import's keys, a million to a file, all
 /// begin with `journal:` (``JournalCSV``); stored, that prefix takes one byte, `0x01`, which
 /// keeps a key's order among the journal's keys and 7 of its bytes (a quarter of a short
-/// key). A key that itself begins with `0x01` or `0x02` (a log written before control
-/// characters were refused) is stored behind `0x02`; every other key as it is. So each key
-/// has one spelling and no two keys share one; keys are looked up, never read back.
+/// key). A dated content key, `journal:row:~:<YYYYMMDD><16 base64url characters>:<n>`, is
+/// stored as `0x03`, its day (3 bytes), the 96 bits its characters spell (12 bytes) and `n`
+/// (a varint): 17 bytes where its text takes 40, and what differs from the key before it in
+/// a block (``PackedKeys``) is its 12 bytes and its count, not 16 characters and two. A key
+/// that itself begins with `0x01`, `0x02` or `0x03` (a log written before control characters
+/// were refused) is stored behind `0x02`; every other key as it is. So each key has one
+/// spelling and no two keys share one; keys are looked up, never read back.
 enum StoredKey {
     private static let journalPrefix: StaticString = "journal:"
+    /// The marker of a dated content key's spelling.
+    static let datedMarker: UInt8 = 3
+    /// What a dated content key holds after `journal:` before its date (``JournalCSV``).
+    private static let datedPrefix = Array("row:~:".utf8)
+    /// A dated spelling's bytes before its count: the marker, the day, the digest.
+    private static let datedHeadBytes = 1 + 3 + 12
+    /// Days are stored from the first day a date can name, 0001-01-01, so that they are
+    /// never negative: 3 bytes hold the 3,652,059 days to 9999-12-31.
+    private static let firstDay = -719_162
 
     /// Calls `body` with the UTF-8 bytes of the key's stored spelling (no allocation for a
     /// key kept as it is; a stack buffer otherwise).
@@ -439,18 +454,100 @@ enum StoredKey {
         return try key.withUTF8 { utf8 in
             let prefix = UnsafeRawBufferPointer(start: journalPrefix.utf8Start, count: journalPrefix.utf8CodeUnitCount)
             if utf8.starts(with: prefix) {
-                return try spelled(marker: 1, UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[prefix.count...]), body)
+                let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[prefix.count...])
+                return try withUnsafeTemporaryAllocation(byteCount: datedHeadBytes + 5, alignment: 1) { buffer in
+                    if let count = packDated(rest, into: buffer) {
+                        return try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                    }
+                    return try spelled(marker: 1, rest, body)
+                }
             }
-            if let first = utf8.first, first == 1 || first == 2 {
+            if let first = utf8.first, first >= 1, first <= datedMarker {
                 return try spelled(marker: 2, UnsafeRawBufferPointer(utf8), body)
             }
             return try body(UnsafeRawBufferPointer(utf8))
         }
     }
 
-    /// The stored spelling as a string (for statements bound through GRDB's arguments).
+    /// The stored spelling as a string (tests; a dated key's is not UTF-8, and its string is
+    /// not its bytes).
     static func spelling(of key: String) -> String {
         withSpelling(of: key) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A spelling as text for a reader: a dated one as its marker and bytes in hex, any other
+    /// as its characters, escaped (``IdempotencyProjector/comparableRows(_:schema:)``).
+    static func description(ofSpelling spelling: UnsafeRawBufferPointer) -> String {
+        guard spelling.first == datedMarker else { return String(decoding: spelling, as: UTF8.self).debugDescription }
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = Array("\\u{3}".utf8)
+        for byte in spelling.dropFirst() { text += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Writes the spelling of a dated content key (`rest`: the key after `journal:`) into
+    /// `buffer`, returning its length; nil when `rest` is not one exactly as
+    /// ``JournalCSV/RowKeys`` writes it (a calendar date in 8 digits, 16 base64url characters,
+    /// a count from 1 without leading zeros that fits 32 bits): such a key is stored as text.
+    private static func packDated(_ rest: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        let dateAt = datedPrefix.count
+        let digestAt = dateAt + 8
+        let countAt = digestAt + 16 + 1
+        guard rest.count > countAt, rest.count <= countAt + 10, rest.starts(with: datedPrefix), rest[countAt - 1] == UInt8(ascii: ":") else {
+            return nil
+        }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in rest[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(dateAt..<dateAt + 4), let month = number(dateAt + 4..<dateAt + 6), let day = number(dateAt + 6..<digestAt),
+              let date = try? LocalDate(year: year, month: month, day: day),
+              rest[countAt] != UInt8(ascii: "0"), let count = number(countAt..<rest.count), count <= Int(UInt32.max) else {
+            return nil
+        }
+        let days = date.daysSinceEpoch - firstDay
+        buffer[0] = datedMarker
+        buffer[1] = UInt8(truncatingIfNeeded: days >> 16)
+        buffer[2] = UInt8(truncatingIfNeeded: days >> 8)
+        buffer[3] = UInt8(truncatingIfNeeded: days)
+        // 16 characters of six bits: 96 bits, 12 bytes, the first character's bits first.
+        var bits: UInt64 = 0
+        var held = 0
+        var at = 4
+        for byte in rest[digestAt..<digestAt + 16] {
+            guard let sextet = base64URLValue(byte) else { return nil }
+            bits = bits << 6 | UInt64(sextet)
+            held += 6
+            while held >= 8 {
+                held -= 8
+                buffer[at] = UInt8(truncatingIfNeeded: bits >> UInt64(held))
+                at += 1
+            }
+        }
+        var remaining = UInt32(count)
+        while remaining >= 0x80 {
+            buffer[at] = UInt8(truncatingIfNeeded: remaining) | 0x80
+            remaining >>= 7
+            at += 1
+        }
+        buffer[at] = UInt8(remaining)
+        return at + 1
+    }
+
+    /// The six bits a base64url character stands for; nil for any other byte.
+    private static func base64URLValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: nil
+        }
     }
 
     private static func spelled<Result>(
