@@ -69,8 +69,7 @@ public final class SubjectKeys: Sendable {
         var referenceBySealed: [SealedBytes: UInt64] = [:]
         /// Recent references by subject and text, and texts by reference. Bounded
         /// (``cacheEntriesLimit``), emptied by an erasure.
-        var referenceByText: [SubjectText: UInt64] = [:]
-        var referenceByPersonalText: [PersonalText: UInt64] = [:]
+        var referenceByText: [PersonalText: UInt64] = [:]
         var textByReference: [UInt64: String] = [:]
         /// References looked for, not found even after a reload: a lost or older `SUBJECTS`.
         var missingReferences: Set<UInt64> = []
@@ -191,10 +190,14 @@ public final class SubjectKeys: Sendable {
     /// once in the `SUBJECTS` file, recorded there (saved before the append that names it) the
     /// first time it is sealed. Equal texts of one subject have one reference (their sealed
     /// bytes are equal), so events that name them encode alike and group exactly.
-    func reference(_ text: String, subject: String) -> UInt64 {
-        let cacheKey = SubjectText(subject: subject, text: text)
+    ///
+    /// Recent references are kept by subject and text (``PersonalText``), so the subject's
+    /// `KIND:ID` name (`payee:…`, a new string) is made only for a text not met lately: an
+    /// import names a payee on every row, the same few again and again.
+    func reference(_ text: String, subject: PersonalSubject) -> UInt64 {
+        let cacheKey = PersonalText(subject: subject, text: text)
         if let cached = state.withLock({ $0.referenceByText[cacheKey] }) { return cached }
-        let sealed = seal(text, subject: subject)
+        let sealed = seal(text, subject: subject.name)
         return state.withLock { state in
             let reference: UInt64
             let bytes = SealedBytes(bytes: sealed)
@@ -209,20 +212,6 @@ public final class SubjectKeys: Sendable {
             state.referenceByText[cacheKey] = reference
             return reference
         }
-    }
-
-    /// ``reference(_:subject:)`` named by the subject itself: its `KIND:ID` name (`payee:…`,
-    /// a new string) is made only when the text's reference is not among those made lately
-    /// (an import names a payee on every row, the same few again and again).
-    func reference(_ text: String, subject: PersonalSubject) -> UInt64 {
-        let cacheKey = PersonalText(subject: subject, text: text)
-        if let cached = state.withLock({ $0.referenceByPersonalText[cacheKey] }) { return cached }
-        let reference = reference(text, subject: subject.name)
-        state.withLock { state in
-            if state.referenceByPersonalText.count >= Self.cacheEntriesLimit { state.referenceByPersonalText.removeAll(keepingCapacity: true) }
-            state.referenceByPersonalText[cacheKey] = reference
-        }
-        return reference
     }
 
     /// A subject and one of its texts, hashed once when the text names its own subject (a
@@ -374,7 +363,6 @@ public final class SubjectKeys: Sendable {
             state.sealedByText.removeAll()
             state.textBySealed.removeAll()
             state.referenceByText.removeAll()
-            state.referenceByPersonalText.removeAll()
             state.textByReference.removeAll()
             state.rewrites += 1
             erasureCount.add(1, ordering: .releasing)
