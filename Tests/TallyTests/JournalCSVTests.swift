@@ -134,6 +134,31 @@ private extension String {
         }
     }
 
+    /// Dated keys are counted by day: identical rows on a day the file comes back to after
+    /// other days go on counting from where that day stopped, and the same row on another day
+    /// is another key, from 1. Checked against a count over the whole file, over seeded files
+    /// whose days come in any order.
+    @Test func identicalRowsAreCountedOnTheirDayWhateverTheOrderOfTheDays() throws {
+        let seed = TestSeed.value(default: 20_261_202)
+        var random = SplitMix64(seed: seed)
+        let days = ["2026-05-01", "2026-05-02", "2026-04-30", "2025-12-31"]
+        let amounts = ["3.00", "4.50"]
+        var keys = JournalCSV.RowKeys(scheme: .plain)
+        var counts: [String: Int] = [:]
+        var seen: Set<String> = []
+        for line in 2..<3_000 {
+            let fields = [days[Int(random.next() % 4)], "Expenses:Food", "Assets:Cash", amounts[Int(random.next() % 2)], "USD", "Cafe", "", ""]
+            let row = try JournalCSV.row(CSVRecord(fields: fields, line: line), file: "x.csv")
+            let content = fields.joined(separator: ",")
+            counts[content, default: 0] += 1
+            let key = keys.key(for: row)
+            let date = fields[0].replacingOccurrences(of: "-", with: "")
+            #expect(key.hasPrefix(JournalCSV.datedContentKeyPrefix + date) && key.hasSuffix(":\(counts[content]!)"),
+                    "seed \(seed), line \(line): \(key) for the \(counts[content]!)th row '\(content)'")
+            #expect(seen.insert(key).inserted, "seed \(seed), line \(line): \(key) given twice")
+        }
+    }
+
     /// The validating pass's keys (``JournalCSV/RowKeys/Scheme/shapeOnly``) have the form of
     /// a sealed content key and are never shorter than the key the appending pass gives the
     /// same row, so a key that passes the record check there passes it here: checked over
