@@ -231,7 +231,8 @@ public enum JournalCSV {
             if case .legacy = scheme { dated = false }
             // Rows are counted by what their key names: a dated key, 96 bits and the date (in
             // the digest too), so that two rows whose keys would be equal are numbered apart.
-            let digest = dated ? Digest(contentDigest(of: row)).first96Bits : Digest(contentDigest(of: row))
+            let full = Digest(contentDigest(of: row))
+            let digest = dated ? full.first96Bits : full
             let occurrence = dated ? countOnDay(row.date.daysSinceEpoch, digest) : Self.increment(&occurrences[digest, default: 0])
             // The key's bytes, then one string: a journal without external ids keys every row so.
             buffer.removeAll(keepingCapacity: true)
