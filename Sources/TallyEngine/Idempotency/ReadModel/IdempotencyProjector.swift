@@ -428,7 +428,7 @@ public struct IdempotencyProjector: BatchDependentProjector {
 /// How the idempotency read model spells a key. An import's keys, a million to a file, all
 /// begin with `journal:` (``JournalCSV``); stored, that prefix takes one byte, `0x01`, which
 /// keeps a key's order among the journal's keys and 7 of its bytes (a quarter of a short
-/// key). A dated content key, `journal:row:~:<YYYYMMDD><16 base64url characters>:<n>`, is
+/// key). A dated content key (kept apart, in the order of its day, its bits and its count), `journal:row:~:<YYYYMMDD><16 base64url characters>:<n>`, is
 /// stored as `0x03`, its day (3 bytes), the 96 bits its characters spell (12 bytes) and `n`
 /// (a varint): 17 bytes where its text takes 40, and what differs from the key before it in
 /// a block (``PackedKeys``) is its 12 bytes and its count, not 16 characters and two. A key
