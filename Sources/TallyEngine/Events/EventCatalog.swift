@@ -158,10 +158,16 @@ public struct EventCatalog: Sendable {
         if let check = writer.check { try checkReadsBack(event.body, payload: writer.bytes, check: check) }
         let entity = event.entity
         try checkEnvelope(event, entity: entity, payloadBytes: writer.bytes.count)
+        // A dated content key the event derives is held in its short form (LoggedContentKey).
+        let effectiveAt = event.effectiveAt.microsecondsSinceEpoch
+        var key = event.idempotencyKey
+        if let full = key, let short = JournalCSV.LoggedContentKey.short(
+            of: full, kind: type.code, version: type.version, effectiveAt: effectiveAt, payload: writer.bytes, subjectKeys: subjectKeys) {
+            key = short
+        }
         return LogRecord(
-            kind: type.code, version: type.version,
-            effectiveAt: event.effectiveAt.microsecondsSinceEpoch,
-            entity: entity, cause: event.cause, idempotencyKey: event.idempotencyKey,
+            kind: type.code, version: type.version, effectiveAt: effectiveAt,
+            entity: entity, cause: event.cause, idempotencyKey: key,
             payload: writer.bytes
         )
     }
@@ -286,11 +292,15 @@ public struct EventCatalog: Sendable {
         reader.subjectKeys = subjectKeys
         reader.texts = texts
         let body = try decodeBody(code: logged.kind, version: logged.version, reader: &reader)
+        var key = logged.idempotencyKey
+        if let stored = key, JournalCSV.LoggedContentKey.isShort(stored) {
+            key = try JournalCSV.LoggedContentKey.expanded(stored, of: logged, subjectKeys: subjectKeys)
+        }
         return Event(
             sequence: logged.sequence,
             recordedAt: recordedAt,
             effectiveAt: effectiveAt,
-            cause: logged.cause, idempotencyKey: logged.idempotencyKey,
+            cause: logged.cause, idempotencyKey: key,
             storedVersion: logged.version, body: body
         )
     }

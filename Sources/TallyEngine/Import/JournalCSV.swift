@@ -312,37 +312,51 @@ public enum JournalCSV {
         /// date), and the sealed bytes of the payees and categories met are kept for the
         /// batch (``forgetSeals()``) or until this process erases a subject.
         mutating func contentDigest(of row: Row) -> SHA256.Digest {
-            buffer.removeAll(keepingCapacity: true)
             let entry = row.entry
-            func append<Bytes: Collection<UInt8>>(_ field: Bytes) {
-                Self.appendDecimal(UInt64(field.count), to: &buffer)
-                buffer.append(UInt8(ascii: ":"))
-                buffer.append(contentsOf: field)
-                buffer.append(UInt8(ascii: ","))
-            }
-            let date = row.date.components
-            buffer.append(contentsOf: "10:".utf8)
-            Self.appendDigits(date.year, width: 4, to: &buffer)
-            buffer.append(UInt8(ascii: "-"))
-            Self.appendDigits(date.month, width: 2, to: &buffer)
-            buffer.append(UInt8(ascii: "-"))
-            Self.appendDigits(date.day, width: 2, to: &buffer)
-            buffer.append(UInt8(ascii: ","))
-            append(entry.account.utf8)
-            append(entry.counterAccount.utf8)
-            DecimalFormatting.withBytes(entry.amount.minorUnits, scale: entry.amount.commodity.scale) { append($0) }
-            append(entry.amount.commodity.code.utf8)
             if case .sealed(let keys) = scheme {
                 if keys.erasures != sealsErasures {
                     forgetSeals()
                     sealsErasures = keys.erasures
                 }
-                append(sealed(entry.payee, payee: true, keys: keys))
-                append(sealed(entry.category, payee: false, keys: keys))
-            } else {
-                append((entry.payee ?? "").utf8)
-                append((entry.category ?? "").utf8)
+                let payee = sealed(entry.payee, payee: true, keys: keys)
+                let category = sealed(entry.category, payee: false, keys: keys)
+                return Self.contentDigest(
+                    date: row.date, account: entry.account, counterAccount: entry.counterAccount, amount: entry.amount,
+                    payee: payee[...], category: category[...], buffer: &buffer)
             }
+            return Self.contentDigest(
+                date: row.date, account: entry.account, counterAccount: entry.counterAccount, amount: entry.amount,
+                payee: Array((entry.payee ?? "").utf8)[...], category: Array((entry.category ?? "").utf8)[...], buffer: &buffer)
+        }
+
+        /// ``contentDigest(of:)`` from the fields themselves, the payee and category as the
+        /// bytes that enter the digest (sealed, or in clear): what a row's key names, and what
+        /// the log's short form of that key is expanded from (``LoggedContentKey``).
+        static func contentDigest(
+            date: LocalDate, account: String, counterAccount: String, amount: Money,
+            payee: ArraySlice<UInt8>, category: ArraySlice<UInt8>, buffer: inout [UInt8]
+        ) -> SHA256.Digest {
+            buffer.removeAll(keepingCapacity: true)
+            func append<Bytes: Collection<UInt8>>(_ field: Bytes) {
+                appendDecimal(UInt64(field.count), to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                buffer.append(contentsOf: field)
+                buffer.append(UInt8(ascii: ","))
+            }
+            let day = date.components
+            buffer.append(contentsOf: "10:".utf8)
+            appendDigits(day.year, width: 4, to: &buffer)
+            buffer.append(UInt8(ascii: "-"))
+            appendDigits(day.month, width: 2, to: &buffer)
+            buffer.append(UInt8(ascii: "-"))
+            appendDigits(day.day, width: 2, to: &buffer)
+            buffer.append(UInt8(ascii: ","))
+            append(account.utf8)
+            append(counterAccount.utf8)
+            DecimalFormatting.withBytes(amount.minorUnits, scale: amount.commodity.scale) { append($0) }
+            append(amount.commodity.code.utf8)
+            append(payee)
+            append(category)
             return SHA256.hash(data: buffer)
         }
 

@@ -255,7 +255,7 @@ public final class SubjectKeys: Sendable {
 
     /// The sealed bytes of a reference; a miss reloads the file once (a writer in another
     /// process may have sealed the text since), then is remembered as lost.
-    private func sealedText(forReference reference: UInt64) -> [UInt8]? {
+    func sealedText(forReference reference: UInt64) -> [UInt8]? {
         let (sealed, known) = state.withLock { state in
             (reference < UInt64(state.texts.count) ? state.texts[Int(reference)] : nil, state.missingReferences.contains(reference))
         }
