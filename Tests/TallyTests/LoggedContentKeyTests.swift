@@ -18,7 +18,7 @@ import TallyTestSupport
     /// The keys as the log's records hold them, by sequence number.
     private func loggedKeys(_ ledger: Ledger) throws -> [UInt64: String] {
         var keys: [UInt64: String] = [:]
-        let reader = try #require(ledger.store).reader()
+        let reader = try ledger.store?.reader() ?? EventStoreReader.open(at: ledger.layout.root, options: .standard)
         try reader.forEachRecord { (logged: LoggedEvent) in keys[logged.sequence] = logged.idempotencyKey }
         return keys
     }
@@ -143,6 +143,29 @@ import TallyTestSupport
             let held = try reopened.read { try IdempotencyProjector().comparableRows($0, schema: "main") }
             try reopened.rebuild()
             #expect(try reopened.read { try IdempotencyProjector().comparableRows($0, schema: "main") } == held)
+        }
+    }
+
+    @Test func aRestoredExportHoldsTheKeysShortAndKeepsTheDigest() throws {
+        try withTemporaryStore { root in
+            let ledger = try Ledger.forTesting(at: root, clock: ManualClock("2026-06-01T12:00:00Z"), timeZone: "Pacific/Kiritimati")
+            defer { try? ledger.close() }
+            let rows = randomRows(seed: TestSeed.value(default: 3_108), count: 60)
+            let path = try journal(rows, in: root)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            #expect(try ledger.importJournal(csvAt: path).imported == rows.count)
+            let directory = URL(fileURLWithPath: root).deletingLastPathComponent().path
+            let exported = try ledger.export(to: directory + "/ledger.ndjson")
+            // The export names every key whole.
+            let text = try String(contentsOfFile: directory + "/ledger.ndjson", encoding: .utf8)
+            #expect(text.components(separatedBy: JournalCSV.datedContentKeyPrefix).count - 1 == rows.count)
+            #expect(!text.contains("\\u0001"))
+            let restored = try Ledger.restore(from: directory + "/ledger.ndjson", into: directory + "/restored", options: .standard)
+            #expect(restored.head == exported.head, "the restore holds the keys as the log it came from did")
+            let copy = try Ledger.openForReading(at: directory + "/restored", options: .standard)
+            defer { try? copy.close() }
+            #expect(try copy.allEvents().map(\.idempotencyKey) == ledger.allEvents().map(\.idempotencyKey))
+            #expect(try loggedKeys(copy).values.filter { $0.utf8.first == 0x01 }.count == rows.count)
         }
     }
 }
