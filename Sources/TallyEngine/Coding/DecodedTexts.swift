@@ -25,7 +25,30 @@ final class DecodedTexts {
     @exclusivity(unchecked) private var referencesKeys: SubjectKeys?
     private static let referencesKept: UInt64 = 1 << 16
 
+    /// Sealed bytes by reference (``sealedText(forReference:in:)``), and the scratch buffer a
+    /// content key's expansion writes its digest's input and its text into: a rebuild expands
+    /// a million keys (``JournalCSV/LoggedContentKey``).
+    @exclusivity(unchecked) private var sealedByReference: [[UInt8]?] = []
+    @exclusivity(unchecked) private var sealedKeys: SubjectKeys?
+    @exclusivity(unchecked) var contentKeyScratch: [UInt8] = []
+
     @usableFromInline init() {}
+
+    /// The sealed bytes of a reference (``SubjectKeys/sealedText(forReference:)``), kept for
+    /// this read; nil when `SUBJECTS` lacks it. Sealed bytes never change (an erasure keeps them).
+    func sealedText(forReference reference: UInt64, in keys: SubjectKeys) -> [UInt8]? {
+        guard reference < Self.referencesKept else { return keys.sealedText(forReference: reference) }
+        if keys !== sealedKeys {
+            sealedByReference.removeAll(keepingCapacity: true)
+            sealedKeys = keys
+        }
+        let index = Int(reference)
+        if index < sealedByReference.count, let sealed = sealedByReference[index] { return sealed }
+        guard let sealed = keys.sealedText(forReference: reference) else { return nil }
+        if index >= sealedByReference.count { sealedByReference.append(contentsOf: repeatElement(nil, count: index + 1 - sealedByReference.count)) }
+        sealedByReference[index] = sealed
+        return sealed
+    }
 
     /// The text of `bytes`, the one met recently when equal; nil when they are not valid UTF-8.
     @usableFromInline

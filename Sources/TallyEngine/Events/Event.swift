@@ -47,14 +47,14 @@ public struct Event: Hashable, Sendable {
 /// An event about to be appended: the log assigns its sequence number and recorded time.
 public struct NewEvent: Hashable, Sendable {
     /// When it happened in the world; may be in the past (backdated).
-    public var effectiveAt: Instant { didSet { preparedRecord = nil } }
+    public var effectiveAt: Instant { didSet { preparedRecord = nil; vouchedContentKeyCount = 0 } }
     /// The event that caused this one: an event already in the log, or one earlier in the
     /// same command (`.earlierInBatch(index)`).
-    public var cause: CauseReference? { didSet { preparedRecord = nil } }
+    public var cause: CauseReference? { didSet { preparedRecord = nil; vouchedContentKeyCount = 0 } }
     /// The caller's key for this fact; a command's key is put on its first event.
-    public var idempotencyKey: String? { didSet { preparedRecord = nil } }
+    public var idempotencyKey: String? { didSet { preparedRecord = nil; vouchedContentKeyCount = 0 } }
     /// The payload.
-    public var body: EventBody { didSet { preparedRecord = nil } }
+    public var body: EventBody { didSet { preparedRecord = nil; vouchedContentKeyCount = 0 } }
     /// Where the event came from when it was read from a file (`events.ndjson:12`), for the
     /// messages that refuse it; not recorded, and not part of equality.
     var origin: String? { originFile.map { "\($0):\(originLine)" } }
@@ -66,6 +66,11 @@ public struct NewEvent: Hashable, Sendable {
     /// records on one core while the write pipeline commits on the other); any change to
     /// the event drops it. Not part of equality.
     private(set) var preparedRecord: LogRecord?
+    /// Not 0: the count of ``idempotencyKey``, a dated content key that the import made from
+    /// the very row this event was built from, so that it derives from the event without
+    /// computing its digest a second time (``JournalCSV/LoggedContentKey``); any change to
+    /// the event drops it. Not part of equality.
+    private(set) var vouchedContentKeyCount: UInt32 = 0
 
     /// An event to append.
     ///
@@ -106,4 +111,5 @@ extension NewEvent {
 
     /// Keeps the record ``EventCatalog/prepare(_:)`` made for this very event.
     mutating func setPreparedRecord(_ record: LogRecord) { preparedRecord = record }
+    mutating func vouchContentKey(count: UInt32) { vouchedContentKeyCount = count }
 }

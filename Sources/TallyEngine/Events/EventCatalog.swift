@@ -162,7 +162,8 @@ public struct EventCatalog: Sendable {
         let effectiveAt = event.effectiveAt.microsecondsSinceEpoch
         var key = event.idempotencyKey
         if let full = key, let short = JournalCSV.LoggedContentKey.short(
-            of: full, kind: type.code, version: type.version, effectiveAt: effectiveAt, payload: writer.bytes, subjectKeys: subjectKeys) {
+            of: full, kind: type.code, version: type.version, effectiveAt: effectiveAt, payload: writer.bytes, subjectKeys: subjectKeys,
+            vouchedCount: event.vouchedContentKeyCount) {
             key = short
         }
         return LogRecord(
@@ -294,7 +295,7 @@ public struct EventCatalog: Sendable {
         let body = try decodeBody(code: logged.kind, version: logged.version, reader: &reader)
         var key = logged.idempotencyKey
         if let stored = key, JournalCSV.LoggedContentKey.isShort(stored) {
-            key = try JournalCSV.LoggedContentKey.expanded(stored, of: logged, subjectKeys: subjectKeys)
+            key = try JournalCSV.LoggedContentKey.expanded(stored, of: logged, body: body, subjectKeys: subjectKeys, texts: texts)
         }
         return Event(
             sequence: logged.sequence,

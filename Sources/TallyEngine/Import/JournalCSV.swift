@@ -153,6 +153,8 @@ public enum JournalCSV {
         private var earlierDays: [Int: [Digest: UInt32]] = [:]
         /// How many rows ``Scheme/shapeOnly`` has keyed by their content.
         private var contentRows = 0
+        /// The count of the last key handed out when it was a dated content key, else 0.
+        private(set) var lastDatedCount: UInt32 = 0
         /// ``Scheme/shapeOnly``'s keys before their count: the longest content key's prefix, a
         /// dated one's (its date and 16 characters; an undated key's 22 are shorter).
         private static let shapeOnlyPrefix = JournalCSV.datedContentKeyPrefix + "00000000" + String(repeating: "A", count: 16) + ":"
@@ -222,6 +224,7 @@ public enum JournalCSV {
         /// The next row's key: `journal:<external_id>`, or a content key (`journal:row:…:<n>`,
         /// of ``form``, or of the legacy form under ``Scheme/legacy``).
         mutating func key(for row: Row) -> String {
+            lastDatedCount = 0
             if let externalId = row.entry.externalId { return JournalCSV.keyPrefix + externalId }
             if case .shapeOnly = scheme {
                 contentRows += 1
@@ -240,6 +243,7 @@ public enum JournalCSV {
                 buffer.append(contentsOf: JournalCSV.contentKeyPrefix.utf8)
                 digest.appendBase64URL(to: &buffer)
             } else if dated {
+                lastDatedCount = occurrence
                 buffer.append(contentsOf: JournalCSV.datedContentKeyPrefix.utf8)
                 let date = row.date.components
                 Self.appendDigits(date.year, width: 4, to: &buffer)
@@ -321,19 +325,19 @@ public enum JournalCSV {
                 let payee = sealed(entry.payee, payee: true, keys: keys)
                 let category = sealed(entry.category, payee: false, keys: keys)
                 return Self.contentDigest(
-                    date: row.date, account: entry.account, counterAccount: entry.counterAccount, amount: entry.amount,
+                    date: row.date, account: entry.account.utf8, counterAccount: entry.counterAccount.utf8, amount: entry.amount,
                     payee: payee[...], category: category[...], buffer: &buffer)
             }
             return Self.contentDigest(
-                date: row.date, account: entry.account, counterAccount: entry.counterAccount, amount: entry.amount,
+                date: row.date, account: entry.account.utf8, counterAccount: entry.counterAccount.utf8, amount: entry.amount,
                 payee: Array((entry.payee ?? "").utf8)[...], category: Array((entry.category ?? "").utf8)[...], buffer: &buffer)
         }
 
         /// ``contentDigest(of:)`` from the fields themselves, the payee and category as the
         /// bytes that enter the digest (sealed, or in clear): what a row's key names, and what
         /// the log's short form of that key is expanded from (``LoggedContentKey``).
-        static func contentDigest(
-            date: LocalDate, account: String, counterAccount: String, amount: Money,
+        static func contentDigest<Account: Collection<UInt8>>(
+            date: LocalDate, account: Account, counterAccount: Account, amount: Money,
             payee: ArraySlice<UInt8>, category: ArraySlice<UInt8>, buffer: inout [UInt8]
         ) -> SHA256.Digest {
             buffer.removeAll(keepingCapacity: true)
@@ -351,8 +355,8 @@ public enum JournalCSV {
             buffer.append(UInt8(ascii: "-"))
             appendDigits(day.day, width: 2, to: &buffer)
             buffer.append(UInt8(ascii: ","))
-            append(account.utf8)
-            append(counterAccount.utf8)
+            append(account)
+            append(counterAccount)
             DecimalFormatting.withBytes(amount.minorUnits, scale: amount.commodity.scale) { append($0) }
             append(amount.commodity.code.utf8)
             append(payee)

@@ -275,6 +275,7 @@ struct JournalEvents {
         lastRowHasExternalId = row.entry.externalId != nil
         var event = NewEvent(effectiveAt: dayStart, idempotencyKey: keys.key(for: row), body: EventBody(row.entry))
         event.setOrigin(file: reader.path, line: row.line)
+        if keys.lastDatedCount != 0 { event.vouchContentKey(count: keys.lastDatedCount) }
         return (row.line, event)
     }
 }

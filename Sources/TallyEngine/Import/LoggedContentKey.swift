@@ -44,10 +44,31 @@ extension JournalCSV {
         /// The short form of `key`, when it is a dated content key that the event it is on
         /// derives exactly (a current `journal_entry_posted` without an external id, its
         /// date within a day of the effective instant's UTC date); nil otherwise.
+        ///
+        /// `vouchedCount` (not 0): the key's count, the import having made the key from the
+        /// row the payload was encoded from (``NewEvent/vouchedContentKeyCount``): the
+        /// digest is not computed again (it was 40 % of the key's cost on the import's reading
+        /// thread), except in a debug build, which checks that it derives all the same.
         static func short(
-            of key: String, kind: UInt32, version: UInt16, effectiveAt: Int64, payload: [UInt8], subjectKeys: SubjectKeys?
+            of key: String, kind: UInt32, version: UInt16, effectiveAt: Int64, payload: [UInt8], subjectKeys: SubjectKeys?,
+            vouchedCount: UInt32 = 0
         ) -> String? {
             guard kind == JournalEntryPosted.eventType.code, version == JournalEntryPosted.eventType.version else { return nil }
+            if vouchedCount != 0 {
+                var text = key
+                let short = text.withUTF8 { text -> String? in
+                    guard text.count > countOffset, text.starts(with: prefixBytes),
+                          let date = date(text[prefixBytes.count..<(prefixBytes.count + 8)]) else { return nil }
+                    let offset = date.daysSinceEpoch - Int(RollupBuckets.day(effectiveAt))
+                    guard (-1...1).contains(offset) else { return nil }
+                    var short: [UInt8] = [marker, offsetCharacter(offset)]
+                    RowKeys.appendDecimal(UInt64(vouchedCount), to: &short)
+                    return String(decoding: short, as: UTF8.self)
+                }
+                assert(short == Self.short(of: key, kind: kind, version: version, effectiveAt: effectiveAt, payload: payload, subjectKeys: subjectKeys),
+                       "a vouched content key \(key) does not derive from its event")
+                return short
+            }
             var key = key
             return key.withUTF8 { text -> String? in
                 guard text.count > countOffset, text.count <= countOffset + 10,
@@ -58,6 +79,7 @@ extension JournalCSV {
                 let offset = date.daysSinceEpoch - Int(RollupBuckets.day(effectiveAt))
                 guard (-1...1).contains(offset), let fields = Fields(payload: payload, subjectKeys: subjectKeys) else { return nil }
                 var buffer: [UInt8] = []
+                buffer.reserveCapacity(256)
                 let digest = RowKeys.Digest(fields.digest(on: date, buffer: &buffer))
                 buffer.removeAll(keepingCapacity: true)
                 digest.appendBase64URL(to: &buffer, characters: 16)
@@ -68,44 +90,68 @@ extension JournalCSV {
             }
         }
 
-        /// The whole key a short form stands for, derived from its event.
+        /// The whole key a short form stands for, derived from its event (`body`, its payload
+        /// decoded: the accounts and amount are taken from it, the personal fields' bytes
+        /// from the payload). `texts`, a read's shared state, keeps sealed bytes by reference
+        /// and the scratch buffer the key is made in.
         ///
         /// - Throws: ``EventCodingError`` when the short form is malformed or its event cannot
         ///   derive a content key (another type or version, an external id, a payload that
         ///   does not read): the log is damaged.
-        static func expanded(_ short: String, of logged: LoggedEvent, subjectKeys: SubjectKeys?) throws -> String {
+        static func expanded(
+            _ short: String, of logged: LoggedEvent, body: EventBody? = nil, subjectKeys: SubjectKeys?, texts: DecodedTexts? = nil
+        ) throws -> String {
             func refused(_ reason: String) -> EventCodingError {
                 EventCodingError(.invalidValue, "event \(logged.sequence): its idempotency key is held in short form, but \(reason)")
             }
             guard logged.kind == JournalEntryPosted.eventType.code, logged.version == JournalEntryPosted.eventType.version else {
                 throw refused("only a \(JournalEntryPosted.eventType.name) v\(JournalEntryPosted.eventType.version) derives one")
             }
-            let bytes = Array(short.utf8)
-            guard bytes.count >= 3, let offset = offset(of: bytes[1]), let count = canonicalCount(bytes[2...]) else {
-                throw refused("the short form is malformed")
+            var text = short
+            let parsed = text.withUTF8 { bytes -> (offset: Int, count: UInt32)? in
+                guard bytes.count >= 3, let offset = offset(of: bytes[1]), let count = canonicalCount(bytes[2...]) else { return nil }
+                return (offset, count)
             }
-            guard let fields = Fields(payload: logged.payload, subjectKeys: subjectKeys) else {
-                throw refused("its payload derives no content key (an external id, or fields that do not read)")
+            guard let (offset, count) = parsed else { throw refused("the short form is malformed") }
+            let sealed: (UInt64) -> [UInt8]? = { reference in
+                guard let subjectKeys else { return nil }
+                return texts?.sealedText(forReference: reference, in: subjectKeys) ?? subjectKeys.sealedText(forReference: reference)
             }
             let date = LocalDate(daysSinceEpoch: Int(RollupBuckets.day(logged.effectiveAt)) + offset)
-            var buffer: [UInt8] = []
-            let digest = RowKeys.Digest(fields.digest(on: date, buffer: &buffer))
-            var key = prefixBytes
-            key.reserveCapacity(countOffset + 10)
+            var buffer = texts?.contentKeyScratch ?? []
+            texts?.contentKeyScratch = []
+            defer { texts?.contentKeyScratch = buffer }
+            let digest: SHA256.Digest
+            if let entry = body?.payload as? JournalEntryPosted {
+                guard let (payee, category) = Fields.personalBytes(payload: logged.payload, sealed: sealed) else {
+                    throw refused("its payload derives no content key (an external id, or fields that do not read)")
+                }
+                digest = RowKeys.contentDigest(
+                    date: date, account: entry.account.utf8, counterAccount: entry.counterAccount.utf8, amount: entry.amount,
+                    payee: payee[...], category: category[...], buffer: &buffer)
+            } else {
+                guard let fields = Fields(payload: logged.payload, subjectKeys: subjectKeys) else {
+                    throw refused("its payload derives no content key (an external id, or fields that do not read)")
+                }
+                digest = fields.digest(on: date, buffer: &buffer)
+            }
+            buffer.removeAll(keepingCapacity: true)
+            buffer.append(contentsOf: prefixBytes)
             let day = date.components
-            RowKeys.appendDigits(day.year, width: 4, to: &key)
-            RowKeys.appendDigits(day.month, width: 2, to: &key)
-            RowKeys.appendDigits(day.day, width: 2, to: &key)
-            digest.appendBase64URL(to: &key, characters: 16)
-            key.append(UInt8(ascii: ":"))
-            RowKeys.appendDecimal(UInt64(count), to: &key)
-            return String(decoding: key, as: UTF8.self)
+            RowKeys.appendDigits(day.year, width: 4, to: &buffer)
+            RowKeys.appendDigits(day.month, width: 2, to: &buffer)
+            RowKeys.appendDigits(day.day, width: 2, to: &buffer)
+            RowKeys.Digest(digest).appendBase64URL(to: &buffer, characters: 16)
+            buffer.append(UInt8(ascii: ":"))
+            RowKeys.appendDecimal(UInt64(count), to: &buffer)
+            return String(decoding: buffer, as: UTF8.self)
         }
 
-        /// What a content key's digest hashes, read from a `journal_entry_posted` payload.
+        /// What a content key's digest hashes, read from a `journal_entry_posted` payload
+        /// where it lies (the accounts' bytes are the payload's own).
         struct Fields {
-            let account: String
-            let counterAccount: String
+            let account: ArraySlice<UInt8>
+            let counterAccount: ArraySlice<UInt8>
             let amount: Money
             let payee: [UInt8]
             let category: [UInt8]
@@ -114,11 +160,11 @@ extension JournalCSV {
             /// is keyed by it, not by its content).
             init?(payload: [UInt8], subjectKeys: SubjectKeys?) {
                 var reader = BinaryReader(payload)
-                guard let account = try? String(from: &reader),
-                      let counterAccount = try? String(from: &reader),
+                guard let account = Self.stringBytes(&reader),
+                      let counterAccount = Self.stringBytes(&reader),
                       let amount = try? Money(from: &reader),
-                      let payee = Self.digestBytes(&reader, subjectKeys: subjectKeys),
-                      let category = Self.digestBytes(&reader, subjectKeys: subjectKeys),
+                      let payee = Self.digestBytes(&reader, sealed: { subjectKeys?.sealedText(forReference: $0) }),
+                      let category = Self.digestBytes(&reader, sealed: { subjectKeys?.sealedText(forReference: $0) }),
                       (try? reader.readByte()) == 0, reader.isAtEnd
                 else { return nil }
                 self.account = account
@@ -134,11 +180,32 @@ extension JournalCSV {
                     payee: payee[...], category: category[...], buffer: &buffer)
             }
 
+            /// The payee's and category's bytes as the digest takes them, the accounts and
+            /// amount passed over (a decoded payload has them); nil as for ``init(payload:subjectKeys:)``.
+            static func personalBytes(payload: [UInt8], sealed: (UInt64) -> [UInt8]?) -> (payee: [UInt8], category: [UInt8])? {
+                var reader = BinaryReader(payload)
+                guard stringBytes(&reader) != nil, stringBytes(&reader) != nil, stringBytes(&reader) != nil,
+                      (try? reader.readZigZag()) != nil,
+                      let payee = digestBytes(&reader, sealed: sealed),
+                      let category = digestBytes(&reader, sealed: sealed),
+                      (try? reader.readByte()) == 0, reader.isAtEnd
+                else { return nil }
+                return (payee, category)
+            }
+
+            /// A string's bytes as the payload holds them (a varint length, then UTF-8).
+            private static func stringBytes(_ reader: inout BinaryReader) -> ArraySlice<UInt8>? {
+                guard let length = try? reader.readVarint(), length <= UInt64(reader.bytes.count - reader.position) else { return nil }
+                let start = reader.position
+                reader.position += Int(length)
+                return reader.bytes[start..<reader.position]
+            }
+
             /// An optional personal field as its row's digest takes it: nothing for none or
             /// empty text, the text for plain text, the sealed bytes for sealed text (inline,
             /// or those of its reference in `SUBJECTS`; a reference `SUBJECTS` lacks stands as a
             /// NUL, `#` and its number, which neither a sealed text nor an event's text can be).
-            private static func digestBytes(_ reader: inout BinaryReader, subjectKeys: SubjectKeys?) -> [UInt8]? {
+            private static func digestBytes(_ reader: inout BinaryReader, sealed: (UInt64) -> [UInt8]?) -> [UInt8]? {
                 guard let present = try? reader.readByte() else { return nil }
                 if present == 0 { return [] }
                 guard present == 1, let tag = try? reader.readByte() else { return nil }
@@ -146,13 +213,10 @@ extension JournalCSV {
                 case PersonalTextTag.plain:
                     return (try? reader.readString()).map { Array($0.utf8) }
                 case PersonalTextTag.sealed:
-                    guard let length = try? reader.readVarint(), length <= UInt64(reader.bytes.count - reader.position) else { return nil }
-                    let start = reader.position
-                    reader.position += Int(length)
-                    return Array(reader.bytes[start..<reader.position])
+                    return stringBytes(&reader).map(Array.init)
                 case PersonalTextTag.reference:
                     guard let reference = try? reader.readVarint() else { return nil }
-                    return subjectKeys?.sealedText(forReference: reference) ?? Array("\u{0}#\(reference)".utf8)
+                    return sealed(reference) ?? Array("\u{0}#\(reference)".utf8)
                 default:
                     return nil
                 }
@@ -188,14 +252,17 @@ extension JournalCSV {
             return value <= UInt64(UInt32.max) ? UInt32(value) : nil
         }
 
-        /// Eight digits `YYYYMMDD` naming a calendar date.
+        /// Eight digits `YYYYMMDD` naming a calendar date (checked without throwing: the
+        /// validating pass's stand-in keys, dated `00000000`, come here a million times).
         private static func date(_ digits: UnsafeBufferPointer<UInt8>.SubSequence) -> LocalDate? {
             var value = 0
             for digit in digits {
                 guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
                 value = value * 10 + Int(digit - UInt8(ascii: "0"))
             }
-            return try? LocalDate(year: value / 10_000, month: value / 100 % 100, day: value % 100)
+            let (year, month, day) = (value / 10_000, value / 100 % 100, value % 100)
+            guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month) else { return nil }
+            return LocalDate(daysSinceEpoch: CivilCalendar.days(year: year, month: month, day: day))
         }
     }
 }
