@@ -113,22 +113,22 @@ extension JournalCSV {
                 return (offset, count)
             }
             guard let (offset, count) = parsed else { throw refused("the short form is malformed") }
-            let sealed: (UInt64) -> [UInt8]? = { reference in
-                guard let subjectKeys else { return nil }
-                return texts?.sealedText(forReference: reference, in: subjectKeys) ?? subjectKeys.sealedText(forReference: reference)
-            }
             let date = LocalDate(daysSinceEpoch: Int(RollupBuckets.day(logged.effectiveAt)) + offset)
             var buffer = texts?.contentKeyScratch ?? []
             texts?.contentKeyScratch = []
             defer { texts?.contentKeyScratch = buffer }
             let digest: SHA256.Digest
             if let entry = body?.payload as? JournalEntryPosted {
-                guard let (payee, category) = Fields.personalBytes(payload: logged.payload, sealed: sealed) else {
+                let payload = logged.payload
+                guard let parts = payload.withUnsafeBufferPointer(Fields.personalParts),
+                      let payee = Fields.bytes(of: parts.payee, in: payload, subjectKeys: subjectKeys, texts: texts),
+                      let category = Fields.bytes(of: parts.category, in: payload, subjectKeys: subjectKeys, texts: texts)
+                else {
                     throw refused("its payload derives no content key (an external id, or fields that do not read)")
                 }
                 digest = RowKeys.contentDigest(
                     date: date, account: entry.account.utf8, counterAccount: entry.counterAccount.utf8, amount: entry.amount,
-                    payee: payee[...], category: category[...], buffer: &buffer)
+                    payee: payee, category: category, buffer: &buffer)
             } else {
                 guard let fields = Fields(payload: logged.payload, subjectKeys: subjectKeys) else {
                     throw refused("its payload derives no content key (an external id, or fields that do not read)")
@@ -180,17 +180,69 @@ extension JournalCSV {
                     payee: payee[...], category: category[...], buffer: &buffer)
             }
 
-            /// The payee's and category's bytes as the digest takes them, the accounts and
-            /// amount passed over (a decoded payload has them); nil as for ``init(payload:subjectKeys:)``.
-            static func personalBytes(payload: [UInt8], sealed: (UInt64) -> [UInt8]?) -> (payee: [UInt8], category: [UInt8])? {
-                var reader = BinaryReader(payload)
-                guard stringBytes(&reader) != nil, stringBytes(&reader) != nil, stringBytes(&reader) != nil,
-                      (try? reader.readZigZag()) != nil,
-                      let payee = digestBytes(&reader, sealed: sealed),
-                      let category = digestBytes(&reader, sealed: sealed),
-                      (try? reader.readByte()) == 0, reader.isAtEnd
+            /// Where a personal field's digest bytes are: none, a range of the payload (plain
+            /// text, or sealed inline), or a reference's sealed bytes in `SUBJECTS`.
+            enum Part {
+                case bytes(Range<Int>)
+                case reference(UInt64)
+            }
+
+            /// The payee's and category's parts, the accounts and amount passed over (a decoded
+            /// payload has them), read where they lie; nil as for ``init(payload:subjectKeys:)``.
+            static func personalParts(_ payload: UnsafeBufferPointer<UInt8>) -> (payee: Part, category: Part)? {
+                var position = 0
+                func varint() -> UInt64? {
+                    var value: UInt64 = 0
+                    var shift: UInt64 = 0
+                    while position < payload.count, shift < 64 {
+                        let byte = payload[position]
+                        position += 1
+                        value |= UInt64(byte & 0x7F) << shift
+                        if byte & 0x80 == 0 { return value }
+                        shift += 7
+                    }
+                    return nil
+                }
+                func string() -> Range<Int>? {
+                    guard let length = varint(), length <= UInt64(payload.count - position) else { return nil }
+                    position += Int(length)
+                    return (position - Int(length))..<position
+                }
+                func personal() -> Part? {
+                    guard position < payload.count else { return nil }
+                    let present = payload[position]
+                    position += 1
+                    if present == 0 { return .bytes(position..<position) }
+                    guard present == 1, position < payload.count else { return nil }
+                    let tag = payload[position]
+                    position += 1
+                    switch tag {
+                    case PersonalTextTag.plain, PersonalTextTag.sealed: return string().map(Part.bytes)
+                    case PersonalTextTag.reference: return varint().map(Part.reference)
+                    default: return nil
+                    }
+                }
+                // Account, counter account, the amount's commodity code and minor units.
+                guard string() != nil, string() != nil, string() != nil, varint() != nil,
+                      let payee = personal(), let category = personal(),
+                      position + 1 == payload.count, payload[position] == 0
                 else { return nil }
                 return (payee, category)
+            }
+
+            /// A part's bytes: the payload's, or the reference's sealed bytes (a reference
+            /// `SUBJECTS` lacks stands as a NUL, `#` and its number).
+            static func bytes(of part: Part, in payload: [UInt8], subjectKeys: SubjectKeys?, texts: DecodedTexts?) -> ArraySlice<UInt8>? {
+                switch part {
+                case .bytes(let range):
+                    return payload[range]
+                case .reference(let reference):
+                    if let subjectKeys,
+                       let sealed = texts?.sealedText(forReference: reference, in: subjectKeys) ?? subjectKeys.sealedText(forReference: reference) {
+                        return sealed[...]
+                    }
+                    return Array("\u{0}#\(reference)".utf8)[...]
+                }
             }
 
             /// A string's bytes as the payload holds them (a varint length, then UTF-8).
