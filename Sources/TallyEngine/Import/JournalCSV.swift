@@ -289,6 +289,21 @@ public enum JournalCSV {
 
         /// `value` (not negative) in decimal, in `width` digits with leading zeros.
         static func appendDigits(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+            // A date's parts, by constant divisors (which the compiler turns into multiplications):
+            // a rebuild writes a million dates into content keys.
+            let zero = UInt8(ascii: "0")
+            if width == 2, (0..<100).contains(value) {
+                bytes.append(zero + UInt8(value / 10))
+                bytes.append(zero + UInt8(value % 10))
+                return
+            }
+            if width == 4, (0..<10_000).contains(value) {
+                bytes.append(zero + UInt8(value / 1000))
+                bytes.append(zero + UInt8(value / 100 % 10))
+                bytes.append(zero + UInt8(value / 10 % 10))
+                bytes.append(zero + UInt8(value % 10))
+                return
+            }
             var divisor = 1
             for _ in 1..<width { divisor *= 10 }
             while divisor > 0 {
@@ -361,7 +376,11 @@ public enum JournalCSV {
             append(amount.commodity.code.utf8)
             append(payee)
             append(category)
-            return SHA256.hash(data: buffer)
+            // Through the buffer's bytes: `hash(data:)` walks a `DataProtocol`'s regions generically (half
+            // of a rebuild's cost of expanding a key).
+            var hasher = SHA256()
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            return hasher.finalize()
         }
 
         /// A payee's (under its own subject) or a category's (the owner's) sealed bytes; none
